@@ -1,0 +1,794 @@
+//! From bytes to typed records: detects the file's shape by content (JSON array, single object,
+//! results bundle, JSONL; a UTF-8 BOM is skipped), reads every record on its own so that one bad
+//! record never costs the others, and reports each problem with its location.
+//!
+//! This module only parses records one by one. Rules that need other records (unknown question,
+//! duplicates, items against the checklist) are applied by [`crate::dataset`].
+
+use crate::issue::{Issue, Severity, quote};
+use crate::model::*;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One input file: a name for messages and its bytes. The core never opens files itself.
+#[derive(Debug, Clone, Copy)]
+pub struct SourceFile<'a> {
+    pub name: &'a str,
+    pub bytes: &'a [u8],
+}
+
+/// The record kinds of SPEC §2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    Question,
+    Answer,
+    Judgment,
+    ScalarJudgment,
+    FailureLabel,
+    Reported,
+}
+
+impl RecordKind {
+    pub const ALL: [RecordKind; 6] = [
+        RecordKind::Question,
+        RecordKind::Answer,
+        RecordKind::Judgment,
+        RecordKind::ScalarJudgment,
+        RecordKind::FailureLabel,
+        RecordKind::Reported,
+    ];
+
+    pub fn noun(self) -> &'static str {
+        match self {
+            RecordKind::Question => "question",
+            RecordKind::Answer => "answer",
+            RecordKind::Judgment => "judgment",
+            RecordKind::ScalarJudgment => "scalar judgment",
+            RecordKind::FailureLabel => "failure-mode label",
+            RecordKind::Reported => "reported value",
+        }
+    }
+
+    /// The array of a results bundle that holds this kind.
+    pub fn bundle_key(self) -> &'static str {
+        match self {
+            RecordKind::Question => "benchmark",
+            RecordKind::Answer => "answers",
+            RecordKind::Judgment => "judgments",
+            RecordKind::ScalarJudgment => "scalar_judgments",
+            RecordKind::FailureLabel => "failure_modes",
+            RecordKind::Reported => "reported",
+        }
+    }
+
+    fn from_bundle_key(key: &str) -> Option<RecordKind> {
+        RecordKind::ALL.into_iter().find(|k| k.bundle_key() == key)
+    }
+}
+
+/// A parsed record of any kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    Question(Question),
+    Answer(Answer),
+    Judgment(Judgment),
+    ScalarJudgment(ScalarJudgment),
+    FailureLabel(FailureLabel),
+    Reported(ReportedValue),
+}
+
+impl Record {
+    pub fn kind(&self) -> RecordKind {
+        match self {
+            Record::Question(_) => RecordKind::Question,
+            Record::Answer(_) => RecordKind::Answer,
+            Record::Judgment(_) => RecordKind::Judgment,
+            Record::ScalarJudgment(_) => RecordKind::ScalarJudgment,
+            Record::FailureLabel(_) => RecordKind::FailureLabel,
+            Record::Reported(_) => RecordKind::Reported,
+        }
+    }
+}
+
+/// A record and where it came from.
+#[derive(Debug, Clone)]
+pub struct Located {
+    pub file: usize,
+    pub location: String,
+    pub record: Record,
+    /// The record's JSON text, unknown fields included; kept only when asked for.
+    pub raw: Option<Box<RawValue>>,
+}
+
+/// The `format` of a file of published table values (SPEC §2.7).
+pub const REPORTED_FORMAT: &str = "repoprobe-reported";
+
+/// What one file held.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct FileSummary {
+    pub name: String,
+    /// `json`, `jsonl`, `bundle`, `reported` or `unknown`.
+    pub shape: &'static str,
+    pub bytes: usize,
+    pub records: usize,
+    /// The `meta` object of a bundle or reported file, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Value>,
+}
+
+/// The records of all files, in input order, with every issue found on the way.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub records: Vec<Located>,
+    pub issues: Vec<Issue>,
+    pub files: Vec<FileSummary>,
+}
+
+/// Reads every file. `keep_raw` keeps each record's JSON text (for writing bundles that keep
+/// unknown fields); scoring does not need it.
+pub fn parse_files(files: &[SourceFile<'_>], keep_raw: bool) -> Parsed {
+    let mut out = Parsed::default();
+    for (index, file) in files.iter().enumerate() {
+        let mut cx = FileCx {
+            index,
+            name: file.name,
+            keep_raw,
+            out: &mut out,
+            records: 0,
+            meta: None,
+        };
+        let shape = cx.parse(file.bytes);
+        let records = cx.records;
+        let meta = cx.meta.take();
+        out.files.push(FileSummary {
+            name: file.name.to_string(),
+            shape,
+            bytes: file.bytes.len(),
+            records,
+            meta,
+        });
+    }
+    out
+}
+
+struct FileCx<'o> {
+    index: usize,
+    name: &'o str,
+    keep_raw: bool,
+    out: &'o mut Parsed,
+    records: usize,
+    meta: Option<serde_json::Value>,
+}
+
+impl FileCx<'_> {
+    fn issue(
+        &mut self,
+        location: impl Into<String>,
+        message: impl Into<String>,
+        severity: Severity,
+    ) {
+        self.out.issues.push(Issue {
+            file: self.name.to_string(),
+            location: location.into(),
+            message: message.into(),
+            severity,
+        });
+    }
+
+    fn parse(&mut self, bytes: &[u8]) -> &'static str {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let Some(first) = bytes.iter().position(|b| !b.is_ascii_whitespace()) else {
+            self.issue(
+                "file",
+                "the file is empty: expected JSON or JSONL records",
+                Severity::File,
+            );
+            return "unknown";
+        };
+        match bytes[first] {
+            b'[' => {
+                if let Some(text) = self.utf8(bytes) {
+                    self.parse_json_array(text);
+                }
+                "json"
+            }
+            b'{' if first_line_is_complete_object(&bytes[first..]) => {
+                self.parse_jsonl(bytes);
+                "jsonl"
+            }
+            b'{' => match self.utf8(bytes) {
+                Some(text) => self.parse_json_object(text),
+                None => "unknown",
+            },
+            other => {
+                let (line, column) = line_col(bytes, first);
+                self.issue(
+                    format!("line {line}, column {column}"),
+                    format!(
+                        "not JSON: a RepoProbe file starts with `[`, `{{` or a JSON object per line, found {}",
+                        describe_byte(other)
+                    ),
+                    Severity::File,
+                );
+                "unknown"
+            }
+        }
+    }
+
+    fn utf8<'b>(&mut self, bytes: &'b [u8]) -> Option<&'b str> {
+        match std::str::from_utf8(bytes) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                let (line, column) = line_col(bytes, e.valid_up_to());
+                self.issue(
+                    format!("line {line}, column {column}"),
+                    "not UTF-8 text: JSON files must be UTF-8 encoded",
+                    Severity::File,
+                );
+                None
+            }
+        }
+    }
+
+    fn parse_jsonl(&mut self, bytes: &[u8]) {
+        let mut line_no = 0usize;
+        for line in bytes.split(|&b| b == b'\n') {
+            line_no += 1;
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(|b| b.is_ascii_whitespace()) {
+                continue;
+            }
+            let location = format!("line {line_no}");
+            let Ok(text) = std::str::from_utf8(line) else {
+                self.issue(
+                    location,
+                    "not UTF-8 text: the line is left out",
+                    Severity::Record,
+                );
+                continue;
+            };
+            self.parse_record_text(text, location, None, true);
+        }
+    }
+
+    fn parse_json_array(&mut self, text: &str) {
+        let mut items: Vec<&RawValue> = Vec::new();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let result = CollectSeq { out: &mut items }
+            .deserialize(&mut de)
+            .and_then(|()| de.end());
+        let count = items.len();
+        for (i, raw) in items.into_iter().enumerate() {
+            self.parse_record_text(raw.get(), format!("$[{i}]"), None, false);
+        }
+        if let Err(e) = result {
+            self.syntax_issue(&e, count);
+        }
+    }
+
+    fn parse_json_object(&mut self, text: &str) -> &'static str {
+        let mut top = TopLevel::default();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let result = TopVisitor { top: &mut top }
+            .deserialize(&mut de)
+            .and_then(|()| de.end());
+        let recovered = top.arrays.iter().map(|(_, v)| v.len()).sum::<usize>();
+        let shape = match top.format.as_deref() {
+            Some(BUNDLE_FORMAT) => {
+                self.container_records(&mut top, false);
+                "bundle"
+            }
+            Some(REPORTED_FORMAT) => {
+                self.container_records(&mut top, true);
+                "reported"
+            }
+            Some(other) => {
+                self.issue(
+                    "$.format",
+                    format!(
+                        "unknown file format {}: expected \"{BUNDLE_FORMAT}\" or \"{REPORTED_FORMAT}\"",
+                        quote(other)
+                    ),
+                    Severity::File,
+                );
+                "unknown"
+            }
+            None => {
+                if result.is_ok() {
+                    self.parse_record_text(text, "$".to_string(), None, false);
+                }
+                "json"
+            }
+        };
+        if let Err(e) = result {
+            self.syntax_issue(&e, recovered);
+        }
+        shape
+    }
+
+    fn container_records(&mut self, top: &mut TopLevel<'_>, reported: bool) {
+        if let Some(v) = top.version.as_ref() {
+            if v.as_u64() != Some(u64::from(crate::FORMAT_VERSION)) {
+                self.issue(
+                    "$.version",
+                    format!(
+                        "unsupported version {v}: this tool reads version {}",
+                        crate::FORMAT_VERSION
+                    ),
+                    Severity::File,
+                );
+                return;
+            }
+        }
+        for (key, dup) in std::mem::take(&mut top.duplicate_keys) {
+            self.issue(
+                format!("$.{key}"),
+                format!("duplicate key `{key}` (occurrence {dup}): the first is kept"),
+                Severity::Record,
+            );
+        }
+        self.meta = top.meta.take();
+        let arrays = std::mem::take(&mut top.arrays);
+        for (key, items) in arrays {
+            let expected = if reported {
+                if key != "values" {
+                    continue;
+                }
+                RecordKind::Reported
+            } else {
+                match RecordKind::from_bundle_key(key) {
+                    Some(k) => k,
+                    None => continue,
+                }
+            };
+            for (i, raw) in items.into_iter().enumerate() {
+                self.parse_record_text(raw.get(), format!("$.{key}[{i}]"), Some(expected), false);
+            }
+        }
+    }
+
+    fn syntax_issue(&mut self, e: &serde_json::Error, recovered: usize) {
+        let kept = if recovered > 0 {
+            format!("; the {recovered} record(s) before it were read, the rest of the file was not")
+        } else {
+            "; the rest of the file was not read".to_string()
+        };
+        self.issue(
+            format!("line {}, column {}", e.line(), e.column()),
+            format!("invalid JSON: {}{kept}", strip_position(&e.to_string())),
+            Severity::File,
+        );
+    }
+
+    /// Parses one record's text (a JSONL line, an array element, a bundle entry).
+    fn parse_record_text(
+        &mut self,
+        text: &str,
+        location: String,
+        expected: Option<RecordKind>,
+        jsonl: bool,
+    ) {
+        let at = |path: &str| -> String {
+            if path.is_empty() || path == "." {
+                location.clone()
+            } else if jsonl {
+                format!("{location}, {path}")
+            } else if path.starts_with('[') {
+                format!("{location}{path}")
+            } else {
+                format!("{location}.{path}")
+            }
+        };
+        if expected == Some(RecordKind::Reported) {
+            match parse_typed::<ReportedValue>(text) {
+                Ok(v) => self.push(location, Record::Reported(v), text),
+                Err((path, msg)) => self.issue(
+                    at(&path),
+                    format!("invalid reported value: {msg}"),
+                    Severity::Record,
+                ),
+            }
+            return;
+        }
+        let any = match parse_typed::<AnyRecord>(text) {
+            Ok(any) => any,
+            Err((path, msg)) => {
+                self.issue(at(&path), msg, Severity::Record);
+                return;
+            }
+        };
+        if jsonl && any.format.is_some() {
+            // A bundle written on one line.
+            self.parse_json_object(text);
+            return;
+        }
+        let kind = match expected.or_else(|| any.detect()) {
+            Some(k) => k,
+            None => {
+                self.issue(
+                    location,
+                    "cannot tell what this record is: it has none of `checklist` (question), `answer`, \
+                     `items` (judgment), `dimensions` (scalar judgment) or `mode` (failure-mode label)",
+                    Severity::Record,
+                );
+                return;
+            }
+        };
+        match any.into_record(kind) {
+            Ok(record) => self.push(location, record, text),
+            Err(missing) => self.issue(
+                location,
+                format!(
+                    "invalid {}: missing field(s) {}",
+                    kind.noun(),
+                    missing.join(", ")
+                ),
+                Severity::Record,
+            ),
+        }
+    }
+
+    fn push(&mut self, location: String, record: Record, text: &str) {
+        self.records += 1;
+        let raw = if self.keep_raw {
+            RawValue::from_string(text.to_string()).ok()
+        } else {
+            None
+        };
+        self.out.records.push(Located {
+            file: self.index,
+            location,
+            record,
+            raw,
+        });
+    }
+}
+
+/// Parses `T` fast; on failure parses again with path tracking to say where the error is.
+fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String, String)> {
+    if let Ok(v) = serde_json::from_str::<T>(text) {
+        return Ok(v);
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let describe = |inner: serde_json::Error| {
+        if inner.is_syntax() || inner.is_eof() {
+            format!("invalid JSON: {}", strip_position(&inner.to_string()))
+        } else {
+            strip_position(&inner.to_string())
+        }
+    };
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(v) => match de.end() {
+            Ok(()) => Ok(v),
+            Err(e) => Err((String::new(), describe(e))),
+        },
+        Err(e) => {
+            let path = e.path().to_string();
+            Err((path, describe(e.into_inner())))
+        }
+    }
+}
+
+/// serde_json appends " at line L column C"; locations are given separately.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+fn first_line_is_complete_object(bytes: &[u8]) -> bool {
+    let end = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(bytes.len());
+    let line = bytes[..end].trim_ascii();
+    line.len() >= 2 && line.starts_with(b"{") && line.ends_with(b"}") && {
+        // A complete object on the first line, and something after it: JSONL. A lone object on
+        // one line is the same either way.
+        serde_json::from_slice::<IgnoredAny>(line).is_ok()
+    }
+}
+
+fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    (line, column)
+}
+
+fn describe_byte(b: u8) -> String {
+    if b.is_ascii_graphic() {
+        format!("`{}`", b as char)
+    } else {
+        format!("byte 0x{b:02x}")
+    }
+}
+
+/// Collects the elements of a JSON array as raw text into `out`, so that the elements read
+/// before a syntax error survive it.
+struct CollectSeq<'a, 'de> {
+    out: &'a mut Vec<&'de RawValue>,
+}
+
+impl<'de> DeserializeSeed<'de> for CollectSeq<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CollectSeq<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of records")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(v) = seq.next_element::<&'de RawValue>()? {
+            self.out.push(v);
+        }
+        Ok(())
+    }
+}
+
+/// The top level of a JSON object file: either a container (bundle or reported tables) or a
+/// single record. Arrays are collected element by element, so a syntax error keeps the
+/// elements before it.
+#[derive(Default)]
+struct TopLevel<'de> {
+    format: Option<String>,
+    version: Option<serde_json::Value>,
+    meta: Option<serde_json::Value>,
+    arrays: Vec<(&'static str, Vec<&'de RawValue>)>,
+    duplicate_keys: Vec<(String, usize)>,
+}
+
+const CONTAINER_ARRAYS: [&str; 7] = [
+    "benchmark",
+    "answers",
+    "judgments",
+    "scalar_judgments",
+    "failure_modes",
+    "reported",
+    "values",
+];
+
+struct TopVisitor<'a, 'de> {
+    top: &'a mut TopLevel<'de>,
+}
+
+impl<'de> DeserializeSeed<'de> for TopVisitor<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let n = seen.entry(key.to_string()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                self.top.duplicate_keys.push((key.to_string(), *n));
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            if let Some(name) = CONTAINER_ARRAYS.iter().find(|k| **k == key) {
+                let mut items = Vec::new();
+                let r = map.next_value_seed(CollectSeq { out: &mut items });
+                self.top.arrays.push((name, items));
+                r?;
+                continue;
+            }
+            match key.as_ref() {
+                "format" => self.top.format = map.next_value::<Option<String>>()?,
+                "version" => self.top.version = Some(map.next_value()?),
+                "meta" => self.top.meta = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every field of every record kind, all optional: one parse of a record tells both what it is
+/// and its values. Unknown fields are ignored.
+#[derive(Deserialize, Default)]
+struct AnyRecord {
+    format: Option<IgnoredAny>,
+    // question
+    id: Option<String>,
+    repo: Option<Repo>,
+    category: Option<String>,
+    question: Option<String>,
+    reference_answer: Option<String>,
+    external_context: Option<bool>,
+    checklist: Option<Vec<ChecklistItem>>,
+    // shared by answers, judgments, labels
+    question_id: Option<String>,
+    model: Option<String>,
+    attempt: Option<u32>,
+    // answer
+    #[serde(default, deserialize_with = "present")]
+    answer: Option<Option<String>>,
+    agent: Option<serde_json::Value>,
+    usage: Option<Usage>,
+    duration_s: Option<f64>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Option<String>>,
+    // judgments
+    judge: Option<String>,
+    judge_run: Option<u32>,
+    items: Option<Vec<ItemScore>>,
+    dimensions: Option<BTreeMap<String, u32>>,
+    max_per_dimension: Option<u32>,
+    rationale: Option<String>,
+    // failure-mode label
+    classifier: Option<String>,
+    mode: Option<FailureMode>,
+}
+
+/// Tells a field given as `null` (Some(None)) from a missing one (None).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+impl AnyRecord {
+    fn detect(&self) -> Option<RecordKind> {
+        if self.checklist.is_some() || (self.question.is_some() && self.reference_answer.is_some())
+        {
+            Some(RecordKind::Question)
+        } else if self.items.is_some() {
+            Some(RecordKind::Judgment)
+        } else if self.dimensions.is_some() {
+            Some(RecordKind::ScalarJudgment)
+        } else if self.mode.is_some() || self.classifier.is_some() {
+            Some(RecordKind::FailureLabel)
+        } else if self.answer.is_some() || (self.question_id.is_some() && self.error.is_some()) {
+            Some(RecordKind::Answer)
+        } else {
+            None
+        }
+    }
+
+    fn into_record(self, kind: RecordKind) -> Result<Record, Vec<&'static str>> {
+        let mut missing = Vec::new();
+        macro_rules! req {
+            ($field:ident) => {
+                match self.$field {
+                    Some(v) => Some(v),
+                    None => {
+                        missing.push(concat!("`", stringify!($field), "`"));
+                        None
+                    }
+                }
+            };
+        }
+        let record = match kind {
+            RecordKind::Question => {
+                let (id, repo, category, question, reference_answer, checklist) = (
+                    req!(id),
+                    req!(repo),
+                    req!(category),
+                    req!(question),
+                    req!(reference_answer),
+                    req!(checklist),
+                );
+                match (id, repo, category, question, reference_answer, checklist) {
+                    (
+                        Some(id),
+                        Some(repo),
+                        Some(category),
+                        Some(question),
+                        Some(reference_answer),
+                        Some(checklist),
+                    ) => Record::Question(Question {
+                        id,
+                        repo,
+                        category,
+                        question,
+                        reference_answer,
+                        external_context: self.external_context.unwrap_or(false),
+                        checklist,
+                    }),
+                    _ => return Err(missing),
+                }
+            }
+            RecordKind::Answer => {
+                let (question_id, model) = (req!(question_id), req!(model));
+                match (question_id, model) {
+                    (Some(question_id), Some(model)) => Record::Answer(Answer {
+                        question_id,
+                        model,
+                        attempt: self.attempt.unwrap_or(0),
+                        answer: self.answer.flatten(),
+                        agent: self.agent,
+                        usage: self.usage,
+                        duration_s: self.duration_s,
+                        error: self.error.flatten(),
+                    }),
+                    _ => return Err(missing),
+                }
+            }
+            RecordKind::Judgment => {
+                let (question_id, model, judge, items) =
+                    (req!(question_id), req!(model), req!(judge), req!(items));
+                match (question_id, model, judge, items) {
+                    (Some(question_id), Some(model), Some(judge), Some(items)) => {
+                        Record::Judgment(Judgment {
+                            question_id,
+                            model,
+                            attempt: self.attempt.unwrap_or(0),
+                            judge,
+                            judge_run: self.judge_run.unwrap_or(0),
+                            items,
+                        })
+                    }
+                    _ => return Err(missing),
+                }
+            }
+            RecordKind::ScalarJudgment => {
+                let (question_id, model, judge, dimensions, max_per_dimension) = (
+                    req!(question_id),
+                    req!(model),
+                    req!(judge),
+                    req!(dimensions),
+                    req!(max_per_dimension),
+                );
+                match (question_id, model, judge, dimensions, max_per_dimension) {
+                    (
+                        Some(question_id),
+                        Some(model),
+                        Some(judge),
+                        Some(dimensions),
+                        Some(max_per_dimension),
+                    ) => Record::ScalarJudgment(ScalarJudgment {
+                        question_id,
+                        model,
+                        attempt: self.attempt.unwrap_or(0),
+                        judge,
+                        judge_run: self.judge_run.unwrap_or(0),
+                        dimensions,
+                        max_per_dimension,
+                        rationale: self.rationale.unwrap_or_default(),
+                    }),
+                    _ => return Err(missing),
+                }
+            }
+            RecordKind::FailureLabel => {
+                let (question_id, model, classifier, mode) =
+                    (req!(question_id), req!(model), req!(classifier), req!(mode));
+                match (question_id, model, classifier, mode) {
+                    (Some(question_id), Some(model), Some(classifier), Some(mode)) => {
+                        Record::FailureLabel(FailureLabel {
+                            question_id,
+                            model,
+                            attempt: self.attempt.unwrap_or(0),
+                            classifier,
+                            mode,
+                            rationale: self.rationale.unwrap_or_default(),
+                        })
+                    }
+                    _ => return Err(missing),
+                }
+            }
+            // Reported values have their own type and never come through here.
+            RecordKind::Reported => return Err(vec!["`table`"]),
+        };
+        Ok(record)
+    }
+}

@@ -1,0 +1,249 @@
+//! The grid of SPEC §5: for one (model, judge), benchmark questions × attempts seen × judge runs
+//! seen, and the judged cells in it. Every metric is a sum over this grid, kept in integers so
+//! that a mean is one division at the end: exact, and the same in any input order.
+
+use crate::dataset::Dataset;
+use crate::model::{ItemKind, Judgment, Question};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The missing-answer policy (SPEC §4): how grid cells without a valid judgment count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MissingPolicy {
+    /// A missing cell counts as s = 0 (the default, and the paper's reading).
+    #[default]
+    Zero,
+    /// Missing cells are left out of the means.
+    Exclude,
+}
+
+impl MissingPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MissingPolicy::Zero => "zero",
+            MissingPolicy::Exclude => "exclude",
+        }
+    }
+}
+
+/// One judged cell: the sums of one valid judgment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cell {
+    /// Index into [`Index::questions`] (questions sorted by id).
+    pub q: u32,
+    pub attempt: u32,
+    pub run: u32,
+    /// Sum of all item scores, 0–10.
+    pub s: u8,
+    /// Sum of knowledge item scores, 0–9.
+    pub kn: u8,
+    /// The clarity score, 0 or 1.
+    pub cl: u8,
+}
+
+impl Cell {
+    pub fn perfect(&self) -> bool {
+        u32::from(self.s) == crate::model::FULL_SCORE
+    }
+}
+
+/// Integer sums over a set of cells, and the size of the grid they belong to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub filled: u64,
+    pub grid: u64,
+    pub s: u64,
+    pub kn: u64,
+    pub cl: u64,
+    pub perfect: u64,
+}
+
+impl Tally {
+    pub fn add(&mut self, c: &Cell) {
+        self.filled += 1;
+        self.s += u64::from(c.s);
+        self.kn += u64::from(c.kn);
+        self.cl += u64::from(c.cl);
+        self.perfect += u64::from(c.perfect());
+    }
+
+    pub fn merge(&mut self, o: &Tally) {
+        self.filled += o.filled;
+        self.grid += o.grid;
+        self.s += o.s;
+        self.kn += o.kn;
+        self.cl += o.cl;
+        self.perfect += o.perfect;
+    }
+
+    /// The number of cells a mean runs over under `policy`.
+    pub fn denominator(&self, policy: MissingPolicy) -> u64 {
+        match policy {
+            MissingPolicy::Zero => self.grid.max(self.filled),
+            MissingPolicy::Exclude => self.filled,
+        }
+    }
+
+    fn pct(&self, num: u64, per_cell: u64, policy: MissingPolicy) -> Option<f64> {
+        let d = self.denominator(policy);
+        (d > 0).then(|| 100.0 * num as f64 / (per_cell * d) as f64)
+    }
+
+    /// Overall = mean of s/10, in percent.
+    pub fn overall(&self, p: MissingPolicy) -> Option<f64> {
+        self.pct(self.s, u64::from(crate::model::FULL_SCORE), p)
+    }
+    /// Knowledge = mean of s_kn/9, in percent.
+    pub fn knowledge(&self, p: MissingPolicy) -> Option<f64> {
+        self.pct(self.kn, u64::from(crate::model::KNOWLEDGE_WEIGHT), p)
+    }
+    /// Clarity = mean of s_cl, in percent.
+    pub fn clarity(&self, p: MissingPolicy) -> Option<f64> {
+        self.pct(self.cl, 1, p)
+    }
+    /// Perfect solve rate = share of cells with s = 10, in percent.
+    pub fn perfect_rate(&self, p: MissingPolicy) -> Option<f64> {
+        self.pct(self.perfect, 1, p)
+    }
+    /// Filled cells / grid, a fraction.
+    pub fn coverage(&self) -> Option<f64> {
+        (self.grid > 0).then(|| self.filled as f64 / self.grid as f64)
+    }
+}
+
+/// The questions sorted by id, with a lookup from id; the frame every grid is laid on.
+#[derive(Debug)]
+pub struct Index<'d> {
+    pub questions: Vec<&'d Question>,
+    pub by_id: HashMap<&'d str, u32>,
+}
+
+impl<'d> Index<'d> {
+    pub fn new(ds: &'d Dataset) -> Self {
+        let mut questions: Vec<&Question> = ds.questions.iter().collect();
+        questions.sort_by(|a, b| a.id.cmp(&b.id));
+        let by_id = questions
+            .iter()
+            .enumerate()
+            .map(|(i, q)| (q.id.as_str(), i as u32))
+            .collect();
+        Index { questions, by_id }
+    }
+}
+
+/// The grid of one (model, judge).
+#[derive(Debug, Clone)]
+pub struct Grid<'d> {
+    pub model: &'d str,
+    pub judge: &'d str,
+    pub attempts: BTreeSet<u32>,
+    pub runs: BTreeSet<u32>,
+    /// Sorted by (q, attempt, run).
+    pub cells: Vec<Cell>,
+}
+
+impl Grid<'_> {
+    /// Cells per question: attempts × runs.
+    pub fn per_question(&self) -> u64 {
+        self.attempts.len() as u64 * self.runs.len() as u64
+    }
+
+    /// Sums over every question, grid included.
+    pub fn tally(&self, questions: usize) -> Tally {
+        let mut t = Tally {
+            grid: self.per_question() * questions as u64,
+            ..Tally::default()
+        };
+        self.cells.iter().for_each(|c| t.add(c));
+        t
+    }
+
+    /// Sums per question (index = question index), each with its own grid.
+    pub fn per_question_tallies(&self, questions: usize) -> Vec<Tally> {
+        let mut out = vec![
+            Tally {
+                grid: self.per_question(),
+                ..Tally::default()
+            };
+            questions
+        ];
+        for c in &self.cells {
+            out[c.q as usize].add(c);
+        }
+        out
+    }
+
+    /// Number of distinct questions with at least one cell.
+    pub fn questions_judged(&self) -> usize {
+        let mut n = 0;
+        let mut last = None;
+        for c in &self.cells {
+            if last != Some(c.q) {
+                n += 1;
+                last = Some(c.q);
+            }
+        }
+        n
+    }
+}
+
+/// Sums a judgment against its question's checklist.
+pub fn cell(j: &Judgment, q_index: u32, q: &Question) -> Cell {
+    let (mut s, mut kn, mut cl) = (0u32, 0u32, 0u32);
+    for it in &j.items {
+        s += it.score;
+        match q.checklist.iter().find(|c| c.id == it.id).map(|c| c.kind) {
+            Some(ItemKind::Knowledge) => kn += it.score,
+            Some(ItemKind::Clarity) => cl += it.score,
+            None => {}
+        }
+    }
+    let clamp = |v: u32| v.min(u32::from(u8::MAX)) as u8;
+    Cell {
+        q: q_index,
+        attempt: j.attempt,
+        run: j.judge_run,
+        s: clamp(s),
+        kn: clamp(kn),
+        cl: clamp(cl),
+    }
+}
+
+/// Every (model, judge) grid of the dataset, keyed and sorted by (model, judge).
+pub fn grids<'d>(ds: &'d Dataset, index: &Index<'d>) -> BTreeMap<(&'d str, &'d str), Grid<'d>> {
+    let mut out: BTreeMap<(&str, &str), Grid> = BTreeMap::new();
+    for j in &ds.judgments {
+        let Some(&qi) = index.by_id.get(j.question_id.as_str()) else {
+            continue;
+        };
+        let g = out
+            .entry((j.model.as_str(), j.judge.as_str()))
+            .or_insert_with(|| Grid {
+                model: &j.model,
+                judge: &j.judge,
+                attempts: BTreeSet::new(),
+                runs: BTreeSet::new(),
+                cells: Vec::new(),
+            });
+        g.attempts.insert(j.attempt);
+        g.runs.insert(j.judge_run);
+        g.cells.push(cell(j, qi, index.questions[qi as usize]));
+    }
+    // An answered attempt that was never judged (or failed) is still part of the grid.
+    let mut answer_attempts: HashMap<&str, BTreeSet<u32>> = HashMap::new();
+    for a in &ds.answers {
+        if index.by_id.contains_key(a.question_id.as_str()) {
+            answer_attempts
+                .entry(a.model.as_str())
+                .or_default()
+                .insert(a.attempt);
+        }
+    }
+    for g in out.values_mut() {
+        if let Some(at) = answer_attempts.get(g.model) {
+            g.attempts.extend(at.iter().copied());
+        }
+        g.cells.sort_unstable_by_key(|c| (c.q, c.attempt, c.run));
+    }
+    out
+}

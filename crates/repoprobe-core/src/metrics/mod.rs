@@ -1,0 +1,523 @@
+//! Every number of the paper's evaluation (SPEC §4) and the additions beyond it, computed by one
+//! function, [`score`], into one [`ScoreReport`] whose JSON form is SPEC §5's. The site and the
+//! CLI both call it: one core, one result.
+
+pub mod audit;
+pub mod bootstrap;
+pub mod grid;
+pub mod items;
+pub mod stats;
+pub mod strata;
+
+use crate::dataset::Dataset;
+use crate::issue::Issue;
+use crate::model::FailureMode;
+use grid::{Grid, Index, Tally};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use grid::MissingPolicy;
+
+/// A stratification axis of Table 4.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Stratum {
+    Category,
+    Theme,
+    Language,
+}
+
+impl Stratum {
+    pub const ALL: [Stratum; 3] = [Stratum::Category, Stratum::Theme, Stratum::Language];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stratum::Category => "category",
+            Stratum::Theme => "theme",
+            Stratum::Language => "language",
+        }
+    }
+
+    pub fn of(self, q: &crate::model::Question) -> &str {
+        match self {
+            Stratum::Category => &q.category,
+            Stratum::Theme => &q.repo.theme,
+            Stratum::Language => &q.repo.language,
+        }
+    }
+}
+
+/// What to compute.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreOptions {
+    pub missing: MissingPolicy,
+    /// The judge for strata, reliability, items and paired comparison; `None` picks the judge
+    /// with the most valid judgments.
+    pub judge: Option<String>,
+    /// Bootstrap resamples for the 95 % CI; 0 turns it off.
+    pub bootstrap: u32,
+    pub seed: u64,
+    /// Which strata to compute (all three by default).
+    pub strata: Vec<Stratum>,
+    /// Paired comparison of two models under the judge in force.
+    pub compare: Option<(String, String)>,
+    /// Per-item attainment and judge agreement (large on big benchmarks).
+    pub items: bool,
+}
+
+impl Default for ScoreOptions {
+    fn default() -> Self {
+        ScoreOptions {
+            missing: MissingPolicy::Zero,
+            judge: None,
+            bootstrap: 1000,
+            seed: 0,
+            strata: Stratum::ALL.to_vec(),
+            compare: None,
+            items: false,
+        }
+    }
+}
+
+/// The policy block of the report: always shown with the numbers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicyInfo {
+    pub missing: MissingPolicy,
+    pub std: &'static str,
+    /// Bootstrap resamples and seed behind `ci95` (0 = no CI).
+    pub bootstrap: u32,
+    pub seed: u64,
+}
+
+/// One row of Table 3, for one (model, judge). Percentages are unrounded (0–100).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelScore {
+    pub model: String,
+    pub judge: String,
+    /// Questions with at least one valid judgment.
+    pub questions: usize,
+    pub judgments: usize,
+    /// Filled cells / grid (0–1).
+    pub coverage: Option<f64>,
+    pub overall: Option<f64>,
+    pub knowledge: Option<f64>,
+    pub clarity: Option<f64>,
+    pub perfect: Option<f64>,
+    pub ci95: Option<[f64; 2]>,
+    /// Attempts and judge runs seen: the grid is questions × attempts × runs.
+    pub attempts: usize,
+    pub runs: usize,
+}
+
+/// One stratum of Table 4: statistics over models of their per-stratum values.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StratumRow {
+    pub stratum: String,
+    /// Benchmark questions in this stratum.
+    pub questions: usize,
+    pub mean: Option<f64>,
+    pub std: Option<f64>,
+    pub perfect_mean: Option<f64>,
+    pub perfect_std: Option<f64>,
+    pub per_model: BTreeMap<String, StratumCell>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StratumCell {
+    pub overall: Option<f64>,
+    pub perfect: Option<f64>,
+}
+
+/// Mean, sample std and range of one model's Overall across judge runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Spread {
+    pub mean: Option<f64>,
+    pub std: Option<f64>,
+    pub range: Option<f64>,
+    /// The per-run values, by judge_run.
+    pub per_run: BTreeMap<u32, f64>,
+}
+
+/// One row of Table 5.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReliabilityRow {
+    pub model: String,
+    pub judge: String,
+    pub runs: usize,
+    pub checklist: Spread,
+    pub scalar: Option<Spread>,
+}
+
+/// One column of Table 7.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailureModeRow {
+    pub model: String,
+    pub failures: usize,
+    pub shares: BTreeMap<&'static str, f64>,
+}
+
+/// The paired comparison of two models on the same questions (beyond the paper).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Paired {
+    pub a: String,
+    pub b: String,
+    pub judge: String,
+    /// Questions in the comparison (all, or under `exclude` those both models have).
+    pub questions: usize,
+    /// Mean over questions of (A's mean score − B's), in percentage points.
+    pub mean_diff: Option<f64>,
+    pub ci95: Option<[f64; 2]>,
+    /// Share of bootstrap resamples in which A's mean is above B's, in percent.
+    pub a_better_pct: Option<f64>,
+}
+
+/// Everything `score` computes (SPEC §5, plus the additions beyond the paper).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScoreReport {
+    pub policy: PolicyInfo,
+    /// The judge in force for strata, reliability, items and the paired comparison.
+    pub judge: Option<String>,
+    pub models: Vec<ModelScore>,
+    pub strata: BTreeMap<&'static str, Vec<StratumRow>>,
+    pub reliability: Vec<ReliabilityRow>,
+    /// The classifier whose labels the failure-mode shares use (the one with the most labels).
+    pub classifier: Option<String>,
+    pub failure_modes: Vec<FailureModeRow>,
+    /// Table 7's average column: the mean over models of each mode's share.
+    pub failure_mode_average: BTreeMap<&'static str, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Paired>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<Vec<items::ItemRow>>,
+    pub audit: Vec<audit::Finding>,
+    pub issues: Vec<IssueOut>,
+}
+
+/// An issue as SPEC §5 prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IssueOut {
+    pub file: String,
+    pub location: String,
+    pub message: String,
+}
+
+impl From<&Issue> for IssueOut {
+    fn from(i: &Issue) -> Self {
+        IssueOut {
+            file: i.file.clone(),
+            location: i.location.clone(),
+            message: i.message.clone(),
+        }
+    }
+}
+
+/// Why `score` could not honour an option.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScoreError {
+    #[error("judge {0:?} has no valid judgments; judges present: {1}")]
+    UnknownJudge(String, String),
+    #[error("model {0:?} has no valid judgments by judge {1:?}")]
+    UnknownModel(String, String),
+}
+
+/// Computes every metric of SPEC §4 for a dataset.
+pub fn score(
+    ds: &Dataset,
+    issues: &[Issue],
+    opts: &ScoreOptions,
+) -> Result<ScoreReport, ScoreError> {
+    let index = Index::new(ds);
+    let nq = index.questions.len();
+    let grids = grid::grids(ds, &index);
+    let p = opts.missing;
+
+    let resamples = bootstrap::Resamples::new(nq, opts.bootstrap, opts.seed);
+    let models: Vec<ModelScore> = grids
+        .values()
+        .map(|g| {
+            let t = g.tally(nq);
+            let per_q = g.per_question_tallies(nq);
+            ModelScore {
+                model: g.model.to_string(),
+                judge: g.judge.to_string(),
+                questions: g.questions_judged(),
+                judgments: g.cells.len(),
+                coverage: t.coverage(),
+                overall: t.overall(p),
+                knowledge: t.knowledge(p),
+                clarity: t.clarity(p),
+                perfect: t.perfect_rate(p),
+                ci95: resamples.as_ref().and_then(|r| r.overall_ci(&per_q, p)),
+                attempts: g.attempts.len(),
+                runs: g.runs.len(),
+            }
+        })
+        .collect();
+
+    let judge = choose_judge(&grids, opts.judge.as_deref())?;
+    let judged: Vec<&Grid> = match &judge {
+        Some(j) => grids.values().filter(|g| g.judge == j).collect(),
+        None => Vec::new(),
+    };
+
+    let strata = opts
+        .strata
+        .iter()
+        .map(|&s| (s.as_str(), strata::rows(s, &index, &judged, p)))
+        .collect();
+
+    let reliability = reliability(ds, &index, &judged, judge.as_deref(), p);
+    let (classifier, failure_modes, failure_mode_average) = failure_modes(ds);
+
+    let paired = match (&opts.compare, &judge) {
+        (Some((a, b)), Some(j)) => {
+            let find = |m: &str| {
+                judged
+                    .iter()
+                    .find(|g| g.model == m)
+                    .copied()
+                    .ok_or_else(|| ScoreError::UnknownModel(m.to_string(), j.clone()))
+            };
+            let (ga, gb) = (find(a)?, find(b)?);
+            Some(bootstrap::paired(ga, gb, nq, p, resamples.as_ref()))
+        }
+        _ => None,
+    };
+
+    let items = opts.items.then(|| items::rows(ds, &index, &judged));
+    let audit = audit::audit(&ds.reported);
+
+    Ok(ScoreReport {
+        policy: PolicyInfo {
+            missing: p,
+            std: "sample",
+            bootstrap: opts.bootstrap,
+            seed: opts.seed,
+        },
+        judge,
+        models,
+        strata,
+        reliability,
+        classifier,
+        failure_modes,
+        failure_mode_average,
+        paired,
+        items,
+        audit,
+        issues: issues.iter().map(IssueOut::from).collect(),
+    })
+}
+
+/// The judge in force: the one asked for, else the one with the most valid judgments (ties go
+/// to the name that sorts first).
+fn choose_judge(
+    grids: &BTreeMap<(&str, &str), Grid<'_>>,
+    wanted: Option<&str>,
+) -> Result<Option<String>, ScoreError> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for g in grids.values() {
+        *counts.entry(g.judge).or_default() += g.cells.len();
+    }
+    if let Some(w) = wanted {
+        return if counts.contains_key(w) {
+            Ok(Some(w.to_string()))
+        } else {
+            let present: Vec<String> = counts.keys().map(|k| format!("{k:?}")).collect();
+            Err(ScoreError::UnknownJudge(
+                w.to_string(),
+                if present.is_empty() {
+                    "none".into()
+                } else {
+                    present.join(", ")
+                },
+            ))
+        };
+    }
+    let mut best: Option<(&str, usize)> = None;
+    for (j, n) in counts {
+        if best.is_none_or(|(_, m)| n > m) {
+            best = Some((j, n));
+        }
+    }
+    Ok(best.map(|(j, _)| j.to_string()))
+}
+
+fn spread(per_run: BTreeMap<u32, f64>) -> Spread {
+    let v: Vec<f64> = per_run.values().copied().collect();
+    Spread {
+        mean: stats::mean(&v),
+        std: stats::sample_std(&v),
+        range: stats::range(&v),
+        per_run,
+    }
+}
+
+/// Table 5: per model, Overall per judge run and its spread; scalar judgments side by side.
+fn reliability(
+    ds: &Dataset,
+    index: &Index<'_>,
+    judged: &[&Grid<'_>],
+    judge: Option<&str>,
+    p: MissingPolicy,
+) -> Vec<ReliabilityRow> {
+    let nq = index.questions.len() as u64;
+    // Scalar judgments: those of the judge in force; if it has none, those of the scalar judge
+    // with the most judgments.
+    let mut scalar_counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in &ds.scalar_judgments {
+        *scalar_counts.entry(s.judge.as_str()).or_default() += 1;
+    }
+    let scalar_judge = match judge {
+        Some(j) if scalar_counts.contains_key(j) => Some(j),
+        _ => {
+            let mut best: Option<(&str, usize)> = None;
+            for (&j, &n) in &scalar_counts {
+                if best.is_none_or(|(_, m)| n > m) {
+                    best = Some((j, n));
+                }
+            }
+            best.map(|(j, _)| j)
+        }
+    };
+
+    judged
+        .iter()
+        .map(|g| {
+            let mut per_run: BTreeMap<u32, Tally> = g
+                .runs
+                .iter()
+                .map(|&r| {
+                    (
+                        r,
+                        Tally {
+                            grid: nq * g.attempts.len() as u64,
+                            ..Tally::default()
+                        },
+                    )
+                })
+                .collect();
+            for c in &g.cells {
+                if let Some(t) = per_run.get_mut(&c.run) {
+                    t.add(c);
+                }
+            }
+            let checklist = spread(
+                per_run
+                    .into_iter()
+                    .filter_map(|(r, t)| t.overall(p).map(|v| (r, v)))
+                    .collect(),
+            );
+
+            let scalar = scalar_judge.and_then(|sj| {
+                // Per run: sum of rates and count; grid = questions × attempts seen.
+                let mut attempts = BTreeSet::new();
+                let mut sums: BTreeMap<u32, (f64, u64)> = BTreeMap::new();
+                let mut mine: Vec<(&str, u32, u32, f64)> = ds
+                    .scalar_judgments
+                    .iter()
+                    .filter(|s| {
+                        s.judge == sj
+                            && s.model == g.model
+                            && index.by_id.contains_key(s.question_id.as_str())
+                    })
+                    .map(|s| (s.question_id.as_str(), s.attempt, s.judge_run, s.rate()))
+                    .collect();
+                if mine.is_empty() {
+                    return None;
+                }
+                // Sum in a fixed order so the result never depends on input order.
+                mine.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+                for (_, attempt, run, rate) in &mine {
+                    attempts.insert(*attempt);
+                    let e = sums.entry(*run).or_insert((0.0, 0));
+                    e.0 += rate;
+                    e.1 += 1;
+                }
+                let grid = nq * attempts.len() as u64;
+                let per_run = sums
+                    .into_iter()
+                    .filter_map(|(r, (sum, n))| {
+                        let d = match p {
+                            MissingPolicy::Zero => grid.max(n),
+                            MissingPolicy::Exclude => n,
+                        };
+                        (d > 0).then(|| (r, 100.0 * sum / d as f64))
+                    })
+                    .collect();
+                Some(spread(per_run))
+            });
+            ReliabilityRow {
+                model: g.model.to_string(),
+                judge: g.judge.to_string(),
+                runs: g.runs.len(),
+                checklist,
+                scalar,
+            }
+        })
+        .collect()
+}
+
+type FailureModes = (
+    Option<String>,
+    Vec<FailureModeRow>,
+    BTreeMap<&'static str, f64>,
+);
+
+/// Table 7: shares of each mode per model over the labels of the classifier with most labels.
+fn failure_modes(ds: &Dataset) -> FailureModes {
+    let mut by_classifier: BTreeMap<&str, usize> = BTreeMap::new();
+    for l in &ds.failure_labels {
+        *by_classifier.entry(l.classifier.as_str()).or_default() += 1;
+    }
+    let mut best: Option<(&str, usize)> = None;
+    for (&c, &n) in &by_classifier {
+        if best.is_none_or(|(_, m)| n > m) {
+            best = Some((c, n));
+        }
+    }
+    let Some((classifier, _)) = best else {
+        return (None, Vec::new(), BTreeMap::new());
+    };
+    let mut counts: BTreeMap<&str, BTreeMap<FailureMode, usize>> = BTreeMap::new();
+    for l in ds
+        .failure_labels
+        .iter()
+        .filter(|l| l.classifier == classifier)
+    {
+        *counts
+            .entry(l.model.as_str())
+            .or_default()
+            .entry(l.mode)
+            .or_default() += 1;
+    }
+    let rows: Vec<FailureModeRow> = counts
+        .into_iter()
+        .map(|(model, modes)| {
+            let total: usize = modes.values().sum();
+            let shares = FailureMode::ALL
+                .iter()
+                .map(|m| {
+                    (
+                        m.as_str(),
+                        100.0 * *modes.get(m).unwrap_or(&0) as f64 / total as f64,
+                    )
+                })
+                .collect();
+            FailureModeRow {
+                model: model.to_string(),
+                failures: total,
+                shares,
+            }
+        })
+        .collect();
+    let average = FailureMode::ALL
+        .iter()
+        .filter_map(|m| {
+            let v: Vec<f64> = rows.iter().map(|r| r.shares[m.as_str()]).collect();
+            stats::mean(&v).map(|x| (m.as_str(), x))
+        })
+        .collect();
+    (Some(classifier.to_string()), rows, average)
+}

@@ -1,0 +1,286 @@
+//! The record types of SPEC §2, named as the paper names them.
+//!
+//! These are the *validated* shapes: the loader (`crate::load`) reads every record leniently,
+//! reports what is wrong with it, and only builds these types from records that pass. Unknown
+//! fields are ignored here; when a caller needs them back (the `bundle` command) the loader keeps
+//! each record's raw JSON text beside it.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[cfg(feature = "schema")]
+use schemars::JsonSchema;
+
+/// The three code-understanding categories of §3.2; any other value is a validation issue.
+pub const CATEGORIES: [&str; 3] = [
+    "Project Architecture",
+    "Business Logic",
+    "Implementation Details",
+];
+
+/// Total weight of a question's checklist: 9 knowledge points and 1 clarity point.
+pub const FULL_SCORE: u32 = 10;
+/// Sum of the knowledge weights of every question (§4.1).
+pub const KNOWLEDGE_WEIGHT: u32 = 9;
+
+/// The repository a question is asked about, pinned to one commit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Repo {
+    /// `owner/name` as on the forge.
+    pub name: String,
+    #[serde(default)]
+    pub url: String,
+    /// The commit the question and reference answer were written against.
+    #[serde(default)]
+    pub commit: String,
+    /// Free text (the paper has 15 languages).
+    #[serde(default)]
+    pub language: String,
+    /// Free text (the paper has 8 themes).
+    #[serde(default)]
+    pub theme: String,
+}
+
+/// Whether an item checks a technical fact or the answer's clarity (§4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum ItemKind {
+    Knowledge,
+    Clarity,
+}
+
+/// One allowed score of an item and what earns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct RubricTier {
+    pub score: u32,
+    #[serde(default)]
+    pub criterion: String,
+}
+
+/// One weighted checklist item. The judge may only give a score listed in `rubric`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ChecklistItem {
+    pub id: String,
+    pub kind: ItemKind,
+    pub key_point: String,
+    pub weight: u32,
+    pub rubric: Vec<RubricTier>,
+}
+
+impl ChecklistItem {
+    pub fn allows(&self, score: u32) -> bool {
+        self.rubric.iter().any(|t| t.score == score)
+    }
+
+    /// Allowed scores, ascending.
+    pub fn allowed_scores(&self) -> Vec<u32> {
+        let mut s: Vec<u32> = self.rubric.iter().map(|t| t.score).collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    }
+}
+
+/// A benchmark question (SPEC §2.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Question {
+    pub id: String,
+    pub repo: Repo,
+    /// One of [`CATEGORIES`].
+    pub category: String,
+    pub question: String,
+    pub reference_answer: String,
+    #[serde(default)]
+    pub external_context: bool,
+    pub checklist: Vec<ChecklistItem>,
+}
+
+/// Token and cost accounting of one agent run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Usage {
+    #[serde(default)]
+    pub input_tokens: Option<u64>,
+    #[serde(default)]
+    pub output_tokens: Option<u64>,
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+}
+
+/// A model's answer to a question (SPEC §2.2). An answer with `error` set is a failed run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Answer {
+    pub question_id: String,
+    pub model: String,
+    #[serde(default)]
+    pub attempt: u32,
+    #[serde(default)]
+    pub answer: Option<String>,
+    /// What ran the model (agent name, version, turns...): free-form.
+    #[serde(default)]
+    pub agent: Option<serde_json::Value>,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    #[serde(default)]
+    pub duration_s: Option<f64>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// The judge's verdict on one checklist item: rationale first, then the score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ItemScore {
+    pub id: String,
+    #[serde(default)]
+    pub rationale: String,
+    pub score: u32,
+}
+
+/// A checklist judgment (SPEC §2.3): one entry per checklist item, in checklist order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Judgment {
+    pub question_id: String,
+    pub model: String,
+    #[serde(default)]
+    pub attempt: u32,
+    pub judge: String,
+    #[serde(default)]
+    pub judge_run: u32,
+    pub items: Vec<ItemScore>,
+}
+
+/// A SWE-QA-style scalar judgment (SPEC §2.4), the baseline of Table 5.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ScalarJudgment {
+    pub question_id: String,
+    pub model: String,
+    #[serde(default)]
+    pub attempt: u32,
+    pub judge: String,
+    #[serde(default)]
+    pub judge_run: u32,
+    pub dimensions: BTreeMap<String, u32>,
+    pub max_per_dimension: u32,
+    #[serde(default)]
+    pub rationale: String,
+}
+
+impl ScalarJudgment {
+    /// Score rate in [0, 1]: sum / (dimensions × max). Validation guarantees a non-zero grid.
+    pub fn rate(&self) -> f64 {
+        let sum: u64 = self.dimensions.values().map(|&v| u64::from(v)).sum();
+        let max = self.dimensions.len() as u64 * u64::from(self.max_per_dimension);
+        if max == 0 {
+            0.0
+        } else {
+            sum as f64 / max as f64
+        }
+    }
+}
+
+/// The five failure modes of §5.4 (Table 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FailureMode {
+    EditBias,
+    ShallowExplanation,
+    Misinterpretation,
+    ContextMiss,
+    Hallucination,
+}
+
+impl FailureMode {
+    pub const ALL: [FailureMode; 5] = [
+        FailureMode::EditBias,
+        FailureMode::ShallowExplanation,
+        FailureMode::Misinterpretation,
+        FailureMode::ContextMiss,
+        FailureMode::Hallucination,
+    ];
+
+    /// The name used in files (`edit_bias`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureMode::EditBias => "edit_bias",
+            FailureMode::ShallowExplanation => "shallow_explanation",
+            FailureMode::Misinterpretation => "misinterpretation",
+            FailureMode::ContextMiss => "context_miss",
+            FailureMode::Hallucination => "hallucination",
+        }
+    }
+
+    /// The row label of the paper's Table 7.
+    pub fn label(self) -> &'static str {
+        match self {
+            FailureMode::EditBias => "Edit Bias",
+            FailureMode::ShallowExplanation => "Shallow Explanation",
+            FailureMode::Misinterpretation => "Misinterpretation",
+            FailureMode::ContextMiss => "Context Miss",
+            FailureMode::Hallucination => "Hallucination",
+        }
+    }
+}
+
+/// A failure-mode label given by a classifier to a low-scoring answer (SPEC §2.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct FailureLabel {
+    pub question_id: String,
+    pub model: String,
+    #[serde(default)]
+    pub attempt: u32,
+    pub classifier: String,
+    pub mode: FailureMode,
+    #[serde(default)]
+    pub rationale: String,
+}
+
+/// One value of a table as printed in a paper (SPEC §2.7). `group` separates the blocks of a
+/// table (Table 4's category/theme/language, Table 5's scalar/checklist).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ReportedValue {
+    pub table: String,
+    #[serde(default)]
+    pub group: String,
+    pub row: String,
+    pub column: String,
+    pub value: f64,
+}
+
+/// The results bundle of SPEC §2.6: any mix of record kinds in one object.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ResultsBundle {
+    /// Always `"repoprobe-results"`.
+    pub format: String,
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub benchmark: Vec<Question>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<Answer>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judgments: Vec<Judgment>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scalar_judgments: Vec<ScalarJudgment>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failure_modes: Vec<FailureLabel>,
+    /// Values of published tables (SPEC §2.7); an extension of §2.6.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reported: Vec<ReportedValue>,
+}
+
+/// The `format` value that marks a results bundle.
+pub const BUNDLE_FORMAT: &str = "repoprobe-results";

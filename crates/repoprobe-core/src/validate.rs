@@ -1,0 +1,311 @@
+//! The rules of SPEC §2.1 and §3 for single records, each violation its own message.
+//! Functions here are pure: a record (and its question) in, a list of reasons out.
+
+use crate::issue::quote;
+use crate::model::*;
+use std::collections::BTreeSet;
+
+/// Every checklist rule a question breaks (SPEC §2.1; paper §3.2 and §4.1).
+pub fn question(q: &Question) -> Vec<String> {
+    let mut errs = Vec::new();
+    if q.id.trim().is_empty() {
+        errs.push("`id` is empty".to_string());
+    }
+    if !CATEGORIES.contains(&q.category.as_str()) {
+        errs.push(format!(
+            "`category` is {}: it must be one of \"Project Architecture\", \"Business Logic\", \"Implementation Details\"",
+            quote(&q.category)
+        ));
+    }
+    if q.repo.name.trim().is_empty() {
+        errs.push("`repo.name` is empty".to_string());
+    }
+    let knowledge: Vec<&ChecklistItem> = q
+        .checklist
+        .iter()
+        .filter(|i| i.kind == ItemKind::Knowledge)
+        .collect();
+    let clarity: Vec<&ChecklistItem> = q
+        .checklist
+        .iter()
+        .filter(|i| i.kind == ItemKind::Clarity)
+        .collect();
+    if knowledge.is_empty() || knowledge.len() > 4 {
+        errs.push(format!(
+            "the checklist has {} knowledge items: it must have 1 to 4",
+            knowledge.len()
+        ));
+    }
+    let kn_sum: u64 = knowledge.iter().map(|i| u64::from(i.weight)).sum();
+    if kn_sum != u64::from(KNOWLEDGE_WEIGHT) {
+        errs.push(format!(
+            "the knowledge weights sum to {kn_sum}: they must sum to {KNOWLEDGE_WEIGHT}"
+        ));
+    }
+    if clarity.len() != 1 {
+        errs.push(format!(
+            "the checklist has {} clarity items: it must have exactly one",
+            clarity.len()
+        ));
+    }
+    for c in &clarity {
+        if c.weight != 1 {
+            errs.push(format!(
+                "clarity item {} has weight {}: it must be 1",
+                quote(&c.id),
+                c.weight
+            ));
+        }
+        if c.allowed_scores() != [0, 1] {
+            errs.push(format!(
+                "clarity item {} allows scores {:?}: it must allow exactly 0 and 1",
+                quote(&c.id),
+                c.allowed_scores()
+            ));
+        }
+    }
+    let mut ids = BTreeSet::new();
+    for (n, item) in q.checklist.iter().enumerate() {
+        let name = format!("checklist[{n}] ({})", quote(&item.id));
+        if item.id.trim().is_empty() {
+            errs.push(format!("checklist[{n}] has an empty `id`"));
+        } else if !ids.insert(item.id.as_str()) {
+            errs.push(format!("{name}: item id used twice in this question"));
+        }
+        if item.kind == ItemKind::Knowledge && item.weight == 0 {
+            errs.push(format!(
+                "{name}: weight is 0: a knowledge item weighs at least 1"
+            ));
+        }
+        if item.rubric.is_empty() {
+            errs.push(format!("{name}: the rubric is empty"));
+            continue;
+        }
+        let mut seen = BTreeSet::new();
+        for tier in &item.rubric {
+            if !seen.insert(tier.score) {
+                errs.push(format!(
+                    "{name}: rubric score {} is listed twice",
+                    tier.score
+                ));
+            }
+            if tier.score > item.weight {
+                errs.push(format!(
+                    "{name}: rubric score {} exceeds the weight {}",
+                    tier.score, item.weight
+                ));
+            }
+        }
+        if !seen.contains(&0) {
+            errs.push(format!("{name}: the rubric has no score 0"));
+        }
+        if !seen.contains(&item.weight) {
+            errs.push(format!(
+                "{name}: the rubric has no full score {} (= the weight)",
+                item.weight
+            ));
+        }
+    }
+    errs
+}
+
+/// Every way a judgment fails to match its question's checklist (SPEC §2.3, §3).
+pub fn judgment_items(j: &Judgment, q: &Question) -> Vec<String> {
+    let mut errs = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (n, it) in j.items.iter().enumerate() {
+        match q.checklist.iter().find(|c| c.id == it.id) {
+            None => errs.push(format!(
+                "items[{n}]: item {} is not in the checklist of question {}",
+                quote(&it.id),
+                quote(&q.id)
+            )),
+            Some(c) => {
+                if !seen.insert(it.id.as_str()) {
+                    errs.push(format!(
+                        "items[{n}]: item {} is scored twice",
+                        quote(&it.id)
+                    ));
+                } else if !c.allows(it.score) {
+                    errs.push(format!(
+                        "items[{n}]: score {} for item {} is not allowed: the rubric allows {:?}",
+                        it.score,
+                        quote(&it.id),
+                        c.allowed_scores()
+                    ));
+                }
+            }
+        }
+    }
+    let missing: Vec<String> = q
+        .checklist
+        .iter()
+        .filter(|c| !seen.contains(c.id.as_str()))
+        .map(|c| quote(&c.id))
+        .collect();
+    if !missing.is_empty() {
+        errs.push(format!("missing item(s) {}", missing.join(", ")));
+    }
+    errs
+}
+
+/// The rules for a scalar judgment (SPEC §2.4).
+pub fn scalar(s: &ScalarJudgment) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.max_per_dimension == 0 {
+        errs.push("`max_per_dimension` is 0: it must be at least 1".to_string());
+    }
+    if s.dimensions.is_empty() {
+        errs.push("`dimensions` is empty".to_string());
+    }
+    for (name, &v) in &s.dimensions {
+        if v > s.max_per_dimension {
+            errs.push(format!(
+                "dimension {} scores {v}, above `max_per_dimension` {}",
+                quote(name),
+                s.max_per_dimension
+            ));
+        }
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str, kind: ItemKind, weight: u32, scores: &[u32]) -> ChecklistItem {
+        ChecklistItem {
+            id: id.into(),
+            kind,
+            key_point: "k".into(),
+            weight,
+            rubric: scores
+                .iter()
+                .map(|&s| RubricTier {
+                    score: s,
+                    criterion: String::new(),
+                })
+                .collect(),
+        }
+    }
+
+    pub(crate) fn good_question() -> Question {
+        Question {
+            id: "q1".into(),
+            repo: Repo {
+                name: "o/r".into(),
+                url: String::new(),
+                commit: String::new(),
+                language: "Rust".into(),
+                theme: "Developer SDK".into(),
+            },
+            category: "Business Logic".into(),
+            question: "?".into(),
+            reference_answer: "!".into(),
+            external_context: false,
+            checklist: vec![
+                item("k1", ItemKind::Knowledge, 5, &[5, 3, 0]),
+                item("k2", ItemKind::Knowledge, 4, &[4, 2, 0]),
+                item("clarity", ItemKind::Clarity, 1, &[1, 0]),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_well_formed_question_has_no_issues() {
+        assert_eq!(question(&good_question()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn each_checklist_rule_has_its_own_message() {
+        let mut q = good_question();
+        q.category = "Other".into();
+        q.checklist[0].weight = 6; // sum 10, and rubric lacks 6
+        q.checklist[1].rubric.push(RubricTier {
+            score: 2,
+            criterion: String::new(),
+        }); // duplicate 2
+        q.checklist[1].rubric.push(RubricTier {
+            score: 7,
+            criterion: String::new(),
+        }); // > weight
+        q.checklist[2].id = "k1".into(); // duplicate id
+        q.checklist[2].weight = 2;
+        let errs = question(&q);
+        let joined = errs.join("\n");
+        for needle in [
+            "`category`",
+            "sum to 10",
+            "no full score 6",
+            "listed twice",
+            "exceeds the weight",
+            "used twice",
+            "has weight 2",
+        ] {
+            assert!(joined.contains(needle), "missing {needle:?} in:\n{joined}");
+        }
+    }
+
+    #[test]
+    fn too_many_knowledge_items_and_two_clarity_items_are_reported() {
+        let mut q = good_question();
+        q.checklist = vec![
+            item("a", ItemKind::Knowledge, 2, &[2, 0]),
+            item("b", ItemKind::Knowledge, 2, &[2, 0]),
+            item("c", ItemKind::Knowledge, 2, &[2, 0]),
+            item("d", ItemKind::Knowledge, 2, &[2, 0]),
+            item("e", ItemKind::Knowledge, 1, &[1, 0]),
+            item("x", ItemKind::Clarity, 1, &[1, 0]),
+            item("y", ItemKind::Clarity, 1, &[1, 0]),
+        ];
+        let joined = question(&q).join("\n");
+        assert!(joined.contains("5 knowledge items"), "{joined}");
+        assert!(joined.contains("2 clarity items"), "{joined}");
+    }
+
+    #[test]
+    fn judgment_with_missing_extra_and_disallowed_items_is_reported() {
+        let q = good_question();
+        let j = Judgment {
+            question_id: "q1".into(),
+            model: "m".into(),
+            attempt: 0,
+            judge: "j".into(),
+            judge_run: 0,
+            items: vec![
+                ItemScore {
+                    id: "k1".into(),
+                    rationale: String::new(),
+                    score: 4,
+                },
+                ItemScore {
+                    id: "zz".into(),
+                    rationale: String::new(),
+                    score: 1,
+                },
+                ItemScore {
+                    id: "clarity".into(),
+                    rationale: String::new(),
+                    score: 1,
+                },
+                ItemScore {
+                    id: "clarity".into(),
+                    rationale: String::new(),
+                    score: 0,
+                },
+            ],
+        };
+        let joined = judgment_items(&j, &q).join("\n");
+        assert!(
+            joined.contains("score 4 for item \"k1\" is not allowed"),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("\"zz\" is not in the checklist"),
+            "{joined}"
+        );
+        assert!(joined.contains("scored twice"), "{joined}");
+        assert!(joined.contains("missing item(s) \"k2\""), "{joined}");
+    }
+}

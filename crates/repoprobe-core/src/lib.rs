@@ -22,4 +22,6 @@ pub const FORMAT_VERSION: u32 = 1;
 pub mod metrics;
 pub use metrics::{MissingPolicy, ScoreOptions, ScoreReport, Stratum, score};
 pub mod report;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod synth;

@@ -315,7 +315,7 @@ pub fn audit_table(r: &ScoreReport) -> Option<Table> {
                     f.table.clone(),
                     row,
                     f.column.clone(),
-                    format!("{}", f.reported),
+                    format!("{:.1}", f.reported),
                     format!("{:.2}", f.expected),
                     f.message.clone(),
                 ])

@@ -1,0 +1,6 @@
+//! One module per subcommand.
+pub mod bundle;
+pub mod schema;
+pub mod score;
+pub mod synth;
+pub mod validate;

@@ -1,0 +1,125 @@
+//! `repoprobe score FILE...`: the paper's tables from result files, in the format asked for.
+
+use crate::exit::Exit;
+use crate::input::{load_paths, print_issues};
+use anyhow::Context;
+use repoprobe_core::report;
+use repoprobe_core::{LoadOptions, MissingPolicy, ScoreOptions, Stratum};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Files (JSON, JSONL, bundles) or directories of them; the benchmark must be among them.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+    /// How a question without a valid judgment counts: as 0, or left out.
+    #[arg(long, value_enum, default_value = "zero")]
+    missing: Missing,
+    /// The judge for strata, reliability and comparisons (default: the one with most judgments).
+    #[arg(long)]
+    judge: Option<String>,
+    /// Stratify by this axis (table, csv, markdown, latex); JSON then holds only this axis.
+    #[arg(long, value_enum)]
+    by: Option<By>,
+    /// Bootstrap resamples for the 95% CI of each model's Overall (0 turns it off).
+    #[arg(long, default_value_t = 1000)]
+    bootstrap: u32,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Paired comparison of two models on the same questions.
+    #[arg(long, num_args = 2, value_names = ["MODEL_A", "MODEL_B"])]
+    compare: Option<Vec<String>>,
+    /// Include per-item attainment and judge agreement (JSON).
+    #[arg(long)]
+    items: bool,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Table,
+    Json,
+    Csv,
+    Markdown,
+    Latex,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Missing {
+    Zero,
+    Exclude,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum By {
+    Category,
+    Theme,
+    Language,
+}
+
+impl From<By> for Stratum {
+    fn from(b: By) -> Self {
+        match b {
+            By::Category => Stratum::Category,
+            By::Theme => Stratum::Theme,
+            By::Language => Stratum::Language,
+        }
+    }
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    let loaded = load_paths(&a.files, LoadOptions::default());
+    print_issues(&loaded);
+    if loaded.dataset.questions.is_empty() {
+        anyhow::bail!(
+            "no valid benchmark questions were loaded: give the benchmark file (or a bundle with one)"
+        );
+    }
+    let by = a.by.map(Stratum::from);
+    let opts = ScoreOptions {
+        missing: match a.missing {
+            Missing::Zero => MissingPolicy::Zero,
+            Missing::Exclude => MissingPolicy::Exclude,
+        },
+        judge: a.judge,
+        bootstrap: a.bootstrap,
+        seed: a.seed,
+        strata: by.map_or_else(|| Stratum::ALL.to_vec(), |b| vec![b]),
+        compare: a.compare.map(|v| (v[0].clone(), v[1].clone())),
+        items: a.items,
+    };
+    let r =
+        repoprobe_core::score(&loaded.dataset, &loaded.issues, &opts).context("cannot score")?;
+    let out = match a.format {
+        Format::Json => serde_json::to_string_pretty(&r)? + "\n",
+        Format::Csv => match by {
+            Some(b) => report::strata_csv(&r, b),
+            None => report::models_csv(&r),
+        },
+        Format::Table => {
+            let ansi = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            join(
+                report::tables(&r, by)
+                    .iter()
+                    .map(|t| report::render_text(t, ansi)),
+            )
+        }
+        Format::Markdown => join(report::tables(&r, by).iter().map(report::render_markdown)),
+        Format::Latex => join(report::tables(&r, by).iter().map(report::render_latex)),
+    };
+    print!("{out}");
+    if !loaded.issues.is_empty() {
+        eprintln!(
+            "{} issue(s) in the input (listed above); scores use the valid records only",
+            loaded.issues.len()
+        );
+    }
+    Ok(Exit::Ok)
+}
+
+fn join(parts: impl Iterator<Item = String>) -> String {
+    parts.collect::<Vec<_>>().join("\n")
+}

@@ -1,0 +1,92 @@
+//! `repoprobe validate FILE...`: what each file holds and every issue with its location.
+
+use crate::exit::Exit;
+use crate::input::load_paths;
+use repoprobe_core::{LoadOptions, RecordKind};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Files (JSON, JSONL, bundles) or directories of them.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// `text` for people, `json` for machines.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    let loaded = load_paths(&a.files, LoadOptions::default());
+    let exit = Exit::of(&loaded);
+    let counts: BTreeMap<&str, usize> = RecordKind::ALL
+        .iter()
+        .map(|&k| (k.bundle_key(), loaded.dataset.count(k)))
+        .collect();
+    match a.format {
+        Format::Json => {
+            let out = json!({
+                "valid": exit == Exit::Ok,
+                "files": loaded.files,
+                "counts": counts,
+                "issues": loaded.issues,
+                "notes": loaded.notes,
+            });
+            println!("{}", serde_json::to_string_pretty(&out)?);
+        }
+        Format::Text => {
+            for f in &loaded.files {
+                println!(
+                    "{}: {} ({} bytes), {} record(s) read",
+                    f.name, f.shape, f.bytes, f.records
+                );
+            }
+            let valid: Vec<String> = RecordKind::ALL
+                .iter()
+                .filter(|&&k| loaded.dataset.count(k) > 0)
+                .map(|&k| {
+                    format!(
+                        "{} {}",
+                        loaded.dataset.count(k),
+                        plural(k.noun(), loaded.dataset.count(k))
+                    )
+                })
+                .collect();
+            println!(
+                "valid: {}",
+                if valid.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    valid.join(", ")
+                }
+            );
+            for n in &loaded.notes {
+                println!("note: {n}");
+            }
+            if loaded.issues.is_empty() {
+                println!("no issues");
+            } else {
+                println!("{} issue(s):", loaded.issues.len());
+                for i in &loaded.issues {
+                    println!("  {}: {}: {}", i.file, i.location, i.message);
+                }
+            }
+        }
+    }
+    Ok(exit)
+}
+
+fn plural(noun: &str, n: usize) -> String {
+    if n == 1 {
+        noun.to_string()
+    } else {
+        format!("{noun}s")
+    }
+}

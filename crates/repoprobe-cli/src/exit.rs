@@ -1,0 +1,32 @@
+//! The documented exit codes of every `repoprobe` command.
+use std::process::ExitCode;
+
+/// What a command's exit status means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Everything was valid and the command did what was asked.
+    Ok = 0,
+    /// Invalid records were found (reported, left out); the rest was processed.
+    InvalidRecords = 1,
+    /// Input could not be used at all (unreadable, not JSON, unknown shape), or a usage error.
+    Unusable = 2,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(e as u8)
+    }
+}
+
+impl Exit {
+    /// The exit status a load deserves.
+    pub fn of(loaded: &repoprobe_core::Loaded) -> Exit {
+        if loaded.has_unusable_input() {
+            Exit::Unusable
+        } else if !loaded.issues.is_empty() {
+            Exit::InvalidRecords
+        } else {
+            Exit::Ok
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The only place the CLI reads input files. A directory stands for the `.json` and `.jsonl`
+//! files directly in it, in name order. An unreadable file is an issue, like any other.
+
+use repoprobe_core::{Issue, LoadOptions, Loaded, Severity, SourceFile};
+use std::path::{Path, PathBuf};
+
+/// Reads and loads every path.
+pub fn load_paths(paths: &[PathBuf], options: LoadOptions) -> Loaded {
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut read_issues = Vec::new();
+    for path in paths {
+        for file in expand(path, &mut read_issues) {
+            match std::fs::read(&file) {
+                Ok(bytes) => files.push((file.display().to_string(), bytes)),
+                Err(e) => read_issues.push(Issue {
+                    file: file.display().to_string(),
+                    location: "file".into(),
+                    message: format!("cannot read the file: {e}"),
+                    severity: Severity::File,
+                }),
+            }
+        }
+    }
+    let sources: Vec<SourceFile> = files
+        .iter()
+        .map(|(name, bytes)| SourceFile { name, bytes })
+        .collect();
+    let mut loaded = repoprobe_core::load(&sources, options);
+    read_issues.append(&mut loaded.issues);
+    loaded.issues = read_issues;
+    loaded
+}
+
+fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
+    if !path.is_dir() {
+        return vec![path.to_path_buf()];
+    }
+    let entries = match std::fs::read_dir(path) {
+        Ok(e) => e,
+        Err(e) => {
+            issues.push(Issue {
+                file: path.display().to_string(),
+                location: "directory".into(),
+                message: format!("cannot list the directory: {e}"),
+                severity: Severity::File,
+            });
+            return Vec::new();
+        }
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && matches!(
+                    p.extension().and_then(|e| e.to_str()),
+                    Some("json" | "jsonl")
+                )
+        })
+        .collect();
+    out.sort();
+    if out.is_empty() {
+        issues.push(Issue {
+            file: path.display().to_string(),
+            location: "directory".into(),
+            message: "the directory holds no .json or .jsonl files".into(),
+            severity: Severity::File,
+        });
+    }
+    out
+}
+
+/// Prints issues to stderr with their count: never hidden, never mixed into stdout.
+pub fn print_issues(loaded: &Loaded) {
+    for n in &loaded.notes {
+        eprintln!("note: {n}");
+    }
+    if loaded.issues.is_empty() {
+        return;
+    }
+    eprintln!(
+        "{} issue(s) in the input; the records concerned are left out:",
+        loaded.issues.len()
+    );
+    for i in &loaded.issues {
+        eprintln!("  {}: {}: {}", i.file, i.location, i.message);
+    }
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so a reader never sees half
+/// a file.
+pub fn write_atomically(path: &Path, text: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("out"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}

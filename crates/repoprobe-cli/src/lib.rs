@@ -1,0 +1,63 @@
+//! The `repoprobe` command line: argument parsing and dispatch. Each subcommand lives in
+//! `commands/`; every format, rule and number comes from `repoprobe-core`.
+
+mod commands;
+mod exit;
+mod input;
+
+pub use exit::Exit;
+
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+/// Validate, score, bundle and synthesise RepoProbe benchmark results.
+#[derive(Debug, Parser)]
+#[command(name = "repoprobe", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check files against the formats and rules; exit 0 all valid, 1 invalid records, 2 unusable input.
+    Validate(commands::validate::Args),
+    /// Compute the paper's tables (and CIs, strata, reliability, failure modes) from result files.
+    Score(commands::score::Args),
+    /// Merge many files into one validated results bundle.
+    Bundle(commands::bundle::Args),
+    /// Generate a large, clearly labelled synthetic benchmark with answers and judgments.
+    Synth(commands::synth::Args),
+    /// Write the JSON Schemas of every record kind.
+    Schema(commands::schema::Args),
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                Exit::Unusable.into()
+            } else {
+                Exit::Ok.into()
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Validate(a) => commands::validate::run(a),
+        Command::Score(a) => commands::score::run(a),
+        Command::Bundle(a) => commands::bundle::run(a),
+        Command::Synth(a) => commands::synth::run(a),
+        Command::Schema(a) => commands::schema::run(a),
+    };
+    match result {
+        Ok(code) => code.into(),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            Exit::Unusable.into()
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! JSON Schemas of every record kind (SPEC §2), generated from the types in [`crate::model`].
+//! Committed under `public-data/schema/`; a test fails when they are out of date.
+
+use crate::model::*;
+use schemars::{JsonSchema, generate::SchemaSettings};
+
+fn one<T: JsonSchema>(title: &str, description: &str) -> String {
+    let generator = SchemaSettings::draft2020_12().into_generator();
+    let mut schema = generator.into_root_schema_for::<T>();
+    schema.insert("title".into(), title.into());
+    schema.insert("description".into(), description.into());
+    serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
+}
+
+/// (file stem, schema text) for every record kind, in a fixed order.
+pub fn all() -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "question",
+            one::<Question>(
+                "RepoProbe benchmark question",
+                "SPEC §2.1. Checklist rules (1–4 knowledge items summing to 9, one clarity item of weight 1, rubric scores distinct and in [0, weight] including 0 and the weight) are enforced by `repoprobe validate`. Unknown fields are allowed.",
+            ),
+        ),
+        (
+            "answer",
+            one::<Answer>(
+                "RepoProbe answer",
+                "SPEC §2.2. An answer with `error` set is a failed run.",
+            ),
+        ),
+        (
+            "judgment",
+            one::<Judgment>(
+                "RepoProbe checklist judgment",
+                "SPEC §2.3. One entry per checklist item, scores from the item's rubric.",
+            ),
+        ),
+        (
+            "scalar_judgment",
+            one::<ScalarJudgment>(
+                "RepoProbe scalar judgment",
+                "SPEC §2.4. Score rate = sum / (dimensions × max_per_dimension).",
+            ),
+        ),
+        (
+            "failure_label",
+            one::<FailureLabel>("RepoProbe failure-mode label", "SPEC §2.5."),
+        ),
+        (
+            "reported_value",
+            one::<ReportedValue>(
+                "A value of a published table",
+                "SPEC §2.7, one cell of a paper's table, tagged with its table.",
+            ),
+        ),
+        (
+            "bundle",
+            one::<ResultsBundle>(
+                "RepoProbe results bundle",
+                "SPEC §2.6. `format` is \"repoprobe-results\", `version` 1; every array optional.",
+            ),
+        ),
+    ]
+}

@@ -196,7 +196,7 @@ impl FileCx<'_> {
                 }
                 "json"
             }
-            b'{' if first_line_is_complete_object(&bytes[first..]) => {
+            b'{' if looks_like_jsonl(&bytes[first..]) => {
                 self.parse_jsonl(bytes);
                 "jsonl"
             }
@@ -481,17 +481,20 @@ fn strip_position(msg: &str) -> String {
     }
 }
 
-fn first_line_is_complete_object(bytes: &[u8]) -> bool {
+/// JSONL when the first line is a complete JSON object and more content follows it. A file
+/// that is one object (on one line or pretty-printed over many) is read as one JSON value.
+fn looks_like_jsonl(bytes: &[u8]) -> bool {
     let end = bytes
         .iter()
         .position(|&b| b == b'\n')
         .unwrap_or(bytes.len());
+    let rest_has_content = bytes[end..].iter().any(|b| !b.is_ascii_whitespace());
     let line = bytes[..end].trim_ascii();
-    line.len() >= 2 && line.starts_with(b"{") && line.ends_with(b"}") && {
-        // A complete object on the first line, and something after it: JSONL. A lone object on
-        // one line is the same either way.
-        serde_json::from_slice::<IgnoredAny>(line).is_ok()
-    }
+    rest_has_content
+        && line.len() >= 2
+        && line.starts_with(b"{")
+        && line.ends_with(b"}")
+        && serde_json::from_slice::<IgnoredAny>(line).is_ok()
 }
 
 fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {

@@ -221,6 +221,8 @@ pub fn generate(o: SynthOptions) -> ResultsBundle {
         });
     }
 
+    // A scalar judge's run-wide leniency: the drift that makes scalar scores vary between runs.
+    let run_mood: Vec<f64> = (0..runs).map(|_| 0.25 * normalish(&mut rng)).collect();
     let mut answers = Vec::new();
     let mut judgments = Vec::new();
     let mut scalar_judgments = Vec::new();
@@ -259,7 +261,8 @@ pub fn generate(o: SynthOptions) -> ResultsBundle {
                 .map(|_| base + 0.8 * normalish(&mut rng))
                 .collect();
             let mut run0_total = 0;
-            for run in 0..runs {
+            for (run, &mood) in run_mood.iter().enumerate() {
+                let run = run as u32;
                 let items: Vec<ItemScore> = q
                     .checklist
                     .iter()
@@ -318,7 +321,7 @@ pub fn generate(o: SynthOptions) -> ResultsBundle {
                         "clarity",
                         "reasoning",
                     ] {
-                        let v = 5.0 + 4.0 * squash(base + 0.9 * normalish(&mut rng));
+                        let v = 6.0 + 4.5 * squash(base + 0.6 + mood + 0.9 * normalish(&mut rng));
                         dims.insert(d.to_string(), (v as u32).clamp(1, 10));
                     }
                     scalar_judgments.push(ScalarJudgment {

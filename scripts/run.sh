@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The main job on the bundled data. Until the results site lands (issue 3), this builds the
+# `repoprobe` CLI and scores everything in public-data/: the paper's case studies, the paper's
+# own tables (with the audit of what they get wrong) and the synthetic demo results.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --locked --release -p repoprobe-cli
+bin=target/release/repoprobe
+echo "== validate"
+"$bin" validate public-data/sample public-data/reported public-data/demo
+echo
+echo "== the paper's case studies (reconstructed), missing answers left out"
+"$bin" score public-data/sample public-data/reported --missing exclude
+echo
+echo "== synthetic demo results (labelled synthetic), by category"
+"$bin" score public-data/demo --by category

@@ -383,6 +383,19 @@ impl FileCx<'_> {
                 format!("{location}.{path}")
             }
         };
+        if let Some(&b) = text.as_bytes().iter().find(|b| !b.is_ascii_whitespace()) {
+            if b != b'{' {
+                self.issue(
+                    location,
+                    format!(
+                        "a record must be a JSON object {{...}}; found {}",
+                        describe_byte(b)
+                    ),
+                    Severity::Record,
+                );
+                return;
+            }
+        }
         if expected == Some(RecordKind::Reported) {
             match parse_typed::<ReportedValue>(text) {
                 Ok(v) => self.push(location, Record::Reported(v), text),
@@ -793,5 +806,218 @@ impl AnyRecord {
             RecordKind::Reported => return Err(vec!["`table`"]),
         };
         Ok(record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(name: &str, text: &str) -> Parsed {
+        parse_files(
+            &[SourceFile {
+                name,
+                bytes: text.as_bytes(),
+            }],
+            false,
+        )
+    }
+
+    const Q: &str = r#"{"id":"q1","repo":{"name":"o/r"},"category":"Business Logic","question":"?","reference_answer":"!","checklist":[]}"#;
+    const J: &str = r#"{"question_id":"q1","model":"m","judge":"j","items":[{"id":"k1","rationale":"r","score":1}]}"#;
+
+    #[test]
+    fn bom_is_skipped_and_crlf_lines_are_read() {
+        let text = format!("\u{feff}{Q}\r\n{J}\r\n");
+        let p = parse("a.jsonl", &text);
+        assert!(p.issues.is_empty(), "{:?}", p.issues);
+        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.records[1].record.kind(), RecordKind::Judgment);
+        assert_eq!(p.files[0].shape, "jsonl");
+    }
+
+    #[test]
+    fn json_array_syntax_error_keeps_the_records_before_it() {
+        let text = format!("[{Q},\n{J},\n{{\"oops\": ]");
+        let p = parse("a.json", &text);
+        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.issues.len(), 1);
+        assert_eq!(p.issues[0].severity, Severity::File);
+        assert!(
+            p.issues[0].location.starts_with("line 3"),
+            "{:?}",
+            p.issues[0]
+        );
+        assert!(
+            p.issues[0]
+                .message
+                .contains("2 record(s) before it were read"),
+            "{}",
+            p.issues[0].message
+        );
+    }
+
+    #[test]
+    fn a_type_error_is_located_by_json_path() {
+        let bad = J.replace("\"score\":1", "\"score\":\"two\"");
+        let p = parse("a.json", &format!("[{Q}, {bad}]"));
+        assert_eq!(p.records.len(), 1);
+        assert_eq!(
+            p.issues[0].location, "$[1].items[0].score",
+            "{:?}",
+            p.issues
+        );
+        assert!(
+            p.issues[0].message.contains("invalid type"),
+            "{}",
+            p.issues[0].message
+        );
+        let neg = J.replace("\"score\":1", "\"score\":-1");
+        let p = parse("a.jsonl", &format!("{Q}\n{neg}\n"));
+        assert_eq!(p.issues[0].location, "line 2, items[0].score");
+    }
+
+    #[test]
+    fn bundle_arrays_decide_the_kind_and_missing_fields_are_named() {
+        let text = format!(
+            r#"{{"format":"repoprobe-results","version":1,"meta":{{"x":1}},"benchmark":[{Q}],"judgments":[{J},{{"question_id":"q1"}}]}}"#
+        );
+        let p = parse("b.json", &text);
+        assert_eq!(p.files[0].shape, "bundle");
+        assert_eq!(p.files[0].meta, Some(serde_json::json!({"x": 1})));
+        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.issues.len(), 1);
+        assert_eq!(p.issues[0].location, "$.judgments[1]");
+        assert!(p.issues[0].message.contains("`model`") && p.issues[0].message.contains("`items`"));
+    }
+
+    #[test]
+    fn unsupported_bundle_version_and_unknown_format_are_unusable() {
+        let p = parse(
+            "b.json",
+            r#"{"format":"repoprobe-results","version":2,"judgments":[]}"#,
+        );
+        assert_eq!(p.issues[0].severity, Severity::File);
+        assert!(p.issues[0].message.contains("unsupported version 2"));
+        let p = parse("b.json", r#"{"format":"something-else"}"#);
+        assert!(p.issues[0].message.contains("unknown file format"));
+    }
+
+    #[test]
+    fn duplicate_bundle_keys_keep_the_first() {
+        let text = format!(
+            r#"{{"format":"repoprobe-results","version":1,"benchmark":[{Q}],"benchmark":[{Q},{Q}]}}"#
+        );
+        let p = parse("b.json", &text);
+        assert_eq!(p.records.len(), 1);
+        assert!(
+            p.issues
+                .iter()
+                .any(|i| i.message.contains("duplicate key `benchmark`")),
+            "{:?}",
+            p.issues
+        );
+    }
+
+    #[test]
+    fn a_record_of_unknown_shape_is_reported() {
+        let p = parse("a.jsonl", "{\"hello\": 1}\n{\"x\": 2}\n");
+        assert_eq!(p.issues.len(), 2);
+        assert!(
+            p.issues[0]
+                .message
+                .contains("cannot tell what this record is")
+        );
+    }
+
+    #[test]
+    fn non_json_and_empty_and_non_utf8_files_are_unusable() {
+        for (bytes, needle) in [
+            (&b"hello"[..], "not JSON"),
+            (&b"   \n"[..], "empty"),
+            (&b"[\"\xff\"]"[..], "not UTF-8"),
+        ] {
+            let p = parse_files(&[SourceFile { name: "x", bytes }], false);
+            assert_eq!(p.issues.len(), 1, "{:?}", p.issues);
+            assert_eq!(p.issues[0].severity, Severity::File);
+            assert!(
+                p.issues[0].message.contains(needle),
+                "{}",
+                p.issues[0].message
+            );
+        }
+    }
+
+    #[test]
+    fn nesting_deeper_than_128_is_an_error_not_a_stack_overflow() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        for text in [
+            deep(200_000),
+            format!("[{}]", deep(100_000)),
+            format!(
+                "{{\"question_id\":\"q\",\"model\":\"m\",\"answer\":\"a\",\"agent\":{}}}\n{J}\n",
+                deep(100_000)
+            ),
+            format!(
+                "{{\"format\":\"repoprobe-results\",\"version\":1,\"meta\":{}}}",
+                deep(100_000)
+            ),
+        ] {
+            let p = parse("deep.json", &text);
+            assert!(!p.issues.is_empty(), "nesting must be reported");
+            assert!(
+                p.issues
+                    .iter()
+                    .any(|i| i.message.contains("recursion limit")
+                        || i.message.contains("must be a JSON object")),
+                "{:?}",
+                p.issues
+            );
+        }
+        // 100 levels inside an unknown field are fine.
+        let ok = format!(
+            "[{}]",
+            J.replace(
+                "\"judge\":\"j\"",
+                &format!("\"judge\":\"j\",\"extra\":{}", deep(100))
+            )
+        );
+        assert!(parse("ok.json", &ok).issues.is_empty());
+    }
+
+    #[test]
+    fn a_ten_megabyte_string_loads() {
+        let big = "x".repeat(10 * 1024 * 1024);
+        let text = J.replace("\"rationale\":\"r\"", &format!("\"rationale\":\"{big}\""));
+        let p = parse("big.jsonl", &text);
+        assert!(p.issues.is_empty());
+        let Record::Judgment(j) = &p.records[0].record else {
+            panic!("not a judgment")
+        };
+        assert_eq!(j.items[0].rationale.len(), big.len());
+    }
+
+    #[test]
+    fn raw_text_is_kept_only_when_asked() {
+        let text = J.replace(
+            "\"judge\":\"j\"",
+            "\"judge\":\"j\",\"prompt_version\":\"v3\"",
+        );
+        let p = parse_files(
+            &[SourceFile {
+                name: "a",
+                bytes: text.as_bytes(),
+            }],
+            true,
+        );
+        assert!(
+            p.records[0]
+                .raw
+                .as_ref()
+                .unwrap()
+                .get()
+                .contains("prompt_version")
+        );
+        assert!(parse("a", &text).records[0].raw.is_none());
     }
 }

@@ -1,0 +1,120 @@
+//! Properties that must hold for any input: the loader never panics, scores stay in 0–100 with
+//! Overall = 0.9·Knowledge + 0.1·Clarity, and the order of records never changes a result.
+
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use repoprobe_core::synth::{SynthOptions, generate};
+use repoprobe_core::{LoadOptions, MissingPolicy, ScoreOptions, SourceFile, load, score};
+
+const GOLDEN: &[u8] = include_bytes!("../../../testdata/golden/judgments.jsonl");
+const GOLDEN_BENCH: &[u8] = include_bytes!("../../../testdata/golden/benchmark.jsonl");
+
+fn load_one(bytes: &[u8]) -> repoprobe_core::Loaded {
+    load(
+        &[SourceFile { name: "x", bytes }],
+        LoadOptions { keep_raw: true },
+    )
+}
+
+/// Every record of a synthetic bundle as one JSONL line, a few judgments dropped to leave holes.
+fn synthetic_lines(o: SynthOptions, drop_every: usize) -> Vec<String> {
+    let b = generate(o);
+    let mut lines: Vec<String> = Vec::new();
+    lines.extend(
+        b.benchmark
+            .iter()
+            .map(|x| serde_json::to_string(x).unwrap()),
+    );
+    lines.extend(b.answers.iter().map(|x| serde_json::to_string(x).unwrap()));
+    lines.extend(
+        b.judgments
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| drop_every == 0 || i % drop_every != 1)
+            .map(|(_, x)| serde_json::to_string(x).unwrap()),
+    );
+    lines.extend(
+        b.scalar_judgments
+            .iter()
+            .map(|x| serde_json::to_string(x).unwrap()),
+    );
+    lines.extend(
+        b.failure_modes
+            .iter()
+            .map(|x| serde_json::to_string(x).unwrap()),
+    );
+    lines
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn loader_never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..3000)) {
+        let l = load_one(&bytes);
+        let _ = score(&l.dataset, &l.issues, &ScoreOptions { bootstrap: 10, items: true, ..Default::default() });
+    }
+
+    #[test]
+    fn loader_never_panics_on_mutated_valid_files(
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..20)
+    ) {
+        let mut bytes = [GOLDEN_BENCH, GOLDEN].concat();
+        for (at, byte, op) in edits {
+            if bytes.is_empty() { break; }
+            let i = at.index(bytes.len());
+            match op {
+                0 => bytes[i] = byte,
+                1 => bytes.insert(i, byte),
+                _ => { bytes.remove(i); }
+            }
+        }
+        let l = load_one(&bytes);
+        // Everything kept is valid: scoring it never fails for want of a judge.
+        let r = score(&l.dataset, &l.issues, &ScoreOptions { bootstrap: 10, items: true, ..Default::default() });
+        prop_assert!(r.is_ok());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    #[test]
+    fn scores_stay_in_range_and_overall_is_the_weighted_sum(
+        models in 1u32..5, questions in 1u32..25, runs in 1u32..4, seed in any::<u64>(), exclude in any::<bool>()
+    ) {
+        let text = synthetic_lines(SynthOptions { models, questions, runs, seed }, 3).join("\n");
+        let l = load_one(text.as_bytes());
+        prop_assert!(l.issues.is_empty(), "{:?}", l.issues);
+        let missing = if exclude { MissingPolicy::Exclude } else { MissingPolicy::Zero };
+        let r = score(&l.dataset, &l.issues, &ScoreOptions { missing, bootstrap: 50, ..Default::default() }).unwrap();
+        for m in &r.models {
+            for v in [m.overall, m.knowledge, m.clarity, m.perfect].into_iter().flatten() {
+                prop_assert!((0.0..=100.0).contains(&v), "{v}");
+            }
+            if let (Some(o), Some(k), Some(c)) = (m.overall, m.knowledge, m.clarity) {
+                prop_assert!((o - (0.9 * k + 0.1 * c)).abs() < 1e-9, "{o} vs {k} {c}");
+            }
+            if let Some([lo, hi]) = m.ci95 {
+                prop_assert!(0.0 <= lo && lo <= hi && hi <= 100.0, "{lo} {hi}");
+            }
+            let c = m.coverage.unwrap();
+            prop_assert!((0.0..=1.0).contains(&c));
+        }
+    }
+
+    #[test]
+    fn input_order_never_changes_results(
+        models in 1u32..5, questions in 1u32..20, runs in 1u32..4, seed in any::<u64>(), shuffle in any::<u64>()
+    ) {
+        let mut lines = synthetic_lines(SynthOptions { models, questions, runs, seed }, 4);
+        let a = load_one(lines.join("\n").as_bytes());
+        lines.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(shuffle));
+        let b = load_one(lines.join("\n").as_bytes());
+        let opts = ScoreOptions { bootstrap: 30, items: true, ..Default::default() };
+        let ra = score(&a.dataset, &a.issues, &opts).unwrap();
+        let rb = score(&b.dataset, &b.issues, &opts).unwrap();
+        prop_assert_eq!(ra, rb);
+    }
+}

@@ -6,8 +6,8 @@ use crate::issue::{Issue, Severity, quote};
 use crate::load::{FileSummary, Located, Parsed, Record, RecordKind, SourceFile, parse_files};
 use crate::model::*;
 use crate::validate;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::value::RawValue;
-use std::collections::{HashMap, HashSet};
 
 /// The valid records of every loaded file, in input order.
 #[derive(Debug, Clone, Default)]
@@ -56,6 +56,9 @@ impl Dataset {
 pub struct LoadOptions {
     /// Keep each record's JSON text (for `bundle`, which must keep unknown fields).
     pub keep_raw: bool,
+    /// Leave long free texts (rationales, answers) empty: for scoring only, where they are
+    /// never read, it saves copying most of a results file. Ignored when `keep_raw` is set.
+    pub skip_text: bool,
 }
 
 /// Everything a load produced: the valid records, every issue, what each file held, and
@@ -77,7 +80,7 @@ impl Loaded {
 
 /// Loads files into one dataset. Never panics and never aborts: see the module docs.
 pub fn load(files: &[SourceFile<'_>], options: LoadOptions) -> Loaded {
-    let parsed = parse_files(files, options.keep_raw);
+    let parsed = parse_files(files, options);
     assemble(parsed, options)
 }
 
@@ -102,7 +105,7 @@ fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     let (questions, rest): (Vec<Located>, Vec<Located>) = records
         .into_iter()
         .partition(|r| r.record.kind() == RecordKind::Question);
-    let mut question_ids = HashSet::new();
+    let mut question_ids = HashSet::default();
     for loc in questions {
         let Record::Question(q) = &loc.record else {
             continue;
@@ -138,8 +141,9 @@ fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     let (answers, rest): (Vec<Located>, Vec<Located>) = rest
         .into_iter()
         .partition(|r| r.record.kind() == RecordKind::Answer);
-    let mut failed_runs: HashSet<(String, String, u32)> = HashSet::new();
-    let mut answer_keys = HashSet::new();
+    let mut names = Interner::default();
+    let mut failed_runs: HashSet<(u32, u32, u32)> = HashSet::default();
+    let mut answer_keys = HashSet::default();
     for loc in answers {
         let Record::Answer(a) = &loc.record else {
             continue;
@@ -151,8 +155,8 @@ fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
             );
             continue;
         }
-        let key = (a.question_id.clone(), a.model.clone(), a.attempt);
-        if !answer_keys.insert(key.clone()) {
+        let key = (names.id(&a.question_id), names.id(&a.model), a.attempt);
+        if !answer_keys.insert(key) {
             b.issue(
                 &loc,
                 format!(
@@ -171,10 +175,10 @@ fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     }
 
     let mut unchecked = [0usize; 3];
-    let mut judgment_keys = HashSet::new();
-    let mut scalar_keys = HashSet::new();
-    let mut label_keys = HashSet::new();
-    let mut reported_keys = HashSet::new();
+    let mut judgment_keys = HashSet::default();
+    let mut scalar_keys = HashSet::default();
+    let mut label_keys = HashSet::default();
+    let mut reported_keys = HashSet::default();
     for loc in rest {
         match &loc.record {
             Record::Judgment(j) => {
@@ -196,7 +200,8 @@ fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
                 } else {
                     unchecked[0] += 1;
                 }
-                if failed_runs.contains(&(j.question_id.clone(), j.model.clone(), j.attempt)) {
+                let (q, m) = (names.id(&j.question_id), names.id(&j.model));
+                if failed_runs.contains(&(q, m, j.attempt)) {
                     b.issue(
                         &loc,
                         format!(
@@ -349,6 +354,22 @@ fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
         issues,
         files,
         notes,
+    }
+}
+
+/// Small integer ids for the names in record keys, so that duplicate checks hash integers and
+/// never copy strings.
+#[derive(Default)]
+struct Interner(HashMap<String, u32>);
+
+impl Interner {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.0.get(s) {
+            return i;
+        }
+        let i = self.0.len() as u32;
+        self.0.insert(s.to_string(), i);
+        i
     }
 }
 

@@ -129,8 +129,10 @@ pub struct Parsed {
 }
 
 /// Reads every file. `keep_raw` keeps each record's JSON text (for writing bundles that keep
-/// unknown fields); scoring does not need it.
-pub fn parse_files(files: &[SourceFile<'_>], keep_raw: bool) -> Parsed {
+/// unknown fields); `skip_text` leaves long free texts empty (scoring does not read them).
+pub fn parse_files(files: &[SourceFile<'_>], options: crate::LoadOptions) -> Parsed {
+    let keep_raw = options.keep_raw;
+    let _skip = SkipText::set(options.skip_text && !keep_raw);
     let mut out = Parsed::default();
     for (index, file) in files.iter().enumerate() {
         let mut cx = FileCx {
@@ -256,6 +258,22 @@ impl FileCx<'_> {
     }
 
     fn parse_json_array(&mut self, text: &str) {
+        if !self.keep_raw {
+            // One pass straight into records; any error anywhere falls back to the record-by-
+            // record path below, which locates it and keeps everything else.
+            let mut records = Vec::new();
+            let mut de = serde_json::Deserializer::from_str(text);
+            let ok = FastSeq { out: &mut records }
+                .deserialize(&mut de)
+                .and_then(|()| de.end())
+                .is_ok();
+            if ok {
+                for (i, any) in records.into_iter().enumerate() {
+                    self.accept_any(any, format!("$[{i}]"), None, None);
+                }
+                return;
+            }
+        }
         let mut items: Vec<&RawValue> = Vec::new();
         let mut de = serde_json::Deserializer::from_str(text);
         let result = CollectSeq { out: &mut items }
@@ -271,6 +289,30 @@ impl FileCx<'_> {
     }
 
     fn parse_json_object(&mut self, text: &str) -> &'static str {
+        if !self.keep_raw {
+            let mut top = TopLevel {
+                fast: true,
+                ..TopLevel::default()
+            };
+            let mut de = serde_json::Deserializer::from_str(text);
+            let ok = TopVisitor { top: &mut top }
+                .deserialize(&mut de)
+                .and_then(|()| de.end())
+                .is_ok();
+            if ok && top.format.as_deref() == Some(BUNDLE_FORMAT) && top.duplicate_keys.is_empty() {
+                let fast = std::mem::take(&mut top.fast_arrays);
+                if !self.container_records(&mut top, false) {
+                    return "bundle";
+                }
+                for (key, records) in fast {
+                    let kind = RecordKind::from_bundle_key(key);
+                    for (i, any) in records.into_iter().enumerate() {
+                        self.accept_any(any, format!("$.{key}[{i}]"), kind, None);
+                    }
+                }
+                return "bundle";
+            }
+        }
         let mut top = TopLevel::default();
         let mut de = serde_json::Deserializer::from_str(text);
         let result = TopVisitor { top: &mut top }
@@ -310,7 +352,8 @@ impl FileCx<'_> {
         shape
     }
 
-    fn container_records(&mut self, top: &mut TopLevel<'_>, reported: bool) {
+    /// Takes the records of a container; false when its version is not one this tool reads.
+    fn container_records(&mut self, top: &mut TopLevel<'_>, reported: bool) -> bool {
         if let Some(v) = top.version.as_ref() {
             if v.as_u64() != Some(u64::from(crate::FORMAT_VERSION)) {
                 self.issue(
@@ -321,7 +364,7 @@ impl FileCx<'_> {
                     ),
                     Severity::File,
                 );
-                return;
+                return false;
             }
         }
         for (key, dup) in std::mem::take(&mut top.duplicate_keys) {
@@ -349,6 +392,7 @@ impl FileCx<'_> {
                 self.parse_record_text(raw.get(), format!("$.{key}[{i}]"), Some(expected), false);
             }
         }
+        true
     }
 
     fn syntax_issue(&mut self, e: &serde_json::Error, recovered: usize) {
@@ -419,6 +463,17 @@ impl FileCx<'_> {
             self.parse_json_object(text);
             return;
         }
+        self.accept_any(any, location, expected, Some(text));
+    }
+
+    /// Classifies a parsed record and keeps it, or reports what it lacks.
+    fn accept_any(
+        &mut self,
+        any: AnyRecord,
+        location: String,
+        expected: Option<RecordKind>,
+        text: Option<&str>,
+    ) {
         let kind = match expected.or_else(|| any.detect()) {
             Some(k) => k,
             None => {
@@ -432,7 +487,7 @@ impl FileCx<'_> {
             }
         };
         match any.into_record(kind) {
-            Ok(record) => self.push(location, record, text),
+            Ok(record) => self.push(location, record, text.unwrap_or_default()),
             Err(missing) => self.issue(
                 location,
                 format!(
@@ -459,6 +514,52 @@ impl FileCx<'_> {
             raw,
         });
     }
+}
+
+thread_local! {
+    /// Whether long free texts are skipped while parsing (see [`text`]). A thread-local because
+    /// serde's derive has no way to pass options to a field's deserializer.
+    static SKIP_TEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Sets [`SKIP_TEXT`] for the duration of a load, and restores it even on unwinding.
+struct SkipText(bool);
+
+impl SkipText {
+    fn set(on: bool) -> SkipText {
+        SkipText(SKIP_TEXT.with(|c| c.replace(on)))
+    }
+}
+
+impl Drop for SkipText {
+    fn drop(&mut self) {
+        SKIP_TEXT.with(|c| c.set(self.0));
+    }
+}
+
+/// Deserializes a long free text (rationale, answer), or skips it when the load asked to: the
+/// bytes are still checked as a JSON string, only not copied.
+pub(crate) fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    if SKIP_TEXT.with(|c| c.get()) {
+        IgnoredAny::deserialize(d)?;
+        Ok(String::new())
+    } else {
+        String::deserialize(d)
+    }
+}
+
+/// [`text`] for a field that may be `null`, telling `null` from missing like [`present`].
+fn present_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    if SKIP_TEXT.with(|c| c.get()) {
+        let v = Option::<IgnoredAny>::deserialize(d)?;
+        Ok(Some(v.map(|_| String::new())))
+    } else {
+        Option::<String>::deserialize(d).map(Some)
+    }
+}
+
+fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    text(d).map(Some)
 }
 
 /// Parses `T` fast; on failure parses again with path tracking to say where the error is.
@@ -551,6 +652,51 @@ impl<'de> Visitor<'de> for CollectSeq<'_, 'de> {
     }
 }
 
+/// Reads a JSON array straight into records.
+struct FastSeq<'a> {
+    out: &'a mut Vec<AnyRecord>,
+}
+
+impl<'de> DeserializeSeed<'de> for FastSeq<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FastSeq<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of records")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(v) = seq.next_element::<ObjectRecord>()? {
+            self.out.push(v.0);
+        }
+        Ok(())
+    }
+}
+
+/// An [`AnyRecord`] that must be a JSON object: serde's derive would also take an array.
+struct ObjectRecord(AnyRecord);
+
+impl<'de> Deserialize<'de> for ObjectRecord {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ObjectRecord;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a record object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ObjectRecord, A::Error> {
+                AnyRecord::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(ObjectRecord)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 /// The top level of a JSON object file: either a container (bundle or reported tables) or a
 /// single record. Arrays are collected element by element, so a syntax error keeps the
 /// elements before it.
@@ -561,6 +707,9 @@ struct TopLevel<'de> {
     meta: Option<serde_json::Value>,
     arrays: Vec<(&'static str, Vec<&'de RawValue>)>,
     duplicate_keys: Vec<(String, usize)>,
+    /// Read the record arrays of a bundle straight into records (one pass, no recovery).
+    fast: bool,
+    fast_arrays: Vec<(&'static str, Vec<AnyRecord>)>,
 }
 
 const CONTAINER_ARRAYS: [&str; 7] = [
@@ -600,6 +749,14 @@ impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
                 continue;
             }
             if let Some(name) = CONTAINER_ARRAYS.iter().find(|k| **k == key) {
+                if self.top.fast
+                    && RecordKind::from_bundle_key(name).is_some_and(|k| k != RecordKind::Reported)
+                {
+                    let mut records = Vec::new();
+                    map.next_value_seed(FastSeq { out: &mut records })?;
+                    self.top.fast_arrays.push((name, records));
+                    continue;
+                }
                 let mut items = Vec::new();
                 let r = map.next_value_seed(CollectSeq { out: &mut items });
                 self.top.arrays.push((name, items));
@@ -637,7 +794,7 @@ struct AnyRecord {
     model: Option<String>,
     attempt: Option<u32>,
     // answer
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_text")]
     answer: Option<Option<String>>,
     agent: Option<serde_json::Value>,
     usage: Option<Usage>,
@@ -650,6 +807,7 @@ struct AnyRecord {
     items: Option<Vec<ItemScore>>,
     dimensions: Option<BTreeMap<String, u32>>,
     max_per_dimension: Option<u32>,
+    #[serde(default, deserialize_with = "opt_text")]
     rationale: Option<String>,
     // failure-mode label
     classifier: Option<String>,
@@ -819,7 +977,7 @@ mod tests {
                 name,
                 bytes: text.as_bytes(),
             }],
-            false,
+            Default::default(),
         )
     }
 
@@ -937,7 +1095,7 @@ mod tests {
             (&b"   \n"[..], "empty"),
             (&b"[\"\xff\"]"[..], "not UTF-8"),
         ] {
-            let p = parse_files(&[SourceFile { name: "x", bytes }], false);
+            let p = parse_files(&[SourceFile { name: "x", bytes }], Default::default());
             assert_eq!(p.issues.len(), 1, "{:?}", p.issues);
             assert_eq!(p.issues[0].severity, Severity::File);
             assert!(
@@ -998,6 +1156,41 @@ mod tests {
     }
 
     #[test]
+    fn skip_text_leaves_rationales_empty_but_still_checks_them() {
+        let text = format!("{Q}\n{J}\n");
+        let o = crate::LoadOptions {
+            skip_text: true,
+            ..Default::default()
+        };
+        let p = parse_files(
+            &[SourceFile {
+                name: "a",
+                bytes: text.as_bytes(),
+            }],
+            o,
+        );
+        let Record::Judgment(j) = &p.records[1].record else {
+            panic!("not a judgment")
+        };
+        assert_eq!(j.items[0].rationale, "");
+        let bad = J.replace("\"rationale\":\"r\"", "\"rationale\":7");
+        let p = parse_files(
+            &[SourceFile {
+                name: "a",
+                bytes: bad.as_bytes(),
+            }],
+            o,
+        );
+        assert_eq!(p.issues.len(), 0, "a skipped text accepts any JSON value");
+        // And the flag does not leak into the next load.
+        let p = parse("a.jsonl", &text);
+        let Record::Judgment(j) = &p.records[1].record else {
+            panic!("not a judgment")
+        };
+        assert_eq!(j.items[0].rationale, "r");
+    }
+
+    #[test]
     fn raw_text_is_kept_only_when_asked() {
         let text = J.replace(
             "\"judge\":\"j\"",
@@ -1008,7 +1201,10 @@ mod tests {
                 name: "a",
                 bytes: text.as_bytes(),
             }],
-            true,
+            crate::LoadOptions {
+                keep_raw: true,
+                ..Default::default()
+            },
         );
         assert!(
             p.records[0]

@@ -327,7 +327,11 @@ pub fn audit_table(r: &ScoreReport) -> Option<Table> {
 
 /// The tables a full report shows, in order: Table 3, then Table 4 for `by`, 5, 7, paired, audit.
 pub fn tables(r: &ScoreReport, by: Option<Stratum>) -> Vec<Table> {
-    let mut out = vec![models_table(r)];
+    let mut out = Vec::new();
+    // Reported tables alone (no benchmark) have nothing to rank: only the audit is shown.
+    if !r.models.is_empty() {
+        out.push(models_table(r));
+    }
     out.extend(by.and_then(|b| strata_table(r, b)));
     out.extend(reliability_table(r));
     out.extend(failure_table(r));

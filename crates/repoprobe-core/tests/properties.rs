@@ -13,7 +13,10 @@ const GOLDEN_BENCH: &[u8] = include_bytes!("../../../testdata/golden/benchmark.j
 fn load_one(bytes: &[u8]) -> repoprobe_core::Loaded {
     load(
         &[SourceFile { name: "x", bytes }],
-        LoadOptions { keep_raw: true },
+        LoadOptions {
+            keep_raw: true,
+            ..Default::default()
+        },
     )
 }
 

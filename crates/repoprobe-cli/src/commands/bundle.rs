@@ -32,7 +32,13 @@ struct Out<'a> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    let loaded = load_paths(&a.files, LoadOptions { keep_raw: true });
+    let loaded = load_paths(
+        &a.files,
+        LoadOptions {
+            keep_raw: true,
+            ..Default::default()
+        },
+    );
     print_issues(&loaded);
     let raw = loaded.dataset.raw.clone().unwrap_or_default();
     let sources: Vec<serde_json::Value> = loaded

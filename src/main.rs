@@ -1,5 +1,4 @@
-//! The results site. Until the site issue lands this is only a placeholder that proves the site
-//! package links against the core; `trunk build` is not wired yet.
+//! Mounts the results site; everything else is in the library.
 fn main() {
-    let _ = repoprobe_core::FORMAT_VERSION;
+    repoprobe_site::main();
 }

@@ -36,7 +36,7 @@ pub struct Table {
 impl Table {
     /// Marks the highest displayed value of each listed column bold and the second underlined
     /// (ties share a mark, since they print the same).
-    fn mark_best(&mut self, columns: &[usize]) {
+    pub fn mark_best(&mut self, columns: &[usize]) {
         for &c in columns {
             let mut values: Vec<f64> = self
                 .rows
@@ -143,6 +143,61 @@ fn policy_note(r: &ScoreReport) -> String {
         String::new()
     };
     format!("{missing}; coverage = judged cells / (questions × attempts × judge runs){ci}")
+}
+
+/// The paper's Table 3 as reported (SPEC §2.7), marked like the paper (best bold, second
+/// underlined), with the audit's finding beside each row it flags.
+pub fn reported_table3(r: &ScoreReport, values: &[crate::model::ReportedValue]) -> Option<Table> {
+    let mut rows: Vec<(&str, [Option<f64>; 4])> = Vec::new();
+    const COLS: [&str; 4] = ["overall", "knowledge", "clarity", "perfect"];
+    for v in values.iter().filter(|v| v.table == "3") {
+        let Some(c) = COLS.iter().position(|c| *c == v.column) else {
+            continue;
+        };
+        match rows.iter_mut().find(|(m, _)| *m == v.row) {
+            Some((_, cells)) => cells[c] = Some(v.value),
+            None => {
+                let mut cells = [None; 4];
+                cells[c] = Some(v.value);
+                rows.push((&v.row, cells));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let mut t = Table {
+        title: "Table 3 as reported in the paper (%)".into(),
+        headers: [
+            "Model",
+            "Overall",
+            "Knowledge",
+            "Clarity",
+            "Perfect",
+            "Audit",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: vec![false, true, true, true, true, false],
+        rows: rows
+            .iter()
+            .map(|(m, cells)| {
+                let audit: Vec<&str> = r
+                    .audit
+                    .iter()
+                    .filter(|f| f.table == "3" && f.row == *m)
+                    .map(|f| f.message.as_str())
+                    .collect();
+                let mut row = vec![m.to_string()];
+                row.extend(cells.iter().map(|c| pct(*c)));
+                row.push(audit.join("; "));
+                plain(row)
+            })
+            .collect(),
+        note: Some("as printed; never mixed with recomputed numbers".into()),
+    };
+    t.mark_best(&[1, 2, 3, 4]);
+    Some(t)
 }
 
 /// Table 4 for one axis: mean (std) over models of Overall and Perfect per stratum.

@@ -1,0 +1,2 @@
+//! Components take props only; they never read the URL or the app state.
+pub mod report_table;

@@ -1,0 +1,152 @@
+//! A core `report::Table` as an accessible HTML table: sortable by any column, best value bold
+//! and second underlined (the marks come from the core, as in the CLI's output), and
+//! exportable as CSV, Markdown or LaTeX by the same core functions the CLI uses.
+
+use crate::loading::download;
+use leptos::prelude::*;
+use repoprobe_core::report::{self, Mark, Table};
+
+fn sort_key(cell: &str) -> Result<f64, String> {
+    // Numbers sort as numbers (a CI "lo–hi" by its lower end); the rest as text.
+    let head = cell.split('–').next().unwrap_or(cell);
+    head.parse::<f64>().map_err(|_| cell.to_lowercase())
+}
+
+/// Renders `table`; `id` names the element and its export files.
+#[component]
+pub fn ReportTable(table: Table, #[prop(into)] id: String) -> impl IntoView {
+    let sort = RwSignal::new(None::<(usize, bool)>);
+    let t = StoredValue::new(table);
+    let rows = move || {
+        let mut rows = t.with_value(|t| t.rows.clone());
+        if let Some((col, desc)) = sort.get() {
+            rows.sort_by(|a, b| {
+                let (x, y) = (sort_key(&a[col].0), sort_key(&b[col].0));
+                let o = match (&x, &y) {
+                    (Ok(x), Ok(y)) => x.total_cmp(y),
+                    (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+                    (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+                    (Err(x), Err(y)) => x.cmp(y),
+                };
+                if desc { o.reverse() } else { o }
+            });
+        }
+        rows
+    };
+    let numeric = t.with_value(|t| t.numeric.clone());
+    let headers = t.with_value(|t| t.headers.clone());
+    let title = t.with_value(|t| t.title.clone());
+    let note = t.with_value(|t| t.note.clone());
+    let file = StoredValue::new(id.clone());
+    let export = move |kind: &'static str| {
+        let (ext, mime, text) = t.with_value(|t| match kind {
+            "csv" => ("csv", "text/csv", table_csv(t)),
+            "md" => ("md", "text/markdown", report::render_markdown(t)),
+            _ => ("tex", "application/x-tex", report::render_latex(t)),
+        });
+        download(&format!("{}.{ext}", file.get_value()), mime, &text);
+    };
+    view! {
+        <figure class="report-table" id=id.clone()>
+            <div class="table-scroll">
+                <table>
+                    <caption>{title}</caption>
+                    <thead>
+                        <tr>
+                            {headers
+                                .into_iter()
+                                .enumerate()
+                                .map(|(i, h)| {
+                                    let num = numeric[i];
+                                    let aria = move || match sort.get() {
+                                        Some((c, true)) if c == i => "descending",
+                                        Some((c, false)) if c == i => "ascending",
+                                        _ => "none",
+                                    };
+                                    view! {
+                                        <th scope="col" class:num=num aria-sort=aria>
+                                            <button
+                                                type="button"
+                                                title="Sort by this column"
+                                                on:click=move |_| {
+                                                    sort.update(|s| {
+                                                        *s = match *s {
+                                                            Some((c, d)) if c == i => Some((i, !d)),
+                                                            _ => Some((i, num)),
+                                                        }
+                                                    })
+                                                }
+                                            >
+                                                {h}
+                                            </button>
+                                        </th>
+                                    }
+                                })
+                                .collect_view()}
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {move || {
+                            rows()
+                                .into_iter()
+                                .map(|row| {
+                                    view! {
+                                        <tr>
+                                            {row
+                                                .into_iter()
+                                                .enumerate()
+                                                .map(|(i, (text, mark))| {
+                                                    let num = t.with_value(|t| t.numeric[i]);
+                                                    let body = match mark {
+                                                        Mark::Best => view! { <strong>{text}</strong> }.into_any(),
+                                                        Mark::Second => view! { <u>{text}</u> }.into_any(),
+                                                        Mark::None => text.into_any(),
+                                                    };
+                                                    if i == 0 {
+                                                        view! { <th scope="row">{body}</th> }.into_any()
+                                                    } else {
+                                                        view! { <td class:num=num>{body}</td> }.into_any()
+                                                    }
+                                                })
+                                                .collect_view()}
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()
+                        }}
+                    </tbody>
+                </table>
+            </div>
+            <figcaption>
+                {note.map(|n| view! { <span class="note">{n}</span> })}
+                <span class="exports">
+                    "Export: "
+                    <button type="button" on:click=move |_| export("csv")>"CSV"</button>
+                    <button type="button" on:click=move |_| export("md")>"Markdown"</button>
+                    <button type="button" on:click=move |_| export("tex")>"LaTeX"</button>
+                </span>
+            </figcaption>
+        </figure>
+    }
+}
+
+/// The displayed cells as CSV (the core's quoting), for any table.
+fn table_csv(t: &Table) -> String {
+    let mut out = t
+        .headers
+        .iter()
+        .map(|h| report::csv_field(h))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    for r in &t.rows {
+        out.push_str(
+            &r.iter()
+                .map(|(c, _)| report::csv_field(c))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,184 @@
+//! The only browser I/O of the site: fetching the bundled data and `?data=URL` files, reading
+//! dropped or picked files, hashing them, and downloading exports. Results reach the pages
+//! through [`crate::state::AppState`].
+
+use crate::state::{AppState, InputFile, Origin};
+use js_sys::{Array, Uint8Array};
+use leptos::prelude::*;
+use std::sync::Arc;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// The manifest of bundled files, relative to the site root.
+const MANIFEST: &str = "public-data/index.json";
+
+fn js_err(e: JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Fetches a URL's bytes.
+pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(js_err)?
+        .dyn_into()
+        .map_err(js_err)?;
+    if !resp.ok() {
+        return Err(format!("HTTP {} for {url}", resp.status()));
+    }
+    let buf = JsFuture::from(resp.array_buffer().map_err(js_err)?)
+        .await
+        .map_err(js_err)?;
+    Ok(Uint8Array::new(&buf).to_vec())
+}
+
+/// Hex SHA-256 by the browser's SubtleCrypto (absent outside secure contexts).
+pub async fn sha256(bytes: &[u8]) -> Option<String> {
+    let subtle = web_sys::window()?.crypto().ok()?.subtle();
+    let data = Uint8Array::from(bytes);
+    let promise = subtle
+        .digest_with_str_and_buffer_source("SHA-256", &data)
+        .ok()?;
+    let digest = JsFuture::from(promise).await.ok()?;
+    let bytes = Uint8Array::new(&digest).to_vec();
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+async fn input(name: String, origin: Origin, bytes: Vec<u8>) -> InputFile {
+    let sha = sha256(&bytes).await;
+    InputFile {
+        name,
+        origin,
+        bytes: Arc::new(bytes),
+        sha256: sha,
+    }
+}
+
+/// The bundled files of a set named in the manifest (the default set when `set` is `None`).
+fn manifest_files(manifest: &serde_json::Value, set: Option<&str>) -> Result<Vec<String>, String> {
+    let name = set
+        .or_else(|| manifest.get("default").and_then(|d| d.as_str()))
+        .unwrap_or("paper");
+    manifest
+        .get("sets")
+        .and_then(|s| s.get(name))
+        .and_then(|s| s.get("files"))
+        .and_then(|f| serde_json::from_value(f.clone()).ok())
+        .ok_or_else(|| format!("no bundled data set named {name:?}"))
+}
+
+/// Loads a bundled data set (`?set=NAME`, `none` for none) and every `?data=URL` at start.
+pub fn load_initial(state: AppState, set: Option<String>, data_urls: Vec<String>) {
+    leptos::task::spawn_local(async move {
+        state.busy.set(Some("Loading the bundled data…".into()));
+        let mut files = Vec::new();
+        let mut failures = Vec::new();
+        let manifest = if set.as_deref() == Some("none") {
+            Ok(Vec::new())
+        } else {
+            fetch_bytes(MANIFEST).await.and_then(|bytes| {
+                serde_json::from_slice::<serde_json::Value>(&bytes)
+                    .map_err(|e| format!("{MANIFEST}: {e}"))
+                    .and_then(|m| manifest_files(&m, set.as_deref()))
+            })
+        };
+        match manifest {
+            Ok(names) => {
+                for name in names {
+                    let url = format!("public-data/{name}");
+                    match fetch_bytes(&url).await {
+                        Ok(b) => files.push(input(url, Origin::Bundled, b).await),
+                        Err(e) => failures.push(e),
+                    }
+                }
+            }
+            Err(e) => failures.push(e),
+        }
+        for url in data_urls {
+            state.busy.set(Some(format!("Fetching {url}…")));
+            match fetch_bytes(&url).await {
+                Ok(b) => files.push(input(url, Origin::Url, b).await),
+                Err(e) => failures.push(format!("{url}: {e}")),
+            }
+        }
+        state.files.update(|f| f.extend(files));
+        state.busy.set(if failures.is_empty() {
+            None
+        } else {
+            Some(format!("Could not fetch: {}", failures.join("; ")))
+        });
+    });
+}
+
+/// Reads files the user dropped or picked, and adds them to the loaded data.
+pub fn load_user_files(state: AppState, list: web_sys::FileList) {
+    let files: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+    if files.is_empty() {
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        let mut read = Vec::new();
+        let mut failures = Vec::new();
+        for file in files {
+            state.busy.set(Some(format!(
+                "Reading {} ({} bytes)…",
+                file.name(),
+                file.size()
+            )));
+            match JsFuture::from(file.array_buffer()).await {
+                Ok(buf) => read.push(
+                    input(file.name(), Origin::Dropped, Uint8Array::new(&buf).to_vec()).await,
+                ),
+                Err(e) => failures.push(format!("{}: {}", file.name(), js_err(e))),
+            }
+        }
+        state.busy.set(Some("Validating and scoring…".into()));
+        // Let the message paint before the (synchronous) load and score run.
+        yield_to_browser().await;
+        state.files.update(|f| f.extend(read));
+        state.busy.set(if failures.is_empty() {
+            None
+        } else {
+            Some(format!("Could not read: {}", failures.join("; ")))
+        });
+    });
+}
+
+/// Lets the browser render once before long synchronous work.
+pub async fn yield_to_browser() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Offers `text` as a file download.
+pub fn download(name: &str, mime: &str, text: &str) {
+    let parts = Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+        if let Ok(a) = doc.create_element("a") {
+            if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
+                a.set_href(&url);
+                a.set_download(name);
+                a.click();
+            }
+        }
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}

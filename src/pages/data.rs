@@ -1,0 +1,91 @@
+//! What is loaded: files (origin, shape, size, records, SHA-256), valid records per kind, and
+//! every validation issue with its location.
+
+use crate::state::AppState;
+use leptos::prelude::*;
+use repoprobe_core::RecordKind;
+
+#[component]
+pub fn Data() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    view! {
+        <h1>"Data"</h1>
+        {move || {
+            let l = state.loaded.get();
+            let files = state.files.get();
+            let summaries = l.files.clone();
+            let counts: Vec<(&'static str, usize)> = RecordKind::ALL
+                .iter()
+                .map(|&k| (k.bundle_key(), l.dataset.count(k)))
+                .collect();
+            let issues = l.issues.clone();
+            let notes = l.notes.clone();
+            view! {
+                <table class="files">
+                    <caption>"Files loaded"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"File"</th>
+                            <th scope="col">"From"</th>
+                            <th scope="col">"Shape"</th>
+                            <th scope="col" class="num">"Bytes"</th>
+                            <th scope="col" class="num">"Records"</th>
+                            <th scope="col">"SHA-256"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {summaries
+                            .into_iter()
+                            .zip(files)
+                            .map(|(s, f)| {
+                                view! {
+                                    <tr>
+                                        <th scope="row">{s.name}</th>
+                                        <td>{f.origin.label()}</td>
+                                        <td>{s.shape}</td>
+                                        <td class="num">{s.bytes}</td>
+                                        <td class="num">{s.records}</td>
+                                        <td class="hash">{f.sha256.unwrap_or_else(|| "—".into())}</td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()}
+                    </tbody>
+                </table>
+                <table class="counts">
+                    <caption>"Valid records"</caption>
+                    <tbody>
+                        {counts
+                            .into_iter()
+                            .map(|(k, n)| view! { <tr><th scope="row">{k}</th><td class="num">{n}</td></tr> })
+                            .collect_view()}
+                    </tbody>
+                </table>
+                {notes.into_iter().map(|n| view! { <p class="note">{n}</p> }).collect_view()}
+                <h2 id="issues">{format!("Issues ({})", issues.len())}</h2>
+                {if issues.is_empty() {
+                    view! { <p>"No issues: every record is valid."</p> }.into_any()
+                } else {
+                    view! {
+                        <table class="issues">
+                            <thead>
+                                <tr>
+                                    <th scope="col">"File"</th>
+                                    <th scope="col">"Where"</th>
+                                    <th scope="col">"Problem"</th>
+                                </tr>
+                            </thead>
+                            <tbody>
+                                {issues
+                                    .into_iter()
+                                    .map(|i| view! { <tr><td>{i.file}</td><td>{i.location}</td><td>{i.message}</td></tr> })
+                                    .collect_view()}
+                            </tbody>
+                        </table>
+                    }
+                        .into_any()
+                }}
+            }
+        }}
+    }
+}

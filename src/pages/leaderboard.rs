@@ -1,0 +1,108 @@
+//! The leaderboard: Table 3 recomputed from the loaded data (with CIs and coverage), the paired
+//! comparison of any two models, and Table 3 as the paper reported it with the audit's marks.
+
+use super::controls::Controls;
+use crate::components::report_table::ReportTable;
+use crate::href;
+use crate::state::{AppState, score_options};
+use leptos::prelude::*;
+use leptos_router::hooks::{use_navigate, use_query_map};
+use repoprobe_core::{report, score};
+
+#[component]
+pub fn Leaderboard() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    view! {
+        <h1>"Leaderboard"</h1>
+        <Controls />
+        {move || match state.report.get() {
+            Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+            Ok(r) if r.models.is_empty() => {
+                view! {
+                    <p class="empty">
+                        "No judgments are loaded yet: drop a results file (JSON or JSONL) on the page."
+                    </p>
+                }
+                    .into_any()
+            }
+            Ok(r) => view! { <ReportTable table=report::models_table(&r) id="leaderboard" /> }.into_any(),
+        }}
+        <Paired />
+        {move || {
+            let r = state.report.get().ok()?;
+            let t = report::reported_table3(&r, &state.loaded.get().dataset.reported)?;
+            Some(view! {
+                <h2>"As reported"</h2>
+                <p class="hint">
+                    "The paper's own numbers, as printed; rows the audit flags say why. Never mixed with the recomputed table above."
+                </p>
+                <ReportTable table=t id="reported-table3" />
+            })
+        }}
+    }
+}
+
+/// Paired comparison of two models of the judge in force (`?a=...&b=...`).
+#[component]
+fn Paired() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let query = use_query_map();
+    let navigate = use_navigate();
+    let models = Memo::new(move |_| {
+        let r = state.report.get().ok();
+        let judge = r.as_ref().and_then(|r| r.judge.clone());
+        let mut m: Vec<String> = r
+            .map(|r| {
+                r.models
+                    .iter()
+                    .filter(|m| Some(&m.judge) == judge.as_ref())
+                    .map(|m| m.model.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        m.sort();
+        m
+    });
+    let pick = move |key: &'static str| {
+        let navigate = navigate.clone();
+        view! {
+            <select
+                aria-label=format!("Model {}", key.to_uppercase())
+                on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    navigate(&href(&[(key, (!v.is_empty()).then_some(v.as_str()))]), Default::default());
+                }
+                prop:value=move || query.get().get(key).unwrap_or_default()
+            >
+                <option value="">"choose a model"</option>
+                {move || models.get().into_iter().map(|m| view! { <option value=m.clone()>{m.clone()}</option> }).collect_view()}
+            </select>
+        }
+    };
+    let table = Memo::new(move |_| {
+        let q = query.get();
+        let (a, b) = (q.get("a")?, q.get("b")?);
+        let l = state.loaded.get();
+        let mut o = score_options(&state.options.get());
+        o.items = false;
+        o.compare = Some((a, b));
+        Some(
+            score(&l.dataset, &l.issues, &o)
+                .map(|r| report::paired_table(&r))
+                .map_err(|e| e.to_string()),
+        )
+    });
+    view! {
+        <section class="paired">
+            <h2>"Compare two models"</h2>
+            <p class="hint">"Same questions, same judge; bootstrap over questions (B = 1000, seed 0)."</p>
+            {pick("a")} " vs " {pick("b")}
+            {move || match table.get() {
+                None => ().into_any(),
+                Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
+                Some(Ok(Some(t))) => view! { <ReportTable table=t id="paired" /> }.into_any(),
+                Some(Ok(None)) => ().into_any(),
+            }}
+        </section>
+    }
+}

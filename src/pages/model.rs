@@ -1,0 +1,102 @@
+//! One model: its Table 3 row, the checklist items it misses most, its weakest strata, and the
+//! distribution of its scores (the low-score tail the paper points out).
+
+use crate::state::AppState;
+use crate::view_href;
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+use repoprobe_core::report;
+
+#[component]
+pub fn ModelDetail() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let query = use_query_map();
+    view! {
+        {move || {
+            let r = match state.report.get() {
+                Ok(r) => r,
+                Err(e) => return view! { <p class="error">{e}</p> }.into_any(),
+            };
+            let judge = r.judge.clone().unwrap_or_default();
+            let models: Vec<String> = r.models.iter().filter(|m| m.judge == judge).map(|m| m.model.clone()).collect();
+            let Some(model) = query.get().get("model").filter(|m| models.contains(m)) else {
+                return view! {
+                    <h1>"Models"</h1>
+                    <ul class="models">
+                        {models.into_iter().map(|m| view! { <li><a href=view_href("model", &[("model", &m)])>{m.clone()}</a></li> }).collect_view()}
+                    </ul>
+                }
+                    .into_any();
+            };
+            let row = r.models.iter().find(|m| m.model == model && m.judge == judge).cloned();
+            // Score histogram: s = 0..10 over this model's judgments by the judge in force.
+            let l = state.loaded.get();
+            let mut hist = [0usize; 11];
+            for j in l.dataset.judgments.iter().filter(|j| j.model == model && j.judge == judge) {
+                let s: u32 = j.items.iter().map(|i| i.score).sum();
+                hist[s.min(10) as usize] += 1;
+            }
+            let max = hist.iter().copied().max().unwrap_or(1).max(1);
+            let mut missed: Vec<_> = r
+                .items
+                .iter()
+                .flatten()
+                .filter_map(|i| i.per_model.get(&model).map(|a| (i.question_id.clone(), i.item_id.clone(), *a)))
+                .collect();
+            missed.sort_by(|a, b| a.2.total_cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+            let weakest: Vec<(String, String, Option<f64>)> = r
+                .strata
+                .iter()
+                .flat_map(|(axis, rows)| {
+                    let mut v: Vec<_> = rows
+                        .iter()
+                        .filter_map(|s| s.per_model.get(&model).map(|c| (axis.to_string(), s.stratum.clone(), c.overall)))
+                        .collect();
+                    v.sort_by(|a, b| a.2.unwrap_or(0.0).total_cmp(&b.2.unwrap_or(0.0)));
+                    v.truncate(3);
+                    v
+                })
+                .collect();
+            view! {
+                <h1>{model.clone()}</h1>
+                {row.map(|m| view! {
+                    <p class="summary">
+                        {format!(
+                            "Overall {} · Knowledge {} · Clarity {} · Perfect {} · coverage {} · judge {}",
+                            report::pct(m.overall), report::pct(m.knowledge), report::pct(m.clarity),
+                            report::pct(m.perfect), report::pct(m.coverage.map(|c| c * 100.0)), m.judge
+                        )}
+                    </p>
+                })}
+                <h2>"Score distribution"</h2>
+                <table class="histogram">
+                    <caption>"Judgments by total score s (0–10)"</caption>
+                    <tbody>
+                        {hist.iter().enumerate().map(|(s, &n)| view! {
+                            <tr>
+                                <th scope="row">{s}</th>
+                                <td><span class="bar" style=format!("width: {:.1}%", 100.0 * n as f64 / max as f64)></span></td>
+                                <td class="num">{n}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+                <h2>"Weakest strata"</h2>
+                <ul>
+                    {weakest.into_iter().map(|(axis, s, v)| view! { <li>{format!("{axis}: {s} — {}", report::pct(v))}</li> }).collect_view()}
+                </ul>
+                <h2>"Items missed most"</h2>
+                <table class="attainment">
+                    <thead><tr><th scope="col">"Question"</th><th scope="col">"Item"</th><th scope="col" class="num">"Attainment (%)"</th></tr></thead>
+                    <tbody>
+                        {missed.into_iter().take(30).map(|(q, it, a)| {
+                            let link = view_href("question", &[("id", &q), ("model", &model), ("item", &it)]);
+                            view! { <tr><td><a href=link>{q.clone()}</a></td><td>{it}</td><td class="num">{report::pct(Some(a))}</td></tr> }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }
+                .into_any()
+        }}
+    }
+}

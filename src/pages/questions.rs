@@ -1,0 +1,143 @@
+//! All questions with filters (category, theme, language, repository), search, and sorting by
+//! difficulty (the mean score all models got on it, under the judge in force).
+
+use crate::href;
+use crate::state::AppState;
+use crate::view_href;
+use leptos::prelude::*;
+use leptos_router::hooks::{use_navigate, use_query_map};
+use repoprobe_core::report;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[component]
+pub fn Questions() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let query = use_query_map();
+    // Mean score per question over every judgment of the judge in force (percent).
+    let difficulty = Memo::new(move |_| {
+        let mut out: BTreeMap<String, f64> = BTreeMap::new();
+        if let Ok(r) = state.report.get() {
+            for i in r.items.iter().flatten() {
+                if let Some(a) = i.attainment {
+                    *out.entry(i.question_id.clone()).or_default() +=
+                        a * f64::from(i.weight) / 10.0;
+                }
+            }
+        }
+        out
+    });
+    let filter = move |key: &'static str, label: &'static str, values: Memo<BTreeSet<String>>| {
+        let navigate = use_navigate();
+        view! {
+            <label>
+                {label} " "
+                <select
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        navigate(&href(&[(key, (!v.is_empty()).then_some(v.as_str()))]), Default::default());
+                    }
+                    prop:value=move || query.get().get(key).unwrap_or_default()
+                >
+                    <option value="">"all"</option>
+                    {move || values.get().into_iter().map(|v| view! { <option value=v.clone()>{v.clone()}</option> }).collect_view()}
+                </select>
+            </label>
+        }
+    };
+    let values = move |f: fn(&repoprobe_core::Question) -> String| {
+        Memo::new(move |_| {
+            state
+                .loaded
+                .get()
+                .dataset
+                .questions
+                .iter()
+                .map(f)
+                .collect::<BTreeSet<_>>()
+        })
+    };
+    let navigate = use_navigate();
+    view! {
+        <h1>"Questions"</h1>
+        <div class="controls">
+            {filter("category", "Category", values(|q| q.category.clone()))}
+            {filter("theme", "Theme", values(|q| q.repo.theme.clone()))}
+            {filter("language", "Language", values(|q| q.repo.language.clone()))}
+            {filter("repo", "Repository", values(|q| q.repo.name.clone()))}
+            <label>
+                "Search "
+                <input
+                    type="search"
+                    placeholder="words in the question"
+                    prop:value=move || query.get().get("q").unwrap_or_default()
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        navigate(&href(&[("q", (!v.is_empty()).then_some(v.as_str()))]), Default::default());
+                    }
+                />
+            </label>
+            <a href=move || { query.track(); href(&[("sort", Some("difficulty"))]) }>"Hardest first"</a>
+            <a href=move || { query.track(); href(&[("sort", None)]) }>"By id"</a>
+        </div>
+        {move || {
+            let q = query.get();
+            let l = state.loaded.get();
+            let diff = difficulty.get();
+            let needle = q.get("q").map(|s| s.to_lowercase());
+            let mut list: Vec<_> = l
+                .dataset
+                .questions
+                .iter()
+                .filter(|x| q.get("category").is_none_or(|c| x.category == c))
+                .filter(|x| q.get("theme").is_none_or(|c| x.repo.theme == c))
+                .filter(|x| q.get("language").is_none_or(|c| x.repo.language == c))
+                .filter(|x| q.get("repo").is_none_or(|c| x.repo.name == c))
+                .filter(|x| needle.as_ref().is_none_or(|n| x.question.to_lowercase().contains(n) || x.id.to_lowercase().contains(n)))
+                .collect();
+            if q.get("sort").as_deref() == Some("difficulty") {
+                list.sort_by(|a, b| {
+                    let (x, y) = (diff.get(&a.id).copied().unwrap_or(f64::INFINITY), diff.get(&b.id).copied().unwrap_or(f64::INFINITY));
+                    x.total_cmp(&y).then_with(|| a.id.cmp(&b.id))
+                });
+            } else {
+                list.sort_by(|a, b| a.id.cmp(&b.id));
+            }
+            let n = list.len();
+            view! {
+                <p>{format!("{n} question(s)")}</p>
+                <table class="questions">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Question"</th>
+                            <th scope="col">"Repository"</th>
+                            <th scope="col">"Category"</th>
+                            <th scope="col">"Language"</th>
+                            <th scope="col" class="num">"Mean score (%)"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {list
+                            .into_iter()
+                            .take(1000)
+                            .map(|x| {
+                                let text: String = x.question.chars().take(140).collect();
+                                view! {
+                                    <tr>
+                                        <th scope="row">
+                                            <a href=view_href("question", &[("id", &x.id)])>{x.id.clone()}</a>
+                                            <span class="qtext">{text}</span>
+                                        </th>
+                                        <td>{x.repo.name.clone()}</td>
+                                        <td>{x.category.clone()}</td>
+                                        <td>{x.repo.language.clone()}</td>
+                                        <td class="num">{report::pct(diff.get(&x.id).copied())}</td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()}
+                    </tbody>
+                </table>
+            }
+        }}
+    }
+}

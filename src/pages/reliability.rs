@@ -1,0 +1,83 @@
+//! Table 5 (checklist vs scalar Overall across judge runs: mean, sample std, range) and the
+//! per-item exact agreement of judge runs, least agreed items first.
+
+use super::controls::Controls;
+use crate::components::report_table::ReportTable;
+use crate::state::AppState;
+use crate::view_href;
+use leptos::prelude::*;
+use repoprobe_core::report;
+
+#[component]
+pub fn Reliability() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    view! {
+        <h1>"Reliability"</h1>
+        <Controls />
+        {move || {
+            let r = match state.report.get() {
+                Ok(r) => r,
+                Err(e) => return view! { <p class="error">{e}</p> }.into_any(),
+            };
+            let table = report::reliability_table(&r);
+            let mut items: Vec<_> = r
+                .items
+                .clone()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|i| i.agreement.is_some())
+                .collect();
+            items.sort_by(|a, b| a.agreement.unwrap_or(0.0).total_cmp(&b.agreement.unwrap_or(0.0)));
+            let pairs: u64 = items.iter().map(|i| i.agreement_pairs).sum();
+            let same: f64 = items.iter().map(|i| i.agreement.unwrap_or(0.0) / 100.0 * i.agreement_pairs as f64).sum();
+            view! {
+                {match table {
+                    Some(t) => view! { <ReportTable table=t id="table5" /> }.into_any(),
+                    None => view! { <p class="empty">"Reliability needs several judge runs (judge_run 0, 1, …) or scalar judgments."</p> }.into_any(),
+                }}
+                <h2>"Judge agreement per checklist item"</h2>
+                {if pairs == 0 {
+                    view! { <p class="empty">"No answer was judged more than once."</p> }.into_any()
+                } else {
+                    view! {
+                        <p>
+                            {format!(
+                                "Over {pairs} pairs of judge runs of the same answer, the same score was given {:.1}% of the time. Least agreed items first:",
+                                100.0 * same / pairs as f64
+                            )}
+                        </p>
+                        <table class="agreement">
+                            <thead>
+                                <tr>
+                                    <th scope="col">"Question"</th>
+                                    <th scope="col">"Item"</th>
+                                    <th scope="col" class="num">"Pairs"</th>
+                                    <th scope="col" class="num">"Agreement (%)"</th>
+                                </tr>
+                            </thead>
+                            <tbody>
+                                {items
+                                    .into_iter()
+                                    .take(50)
+                                    .map(|i| {
+                                        let link = view_href("question", &[("id", &i.question_id), ("item", &i.item_id)]);
+                                        view! {
+                                            <tr>
+                                                <td><a href=link>{i.question_id.clone()}</a></td>
+                                                <td>{i.item_id.clone()}</td>
+                                                <td class="num">{i.agreement_pairs}</td>
+                                                <td class="num">{report::pct(i.agreement)}</td>
+                                            </tr>
+                                        }
+                                    })
+                                    .collect_view()}
+                            </tbody>
+                        </table>
+                    }
+                        .into_any()
+                }}
+            }
+                .into_any()
+        }}
+    }
+}

@@ -3,10 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The core must build for the browser too: the site compiles it to wasm.
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-    rustup target add wasm32-unknown-unknown
-fi
+# wasm target, trunk, wasm-bindgen-cli, wasm-opt, Chromium + ChromeDriver (each only if missing).
+bash scripts/setup-site.sh --browser
+export PATH="$PWD/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
 echo "== unit, property, golden and CLI tests"
 cargo test --locked --workspace --exclude repoprobe-site
@@ -20,3 +19,9 @@ diff -r target/schema-check public-data/schema
 
 echo "== the bundled data validates"
 cargo run --locked -q -p repoprobe-cli -- validate public-data/sample public-data/reported public-data/demo
+
+echo "== the site in headless Chromium (built by trunk, compared with the release CLI)"
+cargo build --locked --release -p repoprobe-cli
+trunk build --release --offline
+npm ci --prefix e2e --no-audit --no-fund
+(cd e2e && node --test --test-concurrency=1)

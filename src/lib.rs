@@ -163,6 +163,19 @@ fn Shell() -> impl IntoView {
                 </label>
                 <pages::theme::ThemeSwitch />
             </header>
+            {move || {
+                let synthetic = state
+                    .loaded
+                    .get()
+                    .files
+                    .iter()
+                    .any(|f| f.meta.as_ref().and_then(|m| m.get("synthetic")).and_then(|s| s.as_bool()) == Some(true));
+                synthetic.then(|| view! {
+                    <p class="synthetic" role="note">
+                        "SYNTHETIC DATA is loaded (made by repoprobe synth): its models, questions and scores are invented."
+                    </p>
+                })
+            }}
             <p class="busy" role="status" aria-live="polite">
                 {move || state.busy.get()}
             </p>

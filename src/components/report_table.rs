@@ -21,7 +21,10 @@ pub fn ReportTable(table: Table, #[prop(into)] id: String) -> impl IntoView {
         let mut rows = t.with_value(|t| t.rows.clone());
         if let Some((col, desc)) = sort.get() {
             rows.sort_by(|a, b| {
-                let (x, y) = (sort_key(&a[col].0), sort_key(&b[col].0));
+                let (x, y) = (
+                    a[col].value.ok_or(()).or_else(|_| sort_key(&a[col].text)),
+                    b[col].value.ok_or(()).or_else(|_| sort_key(&b[col].text)),
+                );
                 let o = match (&x, &y) {
                     (Ok(x), Ok(y)) => x.total_cmp(y),
                     (Ok(_), Err(_)) => std::cmp::Ordering::Less,
@@ -95,9 +98,12 @@ pub fn ReportTable(table: Table, #[prop(into)] id: String) -> impl IntoView {
                                             {row
                                                 .into_iter()
                                                 .enumerate()
-                                                .map(|(i, (text, mark))| {
+                                                .map(|(i, cell)| {
                                                     let num = t.with_value(|t| t.numeric[i]);
-                                                    let body = match mark {
+                                                    // The unrounded value, for parity checks and copy-paste.
+                                                    let value = cell.value.map(|v| v.to_string());
+                                                    let text = cell.text;
+                                                    let body = match cell.mark {
                                                         Mark::Best => view! { <strong>{text}</strong> }.into_any(),
                                                         Mark::Second => view! { <u>{text}</u> }.into_any(),
                                                         Mark::None => text.into_any(),
@@ -105,7 +111,7 @@ pub fn ReportTable(table: Table, #[prop(into)] id: String) -> impl IntoView {
                                                     if i == 0 {
                                                         view! { <th scope="row">{body}</th> }.into_any()
                                                     } else {
-                                                        view! { <td class:num=num>{body}</td> }.into_any()
+                                                        view! { <td class:num=num data-value=value>{body}</td> }.into_any()
                                                     }
                                                 })
                                                 .collect_view()}
@@ -142,7 +148,7 @@ fn table_csv(t: &Table) -> String {
     for r in &t.rows {
         out.push_str(
             &r.iter()
-                .map(|(c, _)| report::csv_field(c))
+                .map(|c| report::csv_field(&c.text))
                 .collect::<Vec<_>>()
                 .join(","),
         );

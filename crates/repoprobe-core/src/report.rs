@@ -22,6 +22,33 @@ pub enum Mark {
     Second,
 }
 
+/// One cell: the text shown, its mark, and for numbers the unrounded value behind the text (the
+/// site puts it in a `data-value` attribute, so tests can compare it with the CLI's JSON to the
+/// last digit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    pub text: String,
+    pub mark: Mark,
+    pub value: Option<f64>,
+}
+
+impl From<String> for Cell {
+    fn from(text: String) -> Self {
+        Cell { text, mark: Mark::None, value: None }
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(text: &str) -> Self {
+        Cell::from(text.to_string())
+    }
+}
+
+/// A percentage cell: one decimal shown, the unrounded value kept.
+pub fn num(x: Option<f64>) -> Cell {
+    Cell { text: pct(x), mark: Mark::None, value: x.filter(|v| v.is_finite()) }
+}
+
 /// A table in a form every renderer takes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
@@ -29,7 +56,7 @@ pub struct Table {
     pub headers: Vec<String>,
     /// Per column: right-align (numbers) or not.
     pub numeric: Vec<bool>,
-    pub rows: Vec<Vec<(String, Mark)>>,
+    pub rows: Vec<Vec<Cell>>,
     pub note: Option<String>,
 }
 
@@ -41,14 +68,14 @@ impl Table {
             let mut values: Vec<f64> = self
                 .rows
                 .iter()
-                .filter_map(|r| r[c].0.parse::<f64>().ok())
+                .filter_map(|r| r[c].text.parse::<f64>().ok())
                 .collect();
             values.sort_by(|a, b| b.total_cmp(a));
             values.dedup();
             let (best, second) = (values.first().copied(), values.get(1).copied());
             for r in &mut self.rows {
-                let v = r[c].0.parse::<f64>().ok();
-                r[c].1 = if v.is_some() && v == best {
+                let v = r[c].text.parse::<f64>().ok();
+                r[c].mark = if v.is_some() && v == best {
                     Mark::Best
                 } else if v.is_some() && v == second {
                     Mark::Second
@@ -60,8 +87,8 @@ impl Table {
     }
 }
 
-fn plain(cells: Vec<String>) -> Vec<(String, Mark)> {
-    cells.into_iter().map(|c| (c, Mark::None)).collect()
+fn plain(cells: Vec<String>) -> Vec<Cell> {
+    cells.into_iter().map(Cell::from).collect()
 }
 
 /// Table 3: one row per (model, judge), sorted by Overall, best bold and second underlined.
@@ -92,22 +119,19 @@ pub fn models_table(r: &ScoreReport) -> Table {
     let rows = models
         .iter()
         .map(|m| {
-            let mut row = vec![
-                m.model.clone(),
-                m.judge.clone(),
-                pct(m.overall),
-                pct(m.knowledge),
-                pct(m.clarity),
-                pct(m.perfect),
-                pct(m.coverage.map(|c| 100.0 * c)),
+            let mut row: Vec<Cell> = vec![
+                m.model.clone().into(),
+                m.judge.clone().into(),
+                num(m.overall),
+                num(m.knowledge),
+                num(m.clarity),
+                num(m.perfect),
+                num(m.coverage.map(|c| 100.0 * c)),
             ];
             if with_ci {
-                row.push(
-                    m.ci95
-                        .map_or("—".to_string(), |[lo, hi]| format!("{lo:.1}–{hi:.1}")),
-                );
+                row.push(m.ci95.map_or("—".to_string(), |[lo, hi]| format!("{lo:.1}–{hi:.1}")).into());
             }
-            plain(row)
+            row
         })
         .collect();
     let mut numeric = vec![false, false, true, true, true, true, true];
@@ -188,10 +212,10 @@ pub fn reported_table3(r: &ScoreReport, values: &[crate::model::ReportedValue]) 
                     .filter(|f| f.table == "3" && f.row == *m)
                     .map(|f| f.message.as_str())
                     .collect();
-                let mut row = vec![m.to_string()];
-                row.extend(cells.iter().map(|c| pct(*c)));
-                row.push(audit.join("; "));
-                plain(row)
+                let mut row: Vec<Cell> = vec![m.to_string().into()];
+                row.extend(cells.iter().map(|c| num(*c)));
+                row.push(audit.join("; ").into());
+                row
             })
             .collect(),
         note: Some("as printed; never mixed with recomputed numbers".into()),
@@ -216,14 +240,7 @@ pub fn strata_table(r: &ScoreReport, axis: Stratum) -> Option<Table> {
         rows: rows
             .iter()
             .map(|s| {
-                plain(vec![
-                    s.stratum.clone(),
-                    s.questions.to_string(),
-                    pct(s.mean),
-                    pct(s.std),
-                    pct(s.perfect_mean),
-                    pct(s.perfect_std),
-                ])
+                vec![Cell::from(s.stratum.clone()), Cell::from(s.questions.to_string()), num(s.mean), num(s.std), num(s.perfect_mean), num(s.perfect_std)]
             })
             .collect(),
         note: Some("std is the sample standard deviation (n − 1) of the per-model values".into()),
@@ -261,16 +278,7 @@ pub fn reliability_table(r: &ScoreReport) -> Option<Table> {
             .iter()
             .map(|x| {
                 let s = x.scalar.as_ref();
-                plain(vec![
-                    x.model.clone(),
-                    x.runs.to_string(),
-                    pct(s.and_then(|s| s.mean)),
-                    pct(s.and_then(|s| s.std)),
-                    pct(s.and_then(|s| s.range)),
-                    pct(x.checklist.mean),
-                    pct(x.checklist.std),
-                    pct(x.checklist.range),
-                ])
+                vec![Cell::from(x.model.clone()), Cell::from(x.runs.to_string()), num(s.and_then(|s| s.mean)), num(s.and_then(|s| s.std)), num(s.and_then(|s| s.range)), num(x.checklist.mean), num(x.checklist.std), num(x.checklist.range)]
             })
             .collect(),
         note: Some("mean, sample std and range (max − min) of Overall over judge runs".into()),
@@ -285,17 +293,13 @@ pub fn failure_table(r: &ScoreReport) -> Option<Table> {
     let mut headers = vec!["Failure mode".to_string()];
     headers.extend(r.failure_modes.iter().map(|f| f.model.clone()));
     headers.push("Average".into());
-    let mut rows: Vec<Vec<(String, Mark)>> = FailureMode::ALL
+    let mut rows: Vec<Vec<Cell>> = FailureMode::ALL
         .iter()
         .map(|m| {
-            let mut row = vec![m.label().to_string()];
-            row.extend(
-                r.failure_modes
-                    .iter()
-                    .map(|f| pct(f.shares.get(m.as_str()).copied())),
-            );
-            row.push(pct(r.failure_mode_average.get(m.as_str()).copied()));
-            plain(row)
+            let mut row: Vec<Cell> = vec![m.label().into()];
+            row.extend(r.failure_modes.iter().map(|f| num(f.shares.get(m.as_str()).copied())));
+            row.push(num(r.failure_mode_average.get(m.as_str()).copied()));
+            row
         })
         .collect();
     let mut count = vec!["Failures (labels)".to_string()];
@@ -333,15 +337,8 @@ pub fn paired_table(r: &ScoreReport) -> Option<Table> {
         .map(String::from)
         .to_vec(),
         numeric: vec![false, false, true, true, true, true],
-        rows: vec![plain(vec![
-            p.a.clone(),
-            p.b.clone(),
-            p.questions.to_string(),
-            pct(p.mean_diff),
-            p.ci95
-                .map_or("—".into(), |[lo, hi]| format!("{lo:.1}–{hi:.1}")),
-            pct(p.a_better_pct),
-        ])],
+        rows: vec![vec![Cell::from(p.a.clone()), Cell::from(p.b.clone()), Cell::from(p.questions.to_string()), num(p.mean_diff), Cell::from(p.ci95
+                .map_or("—".into(), |[lo, hi]| format!("{lo:.1}–{hi:.1}"))), num(p.a_better_pct)]],
         note: Some("per-question difference of mean scores; bootstrap over questions".into()),
     })
 }
@@ -400,15 +397,15 @@ pub fn render_text(t: &Table, ansi: bool) -> String {
     let width = |s: &str| s.chars().count();
     let mut widths: Vec<usize> = t.headers.iter().map(|h| width(h)).collect();
     for r in &t.rows {
-        for (i, (c, _)) in r.iter().enumerate() {
+        for (i, Cell { text: c, .. }) in r.iter().enumerate() {
             widths[i] = widths[i].max(width(c));
         }
     }
     let mut out = String::new();
     let _ = writeln!(out, "{}", t.title);
-    let line = |cells: Vec<(String, Mark)>, out: &mut String| {
+    let line = |cells: Vec<Cell>, out: &mut String| {
         let mut parts = Vec::new();
-        for (i, (c, mark)) in cells.into_iter().enumerate() {
+        for (i, Cell { text: c, mark, .. }) in cells.into_iter().enumerate() {
             let pad = " ".repeat(widths[i].saturating_sub(width(&c)));
             let shown = match (ansi, mark) {
                 (true, Mark::Best) => format!("\x1b[1m{c}\x1b[0m"),
@@ -466,7 +463,7 @@ pub fn render_markdown(t: &Table) -> String {
     for r in &t.rows {
         let cells: Vec<String> = r
             .iter()
-            .map(|(c, m)| match m {
+            .map(|Cell { text: c, mark: m, .. }| match m {
                 Mark::Best => format!("**{}**", esc(c)),
                 Mark::Second => format!("<u>{}</u>", esc(c)),
                 Mark::None => esc(c),
@@ -519,7 +516,7 @@ pub fn render_latex(t: &Table) -> String {
     for r in &t.rows {
         let cells: Vec<String> = r
             .iter()
-            .map(|(c, m)| match m {
+            .map(|Cell { text: c, mark: m, .. }| match m {
                 Mark::Best => format!("\\textbf{{{}}}", latex_escape(c)),
                 Mark::Second => format!("\\underline{{{}}}", latex_escape(c)),
                 Mark::None => latex_escape(c),
@@ -633,7 +630,7 @@ mod tests {
             note: None,
         };
         t.mark_best(&[1]);
-        let marks: Vec<Mark> = t.rows.iter().map(|r| r[1].1).collect();
+        let marks: Vec<Mark> = t.rows.iter().map(|r| r[1].mark).collect();
         assert_eq!(
             marks,
             vec![Mark::Second, Mark::Best, Mark::Best, Mark::None]

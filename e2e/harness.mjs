@@ -1,0 +1,76 @@
+// Shared set-up of the end-to-end tests: a static server for dist/ on 127.0.0.1, Debian's
+// headless Chromium driven by playwright-core, and the real `repoprobe` binary.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = process.env.SITE_DIST || path.join(ROOT, 'dist');
+export const CLI = process.env.REPOPROBE_BIN || path.join(ROOT, 'target/release/repoprobe');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
+  '.css': 'text/css', '.json': 'application/json', '.jsonl': 'application/x-ndjson',
+  '.png': 'image/png', '.svg': 'image/svg+xml',
+};
+
+/** Serves `dir` (and `extra` files by URL path) on an ephemeral loopback port. */
+export async function serve(dir = DIST, extra = {}) {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (extra[url.pathname]) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(extra[url.pathname]);
+      return;
+    }
+    let file = path.join(dir, decodeURIComponent(url.pathname));
+    if (!file.startsWith(dir)) { res.writeHead(403); res.end(); return; }
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    if (!fs.existsSync(file)) { res.writeHead(404); res.end('not found'); return; }
+    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+export async function browser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    // playwright runs headless with a fresh profile of its own; these keep Chromium off the
+    // (closed) network.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A page that fails the test on any uncaught error in the app. */
+export async function page(b) {
+  const p = await b.newPage();
+  p.errors = [];
+  p.on('pageerror', (e) => p.errors.push(String(e)));
+  return p;
+}
+
+/** Runs the real CLI and parses its JSON output. */
+export function cliJson(args) {
+  return JSON.parse(execFileSync(CLI, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+}
+
+/** The files of a bundled set, as paths under public-data/. */
+export function setFiles(name) {
+  const m = JSON.parse(fs.readFileSync(path.join(ROOT, 'public-data/index.json'), 'utf8'));
+  return m.sets[name].files.map((f) => path.join('public-data', f));
+}
+
+/** Rows of a report table: [{ head, cells: [{ text, value }] }]. */
+export async function tableRows(p, id) {
+  return p.$$eval(`#${id} tbody tr`, (rows) => rows.map((r) => ({
+    head: r.querySelector('th').textContent,
+    cells: [...r.querySelectorAll('td')].map((td) => ({ text: td.textContent, value: td.dataset.value })),
+  })));
+}

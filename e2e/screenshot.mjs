@@ -1,0 +1,18 @@
+// Takes the README's screenshots of the built site: node e2e/screenshot.mjs [outdir]
+import path from 'node:path';
+import { serve, browser, ROOT } from './harness.mjs';
+
+const out = process.argv[2] || path.join(ROOT, 'docs');
+const server = await serve();
+const b = await browser();
+const p = await b.newPage({ viewport: { width: 1280, height: 900 } });
+for (const [name, query, wait] of [
+  ['leaderboard', '?set=demo', '#leaderboard tbody tr'],
+  ['question', '?view=question&id=adk-python-001&model=GPT-5.2&item=k1', '.rationale'],
+]) {
+  await p.goto(server.url + query);
+  await p.waitForSelector(wait, { timeout: 20000 });
+  await p.screenshot({ path: path.join(out, `screenshot-${name}.png`), fullPage: false });
+}
+await b.close();
+await server.close();

@@ -1,0 +1,116 @@
+// End-to-end tests of the built site in headless Chromium: parity with the CLI, loading by
+// drop/picker and URL, navigation by URL and keyboard, and inert untrusted text.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { serve, browser, page, cliJson, setFiles, tableRows, ROOT } from './harness.mjs';
+
+let server, b;
+before(async () => { server = await serve(); b = await browser(); });
+after(async () => { await b?.close(); await server?.close(); });
+
+const COLUMNS = ['overall', 'knowledge', 'clarity', 'perfect'];
+
+async function leaderboard(p, query = '') {
+  await p.goto(server.url + query);
+  await p.waitForSelector('#leaderboard tbody tr', { timeout: 20000 });
+  return tableRows(p, 'leaderboard');
+}
+
+/** Every number of the recomputed Table 3 equals the CLI's JSON, to the last digit. */
+function assertParity(rows, cli) {
+  assert.equal(rows.length, cli.models.length, 'one row per (model, judge)');
+  for (const m of cli.models) {
+    const row = rows.find((r) => r.head === m.model && r.cells[0].text === m.judge);
+    assert.ok(row, `row for ${m.model} / ${m.judge}`);
+    COLUMNS.forEach((k, i) => {
+      assert.equal(Number(row.cells[1 + i].value), m[k], `${m.model} ${k}: DOM ${row.cells[1 + i].value} vs CLI ${m[k]}`);
+    });
+    assert.equal(Number(row.cells[5].value), m.coverage * 100, `${m.model} coverage`);
+    assert.equal(row.cells[6].text, `${m.ci95[0].toFixed(1)}–${m.ci95[1].toFixed(1)}`.replace(/NaN/g, ''), `${m.model} CI`);
+  }
+}
+
+test('the leaderboard shows exactly what `repoprobe score --format json` prints for the same files', async () => {
+  const p = await page(b);
+  const rows = await leaderboard(p);
+  assertParity(rows, cliJson(['score', ...setFiles('paper'), '--format', 'json']));
+  assert.deepEqual(p.errors, []);
+});
+
+test('parity holds under the exclude policy and on the synthetic demo set', async () => {
+  const p = await page(b);
+  let rows = await leaderboard(p, '?missing=exclude');
+  assertParity(rows, cliJson(['score', ...setFiles('paper'), '--format', 'json', '--missing', 'exclude']));
+  assert.match(await p.textContent('footer'), /missing = exclude/);
+  rows = await leaderboard(p, '?set=demo');
+  assertParity(rows, cliJson(['score', ...setFiles('demo'), '--format', 'json']));
+});
+
+test('the reported Table 3 carries the audit findings', async () => {
+  const p = await page(b);
+  await leaderboard(p);
+  const rows = await tableRows(p, 'reported-table3');
+  assert.equal(rows.length, 20);
+  const qwen = rows.find((r) => r.head === 'Qwen3-Max');
+  assert.match(qwen.cells.at(-1).text, /off by 0\.12/);
+  const gpt = rows.find((r) => r.head === 'GPT-5.2');
+  assert.equal(gpt.cells.at(-1).text, '');
+});
+
+test('a dropped file with invalid records loads what is valid and lists every issue with its location', async () => {
+  const p = await page(b);
+  await p.goto(server.url + '?set=none&view=data');
+  const dir = path.join(ROOT, 'testdata/golden');
+  await p.setInputFiles('input[type=file]', fs.readdirSync(dir).filter((f) => /\.jsonl?$/.test(f)).map((f) => path.join(dir, f)));
+  await p.waitForSelector('table.issues tbody tr');
+  const issues = await p.$$eval('table.issues tbody tr', (rs) => rs.map((r) => r.textContent));
+  assert.equal(issues.length, 6);
+  assert.ok(issues.some((t) => t.includes('judgments.jsonl') && t.includes('line 10') && t.includes('not allowed')), issues.join('\n'));
+  const cli = cliJson(['score', 'testdata/golden', '--format', 'json']);
+  // Navigating inside the app keeps the files the user added.
+  await p.click('header nav a:has-text("Leaderboard")');
+  await p.waitForFunction(() => document.querySelectorAll('#leaderboard tbody tr').length === 3);
+  assertParity(await tableRows(p, 'leaderboard'), cli);
+});
+
+test('a question link opens the judge rationale of one cell, and j/k move between questions', async () => {
+  const p = await page(b);
+  await p.goto(server.url + '?view=question&id=adk-python-001&model=GPT-5.2&item=k1');
+  await p.waitForSelector('.rationale');
+  const text = await p.textContent('.rationale');
+  assert.match(text, /judge run 4: score 0/);
+  assert.match(await p.textContent('table.matrix'), /GPT-5\.2/);
+  await p.keyboard.press('j');
+  await p.waitForFunction(() => new URLSearchParams(location.search).get('id') === 'crawl4ai-001' || new URLSearchParams(location.search).get('id') === 'pulse-001');
+  assert.equal(p.errors.length, 0);
+});
+
+test('untrusted text renders inert: script tags and onerror attributes stay text', async () => {
+  const evil = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+  const bench = fs.readFileSync(path.join(ROOT, 'testdata/golden/benchmark.jsonl'), 'utf8');
+  const judgments = [0, 1].map((run) => JSON.stringify({
+    question_id: 'q1', model: evil, judge: evil, judge_run: run,
+    items: [{ id: 'k1', rationale: evil, score: 5 }, { id: 'k2', rationale: evil, score: 4 }, { id: 'clarity', rationale: evil, score: 1 }],
+  })).join('\n');
+  const p = await page(b);
+  await p.goto(server.url + '?set=none');
+  await p.setInputFiles('input[type=file]', [
+    { name: 'bench.jsonl', mimeType: 'application/json', buffer: Buffer.from(bench) },
+    { name: 'evil.jsonl', mimeType: 'application/json', buffer: Buffer.from(judgments) },
+  ]);
+  await p.waitForSelector('#leaderboard tbody tr');
+  assert.equal((await tableRows(p, 'leaderboard'))[0].head, evil);
+  await p.goto(server.url + '?set=none&view=question&id=q1');
+  await p.setInputFiles('input[type=file]', [
+    { name: 'bench.jsonl', mimeType: 'application/json', buffer: Buffer.from(bench) },
+    { name: 'evil.jsonl', mimeType: 'application/json', buffer: Buffer.from(judgments) },
+  ]);
+  await p.waitForSelector('table.matrix tbody tr');
+  await p.click('table.matrix tbody td a');
+  await p.waitForSelector('.rationale');
+  assert.ok((await p.textContent('.rationale')).includes(evil));
+  assert.equal(await p.evaluate(() => window.__pwned), undefined);
+  assert.equal(await p.$$eval('img', (imgs) => imgs.length), 0);
+});

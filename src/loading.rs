@@ -24,18 +24,7 @@ fn js_err(e: JsValue) -> String {
 /// Fetches a URL's bytes.
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     let window = web_sys::window().ok_or("no window")?;
-    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
-        .await
-        .map_err(js_err)?
-        .dyn_into()
-        .map_err(js_err)?;
-    if !resp.ok() {
-        return Err(format!("HTTP {} for {url}", resp.status()));
-    }
-    let buf = JsFuture::from(resp.array_buffer().map_err(js_err)?)
-        .await
-        .map_err(js_err)?;
-    Ok(Uint8Array::new(&buf).to_vec())
+    response_bytes(url, JsFuture::from(window.fetch_with_str(url)).await).await
 }
 
 /// Hex SHA-256 by the browser's SubtleCrypto (absent outside secure contexts).
@@ -50,14 +39,50 @@ pub async fn sha256(bytes: &[u8]) -> Option<String> {
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-async fn input(name: String, origin: Origin, bytes: Vec<u8>) -> InputFile {
-    let sha = sha256(&bytes).await;
+fn input(name: String, origin: Origin, bytes: Vec<u8>) -> InputFile {
     InputFile {
         name,
         origin,
         bytes: Arc::new(bytes),
-        sha256: sha,
     }
+}
+
+/// Adds files to the state, then hashes them: the hashes are for the Data view and must not
+/// hold up the tables.
+async fn add_files(state: AppState, files: Vec<InputFile>) {
+    state.files.update(|f| f.extend(files.iter().cloned()));
+    for f in files {
+        if let Some(h) = sha256(&f.bytes).await {
+            state.hashes.update(|m| {
+                m.insert(f.name.clone(), h);
+            });
+        }
+    }
+}
+
+/// Starts fetching every URL at once and returns the responses' bytes in order.
+async fn fetch_all(urls: &[String]) -> Vec<Result<Vec<u8>, String>> {
+    let Some(window) = web_sys::window() else {
+        return urls.iter().map(|_| Err("no window".to_string())).collect();
+    };
+    // The requests run in parallel from here on; awaiting them in order costs nothing.
+    let pending: Vec<js_sys::Promise> = urls.iter().map(|u| window.fetch_with_str(u)).collect();
+    let mut out = Vec::new();
+    for (url, p) in urls.iter().zip(pending) {
+        out.push(response_bytes(url, JsFuture::from(p).await).await);
+    }
+    out
+}
+
+async fn response_bytes(url: &str, resp: Result<JsValue, JsValue>) -> Result<Vec<u8>, String> {
+    let resp: web_sys::Response = resp.map_err(js_err)?.dyn_into().map_err(js_err)?;
+    if !resp.ok() {
+        return Err(format!("HTTP {} for {url}", resp.status()));
+    }
+    let buf = JsFuture::from(resp.array_buffer().map_err(js_err)?)
+        .await
+        .map_err(js_err)?;
+    Ok(Uint8Array::new(&buf).to_vec())
 }
 
 /// The bundled files of a set named in the manifest (the default set when `set` is `None`).
@@ -88,31 +113,25 @@ pub fn load_initial(state: AppState, set: Option<String>, data_urls: Vec<String>
                     .and_then(|m| manifest_files(&m, set.as_deref()))
             })
         };
+        let mut urls: Vec<(String, Origin)> = Vec::new();
         match manifest {
-            Ok(names) => {
-                for name in names {
-                    let url = format!("public-data/{name}");
-                    match fetch_bytes(&url).await {
-                        Ok(b) => files.push(input(url, Origin::Bundled, b).await),
-                        Err(e) => failures.push(e),
-                    }
-                }
-            }
+            Ok(names) => urls.extend(names.into_iter().map(|n| (format!("public-data/{n}"), Origin::Bundled))),
             Err(e) => failures.push(e),
         }
-        for url in data_urls {
-            state.busy.set(Some(format!("Fetching {url}…")));
-            match fetch_bytes(&url).await {
-                Ok(b) => files.push(input(url, Origin::Url, b).await),
+        urls.extend(data_urls.into_iter().map(|u| (u, Origin::Url)));
+        let names: Vec<String> = urls.iter().map(|(u, _)| u.clone()).collect();
+        for ((url, origin), result) in urls.into_iter().zip(fetch_all(&names).await) {
+            match result {
+                Ok(b) => files.push(input(url, origin, b)),
                 Err(e) => failures.push(format!("{url}: {e}")),
             }
         }
-        state.files.update(|f| f.extend(files));
         state.busy.set(if failures.is_empty() {
             None
         } else {
             Some(format!("Could not fetch: {}", failures.join("; ")))
         });
+        add_files(state, files).await;
     });
 }
 
@@ -133,7 +152,7 @@ pub fn load_user_files(state: AppState, list: web_sys::FileList) {
             )));
             match JsFuture::from(file.array_buffer()).await {
                 Ok(buf) => read.push(
-                    input(file.name(), Origin::Dropped, Uint8Array::new(&buf).to_vec()).await,
+                    input(file.name(), Origin::Dropped, Uint8Array::new(&buf).to_vec()),
                 ),
                 Err(e) => failures.push(format!("{}: {}", file.name(), js_err(e))),
             }
@@ -141,12 +160,12 @@ pub fn load_user_files(state: AppState, list: web_sys::FileList) {
         state.busy.set(Some("Validating and scoring…".into()));
         // Let the message paint before the (synchronous) load and score run.
         yield_to_browser().await;
-        state.files.update(|f| f.extend(read));
         state.busy.set(if failures.is_empty() {
             None
         } else {
             Some(format!("Could not read: {}", failures.join("; ")))
         });
+        add_files(state, read).await;
     });
 }
 

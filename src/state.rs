@@ -32,8 +32,6 @@ pub struct InputFile {
     pub name: String,
     pub origin: Origin,
     pub bytes: Arc<Vec<u8>>,
-    /// Hex SHA-256 of the bytes, when the browser could compute it.
-    pub sha256: Option<String>,
 }
 
 /// An `Arc` compared by identity, so memos downstream rerun only when the value is new.
@@ -69,6 +67,8 @@ pub struct ViewOptions {
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub files: RwSignal<Vec<InputFile>>,
+    /// Hex SHA-256 of each file by name, filled in after the tables are shown (the Data view).
+    pub hashes: RwSignal<std::collections::BTreeMap<String, String>>,
     /// A message while files are being fetched or read.
     pub busy: RwSignal<Option<String>>,
     pub loaded: Memo<Shared<Loaded>>,
@@ -122,6 +122,7 @@ pub fn provide_state() -> AppState {
     });
     let state = AppState {
         files,
+        hashes: RwSignal::new(Default::default()),
         busy,
         loaded,
         options,

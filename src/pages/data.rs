@@ -13,6 +13,7 @@ pub fn Data() -> impl IntoView {
         {move || {
             let l = state.loaded.get();
             let files = state.files.get();
+            let hashes = state.hashes.get();
             let summaries = l.files.clone();
             let counts: Vec<(&'static str, usize)> = RecordKind::ALL
                 .iter()
@@ -45,7 +46,7 @@ pub fn Data() -> impl IntoView {
                                         <td>{s.shape}</td>
                                         <td class="num">{s.bytes}</td>
                                         <td class="num">{s.records}</td>
-                                        <td class="hash">{f.sha256.unwrap_or_else(|| "—".into())}</td>
+                                        <td class="hash">{hashes.get(&f.name).cloned().unwrap_or_else(|| "—".into())}</td>
                                     </tr>
                                 }
                             })

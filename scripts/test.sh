@@ -21,7 +21,7 @@ echo "== the bundled data validates"
 cargo run --locked -q -p repoprobe-cli -- validate public-data/sample public-data/reported public-data/demo
 
 echo "== site components in headless Chromium (wasm-bindgen-test)"
-CHROMEDRIVER="$(command -v chromedriver)" cargo test --locked --target wasm32-unknown-unknown -p repoprobe-site --test components
+CHROMEDRIVER="$(command -v chromedriver)" cargo test --locked --target wasm32-unknown-unknown -p repoprobe-site --lib --test components
 
 echo "== the site in headless Chromium (built by trunk, compared with the release CLI)"
 cargo build --locked --release -p repoprobe-cli

@@ -6,6 +6,7 @@
 //! view is a link. Query parameters rather than paths keep deep links working on any static
 //! host, under any sub-path, without server rewrites.
 
+pub mod charts;
 pub mod components;
 pub mod loading;
 pub mod pages;

@@ -115,7 +115,11 @@ pub fn load_initial(state: AppState, set: Option<String>, data_urls: Vec<String>
         };
         let mut urls: Vec<(String, Origin)> = Vec::new();
         match manifest {
-            Ok(names) => urls.extend(names.into_iter().map(|n| (format!("public-data/{n}"), Origin::Bundled))),
+            Ok(names) => urls.extend(
+                names
+                    .into_iter()
+                    .map(|n| (format!("public-data/{n}"), Origin::Bundled)),
+            ),
             Err(e) => failures.push(e),
         }
         urls.extend(data_urls.into_iter().map(|u| (u, Origin::Url)));
@@ -151,9 +155,11 @@ pub fn load_user_files(state: AppState, list: web_sys::FileList) {
                 file.size()
             )));
             match JsFuture::from(file.array_buffer()).await {
-                Ok(buf) => read.push(
-                    input(file.name(), Origin::Dropped, Uint8Array::new(&buf).to_vec()),
-                ),
+                Ok(buf) => read.push(input(
+                    file.name(),
+                    Origin::Dropped,
+                    Uint8Array::new(&buf).to_vec(),
+                )),
                 Err(e) => failures.push(format!("{}: {}", file.name(), js_err(e))),
             }
         }

@@ -30,13 +30,18 @@ fn mount() -> web_sys::Element {
     let host = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&host).unwrap();
     let el: web_sys::HtmlElement = host.clone().unchecked_into();
-    std::mem::forget(mount_to(el, || view! { <ReportTable table=table() id="t" /> }));
+    std::mem::forget(mount_to(
+        el,
+        || view! { <ReportTable table=table() id="t" /> },
+    ));
     host
 }
 
 fn cells(host: &web_sys::Element, sel: &str) -> Vec<String> {
     let list = host.query_selector_all(sel).unwrap();
-    (0..list.length()).map(|i| list.item(i).unwrap().text_content().unwrap_or_default()).collect()
+    (0..list.length())
+        .map(|i| list.item(i).unwrap().text_content().unwrap_or_default())
+        .collect()
 }
 
 #[wasm_bindgen_test]
@@ -45,7 +50,10 @@ fn report_table_marks_best_and_second_and_keeps_unrounded_values() {
     assert_eq!(cells(&host, "caption"), vec!["Scores"]);
     assert_eq!(cells(&host, "tbody strong"), vec!["71.0"]);
     assert_eq!(cells(&host, "tbody u"), vec!["62.7"]);
-    let td = host.query_selector("tbody tr td[data-value]").unwrap().unwrap();
+    let td = host
+        .query_selector("tbody tr td[data-value]")
+        .unwrap()
+        .unwrap();
     assert_eq!(td.get_attribute("data-value").as_deref(), Some("62.74"));
     assert_eq!(cells(&host, "thead th").len(), 2);
     assert_eq!(Mark::Best, table().rows[1][1].mark);
@@ -55,7 +63,10 @@ fn report_table_marks_best_and_second_and_keeps_unrounded_values() {
 fn untrusted_text_in_a_table_is_a_text_node() {
     let host = mount();
     assert_eq!(cells(&host, "tbody th")[0], EVIL);
-    assert!(host.query_selector("img").unwrap().is_none(), "no element was made from the text");
+    assert!(
+        host.query_selector("img").unwrap().is_none(),
+        "no element was made from the text"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -77,7 +88,10 @@ async fn clicking_a_header_sorts_the_rows() {
 /// Lets the reactive system flush its effects.
 async fn tick() {
     let p = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 10).unwrap();
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 10)
+            .unwrap();
     });
     wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
 }

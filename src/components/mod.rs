@@ -1,2 +1,3 @@
 //! Components take props only; they never read the URL or the app state.
+pub mod chart;
 pub mod report_table;

@@ -2,6 +2,8 @@
 //! stratum heatmap with the question count of each stratum and a warning where it is small.
 
 use super::controls::Controls;
+use crate::charts::ChartData;
+use crate::components::chart::Chart;
 use crate::components::report_table::ReportTable;
 use crate::href;
 use crate::state::AppState;
@@ -48,9 +50,26 @@ pub fn Breakdown() -> impl IntoView {
             let Some(t) = report::strata_table(&r, a) else { return ().into_any() };
             let rows = r.strata.get(a.as_str()).cloned().unwrap_or_default();
             let models: Vec<String> = rows.first().map(|s| s.per_model.keys().cloned().collect()).unwrap_or_default();
+            let heat = ChartData::Heatmap {
+                rows: models.clone(),
+                cols: rows.iter().map(|s| s.stratum.clone()).collect(),
+                values: models
+                    .iter()
+                    .map(|m| rows.iter().map(|s| s.per_model.get(m).and_then(|c| c.overall)).collect())
+                    .collect(),
+                counts: rows.iter().map(|s| s.questions).collect(),
+            };
+            let heat_height = 150 + 40 * models.len() as u32;
             view! {
                 <ReportTable table=t id=format!("table4-{}", a.as_str()) />
                 <h2>"Heatmap: Overall per model and stratum"</h2>
+                <Chart
+                    id=format!("heatmap-{}", a.as_str())
+                    title=format!("Overall (%) per model and {}", a.as_str())
+                    width=900
+                    height=heat_height
+                    data=heat
+                />
                 <div class="table-scroll">
                     <table class="heatmap">
                         <thead>

@@ -2,6 +2,8 @@
 //! comparison of any two models, and Table 3 as the paper reported it with the audit's marks.
 
 use super::controls::Controls;
+use crate::charts::{Bar, ChartData};
+use crate::components::chart::Chart;
 use crate::components::report_table::ReportTable;
 use crate::href;
 use crate::state::{AppState, score_options};
@@ -25,7 +27,28 @@ pub fn Leaderboard() -> impl IntoView {
                 }
                     .into_any()
             }
-            Ok(r) => view! { <ReportTable table=report::models_table(&r) id="leaderboard" /> }.into_any(),
+            Ok(r) => {
+                let judge = r.judge.clone().unwrap_or_default();
+                let mut bars: Vec<Bar> = r
+                    .models
+                    .iter()
+                    .filter(|m| m.judge == judge)
+                    .map(|m| Bar { label: m.model.clone(), value: m.overall.unwrap_or(0.0), ci: m.ci95 })
+                    .collect();
+                bars.sort_by(|a, b| b.value.total_cmp(&a.value));
+                let height = 60 + 28 * bars.len() as u32;
+                view! {
+                    <ReportTable table=report::models_table(&r) id="leaderboard" />
+                    <Chart
+                        id="overall-bars"
+                        title=format!("Overall per model with 95% CI (judge {judge})")
+                        width=760
+                        height=height
+                        data=ChartData::ScoreBars(bars)
+                    />
+                }
+                    .into_any()
+            }
         }}
         <Paired />
         {move || {

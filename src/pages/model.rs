@@ -1,6 +1,8 @@
 //! One model: its Table 3 row, the checklist items it misses most, its weakest strata, and the
 //! distribution of its scores (the low-score tail the paper points out).
 
+use crate::charts::{ChartData, Point};
+use crate::components::chart::Chart;
 use crate::state::AppState;
 use crate::view_href;
 use leptos::prelude::*;
@@ -36,7 +38,12 @@ pub fn ModelDetail() -> impl IntoView {
                 let s: u32 = j.items.iter().map(|i| i.score).sum();
                 hist[s.min(10) as usize] += 1;
             }
-            let max = hist.iter().copied().max().unwrap_or(1).max(1);
+            let points: Vec<Point> = r
+                .models
+                .iter()
+                .filter(|m| m.judge == judge)
+                .filter_map(|m| Some(Point { label: m.model.clone(), x: m.knowledge?, y: m.clarity? }))
+                .collect();
             let mut missed: Vec<_> = r
                 .items
                 .iter()
@@ -69,18 +76,21 @@ pub fn ModelDetail() -> impl IntoView {
                     </p>
                 })}
                 <h2>"Score distribution"</h2>
-                <table class="histogram">
-                    <caption>"Judgments by total score s (0–10)"</caption>
-                    <tbody>
-                        {hist.iter().enumerate().map(|(s, &n)| view! {
-                            <tr>
-                                <th scope="row">{s}</th>
-                                <td><span class="bar" style=format!("width: {:.1}%", 100.0 * n as f64 / max as f64)></span></td>
-                                <td class="num">{n}</td>
-                            </tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
+                <Chart
+                    id=format!("histogram-{model}")
+                    title=format!("{model}: judgments by total score s (0–10)")
+                    width=640
+                    height=320
+                    data=ChartData::Histogram(hist.to_vec())
+                />
+                <h2>"Clarity vs knowledge, all models"</h2>
+                <Chart
+                    id="clarity-vs-knowledge"
+                    title="Knowledge (x) vs Clarity (y), % — judge in force"
+                    width=640
+                    height=480
+                    data=ChartData::Scatter(points)
+                />
                 <h2>"Weakest strata"</h2>
                 <ul>
                     {weakest.into_iter().map(|(axis, s, v)| view! { <li>{format!("{axis}: {s} — {}", report::pct(v))}</li> }).collect_view()}

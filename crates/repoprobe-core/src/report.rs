@@ -34,7 +34,11 @@ pub struct Cell {
 
 impl From<String> for Cell {
     fn from(text: String) -> Self {
-        Cell { text, mark: Mark::None, value: None }
+        Cell {
+            text,
+            mark: Mark::None,
+            value: None,
+        }
     }
 }
 
@@ -46,7 +50,11 @@ impl From<&str> for Cell {
 
 /// A percentage cell: one decimal shown, the unrounded value kept.
 pub fn num(x: Option<f64>) -> Cell {
-    Cell { text: pct(x), mark: Mark::None, value: x.filter(|v| v.is_finite()) }
+    Cell {
+        text: pct(x),
+        mark: Mark::None,
+        value: x.filter(|v| v.is_finite()),
+    }
 }
 
 /// A table in a form every renderer takes.
@@ -129,7 +137,11 @@ pub fn models_table(r: &ScoreReport) -> Table {
                 num(m.coverage.map(|c| 100.0 * c)),
             ];
             if with_ci {
-                row.push(m.ci95.map_or("—".to_string(), |[lo, hi]| format!("{lo:.1}–{hi:.1}")).into());
+                row.push(
+                    m.ci95
+                        .map_or("—".to_string(), |[lo, hi]| format!("{lo:.1}–{hi:.1}"))
+                        .into(),
+                );
             }
             row
         })
@@ -240,7 +252,14 @@ pub fn strata_table(r: &ScoreReport, axis: Stratum) -> Option<Table> {
         rows: rows
             .iter()
             .map(|s| {
-                vec![Cell::from(s.stratum.clone()), Cell::from(s.questions.to_string()), num(s.mean), num(s.std), num(s.perfect_mean), num(s.perfect_std)]
+                vec![
+                    Cell::from(s.stratum.clone()),
+                    Cell::from(s.questions.to_string()),
+                    num(s.mean),
+                    num(s.std),
+                    num(s.perfect_mean),
+                    num(s.perfect_std),
+                ]
             })
             .collect(),
         note: Some("std is the sample standard deviation (n − 1) of the per-model values".into()),
@@ -278,7 +297,16 @@ pub fn reliability_table(r: &ScoreReport) -> Option<Table> {
             .iter()
             .map(|x| {
                 let s = x.scalar.as_ref();
-                vec![Cell::from(x.model.clone()), Cell::from(x.runs.to_string()), num(s.and_then(|s| s.mean)), num(s.and_then(|s| s.std)), num(s.and_then(|s| s.range)), num(x.checklist.mean), num(x.checklist.std), num(x.checklist.range)]
+                vec![
+                    Cell::from(x.model.clone()),
+                    Cell::from(x.runs.to_string()),
+                    num(s.and_then(|s| s.mean)),
+                    num(s.and_then(|s| s.std)),
+                    num(s.and_then(|s| s.range)),
+                    num(x.checklist.mean),
+                    num(x.checklist.std),
+                    num(x.checklist.range),
+                ]
             })
             .collect(),
         note: Some("mean, sample std and range (max − min) of Overall over judge runs".into()),
@@ -297,7 +325,11 @@ pub fn failure_table(r: &ScoreReport) -> Option<Table> {
         .iter()
         .map(|m| {
             let mut row: Vec<Cell> = vec![m.label().into()];
-            row.extend(r.failure_modes.iter().map(|f| num(f.shares.get(m.as_str()).copied())));
+            row.extend(
+                r.failure_modes
+                    .iter()
+                    .map(|f| num(f.shares.get(m.as_str()).copied())),
+            );
             row.push(num(r.failure_mode_average.get(m.as_str()).copied()));
             row
         })
@@ -337,8 +369,17 @@ pub fn paired_table(r: &ScoreReport) -> Option<Table> {
         .map(String::from)
         .to_vec(),
         numeric: vec![false, false, true, true, true, true],
-        rows: vec![vec![Cell::from(p.a.clone()), Cell::from(p.b.clone()), Cell::from(p.questions.to_string()), num(p.mean_diff), Cell::from(p.ci95
-                .map_or("—".into(), |[lo, hi]| format!("{lo:.1}–{hi:.1}"))), num(p.a_better_pct)]],
+        rows: vec![vec![
+            Cell::from(p.a.clone()),
+            Cell::from(p.b.clone()),
+            Cell::from(p.questions.to_string()),
+            num(p.mean_diff),
+            Cell::from(
+                p.ci95
+                    .map_or("—".into(), |[lo, hi]| format!("{lo:.1}–{hi:.1}")),
+            ),
+            num(p.a_better_pct),
+        ]],
         note: Some("per-question difference of mean scores; bootstrap over questions".into()),
     })
 }
@@ -463,11 +504,15 @@ pub fn render_markdown(t: &Table) -> String {
     for r in &t.rows {
         let cells: Vec<String> = r
             .iter()
-            .map(|Cell { text: c, mark: m, .. }| match m {
-                Mark::Best => format!("**{}**", esc(c)),
-                Mark::Second => format!("<u>{}</u>", esc(c)),
-                Mark::None => esc(c),
-            })
+            .map(
+                |Cell {
+                     text: c, mark: m, ..
+                 }| match m {
+                    Mark::Best => format!("**{}**", esc(c)),
+                    Mark::Second => format!("<u>{}</u>", esc(c)),
+                    Mark::None => esc(c),
+                },
+            )
             .collect();
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
@@ -516,11 +561,15 @@ pub fn render_latex(t: &Table) -> String {
     for r in &t.rows {
         let cells: Vec<String> = r
             .iter()
-            .map(|Cell { text: c, mark: m, .. }| match m {
-                Mark::Best => format!("\\textbf{{{}}}", latex_escape(c)),
-                Mark::Second => format!("\\underline{{{}}}", latex_escape(c)),
-                Mark::None => latex_escape(c),
-            })
+            .map(
+                |Cell {
+                     text: c, mark: m, ..
+                 }| match m {
+                    Mark::Best => format!("\\textbf{{{}}}", latex_escape(c)),
+                    Mark::Second => format!("\\underline{{{}}}", latex_escape(c)),
+                    Mark::None => latex_escape(c),
+                },
+            )
             .collect();
         let _ = writeln!(out, "{} \\\\", cells.join(" & "));
     }

@@ -1,0 +1,221 @@
+//! A chart as a `<figure>`: drawn on a `<canvas>` by the pure functions in `crate::charts`
+//! (through plotters-canvas) once mounted and again whenever its data change, with its title
+//! as caption and PNG / SVG downloads. The exports carry the title inside the image; on the
+//! page the caption shows it, so the canvas is drawn without it.
+
+use crate::charts::{self, ChartData};
+use crate::loading::download;
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlCanvasElement;
+
+/// Draws `data` on a `width` × `height` canvas; `id` names the element and its export files.
+#[component]
+pub fn Chart(
+    #[prop(into)] id: String,
+    #[prop(into)] title: String,
+    width: u32,
+    height: u32,
+    #[prop(into)] data: Signal<ChartData>,
+) -> impl IntoView {
+    let canvas = NodeRef::<Canvas>::new();
+    let error = RwSignal::new(None::<String>);
+    let names = StoredValue::new((id.clone(), title.clone()));
+    Effect::new(move |_| {
+        if let Some(c) = canvas.get() {
+            error.set(data.with(|d| draw(&c, d, "")).err());
+        }
+    });
+    let png = move |_| {
+        let (id, title) = names.get_value();
+        let url = data.with_untracked(|d| {
+            let c = new_canvas(width, height)?;
+            draw(&c, d, &title)?;
+            c.to_data_url()
+                .map_err(|_| "the browser refused to encode the PNG".to_string())
+        });
+        match url {
+            Ok(url) => {
+                error.set(None);
+                download_url(&format!("{id}.png"), &url)
+            }
+            Err(e) => error.set(Some(e)),
+        }
+    };
+    let svg = move |_| {
+        let (id, title) = names.get_value();
+        match data.with_untracked(|d| charts::svg(width, height, |a| d.draw(a, &title))) {
+            Ok(s) => {
+                error.set(None);
+                download(&format!("{id}.svg"), "image/svg+xml", &s)
+            }
+            Err(e) => error.set(Some(e)),
+        }
+    };
+    view! {
+        <figure class="chart" id=id>
+            <figcaption>
+                <span class="chart-title">{title.clone()}</span>
+                {move || error.get().map(|e| view! { <span class="error" role="alert">{e}</span> })}
+                <span class="exports">
+                    "Export: "
+                    <button type="button" on:click=png>"PNG"</button>
+                    <button type="button" on:click=svg>"SVG"</button>
+                </span>
+            </figcaption>
+            <canvas
+                node_ref=canvas
+                width=width.to_string()
+                height=height.to_string()
+                role="img"
+                aria-label=title
+                style="max-width: 100%; height: auto"
+            ></canvas>
+        </figure>
+    }
+}
+
+/// Draws `data` with `title` on `canvas`, replacing what was there.
+fn draw(canvas: &HtmlCanvasElement, data: &ChartData, title: &str) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or_else(|| "this browser has no 2D canvas".to_string())?;
+    let root = backend.into_drawing_area();
+    data.draw(root.clone(), title)?;
+    root.present().map_err(|e| e.to_string())
+}
+
+/// A canvas that is not on the page, for the PNG export.
+fn new_canvas(width: u32, height: u32) -> Result<HtmlCanvasElement, String> {
+    let c = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("canvas").ok())
+        .and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok())
+        .ok_or_else(|| "could not make a canvas".to_string())?;
+    c.set_width(width);
+    c.set_height(height);
+    Ok(c)
+}
+
+/// Saves `url` (a data URL) as `name`.
+fn download_url(name: &str, url: &str) {
+    let a = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok());
+    if let Some(a) = a {
+        a.set_href(url);
+        a.set_download(name);
+        a.click();
+    }
+}
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod tests {
+    use super::*;
+    use crate::charts::Bar;
+    use wasm_bindgen_test::*;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    fn bars(v: f64) -> ChartData {
+        ChartData::ScoreBars(vec![
+            Bar {
+                label: "<script>alert(1)</script>".into(),
+                value: v,
+                ci: Some([v - 10.0, v + 5.0]),
+            },
+            Bar {
+                label: "GPT-5.2".into(),
+                value: 30.0,
+                ci: None,
+            },
+        ])
+    }
+
+    fn mount(data: Signal<ChartData>) -> web_sys::Element {
+        let doc = document();
+        let host = doc.create_element("div").unwrap();
+        doc.body().unwrap().append_child(&host).unwrap();
+        let el: web_sys::HtmlElement = host.clone().unchecked_into();
+        std::mem::forget(mount_to(el, move || {
+            view! { <Chart id="overall" title="Overall per model" width=480 height=300 data=data /> }
+        }));
+        host
+    }
+
+    async fn tick() {
+        let p = js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window()
+                .unwrap()
+                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 20)
+                .unwrap();
+        });
+        wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
+    }
+
+    fn blank_url() -> String {
+        new_canvas(480, 300).unwrap().to_data_url().unwrap()
+    }
+
+    #[wasm_bindgen_test]
+    async fn chart_draws_on_its_canvas_and_redraws_on_new_data() {
+        let data = RwSignal::new(bars(80.0));
+        let host = mount(data.into());
+        tick().await;
+        let fig = host.query_selector("figure#overall").unwrap().unwrap();
+        assert!(
+            fig.query_selector("figcaption")
+                .unwrap()
+                .unwrap()
+                .text_content()
+                .unwrap()
+                .contains("Overall per model")
+        );
+        let canvas: HtmlCanvasElement = fig
+            .query_selector("canvas")
+            .unwrap()
+            .unwrap()
+            .unchecked_into();
+        assert_eq!((canvas.width(), canvas.height()), (480, 300));
+        let first = canvas.to_data_url().unwrap();
+        assert_ne!(first, blank_url(), "the canvas was drawn on");
+        data.set(bars(20.0));
+        tick().await;
+        assert_ne!(
+            canvas.to_data_url().unwrap(),
+            first,
+            "new data, new drawing"
+        );
+        assert!(fig.query_selector(".error").unwrap().is_none());
+        assert!(host.query_selector("script").unwrap().is_none());
+        let buttons = fig.query_selector_all("button").unwrap();
+        assert_eq!(buttons.length(), 2);
+    }
+
+    #[wasm_bindgen_test]
+    fn svg_export_in_the_browser_escapes_labels() {
+        let s = charts::svg(480, 300, |a| bars(80.0).draw(a, "Overall")).unwrap();
+        assert!(s.contains("GPT-5.2"));
+        assert!(!s.contains("<script"));
+        assert!(s.contains("&lt;script&gt;"));
+    }
+
+    #[wasm_bindgen_test]
+    fn png_export_canvas_carries_the_title() {
+        let a = new_canvas(480, 300).unwrap();
+        draw(&a, &bars(80.0), "").unwrap();
+        let b = new_canvas(480, 300).unwrap();
+        draw(&b, &bars(80.0), "Overall per model").unwrap();
+        assert_ne!(a.to_data_url().unwrap(), b.to_data_url().unwrap());
+        let e = new_canvas(480, 300).unwrap();
+        draw(&e, &ChartData::Histogram(vec![]), "").unwrap();
+        assert_ne!(
+            e.to_data_url().unwrap(),
+            blank_url(),
+            "no data is said, not left blank"
+        );
+    }
+}

@@ -203,7 +203,7 @@ mod tests {
             })
             .collect();
         let n = at.len();
-        at.sort();
+        at.sort_unstable();
         at.dedup();
         assert_eq!(at.len(), n, "two labels at the same place: {at:?}");
         assert_eq!(n, 5);

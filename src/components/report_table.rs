@@ -20,7 +20,7 @@ pub fn ReportTable(table: Table, #[prop(into)] id: String) -> impl IntoView {
     let rows = move || {
         let mut rows = t.with_value(|t| t.rows.clone());
         if let Some((col, desc)) = sort.get() {
-            rows.sort_by(|a, b| {
+            rows.sort_unstable_by(|a, b| {
                 let (x, y) = (
                     a[col].value.ok_or(()).or_else(|_| sort_key(&a[col].text)),
                     b[col].value.ok_or(()).or_else(|_| sort_key(&b[col].text)),

@@ -35,7 +35,7 @@ pub fn Leaderboard() -> impl IntoView {
                     .filter(|m| m.judge == judge)
                     .map(|m| Bar { label: m.model.clone(), value: m.overall.unwrap_or(0.0), ci: m.ci95 })
                     .collect();
-                bars.sort_by(|a, b| b.value.total_cmp(&a.value));
+                bars.sort_unstable_by(|a, b| b.value.total_cmp(&a.value));
                 let height = 60 + 28 * bars.len() as u32;
                 view! {
                     <ReportTable table=report::models_table(&r) id="leaderboard" />
@@ -83,7 +83,7 @@ fn Paired() -> impl IntoView {
                     .collect()
             })
             .unwrap_or_default();
-        m.sort();
+        m.sort_unstable();
         m
     });
     let pick = move |key: &'static str| {

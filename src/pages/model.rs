@@ -50,7 +50,7 @@ pub fn ModelDetail() -> impl IntoView {
                 .flatten()
                 .filter_map(|i| i.per_model.get(&model).map(|a| (i.question_id.clone(), i.item_id.clone(), *a)))
                 .collect();
-            missed.sort_by(|a, b| a.2.total_cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+            missed.sort_unstable_by(|a, b| a.2.total_cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
             let weakest: Vec<(String, String, Option<f64>)> = r
                 .strata
                 .iter()
@@ -59,7 +59,7 @@ pub fn ModelDetail() -> impl IntoView {
                         .iter()
                         .filter_map(|s| s.per_model.get(&model).map(|c| (axis.to_string(), s.stratum.clone(), c.overall)))
                         .collect();
-                    v.sort_by(|a, b| a.2.unwrap_or(0.0).total_cmp(&b.2.unwrap_or(0.0)));
+                    v.sort_unstable_by(|a, b| a.2.unwrap_or(0.0).total_cmp(&b.2.unwrap_or(0.0)));
                     v.truncate(3);
                     v
                 })

@@ -21,7 +21,7 @@ pub fn QuestionDetail() -> impl IntoView {
         let id = query.get().get("id").unwrap_or_default();
         let l = state.loaded.get();
         let mut ids: Vec<&str> = l.dataset.questions.iter().map(|q| q.id.as_str()).collect();
-        ids.sort();
+        ids.sort_unstable();
         let pos = ids.iter().position(|x| *x == id);
         let prev = pos
             .and_then(|p| p.checked_sub(1))
@@ -78,7 +78,7 @@ pub fn QuestionDetail() -> impl IntoView {
                 by_model.entry(j.model.clone()).or_default().push(j.clone());
             }
             for v in by_model.values_mut() {
-                v.sort_by_key(|j| (j.attempt, j.judge_run));
+                v.sort_unstable_by_key(|j| (j.attempt, j.judge_run));
             }
             let answers: Vec<_> = l.dataset.answers.iter().filter(|a| a.question_id == id).cloned().collect();
             let sel_model = q.get("model");
@@ -228,7 +228,7 @@ fn SideBySide(answers: Vec<repoprobe_core::Answer>) -> impl IntoView {
     let navigate = use_navigate();
     let models: Vec<String> = {
         let mut m: Vec<String> = answers.iter().map(|a| a.model.clone()).collect();
-        m.sort();
+        m.sort_unstable();
         m.dedup();
         m
     };

@@ -95,12 +95,12 @@ pub fn Questions() -> impl IntoView {
                 .filter(|x| needle.as_ref().is_none_or(|n| x.question.to_lowercase().contains(n) || x.id.to_lowercase().contains(n)))
                 .collect();
             if q.get("sort").as_deref() == Some("difficulty") {
-                list.sort_by(|a, b| {
+                list.sort_unstable_by(|a, b| {
                     let (x, y) = (diff.get(&a.id).copied().unwrap_or(f64::INFINITY), diff.get(&b.id).copied().unwrap_or(f64::INFINITY));
                     x.total_cmp(&y).then_with(|| a.id.cmp(&b.id))
                 });
             } else {
-                list.sort_by(|a, b| a.id.cmp(&b.id));
+                list.sort_unstable_by(|a, b| a.id.cmp(&b.id));
             }
             let n = list.len();
             view! {

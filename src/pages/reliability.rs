@@ -27,7 +27,7 @@ pub fn Reliability() -> impl IntoView {
                 .into_iter()
                 .filter(|i| i.agreement.is_some())
                 .collect();
-            items.sort_by(|a, b| a.agreement.unwrap_or(0.0).total_cmp(&b.agreement.unwrap_or(0.0)));
+            items.sort_unstable_by(|a, b| a.agreement.unwrap_or(0.0).total_cmp(&b.agreement.unwrap_or(0.0)));
             let pairs: u64 = items.iter().map(|i| i.agreement_pairs).sum();
             let same: f64 = items.iter().map(|i| i.agreement.unwrap_or(0.0) / 100.0 * i.agreement_pairs as f64).sum();
             view! {

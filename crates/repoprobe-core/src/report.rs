@@ -78,7 +78,7 @@ impl Table {
                 .iter()
                 .filter_map(|r| r[c].text.parse::<f64>().ok())
                 .collect();
-            values.sort_by(|a, b| b.total_cmp(a));
+            values.sort_unstable_by(|a, b| b.total_cmp(a));
             values.dedup();
             let (best, second) = (values.first().copied(), values.get(1).copied());
             for r in &mut self.rows {
@@ -102,7 +102,7 @@ fn plain(cells: Vec<String>) -> Vec<Cell> {
 /// Table 3: one row per (model, judge), sorted by Overall, best bold and second underlined.
 pub fn models_table(r: &ScoreReport) -> Table {
     let mut models: Vec<_> = r.models.iter().collect();
-    models.sort_by(|a, b| {
+    models.sort_unstable_by(|a, b| {
         b.overall
             .unwrap_or(f64::NEG_INFINITY)
             .total_cmp(&a.overall.unwrap_or(f64::NEG_INFINITY))

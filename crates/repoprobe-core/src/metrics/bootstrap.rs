@@ -53,7 +53,7 @@ impl Resamples {
 }
 
 fn interval(values: &mut [f64]) -> Option<[f64; 2]> {
-    values.sort_by(f64::total_cmp);
+    values.sort_unstable_by(f64::total_cmp);
     Some([
         stats::quantile_sorted(values, 0.025)?,
         stats::quantile_sorted(values, 0.975)?,

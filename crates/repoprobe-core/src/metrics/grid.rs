@@ -121,7 +121,7 @@ pub struct Index<'d> {
 impl<'d> Index<'d> {
     pub fn new(ds: &'d Dataset) -> Self {
         let mut questions: Vec<&Question> = ds.questions.iter().collect();
-        questions.sort_by(|a, b| a.id.cmp(&b.id));
+        questions.sort_unstable_by(|a, b| a.id.cmp(&b.id));
         let by_id = questions
             .iter()
             .enumerate()

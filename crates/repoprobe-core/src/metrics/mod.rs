@@ -428,7 +428,7 @@ fn reliability(
                     return None;
                 }
                 // Sum in a fixed order so the result never depends on input order.
-                mine.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+                mine.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
                 for (_, attempt, run, rate) in &mine {
                     attempts.insert(*attempt);
                     let e = sums.entry(*run).or_insert((0.0, 0));

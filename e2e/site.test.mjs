@@ -82,6 +82,9 @@ test('a question link opens the judge rationale of one cell, and j/k move betwee
   const text = await p.textContent('.rationale');
   assert.match(text, /judge run 4: score 0/);
   assert.match(await p.textContent('table.matrix'), /GPT-5\.2/);
+  await p.keyboard.press('n');
+  await p.waitForFunction(() => new URLSearchParams(location.search).get('item') === 'k2');
+  assert.match(await p.textContent('.rationale'), /on k2/);
   await p.keyboard.press('j');
   await p.waitForFunction(() => new URLSearchParams(location.search).get('id') === 'crawl4ai-001' || new URLSearchParams(location.search).get('id') === 'pulse-001');
   assert.equal(p.errors.length, 0);
@@ -113,4 +116,20 @@ test('untrusted text renders inert: script tags and onerror attributes stay text
   assert.ok((await p.textContent('.rationale')).includes(evil));
   assert.equal(await p.evaluate(() => window.__pwned), undefined);
   assert.equal(await p.$$eval('img', (imgs) => imgs.length), 0);
+});
+
+test('?data=URL fetches a results file at start, beside the bundled set', async () => {
+  const extra = fs.readFileSync(path.join(ROOT, 'testdata/golden/judgments.jsonl'), 'utf8');
+  const bench = fs.readFileSync(path.join(ROOT, 'testdata/golden/benchmark.jsonl'), 'utf8');
+  const s2 = await serve(undefined, { '/extra/judgments.jsonl': extra, '/extra/benchmark.jsonl': bench });
+  try {
+    const p = await page(b);
+    await p.goto(s2.url + '?set=none&data=extra/benchmark.jsonl&data=extra/judgments.jsonl&view=data');
+    await p.waitForSelector('table.issues tbody tr');
+    const files = await p.$$eval('table.files tbody th', (ths) => ths.map((t) => t.textContent));
+    assert.deepEqual(files, ['extra/benchmark.jsonl', 'extra/judgments.jsonl']);
+    assert.equal((await p.$$('table.issues tbody tr')).length, 4); // lines 10, 12, 13, 15 (line 11 is valid without the answers file)
+  } finally {
+    await s2.close();
+  }
 });

@@ -30,6 +30,26 @@ pub fn QuestionDetail() -> impl IntoView {
         let next = pos.and_then(|p| ids.get(p + 1)).map(|s| s.to_string());
         (prev, next)
     });
+    // Checklist item ids and judged models of this question: the cursor of n/p and m/M.
+    let cursors = Memo::new(move |_| {
+        let id = query.get().get("id").unwrap_or_default();
+        let l = state.loaded.get();
+        let items: Vec<String> = l
+            .dataset
+            .question(&id)
+            .map(|q| q.checklist.iter().map(|c| c.id.clone()).collect())
+            .unwrap_or_default();
+        let mut models: Vec<String> = l
+            .dataset
+            .judgments
+            .iter()
+            .filter(|j| j.question_id == id)
+            .map(|j| j.model.clone())
+            .collect();
+        models.sort_unstable();
+        models.dedup();
+        (items, models)
+    });
     let handle = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
         let tag = ev
             .target()
@@ -43,8 +63,42 @@ pub fn QuestionDetail() -> impl IntoView {
         {
             return;
         }
+        let key = ev.key();
+        if matches!(key.as_str(), "n" | "p" | "m" | "M") {
+            let (items, models) = cursors.get_untracked();
+            let q = query.get_untracked();
+            let step =
+                |list: &[String], current: Option<String>, forward: bool| -> Option<String> {
+                    let n = list.len();
+                    if n == 0 {
+                        return None;
+                    }
+                    let pos = current.and_then(|c| list.iter().position(|x| *x == c));
+                    let i = match (pos, forward) {
+                        (None, _) => 0,
+                        (Some(p), true) => (p + 1) % n,
+                        (Some(p), false) => (p + n - 1) % n,
+                    };
+                    Some(list[i].clone())
+                };
+            let (item, model) = match key.as_str() {
+                "n" | "p" => (
+                    step(&items, q.get("item"), key == "n"),
+                    q.get("model").or_else(|| models.first().cloned()),
+                ),
+                _ => (
+                    q.get("item").or_else(|| items.first().cloned()),
+                    step(&models, q.get("model"), key == "m"),
+                ),
+            };
+            navigate(
+                &href(&[("item", item.as_deref()), ("model", model.as_deref())]),
+                Default::default(),
+            );
+            return;
+        }
         let (prev, next) = neighbours.get_untracked();
-        let target = match ev.key().as_str() {
+        let target = match key.as_str() {
             "j" | "ArrowRight" => next,
             "k" | "ArrowLeft" => prev,
             _ => None,
@@ -104,7 +158,7 @@ pub fn QuestionDetail() -> impl IntoView {
                     {prev.map(|p| view! { <a rel="prev" href=view_href("question", &[("id", &p)])>{format!("← {p}")}</a> })}
                     <a href=view_href("questions", &[])>"All questions"</a>
                     {next.map(|n| view! { <a rel="next" href=view_href("question", &[("id", &n)])>{format!("{n} →")}</a> })}
-                    <span class="hint">"Keys: j / k"</span>
+                    <span class="hint">"Keys: j / k question, n / p item, m / M model"</span>
                 </nav>
                 <h1>{question.id.clone()}</h1>
                 <p class="meta">

@@ -389,7 +389,7 @@ impl Builder<'_> {
             .unwrap_or_default();
         self.issues.push(Issue {
             file,
-            location: loc.location.clone(),
+            location: loc.location.to_string(),
             message,
             severity: Severity::Record,
         });

@@ -259,6 +259,17 @@ impl FileCx<'_> {
         }
     }
 
+    /// Where the output stands, to undo a fast pass that met an error.
+    fn mark(&self) -> (usize, usize, usize) {
+        (self.out.records.len(), self.out.issues.len(), self.records)
+    }
+
+    fn rollback(&mut self, (records, issues, count): (usize, usize, usize)) {
+        self.out.records.truncate(records);
+        self.out.issues.truncate(issues);
+        self.records = count;
+    }
+
     fn parse_jsonl(&mut self, bytes: &[u8]) {
         let mut line_no = 0usize;
         for line in bytes.split(|&b| b == b'\n') {
@@ -282,20 +293,25 @@ impl FileCx<'_> {
 
     fn parse_json_array(&mut self, text: &str) {
         if !self.keep_raw {
-            // One pass straight into records; any error anywhere falls back to the record-by-
-            // record path below, which locates it and keeps everything else.
-            let mut records = Vec::new();
+            // One pass straight into records; any error anywhere undoes it and falls back to the
+            // record-by-record path below, which locates the error and keeps everything else.
+            let mark = self.mark();
             let mut de = serde_json::Deserializer::from_str(text);
-            let ok = FastSeq { out: &mut records }
+            let ok = {
+                let mut sink = |any, loc, kind| self.accept_any(any, loc, kind, None);
+                FastSeq {
+                    key: None,
+                    kind: None,
+                    sink: &mut sink,
+                }
                 .deserialize(&mut de)
                 .and_then(|()| de.end())
-                .is_ok();
+                .is_ok()
+            };
             if ok {
-                for (i, any) in records.into_iter().enumerate() {
-                    self.accept_any(any, Location::Index(None, i), None, None);
-                }
                 return;
             }
+            self.rollback(mark);
         }
         let mut items: Vec<&RawValue> = Vec::new();
         let mut de = serde_json::Deserializer::from_str(text);
@@ -313,34 +329,41 @@ impl FileCx<'_> {
 
     fn parse_json_object(&mut self, text: &str) -> &'static str {
         if !self.keep_raw {
-            let mut top = TopLevel {
-                fast: true,
-                ..TopLevel::default()
-            };
+            let mark = self.mark();
+            let mut top = TopLevel::default();
             let mut de = serde_json::Deserializer::from_str(text);
-            let ok = TopVisitor { top: &mut top }
+            let ok = {
+                let mut sink = |any, loc, kind| self.accept_any(any, loc, kind, None);
+                TopVisitor {
+                    top: &mut top,
+                    sink: Some(&mut sink),
+                }
                 .deserialize(&mut de)
                 .and_then(|()| de.end())
-                .is_ok();
-            if ok && top.format.as_deref() == Some(BUNDLE_FORMAT) && top.duplicate_keys.is_empty() {
-                let fast = std::mem::take(&mut top.fast_arrays);
-                if !self.container_records(&mut top, false) {
-                    return "bundle";
-                }
-                for (key, records) in fast {
-                    let kind = RecordKind::from_bundle_key(key);
-                    for (i, any) in records.into_iter().enumerate() {
-                        self.accept_any(any, Location::Index(Some(key), i), kind, None);
-                    }
-                }
+                .is_ok()
+            };
+            let version_ok = top
+                .version
+                .as_ref()
+                .is_none_or(|v| v.as_u64() == Some(u64::from(crate::FORMAT_VERSION)));
+            if ok
+                && top.format.as_deref() == Some(BUNDLE_FORMAT)
+                && top.duplicate_keys.is_empty()
+                && version_ok
+            {
+                self.container_records(&mut top, false);
                 return "bundle";
             }
+            self.rollback(mark);
         }
         let mut top = TopLevel::default();
         let mut de = serde_json::Deserializer::from_str(text);
-        let result = TopVisitor { top: &mut top }
-            .deserialize(&mut de)
-            .and_then(|()| de.end());
+        let result = TopVisitor {
+            top: &mut top,
+            sink: None,
+        }
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
         let recovered = top.arrays.iter().map(|(_, v)| v.len()).sum::<usize>();
         let shape = match top.format.as_deref() {
             Some(BUNDLE_FORMAT) => {
@@ -412,7 +435,12 @@ impl FileCx<'_> {
                 }
             };
             for (i, raw) in items.into_iter().enumerate() {
-                self.parse_record_text(raw.get(), Location::Index(Some(key), i), Some(expected), false);
+                self.parse_record_text(
+                    raw.get(),
+                    Location::Index(Some(key), i),
+                    Some(expected),
+                    false,
+                );
             }
         }
         true
@@ -675,26 +703,33 @@ impl<'de> Visitor<'de> for CollectSeq<'_, 'de> {
     }
 }
 
-/// Reads a JSON array straight into records.
-struct FastSeq<'a> {
-    out: &'a mut Vec<AnyRecord>,
+/// What a fast pass does with each record: classify and keep it (`FileCx::accept_any`).
+type Sink<'s> = dyn FnMut(AnyRecord, Location, Option<RecordKind>) + 's;
+
+/// Reads a JSON array straight into records, handing each to the sink as it is read.
+struct FastSeq<'a, 's> {
+    key: Option<&'static str>,
+    kind: Option<RecordKind>,
+    sink: &'a mut Sink<'s>,
 }
 
-impl<'de> DeserializeSeed<'de> for FastSeq<'_> {
+impl<'de> DeserializeSeed<'de> for FastSeq<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for FastSeq<'_> {
+impl<'de> Visitor<'de> for FastSeq<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an array of records")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0;
         while let Some(v) = seq.next_element::<ObjectRecord>()? {
-            self.out.push(v.0);
+            (self.sink)(v.0, Location::Index(self.key, i), self.kind);
+            i += 1;
         }
         Ok(())
     }
@@ -730,9 +765,6 @@ struct TopLevel<'de> {
     meta: Option<serde_json::Value>,
     arrays: Vec<(&'static str, Vec<&'de RawValue>)>,
     duplicate_keys: Vec<(String, usize)>,
-    /// Read the record arrays of a bundle straight into records (one pass, no recovery).
-    fast: bool,
-    fast_arrays: Vec<(&'static str, Vec<AnyRecord>)>,
 }
 
 const CONTAINER_ARRAYS: [&str; 7] = [
@@ -745,23 +777,25 @@ const CONTAINER_ARRAYS: [&str; 7] = [
     "values",
 ];
 
-struct TopVisitor<'a, 'de> {
+struct TopVisitor<'a, 'de, 's> {
     top: &'a mut TopLevel<'de>,
+    /// Set for the fast pass: bundle arrays go straight into records through it.
+    sink: Option<&'a mut Sink<'s>>,
 }
 
-impl<'de> DeserializeSeed<'de> for TopVisitor<'_, 'de> {
+impl<'de> DeserializeSeed<'de> for TopVisitor<'_, 'de, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
+impl<'de> Visitor<'de> for TopVisitor<'_, 'de, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             let n = seen.entry(key.to_string()).or_insert(0);
@@ -772,12 +806,13 @@ impl<'de> Visitor<'de> for TopVisitor<'_, 'de> {
                 continue;
             }
             if let Some(name) = CONTAINER_ARRAYS.iter().find(|k| **k == key) {
-                if self.top.fast
-                    && RecordKind::from_bundle_key(name).is_some_and(|k| k != RecordKind::Reported)
-                {
-                    let mut records = Vec::new();
-                    map.next_value_seed(FastSeq { out: &mut records })?;
-                    self.top.fast_arrays.push((name, records));
+                let kind = RecordKind::from_bundle_key(name).filter(|k| *k != RecordKind::Reported);
+                if let (Some(sink), Some(kind)) = (self.sink.as_deref_mut(), kind) {
+                    map.next_value_seed(FastSeq {
+                        key: Some(name),
+                        kind: Some(kind),
+                        sink,
+                    })?;
                     continue;
                 }
                 let mut items = Vec::new();

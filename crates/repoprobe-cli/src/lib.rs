@@ -4,6 +4,7 @@
 mod commands;
 mod exit;
 mod input;
+mod llm;
 
 pub use exit::Exit;
 
@@ -11,7 +12,7 @@ use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-/// Validate, score, bundle and synthesise RepoProbe benchmark results.
+/// Validate, score, bundle and synthesise RepoProbe benchmark results, and judge answers live.
 #[derive(Debug, Parser)]
 #[command(name = "repoprobe", version, about, long_about = None)]
 struct Cli {
@@ -31,6 +32,8 @@ enum Command {
     Synth(commands::synth::Args),
     /// Write the JSON Schemas of every record kind.
     Schema(commands::schema::Args),
+    /// Score answers with a live LLM judge against each question's checklist (paper §4.2).
+    Judge(commands::judge::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -52,6 +55,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         Command::Bundle(a) => commands::bundle::run(a),
         Command::Synth(a) => commands::synth::run(a),
         Command::Schema(a) => commands::schema::run(a),
+        Command::Judge(a) => commands::judge::run(a),
     };
     match result {
         Ok(code) => code.into(),

@@ -8,6 +8,7 @@
 
 pub mod dataset;
 pub mod issue;
+pub mod judge;
 pub mod load;
 pub mod model;
 pub mod validate;

@@ -1,0 +1,158 @@
+//! Anthropic Messages: `POST {base}/v1/messages` with `x-api-key` and `anthropic-version`.
+//! Structured output by a forced tool (`tool_choice: {type: "tool", name}`) whose input schema is
+//! the reply schema, or by `output_config.format` (JSON schema); in prompt mode neither is sent.
+
+use super::{Reply, Request, Settings, Structured, Tokens};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// The API version header sent with every request.
+pub const VERSION: &str = "2023-06-01";
+
+/// `max_tokens` is required by the Messages API; this is used when `--max-tokens` is not given.
+const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+pub fn url(base: &str) -> String {
+    format!("{}/v1/messages", base.trim_end_matches('/'))
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    system: &'a str,
+    messages: &'a [super::Message],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<[Tool<'a>; 1]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<OutputConfig<'a>>,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a RawValue,
+}
+
+#[derive(Serialize)]
+struct OutputConfig<'a> {
+    format: Format<'a>,
+}
+
+#[derive(Serialize)]
+struct Format<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    schema: &'a RawValue,
+}
+
+/// The request body.
+pub fn body(s: &Settings, req: Request<'_>) -> serde_json::Result<Vec<u8>> {
+    let mut b = Body {
+        model: &s.model,
+        max_tokens: s.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        system: req.system,
+        messages: req.messages,
+        temperature: s.temperature,
+        tools: None,
+        tool_choice: None,
+        output_config: None,
+    };
+    match s.structured {
+        Structured::Tool => {
+            b.tools = Some([Tool {
+                name: req.schema_name,
+                description: "Record the grading of every checklist item.",
+                input_schema: req.schema,
+            }]);
+            b.tool_choice = Some(serde_json::json!({"type": "tool", "name": req.schema_name}));
+        }
+        Structured::Schema => {
+            b.output_config = Some(OutputConfig {
+                format: Format {
+                    kind: "json_schema",
+                    schema: req.schema,
+                },
+            });
+        }
+        Structured::Prompt => {}
+    }
+    serde_json::to_vec(&b)
+}
+
+#[derive(Deserialize)]
+struct Response<'a> {
+    #[serde(borrow)]
+    content: Vec<Block<'a>>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+/// The reply of a 2xx body: the forced tool's input as written (key order kept), else the text
+/// blocks joined; `Err` when the body is not a Messages response.
+pub fn reply(bytes: &[u8], structured: Structured) -> Result<Reply, String> {
+    let r: Response<'_> = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let tool_input = r
+        .content
+        .iter()
+        .find(|b| b.kind == "tool_use")
+        .and_then(|b| b.input)
+        .map(|raw| raw.get().to_string());
+    let text: String = r
+        .content
+        .iter()
+        .filter(|b| b.kind == "text")
+        .filter_map(|b| b.text.as_deref())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text = match structured {
+        Structured::Tool => tool_input.unwrap_or(text),
+        _ => tool_input.filter(|_| text.is_empty()).unwrap_or(text),
+    };
+    let note = match r.stop_reason.as_deref() {
+        Some("max_tokens") => {
+            Some("the reply was cut at the token limit (stop_reason \"max_tokens\")".to_string())
+        }
+        Some("refusal") => Some("the model refused (stop_reason \"refusal\")".to_string()),
+        _ => None,
+    };
+    let tokens = r
+        .usage
+        .map(|u| Tokens {
+            input_tokens: u.input_tokens
+                + u.cache_creation_input_tokens.unwrap_or(0)
+                + u.cache_read_input_tokens.unwrap_or(0),
+            output_tokens: u.output_tokens,
+        })
+        .unwrap_or_default();
+    Ok(Reply { text, tokens, note })
+}

@@ -1,0 +1,392 @@
+//! A thin client of our own for the judge models: OpenAI-compatible Chat Completions and
+//! Anthropic Messages over `reqwest` (rustls). We build and read the bodies ourselves because the
+//! structured-output and rate-limit fields move between versions and servers, and because the
+//! exact reply text is kept in every record.
+//!
+//! Transient failures (connection errors, timeouts, HTTP 408, 409, 429, 5xx and Anthropic's 529,
+//! a 2xx whose body is not the API's JSON) are retried with exponential backoff and jitter,
+//! honouring `retry-after-ms` and `retry-after`; a 429 saying the quota is exhausted and every
+//! other 4xx are not. Nothing here knows about checklists: the caller validates replies.
+
+pub mod anthropic;
+pub mod key;
+pub mod openai;
+
+pub use key::ApiKey;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::hash::{BuildHasher, Hasher};
+use std::time::Duration;
+
+/// Longest wait we accept from a `retry-after` header; longer asks are capped.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
+/// Longest backoff between two attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// How much of an error body is kept in a message.
+const ERROR_BODY_CHARS: usize = 600;
+
+/// The API family spoken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Provider {
+    /// OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp, Ollama, gateways).
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+impl Provider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Openai => "openai",
+            Provider::Anthropic => "anthropic",
+        }
+    }
+
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Provider::Openai => "https://api.openai.com/v1",
+            Provider::Anthropic => "https://api.anthropic.com",
+        }
+    }
+
+    /// The environment variable the key is read from.
+    pub fn key_env(self) -> &'static str {
+        match self {
+            Provider::Openai => key::OPENAI_API_KEY,
+            Provider::Anthropic => key::ANTHROPIC_API_KEY,
+        }
+    }
+
+    /// The structured-output mode used when none is asked for.
+    pub fn default_structured(self) -> Structured {
+        match self {
+            Provider::Openai => Structured::Schema,
+            Provider::Anthropic => Structured::Tool,
+        }
+    }
+}
+
+/// How the reply's shape is imposed on the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Structured {
+    /// A JSON Schema response format (OpenAI `response_format`, Anthropic `output_config`).
+    Schema,
+    /// A forced tool call whose input schema is the reply schema.
+    Tool,
+    /// No schema field: the schema is only described in the prompt (servers without structured
+    /// outputs); the caller's validation is the only guard.
+    Prompt,
+}
+
+impl Structured {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Structured::Schema => "schema",
+            Structured::Tool => "tool",
+            Structured::Prompt => "prompt",
+        }
+    }
+}
+
+/// Who wrote a message of the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One message of the conversation (plain text).
+#[derive(Debug, Clone, Serialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+/// What to ask: a system prompt, the conversation so far, and the reply schema (JSON text,
+/// sent verbatim so its key order is kept) with its name.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    pub system: &'a str,
+    pub messages: &'a [Message],
+    pub schema_name: &'a str,
+    pub schema: &'a RawValue,
+}
+
+/// Everything about the calls that does not change from one request to the next.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub provider: Provider,
+    pub base_url: String,
+    pub model: String,
+    pub structured: Structured,
+    pub temperature: Option<f64>,
+    pub seed: Option<u64>,
+    pub max_tokens: Option<u32>,
+    pub max_http_retries: u32,
+    pub backoff: Duration,
+    pub timeout: Duration,
+}
+
+/// Token counts as the API reported them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl std::ops::AddAssign for Tokens {
+    fn add_assign(&mut self, o: Tokens) {
+        self.input_tokens += o.input_tokens;
+        self.output_tokens += o.output_tokens;
+    }
+}
+
+/// A model's reply: its text (the tool input's JSON text in tool mode) and what it cost.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub text: String,
+    pub tokens: Tokens,
+    /// Something the caller should add to a rejection (cut at the token limit, a refusal).
+    pub note: Option<String>,
+}
+
+/// A call that did not produce a reply. Messages never contain the key (bodies are scrubbed).
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    #[error("HTTP {status}{}: {body}", if *.retried > 0 { format!(" after {} retries", .retried) } else { String::new() })]
+    Status {
+        status: u16,
+        body: String,
+        retried: u32,
+    },
+    #[error("{message} (after {retried} retries)")]
+    Transport { message: String, retried: u32 },
+}
+
+/// A client for one provider, model and key.
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    key: ApiKey,
+    settings: Settings,
+}
+
+impl Client {
+    pub fn new(settings: Settings, key: ApiKey) -> anyhow::Result<Client> {
+        let http = reqwest::Client::builder()
+            .timeout(settings.timeout)
+            .user_agent(concat!("repoprobe/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Client {
+            http,
+            key,
+            settings,
+        })
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Removes the key from text that came from a server.
+    pub fn scrub(&self, text: &str) -> String {
+        self.key.scrub(text)
+    }
+
+    /// Sends one request, retrying transient failures; `retries` counts the retries made.
+    pub async fn call(&self, req: Request<'_>, retries: &mut u32) -> Result<Reply, CallError> {
+        let s = &self.settings;
+        let (url, body) = match s.provider {
+            Provider::Openai => (openai::url(&s.base_url), openai::body(s, req)),
+            Provider::Anthropic => (anthropic::url(&s.base_url), anthropic::body(s, req)),
+        };
+        let body = body.map_err(|e| CallError::Transport {
+            message: format!("cannot build the request: {e}"),
+            retried: 0,
+        })?;
+        let mut made = 0u32;
+        loop {
+            let mut rb = self
+                .http
+                .post(&url)
+                .header("content-type", "application/json")
+                .body(body.clone());
+            rb = match s.provider {
+                Provider::Openai => {
+                    rb.header("authorization", format!("Bearer {}", self.key.expose()))
+                }
+                Provider::Anthropic => rb
+                    .header("x-api-key", self.key.expose())
+                    .header("anthropic-version", anthropic::VERSION),
+            };
+            let outcome = match rb.send().await {
+                Err(e) => Attempt::Retry(None, self.scrub(&error_chain(&e))),
+                Ok(resp) => {
+                    let status = resp.status().as_u16();
+                    let wait = retry_after(resp.headers());
+                    match resp.bytes().await {
+                        Err(e) => Attempt::Retry(wait, self.scrub(&error_chain(&e))),
+                        Ok(bytes) => self.classify(status, wait, &bytes),
+                    }
+                }
+            };
+            match outcome {
+                Attempt::Done(reply) => return Ok(reply),
+                Attempt::Fail(status, body) => {
+                    return Err(CallError::Status {
+                        status,
+                        body,
+                        retried: made,
+                    });
+                }
+                Attempt::Retry(wait, message) => {
+                    if made >= s.max_http_retries {
+                        return Err(CallError::Transport {
+                            message,
+                            retried: made,
+                        });
+                    }
+                    let delay = wait.unwrap_or_else(|| backoff(s.backoff, made));
+                    made += 1;
+                    *retries += 1;
+                    tokio::time::sleep(delay).await;
+                }
+            }
+        }
+    }
+
+    fn classify(&self, status: u16, wait: Option<Duration>, bytes: &[u8]) -> Attempt {
+        let text = String::from_utf8_lossy(bytes);
+        if (200..300).contains(&status) {
+            let parsed = match self.settings.provider {
+                Provider::Openai => openai::reply(bytes, self.settings.structured),
+                Provider::Anthropic => anthropic::reply(bytes, self.settings.structured),
+            };
+            return match parsed {
+                Ok(mut r) => {
+                    r.text = self.scrub(&r.text);
+                    Attempt::Done(r)
+                }
+                // A gateway's HTML page or a cut body: try again.
+                Err(e) => Attempt::Retry(
+                    wait,
+                    format!(
+                        "HTTP {status} with a body that is not a {} response ({e}): {}",
+                        self.settings.provider.as_str(),
+                        self.scrub(&cut(&text))
+                    ),
+                ),
+            };
+        }
+        let body = self.scrub(&cut(&text));
+        let retryable = matches!(status, 408 | 409 | 429 | 500..=599);
+        if retryable && !(status == 429 && quota_exhausted(&text)) {
+            Attempt::Retry(wait, format!("HTTP {status}: {body}"))
+        } else {
+            Attempt::Fail(status, body)
+        }
+    }
+}
+
+enum Attempt {
+    Done(Reply),
+    Retry(Option<Duration>, String),
+    Fail(u16, String),
+}
+
+/// A 429 that no amount of waiting fixes (OpenAI's `insufficient_quota`, spend caps).
+fn quota_exhausted(body: &str) -> bool {
+    let b = body.to_ascii_lowercase();
+    b.contains("insufficient_quota")
+        || b.contains("exceeded your current quota")
+        || b.contains("spend limit")
+}
+
+/// The server's requested wait: `retry-after-ms` (milliseconds), else `retry-after` in seconds
+/// (an HTTP date is ignored: our backoff applies). Capped at [`MAX_RETRY_AFTER`].
+fn retry_after(h: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let num = |name: &str| {
+        h.get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    let secs = num("retry-after-ms")
+        .map(|ms| ms / 1000.0)
+        .or_else(|| num("retry-after"))?;
+    Some(Duration::from_secs_f64(
+        secs.min(MAX_RETRY_AFTER.as_secs_f64()),
+    ))
+}
+
+/// Exponential backoff with jitter: a uniform wait in [d/2, d] where d = base × 2^n, capped.
+fn backoff(base: Duration, n: u32) -> Duration {
+    let d = base
+        .saturating_mul(1u32 << n.min(16))
+        .min(MAX_BACKOFF)
+        .as_secs_f64();
+    Duration::from_secs_f64(d / 2.0 + d / 2.0 * unit_random())
+}
+
+/// A number in [0, 1) from the std's randomly seeded hasher: enough for jitter, no extra crate.
+fn unit_random() -> f64 {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(0);
+    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+fn cut(text: &str) -> String {
+    let mut chars = text.chars();
+    let mut s: String = chars.by_ref().take(ERROR_BODY_CHARS).collect();
+    if chars.next().is_some() {
+        s.push('…');
+    }
+    s.replace(['\n', '\r'], " ")
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(inner) = src {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        src = inner.source();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_with_jitter_and_is_capped() {
+        let base = Duration::from_millis(100);
+        for n in 0..4 {
+            let d = backoff(base, n);
+            let full = base * (1 << n);
+            assert!(d >= full / 2 && d <= full, "{d:?} for n = {n}");
+        }
+        assert!(backoff(base, 40) <= MAX_BACKOFF);
+    }
+
+    #[test]
+    fn retry_after_headers_are_read_in_order_of_precision() {
+        let mut h = reqwest::header::HeaderMap::new();
+        assert_eq!(retry_after(&h), None);
+        h.insert("retry-after", "2".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", "250".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(250)));
+        h.clear();
+        h.insert(
+            "retry-after",
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after(&h), None);
+        h.insert("retry-after", "99999".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(MAX_RETRY_AFTER));
+    }
+}

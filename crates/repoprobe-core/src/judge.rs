@@ -1,0 +1,749 @@
+//! The checklist judge's protocol (paper §4.2), shared by every caller of a judge model: the
+//! versioned prompt, the JSON Schema of the reply and the complete check of a reply.
+//!
+//! One inference scores all items of a question: the reply is one JSON object keyed by item id,
+//! each value `{"rationale": ..., "score": ...}` with the rationale first and the score taken from
+//! the item's allowed set. Providers that enforce a schema get [`reply_schema`]; for those that
+//! don't (`--structured prompt`) [`parse_reply`] is the only guard, so it checks every rule.
+//!
+//! Pure: no I/O, no clock, no network; the HTTP calls live in the CLI.
+
+use crate::issue::quote;
+use crate::model::{ChecklistItem, ItemKind, ItemScore, Question};
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// Version of the prompt below; every judgment record carries it.
+pub const PROMPT_VERSION: &str = "checklist-judge-v1";
+
+/// The prompt template (`prompts/checklist-judge-v1.md` at the workspace root).
+pub const PROMPT_TEMPLATE: &str = include_str!("../../../prompts/checklist-judge-v1.md");
+
+/// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
+pub const REPLY_NAME: &str = "checklist_judgment";
+
+const SYSTEM_MARKER: &str = "<!-- system -->";
+const USER_MARKER: &str = "<!-- user -->";
+
+/// A rendered prompt: the system message and the first user message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgePrompt {
+    pub system: String,
+    pub user: String,
+}
+
+/// Renders the judge prompt for one answer to `q`. With `describe_schema` (prompt-only JSON
+/// mode) the reply schema is written out in full in the prompt; otherwise the provider enforces
+/// it and the prompt only names the shape.
+pub fn prompt(q: &Question, candidate_answer: &str, describe_schema: bool) -> JudgePrompt {
+    let (system, user) = template_sections();
+    let checklist = render_checklist(q);
+    let item_ids = q
+        .checklist
+        .iter()
+        .map(|i| format!("`{}`", i.id))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let reply_format = if describe_schema {
+        format!(
+            "## Reply format\n\nReply with one JSON object and nothing else (no prose, no code \
+             fences). It must validate against this JSON Schema: one key per checklist item id, \
+             each an object with `rationale` (a string, written first) and `score` (an integer \
+             from that item's allowed scores); no other keys.\n\n{}\n",
+            reply_schema_json(q)
+        )
+    } else {
+        "## Reply format\n\nReply with the structured output provided: one key per checklist \
+         item id, each with `rationale` (written first) and then `score` (one of that item's \
+         allowed scores).\n"
+            .to_string()
+    };
+    let repo = if q.repo.commit.is_empty() {
+        q.repo.name.clone()
+    } else {
+        format!("{} (commit {})", q.repo.name, q.repo.commit)
+    };
+    let vars: [(&str, &str); 7] = [
+        ("repo", &repo),
+        ("question", &q.question),
+        ("reference_answer", &q.reference_answer),
+        ("candidate_answer", candidate_answer),
+        ("checklist", &checklist),
+        ("item_ids", &item_ids),
+        ("reply_format", &reply_format),
+    ];
+    JudgePrompt {
+        system: substitute(system, &vars).trim().to_string(),
+        user: substitute(user, &vars).trim().to_string(),
+    }
+}
+
+/// The message sent back to the model when its reply broke rules: every violation, one a line.
+pub fn reask_message(violations: &[String]) -> String {
+    let mut s = String::from("Your reply cannot be accepted. It breaks these rules:\n");
+    for v in violations {
+        s.push_str("- ");
+        s.push_str(v);
+        s.push('\n');
+    }
+    s.push_str(
+        "Reply again with the complete JSON object for every checklist item: for each, the \
+         `rationale` first, then a `score` taken from that item's allowed scores.",
+    );
+    s
+}
+
+/// The template's system and user sections (the text before the system marker is
+/// documentation).
+fn template_sections() -> (&'static str, &'static str) {
+    let after_system = PROMPT_TEMPLATE
+        .split_once(SYSTEM_MARKER)
+        .map_or(PROMPT_TEMPLATE, |(_, rest)| rest);
+    after_system
+        .split_once(USER_MARKER)
+        .unwrap_or(("", after_system))
+}
+
+/// Replaces `{{name}}` placeholders in one left-to-right pass: inserted text (an answer that
+/// contains `{{reference_answer}}`, say) is never expanded. Unknown placeholders stay as they
+/// are.
+fn substitute(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 1024);
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find("}}") {
+            Some(end) => {
+                let name = &after[..end];
+                match vars.iter().find(|(k, _)| *k == name) {
+                    Some((_, v)) => out.push_str(v),
+                    None => {
+                        out.push_str("{{");
+                        out.push_str(name);
+                        out.push_str("}}");
+                    }
+                }
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn render_checklist(q: &Question) -> String {
+    let mut s = String::new();
+    for item in &q.checklist {
+        let kind = match item.kind {
+            ItemKind::Knowledge => "knowledge",
+            ItemKind::Clarity => "clarity",
+        };
+        s.push_str(&format!(
+            "### Item `{}` ({kind}, weight {})\nKey point: {}\nAllowed scores: {}\n",
+            item.id,
+            item.weight,
+            item.key_point,
+            allowed_list(item)
+        ));
+        let mut tiers: Vec<_> = item.rubric.iter().collect();
+        tiers.sort_by_key(|t| std::cmp::Reverse(t.score));
+        for t in tiers {
+            s.push_str(&format!("- score {}: {}\n", t.score, t.criterion));
+        }
+        s.push('\n');
+    }
+    s.trim_end().to_string()
+}
+
+fn allowed_list(item: &ChecklistItem) -> String {
+    let mut scores = item.allowed_scores();
+    scores.reverse();
+    scores
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The JSON Schema of a reply to `q`: an object keyed by item id, each
+/// `{"rationale": string, "score": integer from the allowed set}`, everything required, no
+/// additional properties. See [`reply_schema_json`] for the text with keys in checklist order.
+pub fn reply_schema(q: &Question) -> Value {
+    serde_json::from_str(&reply_schema_json(q)).expect("the schema text is valid JSON")
+}
+
+/// [`reply_schema`] as JSON text whose keys are in a fixed order: items in checklist order and,
+/// in each item, `rationale` before `score` (structured-output decoders generate properties in
+/// schema order, so this order is what makes the model write the rationale first). A
+/// `serde_json::Value` cannot promise this order without the `preserve_order` feature.
+pub fn reply_schema_json(q: &Question) -> String {
+    let s = |v: &str| serde_json::to_string(v).expect("a string serialises");
+    let mut props = Vec::with_capacity(q.checklist.len());
+    for item in &q.checklist {
+        let allowed = item
+            .allowed_scores()
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        props.push(format!(
+            "{}:{{\"type\":\"object\",\"properties\":{{\"rationale\":{{\"type\":\"string\"}},\
+             \"score\":{{\"type\":\"integer\",\"enum\":[{allowed}]}}}},\
+             \"required\":[\"rationale\",\"score\"],\"additionalProperties\":false}}",
+            s(&item.id)
+        ));
+    }
+    let required = q
+        .checklist
+        .iter()
+        .map(|i| s(&i.id))
+        .collect::<Vec<_>>()
+        .join(",");
+    format!(
+        "{{\"type\":\"object\",\"properties\":{{{}}},\"required\":[{required}],\"additionalProperties\":false}}",
+        props.join(",")
+    )
+}
+
+/// Checks a judge's reply against `q`'s checklist and returns the item scores in checklist order,
+/// or every violation, each its own message.
+///
+/// The reply is the JSON object of [`reply_schema`]; in prompt-only mode models often wrap it in
+/// a ```` ```json ```` fence or put text around it, so the object is also looked for there. Rules:
+/// every item present, no other key, each item an object with a non-empty string `rationale`
+/// written before an integer `score` from the item's allowed set, and nothing else; no key twice.
+pub fn parse_reply(q: &Question, text: &str) -> Result<Vec<ItemScore>, Vec<String>> {
+    let top = extract_object(text).map_err(|e| vec![e])?;
+    let mut errs = Vec::new();
+    let ids: Vec<&str> = q.checklist.iter().map(|i| i.id.as_str()).collect();
+
+    let mut seen = BTreeSet::new();
+    for (key, _) in &top.0 {
+        if !ids.contains(&key.as_str()) {
+            errs.push(format!(
+                "unexpected key {}: the checklist items are {}",
+                quote(key),
+                ids.iter().map(|i| quote(i)).collect::<Vec<_>>().join(", ")
+            ));
+        } else if !seen.insert(key.as_str()) {
+            errs.push(format!("item {} is given twice", quote(key)));
+        }
+    }
+
+    let mut out = Vec::with_capacity(q.checklist.len());
+    for item in &q.checklist {
+        let Some((_, value)) = top.0.iter().find(|(k, _)| *k == item.id) else {
+            errs.push(format!("item {} is missing", quote(&item.id)));
+            continue;
+        };
+        match check_item(item, value) {
+            Ok(score) => out.push(score),
+            Err(mut e) => errs.append(&mut e),
+        }
+    }
+    if errs.is_empty() { Ok(out) } else { Err(errs) }
+}
+
+fn check_item(item: &ChecklistItem, value: &Entries) -> Result<ItemScore, Vec<String>> {
+    let name = quote(&item.id);
+    let Some(fields) = value.as_object() else {
+        return Err(vec![format!(
+            "item {name} must be an object with `rationale` and `score`, not {}",
+            value.kind()
+        )]);
+    };
+    let mut errs = Vec::new();
+    for (k, _) in fields {
+        if k != "rationale" && k != "score" {
+            errs.push(format!(
+                "item {name} has an unexpected field {}: only `rationale` and `score` are allowed",
+                quote(k)
+            ));
+        }
+    }
+    let pos = |key: &str| fields.iter().position(|(k, _)| k == key);
+    let (rationale_at, score_at) = (pos("rationale"), pos("score"));
+    for key in ["rationale", "score"] {
+        if fields.iter().filter(|(k, _)| k == key).count() > 1 {
+            errs.push(format!("item {name} gives `{key}` twice"));
+        }
+    }
+
+    let rationale = match rationale_at.map(|i| &fields[i].1) {
+        None => {
+            errs.push(format!("item {name} has no `rationale`"));
+            None
+        }
+        Some(Entries::Leaf(Value::String(s))) if s.trim().is_empty() => {
+            errs.push(format!("item {name} has an empty `rationale`"));
+            None
+        }
+        Some(Entries::Leaf(Value::String(s))) => Some(s.clone()),
+        Some(other) => {
+            errs.push(format!(
+                "item {name}: `rationale` must be a string, not {}",
+                other.kind()
+            ));
+            None
+        }
+    };
+
+    let score = match score_at.map(|i| &fields[i].1) {
+        None => {
+            errs.push(format!("item {name} has no `score`"));
+            None
+        }
+        Some(Entries::Leaf(Value::Number(n))) => match integer(n) {
+            None => {
+                errs.push(format!(
+                    "item {name}: score {n} is not an integer: the rubric allows {}",
+                    allowed_list(item)
+                ));
+                None
+            }
+            Some(v) => match u32::try_from(v).ok().filter(|&s| item.allows(s)) {
+                Some(s) => Some(s),
+                None => {
+                    errs.push(format!(
+                        "item {name}: score {v} is not allowed: the rubric allows {}",
+                        allowed_list(item)
+                    ));
+                    None
+                }
+            },
+        },
+        Some(other) => {
+            errs.push(format!(
+                "item {name}: `score` must be an integer, not {}",
+                other.kind()
+            ));
+            None
+        }
+    };
+
+    if let (Some(r), Some(s)) = (rationale_at, score_at)
+        && s < r
+    {
+        errs.push(format!(
+            "item {name}: `score` comes before `rationale`: write the rationale first, then the score"
+        ));
+    }
+
+    match (rationale, score) {
+        (Some(rationale), Some(score)) if errs.is_empty() => Ok(ItemScore {
+            id: item.id.clone(),
+            rationale,
+            score,
+        }),
+        _ => Err(errs),
+    }
+}
+
+/// A JSON number's integer value, if it has one (`2` and `2.0` do, `2.5` does not).
+fn integer(n: &serde_json::Number) -> Option<i64> {
+    if let Some(v) = n.as_i64() {
+        return Some(v);
+    }
+    if n.is_u64() {
+        return Some(i64::MAX); // above every allowed score
+    }
+    let f = n.as_f64()?;
+    (f.fract() == 0.0 && f.abs() < 1e15).then_some(f as i64)
+}
+
+/// Finds the reply's JSON object: the whole text, else the first ```` ``` ```` fenced block that
+/// holds one, else the span from the first `{` to the last `}`.
+fn extract_object(text: &str) -> Result<Object, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("the reply is empty: expected one JSON object".to_string());
+    }
+    let whole = serde_json::from_str::<Entries>(trimmed);
+    let mut candidates: Vec<&str> = fenced_blocks(trimmed);
+    if let (Some(a), Some(b)) = (trimmed.find('{'), trimmed.rfind('}'))
+        && a < b
+    {
+        candidates.push(&trimmed[a..=b]);
+    }
+    let parsed = match whole {
+        Ok(v) => Ok(v),
+        Err(e) => candidates
+            .into_iter()
+            .find_map(|c| serde_json::from_str::<Entries>(c).ok())
+            .ok_or(e),
+    };
+    match parsed {
+        Ok(Entries::Object(fields)) => Ok(Object(fields)),
+        Ok(other) => Err(format!(
+            "the reply is {}, not a JSON object keyed by checklist item id",
+            other.kind()
+        )),
+        Err(e) => Err(format!(
+            "the reply is not valid JSON ({e}); it begins {}",
+            quote(trimmed)
+        )),
+    }
+}
+
+/// Contents of ```` ``` ```` fenced blocks (an info string such as `json` is skipped).
+fn fenced_blocks(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("```") {
+        let after = &rest[open + 3..];
+        let body_start = after.find('\n').map_or(after.len(), |i| i + 1);
+        let body = &after[body_start..];
+        match body.find("```") {
+            Some(close) => {
+                out.push(&body[..close]);
+                rest = &body[close + 3..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// The top-level object of a reply, keys in the order written, duplicates kept.
+struct Object(Vec<(String, Entries)>);
+
+/// A JSON value whose objects keep their keys in the order written and keep duplicate keys, so
+/// that "rationale before score" and "no item twice" can be checked (a `serde_json::Map` loses
+/// both).
+#[derive(Debug)]
+enum Entries {
+    Object(Vec<(String, Entries)>),
+    Leaf(Value),
+}
+
+impl Entries {
+    fn as_object(&self) -> Option<&Vec<(String, Entries)>> {
+        match self {
+            Entries::Object(f) => Some(f),
+            Entries::Leaf(_) => None,
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Entries::Object(_) => "an object",
+            Entries::Leaf(Value::Null) => "null",
+            Entries::Leaf(Value::Bool(_)) => "a boolean",
+            Entries::Leaf(Value::Number(_)) => "a number",
+            Entries::Leaf(Value::String(_)) => "a string",
+            Entries::Leaf(Value::Array(_)) => "an array",
+            Entries::Leaf(Value::Object(_)) => "an object",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(k) = map.next_key::<String>()? {
+                    fields.push((k, map.next_value::<Entries>()?));
+                }
+                Ok(Entries::Object(fields))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Entries, A::Error> {
+                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(Entries::Leaf)
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Entries, E> {
+                Ok(Entries::Leaf(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Entries, E> {
+                Ok(Entries::Leaf(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Entries, E> {
+                Ok(Entries::Leaf(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Entries, E> {
+                Ok(Entries::Leaf(
+                    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
+                ))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Entries, E> {
+                Ok(Entries::Leaf(Value::String(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Entries, E> {
+                Ok(Entries::Leaf(Value::String(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Entries, E> {
+                Ok(Entries::Leaf(Value::Null))
+            }
+            fn visit_none<E>(self) -> Result<Entries, E> {
+                Ok(Entries::Leaf(Value::Null))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Repo, RubricTier};
+
+    fn item(id: &str, kind: ItemKind, weight: u32, scores: &[u32]) -> ChecklistItem {
+        ChecklistItem {
+            id: id.into(),
+            kind,
+            key_point: format!("key point of {id}"),
+            weight,
+            rubric: scores
+                .iter()
+                .map(|&s| RubricTier {
+                    score: s,
+                    criterion: format!("criterion {s} of {id}"),
+                })
+                .collect(),
+        }
+    }
+
+    fn question() -> Question {
+        Question {
+            id: "q1".into(),
+            repo: Repo {
+                name: "o/r".into(),
+                url: String::new(),
+                commit: "abc".into(),
+                language: "Rust".into(),
+                theme: "T".into(),
+            },
+            category: "Business Logic".into(),
+            question: "Why does X happen?".into(),
+            reference_answer: "Because of Y.".into(),
+            external_context: false,
+            checklist: vec![
+                item("k1", ItemKind::Knowledge, 5, &[5, 3, 0]),
+                item("k2", ItemKind::Knowledge, 4, &[4, 0]),
+                item("clarity", ItemKind::Clarity, 1, &[1, 0]),
+            ],
+        }
+    }
+
+    const GOOD: &str = r#"{"k1": {"rationale": "names Y", "score": 3},
+        "k2": {"rationale": "misses Z", "score": 0},
+        "clarity": {"rationale": "clear", "score": 1}}"#;
+
+    fn errors(text: &str) -> String {
+        parse_reply(&question(), text)
+            .expect_err("the reply must be rejected")
+            .join("\n")
+    }
+
+    #[test]
+    fn a_good_reply_gives_items_in_checklist_order() {
+        let reversed = r#"{"clarity": {"rationale": "clear", "score": 1},
+            "k2": {"rationale": "misses Z", "score": 0},
+            "k1": {"rationale": "names Y", "score": 3}}"#;
+        for text in [GOOD, reversed] {
+            let items = parse_reply(&question(), text).expect("valid");
+            let got: Vec<(&str, u32)> = items.iter().map(|i| (i.id.as_str(), i.score)).collect();
+            assert_eq!(got, [("k1", 3), ("k2", 0), ("clarity", 1)]);
+            assert_eq!(items[0].rationale, "names Y");
+        }
+    }
+
+    #[test]
+    fn a_fenced_reply_or_one_with_text_around_is_accepted() {
+        let fenced = format!("Here is my grading:\n```json\n{GOOD}\n```\nDone.");
+        assert!(parse_reply(&question(), &fenced).is_ok());
+        let around = format!("Sure. {GOOD} Hope this helps.");
+        assert!(parse_reply(&question(), &around).is_ok());
+        assert!(parse_reply(&question(), "2.0").is_err());
+    }
+
+    #[test]
+    fn integral_float_scores_are_integers() {
+        let text = GOOD.replace("\"score\": 3", "\"score\": 3.0");
+        assert_eq!(parse_reply(&question(), &text).expect("valid")[0].score, 3);
+    }
+
+    #[test]
+    fn a_missing_item_is_reported() {
+        let text =
+            r#"{"k1": {"rationale": "r", "score": 3}, "clarity": {"rationale": "r", "score": 1}}"#;
+        assert_eq!(errors(text), "item \"k2\" is missing");
+    }
+
+    #[test]
+    fn an_extra_item_is_reported() {
+        let text = GOOD.replacen('{', r#"{"k9": {"rationale": "r", "score": 1},"#, 1);
+        let e = errors(&text);
+        assert!(e.starts_with("unexpected key \"k9\""), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+
+    #[test]
+    fn an_item_given_twice_is_reported() {
+        let text = GOOD.replacen('{', r#"{"k1": {"rationale": "r", "score": 5},"#, 1);
+        assert_eq!(errors(&text), "item \"k1\" is given twice");
+    }
+
+    #[test]
+    fn a_score_outside_the_allowed_set_is_reported() {
+        let text = GOOD.replace("\"score\": 3", "\"score\": 4");
+        assert_eq!(
+            errors(&text),
+            "item \"k1\": score 4 is not allowed: the rubric allows 5, 3, 0"
+        );
+        let text = GOOD.replace("\"score\": 3", "\"score\": -3");
+        assert!(errors(&text).contains("score -3 is not allowed"));
+        let text = GOOD.replace("\"score\": 3", "\"score\": 18446744073709551615");
+        assert!(errors(&text).contains("is not allowed"));
+    }
+
+    #[test]
+    fn a_non_integer_score_is_reported() {
+        let text = GOOD.replace("\"score\": 3", "\"score\": 2.5");
+        assert!(errors(&text).contains("score 2.5 is not an integer"));
+        let text = GOOD.replace("\"score\": 3", "\"score\": \"3\"");
+        assert_eq!(
+            errors(&text),
+            "item \"k1\": `score` must be an integer, not a string"
+        );
+    }
+
+    #[test]
+    fn a_missing_or_empty_rationale_is_reported() {
+        let text = GOOD.replace(r#""rationale": "names Y", "#, "");
+        assert_eq!(errors(&text), "item \"k1\" has no `rationale`");
+        let text = GOOD.replace("names Y", "  ");
+        assert_eq!(errors(&text), "item \"k1\" has an empty `rationale`");
+        let text = GOOD.replace("\"names Y\"", "7");
+        assert!(errors(&text).contains("`rationale` must be a string, not a number"));
+    }
+
+    #[test]
+    fn a_missing_score_is_reported() {
+        let text = GOOD.replace(r#", "score": 3"#, "");
+        assert_eq!(errors(&text), "item \"k1\" has no `score`");
+    }
+
+    #[test]
+    fn a_score_before_its_rationale_is_reported() {
+        let text = GOOD.replace(
+            r#"{"rationale": "names Y", "score": 3}"#,
+            r#"{"score": 3, "rationale": "names Y"}"#,
+        );
+        assert!(errors(&text).contains("`score` comes before `rationale`"));
+    }
+
+    #[test]
+    fn an_extra_field_in_an_item_is_reported() {
+        let text = GOOD.replace(r#""score": 3}"#, r#""score": 3, "confidence": 0.9}"#);
+        assert!(errors(&text).contains("unexpected field \"confidence\""));
+    }
+
+    #[test]
+    fn an_item_that_is_not_an_object_is_reported() {
+        let text = GOOD.replace(r#"{"rationale": "names Y", "score": 3}"#, "3");
+        assert_eq!(
+            errors(&text),
+            "item \"k1\" must be an object with `rationale` and `score`, not a number"
+        );
+    }
+
+    #[test]
+    fn non_json_and_non_object_replies_are_reported() {
+        assert!(errors("I think the answer is good.").starts_with("the reply is not valid JSON"));
+        assert!(errors("").contains("the reply is empty"));
+        assert!(errors("[1, 2]").contains("is an array, not a JSON object"));
+    }
+
+    #[test]
+    fn every_violation_has_its_own_message() {
+        let text = r#"{"k1": {"rationale": "r", "score": 4}, "zz": {}, "clarity": {"score": 1.5}}"#;
+        let errs = parse_reply(&question(), text).expect_err("invalid");
+        assert_eq!(errs.len(), 5, "{errs:#?}");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let text = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(parse_reply(&question(), &text).is_err());
+    }
+
+    #[test]
+    fn the_schema_lists_items_in_checklist_order_with_their_allowed_scores() {
+        let q = question();
+        let text = reply_schema_json(&q);
+        let (k1, k2, cl) = (
+            text.find("\"k1\"").unwrap(),
+            text.find("\"k2\"").unwrap(),
+            text.find("\"clarity\"").unwrap(),
+        );
+        assert!(k1 < k2 && k2 < cl, "{text}");
+        let s = reply_schema(&q);
+        assert_eq!(s["type"], "object");
+        assert_eq!(s["additionalProperties"], false);
+        assert_eq!(s["required"], serde_json::json!(["k1", "k2", "clarity"]));
+        let k1 = &s["properties"]["k1"];
+        assert_eq!(k1["additionalProperties"], false);
+        assert_eq!(k1["required"], serde_json::json!(["rationale", "score"]));
+        assert_eq!(k1["properties"]["rationale"]["type"], "string");
+        assert_eq!(k1["properties"]["score"]["type"], "integer");
+        assert_eq!(
+            k1["properties"]["score"]["enum"],
+            serde_json::json!([0, 3, 5])
+        );
+        assert_eq!(
+            s["properties"]["k2"]["properties"]["score"]["enum"],
+            serde_json::json!([0, 4])
+        );
+        assert_eq!(s["properties"].as_object().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn the_prompt_holds_question_answers_and_every_rubric_tier() {
+        let q = question();
+        let p = prompt(&q, "The candidate says Y.", false);
+        for needle in [
+            "Why does X happen?",
+            "Because of Y.",
+            "The candidate says Y.",
+            "o/r (commit abc)",
+            "### Item `k1` (knowledge, weight 5)",
+            "Allowed scores: 5, 3, 0",
+            "- score 3: criterion 3 of k1",
+            "### Item `clarity` (clarity, weight 1)",
+            "`k1`, `k2`, `clarity`",
+        ] {
+            assert!(p.user.contains(needle), "{needle:?} not in:\n{}", p.user);
+        }
+        assert!(p.user.find("rationale").unwrap() < p.user.find("`score`").unwrap());
+        assert!(p.system.contains("rationale") && !p.system.contains("{{"));
+        assert!(!p.user.contains("{{") && !p.user.contains("<!--"));
+        assert!(!p.user.contains("\"enum\""));
+        let p = prompt(&q, "x", true);
+        assert!(p.user.contains(&reply_schema_json(&q)));
+    }
+
+    #[test]
+    fn placeholders_inside_inserted_text_are_not_expanded() {
+        let p = prompt(&question(), "see {{reference_answer}} and {{", false);
+        assert!(p.user.contains("see {{reference_answer}} and {{"));
+    }
+
+    #[test]
+    fn the_reask_message_lists_every_violation() {
+        let m = reask_message(&["a".into(), "b".into()]);
+        assert!(m.contains("- a\n- b\n"));
+    }
+}

@@ -133,3 +133,42 @@ test('?data=URL fetches a results file at start, beside the bundled set', async 
     await s2.close();
   }
 });
+
+test('Tables 4, 5 and 7 in the DOM equal the CLI JSON to the last digit', async () => {
+  const cli = cliJson(['score', ...setFiles('demo'), '--format', 'json']);
+  const p = await page(b);
+  const num = (cell) => (cell.value === undefined ? null : Number(cell.value));
+
+  await p.goto(server.url + '?set=demo&view=breakdown&axis=category');
+  await p.waitForSelector('#table4-category tbody tr', { timeout: 20000 });
+  const strata = await tableRows(p, 'table4-category');
+  assert.equal(strata.length, cli.strata.category.length);
+  for (const s of cli.strata.category) {
+    const row = strata.find((r) => r.head === s.stratum);
+    assert.ok(row, s.stratum);
+    assert.equal(row.cells[0].text, String(s.questions));
+    assert.deepEqual(row.cells.slice(1).map(num), [s.mean, s.std, s.perfect_mean, s.perfect_std], s.stratum);
+  }
+
+  await p.click('header nav a:has-text("Reliability")');
+  await p.waitForSelector('#table5 tbody tr');
+  const rel = await tableRows(p, 'table5');
+  assert.equal(rel.length, cli.reliability.length);
+  for (const r of cli.reliability) {
+    const row = rel.find((x) => x.head === r.model);
+    const sc = r.scalar || {};
+    assert.equal(row.cells[0].text, String(r.runs));
+    assert.deepEqual(row.cells.slice(1).map(num),
+      [sc.mean ?? null, sc.std ?? null, sc.range ?? null, r.checklist.mean, r.checklist.std, r.checklist.range], r.model);
+  }
+
+  await p.click('header nav a:has-text("Failure modes")');
+  await p.waitForSelector('#table7 tbody tr');
+  const fm = await tableRows(p, 'table7');
+  const modes = ['edit_bias', 'shallow_explanation', 'misinterpretation', 'context_miss', 'hallucination'];
+  modes.forEach((m, i) => {
+    const cells = fm[i].cells.map(num);
+    assert.deepEqual(cells, [...cli.failure_modes.map((f) => f.shares[m]), cli.failure_mode_average[m]], m);
+  });
+  assert.deepEqual(p.errors, []);
+});

@@ -10,6 +10,15 @@ pub fn Data() -> impl IntoView {
     let state = expect_context::<AppState>();
     view! {
         <h1>"Data"</h1>
+        <p class="policy-in-force">
+            {move || format!(
+                "Missing-answer policy in force: {} (change it on the Leaderboard; it is part of the URL).",
+                match state.options.get().missing {
+                    repoprobe_core::MissingPolicy::Zero => "a question without a valid judgment counts as 0",
+                    repoprobe_core::MissingPolicy::Exclude => "questions without a valid judgment are left out",
+                }
+            )}
+        </p>
         {move || {
             let l = state.loaded.get();
             let files = state.files.get();

@@ -400,18 +400,18 @@ impl FileCx<'_> {
 
     /// Takes the records of a container; false when its version is not one this tool reads.
     fn container_records(&mut self, top: &mut TopLevel<'_>, reported: bool) -> bool {
-        if let Some(v) = top.version.as_ref() {
-            if v.as_u64() != Some(u64::from(crate::FORMAT_VERSION)) {
-                self.issue(
-                    "$.version",
-                    format!(
-                        "unsupported version {v}: this tool reads version {}",
-                        crate::FORMAT_VERSION
-                    ),
-                    Severity::File,
-                );
-                return false;
-            }
+        if let Some(v) = top.version.as_ref()
+            && v.as_u64() != Some(u64::from(crate::FORMAT_VERSION))
+        {
+            self.issue(
+                "$.version",
+                format!(
+                    "unsupported version {v}: this tool reads version {}",
+                    crate::FORMAT_VERSION
+                ),
+                Severity::File,
+            );
+            return false;
         }
         for (key, dup) in std::mem::take(&mut top.duplicate_keys) {
             self.issue(
@@ -478,18 +478,18 @@ impl FileCx<'_> {
                 format!("{location}.{path}")
             }
         };
-        if let Some(&b) = text.as_bytes().iter().find(|b| !b.is_ascii_whitespace()) {
-            if b != b'{' {
-                self.issue(
-                    location,
-                    format!(
-                        "a record must be a JSON object {{...}}; found {}",
-                        describe_byte(b)
-                    ),
-                    Severity::Record,
-                );
-                return;
-            }
+        if let Some(&b) = text.as_bytes().iter().find(|b| !b.is_ascii_whitespace())
+            && b != b'{'
+        {
+            self.issue(
+                location,
+                format!(
+                    "a record must be a JSON object {{...}}; found {}",
+                    describe_byte(b)
+                ),
+                Severity::Record,
+            );
+            return;
         }
         if expected == Some(RecordKind::Reported) {
             match parse_typed::<ReportedValue>(text) {

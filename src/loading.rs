@@ -196,14 +196,14 @@ pub fn download(name: &str, mime: &str, text: &str) {
     let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
         return;
     };
-    if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
-        if let Ok(a) = doc.create_element("a") {
-            if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
-                a.set_href(&url);
-                a.set_download(name);
-                a.click();
-            }
-        }
+    if let Some(a) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
     }
     let _ = web_sys::Url::revoke_object_url(&url);
 }

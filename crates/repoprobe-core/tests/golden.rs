@@ -227,7 +227,11 @@ fn golden_strata_reliability_failure_modes_and_paired() {
     )
     .unwrap();
     assert_eq!(
-        by_lang.strata.keys().copied().collect::<Vec<_>>(),
+        by_lang
+            .strata
+            .keys()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
         vec!["language"]
     );
 }
@@ -262,4 +266,23 @@ fn golden_items_attainment_and_agreement() {
     close(k2q1.attainment, 87.5);
     close(k2q1.agreement, 50.0);
     close(Some(k2q1.per_model["A"]), 75.0);
+}
+
+#[test]
+fn a_score_report_round_trips_through_json() {
+    // The site's worker sends reports as JSON: what arrives must equal what was computed.
+    let l = loaded();
+    let r = score(
+        &l.dataset,
+        &l.issues,
+        &ScoreOptions {
+            items: true,
+            compare: Some(("A".into(), "B".into())),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let text = serde_json::to_string(&r).unwrap();
+    let back: repoprobe_core::ScoreReport = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, r);
 }

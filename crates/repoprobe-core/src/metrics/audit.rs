@@ -8,7 +8,7 @@
 //! with `Average` the mean of the others.
 
 use crate::model::ReportedValue;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Half a unit of the last printed digit.
@@ -17,7 +17,7 @@ const HALF_UNIT: f64 = 0.05;
 const EPS: f64 = 1e-9;
 
 /// One identity that a reported table breaks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub table: String,
     pub group: String,

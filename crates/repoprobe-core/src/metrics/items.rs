@@ -6,10 +6,10 @@ use super::grid::Grid;
 use super::grid::Index;
 use crate::dataset::Dataset;
 use crate::model::ItemKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ItemRow {
     pub question_id: String,
     pub item_id: String,

@@ -13,7 +13,7 @@ use crate::dataset::Dataset;
 use crate::issue::Issue;
 use crate::model::FailureMode;
 use grid::{Grid, Index, Tally};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use grid::MissingPolicy;
@@ -82,17 +82,17 @@ impl Default for ScoreOptions {
 }
 
 /// The policy block of the report: always shown with the numbers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PolicyInfo {
     pub missing: MissingPolicy,
-    pub std: &'static str,
+    pub std: String,
     /// Bootstrap resamples and seed behind `ci95` (0 = no CI).
     pub bootstrap: u32,
     pub seed: u64,
 }
 
 /// One row of Table 3, for one (model, judge). Percentages are unrounded (0–100).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelScore {
     pub model: String,
     pub judge: String,
@@ -112,7 +112,7 @@ pub struct ModelScore {
 }
 
 /// One stratum of Table 4: statistics over models of their per-stratum values.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StratumRow {
     pub stratum: String,
     /// Benchmark questions in this stratum.
@@ -124,14 +124,14 @@ pub struct StratumRow {
     pub per_model: BTreeMap<String, StratumCell>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StratumCell {
     pub overall: Option<f64>,
     pub perfect: Option<f64>,
 }
 
 /// Mean, sample std and range of one model's Overall across judge runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     pub mean: Option<f64>,
     pub std: Option<f64>,
@@ -141,7 +141,7 @@ pub struct Spread {
 }
 
 /// One row of Table 5.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReliabilityRow {
     pub model: String,
     pub judge: String,
@@ -151,15 +151,15 @@ pub struct ReliabilityRow {
 }
 
 /// One column of Table 7.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FailureModeRow {
     pub model: String,
     pub failures: usize,
-    pub shares: BTreeMap<&'static str, f64>,
+    pub shares: BTreeMap<String, f64>,
 }
 
 /// The paired comparison of two models on the same questions (beyond the paper).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Paired {
     pub a: String,
     pub b: String,
@@ -174,19 +174,19 @@ pub struct Paired {
 }
 
 /// Everything `score` computes (SPEC §5, plus the additions beyond the paper).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScoreReport {
     pub policy: PolicyInfo,
     /// The judge in force for strata, reliability, items and the paired comparison.
     pub judge: Option<String>,
     pub models: Vec<ModelScore>,
-    pub strata: BTreeMap<&'static str, Vec<StratumRow>>,
+    pub strata: BTreeMap<String, Vec<StratumRow>>,
     pub reliability: Vec<ReliabilityRow>,
     /// The classifier whose labels the failure-mode shares use (the one with the most labels).
     pub classifier: Option<String>,
     pub failure_modes: Vec<FailureModeRow>,
     /// Table 7's average column: the mean over models of each mode's share.
-    pub failure_mode_average: BTreeMap<&'static str, f64>,
+    pub failure_mode_average: BTreeMap<String, f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paired: Option<Paired>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -196,7 +196,7 @@ pub struct ScoreReport {
 }
 
 /// An issue as SPEC §5 prints it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IssueOut {
     pub file: String,
     pub location: String,
@@ -265,7 +265,7 @@ pub fn score(
     let strata = opts
         .strata
         .iter()
-        .map(|&s| (s.as_str(), strata::rows(s, &index, &judged, p)))
+        .map(|&s| (s.as_str().to_string(), strata::rows(s, &index, &judged, p)))
         .collect();
 
     let reliability = reliability(ds, &index, &judged, judge.as_deref(), p);
@@ -292,7 +292,7 @@ pub fn score(
     Ok(ScoreReport {
         policy: PolicyInfo {
             missing: p,
-            std: "sample",
+            std: "sample".to_string(),
             bootstrap: opts.bootstrap,
             seed: opts.seed,
         },
@@ -459,11 +459,7 @@ fn reliability(
         .collect()
 }
 
-type FailureModes = (
-    Option<String>,
-    Vec<FailureModeRow>,
-    BTreeMap<&'static str, f64>,
-);
+type FailureModes = (Option<String>, Vec<FailureModeRow>, BTreeMap<String, f64>);
 
 /// Table 7: shares of each mode per model over the labels of the classifier with most labels.
 fn failure_modes(ds: &Dataset) -> FailureModes {
@@ -500,7 +496,7 @@ fn failure_modes(ds: &Dataset) -> FailureModes {
                 .iter()
                 .map(|m| {
                     (
-                        m.as_str(),
+                        m.as_str().to_string(),
                         100.0 * *modes.get(m).unwrap_or(&0) as f64 / total as f64,
                     )
                 })
@@ -516,7 +512,7 @@ fn failure_modes(ds: &Dataset) -> FailureModes {
         .iter()
         .filter_map(|m| {
             let v: Vec<f64> = rows.iter().map(|r| r.shares[m.as_str()]).collect();
-            stats::mean(&v).map(|x| (m.as_str(), x))
+            stats::mean(&v).map(|x| (m.as_str().to_string(), x))
         })
         .collect();
     (Some(classifier.to_string()), rows, average)

@@ -101,3 +101,34 @@ pub fn write_atomically(path: &Path, text: &[u8]) -> std::io::Result<()> {
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, path)
 }
+
+/// Reads a file of JSON records that the core does not know (the source records of
+/// `make-checklist`): a JSON array, or JSONL (one object a line; a UTF-8 BOM is fine). Returns
+/// each record with its location (`line N` or `[i]`), or the location and reason of a line that
+/// is not JSON.
+pub fn read_json_records(
+    path: &Path,
+) -> std::io::Result<Vec<(String, Result<serde_json::Value, String>)>> {
+    let bytes = std::fs::read(path)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.trim_start_matches('\u{feff}');
+    if text.trim_start().starts_with('[') {
+        return Ok(match serde_json::from_str::<Vec<serde_json::Value>>(text) {
+            Ok(v) => v
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| (format!("[{i}]"), Ok(r)))
+                .collect(),
+            Err(e) => vec![("file".into(), Err(format!("not a JSON array: {e}")))],
+        });
+    }
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, l)| {
+            let parsed = serde_json::from_str(l).map_err(|e| format!("not JSON: {e}"));
+            (format!("line {}", n + 1), parsed)
+        })
+        .collect())
+}

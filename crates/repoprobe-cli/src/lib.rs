@@ -5,6 +5,7 @@ mod commands;
 mod exit;
 mod input;
 mod llm;
+mod output;
 
 pub use exit::Exit;
 
@@ -34,6 +35,12 @@ enum Command {
     Schema(commands::schema::Args),
     /// Score answers with a live LLM judge against each question's checklist (paper §4.2).
     Judge(commands::judge::Args),
+    /// Grade answers on SWE-QA's five scalar dimensions (the baseline of paper §5.3).
+    JudgeScalar(commands::judge_scalar::Args),
+    /// Label answers scoring below 60 % with one of the five failure modes (paper §5.4).
+    ClassifyFailures(commands::classify_failures::Args),
+    /// Write the checklists of benchmark questions from their reference answers (paper §3.2).
+    MakeChecklist(commands::make_checklist::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -56,6 +63,9 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         Command::Synth(a) => commands::synth::run(a),
         Command::Schema(a) => commands::schema::run(a),
         Command::Judge(a) => commands::judge::run(a),
+        Command::JudgeScalar(a) => commands::judge_scalar::run(a),
+        Command::ClassifyFailures(a) => commands::classify_failures::run(a),
+        Command::MakeChecklist(a) => commands::make_checklist::run(a),
     };
     match result {
         Ok(code) => code.into(),

@@ -82,25 +82,36 @@ pub fn prompt(q: &Question, candidate_answer: &str, describe_schema: bool) -> Ju
 
 /// The message sent back to the model when its reply broke rules: every violation, one a line.
 pub fn reask_message(violations: &[String]) -> String {
+    reask_with(
+        violations,
+        "Reply again with the complete JSON object for every checklist item: for each, the \
+         `rationale` first, then a `score` taken from that item's allowed scores.",
+    )
+}
+
+/// A re-ask: every violation, one a line, then what to do (shared by every prompt).
+pub(crate) fn reask_with(violations: &[String], closing: &str) -> String {
     let mut s = String::from("Your reply cannot be accepted. It breaks these rules:\n");
     for v in violations {
         s.push_str("- ");
         s.push_str(v);
         s.push('\n');
     }
-    s.push_str(
-        "Reply again with the complete JSON object for every checklist item: for each, the \
-         `rationale` first, then a `score` taken from that item's allowed scores.",
-    );
+    s.push_str(closing);
     s
 }
 
 /// The template's system and user sections (the text before the system marker is
 /// documentation).
 fn template_sections() -> (&'static str, &'static str) {
-    let after_system = PROMPT_TEMPLATE
+    sections(PROMPT_TEMPLATE)
+}
+
+/// A prompt template's system and user sections (shared by every prompt of `prompts/`).
+pub(crate) fn sections(template: &'static str) -> (&'static str, &'static str) {
+    let after_system = template
         .split_once(SYSTEM_MARKER)
-        .map_or(PROMPT_TEMPLATE, |(_, rest)| rest);
+        .map_or(template, |(_, rest)| rest);
     after_system
         .split_once(USER_MARKER)
         .unwrap_or(("", after_system))
@@ -109,7 +120,7 @@ fn template_sections() -> (&'static str, &'static str) {
 /// Replaces `{{name}}` placeholders in one left-to-right pass: inserted text (an answer that
 /// contains `{{reference_answer}}`, say) is never expanded. Unknown placeholders stay as they
 /// are.
-fn substitute(template: &str, vars: &[(&str, &str)]) -> String {
+pub(crate) fn substitute(template: &str, vars: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 1024);
     let mut rest = template;
     while let Some(start) = rest.find("{{") {
@@ -347,7 +358,7 @@ fn check_item(item: &ChecklistItem, value: &Entries) -> Result<ItemScore, Vec<St
 }
 
 /// A JSON number's integer value, if it has one (`2` and `2.0` do, `2.5` does not).
-fn integer(n: &serde_json::Number) -> Option<i64> {
+pub(crate) fn integer(n: &serde_json::Number) -> Option<i64> {
     if let Some(v) = n.as_i64() {
         return Some(v);
     }
@@ -361,6 +372,11 @@ fn integer(n: &serde_json::Number) -> Option<i64> {
 /// Finds the reply's JSON object: the whole text, else the first ```` ``` ```` fenced block that
 /// holds one, else the span from the first `{` to the last `}`.
 fn extract_object(text: &str) -> Result<Object, String> {
+    extract_object_of(text, "a JSON object keyed by checklist item id")
+}
+
+/// [`extract_object`] for any reply; `what` names the object expected, for the message.
+pub(crate) fn extract_object_of(text: &str, what: &str) -> Result<Object, String> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Err("the reply is empty: expected one JSON object".to_string());
@@ -381,10 +397,7 @@ fn extract_object(text: &str) -> Result<Object, String> {
     };
     match parsed {
         Ok(Entries::Object(fields)) => Ok(Object(fields)),
-        Ok(other) => Err(format!(
-            "the reply is {}, not a JSON object keyed by checklist item id",
-            other.kind()
-        )),
+        Ok(other) => Err(format!("the reply is {}, not {what}", other.kind())),
         Err(e) => Err(format!(
             "the reply is not valid JSON ({e}); it begins {}",
             quote(trimmed)
@@ -412,26 +425,39 @@ fn fenced_blocks(text: &str) -> Vec<&str> {
 }
 
 /// The top-level object of a reply, keys in the order written, duplicates kept.
-struct Object(Vec<(String, Entries)>);
+pub(crate) struct Object(pub(crate) Vec<(String, Entries)>);
 
 /// A JSON value whose objects keep their keys in the order written and keep duplicate keys, so
 /// that "rationale before score" and "no item twice" can be checked (a `serde_json::Map` loses
 /// both).
 #[derive(Debug)]
-enum Entries {
+pub(crate) enum Entries {
     Object(Vec<(String, Entries)>),
     Leaf(Value),
 }
 
 impl Entries {
-    fn as_object(&self) -> Option<&Vec<(String, Entries)>> {
+    pub(crate) fn as_object(&self) -> Option<&Vec<(String, Entries)>> {
         match self {
             Entries::Object(f) => Some(f),
             Entries::Leaf(_) => None,
         }
     }
 
-    fn kind(&self) -> &'static str {
+    /// The value as a plain `serde_json::Value` (a key given twice keeps its last value).
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Entries::Leaf(v) => v,
+            Entries::Object(fields) => Value::Object(
+                fields
+                    .into_iter()
+                    .map(|(k, v)| (k, v.into_value()))
+                    .collect(),
+            ),
+        }
+    }
+
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Entries::Object(_) => "an object",
             Entries::Leaf(Value::Null) => "null",

@@ -6,11 +6,14 @@
 //! bytes → [`load`] (parse, validate) → [`Dataset`] → [`metrics::score`] → [`ScoreReport`] →
 //! [`report`] (text formats).
 
+pub mod checklist_gen;
+pub mod classify;
 pub mod dataset;
 pub mod issue;
 pub mod judge;
 pub mod load;
 pub mod model;
+pub mod scalar;
 pub mod validate;
 
 pub use dataset::{Dataset, LoadOptions, Loaded, load};

@@ -1,6 +1,9 @@
 //! One module per subcommand.
 pub mod bundle;
+pub mod classify_failures;
 pub mod judge;
+pub mod judge_scalar;
+pub mod make_checklist;
 pub mod schema;
 pub mod score;
 pub mod synth;

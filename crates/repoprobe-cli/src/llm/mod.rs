@@ -11,6 +11,7 @@
 pub mod anthropic;
 pub mod key;
 pub mod openai;
+pub mod run;
 
 pub use key::ApiKey;
 

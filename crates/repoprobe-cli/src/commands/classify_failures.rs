@@ -1,0 +1,172 @@
+//! `repoprobe classify-failures`: the failure-mode classifier of paper §5.4 (Table 7), live.
+//! For every answer whose checklist score (the mean over the judge runs of the judge in force)
+//! is below 60 %, one call names one of the five modes of SPEC §2.5 with a rationale; the mode
+//! is an enum in the reply schema and checked by `repoprobe_core::classify::parse_reply`. The
+//! run loop, journals, resume and failure records are `judge`'s (`crate::llm::run`).
+//!
+//! Records are SPEC §2.5 labels (`classifier` = `--model`) plus `checklist_judge`,
+//! `checklist_score` (0–1), `prompt_version`, `provider`, `structured`, `usage` and `raw_reply`.
+
+use crate::exit::Exit;
+use crate::llm::Structured;
+use crate::llm::run::{LiveArgs, Provenance, Task, load_inputs};
+use crate::output::{count, text};
+use anyhow::bail;
+use repoprobe_core::FailureMode;
+use repoprobe_core::classify::{self, PROMPT_VERSION, REPLY_NAME};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The benchmark (questions with their checklists).
+    #[arg(long)]
+    benchmark: PathBuf,
+    /// The answers that were judged (their texts are what is classified).
+    #[arg(long)]
+    answers: PathBuf,
+    /// The checklist judgments (file or directory).
+    #[arg(long)]
+    judgments: PathBuf,
+    /// The judge whose scores decide what failed [default: the one with the most valid
+    /// judgments, as in `score`].
+    #[arg(long)]
+    judge: Option<String>,
+    #[command(flatten)]
+    live: LiveArgs,
+}
+
+/// The key of a label (SPEC §2.5).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+struct LabelKey {
+    question_id: String,
+    model: String,
+    attempt: u32,
+    classifier: String,
+}
+
+impl LabelKey {
+    fn of(v: &Value) -> Option<LabelKey> {
+        v.get("mode")?;
+        Some(LabelKey {
+            question_id: text(v, "question_id")?,
+            model: text(v, "model")?,
+            attempt: count(v, "attempt")?,
+            classifier: text(v, "classifier")?,
+        })
+    }
+}
+
+impl std::fmt::Display for LabelKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} / {} / attempt {}",
+            self.question_id, self.model, self.attempt
+        )
+    }
+}
+
+/// One failed answer to classify; the prompt is rendered up front (it borrows the dataset).
+struct LabelJob {
+    key: LabelKey,
+    system: String,
+    user: String,
+    score: f64,
+}
+
+/// A line of `--out`: SPEC §2.5 plus the score that made it a failure, and provenance.
+#[derive(Serialize)]
+struct LabelRecord<'a> {
+    #[serde(flatten)]
+    key: &'a LabelKey,
+    mode: FailureMode,
+    rationale: &'a str,
+    checklist_judge: &'a str,
+    checklist_score: f64,
+    #[serde(flatten)]
+    provenance: Provenance<'a>,
+}
+
+impl Task for LabelJob {
+    type Key = LabelKey;
+    type Value = (FailureMode, String, f64);
+    fn key(&self) -> &LabelKey {
+        &self.key
+    }
+    fn prompt(&self, _describe_schema: bool) -> (String, String) {
+        (self.system.clone(), self.user.clone())
+    }
+    fn schema(&self) -> (&'static str, String) {
+        (REPLY_NAME, classify::reply_schema_json())
+    }
+    fn check(&self, reply: &str) -> Result<(FailureMode, String, f64), Vec<String>> {
+        classify::parse_reply(reply).map(|(m, r)| (m, r, self.score))
+    }
+    fn reask(&self, violations: &[String]) -> String {
+        classify::reask_message(violations)
+    }
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    let settings = a.live.settings()?;
+    let describe_schema = settings.0.structured == Structured::Prompt;
+    let (ds, input_issues) =
+        load_inputs(&[a.benchmark.clone(), a.answers.clone(), a.judgments.clone()])?;
+    let judge = match classify::judge_in_force(&ds, a.judge.as_deref()) {
+        Ok(Some(j)) => j,
+        Ok(None) => bail!("no valid judgment in {}", a.judgments.display()),
+        Err(e) => bail!("{e}"),
+    };
+    let mut live = a
+        .live
+        .start(settings, LabelKey::of, "failure label", PROMPT_VERSION)?;
+    let (candidates, without_answer) = classify::candidates(&ds, &judge);
+    let (mut jobs, mut already_done) = (Vec::new(), 0);
+    for c in &candidates {
+        let key = LabelKey {
+            question_id: c.question.id.clone(),
+            model: c.answer.model.clone(),
+            attempt: c.answer.attempt,
+            classifier: a.live.model.clone(),
+        };
+        if live.is_done(&key) {
+            already_done += 1;
+            continue;
+        }
+        let p = classify::prompt(c, describe_schema);
+        jobs.push(LabelJob {
+            key,
+            system: p.system,
+            user: p.user,
+            score: c.score,
+        });
+    }
+    eprintln!(
+        "classify-failures: judge {judge:?}: {} answer(s) below {:.0} %",
+        candidates.len() + without_answer,
+        100.0 * classify::THRESHOLD
+    );
+    let tally = live.run(jobs, |out, key, (mode, rationale, score), provenance| {
+        out.append(&LabelRecord {
+            key,
+            mode,
+            rationale: &rationale,
+            checklist_judge: &judge,
+            checklist_score: score,
+            provenance,
+        })
+    })?;
+    Ok(live.finish(
+        "classify-failures",
+        "classified",
+        already_done,
+        &[format!(
+            "{without_answer} skipped (no answer text in {})",
+            a.answers.display()
+        )],
+        &tally,
+        input_issues,
+    ))
+}

@@ -1,0 +1,100 @@
+//! `repoprobe judge-scalar`: the SWE-QA-style scalar judge, the baseline of paper §5.3
+//! (Table 5), live. One call per (question, answer, judge run) grades the answer on five integer
+//! dimensions from 1 to `--scale` (10: total 50; 20: total 100). Every reply is checked by
+//! `repoprobe_core::scalar::parse_reply` and re-asked with the violations, like `judge`; the
+//! run loop, journals, resume and failure records are `judge`'s (`crate::llm::run`).
+//!
+//! Records are SPEC §2.4 scalar judgments (`max_per_dimension` = the scale) plus
+//! `prompt_version`, `provider`, `structured`, `usage` and `raw_reply`.
+
+use crate::exit::Exit;
+use crate::llm::run::{LiveArgs, Provenance, Task};
+use crate::output::JudgmentKey;
+use repoprobe_core::scalar::{self, PROMPT_VERSION, REPLY_NAME, ScalarScores};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use super::judge::{AnswerInputs, AnswerJob, RecordKind, judge_answers};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    inputs: AnswerInputs,
+    /// Points per dimension: 10 (1–10 each, total 50) or 20 (1–20 each, total 100); SWE-QA
+    /// used both. Recorded on every record as `max_per_dimension`.
+    #[arg(long, default_value_t = 10, value_parser = scale)]
+    scale: u32,
+    #[command(flatten)]
+    live: LiveArgs,
+}
+
+fn scale(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(v) if scalar::SCALES.contains(&v) => Ok(v),
+        _ => Err(format!("{s:?} is not a scale: use 10 or 20")),
+    }
+}
+
+/// One answer to grade once on the scale.
+struct ScalarJob {
+    job: AnswerJob,
+    max: u32,
+}
+
+/// A line of `--out`: SPEC §2.4 plus provenance.
+#[derive(Serialize)]
+struct ScalarRecord<'a> {
+    #[serde(flatten)]
+    key: &'a JudgmentKey,
+    dimensions: &'a BTreeMap<String, u32>,
+    max_per_dimension: u32,
+    rationale: &'a str,
+    #[serde(flatten)]
+    provenance: Provenance<'a>,
+}
+
+impl Task for ScalarJob {
+    type Key = JudgmentKey;
+    type Value = ScalarScores;
+    fn key(&self) -> &JudgmentKey {
+        &self.job.key
+    }
+    fn prompt(&self, describe_schema: bool) -> (String, String) {
+        let p = scalar::prompt(
+            &self.job.question,
+            &self.job.answer,
+            self.max,
+            describe_schema,
+        );
+        (p.system, p.user)
+    }
+    fn schema(&self) -> (&'static str, String) {
+        (REPLY_NAME, scalar::reply_schema_json(self.max))
+    }
+    fn check(&self, reply: &str) -> Result<ScalarScores, Vec<String>> {
+        scalar::parse_reply(reply, self.max)
+    }
+    fn reask(&self, violations: &[String]) -> String {
+        scalar::reask_message(violations, self.max)
+    }
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    let max = a.scale;
+    let kind = RecordKind {
+        command: "judge-scalar",
+        key_of: |v| JudgmentKey::of(v, "dimensions"),
+        name: "scalar judgment",
+        prompt_version: PROMPT_VERSION,
+    };
+    let task = |job| ScalarJob { job, max };
+    judge_answers(&a.inputs, &a.live, kind, task, |out, key, s, provenance| {
+        out.append(&ScalarRecord {
+            key,
+            dimensions: &s.dimensions,
+            max_per_dimension: max,
+            rationale: &s.rationale,
+            provenance,
+        })
+    })
+}

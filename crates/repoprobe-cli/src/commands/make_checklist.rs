@@ -1,0 +1,171 @@
+//! `repoprobe make-checklist`: the checklist generator of paper §3.2 and §4.1, live. From source
+//! records `{id, repo, category, question, reference_answer}` (JSONL or a JSON array) to full
+//! benchmark questions (SPEC §2.1). Every reply is checked by
+//! `repoprobe_core::checklist_gen::parse_reply`, which applies every rule of
+//! `repoprobe_core::validate::question`; a violating reply is sent back with the violations
+//! listed. The run loop, journals, resume and failure records are `judge`'s
+//! (`crate::llm::run`).
+//!
+//! Records are benchmark questions (the source's other fields kept) plus `prompt_version`,
+//! `provider`, `structured`, `usage` and `raw_reply`; the key is the question id.
+
+use crate::exit::Exit;
+use crate::input::read_json_records;
+use crate::llm::run::{LiveArgs, Provenance, Task};
+use crate::output::text;
+use anyhow::{Context, bail};
+use repoprobe_core::Question;
+use repoprobe_core::checklist_gen::{self, PROMPT_VERSION, REPLY_NAME, Source};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The source records `{id, repo, category, question, reference_answer}` (JSONL or a JSON
+    /// array); `repo` is the object of SPEC §2.1 or just the repository's name.
+    #[arg(long)]
+    questions: PathBuf,
+    #[command(flatten)]
+    live: LiveArgs,
+}
+
+/// The key of a generated question.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+struct QuestionKey {
+    id: String,
+}
+
+impl std::fmt::Display for QuestionKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.id)
+    }
+}
+
+/// One source record to give a checklist.
+struct ChecklistJob {
+    key: QuestionKey,
+    source: Source,
+    /// The source's fields that are not a question's, kept on the output.
+    extra: Map<String, Value>,
+}
+
+/// A line of `--out`: a SPEC §2.1 question, the source's other fields, provenance.
+#[derive(Serialize)]
+struct QuestionRecord<'a> {
+    #[serde(flatten)]
+    question: &'a Question,
+    #[serde(flatten)]
+    extra: &'a Map<String, Value>,
+    #[serde(flatten)]
+    provenance: Provenance<'a>,
+}
+
+impl Task for ChecklistJob {
+    type Key = QuestionKey;
+    type Value = (Question, Map<String, Value>);
+    fn key(&self) -> &QuestionKey {
+        &self.key
+    }
+    fn prompt(&self, describe_schema: bool) -> (String, String) {
+        let p = checklist_gen::prompt(&self.source, describe_schema);
+        (p.system, p.user)
+    }
+    fn schema(&self) -> (&'static str, String) {
+        (REPLY_NAME, checklist_gen::reply_schema_json())
+    }
+    fn check(&self, reply: &str) -> Result<Self::Value, Vec<String>> {
+        checklist_gen::parse_reply(&self.source, reply).map(|q| (q, self.extra.clone()))
+    }
+    fn reask(&self, violations: &[String]) -> String {
+        checklist_gen::reask_message(violations)
+    }
+}
+
+/// Fields of a question (and of our provenance) that a source's extra fields may not repeat.
+const OWN_FIELDS: [&str; 12] = [
+    "id",
+    "repo",
+    "category",
+    "question",
+    "reference_answer",
+    "external_context",
+    "checklist",
+    "prompt_version",
+    "provider",
+    "structured",
+    "usage",
+    "raw_reply",
+];
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    let settings = a.live.settings()?;
+    let records = read_json_records(&a.questions)
+        .with_context(|| format!("cannot read {}", a.questions.display()))?;
+    let mut live = a.live.start(
+        settings,
+        |v| {
+            v.get("checklist")?;
+            Some(QuestionKey { id: text(v, "id")? })
+        },
+        "question",
+        PROMPT_VERSION,
+    )?;
+    let (mut jobs, mut already_done, mut bad) = (Vec::new(), 0, 0);
+    let mut seen = HashSet::new();
+    for (location, record) in records {
+        let name = a.questions.display();
+        let parsed = record.map_err(|e| vec![e]).and_then(|v| {
+            let source = checklist_gen::parse_source(&v)?;
+            let extra: Map<String, Value> = v
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(k, _)| !OWN_FIELDS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            Ok((source, extra))
+        });
+        let (source, extra) = match parsed {
+            Ok(s) => s,
+            Err(errs) => {
+                for e in errs {
+                    eprintln!("  {name}: {location}: {e}");
+                }
+                bad += 1;
+                continue;
+            }
+        };
+        if !seen.insert(source.id.clone()) {
+            eprintln!(
+                "  {name}: {location}: question id {:?} is used twice: the first is kept",
+                source.id
+            );
+            bad += 1;
+            continue;
+        }
+        let key = QuestionKey {
+            id: source.id.clone(),
+        };
+        if live.is_done(&key) {
+            already_done += 1;
+        } else {
+            jobs.push(ChecklistJob { key, source, extra });
+        }
+    }
+    if bad > 0 {
+        eprintln!("{bad} source record(s) left out (see above)");
+    }
+    if jobs.is_empty() && already_done == 0 {
+        bail!("no valid source record in {}", a.questions.display());
+    }
+    let tally = live.run(jobs, |out, _key, (question, extra), provenance| {
+        out.append(&QuestionRecord {
+            question: &question,
+            extra: &extra,
+            provenance,
+        })
+    })?;
+    Ok(live.finish("make-checklist", "made", already_done, &[], &tally, bad > 0))
+}

@@ -1,0 +1,446 @@
+//! The run loop shared by every live call (`judge`, `judge-scalar`, `classify-failures`,
+//! `make-checklist`): for each key not yet done, ask the model, check the reply with the core,
+//! re-ask with the violations up to `--max-retries` times, and write the outcome as soon as it
+//! is known — a record to `--out`, or a failure record (`"status": "failed"`, the reason, the
+//! violations, the last raw reply) to the failures journal. At most `--concurrency` calls are in
+//! flight; every record carries the prompt version, provider, structured-output mode, token
+//! usage and raw reply.
+//!
+//! A command supplies its flags ([`LiveArgs`], flattened into its own), its keys and a [`Task`]
+//! per key (the prompt, the reply schema and the core's check), and writes its own success
+//! records; everything else is here.
+
+use super::{ApiKey, CallError, Client, Message, Role, Settings, Structured, Tokens};
+use crate::exit::Exit;
+use crate::input::{load_paths, print_issues};
+use crate::llm::Provider;
+use crate::output::{Journal, KeyOf, failures_path};
+use anyhow::{Context, bail};
+use repoprobe_core::{Dataset, LoadOptions};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::fmt::Display;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The flags of every live call.
+#[derive(Debug, clap::Args)]
+pub struct LiveArgs {
+    /// The output journal (JSONL, appended to; a rerun skips the keys already in it).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Where keys that could not be done are recorded [default: <out>.failures.ndjson].
+    #[arg(long)]
+    pub failures: Option<PathBuf>,
+    /// API family; the key is read from OPENAI_API_KEY or ANTHROPIC_API_KEY.
+    #[arg(long, value_enum)]
+    pub provider: Provider,
+    /// The model, as the API names it; also the `judge` (or `classifier`) of every record.
+    #[arg(long)]
+    pub model: String,
+    /// API base URL [default: https://api.openai.com/v1 or https://api.anthropic.com].
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Calls in flight at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
+    /// Re-asks after an invalid reply (the violations are sent back), before the key fails.
+    #[arg(long, default_value_t = 2)]
+    pub max_retries: u32,
+    /// Retries of one call after a transient HTTP failure (408, 409, 429, 5xx, 529, network).
+    #[arg(long, default_value_t = 6)]
+    pub max_http_retries: u32,
+    /// First backoff delay in milliseconds; it doubles with each retry (up to 60 s), with
+    /// jitter, unless the server sends `retry-after(-ms)`.
+    #[arg(long, default_value_t = 1000)]
+    pub backoff_ms: u64,
+    /// Sampling temperature (omitted from requests when not given).
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Sampling seed, for APIs that take one (OpenAI-compatible).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Output token limit [default: the API's; 4096 for Anthropic, which requires one].
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 300.0)]
+    pub timeout_s: f64,
+    /// How the reply shape is imposed [default: schema for openai, tool for anthropic].
+    #[arg(long, value_enum)]
+    pub structured: Option<Structured>,
+}
+
+/// What one key asks: the prompt, the reply schema and the check of a reply.
+pub trait Task: Send + 'static {
+    /// The record key; serialised at the head of its failure record.
+    type Key: Clone + Display + Serialize + Send + 'static;
+    /// What a valid reply gives.
+    type Value: Send + 'static;
+    fn key(&self) -> &Self::Key;
+    /// The system message and first user message; with `describe_schema` (prompt-only JSON
+    /// mode) the user message spells out the schema.
+    fn prompt(&self, describe_schema: bool) -> (String, String);
+    /// The reply schema's name and JSON text (key order kept).
+    fn schema(&self) -> (&'static str, String);
+    /// The core's check of a reply: the value, or one message per violation.
+    fn check(&self, reply: &str) -> Result<Self::Value, Vec<String>>;
+    /// The message sent back after an invalid reply.
+    fn reask(&self, violations: &[String]) -> String;
+}
+
+/// Token usage of one key, as written on its record.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct UsageOut {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub calls: u32,
+    pub retries: u32,
+}
+
+/// The provenance every record of a live call carries after its own fields.
+#[derive(Serialize)]
+pub struct Provenance<'a> {
+    pub prompt_version: &'a str,
+    pub provider: &'a str,
+    pub structured: &'a str,
+    pub usage: UsageOut,
+    pub raw_reply: &'a str,
+}
+
+/// A line of the failures journal: the key, `"status": "failed"` and why. Never a result.
+#[derive(Serialize)]
+struct FailureRecord<'a, K> {
+    #[serde(flatten)]
+    key: &'a K,
+    status: &'a str,
+    reason: &'a str,
+    violations: &'a [String],
+    prompt_version: &'a str,
+    provider: &'a str,
+    structured: &'a str,
+    usage: UsageOut,
+    raw_reply: Option<&'a str>,
+}
+
+/// How a key ended.
+struct Outcome<K, V> {
+    key: K,
+    result: Result<(V, String), Failed>,
+    http_retries: u32,
+    reasks: u32,
+    calls: u32,
+    tokens: Tokens,
+}
+
+struct Failed {
+    reason: String,
+    violations: Vec<String>,
+    raw_reply: Option<String>,
+}
+
+/// Counts of a run, for the summary.
+#[derive(Default)]
+pub struct Tally {
+    pub done: usize,
+    pub failed: usize,
+    pub http_retries: u64,
+    pub reasks: u64,
+    pub calls: u64,
+    pub tokens: Tokens,
+}
+
+/// A live call about to run: the client, the two journals and the loop's limits.
+pub struct Live<K> {
+    client: Arc<Client>,
+    pub out: Journal<K>,
+    failures: Journal<K>,
+    concurrency: usize,
+    max_retries: u32,
+    prompt_version: &'static str,
+    started: Instant,
+}
+
+impl LiveArgs {
+    /// Checks the flags and the key (from the environment only) before anything is read.
+    pub fn settings(&self) -> anyhow::Result<(Settings, ApiKey)> {
+        let key_env = self.provider.key_env();
+        let Some(key) = ApiKey::from_env(key_env) else {
+            bail!(
+                "{key_env} is not set: the {} key is read from that environment variable only",
+                self.provider.as_str()
+            );
+        };
+        if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
+            bail!("--timeout-s must be a positive number of seconds");
+        }
+        if self.temperature.is_some_and(|t| !t.is_finite() || t < 0.0) {
+            bail!("--temperature must be a non-negative number");
+        }
+        let settings = Settings {
+            provider: self.provider,
+            base_url: self
+                .base_url
+                .clone()
+                .unwrap_or_else(|| self.provider.default_base_url().to_string()),
+            model: self.model.clone(),
+            structured: self
+                .structured
+                .unwrap_or_else(|| self.provider.default_structured()),
+            temperature: self.temperature,
+            seed: self.seed,
+            max_tokens: self.max_tokens,
+            max_http_retries: self.max_http_retries,
+            backoff: Duration::from_millis(self.backoff_ms),
+            timeout: Duration::from_secs_f64(self.timeout_s),
+        };
+        Ok((settings, key))
+    }
+
+    /// Opens both journals (repairing a torn last line, reading the keys done) and builds the
+    /// client. `kind` names the records in messages.
+    pub fn start<K: Eq + std::hash::Hash>(
+        &self,
+        (settings, key): (Settings, ApiKey),
+        key_of: KeyOf<K>,
+        kind: &str,
+        prompt_version: &'static str,
+    ) -> anyhow::Result<Live<K>> {
+        let failures_path = self
+            .failures
+            .clone()
+            .unwrap_or_else(|| failures_path(&self.out));
+        let out = Journal::open(&self.out, key_of)?;
+        let failures = Journal::open(&failures_path, key_of)?;
+        out.report(kind);
+        failures.report("failure");
+        Ok(Live {
+            client: Arc::new(Client::new(settings, key)?),
+            out,
+            failures,
+            concurrency: self.concurrency as usize,
+            max_retries: self.max_retries,
+            prompt_version,
+            started: Instant::now(),
+        })
+    }
+}
+
+/// Loads input files that the core reads (benchmark, answers, judgments), printing every issue;
+/// returns the dataset and whether any record was left out.
+pub fn load_inputs(paths: &[PathBuf]) -> anyhow::Result<(Dataset, bool)> {
+    let loaded = load_paths(paths, LoadOptions::default());
+    print_issues(&loaded);
+    if loaded.has_unusable_input() {
+        bail!("an input file could not be read (see above)");
+    }
+    Ok((loaded.dataset, !loaded.issues.is_empty()))
+}
+
+impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Live<K> {
+    /// Whether `key` is already in `--out`.
+    pub fn is_done(&self, key: &K) -> bool {
+        self.out.done.contains(key)
+    }
+
+    /// Runs every task with at most `--concurrency` in flight; `write` appends the record of a
+    /// key whose reply was valid (its value, then the provenance to flatten into it).
+    pub fn run<T, W>(&mut self, tasks: Vec<T>, mut write: W) -> anyhow::Result<Tally>
+    where
+        T: Task<Key = K>,
+        W: FnMut(&mut Journal<K>, &K, T::Value, Provenance<'_>) -> anyhow::Result<()>,
+    {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        runtime.block_on(async {
+            let mut tally = Tally::default();
+            let mut pending = tasks.into_iter();
+            let mut running = tokio::task::JoinSet::new();
+            let s = self.client.settings();
+            let (provider, structured) = (s.provider.as_str(), s.structured.as_str());
+            loop {
+                while running.len() < self.concurrency {
+                    let Some(task) = pending.next() else { break };
+                    running.spawn(ask(Arc::clone(&self.client), task, self.max_retries));
+                }
+                let Some(joined) = running.join_next().await else {
+                    break;
+                };
+                let o = match joined {
+                    Ok(o) => o,
+                    Err(e) => bail!("a task stopped unexpectedly: {e}"),
+                };
+                tally.http_retries += u64::from(o.http_retries);
+                tally.reasks += u64::from(o.reasks);
+                tally.calls += u64::from(o.calls);
+                tally.tokens += o.tokens;
+                let usage = UsageOut {
+                    input_tokens: o.tokens.input_tokens,
+                    output_tokens: o.tokens.output_tokens,
+                    calls: o.calls,
+                    retries: o.http_retries + o.reasks,
+                };
+                match o.result {
+                    Ok((value, raw_reply)) => {
+                        let p = Provenance {
+                            prompt_version: self.prompt_version,
+                            provider,
+                            structured,
+                            usage,
+                            raw_reply: &raw_reply,
+                        };
+                        write(&mut self.out, &o.key, value, p)?;
+                        tally.done += 1;
+                    }
+                    Err(f) => {
+                        eprintln!("failed: {}: {}", o.key, f.reason);
+                        for v in &f.violations {
+                            eprintln!("  - {v}");
+                        }
+                        self.failures.append(&FailureRecord {
+                            key: &o.key,
+                            status: "failed",
+                            reason: &f.reason,
+                            violations: &f.violations,
+                            prompt_version: self.prompt_version,
+                            provider,
+                            structured,
+                            usage,
+                            raw_reply: f.raw_reply.as_deref(),
+                        })?;
+                        tally.failed += 1;
+                    }
+                }
+            }
+            Ok(tally)
+        })
+    }
+
+    /// Prints the one-line summary and returns the exit code: 0 when every key is done, 1 when
+    /// some failed or input records were left out. `skipped` lists extra counts
+    /// ("1 answer(s) skipped (error set)").
+    pub fn finish(
+        &self,
+        command: &str,
+        verb: &str,
+        already_done: usize,
+        skipped: &[String],
+        tally: &Tally,
+        input_issues: bool,
+    ) -> Exit {
+        let skipped: String = skipped.iter().map(|s| format!(", {s}")).collect();
+        eprintln!(
+            "{command}: {} {verb}, {already_done} already done{skipped}, {} failed{}; \
+             {} retries ({} HTTP, {} re-asks); {} calls; tokens {} in, {} out; {:.1} s",
+            tally.done,
+            tally.failed,
+            if tally.failed > 0 {
+                format!(
+                    " (see {}; a rerun tries them again)",
+                    self.failures.path.display()
+                )
+            } else {
+                String::new()
+            },
+            tally.http_retries + tally.reasks,
+            tally.http_retries,
+            tally.reasks,
+            tally.calls,
+            tally.tokens.input_tokens,
+            tally.tokens.output_tokens,
+            self.started.elapsed().as_secs_f64(),
+        );
+        if tally.failed > 0 || input_issues {
+            Exit::InvalidRecords
+        } else {
+            Exit::Ok
+        }
+    }
+}
+
+/// Does one key: ask, check, re-ask with the violations, up to `max_retries` re-asks.
+async fn ask<T: Task>(client: Arc<Client>, task: T, max_retries: u32) -> Outcome<T::Key, T::Value> {
+    let (system, user) = task.prompt(client.settings().structured == Structured::Prompt);
+    let (schema_name, schema) = task.schema();
+    let schema = RawValue::from_string(schema).expect("a reply schema is valid JSON");
+    let mut messages = vec![Message {
+        role: Role::User,
+        content: user,
+    }];
+    let mut o = Outcome {
+        key: task.key().clone(),
+        result: Err(Failed {
+            reason: String::new(),
+            violations: Vec::new(),
+            raw_reply: None,
+        }),
+        http_retries: 0,
+        reasks: 0,
+        calls: 0,
+        tokens: Tokens::default(),
+    };
+    for asked in 0..=max_retries {
+        let req = super::Request {
+            system: &system,
+            messages: &messages,
+            schema_name,
+            schema: &schema,
+        };
+        let mut retries = 0;
+        let called = client.call(req, &mut retries).await;
+        o.http_retries += retries;
+        let reply = match called {
+            Ok(r) => r,
+            Err(e) => {
+                let reason = match &e {
+                    CallError::Status { status, .. } if (400..500).contains(status) => {
+                        format!("the API refused the request: {e}")
+                    }
+                    _ => format!("the call failed: {e}"),
+                };
+                o.result = Err(Failed {
+                    reason,
+                    violations: Vec::new(),
+                    raw_reply: None,
+                });
+                return o;
+            }
+        };
+        o.calls += 1;
+        o.tokens += reply.tokens;
+        match task.check(&reply.text) {
+            Ok(value) => {
+                o.result = Ok((value, reply.text));
+                return o;
+            }
+            Err(mut violations) => {
+                violations.extend(reply.note);
+                if asked < max_retries {
+                    o.reasks += 1;
+                    let said = if reply.text.trim().is_empty() {
+                        "(an empty reply)".to_string()
+                    } else {
+                        reply.text.clone()
+                    };
+                    messages.push(Message {
+                        role: Role::Assistant,
+                        content: said,
+                    });
+                    messages.push(Message {
+                        role: Role::User,
+                        content: task.reask(&violations),
+                    });
+                }
+                o.result = Err(Failed {
+                    reason: format!("the reply was still invalid after {max_retries} re-ask(s)"),
+                    violations,
+                    raw_reply: Some(reply.text),
+                });
+            }
+        }
+    }
+    o
+}

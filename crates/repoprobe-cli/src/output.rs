@@ -1,0 +1,228 @@
+//! The output files of the live calls: append-only JSONL journals, one record per line, written
+//! whole and handed to the OS as each key finishes. On opening, a torn last line (a kill
+//! mid-write) is cut away, a whole last record without its newline is kept, and the keys of the
+//! records already there are read back, so that a rerun skips them. Lines with
+//! `"status": "failed"` are failure records (kept in a separate journal): never a done key.
+
+use anyhow::Context;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::hash::Hash;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Reads the key of a finished record; `None` for a line that is not one.
+pub type KeyOf<K> = fn(&Value) -> Option<K>;
+
+/// An append-only JSONL file, one record per line, each line written whole and at once.
+pub struct Journal<K> {
+    pub path: PathBuf,
+    /// Opened in append mode: every write goes to the end, whatever else happened to the file.
+    file: Option<File>,
+    /// Keys of the finished records already in the file.
+    pub done: HashSet<K>,
+    /// Bytes of a torn last line that were cut away on opening.
+    pub torn_bytes: Option<usize>,
+    /// 1-based numbers of complete lines that are neither finished nor failure records.
+    pub unreadable: Vec<usize>,
+}
+
+impl<K: Eq + Hash> Journal<K> {
+    /// Opens the journal, repairs a torn last line and reads the keys already done. A journal
+    /// that does not exist is created by the first [`Journal::append`], not before.
+    pub fn open(path: &Path, key_of: KeyOf<K>) -> anyhow::Result<Journal<K>> {
+        let mut j = Journal {
+            path: path.to_path_buf(),
+            file: None,
+            done: HashSet::new(),
+            torn_bytes: None,
+            unreadable: Vec::new(),
+        };
+        if !path.exists() {
+            return Ok(j);
+        }
+        let mut file = j.open_file()?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let tail = &bytes[complete..];
+        let mut body = &bytes[..complete];
+        if tail.iter().all(u8::is_ascii_whitespace) {
+            if !tail.is_empty() {
+                file.set_len(complete as u64)?;
+            }
+        } else if serde_json::from_slice::<Value>(tail).is_ok_and(|v| v.is_object()) {
+            // The record is whole and only its newline is missing: keep it.
+            file.write_all(b"\n")?;
+            body = &bytes[..];
+        } else {
+            file.set_len(complete as u64)
+                .with_context(|| format!("cannot repair {}", path.display()))?;
+            j.torn_bytes = Some(tail.len());
+        }
+        for (n, line) in body.split(|&b| b == b'\n').enumerate() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<Value>(line) {
+                Ok(v) if v.get("status").is_some_and(|s| s == "failed") => {}
+                Ok(v) => match key_of(&v) {
+                    Some(k) => {
+                        j.done.insert(k);
+                    }
+                    None => j.unreadable.push(n + 1),
+                },
+                Err(_) => j.unreadable.push(n + 1),
+            }
+        }
+        j.file = Some(file);
+        Ok(j)
+    }
+
+    /// Prints what opening found: a torn line cut away, lines that are not records.
+    pub fn report(&self, kind: &str) {
+        if let Some(n) = self.torn_bytes {
+            eprintln!(
+                "note: {}: the last line was cut off ({n} bytes, an interrupted write): removed; its key is done again",
+                self.path.display()
+            );
+        }
+        if !self.unreadable.is_empty() {
+            eprintln!(
+                "warning: {}: line(s) {:?} are not {kind} records: left as they are",
+                self.path.display(),
+                self.unreadable
+            );
+        }
+    }
+
+    fn open_file(&self) -> anyhow::Result<File> {
+        OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&self.path)
+            .with_context(|| format!("cannot open {}", self.path.display()))
+    }
+
+    /// Writes one record as one line and hands it to the OS at once.
+    pub fn append<T: Serialize>(&mut self, record: &T) -> anyhow::Result<()> {
+        let mut line = serde_json::to_vec(record)?;
+        line.push(b'\n');
+        if self.file.is_none() {
+            self.file = Some(self.open_file()?);
+        }
+        let file = self.file.as_mut().expect("opened above");
+        file.write_all(&line)
+            .and_then(|()| file.flush())
+            .with_context(|| format!("cannot write to {}", self.path.display()))
+    }
+}
+
+/// `J.jsonl` → `J.failures.ndjson` (`.ndjson`, so that `score` on a directory never reads it).
+pub fn failures_path(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
+    out.with_file_name(format!("{stem}.failures.ndjson"))
+}
+
+/// The key of a judgment-like record (SPEC §2.3, §2.4): (question_id, model, attempt, judge,
+/// judge_run), `attempt` and `judge_run` 0 when absent.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct JudgmentKey {
+    pub question_id: String,
+    pub model: String,
+    pub attempt: u32,
+    pub judge: String,
+    pub judge_run: u32,
+}
+
+impl JudgmentKey {
+    /// The key of a record that has the field `marker` (`items` for checklist judgments,
+    /// `dimensions` for scalar ones); `None` for anything else.
+    pub fn of(v: &Value, marker: &str) -> Option<JudgmentKey> {
+        v.get(marker)?;
+        Some(JudgmentKey {
+            question_id: text(v, "question_id")?,
+            model: text(v, "model")?,
+            attempt: count(v, "attempt")?,
+            judge: text(v, "judge")?,
+            judge_run: count(v, "judge_run")?,
+        })
+    }
+}
+
+impl std::fmt::Display for JudgmentKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} / {} / attempt {} / run {}",
+            self.question_id, self.model, self.attempt, self.judge_run
+        )
+    }
+}
+
+/// A string field of a record.
+pub fn text(v: &Value, k: &str) -> Option<String> {
+    v.get(k)?.as_str().map(str::to_string)
+}
+
+/// A count field of a record, 0 when absent or null.
+pub fn count(v: &Value, k: &str) -> Option<u32> {
+    match v.get(k) {
+        None | Some(Value::Null) => Some(0),
+        Some(x) => x.as_u64().and_then(|x| u32::try_from(x).ok()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(v: &Value) -> Option<JudgmentKey> {
+        JudgmentKey::of(v, "items")
+    }
+
+    #[test]
+    fn the_failures_journal_sits_beside_the_output() {
+        assert_eq!(
+            failures_path(Path::new("out/j.jsonl")),
+            Path::new("out/j.failures.ndjson")
+        );
+        assert_eq!(
+            failures_path(Path::new("j.json")),
+            Path::new("j.json.failures.ndjson")
+        );
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_and_whole_lines_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("j.jsonl");
+        let line =
+            r#"{"question_id":"q1","model":"A","attempt":0,"judge":"J","judge_run":0,"items":[]}"#;
+        std::fs::write(&p, format!("{line}\n{}", &line[..30])).unwrap();
+        let mut j = Journal::open(&p, key).unwrap();
+        assert_eq!(j.torn_bytes, Some(30));
+        assert_eq!(j.done.len(), 1);
+        j.append(&serde_json::json!({"x": 1})).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            format!("{line}\n{{\"x\":1}}\n")
+        );
+        // A whole record without its newline is kept, not cut.
+        std::fs::write(&p, line).unwrap();
+        let j = Journal::open(&p, key).unwrap();
+        assert_eq!((j.torn_bytes, j.done.len()), (None, 1));
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), format!("{line}\n"));
+        // A record of another kind is not a done key.
+        let j = Journal::open(&p, |v| JudgmentKey::of(v, "dimensions")).unwrap();
+        assert_eq!((j.done.len(), j.unreadable.as_slice()), (0, &[1][..]));
+    }
+}

@@ -1,0 +1,736 @@
+//! What the end-to-end tests of the live calls (`judge.rs`, `llm_commands.rs`) share: the real
+//! binary, run with a cleared environment, against a real HTTP server on 127.0.0.1 that each
+//! test starts.
+//!
+//! The server is a small HTTP/1.1 server on `std::net` (a thread per connection, one request
+//! per connection, `Connection: close`) rather than axum or hyper: it needs no extra
+//! dependency or async runtime in the tests, and it gives byte-level control over what goes back
+//! (status, `retry-after`, a body that is not JSON), which is the point of fault injection. It
+//! checks every request (path, key header, model, schema with the allowed scores as enums,
+//! rationale before score; for the other commands their own schemas and prompts, see [`Kind`])
+//! and records each violation; tests assert there are none.
+#![allow(dead_code)] // each test crate uses a part
+
+use serde_json::{Value, json};
+use std::collections::{HashSet, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub const BENCHMARK: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../testdata/golden/benchmark.jsonl"
+);
+pub const BIN: &str = env!("CARGO_BIN_EXE_repoprobe");
+pub const KEY: &str = "sk-test-Zq81SECRETkey0042";
+pub const JUDGE: &str = "judge-model";
+
+/// A fault the server injects into the next request it receives.
+#[derive(Debug, Clone, Copy)]
+pub enum Fault {
+    /// 429 with `Retry-After: 1`.
+    RateLimited,
+    /// 500.
+    ServerError,
+    /// 429 saying the quota is exhausted: waiting does not help.
+    QuotaExhausted,
+    /// 200 whose HTTP body is an HTML page, not the API's JSON.
+    HtmlBody,
+    /// 200 with a reply text that is not JSON.
+    NotJsonReply,
+    /// 200 with a reply whose first item's score is outside its enum.
+    ScoreOutsideEnum,
+}
+
+/// Which command the server speaks to: it decides the checks and the replies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    Judge,
+    Scalar,
+    Classify,
+    MakeChecklist,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Api {
+    Openai,
+    Anthropic,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mode {
+    Schema,
+    Tool,
+    Prompt,
+}
+
+pub struct State {
+    pub kind: Kind,
+    /// `judge-scalar`'s scale: replies and schema checks use it.
+    pub scale: u32,
+    pub api: Api,
+    pub mode: Mode,
+    pub questions: Vec<Value>,
+    pub faults: VecDeque<Fault>,
+    /// Questions (by id) whose replies always score item 0 outside its enum.
+    pub always_invalid: Vec<String>,
+    /// Questions (by id) refused with a 400 whose body echoes the key.
+    pub refused_echoing_key: Vec<String>,
+    /// Delay before each response.
+    pub latency: Duration,
+    /// Wrap replies in a ```json fence with prose around it.
+    pub fenced: bool,
+    pub requests: usize,
+    pub reasks: usize,
+    pub violations: Vec<String>,
+}
+
+pub struct FakeApi {
+    pub addr: SocketAddr,
+    pub state: Arc<Mutex<State>>,
+}
+
+impl FakeApi {
+    pub fn start(api: Api, mode: Mode) -> FakeApi {
+        FakeApi::start_for(Kind::Judge, api, mode)
+    }
+
+    pub fn start_for(kind: Kind, api: Api, mode: Mode) -> FakeApi {
+        let questions = std::fs::read_to_string(BENCHMARK)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let state = Arc::new(Mutex::new(State {
+            kind,
+            scale: 10,
+            api,
+            mode,
+            questions,
+            faults: VecDeque::new(),
+            always_invalid: Vec::new(),
+            refused_echoing_key: Vec::new(),
+            latency: Duration::ZERO,
+            fenced: false,
+            requests: 0,
+            reasks: 0,
+            violations: Vec::new(),
+        }));
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let st = Arc::clone(&state);
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { continue };
+                let st = Arc::clone(&st);
+                std::thread::spawn(move || serve(conn, &st));
+            }
+        });
+        FakeApi { addr, state }
+    }
+
+    pub fn base_url(&self) -> String {
+        match self.state.lock().unwrap().api {
+            Api::Openai => format!("http://{}/v1", self.addr),
+            Api::Anthropic => format!("http://{}", self.addr),
+        }
+    }
+
+    pub fn with<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
+        f(&mut self.state.lock().unwrap())
+    }
+
+    pub fn assert_no_violations(&self) {
+        let v = self.with(|s| s.violations.clone());
+        assert!(
+            v.is_empty(),
+            "requests broke the protocol:\n{}",
+            v.join("\n")
+        );
+    }
+}
+
+pub fn serve(mut conn: TcpStream, state: &Mutex<State>) {
+    let mut reader = BufReader::new(conn.try_clone().unwrap());
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((k, v)) = line.trim_end().split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let len: usize = header("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; len];
+    reader.read_exact(&mut body).unwrap();
+    let path = request_line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("")
+        .to_string();
+    let latency = state.lock().unwrap().latency;
+    let (status, extra, response) = respond(state, &path, &header, &body);
+    std::thread::sleep(latency);
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        429 => "Too Many Requests",
+        _ => "Error",
+    };
+    let head = format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{extra}\r\n",
+        response.len()
+    );
+    let _ = conn.write_all(head.as_bytes());
+    let _ = conn.write_all(response.as_bytes());
+}
+
+/// Checks one request and decides the response: (status, extra header lines, body).
+pub fn respond(
+    state: &Mutex<State>,
+    path: &str,
+    header: &dyn Fn(&str) -> Option<String>,
+    body: &[u8],
+) -> (u16, String, String) {
+    let mut s = state.lock().unwrap();
+    s.requests += 1;
+    let mut bad = Vec::new();
+    let (want_path, key_ok) = match s.api {
+        Api::Openai => (
+            "/v1/chat/completions",
+            header("authorization") == Some(format!("Bearer {KEY}")),
+        ),
+        Api::Anthropic => {
+            if header("anthropic-version").as_deref() != Some("2023-06-01") {
+                bad.push("no anthropic-version: 2023-06-01 header".to_string());
+            }
+            ("/v1/messages", header("x-api-key").as_deref() == Some(KEY))
+        }
+    };
+    if path != want_path {
+        bad.push(format!("path {path}, expected {want_path}"));
+    }
+    if !key_ok {
+        bad.push("the key is not in the expected header".to_string());
+    }
+    let req: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => {
+            s.violations.push(format!("request body is not JSON: {e}"));
+            return (400, String::new(), "{}".into());
+        }
+    };
+    if req["model"] != JUDGE {
+        bad.push(format!("model {}", req["model"]));
+    }
+    // The conversation: the first user message is the prompt; later ones are re-asks.
+    let msgs = req["messages"].as_array().cloned().unwrap_or_default();
+    let users: Vec<&str> = msgs
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    let prompt = users.first().copied().unwrap_or("");
+    let Some(q) = s
+        .questions
+        .iter()
+        .find(|q| prompt.contains(q["question"].as_str().unwrap()))
+        .cloned()
+    else {
+        s.violations
+            .push("the prompt names no benchmark question".into());
+        return (400, String::new(), "{}".into());
+    };
+    if users.len() > 1 {
+        s.reasks += 1;
+        let last = users.last().unwrap();
+        if !last.contains("cannot be accepted") || msgs[msgs.len() - 2]["role"] != "assistant" {
+            bad.push("a re-ask without the previous reply and the errors".into());
+        }
+    }
+    check_prompt(s.kind, prompt, &q, &mut bad);
+    let system = match s.api {
+        Api::Openai => msgs
+            .first()
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or(""),
+        Api::Anthropic => req["system"].as_str().unwrap_or(""),
+    };
+    let asks = if s.kind == Kind::MakeChecklist {
+        "sum to 9"
+    } else {
+        "rationale"
+    };
+    if !system.contains(asks) {
+        bad.push(format!("the system prompt does not say {asks:?}"));
+    }
+    let schema = match (s.api, s.mode) {
+        (Api::Openai, Mode::Schema) => {
+            let rf = &req["response_format"];
+            if rf["type"] != "json_schema" || rf["json_schema"]["strict"] != true {
+                bad.push(format!("response_format {rf}"));
+            }
+            Some(rf["json_schema"]["schema"].clone())
+        }
+        (Api::Anthropic, Mode::Tool) => {
+            let name = &req["tools"][0]["name"];
+            if req["tool_choice"] != json!({"type": "tool", "name": name}) {
+                bad.push(format!("tool_choice {}", req["tool_choice"]));
+            }
+            Some(req["tools"][0]["input_schema"].clone())
+        }
+        (_, Mode::Prompt) => {
+            for field in ["response_format", "tools", "tool_choice", "output_config"] {
+                if req.get(field).is_some() {
+                    bad.push(format!("prompt mode sent `{field}`"));
+                }
+            }
+            let needle = match s.kind {
+                Kind::Judge => "\"enum\":[0,3,5]".to_string(),
+                Kind::Scalar => format!("\"maximum\":{}", s.scale),
+                Kind::Classify => "\"enum\":[\"edit_bias\"".to_string(),
+                Kind::MakeChecklist => "\"maxItems\":5".to_string(),
+            };
+            if !prompt.contains(&needle) {
+                bad.push("prompt mode without the schema in the prompt".into());
+            }
+            None
+        }
+        other => panic!("mode {other:?} not served by this test server"),
+    };
+    if let Some(schema) = schema {
+        match s.kind {
+            Kind::Judge => check_schema(&schema, &q, &mut bad),
+            kind => check_other_schema(kind, s.scale, &schema, &mut bad),
+        }
+    }
+    let qid = q["id"].as_str().unwrap().to_string();
+    s.violations
+        .extend(bad.iter().map(|b| format!("{qid}: {b}")));
+    if !bad.is_empty() {
+        return (400, String::new(), json!({"error": bad}).to_string());
+    }
+
+    if s.refused_echoing_key.contains(&qid) {
+        let msg = format!("Incorrect API key provided: {KEY}");
+        return (
+            400,
+            String::new(),
+            json!({"error": {"message": msg}}).to_string(),
+        );
+    }
+    let mut reply = reply_for(s.kind, s.scale, &q, false);
+    match s.faults.pop_front() {
+        Some(Fault::RateLimited) => {
+            return (
+                429,
+                "retry-after: 1\r\n".into(),
+                r#"{"error":"slow down"}"#.into(),
+            );
+        }
+        Some(Fault::ServerError) => return (500, String::new(), "upstream exploded".into()),
+        Some(Fault::QuotaExhausted) => {
+            let body = r#"{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}"#;
+            return (429, "retry-after: 0\r\n".into(), body.into());
+        }
+        Some(Fault::HtmlBody) => {
+            return (
+                200,
+                String::new(),
+                "<html><body>Bad gateway</body></html>".into(),
+            );
+        }
+        Some(Fault::NotJsonReply) => reply = "I think the answer is quite good.".into(),
+        Some(Fault::ScoreOutsideEnum) => reply = reply_for(s.kind, s.scale, &q, true),
+        None => {}
+    }
+    if s.always_invalid.contains(&qid) {
+        reply = reply_for(s.kind, s.scale, &q, true);
+    }
+    if s.fenced {
+        reply = format!("Here is the grading:\n```json\n{reply}\n```\nDone.");
+    }
+    (200, String::new(), envelope(s.api, s.mode, &reply))
+}
+
+/// What each command's prompt must hold besides the question.
+fn check_prompt(kind: Kind, prompt: &str, q: &Value, bad: &mut Vec<String>) {
+    let needles: Vec<String> = match kind {
+        Kind::Judge => q["checklist"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|i| i["rubric"].as_array().unwrap())
+            .map(|t| t["criterion"].as_str().unwrap().to_string())
+            .collect(),
+        Kind::Scalar => [
+            "correctness",
+            "completeness",
+            "relevance",
+            "clarity",
+            "reasoning",
+        ]
+        .iter()
+        .map(|d| format!("`{d}`"))
+        .collect(),
+        Kind::Classify => vec![
+            "the model writes new code or configuration instead".into(),
+            "`shallow_explanation`".into(),
+            "`hallucination`".into(),
+            "Checklist score:".into(),
+        ],
+        Kind::MakeChecklist => vec![q["reference_answer"].as_str().unwrap().into()],
+    };
+    for n in needles {
+        if !prompt.contains(&n) {
+            bad.push(format!("{n:?} missing from the prompt"));
+        }
+    }
+}
+
+/// The reply schemas of `judge-scalar`, `classify-failures` and `make-checklist`.
+fn check_other_schema(kind: Kind, scale: u32, schema: &Value, bad: &mut Vec<String>) {
+    if schema["type"] != "object" || schema["additionalProperties"] != false {
+        bad.push(format!("top of schema {schema}"));
+    }
+    let props = &schema["properties"];
+    match kind {
+        Kind::Scalar => {
+            let dims = [
+                "correctness",
+                "completeness",
+                "relevance",
+                "clarity",
+                "reasoning",
+            ];
+            let mut want = vec![json!("rationale")];
+            want.extend(dims.iter().map(|d| json!(d)));
+            if schema["required"] != Value::Array(want) {
+                bad.push(format!("required {}", schema["required"]));
+            }
+            for d in dims {
+                let p = &props[d];
+                if p["type"] != "integer" || p["minimum"] != 1 || p["maximum"] != scale {
+                    bad.push(format!("dimension {d}: {p}"));
+                }
+            }
+        }
+        Kind::Classify => {
+            let modes = json!([
+                "edit_bias",
+                "shallow_explanation",
+                "misinterpretation",
+                "context_miss",
+                "hallucination"
+            ]);
+            if props["mode"]["enum"] != modes || schema["required"] != json!(["rationale", "mode"])
+            {
+                bad.push(format!("mode schema {schema}"));
+            }
+        }
+        Kind::MakeChecklist => {
+            let item = &props["checklist"]["items"];
+            if item["properties"]["kind"]["enum"] != json!(["knowledge", "clarity"])
+                || item["additionalProperties"] != false
+            {
+                bad.push(format!("checklist schema {schema}"));
+            }
+        }
+        Kind::Judge => unreachable!(),
+    }
+}
+
+/// A reply of `kind` for question `q`: valid, or breaking one rule of the command.
+pub fn reply_for(kind: Kind, scale: u32, q: &Value, invalid: bool) -> String {
+    match (kind, invalid) {
+        (Kind::Judge, false) => good_reply(q),
+        (Kind::Judge, true) => invalid_reply(q),
+        // Written by hand: `json!` sorts keys, and the rationale must come first.
+        (Kind::Scalar, _) => format!(
+            r#"{{"rationale": "Covers most of the reference.", "correctness": {}, "completeness": {}, "relevance": {scale}, "clarity": 1, "reasoning": {}}}"#,
+            if invalid { scale + 1 } else { scale / 2 },
+            scale / 2 + 1,
+            scale - 1
+        ),
+        (Kind::Classify, _) => format!(
+            r#"{{"rationale": "It proposes a patch instead of explaining.", "mode": "{}"}}"#,
+            if invalid { "laziness" } else { "edit_bias" }
+        ),
+        (Kind::MakeChecklist, _) => {
+            let mut checklist = q["checklist"].clone();
+            if invalid {
+                // The knowledge weights then sum to 8, and k2's rubric lacks its full score.
+                checklist[1]["weight"] = json!(3);
+            }
+            json!({"checklist": checklist}).to_string()
+        }
+    }
+}
+
+/// The schema must be the one of SPEC: items in checklist order, enums = allowed sets,
+/// rationale before score, everything required, no additional properties.
+pub fn check_schema(schema: &Value, q: &Value, bad: &mut Vec<String>) {
+    let items = q["checklist"].as_array().unwrap();
+    let ids: Vec<&Value> = items.iter().map(|i| &i["id"]).collect();
+    if schema["type"] != "object" || schema["additionalProperties"] != false {
+        bad.push(format!("top of schema {schema}"));
+    }
+    if schema["required"]
+        .as_array()
+        .map(|r| r.iter().collect::<Vec<_>>())
+        != Some(ids)
+    {
+        bad.push(format!("required {}", schema["required"]));
+    }
+    if schema["properties"].as_object().map(|p| p.len()) != Some(items.len()) {
+        bad.push("schema properties are not exactly the items".into());
+    }
+    for item in items {
+        let p = &schema["properties"][item["id"].as_str().unwrap()];
+        let mut allowed: Vec<u64> = item["rubric"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["score"].as_u64().unwrap())
+            .collect();
+        allowed.sort_unstable();
+        let mut got: Vec<u64> = p["properties"]["score"]["enum"]
+            .as_array()
+            .map(|e| e.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default();
+        got.sort_unstable();
+        if got != allowed {
+            bad.push(format!(
+                "enum of {} is {got:?}, allowed {allowed:?}",
+                item["id"]
+            ));
+        }
+        if p["properties"]["score"]["type"] != "integer"
+            || p["properties"]["rationale"]["type"] != "string"
+        {
+            bad.push(format!("types of {}", item["id"]));
+        }
+        if p["required"] != json!(["rationale", "score"]) {
+            bad.push(format!("required of {} is {}", item["id"], p["required"]));
+        }
+        if p["additionalProperties"] != false {
+            bad.push(format!("additionalProperties of {}", item["id"]));
+        }
+    }
+}
+
+/// A valid reply: each item gets its middle allowed score, rationale first.
+pub fn good_reply(q: &Value) -> String {
+    let mut out = serde_json::Map::new();
+    for item in q["checklist"].as_array().unwrap() {
+        let mut allowed: Vec<u64> = item["rubric"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["score"].as_u64().unwrap())
+            .collect();
+        allowed.sort_unstable();
+        out.insert(
+            item["id"].as_str().unwrap().into(),
+            json!({"rationale": format!("The answer covers {}.", item["key_point"]),
+                   "score": allowed[allowed.len() / 2]}),
+        );
+    }
+    Value::Object(out).to_string()
+}
+
+pub fn invalid_reply(q: &Value) -> String {
+    let mut v: Value = serde_json::from_str(&good_reply(q)).unwrap();
+    let first = q["checklist"][0]["id"].as_str().unwrap();
+    v[first]["score"] = json!(7);
+    v.to_string()
+}
+
+pub fn envelope(api: Api, mode: Mode, reply: &str) -> String {
+    match (api, mode) {
+        (Api::Openai, _) => json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "model": JUDGE,
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": reply}}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+        }),
+        (Api::Anthropic, Mode::Tool) => {
+            // The tool input goes in as written: a `Value` would sort its keys, and the order
+            // (rationale first) is checked.
+            let input = match serde_json::from_str::<Value>(reply) {
+                Ok(_) => reply.to_string(),
+                Err(_) => json!({"text": reply}).to_string(),
+            };
+            return json!({
+                "id": "msg_1", "type": "message", "role": "assistant", "model": JUDGE,
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "checklist_judgment",
+                             "input": "@INPUT@"}],
+                "stop_reason": "tool_use",
+                "usage": {"input_tokens": 100, "output_tokens": 20}
+            })
+            .to_string()
+            .replace("\"@INPUT@\"", &input);
+        }
+        (Api::Anthropic, _) => json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": JUDGE,
+            "content": [{"type": "text", "text": reply}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 100, "output_tokens": 20}
+        }),
+    }
+    .to_string()
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Answers to the golden benchmark: five usable ones and one failed run.
+pub fn write_answers(dir: &Path) -> PathBuf {
+    let rows = [
+        json!({"question_id": "q1", "model": "A", "attempt": 0, "answer": "A on q1"}),
+        json!({"question_id": "q2", "model": "A", "attempt": 0, "answer": "A on q2"}),
+        json!({"question_id": "q3", "model": "A", "attempt": 0, "answer": "A on q3"}),
+        json!({"question_id": "q1", "model": "B", "attempt": 0, "answer": "B on q1"}),
+        json!({"question_id": "q3", "model": "B", "attempt": 1, "answer": "B on q3, again"}),
+        json!({"question_id": "q2", "model": "B", "attempt": 0, "answer": null, "error": "agent timed out"}),
+    ];
+    let p = dir.join("answers.jsonl");
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The keys the answers above give for `runs` judge runs.
+pub fn expected_keys(runs: u32) -> HashSet<(String, String, u64, u64)> {
+    let answers = [
+        ("q1", "A", 0),
+        ("q2", "A", 0),
+        ("q3", "A", 0),
+        ("q1", "B", 0),
+        ("q3", "B", 1),
+    ];
+    answers
+        .iter()
+        .flat_map(|&(q, m, a)| {
+            (0..u64::from(runs)).map(move |r| (q.to_string(), m.to_string(), a, r))
+        })
+        .collect()
+}
+
+pub fn judge_cmd(api: &FakeApi, dir: &Path, out: &Path, extra: &[&str]) -> Command {
+    let mut c = live_cmd(api, "judge", out);
+    c.args(["--benchmark", BENCHMARK, "--answers"])
+        .arg(write_answers(dir))
+        .args(extra);
+    c
+}
+
+/// `repoprobe <command> --out OUT --provider ... --model JUDGE --base-url <api>` with the key in
+/// the environment and short backoffs; the caller adds the command's inputs.
+pub fn live_cmd(api: &FakeApi, command: &str, out: &Path) -> Command {
+    let provider = match api.with(|s| s.api) {
+        Api::Openai => "openai",
+        Api::Anthropic => "anthropic",
+    };
+    let mut c = Command::new(BIN);
+    c.env_clear()
+        .arg(command)
+        .arg("--out")
+        .arg(out)
+        .args(["--provider", provider, "--model", JUDGE, "--base-url"])
+        .arg(api.base_url())
+        .args(["--backoff-ms", "20", "--timeout-s", "20"]);
+    c.env(
+        match api.with(|s| s.api) {
+            Api::Openai => "OPENAI_API_KEY",
+            Api::Anthropic => "ANTHROPIC_API_KEY",
+        },
+        KEY,
+    );
+    c
+}
+
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn ran(out: Output) -> Ran {
+    Ran {
+        code: out.status.code().expect("exited, not killed"),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+pub fn judge(api: &FakeApi, dir: &Path, out: &Path, extra: &[&str]) -> Ran {
+    run_checked(&mut judge_cmd(api, dir, out, extra))
+}
+
+/// Runs a live call to its end and checks that the key is in neither stdout nor stderr.
+pub fn run_checked(c: &mut Command) -> Ran {
+    let r = ran(c.output().unwrap());
+    assert!(
+        !r.stdout.contains(KEY) && !r.stderr.contains(KEY),
+        "the key leaked:\n{}",
+        r.stderr
+    );
+    r
+}
+
+pub fn repoprobe(args: &[&str]) -> Ran {
+    ran(Command::new(BIN).env_clear().args(args).output().unwrap())
+}
+
+/// The records of a JSONL file, each checked to be a whole JSON line.
+pub fn records(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(!text.contains(KEY), "{} holds the key", path.display());
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "{} ends mid-line",
+        path.display()
+    );
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
+        .collect()
+}
+
+pub fn key(r: &Value) -> (String, String, u64, u64) {
+    assert_eq!(r["judge"], JUDGE);
+    (
+        r["question_id"].as_str().unwrap().into(),
+        r["model"].as_str().unwrap().into(),
+        r["attempt"].as_u64().unwrap(),
+        r["judge_run"].as_u64().unwrap(),
+    )
+}
+
+/// Every key exactly once, and the file valid against the benchmark.
+pub fn assert_judged_exactly(out: &Path, want: &HashSet<(String, String, u64, u64)>) {
+    let recs = records(out);
+    let keys: Vec<_> = recs.iter().map(key).collect();
+    let unique: HashSet<_> = keys.iter().cloned().collect();
+    assert_eq!(keys.len(), unique.len(), "a key is duplicated: {keys:?}");
+    assert_eq!(&unique, want, "keys lost or unexpected");
+    let v = repoprobe(&["validate", BENCHMARK, out.to_str().unwrap()]);
+    assert_eq!(v.code, 0, "validate:\n{}{}", v.stdout, v.stderr);
+}

@@ -10,6 +10,7 @@ pub mod charts;
 pub mod components;
 pub mod loading;
 pub mod pages;
+pub mod protocol;
 pub mod state;
 
 use leptos::prelude::*;
@@ -165,12 +166,7 @@ fn Shell() -> impl IntoView {
                 <pages::theme::ThemeSwitch />
             </header>
             {move || {
-                let synthetic = state
-                    .loaded
-                    .get()
-                    .files
-                    .iter()
-                    .any(|f| f.meta.as_ref().and_then(|m| m.get("synthetic")).and_then(|s| s.as_bool()) == Some(true));
+                let synthetic = state.snapshot.get().synthetic();
                 synthetic.then(|| view! {
                     <p class="synthetic" role="note">
                         "SYNTHETIC DATA is loaded (made by repoprobe synth): its models, questions and scores are invented."

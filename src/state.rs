@@ -1,12 +1,18 @@
-//! The one shared state of the site: the files loaded, the dataset the core made of them, and
-//! the report for the options in the URL. Pages read it with `expect_context::<AppState>()`.
+//! The one shared state of the site. The dataset lives in the Web Worker (`bin/repoprobe-worker`),
+//! which loads and scores off the main thread; here are the files given, the worker's
+//! [`Snapshot`] of what the views list, and the report for the options in the URL. Pages read it
+//! with `expect_context::<AppState>()`.
 
+use crate::protocol::{QuestionData, READY, Request, Response, Snapshot, ViewOptions};
+use js_sys::{Array, Uint8Array};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
-use repoprobe_core::{
-    LoadOptions, Loaded, MissingPolicy, ScoreOptions, ScoreReport, SourceFile, load, score,
-};
+use repoprobe_core::{Dataset, MissingPolicy, ScoreReport, score};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::sync::Arc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 
 /// Where a file came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,51 +63,127 @@ impl<T> std::ops::Deref for Shared<T> {
     }
 }
 
-/// The options of the view, read from the URL (`?missing=exclude&judge=...`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ViewOptions {
-    pub missing: MissingPolicy,
-    pub judge: Option<String>,
-}
+type Paired = (
+    ViewOptions,
+    String,
+    String,
+    Result<Shared<ScoreReport>, String>,
+);
 
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub files: RwSignal<Vec<InputFile>>,
     /// Hex SHA-256 of each file by name, filled in after the tables are shown (the Data view).
-    pub hashes: RwSignal<std::collections::BTreeMap<String, String>>,
-    /// A message while files are being fetched or read.
+    pub hashes: RwSignal<BTreeMap<String, String>>,
+    /// A message while files are being fetched, read or scored.
     pub busy: RwSignal<Option<String>>,
-    pub loaded: Memo<Shared<Loaded>>,
+    /// What the views list, from the worker.
+    pub snapshot: RwSignal<Shared<Snapshot>>,
     pub options: Memo<ViewOptions>,
     /// The report for the options in force; an error message if an option cannot be honoured.
-    pub report: Memo<Result<Shared<ScoreReport>, String>>,
+    pub report: RwSignal<Result<Shared<ScoreReport>, String>>,
+    /// Judgments and answers of the questions viewed, by id.
+    pub questions: RwSignal<BTreeMap<String, Shared<QuestionData>>>,
+    /// The last paired comparison asked for.
+    pub paired: RwSignal<Option<Paired>>,
 }
 
-/// The CLI's defaults, so that the site shows what `repoprobe score` prints.
-pub fn score_options(o: &ViewOptions) -> ScoreOptions {
-    ScoreOptions {
-        missing: o.missing,
-        judge: o.judge.clone(),
-        items: true,
-        ..ScoreOptions::default()
+thread_local! {
+    static WORKER: RefCell<Option<web_sys::Worker>> = const { RefCell::new(None) };
+    /// Messages wait here until the worker says it is ready: a worker drops messages that
+    /// arrive before its (asynchronously instantiated) wasm has set its handler.
+    static PENDING: RefCell<Option<Vec<(String, Option<Array>)>>> = const { RefCell::new(Some(Vec::new())) };
+}
+
+/// The worker's loader, named by trunk after the binary (worker files carry no hash).
+const WORKER_URL: &str = "./repoprobe-worker_loader.js";
+
+fn post(req: &Request, buffers: Option<Array>) {
+    let Ok(text) = serde_json::to_string(req) else {
+        return;
+    };
+    let queued = PENDING.with(|p| match p.borrow_mut().as_mut() {
+        Some(queue) => {
+            queue.push((text.clone(), buffers.clone()));
+            true
+        }
+        None => false,
+    });
+    if !queued {
+        send(&text, buffers);
     }
 }
 
-/// Creates the state and puts it in context. Must run inside the router.
-pub fn provide_state() -> AppState {
-    let files = RwSignal::new(Vec::<InputFile>::new());
-    let busy = RwSignal::new(None);
-    let loaded = Memo::new(move |_| {
-        let files = files.get();
-        let sources: Vec<SourceFile> = files
-            .iter()
-            .map(|f| SourceFile {
-                name: &f.name,
-                bytes: &f.bytes,
-            })
-            .collect();
-        Shared(Arc::new(load(&sources, LoadOptions::default())))
+fn send(text: &str, buffers: Option<Array>) {
+    WORKER.with(|w| {
+        if let Some(w) = w.borrow().as_ref() {
+            let msg = Array::of2(
+                &JsValue::from_str(text),
+                &buffers.clone().map(JsValue::from).unwrap_or(JsValue::NULL),
+            );
+            let result = match buffers {
+                Some(b) => w.post_message_with_transfer(&msg, &b),
+                None => w.post_message(&msg),
+            };
+            if let Err(e) = result {
+                web_sys::console::error_2(&"posting to the worker failed".into(), &e);
+            }
+        }
     });
+}
+
+/// Asks the worker for one question's judgments and answers (once per question and load).
+pub fn request_question(state: AppState, id: &str) {
+    if !state.questions.with_untracked(|q| q.contains_key(id)) {
+        post(&Request::Question { id: id.to_string() }, None);
+    }
+}
+
+/// Asks the worker for a paired comparison under the options in force.
+pub fn request_paired(options: ViewOptions, a: String, b: String) {
+    post(&Request::Paired { options, a, b }, None);
+}
+
+fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, String> {
+    score(&Dataset::default(), &[], &crate::protocol::score_options(o))
+        .map(|r| Shared(Arc::new(r)))
+        .map_err(|e| e.to_string())
+}
+
+fn on_response(state: AppState, r: Response) {
+    let shared = |r: Result<ScoreReport, String>| r.map(|r| Shared(Arc::new(r)));
+    match r {
+        Response::Loaded { snapshot, report } => {
+            state.questions.set(BTreeMap::new());
+            state.paired.set(None);
+            state.snapshot.set(Shared(Arc::new(snapshot)));
+            state.report.set(shared(report));
+            state.busy.update(|b| {
+                if b.as_deref().is_some_and(|m| m.ends_with('…')) {
+                    *b = None;
+                }
+            });
+        }
+        Response::Report { options, report } => {
+            // Only the answer for the options still in force is shown.
+            if options == state.options.get_untracked() {
+                state.report.set(shared(report));
+            }
+        }
+        Response::Question(q) => state.questions.update(|m| {
+            m.insert(q.id.clone(), Shared(Arc::new(q)));
+        }),
+        Response::Paired {
+            options,
+            a,
+            b,
+            report,
+        } => state.paired.set(Some((options, a, b, shared(report)))),
+    }
+}
+
+/// Creates the state and the worker and puts the state in context. Must run inside the router.
+pub fn provide_state() -> AppState {
     let query = use_query_map();
     let options = Memo::new(move |_| {
         let q = query.get();
@@ -113,21 +195,72 @@ pub fn provide_state() -> AppState {
             judge: q.get("judge").filter(|j| !j.is_empty()),
         }
     });
-    let report = Memo::new(move |_| {
-        let l = loaded.get();
-        let o = options.get();
-        score(&l.dataset, &l.issues, &score_options(&o))
-            .map(|r| Shared(Arc::new(r)))
-            .map_err(|e| e.to_string())
-    });
     let state = AppState {
-        files,
-        hashes: RwSignal::new(Default::default()),
-        busy,
-        loaded,
+        files: RwSignal::new(Vec::new()),
+        hashes: RwSignal::new(BTreeMap::new()),
+        busy: RwSignal::new(None),
+        snapshot: RwSignal::new(Shared(Arc::new(Snapshot::default()))),
         options,
-        report,
+        report: RwSignal::new(empty_report(&ViewOptions::default())),
+        questions: RwSignal::new(BTreeMap::new()),
+        paired: RwSignal::new(None),
     };
+
+    match web_sys::Worker::new(WORKER_URL) {
+        Ok(worker) => {
+            let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
+                move |ev: web_sys::MessageEvent| {
+                    let Some(text) = ev.data().as_string() else {
+                        return;
+                    };
+                    if text == READY {
+                        let queue = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
+                        for (text, buffers) in queue {
+                            send(&text, buffers);
+                        }
+                        return;
+                    }
+                    if let Ok(r) = serde_json::from_str::<Response>(&text) {
+                        on_response(state, r);
+                    }
+                },
+            );
+            worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            on_message.forget();
+            WORKER.with(|w| *w.borrow_mut() = Some(worker));
+        }
+        Err(e) => state
+            .busy
+            .set(Some(format!("Could not start the worker: {e:?}"))),
+    }
+
+    // New files: the worker reloads everything (the dataset is the union of all files).
+    Effect::new(move |_| {
+        let files = state.files.get();
+        if files.is_empty() {
+            return;
+        }
+        state.busy.set(Some("Validating and scoring…".into()));
+        let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+        let buffers = Array::new();
+        for f in &files {
+            buffers.push(&Uint8Array::from(&f.bytes[..]).buffer());
+        }
+        post(
+            &Request::Load {
+                names,
+                options: options.get_untracked(),
+            },
+            Some(buffers),
+        );
+    });
+    // New options: only the report changes.
+    Effect::new(move |prev: Option<()>| {
+        let o = options.get();
+        if prev.is_some() && !state.files.with_untracked(|f| f.is_empty()) {
+            post(&Request::Score { options: o }, None);
+        }
+    });
     provide_context(state);
     state
 }

@@ -12,13 +12,15 @@ pub fn Controls() -> impl IntoView {
     let nav2 = navigate.clone();
     let judges = Memo::new(move |_| {
         state
-            .loaded
+            .report
             .get()
-            .dataset
-            .judgments
-            .iter()
-            .map(|j| j.judge.clone())
-            .collect::<BTreeSet<_>>()
+            .map(|r| {
+                r.models
+                    .iter()
+                    .map(|m| m.judge.clone())
+                    .collect::<BTreeSet<_>>()
+            })
+            .unwrap_or_default()
     });
     let in_force = move || {
         state

@@ -3,7 +3,6 @@
 
 use crate::state::AppState;
 use leptos::prelude::*;
-use repoprobe_core::RecordKind;
 
 #[component]
 pub fn Data() -> impl IntoView {
@@ -20,14 +19,11 @@ pub fn Data() -> impl IntoView {
             )}
         </p>
         {move || {
-            let l = state.loaded.get();
+            let l = state.snapshot.get();
             let files = state.files.get();
             let hashes = state.hashes.get();
             let summaries = l.files.clone();
-            let counts: Vec<(&'static str, usize)> = RecordKind::ALL
-                .iter()
-                .map(|&k| (k.bundle_key(), l.dataset.count(k)))
-                .collect();
+            let counts = l.counts.clone();
             let issues = l.issues.clone();
             let notes = l.notes.clone();
             view! {
@@ -46,16 +42,15 @@ pub fn Data() -> impl IntoView {
                     <tbody>
                         {summaries
                             .into_iter()
-                            .zip(files)
-                            .map(|(s, f)| {
+                            .map(|s| {
                                 view! {
                                     <tr>
-                                        <th scope="row">{s.name}</th>
-                                        <td>{f.origin.label()}</td>
+                                        <th scope="row">{s.name.clone()}</th>
+                                        <td>{files.iter().find(|f| f.name == s.name).map(|f| f.origin.label())}</td>
                                         <td>{s.shape}</td>
                                         <td class="num">{s.bytes}</td>
                                         <td class="num">{s.records}</td>
-                                        <td class="hash">{hashes.get(&f.name).cloned().unwrap_or_else(|| "—".into())}</td>
+                                        <td class="hash">{hashes.get(&s.name).cloned().unwrap_or_else(|| "—".into())}</td>
                                     </tr>
                                 }
                             })

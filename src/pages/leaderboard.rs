@@ -6,10 +6,10 @@ use crate::charts::{Bar, ChartData};
 use crate::components::chart::Chart;
 use crate::components::report_table::ReportTable;
 use crate::href;
-use crate::state::{AppState, score_options};
+use crate::state::{AppState, request_paired};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
-use repoprobe_core::{report, score};
+use repoprobe_core::report;
 
 #[component]
 pub fn Leaderboard() -> impl IntoView {
@@ -53,7 +53,7 @@ pub fn Leaderboard() -> impl IntoView {
         <Paired />
         {move || {
             let r = state.report.get().ok()?;
-            let t = report::reported_table3(&r, &state.loaded.get().dataset.reported)?;
+            let t = report::reported_table3(&r, &state.snapshot.get().reported)?;
             Some(view! {
                 <h2>"As reported"</h2>
                 <p class="hint">
@@ -102,16 +102,25 @@ fn Paired() -> impl IntoView {
             </select>
         }
     };
+    // Ask the worker whenever the pair, the options or the data change; show its answer when it
+    // is for what is asked now.
+    Effect::new(move |_| {
+        let q = query.get();
+        state.snapshot.track();
+        if let (Some(a), Some(b)) = (q.get("a"), q.get("b")) {
+            request_paired(state.options.get(), a, b);
+        }
+    });
     let table = Memo::new(move |_| {
         let q = query.get();
         let (a, b) = (q.get("a")?, q.get("b")?);
-        let l = state.loaded.get();
-        let mut o = score_options(&state.options.get());
-        o.items = false;
-        o.compare = Some((a, b));
+        let options = state.options.get();
+        let (o, pa, pb, r) = state.paired.get()?;
+        if o != options || pa != a || pb != b {
+            return None;
+        }
         Some(
-            score(&l.dataset, &l.issues, &o)
-                .map(|r| report::paired_table(&r))
+            r.map(|r| report::paired_table(&r))
                 .map_err(|e| e.to_string()),
         )
     });

@@ -32,12 +32,14 @@ pub fn ModelDetail() -> impl IntoView {
             };
             let row = r.models.iter().find(|m| m.model == model && m.judge == judge).cloned();
             // Score histogram: s = 0..10 over this model's judgments by the judge in force.
-            let l = state.loaded.get();
-            let mut hist = [0usize; 11];
-            for j in l.dataset.judgments.iter().filter(|j| j.model == model && j.judge == judge) {
-                let s: u32 = j.items.iter().map(|i| i.score).sum();
-                hist[s.min(10) as usize] += 1;
-            }
+            let hist: Vec<usize> = state
+                .snapshot
+                .get()
+                .histograms
+                .iter()
+                .find(|h| h.model == model && h.judge == judge)
+                .map(|h| h.counts.clone())
+                .unwrap_or_else(|| vec![0; 11]);
             let points: Vec<Point> = r
                 .models
                 .iter()
@@ -81,7 +83,7 @@ pub fn ModelDetail() -> impl IntoView {
                     title=format!("{model}: judgments by total score s (0–10)")
                     width=640
                     height=320
-                    data=ChartData::Histogram(hist.to_vec())
+                    data=ChartData::Histogram(hist)
                 />
                 <h2>"Clarity vs knowledge, all models"</h2>
                 <Chart

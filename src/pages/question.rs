@@ -19,8 +19,8 @@ pub fn QuestionDetail() -> impl IntoView {
     // Previous and next question ids, in id order.
     let neighbours = Memo::new(move |_| {
         let id = query.get().get("id").unwrap_or_default();
-        let l = state.loaded.get();
-        let mut ids: Vec<&str> = l.dataset.questions.iter().map(|q| q.id.as_str()).collect();
+        let l = state.snapshot.get();
+        let mut ids: Vec<&str> = l.questions.iter().map(|q| q.id.as_str()).collect();
         ids.sort_unstable();
         let pos = ids.iter().position(|x| *x == id);
         let prev = pos
@@ -33,16 +33,16 @@ pub fn QuestionDetail() -> impl IntoView {
     // Checklist item ids and judged models of this question: the cursor of n/p and m/M.
     let cursors = Memo::new(move |_| {
         let id = query.get().get("id").unwrap_or_default();
-        let l = state.loaded.get();
-        let items: Vec<String> = l
-            .dataset
+        let items: Vec<String> = state
+            .snapshot
+            .get()
             .question(&id)
             .map(|q| q.checklist.iter().map(|c| c.id.clone()).collect())
             .unwrap_or_default();
-        let mut models: Vec<String> = l
-            .dataset
-            .judgments
+        let data = state.questions.get().get(&id).cloned();
+        let mut models: Vec<String> = data
             .iter()
+            .flat_map(|d| d.judgments.iter())
             .filter(|j| j.question_id == id)
             .map(|j| j.model.clone())
             .collect();
@@ -116,8 +116,7 @@ pub fn QuestionDetail() -> impl IntoView {
         {move || {
             let q = query.get();
             let id = q.get("id").unwrap_or_default();
-            let l = state.loaded.get();
-            let Some(question) = l.dataset.question(&id).cloned() else {
+            let Some(question) = state.snapshot.get().question(&id).cloned() else {
                 return view! {
                     <h1>"Question not found"</h1>
                     <p>{format!("No question with id {id:?} is loaded.")}</p>
@@ -128,13 +127,16 @@ pub fn QuestionDetail() -> impl IntoView {
             let judge = state.report.get().ok().and_then(|r| r.judge.clone()).unwrap_or_default();
             // Judgments of this question by the judge in force, per model, in (attempt, run) order.
             let mut by_model: BTreeMap<String, Vec<Judgment>> = BTreeMap::new();
-            for j in l.dataset.judgments.iter().filter(|j| j.question_id == id && j.judge == judge) {
+            // Judgments and answers come from the worker, asked for on the first visit.
+            crate::state::request_question(state, &id);
+            let data = state.questions.get().get(&id).cloned();
+            for j in data.iter().flat_map(|d| d.judgments.iter()).filter(|j| j.judge == judge) {
                 by_model.entry(j.model.clone()).or_default().push(j.clone());
             }
             for v in by_model.values_mut() {
                 v.sort_unstable_by_key(|j| (j.attempt, j.judge_run));
             }
-            let answers: Vec<_> = l.dataset.answers.iter().filter(|a| a.question_id == id).cloned().collect();
+            let answers: Vec<_> = data.iter().flat_map(|d| d.answers.iter()).cloned().collect();
             let sel_model = q.get("model");
             let sel_item = q.get("item");
             let (prev, next) = neighbours.get();

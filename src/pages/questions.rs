@@ -47,9 +47,8 @@ pub fn Questions() -> impl IntoView {
     let values = move |f: fn(&repoprobe_core::Question) -> String| {
         Memo::new(move |_| {
             state
-                .loaded
+                .snapshot
                 .get()
-                .dataset
                 .questions
                 .iter()
                 .map(f)
@@ -81,11 +80,10 @@ pub fn Questions() -> impl IntoView {
         </div>
         {move || {
             let q = query.get();
-            let l = state.loaded.get();
+            let l = state.snapshot.get();
             let diff = difficulty.get();
             let needle = q.get("q").map(|s| s.to_lowercase());
             let mut list: Vec<_> = l
-                .dataset
                 .questions
                 .iter()
                 .filter(|x| q.get("category").is_none_or(|c| x.category == c))

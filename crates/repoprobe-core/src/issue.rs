@@ -1,10 +1,10 @@
 //! Problems found while loading, as data: every bad record becomes an [`Issue`] with the file,
 //! where in it, and a reason a person can act on. Nothing here aborts a load.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How bad an issue is; decides the exit code of `repoprobe validate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// One record is invalid or a duplicate; it is left out, the rest of the file loads.
@@ -14,7 +14,7 @@ pub enum Severity {
 }
 
 /// One problem, located.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Issue {
     pub file: String,
     /// `line 12` for JSONL, a JSON path such as `$.judgments[3].items[1].score` for JSON, or

@@ -131,11 +131,11 @@ pub struct Located {
 pub const REPORTED_FORMAT: &str = "repoprobe-reported";
 
 /// What one file held.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
     pub name: String,
     /// `json`, `jsonl`, `bundle`, `reported` or `unknown`.
-    pub shape: &'static str,
+    pub shape: String,
     pub bytes: usize,
     pub records: usize,
     /// The `meta` object of a bundle or reported file, as given.
@@ -171,7 +171,7 @@ pub fn parse_files(files: &[SourceFile<'_>], options: crate::LoadOptions) -> Par
         let meta = cx.meta.take();
         out.files.push(FileSummary {
             name: file.name.to_string(),
-            shape,
+            shape: shape.to_string(),
             bytes: file.bytes.len(),
             records,
             meta,

@@ -1,0 +1,104 @@
+//! The site's Web Worker: it owns the loaded dataset and runs `load` and `score` off the main
+//! thread, so that a large results file never freezes the page. It speaks `protocol`.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    worker::start();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {}
+
+#[cfg(target_arch = "wasm32")]
+mod worker {
+    use js_sys::{Array, Uint8Array};
+    use repoprobe_core::{LoadOptions, Loaded, SourceFile, load, score};
+    use repoprobe_site::protocol::{
+        QuestionData, Request, Response, Snapshot, ViewOptions, score_options,
+    };
+    use std::cell::RefCell;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::prelude::*;
+    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+    thread_local! {
+        static LOADED: RefCell<Loaded> = RefCell::new(Loaded::default());
+    }
+
+    pub fn start() {
+        console_error_panic_hook::set_once();
+        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(handle);
+        scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+        let _ = scope.post_message(&JsValue::from_str(repoprobe_site::protocol::READY));
+    }
+
+    fn reply(r: &Response) {
+        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        let text = serde_json::to_string(r).unwrap_or_default();
+        let _ = scope.post_message(&JsValue::from_str(&text));
+    }
+
+    fn report(options: &ViewOptions) -> Result<repoprobe_core::ScoreReport, String> {
+        LOADED.with(|l| {
+            let l = l.borrow();
+            score(&l.dataset, &l.issues, &score_options(options)).map_err(|e| e.to_string())
+        })
+    }
+
+    /// A message is `[json, [ArrayBuffer...]]`: the request and, for `load`, the files' bytes.
+    fn handle(ev: MessageEvent) {
+        let data = Array::from(&ev.data());
+        let Some(text) = data.get(0).as_string() else {
+            return;
+        };
+        let Ok(req) = serde_json::from_str::<Request>(&text) else {
+            return;
+        };
+        match req {
+            Request::Load { names, options } => {
+                let buffers = Array::from(&data.get(1));
+                let bytes: Vec<Vec<u8>> = buffers
+                    .iter()
+                    .map(|b| Uint8Array::new(&b).to_vec())
+                    .collect();
+                let sources: Vec<SourceFile> = names
+                    .iter()
+                    .zip(&bytes)
+                    .map(|(name, b)| SourceFile { name, bytes: b })
+                    .collect();
+                let loaded = load(&sources, LoadOptions::default());
+                let snapshot = Snapshot::of(&loaded);
+                LOADED.with(|l| *l.borrow_mut() = loaded);
+                reply(&Response::Loaded {
+                    snapshot,
+                    report: report(&options),
+                });
+            }
+            Request::Score { options } => {
+                let r = report(&options);
+                reply(&Response::Report { options, report: r });
+            }
+            Request::Question { id } => {
+                let q = LOADED.with(|l| QuestionData::of(&l.borrow().dataset, &id));
+                reply(&Response::Question(q));
+            }
+            Request::Paired { options, a, b } => {
+                let mut o = score_options(&options);
+                o.items = false;
+                o.compare = Some((a.clone(), b.clone()));
+                let r = LOADED.with(|l| {
+                    let l = l.borrow();
+                    score(&l.dataset, &l.issues, &o).map_err(|e| e.to_string())
+                });
+                reply(&Response::Paired {
+                    options,
+                    a,
+                    b,
+                    report: r,
+                });
+            }
+        }
+    }
+}

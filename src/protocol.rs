@@ -1,0 +1,261 @@
+//! What the page and the worker say to each other. The worker owns the dataset (load + score
+//! run there, off the main thread); the page gets a [`Snapshot`] of what every view lists, the
+//! [`ScoreReport`] for the options in the URL, and answers to small queries (one question's
+//! judgments and answers, a paired comparison). Everything but the files' bytes travels as JSON
+//! made by these types; no leptos here, so the worker binary stays small.
+
+use repoprobe_core::load::FileSummary;
+use repoprobe_core::{
+    Answer, Dataset, Issue, Judgment, Loaded, MissingPolicy, Question, RecordKind, ReportedValue,
+    ScoreOptions, ScoreReport,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What the worker posts once it can take messages (before that, messages would be lost).
+pub const READY: &str = "{\"op\":\"ready\"}";
+
+/// The options of the view, read from the URL (`?missing=exclude&judge=...`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ViewOptions {
+    pub missing: MissingPolicy,
+    pub judge: Option<String>,
+}
+
+/// The CLI's defaults, so that the site shows what `repoprobe score` prints.
+pub fn score_options(o: &ViewOptions) -> ScoreOptions {
+    ScoreOptions {
+        missing: o.missing,
+        judge: o.judge.clone(),
+        items: true,
+        ..ScoreOptions::default()
+    }
+}
+
+/// Total-score histogram (s = 0..=10) of one (model, judge).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    pub model: String,
+    pub judge: String,
+    pub counts: Vec<usize>,
+}
+
+/// Everything the views list, without the judgments and answers themselves.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub files: Vec<FileSummary>,
+    pub issues: Vec<Issue>,
+    pub notes: Vec<String>,
+    /// Valid records per kind, by bundle key.
+    pub counts: Vec<(String, usize)>,
+    pub questions: Vec<Question>,
+    pub reported: Vec<ReportedValue>,
+    pub histograms: Vec<Histogram>,
+}
+
+impl Snapshot {
+    pub fn of(l: &Loaded) -> Snapshot {
+        let d = &l.dataset;
+        let mut hist: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+        for j in &d.judgments {
+            let s: u32 = j.items.iter().map(|i| i.score).sum();
+            hist.entry((&j.model, &j.judge))
+                .or_insert_with(|| vec![0; 11])[s.min(10) as usize] += 1;
+        }
+        Snapshot {
+            files: l.files.clone(),
+            issues: l.issues.clone(),
+            notes: l.notes.clone(),
+            counts: RecordKind::ALL
+                .iter()
+                .map(|&k| (k.bundle_key().to_string(), d.count(k)))
+                .collect(),
+            questions: d.questions.clone(),
+            reported: d.reported.clone(),
+            histograms: hist
+                .into_iter()
+                .map(|((m, j), counts)| Histogram {
+                    model: m.into(),
+                    judge: j.into(),
+                    counts,
+                })
+                .collect(),
+        }
+    }
+
+    pub fn question(&self, id: &str) -> Option<&Question> {
+        self.questions.iter().find(|q| q.id == id)
+    }
+
+    /// Whether any file says it holds synthetic data (`meta.synthetic`).
+    pub fn synthetic(&self) -> bool {
+        self.files.iter().any(|f| {
+            f.meta
+                .as_ref()
+                .and_then(|m| m.get("synthetic"))
+                .and_then(|s| s.as_bool())
+                == Some(true)
+        })
+    }
+}
+
+/// One question's judgments (every judge) and answers, for its detail view.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QuestionData {
+    pub id: String,
+    pub judgments: Vec<Judgment>,
+    pub answers: Vec<Answer>,
+}
+
+impl QuestionData {
+    pub fn of(d: &Dataset, id: &str) -> QuestionData {
+        QuestionData {
+            id: id.to_string(),
+            judgments: d
+                .judgments
+                .iter()
+                .filter(|j| j.question_id == id)
+                .cloned()
+                .collect(),
+            answers: d
+                .answers
+                .iter()
+                .filter(|a| a.question_id == id)
+                .cloned()
+                .collect(),
+        }
+    }
+}
+
+/// A request from the page. `Load` comes with the files' bytes beside the JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Externally tagged: serde reads internally tagged enums through a buffer that cannot turn the
+// string keys of a JSON object back into numbers (`Spread::per_run`).
+#[serde(rename_all = "snake_case")]
+pub enum Request {
+    Load {
+        names: Vec<String>,
+        options: ViewOptions,
+    },
+    Score {
+        options: ViewOptions,
+    },
+    Question {
+        id: String,
+    },
+    Paired {
+        options: ViewOptions,
+        a: String,
+        b: String,
+    },
+}
+
+/// The worker's answer to a request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    Loaded {
+        snapshot: Snapshot,
+        report: Result<ScoreReport, String>,
+    },
+    Report {
+        options: ViewOptions,
+        report: Result<ScoreReport, String>,
+    },
+    Question(QuestionData),
+    Paired {
+        options: ViewOptions,
+        a: String,
+        b: String,
+        report: Result<ScoreReport, String>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use repoprobe_core::{LoadOptions, SourceFile, load, score};
+
+    const FILES: [(&str, &[u8]); 4] = [
+        (
+            "benchmark.jsonl",
+            include_bytes!("../testdata/golden/benchmark.jsonl"),
+        ),
+        (
+            "answers.jsonl",
+            include_bytes!("../testdata/golden/answers.jsonl"),
+        ),
+        (
+            "judgments.jsonl",
+            include_bytes!("../testdata/golden/judgments.jsonl"),
+        ),
+        (
+            "scalar_judgments.jsonl",
+            include_bytes!("../testdata/golden/scalar_judgments.jsonl"),
+        ),
+    ];
+
+    #[test]
+    fn every_response_reads_back_as_it_was_written() {
+        let sources: Vec<SourceFile> = FILES
+            .iter()
+            .map(|(name, bytes)| SourceFile { name, bytes })
+            .collect();
+        let l = load(&sources, LoadOptions::default());
+        let options = ViewOptions::default();
+        let report =
+            score(&l.dataset, &l.issues, &score_options(&options)).map_err(|e| e.to_string());
+        let responses = [
+            Response::Loaded {
+                snapshot: Snapshot::of(&l),
+                report: report.clone(),
+            },
+            Response::Report {
+                options: options.clone(),
+                report: report.clone(),
+            },
+            Response::Question(QuestionData::of(&l.dataset, "q1")),
+            Response::Paired {
+                options,
+                a: "A".into(),
+                b: "B".into(),
+                report,
+            },
+        ];
+        for r in responses {
+            let text = serde_json::to_string(&r).unwrap();
+            assert_eq!(serde_json::from_str::<Response>(&text).unwrap(), r);
+        }
+        let req = Request::Load {
+            names: vec!["x".into()],
+            options: ViewOptions::default(),
+        };
+        assert_eq!(
+            serde_json::from_str::<Request>(&serde_json::to_string(&req).unwrap()).unwrap(),
+            req
+        );
+    }
+
+    #[test]
+    fn the_snapshot_counts_histograms_and_questions() {
+        let sources: Vec<SourceFile> = FILES
+            .iter()
+            .map(|(name, bytes)| SourceFile { name, bytes })
+            .collect();
+        let s = Snapshot::of(&load(&sources, LoadOptions::default()));
+        assert_eq!(s.questions.len(), 3);
+        assert!(s.counts.contains(&("judgments".to_string(), 10)));
+        let a = s
+            .histograms
+            .iter()
+            .find(|h| h.model == "A" && h.judge == "J")
+            .unwrap();
+        // A/J totals: 10, 8, 6, 5, 1, 0.
+        assert_eq!(a.counts, vec![1, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1]);
+        assert_eq!(
+            s.issues.len(),
+            6,
+            "every issue of the golden files travels with the snapshot"
+        );
+    }
+}

@@ -5,7 +5,6 @@
 use crate::state::{AppState, InputFile, Origin};
 use js_sys::{Array, Uint8Array};
 use leptos::prelude::*;
-use std::sync::Arc;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -24,35 +23,60 @@ fn js_err(e: JsValue) -> String {
 /// Fetches a URL's bytes.
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     let window = web_sys::window().ok_or("no window")?;
-    response_bytes(url, JsFuture::from(window.fetch_with_str(url)).await).await
+    let buf = response_buffer(url, JsFuture::from(window.fetch_with_str(url)).await).await?;
+    Ok(Uint8Array::new(&buf).to_vec())
 }
 
-/// Hex SHA-256 by the browser's SubtleCrypto (absent outside secure contexts).
-pub async fn sha256(bytes: &[u8]) -> Option<String> {
+/// Starts the browser's SHA-256 of a buffer (SubtleCrypto; absent outside secure contexts).
+/// The digest copies the bytes when it is called, so the buffer may be transferred right after.
+fn start_sha256(buf: &js_sys::ArrayBuffer) -> Option<js_sys::Promise> {
     let subtle = web_sys::window()?.crypto().ok()?.subtle();
-    let data = Uint8Array::from(bytes);
-    let promise = subtle
-        .digest_with_str_and_buffer_source("SHA-256", &data)
-        .ok()?;
-    let digest = JsFuture::from(promise).await.ok()?;
+    subtle
+        .digest_with_str_and_buffer_source("SHA-256", buf)
+        .ok()
+}
+
+async fn hex_digest(p: js_sys::Promise) -> Option<String> {
+    let digest = JsFuture::from(p).await.ok()?;
     let bytes = Uint8Array::new(&digest).to_vec();
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn input(name: String, origin: Origin, bytes: Vec<u8>) -> InputFile {
-    InputFile {
-        name,
-        origin,
-        bytes: Arc::new(bytes),
-    }
+/// A file read into a JS buffer; its bytes never enter the page's wasm memory.
+struct Read {
+    name: String,
+    origin: Origin,
+    buffer: js_sys::ArrayBuffer,
 }
 
-/// Adds files to the state, then hashes them: the hashes are for the Data view and must not
-/// hold up the tables.
-async fn add_files(state: AppState, files: Vec<InputFile>) {
-    state.files.update(|f| f.extend(files.iter().cloned()));
-    for f in files {
-        if let Some(h) = sha256(&f.bytes).await {
+/// Hands files to the worker (their buffers are transferred, not copied), then records their
+/// hashes for the Data view.
+async fn add_files(state: AppState, files: Vec<Read>) {
+    if files.is_empty() {
+        return;
+    }
+    let digests: Vec<Option<js_sys::Promise>> =
+        files.iter().map(|f| start_sha256(&f.buffer)).collect();
+    let inputs: Vec<InputFile> = files
+        .iter()
+        .map(|f| InputFile {
+            name: f.name.clone(),
+            origin: f.origin,
+            size: f.buffer.byte_length() as usize,
+        })
+        .collect();
+    crate::state::add_files(state, inputs, files.into_iter().map(|f| f.buffer).collect());
+    for (f, d) in state
+        .files
+        .get_untracked()
+        .into_iter()
+        .rev()
+        .zip(digests.into_iter().rev())
+    {
+        if let Some(h) = match d {
+            Some(p) => hex_digest(p).await,
+            None => None,
+        } {
             state.hashes.update(|m| {
                 m.insert(f.name.clone(), h);
             });
@@ -60,8 +84,8 @@ async fn add_files(state: AppState, files: Vec<InputFile>) {
     }
 }
 
-/// Starts fetching every URL at once and returns the responses' bytes in order.
-async fn fetch_all(urls: &[String]) -> Vec<Result<Vec<u8>, String>> {
+/// Starts fetching every URL at once and returns the responses' buffers in order.
+async fn fetch_all(urls: &[String]) -> Vec<Result<js_sys::ArrayBuffer, String>> {
     let Some(window) = web_sys::window() else {
         return urls.iter().map(|_| Err("no window".to_string())).collect();
     };
@@ -69,12 +93,15 @@ async fn fetch_all(urls: &[String]) -> Vec<Result<Vec<u8>, String>> {
     let pending: Vec<js_sys::Promise> = urls.iter().map(|u| window.fetch_with_str(u)).collect();
     let mut out = Vec::new();
     for (url, p) in urls.iter().zip(pending) {
-        out.push(response_bytes(url, JsFuture::from(p).await).await);
+        out.push(response_buffer(url, JsFuture::from(p).await).await);
     }
     out
 }
 
-async fn response_bytes(url: &str, resp: Result<JsValue, JsValue>) -> Result<Vec<u8>, String> {
+async fn response_buffer(
+    url: &str,
+    resp: Result<JsValue, JsValue>,
+) -> Result<js_sys::ArrayBuffer, String> {
     let resp: web_sys::Response = resp.map_err(js_err)?.dyn_into().map_err(js_err)?;
     if !resp.ok() {
         return Err(format!("HTTP {} for {url}", resp.status()));
@@ -82,7 +109,7 @@ async fn response_bytes(url: &str, resp: Result<JsValue, JsValue>) -> Result<Vec
     let buf = JsFuture::from(resp.array_buffer().map_err(js_err)?)
         .await
         .map_err(js_err)?;
-    Ok(Uint8Array::new(&buf).to_vec())
+    buf.dyn_into().map_err(js_err)
 }
 
 /// The bundled files of a set named in the manifest (the default set when `set` is `None`).
@@ -126,15 +153,21 @@ pub fn load_initial(state: AppState, set: Option<String>, data_urls: Vec<String>
         let names: Vec<String> = urls.iter().map(|(u, _)| u.clone()).collect();
         for ((url, origin), result) in urls.into_iter().zip(fetch_all(&names).await) {
             match result {
-                Ok(b) => files.push(input(url, origin, b)),
+                Ok(buffer) => files.push(Read {
+                    name: url,
+                    origin,
+                    buffer,
+                }),
                 Err(e) => failures.push(format!("{url}: {e}")),
             }
         }
-        state.busy.set(if failures.is_empty() {
-            None
+        if failures.is_empty() {
+            state.busy.set(None);
         } else {
-            Some(format!("Could not fetch: {}", failures.join("; ")))
-        });
+            state
+                .busy
+                .set(Some(format!("Could not fetch: {}", failures.join("; "))));
+        }
         add_files(state, files).await;
     });
 }
@@ -154,23 +187,23 @@ pub fn load_user_files(state: AppState, list: web_sys::FileList) {
                 file.name(),
                 file.size()
             )));
-            match JsFuture::from(file.array_buffer()).await {
-                Ok(buf) => read.push(input(
-                    file.name(),
-                    Origin::Dropped,
-                    Uint8Array::new(&buf).to_vec(),
-                )),
+            match JsFuture::from(file.array_buffer())
+                .await
+                .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>())
+            {
+                Ok(buffer) => read.push(Read {
+                    name: file.name(),
+                    origin: Origin::Dropped,
+                    buffer,
+                }),
                 Err(e) => failures.push(format!("{}: {}", file.name(), js_err(e))),
             }
         }
-        state.busy.set(Some("Validating and scoring…".into()));
-        // Let the message paint before the (synchronous) load and score run.
-        yield_to_browser().await;
-        state.busy.set(if failures.is_empty() {
-            None
-        } else {
-            Some(format!("Could not read: {}", failures.join("; ")))
-        });
+        if !failures.is_empty() {
+            state
+                .busy
+                .set(Some(format!("Could not read: {}", failures.join("; "))));
+        }
         add_files(state, read).await;
     });
 }

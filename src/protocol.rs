@@ -127,13 +127,14 @@ impl QuestionData {
     }
 }
 
-/// A request from the page. `Load` comes with the files' bytes beside the JSON.
+/// A request from the page. `Add` comes with the files' bytes beside the JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 // Externally tagged: serde reads internally tagged enums through a buffer that cannot turn the
 // string keys of a JSON object back into numbers (`Spread::per_run`).
 #[serde(rename_all = "snake_case")]
 pub enum Request {
-    Load {
+    /// Files to add to those the worker holds (their bytes travel beside the JSON).
+    Add {
         names: Vec<String>,
         options: ViewOptions,
     },
@@ -226,7 +227,7 @@ mod tests {
             let text = serde_json::to_string(&r).unwrap();
             assert_eq!(serde_json::from_str::<Response>(&text).unwrap(), r);
         }
-        let req = Request::Load {
+        let req = Request::Add {
             names: vec!["x".into()],
             options: ViewOptions::default(),
         };

@@ -4,7 +4,7 @@
 //! with `expect_context::<AppState>()`.
 
 use crate::protocol::{QuestionData, READY, Request, Response, Snapshot, ViewOptions};
-use js_sys::{Array, Uint8Array};
+use js_sys::Array;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use repoprobe_core::{Dataset, MissingPolicy, ScoreReport, score};
@@ -32,12 +32,12 @@ impl Origin {
     }
 }
 
-/// One input file as bytes.
+/// One input file. Its bytes went to the worker, which holds them.
 #[derive(Debug, Clone)]
 pub struct InputFile {
     pub name: String,
     pub origin: Origin,
-    pub bytes: Arc<Vec<u8>>,
+    pub size: usize,
 }
 
 /// An `Arc` compared by identity, so memos downstream rerun only when the value is new.
@@ -130,6 +130,28 @@ fn send(text: &str, buffers: Option<Array>) {
             }
         }
     });
+}
+
+/// Adds files: their buffers are transferred to the worker (no copy on this thread), which adds
+/// them to the files it holds and loads and scores them all again.
+pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::ArrayBuffer>) {
+    if files.is_empty() {
+        return;
+    }
+    state.busy.set(Some("Validating and scoring…".into()));
+    let names = files.iter().map(|f| f.name.clone()).collect();
+    state.files.update(|f| f.extend(files));
+    let transfer = Array::new();
+    for b in buffers {
+        transfer.push(&b);
+    }
+    post(
+        &Request::Add {
+            names,
+            options: state.options.get_untracked(),
+        },
+        Some(transfer),
+    );
 }
 
 /// Asks the worker for one question's judgments and answers (once per question and load).
@@ -234,26 +256,6 @@ pub fn provide_state() -> AppState {
             .set(Some(format!("Could not start the worker: {e:?}"))),
     }
 
-    // New files: the worker reloads everything (the dataset is the union of all files).
-    Effect::new(move |_| {
-        let files = state.files.get();
-        if files.is_empty() {
-            return;
-        }
-        state.busy.set(Some("Validating and scoring…".into()));
-        let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
-        let buffers = Array::new();
-        for f in &files {
-            buffers.push(&Uint8Array::from(&f.bytes[..]).buffer());
-        }
-        post(
-            &Request::Load {
-                names,
-                options: options.get_untracked(),
-            },
-            Some(buffers),
-        );
-    });
     // New options: only the report changes.
     Effect::new(move |prev: Option<()>| {
         let o = options.get();

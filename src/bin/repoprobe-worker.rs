@@ -23,6 +23,8 @@ mod worker {
 
     thread_local! {
         static LOADED: RefCell<Loaded> = RefCell::new(Loaded::default());
+        /// Every file added so far: the dataset is always loaded from all of them.
+        static FILES: RefCell<Vec<(String, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
     }
 
     pub fn start() {
@@ -57,23 +59,37 @@ mod worker {
             return;
         };
         match req {
-            Request::Load { names, options } => {
+            Request::Add { names, options } => {
                 let buffers = Array::from(&data.get(1));
-                let bytes: Vec<Vec<u8>> = buffers
-                    .iter()
-                    .map(|b| Uint8Array::new(&b).to_vec())
-                    .collect();
-                let sources: Vec<SourceFile> = names
-                    .iter()
-                    .zip(&bytes)
-                    .map(|(name, b)| SourceFile { name, bytes: b })
-                    .collect();
-                let loaded = load(&sources, LoadOptions::default());
-                let snapshot = Snapshot::of(&loaded);
-                LOADED.with(|l| *l.borrow_mut() = loaded);
-                reply(&Response::Loaded {
-                    snapshot,
-                    report: report(&options),
+                FILES.with(|files| {
+                    let mut files = files.borrow_mut();
+                    files.extend(
+                        names
+                            .into_iter()
+                            .zip(buffers.iter().map(|b| Uint8Array::new(&b).to_vec())),
+                    );
+                    let sources: Vec<SourceFile> = files
+                        .iter()
+                        .map(|(name, bytes)| SourceFile { name, bytes })
+                        .collect();
+                    // First without rationales and answers (scores never read them): the tables
+                    // show sooner. Then with them, for the question views; requests that arrive
+                    // meanwhile wait in the worker's queue.
+                    let fast = load(
+                        &sources,
+                        LoadOptions {
+                            skip_text: true,
+                            ..LoadOptions::default()
+                        },
+                    );
+                    let snapshot = Snapshot::of(&fast);
+                    LOADED.with(|l| *l.borrow_mut() = fast);
+                    reply(&Response::Loaded {
+                        snapshot,
+                        report: report(&options),
+                    });
+                    let full = load(&sources, LoadOptions::default());
+                    LOADED.with(|l| *l.borrow_mut() = full);
                 });
             }
             Request::Score { options } => {

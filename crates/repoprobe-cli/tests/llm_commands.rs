@@ -274,7 +274,7 @@ fn classify_failures_labels_answers_below_60_percent_and_resumes() {
     ));
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
-        r.stderr.contains("no valid judgment by judge \"nobody\""),
+        r.stderr.contains("judge \"nobody\" has no valid judgments"),
         "{}",
         r.stderr
     );

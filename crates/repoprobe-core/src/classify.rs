@@ -39,36 +39,7 @@ pub struct Candidate<'d> {
 /// present; without `wanted`, the judge with the most valid judgments (ties to the name that
 /// sorts first); `None` when there are no judgments.
 pub fn judge_in_force(ds: &Dataset, wanted: Option<&str>) -> Result<Option<String>, String> {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for j in &ds.judgments {
-        *counts.entry(j.judge.as_str()).or_default() += 1;
-    }
-    if let Some(w) = wanted {
-        return if counts.contains_key(w) {
-            Ok(Some(w.to_string()))
-        } else {
-            Err(format!(
-                "no valid judgment by judge {}; the judges present are: {}",
-                quote(w),
-                if counts.is_empty() {
-                    "none".to_string()
-                } else {
-                    counts
-                        .keys()
-                        .map(|k| quote(k))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }
-            ))
-        };
-    }
-    let mut best: Option<(&str, usize)> = None;
-    for (j, n) in counts {
-        if best.is_none_or(|(_, m)| n > m) {
-            best = Some((j, n));
-        }
-    }
-    Ok(best.map(|(j, _)| j.to_string()))
+    crate::metrics::judge_in_force(ds, wanted).map_err(|e| e.to_string())
 }
 
 /// The answers judged by `judge` whose checklist score is below [`THRESHOLD`], sorted by
@@ -332,7 +303,7 @@ mod tests {
         );
         assert_eq!(
             judge_in_force(&ds, Some("Z")).unwrap_err(),
-            "no valid judgment by judge \"Z\"; the judges present are: \"J\", \"K\""
+            "judge \"Z\" has no valid judgments; judges present: \"J\", \"K\""
         );
         let (c, without_answer) = candidates(&ds, "J");
         assert_eq!(without_answer, 1);

@@ -320,6 +320,29 @@ fn choose_judge(
     for g in grids.values() {
         *counts.entry(g.judge).or_default() += g.cells.len();
     }
+    pick_judge(counts, wanted)
+}
+
+/// The judge in force for the one-judge views (strata, reliability, items, failure modes,
+/// `classify-failures`): `wanted` if it has valid judgments, else the judge with the most valid
+/// judgments of known questions, ties going to the name that sorts first. One rule everywhere.
+pub fn judge_in_force(ds: &Dataset, wanted: Option<&str>) -> Result<Option<String>, ScoreError> {
+    let index = Index::new(ds);
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for j in ds
+        .judgments
+        .iter()
+        .filter(|j| index.by_id.contains_key(j.question_id.as_str()))
+    {
+        *counts.entry(j.judge.as_str()).or_default() += 1;
+    }
+    pick_judge(counts, wanted)
+}
+
+fn pick_judge(
+    counts: BTreeMap<&str, usize>,
+    wanted: Option<&str>,
+) -> Result<Option<String>, ScoreError> {
     if let Some(w) = wanted {
         return if counts.contains_key(w) {
             Ok(Some(w.to_string()))

@@ -1,7 +1,7 @@
 //! Bar charts: Overall per model with its confidence interval, and the histogram of total
 //! scores.
 
-use super::{GRID, MUTED, TEXT, clamp_pct, err, fit, frame, no_data, pct, text_style, text_width};
+use super::{TEXT, clamp_pct, err, fit, frame, no_data, pct, text_style, text_width};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -52,18 +52,12 @@ pub fn score_bars<DB: DrawingBackend>(
         .y_label_area_size(label_w)
         .build_cartesian_2d(0f64..100f64, 0f64..n)
         .map_err(err)?;
-    chart
-        .configure_mesh()
+    super::house_mesh(&mut chart.configure_mesh())
         .disable_y_mesh()
         .y_labels(0)
         .x_labels(6)
         .x_label_formatter(&|v| format!("{v:.0}"))
         .x_desc("Overall (%)")
-        .label_style((super::FONT, 12).into_font().color(&TEXT))
-        .axis_desc_style((super::FONT, 13).into_font().color(&TEXT))
-        .bold_line_style(GRID)
-        .light_line_style(WHITE.mix(0.0))
-        .axis_style(MUTED)
         .draw()
         .map_err(err)?;
 
@@ -127,8 +121,7 @@ pub fn histogram<DB: DrawingBackend>(
         .y_label_area_size(52)
         .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top)
         .map_err(err)?;
-    chart
-        .configure_mesh()
+    super::house_mesh(&mut chart.configure_mesh())
         .disable_x_mesh()
         .x_labels(0)
         .y_labels(6)
@@ -141,11 +134,6 @@ pub fn histogram<DB: DrawingBackend>(
         })
         .x_desc("total score s")
         .y_desc("judgments")
-        .label_style((super::FONT, 12).into_font().color(&TEXT))
-        .axis_desc_style((super::FONT, 13).into_font().color(&TEXT))
-        .bold_line_style(GRID)
-        .light_line_style(WHITE.mix(0.0))
-        .axis_style(MUTED)
         .draw()
         .map_err(err)?;
 

@@ -93,6 +93,22 @@ pub(crate) const GRID: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
 /// The longest label drawn, in characters; longer ones end in "…".
 pub(crate) const MAX_LABEL: usize = 32;
 
+/// The house style of every chart's axes and grid: one place for fonts, grid and axis colours.
+pub(crate) fn house_mesh<'m, 'a, 'b, X, Y, DB>(
+    mesh: &'m mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>,
+) -> &'m mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+    Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+    DB: DrawingBackend,
+{
+    mesh.label_style((FONT, 12).into_font().color(&TEXT))
+        .axis_desc_style((FONT, 13).into_font().color(&TEXT))
+        .bold_line_style(GRID)
+        .light_line_style(WHITE.mix(0.0))
+        .axis_style(MUTED)
+}
+
 pub(crate) fn err<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }

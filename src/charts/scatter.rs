@@ -1,6 +1,6 @@
 //! Knowledge against clarity, one labelled point per model.
 
-use super::{GRID, MUTED, TEXT, clamp_pct, cut, err, frame, no_data, text_style, text_width};
+use super::{TEXT, clamp_pct, cut, err, frame, no_data, text_style, text_width};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -35,19 +35,13 @@ pub fn scatter<DB: DrawingBackend>(
         .y_label_area_size(48)
         .build_cartesian_2d(0f64..100f64, 0f64..100f64)
         .map_err(err)?;
-    chart
-        .configure_mesh()
+    super::house_mesh(&mut chart.configure_mesh())
         .x_labels(6)
         .y_labels(6)
         .x_label_formatter(&|v| format!("{v:.0}"))
         .y_label_formatter(&|v| format!("{v:.0}"))
         .x_desc("Knowledge (%)")
         .y_desc("Clarity (%)")
-        .label_style((super::FONT, 12).into_font().color(&TEXT))
-        .axis_desc_style((super::FONT, 13).into_font().color(&TEXT))
-        .bold_line_style(GRID)
-        .light_line_style(WHITE.mix(0.0))
-        .axis_style(MUTED)
         .draw()
         .map_err(err)?;
 

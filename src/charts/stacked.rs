@@ -1,6 +1,6 @@
 //! Failure-mode shares as stacked horizontal bars, one per group (model), with a legend.
 
-use super::{GRID, MUTED, TEXT, err, fit, frame, ink_on, no_data, text_style, text_width};
+use super::{TEXT, err, fit, frame, ink_on, no_data, text_style, text_width};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -92,18 +92,12 @@ pub fn stacked_shares<DB: DrawingBackend>(
         .y_label_area_size(label_w)
         .build_cartesian_2d(0f64..widest, 0f64..n)
         .map_err(err)?;
-    chart
-        .configure_mesh()
+    super::house_mesh(&mut chart.configure_mesh())
         .disable_y_mesh()
         .y_labels(0)
         .x_labels(6)
         .x_label_formatter(&|v| format!("{v:.0}"))
         .x_desc("share (%)")
-        .label_style((super::FONT, 12).into_font().color(&TEXT))
-        .axis_desc_style((super::FONT, 13).into_font().color(&TEXT))
-        .bold_line_style(GRID)
-        .light_line_style(WHITE.mix(0.0))
-        .axis_style(MUTED)
         .draw()
         .map_err(err)?;
 

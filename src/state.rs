@@ -7,7 +7,7 @@ use crate::protocol::{QuestionData, READY, Request, Response, Snapshot, ViewOpti
 use js_sys::Array;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
-use repoprobe_core::{Dataset, MissingPolicy, ScoreReport, score};
+use repoprobe_core::{MissingPolicy, ScoreReport};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -167,9 +167,9 @@ pub fn request_paired(options: ViewOptions, a: String, b: String) {
 }
 
 fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, String> {
-    score(&Dataset::default(), &[], &crate::protocol::score_options(o))
-        .map(|r| Shared(Arc::new(r)))
-        .map_err(|e| e.to_string())
+    Ok(Shared(Arc::new(ScoreReport::empty(
+        &crate::protocol::score_options(o),
+    ))))
 }
 
 fn on_response(state: AppState, r: Response) {

@@ -286,3 +286,18 @@ fn a_score_report_round_trips_through_json() {
     let back: repoprobe_core::ScoreReport = serde_json::from_str(&text).unwrap();
     assert_eq!(back, r);
 }
+
+#[test]
+fn the_empty_report_is_what_score_gives_for_no_data() {
+    for opts in [
+        ScoreOptions::default(),
+        ScoreOptions {
+            items: true,
+            missing: MissingPolicy::Exclude,
+            ..Default::default()
+        },
+    ] {
+        let scored = score(&repoprobe_core::Dataset::default(), &[], &opts).unwrap();
+        assert_eq!(repoprobe_core::ScoreReport::empty(&opts), scored);
+    }
+}

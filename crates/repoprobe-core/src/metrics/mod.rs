@@ -195,6 +195,37 @@ pub struct ScoreReport {
     pub issues: Vec<IssueOut>,
 }
 
+impl ScoreReport {
+    /// The report of no data, without running [`score`]: what a page shows before any file is
+    /// loaded, at the cost of a few structs rather than the metrics code (a test checks it is
+    /// what `score` gives for an empty dataset).
+    pub fn empty(opts: &ScoreOptions) -> ScoreReport {
+        ScoreReport {
+            policy: PolicyInfo {
+                missing: opts.missing,
+                std: "sample".to_string(),
+                bootstrap: opts.bootstrap,
+                seed: opts.seed,
+            },
+            judge: None,
+            models: Vec::new(),
+            strata: opts
+                .strata
+                .iter()
+                .map(|s| (s.as_str().to_string(), Vec::new()))
+                .collect(),
+            reliability: Vec::new(),
+            classifier: None,
+            failure_modes: Vec::new(),
+            failure_mode_average: BTreeMap::new(),
+            paired: None,
+            items: opts.items.then(Vec::new),
+            audit: Vec::new(),
+            issues: Vec::new(),
+        }
+    }
+}
+
 /// An issue as SPEC §5 prints it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IssueOut {

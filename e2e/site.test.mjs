@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { serve, browser, page, cliJson, setFiles, tableRows, ROOT } from './harness.mjs';
 
@@ -128,6 +129,9 @@ test('?data=URL fetches a results file at start, beside the bundled set', async 
     await p.waitForSelector('table.issues tbody tr');
     const files = await p.$$eval('table.files tbody th', (ths) => ths.map((t) => t.textContent));
     assert.deepEqual(files, ['extra/benchmark.jsonl', 'extra/judgments.jsonl']);
+    // The worker hashes what it was given: the Data view shows each file's SHA-256.
+    const sha = crypto.createHash('sha256').update(bench).digest('hex');
+    await p.waitForFunction((h) => [...document.querySelectorAll('table.files td.hash')].some((td) => td.textContent === h), sha);
     assert.equal((await p.$$('table.issues tbody tr')).length, 4); // lines 10, 12, 13, 15 (line 11 is valid without the answers file)
   } finally {
     await s2.close();

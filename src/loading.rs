@@ -27,21 +27,6 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     Ok(Uint8Array::new(&buf).to_vec())
 }
 
-/// Starts the browser's SHA-256 of a buffer (SubtleCrypto; absent outside secure contexts).
-/// The digest copies the bytes when it is called, so the buffer may be transferred right after.
-fn start_sha256(buf: &js_sys::ArrayBuffer) -> Option<js_sys::Promise> {
-    let subtle = web_sys::window()?.crypto().ok()?.subtle();
-    subtle
-        .digest_with_str_and_buffer_source("SHA-256", buf)
-        .ok()
-}
-
-async fn hex_digest(p: js_sys::Promise) -> Option<String> {
-    let digest = JsFuture::from(p).await.ok()?;
-    let bytes = Uint8Array::new(&digest).to_vec();
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// A file read into a JS buffer; its bytes never enter the page's wasm memory.
 struct Read {
     name: String,
@@ -49,14 +34,11 @@ struct Read {
     buffer: js_sys::ArrayBuffer,
 }
 
-/// Hands files to the worker (their buffers are transferred, not copied), then records their
-/// hashes for the Data view.
-async fn add_files(state: AppState, files: Vec<Read>) {
+/// Hands files to the worker (their buffers are transferred, not copied); it also hashes them.
+fn add_files(state: AppState, files: Vec<Read>) {
     if files.is_empty() {
         return;
     }
-    let digests: Vec<Option<js_sys::Promise>> =
-        files.iter().map(|f| start_sha256(&f.buffer)).collect();
     let inputs: Vec<InputFile> = files
         .iter()
         .map(|f| InputFile {
@@ -66,22 +48,6 @@ async fn add_files(state: AppState, files: Vec<Read>) {
         })
         .collect();
     crate::state::add_files(state, inputs, files.into_iter().map(|f| f.buffer).collect());
-    for (f, d) in state
-        .files
-        .get_untracked()
-        .into_iter()
-        .rev()
-        .zip(digests.into_iter().rev())
-    {
-        if let Some(h) = match d {
-            Some(p) => hex_digest(p).await,
-            None => None,
-        } {
-            state.hashes.update(|m| {
-                m.insert(f.name.clone(), h);
-            });
-        }
-    }
 }
 
 /// Starts fetching every URL at once and returns the responses' buffers in order.
@@ -168,7 +134,7 @@ pub fn load_initial(state: AppState, set: Option<String>, data_urls: Vec<String>
                 .busy
                 .set(Some(format!("Could not fetch: {}", failures.join("; "))));
         }
-        add_files(state, files).await;
+        add_files(state, files);
     });
 }
 
@@ -204,7 +170,7 @@ pub fn load_user_files(state: AppState, list: web_sys::FileList) {
                 .busy
                 .set(Some(format!("Could not read: {}", failures.join("; "))));
         }
-        add_files(state, read).await;
+        add_files(state, read);
     });
 }
 

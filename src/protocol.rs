@@ -170,6 +170,17 @@ pub enum Response {
         b: String,
         report: Result<ScoreReport, String>,
     },
+    /// Hex SHA-256 of the files just added, by name: sent after the tables.
+    Hashes(Vec<(String, String)>),
+}
+
+/// Hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -234,6 +245,14 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<Request>(&serde_json::to_string(&req).unwrap()).unwrap(),
             req
+        );
+    }
+
+    #[test]
+    fn sha256_is_the_standard_digest() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }
 

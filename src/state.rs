@@ -201,6 +201,7 @@ fn on_response(state: AppState, r: Response) {
             b,
             report,
         } => state.paired.set(Some((options, a, b, shared(report)))),
+        Response::Hashes(h) => state.hashes.update(|m| m.extend(h)),
     }
 }
 

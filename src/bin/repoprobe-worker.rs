@@ -61,6 +61,7 @@ mod worker {
         match req {
             Request::Add { names, options } => {
                 let buffers = Array::from(&data.get(1));
+                let added: Vec<String> = names.clone();
                 FILES.with(|files| {
                     let mut files = files.borrow_mut();
                     files.extend(
@@ -90,6 +91,14 @@ mod worker {
                     });
                     let full = load(&sources, LoadOptions::default());
                     LOADED.with(|l| *l.borrow_mut() = full);
+                    let hashes = files
+                        .iter()
+                        .filter(|(name, _)| added.contains(name))
+                        .map(|(name, bytes)| {
+                            (name.clone(), repoprobe_site::protocol::sha256_hex(bytes))
+                        })
+                        .collect();
+                    reply(&Response::Hashes(hashes));
                 });
             }
             Request::Score { options } => {

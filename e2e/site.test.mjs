@@ -166,6 +166,10 @@ test('Tables 4, 5 and 7 in the DOM equal the CLI JSON to the last digit', async 
       [sc.mean ?? null, sc.std ?? null, sc.range ?? null, r.checklist.mean, r.checklist.std, r.checklist.range], r.model);
   }
 
+  // Per-item agreement comes from the worker on demand.
+  await p.waitForSelector('table.agreement tbody tr');
+  assert.ok((await p.$$('table.agreement tbody tr')).length > 0);
+
   await p.click('header nav a:has-text("Failure modes")');
   await p.waitForSelector('#table7 tbody tr');
   const fm = await tableRows(p, 'table7');
@@ -174,5 +178,11 @@ test('Tables 4, 5 and 7 in the DOM equal the CLI JSON to the last digit', async 
     const cells = fm[i].cells.map(num);
     assert.deepEqual(cells, [...cli.failure_modes.map((f) => f.shares[m]), cli.failure_mode_average[m]], m);
   });
+  // Questions, hardest first: the mean score column comes from the per-item rows too.
+  await p.click('header nav a:has-text("Questions")');
+  await p.click('a:has-text("Hardest first")');
+  await p.waitForFunction(() => /\d/.test(document.querySelector('table.questions tbody td.num')?.textContent || ''));
+  const means = await p.$$eval('table.questions tbody td.num', (tds) => tds.map((t) => Number(t.textContent)));
+  assert.ok(means.length > 10 && means.every((m, i) => i === 0 || means[i - 1] <= m), 'sorted ascending by mean score');
   assert.deepEqual(p.errors, []);
 });

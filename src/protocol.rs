@@ -144,6 +144,10 @@ pub enum Request {
     Question {
         id: String,
     },
+    /// Per-item attainment and agreement under these options (large, so only when a view needs it).
+    Items {
+        options: ViewOptions,
+    },
     Paired {
         options: ViewOptions,
         a: String,
@@ -172,6 +176,10 @@ pub enum Response {
     },
     /// Hex SHA-256 of the files just added, by name: sent after the tables.
     Hashes(Vec<(String, String)>),
+    Items {
+        options: ViewOptions,
+        items: Vec<repoprobe_core::metrics::items::ItemRow>,
+    },
 }
 
 /// Hex SHA-256 of some bytes.

@@ -7,6 +7,7 @@ use crate::protocol::{QuestionData, READY, Request, Response, Snapshot, ViewOpti
 use js_sys::Array;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
+use repoprobe_core::metrics::items::ItemRow;
 use repoprobe_core::{MissingPolicy, ScoreReport};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -86,6 +87,8 @@ pub struct AppState {
     pub questions: RwSignal<BTreeMap<String, Shared<QuestionData>>>,
     /// The last paired comparison asked for.
     pub paired: RwSignal<Option<Paired>>,
+    /// Per-item rows (attainment, agreement) for the options they were asked under.
+    pub items: RwSignal<Option<(ViewOptions, Shared<Vec<ItemRow>>)>>,
 }
 
 thread_local! {
@@ -161,6 +164,29 @@ pub fn request_question(state: AppState, id: &str) {
     }
 }
 
+/// The per-item rows for the options in force, asked of the worker when a view needs them
+/// (again after every load or change of options); `None` until they arrive.
+pub fn use_items(state: AppState) -> Memo<Option<Shared<Vec<ItemRow>>>> {
+    Effect::new(move |_| {
+        state.snapshot.track();
+        let options = state.options.get();
+        let have = state
+            .items
+            .with_untracked(|i| i.as_ref().is_some_and(|(o, _)| *o == options));
+        if !have {
+            post(&Request::Items { options }, None);
+        }
+    });
+    Memo::new(move |_| {
+        let options = state.options.get();
+        state
+            .items
+            .get()
+            .filter(|(o, _)| *o == options)
+            .map(|(_, i)| i)
+    })
+}
+
 /// Asks the worker for a paired comparison under the options in force.
 pub fn request_paired(options: ViewOptions, a: String, b: String) {
     post(&Request::Paired { options, a, b }, None);
@@ -178,6 +204,7 @@ fn on_response(state: AppState, r: Response) {
         Response::Loaded { snapshot, report } => {
             state.questions.set(BTreeMap::new());
             state.paired.set(None);
+            state.items.set(None);
             state.snapshot.set(Shared(Arc::new(snapshot)));
             state.report.set(shared(report));
             state.busy.update(|b| {
@@ -202,6 +229,9 @@ fn on_response(state: AppState, r: Response) {
             report,
         } => state.paired.set(Some((options, a, b, shared(report)))),
         Response::Hashes(h) => state.hashes.update(|m| m.extend(h)),
+        Response::Items { options, items } => {
+            state.items.set(Some((options, Shared(Arc::new(items)))))
+        }
     }
 }
 
@@ -227,6 +257,7 @@ pub fn provide_state() -> AppState {
         report: RwSignal::new(empty_report(&ViewOptions::default())),
         questions: RwSignal::new(BTreeMap::new()),
         paired: RwSignal::new(None),
+        items: RwSignal::new(None),
     };
 
     match web_sys::Worker::new(WORKER_URL) {

@@ -42,10 +42,14 @@ mod worker {
         let _ = scope.post_message(&JsValue::from_str(&text));
     }
 
+    /// The report for the page, without the per-item rows: those are large and only some
+    /// views want them (`Request::Items`).
     fn report(options: &ViewOptions) -> Result<repoprobe_core::ScoreReport, String> {
         LOADED.with(|l| {
             let l = l.borrow();
-            score(&l.dataset, &l.issues, &score_options(options)).map_err(|e| e.to_string())
+            let mut o = score_options(options);
+            o.items = false;
+            score(&l.dataset, &l.issues, &o).map_err(|e| e.to_string())
         })
     }
 
@@ -104,6 +108,21 @@ mod worker {
             Request::Score { options } => {
                 let r = report(&options);
                 reply(&Response::Report { options, report: r });
+            }
+            Request::Items { options } => {
+                let items = LOADED.with(|l| {
+                    let l = l.borrow();
+                    // The items do not depend on the bootstrap: skip it.
+                    let o = repoprobe_core::ScoreOptions {
+                        bootstrap: 0,
+                        ..score_options(&options)
+                    };
+                    score(&l.dataset, &l.issues, &o)
+                        .ok()
+                        .and_then(|r| r.items)
+                        .unwrap_or_default()
+                });
+                reply(&Response::Items { options, items });
             }
             Request::Question { id } => {
                 let q = LOADED.with(|l| QuestionData::of(&l.borrow().dataset, &id));

@@ -12,6 +12,7 @@ use repoprobe_core::report;
 #[component]
 pub fn ModelDetail() -> impl IntoView {
     let state = expect_context::<AppState>();
+    let item_rows = crate::state::use_items(state);
     let query = use_query_map();
     view! {
         {move || {
@@ -46,10 +47,10 @@ pub fn ModelDetail() -> impl IntoView {
                 .filter(|m| m.judge == judge)
                 .filter_map(|m| Some(Point { label: m.model.clone(), x: m.knowledge?, y: m.clarity? }))
                 .collect();
-            let mut missed: Vec<_> = r
-                .items
+            let rows = item_rows.get();
+            let mut missed: Vec<_> = rows
                 .iter()
-                .flatten()
+                .flat_map(|i| i.iter())
                 .filter_map(|i| i.per_model.get(&model).map(|a| (i.question_id.clone(), i.item_id.clone(), *a)))
                 .collect();
             missed.sort_unstable_by(|a, b| a.2.total_cmp(&b.2).then_with(|| a.0.cmp(&b.0)));

@@ -14,10 +14,11 @@ pub fn Questions() -> impl IntoView {
     let state = expect_context::<AppState>();
     let query = use_query_map();
     // Mean score per question over every judgment of the judge in force (percent).
+    let items = crate::state::use_items(state);
     let difficulty = Memo::new(move |_| {
         let mut out: BTreeMap<String, f64> = BTreeMap::new();
-        if let Ok(r) = state.report.get() {
-            for i in r.items.iter().flatten() {
+        if let Some(items) = items.get() {
+            for i in items.iter() {
                 if let Some(a) = i.attainment {
                     *out.entry(i.question_id.clone()).or_default() +=
                         a * f64::from(i.weight) / 10.0;

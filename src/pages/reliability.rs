@@ -11,6 +11,7 @@ use repoprobe_core::report;
 #[component]
 pub fn Reliability() -> impl IntoView {
     let state = expect_context::<AppState>();
+    let item_rows = crate::state::use_items(state);
     view! {
         <h1>"Reliability"</h1>
         <Controls />
@@ -20,13 +21,11 @@ pub fn Reliability() -> impl IntoView {
                 Err(e) => return view! { <p class="error">{e}</p> }.into_any(),
             };
             let table = report::reliability_table(&r);
-            let mut items: Vec<_> = r
-                .items
-                .clone()
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|i| i.agreement.is_some())
-                .collect();
+            let rows = item_rows.get();
+            let waiting = rows.is_none();
+            let mut items: Vec<_> = rows
+                .map(|i| i.iter().filter(|i| i.agreement.is_some()).cloned().collect())
+                .unwrap_or_default();
             items.sort_unstable_by(|a, b| a.agreement.unwrap_or(0.0).total_cmp(&b.agreement.unwrap_or(0.0)));
             let pairs: u64 = items.iter().map(|i| i.agreement_pairs).sum();
             let same: f64 = items.iter().map(|i| i.agreement.unwrap_or(0.0) / 100.0 * i.agreement_pairs as f64).sum();
@@ -36,7 +35,9 @@ pub fn Reliability() -> impl IntoView {
                     None => view! { <p class="empty">"Reliability needs several judge runs (judge_run 0, 1, …) or scalar judgments."</p> }.into_any(),
                 }}
                 <h2>"Judge agreement per checklist item"</h2>
-                {if pairs == 0 {
+                {if waiting {
+                    view! { <p class="empty">"Computing the per-item agreement…"</p> }.into_any()
+                } else if pairs == 0 {
                     view! { <p class="empty">"No answer was judged more than once."</p> }.into_any()
                 } else {
                     view! {

@@ -135,6 +135,28 @@ fn send(text: &str, buffers: Option<Array>) {
     });
 }
 
+/// The worker index.html started before the page's wasm, if it could.
+fn started_worker() -> Option<web_sys::Worker> {
+    let window: JsValue = web_sys::window()?.into();
+    let w = js_sys::Reflect::get(&window, &JsValue::from_str("__rpWorker")).ok()?;
+    w.dyn_into::<web_sys::Worker>().ok()
+}
+
+/// What that worker said before the app listened, in order; emptied.
+fn early_messages() -> Vec<String> {
+    let Some(window) = web_sys::window() else {
+        return Vec::new();
+    };
+    let Ok(list) = js_sys::Reflect::get(&window, &JsValue::from_str("__rpEarly")) else {
+        return Vec::new();
+    };
+    let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__rpEarly"), &Array::new());
+    Array::from(&list)
+        .iter()
+        .filter_map(|v| v.as_string())
+        .collect()
+}
+
 /// Adds files: their buffers are transferred to the worker (no copy on this thread), which adds
 /// them to the files it holds and loads and scores them all again.
 pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::ArrayBuffer>) {
@@ -260,28 +282,35 @@ pub fn provide_state() -> AppState {
         items: RwSignal::new(None),
     };
 
-    match web_sys::Worker::new(WORKER_URL) {
+    match started_worker()
+        .map(Ok)
+        .unwrap_or_else(|| web_sys::Worker::new(WORKER_URL))
+    {
         Ok(worker) => {
+            let handle = move |text: String| {
+                if text == READY {
+                    let queue = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
+                    for (text, buffers) in queue {
+                        send(&text, buffers);
+                    }
+                } else if let Ok(r) = serde_json::from_str::<Response>(&text) {
+                    on_response(state, r);
+                }
+            };
             let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
                 move |ev: web_sys::MessageEvent| {
-                    let Some(text) = ev.data().as_string() else {
-                        return;
-                    };
-                    if text == READY {
-                        let queue = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
-                        for (text, buffers) in queue {
-                            send(&text, buffers);
-                        }
-                        return;
-                    }
-                    if let Ok(r) = serde_json::from_str::<Response>(&text) {
-                        on_response(state, r);
+                    if let Some(text) = ev.data().as_string() {
+                        handle(text);
                     }
                 },
             );
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             on_message.forget();
             WORKER.with(|w| *w.borrow_mut() = Some(worker));
+            // Messages the worker sent before this listener existed (index.html kept them).
+            for text in early_messages() {
+                handle(text);
+            }
         }
         Err(e) => state
             .busy

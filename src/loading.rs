@@ -174,16 +174,6 @@ pub fn load_user_files(state: AppState, list: web_sys::FileList) {
     });
 }
 
-/// Lets the browser render once before long synchronous work.
-pub async fn yield_to_browser() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        }
-    });
-    let _ = JsFuture::from(promise).await;
-}
-
 /// Offers `text` as a file download.
 pub fn download(name: &str, mime: &str, text: &str) {
     let parts = Array::of1(&JsValue::from_str(text));

@@ -196,17 +196,50 @@ impl Client {
         self.key.scrub(text)
     }
 
-    /// Sends one request, retrying transient failures; `retries` counts the retries made.
+    /// Sends one structured request, retrying transient failures; `retries` counts the retries
+    /// made.
     pub async fn call(&self, req: Request<'_>, retries: &mut u32) -> Result<Reply, CallError> {
         let s = &self.settings;
-        let (url, body) = match s.provider {
-            Provider::Openai => (openai::url(&s.base_url), openai::body(s, req)),
-            Provider::Anthropic => (anthropic::url(&s.base_url), anthropic::body(s, req)),
+        let body = match s.provider {
+            Provider::Openai => openai::body(s, req),
+            Provider::Anthropic => anthropic::body(s, req),
         };
         let body = body.map_err(|e| CallError::Transport {
             message: format!("cannot build the request: {e}"),
             retried: 0,
         })?;
+        let structured = s.structured;
+        let provider = s.provider;
+        let mut reply = self
+            .send(body, retries, |bytes| match provider {
+                Provider::Openai => openai::reply(bytes, structured),
+                Provider::Anthropic => anthropic::reply(bytes, structured),
+            })
+            .await?;
+        reply.text = self.scrub(&reply.text);
+        Ok(reply)
+    }
+
+    /// The provider's endpoint for one model call.
+    pub fn url(&self) -> String {
+        match self.settings.provider {
+            Provider::Openai => openai::url(&self.settings.base_url),
+            Provider::Anthropic => anthropic::url(&self.settings.base_url),
+        }
+    }
+
+    /// POSTs `body` (the provider's JSON) to [`Client::url`] with the key and version headers,
+    /// retrying transient failures; a 2xx body that `parse` rejects (a gateway's HTML page, a cut
+    /// body) is retried too. `retries` counts the retries made. Every tool of ours that talks to
+    /// a model goes through here, so retry, backoff and the key's handling live in one place.
+    pub async fn send<T>(
+        &self,
+        body: Vec<u8>,
+        retries: &mut u32,
+        parse: impl Fn(&[u8]) -> Result<T, String>,
+    ) -> Result<T, CallError> {
+        let s = &self.settings;
+        let url = self.url();
         let mut made = 0u32;
         loop {
             let mut rb = self
@@ -229,7 +262,7 @@ impl Client {
                     let wait = retry_after(resp.headers());
                     match resp.bytes().await {
                         Err(e) => Attempt::Retry(wait, self.scrub(&error_chain(&e))),
-                        Ok(bytes) => self.classify(status, wait, &bytes),
+                        Ok(bytes) => self.classify(status, wait, &bytes, &parse),
                     }
                 }
             };
@@ -258,18 +291,17 @@ impl Client {
         }
     }
 
-    fn classify(&self, status: u16, wait: Option<Duration>, bytes: &[u8]) -> Attempt {
+    fn classify<T>(
+        &self,
+        status: u16,
+        wait: Option<Duration>,
+        bytes: &[u8],
+        parse: &impl Fn(&[u8]) -> Result<T, String>,
+    ) -> Attempt<T> {
         let text = String::from_utf8_lossy(bytes);
         if (200..300).contains(&status) {
-            let parsed = match self.settings.provider {
-                Provider::Openai => openai::reply(bytes, self.settings.structured),
-                Provider::Anthropic => anthropic::reply(bytes, self.settings.structured),
-            };
-            return match parsed {
-                Ok(mut r) => {
-                    r.text = self.scrub(&r.text);
-                    Attempt::Done(r)
-                }
+            return match parse(bytes) {
+                Ok(r) => Attempt::Done(r),
                 // A gateway's HTML page or a cut body: try again.
                 Err(e) => Attempt::Retry(
                     wait,
@@ -291,8 +323,8 @@ impl Client {
     }
 }
 
-enum Attempt {
-    Done(Reply),
+enum Attempt<T> {
+    Done(T),
     Retry(Option<Duration>, String),
     Fail(u16, String),
 }

@@ -1,6 +1,7 @@
 //! The `repoprobe` command line: argument parsing and dispatch. Each subcommand lives in
 //! `commands/`; every format, rule and number comes from `repoprobe-core`.
 
+mod agent;
 mod commands;
 mod exit;
 mod input;

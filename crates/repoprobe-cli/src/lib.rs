@@ -7,6 +7,7 @@ mod exit;
 mod input;
 mod llm;
 mod output;
+mod shard;
 
 pub use exit::Exit;
 

@@ -30,9 +30,21 @@ pub struct Journal<K> {
 }
 
 impl<K: Eq + Hash> Journal<K> {
-    /// Opens the journal, repairs a torn last line and reads the keys already done. A journal
-    /// that does not exist is created by the first [`Journal::append`], not before.
+    /// Opens the journal (creating it), takes its lock, repairs a torn last line and reads the
+    /// keys already done. The lock (an advisory exclusive lock on the file, released when the
+    /// process ends, even by `kill -9`) keeps a second run from appending the same keys: two
+    /// writers would each skip only what was done when they started.
     pub fn open(path: &Path, key_of: KeyOf<K>) -> anyhow::Result<Journal<K>> {
+        Journal::open_as(path, key_of, true)
+    }
+
+    /// Opens a journal that rides on another's lock (the failures beside `--out`): not locked,
+    /// and not created before its first record.
+    pub fn open_beside(path: &Path, key_of: KeyOf<K>) -> anyhow::Result<Journal<K>> {
+        Journal::open_as(path, key_of, false)
+    }
+
+    fn open_as(path: &Path, key_of: KeyOf<K>, lock: bool) -> anyhow::Result<Journal<K>> {
         let mut j = Journal {
             path: path.to_path_buf(),
             file: None,
@@ -40,10 +52,21 @@ impl<K: Eq + Hash> Journal<K> {
             torn_bytes: None,
             unreadable: Vec::new(),
         };
-        if !path.exists() {
+        if !lock && !path.exists() {
             return Ok(j);
         }
         let mut file = j.open_file()?;
+        match if lock { file.try_lock() } else { Ok(()) } {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+                "{} is being written by another run (it holds the file's lock): wait for it to \
+                 end, or give this run another output file",
+                path.display()
+            ),
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+            }
+        }
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
             .with_context(|| format!("cannot read {}", path.display()))?;
@@ -216,13 +239,33 @@ mod tests {
             std::fs::read_to_string(&p).unwrap(),
             format!("{line}\n{{\"x\":1}}\n")
         );
+        drop(j);
         // A whole record without its newline is kept, not cut.
         std::fs::write(&p, line).unwrap();
         let j = Journal::open(&p, key).unwrap();
         assert_eq!((j.torn_bytes, j.done.len()), (None, 1));
         assert_eq!(std::fs::read_to_string(&p).unwrap(), format!("{line}\n"));
+        drop(j);
         // A record of another kind is not a done key.
         let j = Journal::open(&p, |v| JudgmentKey::of(v, "dimensions")).unwrap();
         assert_eq!((j.done.len(), j.unreadable.as_slice()), (0, &[1][..]));
+    }
+}
+
+#[cfg(test)]
+mod lock_tests {
+    use super::*;
+
+    #[test]
+    fn a_second_writer_is_refused_until_the_first_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("j.jsonl");
+        let first = Journal::open(&p, |v| JudgmentKey::of(v, "items")).unwrap();
+        let Err(e) = Journal::open(&p, |v| JudgmentKey::of(v, "items")) else {
+            panic!("two writers of one journal");
+        };
+        assert!(e.to_string().contains("another run"), "{e}");
+        drop(first);
+        assert!(Journal::open(&p, |v| JudgmentKey::of(v, "items")).is_ok());
     }
 }

@@ -10,7 +10,10 @@
 
 pub mod anthropic;
 pub mod key;
+pub mod limit;
 pub mod openai;
+pub mod price;
+pub mod progress;
 pub mod run;
 
 pub use key::ApiKey;
@@ -128,6 +131,9 @@ pub struct Settings {
     pub max_http_retries: u32,
     pub backoff: Duration,
     pub timeout: Duration,
+    /// Our own budgets per minute (requests, tokens); `None`: only the server's headers.
+    pub rpm: Option<u64>,
+    pub tpm: Option<u64>,
 }
 
 /// Token counts as the API reported them.
@@ -172,6 +178,7 @@ pub struct Client {
     http: reqwest::Client,
     key: ApiKey,
     settings: Settings,
+    limiter: std::sync::Arc<limit::Limiter>,
 }
 
 impl Client {
@@ -183,12 +190,24 @@ impl Client {
         Ok(Client {
             http,
             key,
+            limiter: std::sync::Arc::new(limit::Limiter::new(settings.rpm, settings.tpm)),
             settings,
         })
     }
 
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// The rate limiter every request of this client waits on.
+    pub fn limiter(&self) -> &limit::Limiter {
+        &self.limiter
+    }
+
+    /// What a request with this body is charged against `--tpm` before its usage is known:
+    /// its bytes / 4 (about a token each) plus the output limit.
+    pub fn estimate(&self, body: &[u8]) -> u64 {
+        body.len() as u64 / 4 + u64::from(self.settings.max_tokens.unwrap_or(0))
     }
 
     /// Removes the key from text that came from a server.
@@ -210,12 +229,17 @@ impl Client {
         })?;
         let structured = s.structured;
         let provider = s.provider;
+        let estimate = self.estimate(&body);
         let mut reply = self
             .send(body, retries, |bytes| match provider {
                 Provider::Openai => openai::reply(bytes, structured),
                 Provider::Anthropic => anthropic::reply(bytes, structured),
             })
             .await?;
+        self.limiter.settle(
+            estimate,
+            reply.tokens.input_tokens + reply.tokens.output_tokens,
+        );
         reply.text = self.scrub(&reply.text);
         Ok(reply)
     }
@@ -240,8 +264,10 @@ impl Client {
     ) -> Result<T, CallError> {
         let s = &self.settings;
         let url = self.url();
+        let estimate = self.estimate(&body);
         let mut made = 0u32;
         loop {
+            self.limiter.acquire(estimate).await;
             let mut rb = self
                 .http
                 .post(&url)
@@ -259,6 +285,7 @@ impl Client {
                 Err(e) => Attempt::Retry(None, self.scrub(&error_chain(&e))),
                 Ok(resp) => {
                     let status = resp.status().as_u16();
+                    self.limiter.observe(resp.headers());
                     let wait = retry_after(resp.headers());
                     match resp.bytes().await {
                         Err(e) => Attempt::Retry(wait, self.scrub(&error_chain(&e))),

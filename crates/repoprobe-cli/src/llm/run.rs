@@ -14,7 +14,10 @@ use super::{ApiKey, CallError, Client, Message, Role, Settings, Structured, Toke
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues};
 use crate::llm::Provider;
+use crate::llm::price::Price;
+use crate::llm::progress::Meter;
 use crate::output::{Journal, KeyOf, failures_path};
+pub use crate::shard::Shard;
 use anyhow::{Context, bail};
 use repoprobe_core::{Dataset, LoadOptions};
 use serde::Serialize;
@@ -70,6 +73,24 @@ pub struct LiveArgs {
     /// How the reply shape is imposed [default: schema for openai, tool for anthropic].
     #[arg(long, value_enum)]
     pub structured: Option<Structured>,
+    /// Requests per minute at most (on top of what the server's rate-limit headers say).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rpm: Option<u64>,
+    /// Tokens per minute at most (input + output; a request is charged an estimate up front and
+    /// settled when its usage comes back).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub tpm: Option<u64>,
+    /// Run only shard I of N (`0/4` … `3/4`): each key belongs to one shard by a hash of its
+    /// name, so machines given the same inputs split a run; `repoprobe bundle` merges their outputs.
+    #[arg(long)]
+    pub shard: Option<Shard>,
+    /// Price of a million input tokens in USD, for the cost estimate [default: a small table of
+    /// list prices by model name; none if the model is not in it].
+    #[arg(long)]
+    pub price_in: Option<f64>,
+    /// Price of a million output tokens in USD (see --price-in).
+    #[arg(long)]
+    pub price_out: Option<f64>,
 }
 
 /// What one key asks: the prompt, the reply schema and the check of a reply.
@@ -149,6 +170,8 @@ pub struct Tally {
     pub reasks: u64,
     pub calls: u64,
     pub tokens: Tokens,
+    /// Keys left to the other shards (`--shard`).
+    pub other_shards: usize,
 }
 
 /// A live call about to run: the client, the two journals and the loop's limits.
@@ -160,6 +183,8 @@ pub struct Live<K> {
     max_retries: u32,
     prompt_version: &'static str,
     started: Instant,
+    shard: Option<Shard>,
+    price: Option<Price>,
 }
 
 impl LiveArgs {
@@ -194,6 +219,8 @@ impl LiveArgs {
             max_http_retries: self.max_http_retries,
             backoff: Duration::from_millis(self.backoff_ms),
             timeout: Duration::from_secs_f64(self.timeout_s),
+            rpm: self.rpm,
+            tpm: self.tpm,
         };
         Ok((settings, key))
     }
@@ -212,7 +239,7 @@ impl LiveArgs {
             .clone()
             .unwrap_or_else(|| failures_path(&self.out));
         let out = Journal::open(&self.out, key_of)?;
-        let failures = Journal::open(&failures_path, key_of)?;
+        let failures = Journal::open_beside(&failures_path, key_of)?;
         out.report(kind);
         failures.report("failure");
         Ok(Live {
@@ -223,6 +250,8 @@ impl LiveArgs {
             max_retries: self.max_retries,
             prompt_version,
             started: Instant::now(),
+            shard: self.shard,
+            price: Price::of(&self.model, self.price_in, self.price_out),
         })
     }
 }
@@ -255,8 +284,21 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             .enable_all()
             .build()
             .context("cannot start the async runtime")?;
-        runtime.block_on(async {
-            let mut tally = Tally::default();
+        let mut tally = Tally::default();
+        let tasks: Vec<T> = match self.shard {
+            None => tasks,
+            Some(shard) => tasks
+                .into_iter()
+                .filter(|t| {
+                    let mine = shard.owns(t.key());
+                    tally.other_shards += usize::from(!mine);
+                    mine
+                })
+                .collect(),
+        };
+        let meter = Meter::new(tasks.len(), self.price);
+        let client = Arc::clone(&self.client);
+        let ran = runtime.block_on(async {
             let mut pending = tasks.into_iter();
             let mut running = tokio::task::JoinSet::new();
             let s = self.client.settings();
@@ -266,7 +308,13 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                     let Some(task) = pending.next() else { break };
                     running.spawn(ask(Arc::clone(&self.client), task, self.max_retries));
                 }
-                let Some(joined) = running.join_next().await else {
+                meter.update(&tally, client.limiter().paused());
+                let joined = tokio::select! {
+                    j = running.join_next() => j,
+                    // Redraw now and then while waiting, so a rate-limit pause shows.
+                    () = tokio::time::sleep(Duration::from_millis(500)) => continue,
+                };
+                let Some(joined) = joined else {
                     break;
                 };
                 let o = match joined {
@@ -296,10 +344,11 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                         tally.done += 1;
                     }
                     Err(f) => {
-                        eprintln!("failed: {}: {}", o.key, f.reason);
+                        let mut msg = format!("failed: {}: {}", o.key, f.reason);
                         for v in &f.violations {
-                            eprintln!("  - {v}");
+                            msg.push_str(&format!("\n  - {v}"));
                         }
+                        meter.println(&msg);
                         self.failures.append(&FailureRecord {
                             key: &o.key,
                             status: "failed",
@@ -315,8 +364,10 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                     }
                 }
             }
-            Ok(tally)
-        })
+            Ok(())
+        });
+        meter.finish();
+        ran.map(|()| tally)
     }
 
     /// Prints the one-line summary and returns the exit code: 0 when every key is done, 1 when
@@ -331,10 +382,20 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         tally: &Tally,
         input_issues: bool,
     ) -> Exit {
-        let skipped: String = skipped.iter().map(|s| format!(", {s}")).collect();
+        let mut skipped: String = skipped.iter().map(|s| format!(", {s}")).collect();
+        if let Some(shard) = self.shard {
+            skipped.push_str(&format!(
+                ", {} left to the other shards (this is shard {shard})",
+                tally.other_shards
+            ));
+        }
+        let cost = match self.price {
+            Some(p) => format!("; ≈${:.2} estimated", p.cost(tally.tokens)),
+            None => String::new(),
+        };
         eprintln!(
             "{command}: {} {verb}, {already_done} already done{skipped}, {} failed{}; \
-             {} retries ({} HTTP, {} re-asks); {} calls; tokens {} in, {} out; {:.1} s",
+             {} retries ({} HTTP, {} re-asks); {} calls; tokens {} in, {} out{cost}; {:.1} s",
             tally.done,
             tally.failed,
             if tally.failed > 0 {

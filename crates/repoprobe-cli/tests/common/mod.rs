@@ -86,6 +86,10 @@ pub struct State {
     pub requests: usize,
     pub reasks: usize,
     pub violations: Vec<String>,
+    /// Header lines (`name: value\r\n`) added to the next response only.
+    pub headers_once: Option<String>,
+    /// When each request arrived.
+    pub arrivals: Vec<std::time::Instant>,
 }
 
 pub struct FakeApi {
@@ -118,6 +122,8 @@ impl FakeApi {
             requests: 0,
             reasks: 0,
             violations: Vec::new(),
+            headers_once: None,
+            arrivals: Vec::new(),
         }));
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
@@ -185,8 +191,13 @@ pub fn serve(mut conn: TcpStream, state: &Mutex<State>) {
         .nth(1)
         .unwrap_or("")
         .to_string();
-    let latency = state.lock().unwrap().latency;
-    let (status, extra, response) = respond(state, &path, &header, &body);
+    let (latency, once) = {
+        let mut s = state.lock().unwrap();
+        s.arrivals.push(std::time::Instant::now());
+        (s.latency, s.headers_once.take())
+    };
+    let (status, mut extra, response) = respond(state, &path, &header, &body);
+    extra.push_str(&once.unwrap_or_default());
     std::thread::sleep(latency);
     let reason = match status {
         200 => "OK",

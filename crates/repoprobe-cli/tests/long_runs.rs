@@ -1,0 +1,150 @@
+//! What long live runs need beyond a single call, end to end against a loopback server: a split
+//! across machines (`--shard`), one writer per output file, the server's rate-limit headers
+//! obeyed, and the summary's cost estimate.
+
+mod common;
+
+use common::*;
+use std::collections::HashSet;
+use std::time::Duration;
+
+#[test]
+fn shards_split_a_run_and_bundle_merges_them_into_the_whole() {
+    let api = FakeApi::start(Api::Openai, Mode::Schema);
+    let dir = tempfile::tempdir().unwrap();
+    let mut outs = Vec::new();
+    let mut seen = HashSet::new();
+    for i in 0..3 {
+        let out = dir.path().join(format!("shard{i}.jsonl"));
+        let shard = format!("{i}/3");
+        let r = judge(&api, dir.path(), &out, &["--runs", "2", "--shard", &shard]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!("(this is shard {i}/3)")),
+            "{}",
+            r.stderr
+        );
+        for rec in records(&out) {
+            assert!(
+                seen.insert(key(&rec)),
+                "a key in two shards: {:?}",
+                key(&rec)
+            );
+        }
+        outs.push(out);
+    }
+    assert_eq!(
+        seen,
+        expected_keys(2),
+        "the shards together are the whole run"
+    );
+    let merged = dir.path().join("merged.json");
+    let mut args = vec![
+        "bundle".to_string(),
+        "--out".into(),
+        merged.display().to_string(),
+    ];
+    args.extend(outs.iter().map(|p| p.display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = repoprobe(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let bundle: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(bundle["judgments"].as_array().unwrap().len(), 10);
+    let bad = repoprobe(&["judge", "--shard", "3/3"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("0 ≤ I < N"), "{}", bad.stderr);
+}
+
+#[test]
+fn a_second_run_on_the_same_output_is_refused_while_the_first_writes() {
+    let api = FakeApi::start(Api::Openai, Mode::Schema);
+    api.with(|s| s.latency = Duration::from_millis(400));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("j.jsonl");
+    let first = judge_cmd(&api, dir.path(), &out, &["--concurrency", "1"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first run holds the file.
+    while api.with(|s| s.requests) == 0 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = judge(&api, dir.path(), &out, &[]);
+    assert_eq!(second.code, 2, "{}", second.stderr);
+    assert!(
+        second.stderr.contains("being written by another run"),
+        "{}",
+        second.stderr
+    );
+    let first = ran(first.wait_with_output().unwrap());
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_judged_exactly(&out, &expected_keys(1));
+    // Once the first is gone, a rerun is welcome (and has nothing left to do).
+    let again = judge(&api, dir.path(), &out, &[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again.stderr.contains("0 judged, 5 already done"),
+        "{}",
+        again.stderr
+    );
+}
+
+#[test]
+fn a_spent_request_budget_holds_every_request_until_its_reset() {
+    for api_kind in [Api::Openai, Api::Anthropic] {
+        let mode = if api_kind == Api::Openai {
+            Mode::Schema
+        } else {
+            Mode::Tool
+        };
+        let api = FakeApi::start(api_kind, mode);
+        let reset = match api_kind {
+            Api::Openai => {
+                "x-ratelimit-remaining-requests: 0\r\nx-ratelimit-reset-requests: 1.2s\r\n"
+                    .to_string()
+            }
+            Api::Anthropic => {
+                let at = std::time::SystemTime::now() + Duration::from_millis(1500);
+                format!(
+                    "anthropic-ratelimit-requests-remaining: 0\r\nanthropic-ratelimit-requests-reset: {}\r\n",
+                    humantime::format_rfc3339_millis(at)
+                )
+            }
+        };
+        api.with(|s| s.headers_once = Some(reset));
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("j.jsonl");
+        let r = judge(&api, dir.path(), &out, &["--concurrency", "1"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let arrivals = api.with(|s| s.arrivals.clone());
+        assert_eq!(arrivals.len(), 5);
+        let gap = arrivals[1] - arrivals[0];
+        assert!(
+            gap >= Duration::from_millis(1000),
+            "{api_kind:?}: the second request came after {gap:?}"
+        );
+        let rest = arrivals[4] - arrivals[1];
+        assert!(
+            rest < Duration::from_millis(900),
+            "{api_kind:?}: later requests were held too ({rest:?})"
+        );
+        api.assert_no_violations();
+    }
+}
+
+#[test]
+fn the_summary_estimates_the_cost_from_the_given_prices() {
+    let api = FakeApi::start(Api::Openai, Mode::Schema);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("j.jsonl");
+    let r = judge(
+        &api,
+        dir.path(),
+        &out,
+        &["--price-in", "1000000", "--price-out", "0"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // The fake server reports 100 input tokens per call: 5 calls at $1 per token.
+    assert!(r.stderr.contains("≈$500.00 estimated"), "{}", r.stderr);
+}

@@ -54,7 +54,10 @@ fn run(api: &FakeApi, dir: &std::path::Path, n: usize, concurrency: u64) -> (Dur
     // SAFETY: waits for our own child, once; std's Child is not waited on afterwards.
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
     let wall = t.elapsed();
-    assert!(pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "judge failed");
+    assert!(
+        pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "judge failed"
+    );
     assert_eq!(records(&out).len(), n, "every key judged once");
     (wall, usage.ru_maxrss)
 }

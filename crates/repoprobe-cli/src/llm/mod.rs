@@ -9,6 +9,8 @@
 //! other 4xx are not. Nothing here knows about checklists: the caller validates replies.
 
 pub mod anthropic;
+pub mod batch;
+pub mod batch_run;
 pub mod key;
 pub mod limit;
 pub mod openai;
@@ -218,28 +220,36 @@ impl Client {
     /// Sends one structured request, retrying transient failures; `retries` counts the retries
     /// made.
     pub async fn call(&self, req: Request<'_>, retries: &mut u32) -> Result<Reply, CallError> {
-        let s = &self.settings;
-        let body = match s.provider {
-            Provider::Openai => openai::body(s, req),
-            Provider::Anthropic => anthropic::body(s, req),
-        };
-        let body = body.map_err(|e| CallError::Transport {
-            message: format!("cannot build the request: {e}"),
-            retried: 0,
-        })?;
-        let structured = s.structured;
-        let provider = s.provider;
+        let body = self.body(req)?;
         let estimate = self.estimate(&body);
-        let mut reply = self
-            .send(body, retries, |bytes| match provider {
-                Provider::Openai => openai::reply(bytes, structured),
-                Provider::Anthropic => anthropic::reply(bytes, structured),
-            })
-            .await?;
+        let reply = self.send(body, retries, |bytes| self.reply(bytes)).await?;
         self.limiter.settle(
             estimate,
             reply.tokens.input_tokens + reply.tokens.output_tokens,
         );
+        Ok(reply)
+    }
+
+    /// The request body of a structured call, as the live and the batch APIs take it.
+    pub fn body(&self, req: Request<'_>) -> Result<Vec<u8>, CallError> {
+        let s = &self.settings;
+        match s.provider {
+            Provider::Openai => openai::body(s, req),
+            Provider::Anthropic => anthropic::body(s, req),
+        }
+        .map_err(|e| CallError::Transport {
+            message: format!("cannot build the request: {e}"),
+            retried: 0,
+        })
+    }
+
+    /// The reply in a 2xx body of a structured call (the key scrubbed from its text).
+    pub fn reply(&self, bytes: &[u8]) -> Result<Reply, String> {
+        let s = &self.settings;
+        let mut reply = match s.provider {
+            Provider::Openai => openai::reply(bytes, s.structured),
+            Provider::Anthropic => anthropic::reply(bytes, s.structured),
+        }?;
         reply.text = self.scrub(&reply.text);
         Ok(reply)
     }
@@ -252,27 +262,46 @@ impl Client {
         }
     }
 
-    /// POSTs `body` (the provider's JSON) to [`Client::url`] with the key and version headers,
-    /// retrying transient failures; a 2xx body that `parse` rejects (a gateway's HTML page, a cut
-    /// body) is retried too. `retries` counts the retries made. Every tool of ours that talks to
-    /// a model goes through here, so retry, backoff and the key's handling live in one place.
+    /// POSTs `body` (the provider's JSON) to [`Client::url`], retrying transient failures; a
+    /// 2xx body that `parse` rejects (a gateway's HTML page, a cut body) is retried too.
+    /// `retries` counts the retries made. Every model call goes through here, so retry, backoff,
+    /// rate limits and the key's handling live in one place.
     pub async fn send<T>(
         &self,
         body: Vec<u8>,
         retries: &mut u32,
         parse: impl Fn(&[u8]) -> Result<T, String>,
     ) -> Result<T, CallError> {
-        let s = &self.settings;
         let url = self.url();
         let estimate = self.estimate(&body);
+        self.exchange(
+            |http| {
+                http.post(&url)
+                    .header("content-type", "application/json")
+                    .body(body.clone())
+            },
+            estimate,
+            retries,
+            parse,
+        )
+        .await
+    }
+
+    /// Any request to the provider's API (`build` makes it anew for each attempt), with the
+    /// key's headers, the rate limiter (charged `estimate` tokens) and the retries of
+    /// [`Client::send`].
+    pub async fn exchange<T>(
+        &self,
+        build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
+        estimate: u64,
+        retries: &mut u32,
+        parse: impl Fn(&[u8]) -> Result<T, String>,
+    ) -> Result<T, CallError> {
+        let s = &self.settings;
         let mut made = 0u32;
         loop {
             self.limiter.acquire(estimate).await;
-            let mut rb = self
-                .http
-                .post(&url)
-                .header("content-type", "application/json")
-                .body(body.clone());
+            let mut rb = build(&self.http);
             rb = match s.provider {
                 Provider::Openai => {
                     rb.header("authorization", format!("Bearer {}", self.key.expose()))

@@ -50,6 +50,14 @@ impl Price {
         }
     }
 
+    /// Half the price (the batch APIs' discount).
+    pub fn halved(self) -> Price {
+        Price {
+            input: self.input / 2.0,
+            output: self.output / 2.0,
+        }
+    }
+
     /// The estimated cost of `tokens` in USD.
     pub fn cost(&self, tokens: Tokens) -> f64 {
         (tokens.input_tokens as f64 * self.input + tokens.output_tokens as f64 * self.output) / 1e6

@@ -84,6 +84,14 @@ pub struct LiveArgs {
     /// name, so machines given the same inputs split a run; `repoprobe bundle` merges their outputs.
     #[arg(long)]
     pub shard: Option<Shard>,
+    /// Send the requests through the provider's batch API (OpenAI Batch, Anthropic Message
+    /// Batches: half price, results within 24 h) instead of live calls. The batch id is kept in
+    /// `<out>.batch.json` until its results are merged, so a rerun resumes it.
+    #[arg(long)]
+    pub batch: bool,
+    /// Seconds between two polls of a batch.
+    #[arg(long, default_value_t = 30.0)]
+    pub poll_s: f64,
     /// Price of a million input tokens in USD, for the cost estimate [default: a small table of
     /// list prices by model name; none if the model is not in it].
     #[arg(long)]
@@ -146,19 +154,19 @@ struct FailureRecord<'a, K> {
 }
 
 /// How a key ended.
-struct Outcome<K, V> {
-    key: K,
-    result: Result<(V, String), Failed>,
-    http_retries: u32,
-    reasks: u32,
-    calls: u32,
-    tokens: Tokens,
+pub(super) struct Outcome<K, V> {
+    pub key: K,
+    pub result: Result<(V, String), Failed>,
+    pub http_retries: u32,
+    pub reasks: u32,
+    pub calls: u32,
+    pub tokens: Tokens,
 }
 
-struct Failed {
-    reason: String,
-    violations: Vec<String>,
-    raw_reply: Option<String>,
+pub(super) struct Failed {
+    pub reason: String,
+    pub violations: Vec<String>,
+    pub raw_reply: Option<String>,
 }
 
 /// Counts of a run, for the summary.
@@ -176,15 +184,17 @@ pub struct Tally {
 
 /// A live call about to run: the client, the two journals and the loop's limits.
 pub struct Live<K> {
-    client: Arc<Client>,
+    pub(super) client: Arc<Client>,
     pub out: Journal<K>,
-    failures: Journal<K>,
-    concurrency: usize,
-    max_retries: u32,
-    prompt_version: &'static str,
-    started: Instant,
-    shard: Option<Shard>,
-    price: Option<Price>,
+    pub(super) failures: Journal<K>,
+    pub(super) concurrency: usize,
+    pub(super) max_retries: u32,
+    pub(super) prompt_version: &'static str,
+    pub(super) started: Instant,
+    pub(super) shard: Option<Shard>,
+    pub(super) price: Option<Price>,
+    /// `--batch`: the poll interval.
+    batch: Option<Duration>,
 }
 
 impl LiveArgs {
@@ -199,6 +209,9 @@ impl LiveArgs {
         };
         if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
             bail!("--timeout-s must be a positive number of seconds");
+        }
+        if !(self.poll_s.is_finite() && self.poll_s >= 0.0) {
+            bail!("--poll-s must be a non-negative number of seconds");
         }
         if self.temperature.is_some_and(|t| !t.is_finite() || t < 0.0) {
             bail!("--temperature must be a non-negative number");
@@ -251,7 +264,12 @@ impl LiveArgs {
             prompt_version,
             started: Instant::now(),
             shard: self.shard,
-            price: Price::of(&self.model, self.price_in, self.price_out),
+            price: Price::of(&self.model, self.price_in, self.price_out).map(|p| {
+                // Both providers charge half for batches; given prices are taken as they are.
+                let listed = self.price_in.is_none() && self.price_out.is_none();
+                if self.batch && listed { p.halved() } else { p }
+            }),
+            batch: self.batch.then(|| Duration::from_secs_f64(self.poll_s)),
         })
     }
 }
@@ -273,36 +291,28 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         self.out.done.contains(key)
     }
 
-    /// Runs every task with at most `--concurrency` in flight; `write` appends the record of a
+    /// Runs every task with at most `--concurrency` in flight (or through the batch API with
+    /// `--batch`); `write` appends the record of a
     /// key whose reply was valid (its value, then the provenance to flatten into it).
     pub fn run<T, W>(&mut self, tasks: Vec<T>, mut write: W) -> anyhow::Result<Tally>
     where
         T: Task<Key = K>,
         W: FnMut(&mut Journal<K>, &K, T::Value, Provenance<'_>) -> anyhow::Result<()>,
     {
+        if let Some(poll) = self.batch {
+            return self.run_batch(tasks, write, poll);
+        }
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .context("cannot start the async runtime")?;
         let mut tally = Tally::default();
-        let tasks: Vec<T> = match self.shard {
-            None => tasks,
-            Some(shard) => tasks
-                .into_iter()
-                .filter(|t| {
-                    let mine = shard.owns(t.key());
-                    tally.other_shards += usize::from(!mine);
-                    mine
-                })
-                .collect(),
-        };
+        let tasks = self.mine(tasks, &mut tally);
         let meter = Meter::new(tasks.len(), self.price);
         let client = Arc::clone(&self.client);
         let ran = runtime.block_on(async {
             let mut pending = tasks.into_iter();
             let mut running = tokio::task::JoinSet::new();
-            let s = self.client.settings();
-            let (provider, structured) = (s.provider.as_str(), s.structured.as_str());
             loop {
                 while running.len() < self.concurrency {
                     let Some(task) = pending.next() else { break };
@@ -321,53 +331,86 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                     Ok(o) => o,
                     Err(e) => bail!("a task stopped unexpectedly: {e}"),
                 };
-                tally.http_retries += u64::from(o.http_retries);
-                tally.reasks += u64::from(o.reasks);
-                tally.calls += u64::from(o.calls);
-                tally.tokens += o.tokens;
-                let usage = UsageOut {
-                    input_tokens: o.tokens.input_tokens,
-                    output_tokens: o.tokens.output_tokens,
-                    calls: o.calls,
-                    retries: o.http_retries + o.reasks,
-                };
-                match o.result {
-                    Ok((value, raw_reply)) => {
-                        let p = Provenance {
-                            prompt_version: self.prompt_version,
-                            provider,
-                            structured,
-                            usage,
-                            raw_reply: &raw_reply,
-                        };
-                        write(&mut self.out, &o.key, value, p)?;
-                        tally.done += 1;
-                    }
-                    Err(f) => {
-                        let mut msg = format!("failed: {}: {}", o.key, f.reason);
-                        for v in &f.violations {
-                            msg.push_str(&format!("\n  - {v}"));
-                        }
-                        meter.println(&msg);
-                        self.failures.append(&FailureRecord {
-                            key: &o.key,
-                            status: "failed",
-                            reason: &f.reason,
-                            violations: &f.violations,
-                            prompt_version: self.prompt_version,
-                            provider,
-                            structured,
-                            usage,
-                            raw_reply: f.raw_reply.as_deref(),
-                        })?;
-                        tally.failed += 1;
-                    }
-                }
+                self.record(o, &mut write, &mut tally, &meter)?;
             }
             Ok(())
         });
         meter.finish();
         ran.map(|()| tally)
+    }
+
+    /// Writes how a key ended: its record to `--out` or a failure record, and counts it.
+    pub(super) fn record<V, W>(
+        &mut self,
+        o: Outcome<K, V>,
+        write: &mut W,
+        tally: &mut Tally,
+        meter: &Meter,
+    ) -> anyhow::Result<()>
+    where
+        W: FnMut(&mut Journal<K>, &K, V, Provenance<'_>) -> anyhow::Result<()>,
+    {
+        let s = self.client.settings();
+        let (provider, structured) = (s.provider.as_str(), s.structured.as_str());
+        tally.http_retries += u64::from(o.http_retries);
+        tally.reasks += u64::from(o.reasks);
+        tally.calls += u64::from(o.calls);
+        tally.tokens += o.tokens;
+        let usage = UsageOut {
+            input_tokens: o.tokens.input_tokens,
+            output_tokens: o.tokens.output_tokens,
+            calls: o.calls,
+            retries: o.http_retries + o.reasks,
+        };
+        match o.result {
+            Ok((value, raw_reply)) => {
+                let p = Provenance {
+                    prompt_version: self.prompt_version,
+                    provider,
+                    structured,
+                    usage,
+                    raw_reply: &raw_reply,
+                };
+                write(&mut self.out, &o.key, value, p)?;
+                tally.done += 1;
+            }
+            Err(f) => {
+                let mut msg = format!("failed: {}: {}", o.key, f.reason);
+                for v in &f.violations {
+                    msg.push_str(&format!("\n  - {v}"));
+                }
+                meter.println(&msg);
+                self.failures.append(&FailureRecord {
+                    key: &o.key,
+                    status: "failed",
+                    reason: &f.reason,
+                    violations: &f.violations,
+                    prompt_version: self.prompt_version,
+                    provider,
+                    structured,
+                    usage,
+                    raw_reply: f.raw_reply.as_deref(),
+                })?;
+                tally.failed += 1;
+            }
+        }
+        meter.update(tally, self.client.limiter().paused());
+        Ok(())
+    }
+
+    /// This shard's tasks (all of them without `--shard`), counting the others.
+    pub(super) fn mine<T: Task<Key = K>>(&self, tasks: Vec<T>, tally: &mut Tally) -> Vec<T> {
+        match self.shard {
+            None => tasks,
+            Some(shard) => tasks
+                .into_iter()
+                .filter(|t| {
+                    let mine = shard.owns(t.key());
+                    tally.other_shards += usize::from(!mine);
+                    mine
+                })
+                .collect(),
+        }
     }
 
     /// Prints the one-line summary and returns the exit code: 0 when every key is done, 1 when

@@ -11,6 +11,8 @@
 //! and records each violation; tests assert there are none.
 #![allow(dead_code)] // each test crate uses a part
 
+pub mod batch;
+
 use serde_json::{Value, json};
 use std::collections::{HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -90,6 +92,10 @@ pub struct State {
     pub headers_once: Option<String>,
     /// When each request arrived.
     pub arrivals: Vec<std::time::Instant>,
+    /// The batch APIs' side (`--batch`).
+    pub batch: batch::Batches,
+    /// `http://127.0.0.1:PORT`.
+    pub origin: String,
 }
 
 pub struct FakeApi {
@@ -124,9 +130,12 @@ impl FakeApi {
             violations: Vec::new(),
             headers_once: None,
             arrivals: Vec::new(),
+            batch: batch::Batches::default(),
+            origin: String::new(),
         }));
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
+        state.lock().unwrap().origin = format!("http://{addr}");
         let st = Arc::clone(&state);
         std::thread::spawn(move || {
             for conn in listener.incoming() {
@@ -196,7 +205,11 @@ pub fn serve(mut conn: TcpStream, state: &Mutex<State>) {
         s.arrivals.push(std::time::Instant::now());
         (s.latency, s.headers_once.take())
     };
-    let (status, mut extra, response) = respond(state, &path, &header, &body);
+    let method = request_line.split_whitespace().next().unwrap_or("");
+    let (status, mut extra, response) = match batch::route(state, method, &path, &header, &body) {
+        Some(r) => r,
+        None => respond(state, &path, &header, &body),
+    };
     extra.push_str(&once.unwrap_or_default());
     std::thread::sleep(latency);
     let reason = match status {

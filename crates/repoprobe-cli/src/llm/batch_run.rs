@@ -1,0 +1,317 @@
+//! `--batch`: the run loop of [`super::run`] over the providers' batch APIs. Each round submits
+//! every key still to do as one batch, polls it until it ends, downloads the results and checks
+//! each reply with the core exactly as a live call does: a valid reply is written, an invalid one
+//! is asked again in the next round with the violations (up to `--max-retries`), a request the
+//! provider could not serve is retried in the next round (up to `--max-http-retries`).
+//!
+//! The batch in flight is recorded in `<out>.batch.json` as soon as it is submitted, so a run
+//! stopped while it waits (the batch may take hours) resumes by polling the same batch instead of
+//! paying for it twice; the file is removed once its results are merged.
+
+use super::batch::BatchRequest;
+use super::progress::Meter;
+use super::run::{Failed, Live, Outcome, Provenance, Tally, Task};
+use super::{Message, Request, Role, Tokens};
+use crate::output::Journal;
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What `<out>.batch.json` holds: the batch whose results are not merged yet.
+#[derive(Debug, Serialize, Deserialize)]
+struct InFlight {
+    batch_id: String,
+    provider: String,
+    model: String,
+    requests: usize,
+}
+
+/// `J.jsonl` → `J.batch.json`.
+pub fn state_path(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
+    out.with_file_name(format!("{stem}.batch.json"))
+}
+
+/// A key still to do, with its conversation so far.
+struct Entry<T: Task> {
+    task: T,
+    system: String,
+    schema: Box<RawValue>,
+    messages: Vec<Message>,
+    reasks: u32,
+    errors: u32,
+    calls: u32,
+    tokens: Tokens,
+}
+
+/// The batch id of a key: stable across runs (so a resumed batch's results find their keys).
+fn custom_id(key: &impl Display) -> String {
+    format!("k{:016x}", crate::shard::fnv1a(key.to_string().as_bytes()))
+}
+
+impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Live<K> {
+    /// Runs every task through the provider's batch API, polling every `poll`.
+    pub fn run_batch<T, W>(
+        &mut self,
+        tasks: Vec<T>,
+        mut write: W,
+        poll: Duration,
+    ) -> anyhow::Result<Tally>
+    where
+        T: Task<Key = K>,
+        W: FnMut(&mut Journal<K>, &K, T::Value, Provenance<'_>) -> anyhow::Result<()>,
+    {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        let mut tally = Tally::default();
+        let tasks = self.mine(tasks, &mut tally);
+        let meter = Meter::new(tasks.len(), self.price);
+        let describe = self.client.settings().structured == super::Structured::Prompt;
+        let mut entries: HashMap<String, Entry<T>> = HashMap::new();
+        for task in tasks {
+            let id = custom_id(task.key());
+            let (system, user) = task.prompt(describe);
+            let schema =
+                RawValue::from_string(task.schema().1).context("a reply schema is not JSON")?;
+            let e = Entry {
+                task,
+                system,
+                schema,
+                messages: vec![Message {
+                    role: Role::User,
+                    content: user,
+                }],
+                reasks: 0,
+                errors: 0,
+                calls: 0,
+                tokens: Tokens::default(),
+            };
+            if entries.insert(id.clone(), e).is_some() {
+                bail!("two keys share the batch id {id}: run them without --batch");
+            }
+        }
+        let state = state_path(&self.out.path);
+        let mut in_flight: Option<InFlight> = match std::fs::read(&state) {
+            Ok(bytes) => Some(serde_json::from_slice(&bytes).with_context(|| {
+                format!(
+                    "{} is not a batch record: remove it to start anew",
+                    state.display()
+                )
+            })?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", state.display())),
+        };
+        let client = std::sync::Arc::clone(&self.client);
+        let ran: anyhow::Result<()> = runtime.block_on(async {
+            while !entries.is_empty() || in_flight.is_some() {
+                let mut http = 0u32;
+                let batch = match in_flight.take() {
+                    Some(b) => {
+                        meter.println(&format!(
+                            "batch {}: resuming (submitted earlier with {} requests)",
+                            b.batch_id, b.requests
+                        ));
+                        b
+                    }
+                    None => {
+                        let mut requests = Vec::with_capacity(entries.len());
+                        for (id, e) in &entries {
+                            let req = Request {
+                                system: &e.system,
+                                messages: &e.messages,
+                                schema_name: e.task.schema().0,
+                                schema: &e.schema,
+                            };
+                            requests.push(BatchRequest {
+                                custom_id: id.clone(),
+                                body: client.body(req)?,
+                            });
+                        }
+                        let batch_id = client
+                            .batch_submit(&requests, &mut http)
+                            .await
+                            .context("the batch could not be submitted (a rerun tries again)")?;
+                        let b = InFlight {
+                            batch_id,
+                            provider: client.settings().provider.as_str().into(),
+                            model: client.settings().model.clone(),
+                            requests: requests.len(),
+                        };
+                        std::fs::write(&state, serde_json::to_vec_pretty(&b)?)
+                            .with_context(|| format!("cannot write {}", state.display()))?;
+                        meter.println(&format!(
+                            "batch {}: submitted {} requests (recorded in {})",
+                            b.batch_id,
+                            b.requests,
+                            state.display()
+                        ));
+                        b
+                    }
+                };
+                let ended = loop {
+                    let st = client
+                        .batch_poll(&batch.batch_id, &mut http)
+                        .await
+                        .with_context(|| format!("cannot poll batch {}", batch.batch_id))?;
+                    if st.ended {
+                        break st;
+                    }
+                    tokio::time::sleep(poll).await;
+                };
+                let results = client
+                    .batch_results(&ended, &mut http)
+                    .await
+                    .with_context(|| format!("cannot download batch {}", batch.batch_id))?;
+                tally.http_retries += u64::from(http);
+                let mut answered = std::collections::HashSet::new();
+                for r in results {
+                    if !answered.insert(r.custom_id.clone()) {
+                        continue;
+                    }
+                    let Some(mut e) = entries.remove(&r.custom_id) else {
+                        continue; // done by an earlier run, or not this run's key
+                    };
+                    let reply = r.outcome.and_then(|bytes| client.reply(&bytes));
+                    let outcome = match reply {
+                        Err(why) => {
+                            e.errors += 1;
+                            if e.errors <= self.max_http_retries() {
+                                entries.insert(r.custom_id, e);
+                                continue;
+                            }
+                            failed(
+                                e,
+                                format!("the batch request failed: {why}"),
+                                Vec::new(),
+                                None,
+                            )
+                        }
+                        Ok(reply) => {
+                            e.calls += 1;
+                            e.tokens += reply.tokens;
+                            match e.task.check(&reply.text) {
+                                Ok(value) => Outcome {
+                                    key: e.task.key().clone(),
+                                    result: Ok((value, reply.text)),
+                                    http_retries: e.errors,
+                                    reasks: e.reasks,
+                                    calls: e.calls,
+                                    tokens: e.tokens,
+                                },
+                                Err(mut violations) => {
+                                    violations.extend(reply.note);
+                                    if e.reasks < self.max_retries {
+                                        e.reasks += 1;
+                                        let said = if reply.text.trim().is_empty() {
+                                            "(an empty reply)".to_string()
+                                        } else {
+                                            reply.text.clone()
+                                        };
+                                        e.messages.push(Message {
+                                            role: Role::Assistant,
+                                            content: said,
+                                        });
+                                        e.messages.push(Message {
+                                            role: Role::User,
+                                            content: e.task.reask(&violations),
+                                        });
+                                        entries.insert(r.custom_id, e);
+                                        continue;
+                                    }
+                                    let reason = format!(
+                                        "the reply was still invalid after {} re-ask(s)",
+                                        self.max_retries
+                                    );
+                                    failed(e, reason, violations, Some(reply.text))
+                                }
+                            }
+                        }
+                    };
+                    self.record(outcome, &mut write, &mut tally, &meter)?;
+                }
+                // Keys of this batch the provider said nothing about are tried again.
+                let silent: Vec<String> = entries
+                    .keys()
+                    .filter(|id| !answered.contains(*id))
+                    .cloned()
+                    .collect();
+                for id in silent {
+                    let e = entries.get_mut(&id).expect("listed above");
+                    e.errors += 1;
+                    if e.errors > self.max_http_retries() {
+                        let e = entries.remove(&id).expect("listed above");
+                        let o = failed(
+                            e,
+                            "the batch returned no result for it".into(),
+                            Vec::new(),
+                            None,
+                        );
+                        self.record(o, &mut write, &mut tally, &meter)?;
+                    }
+                }
+                std::fs::remove_file(&state)
+                    .with_context(|| format!("cannot remove {}", state.display()))?;
+            }
+            Ok(())
+        });
+        meter.finish();
+        ran.map(|()| tally)
+    }
+
+    fn max_http_retries(&self) -> u32 {
+        self.client.settings().max_http_retries
+    }
+}
+
+fn failed<T: Task>(
+    e: Entry<T>,
+    reason: String,
+    violations: Vec<String>,
+    raw_reply: Option<String>,
+) -> Outcome<T::Key, T::Value> {
+    Outcome {
+        key: e.task.key().clone(),
+        result: Err(Failed {
+            reason,
+            violations,
+            raw_reply,
+        }),
+        http_retries: e.errors,
+        reasks: e.reasks,
+        calls: e.calls,
+        tokens: e.tokens,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_batch_record_sits_beside_the_output_and_ids_are_stable() {
+        assert_eq!(
+            state_path(Path::new("out/j.jsonl")),
+            Path::new("out/j.batch.json")
+        );
+        assert_eq!(
+            custom_id(&"q1 / A / attempt 0 / run 0"),
+            custom_id(&"q1 / A / attempt 0 / run 0")
+        );
+        assert_ne!(
+            custom_id(&"q1 / A / attempt 0 / run 0"),
+            custom_id(&"q1 / A / attempt 0 / run 1")
+        );
+        let id = custom_id(&"x");
+        assert!(id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric()));
+    }
+}

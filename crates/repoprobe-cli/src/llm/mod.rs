@@ -9,6 +9,7 @@
 //! other 4xx are not. Nothing here knows about checklists: the caller validates replies.
 
 pub mod anthropic;
+pub mod chat;
 pub mod key;
 pub mod openai;
 pub mod run;

@@ -80,7 +80,11 @@ pub async fn run(
         http_retries: 0,
         stop_reason: None,
         transcript: vec![
-            json!({"kind": "system", "text": system}),
+            json!({
+                "kind": "system",
+                "text": system,
+                "tools": specs.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            }),
             json!({"kind": "user", "text": prompt}),
         ],
     };
@@ -230,8 +234,10 @@ mod tests {
     /// of these tests exists, with a name nothing else reads.
     fn key() -> ApiKey {
         static ONCE: std::sync::Once = std::sync::Once::new();
-        // SAFETY: set once under `Once`; no code of this process reads this variable through
-        // libc, and std's own env access is serialised by its lock.
+        // SAFETY: set once, under `Once`, before the first client of these tests; std's own
+        // env access is serialised by its lock, so the only hazard is a C `getenv` running in
+        // another test thread at that instant. A `#[cfg(test)]` constructor on `ApiKey` would
+        // remove it (key.rs is not this module's to change).
         ONCE.call_once(|| unsafe { std::env::set_var(KEY_VAR, KEY) });
         ApiKey::from_env(KEY_VAR).unwrap()
     }

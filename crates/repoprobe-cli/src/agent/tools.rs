@@ -128,7 +128,7 @@ impl Sandbox {
                 }
             }
         }
-        if parts.first() == Some(&".git") {
+        if parts.contains(&".git") {
             return Err(PathError::GitDir(shown()));
         }
         let joined = parts.iter().fold(self.root.clone(), |acc, s| acc.join(s));
@@ -147,7 +147,7 @@ impl Sandbox {
         let Ok(inside) = real.strip_prefix(&self.root) else {
             return Err(PathError::OutsideLink(shown()));
         };
-        if inside.components().next() == Some(Component::Normal(".git".as_ref())) {
+        if inside.components().any(|c| c.as_os_str() == ".git") {
             return Err(PathError::GitDir(shown()));
         }
         let rel = if parts.is_empty() {
@@ -745,7 +745,7 @@ const STATEMENT_WORDS: &[&str] = &[
 fn find_symbol(sandbox: &Sandbox, input: FindSymbolInput) -> Result<String, String> {
     let raw = input.name.trim();
     let name = raw
-        .rsplit(|c| matches!(c, ':' | '.' | '#'))
+        .rsplit([':', '.', '#'])
         .next()
         .unwrap_or(raw)
         .trim_end_matches("()");
@@ -910,6 +910,8 @@ mod tests {
             Err(PathError::GitDir(_))
         ));
         assert!(matches!(sb.resolve("nope.rs"), Err(PathError::NotFound(_))));
+        assert!(matches!(sb.resolve("src/.git"), Err(PathError::GitDir(_))));
+        assert!(Sandbox::new(&sb.root().join("src/lib.rs")).is_err());
         // Inside after normalising, and links that stay inside, are fine.
         assert_eq!(
             sb.resolve("src/nested/../lib.rs").unwrap().rel,

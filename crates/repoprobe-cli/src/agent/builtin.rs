@@ -268,6 +268,8 @@ mod tests {
     /// What the model "does" next, given the request body it received (provider-neutral).
     enum Next {
         Call(&'static str, Value),
+        /// Several calls in one turn.
+        Calls(Vec<(&'static str, Value)>),
         Answer(String),
         /// A raw OpenAI-shaped tool call with these argument bytes.
         RawArgs(&'static str, &'static str),
@@ -429,10 +431,23 @@ mod tests {
         let id = format!("call_{n}");
         let usage_openai = json!({"prompt_tokens": 100, "completion_tokens": 10});
         let usage_anthropic = json!({"input_tokens": 100, "output_tokens": 10});
+        let next = match next {
+            Next::Call(name, input) => Next::Calls(vec![(name, input)]),
+            other => other,
+        };
+        let call_id = |j: usize, count: usize| {
+            if count == 1 {
+                id.clone()
+            } else {
+                format!("{id}_{j}")
+            }
+        };
         match (provider, next) {
-            (Provider::Openai, Next::Call(name, input)) => json!({
+            (Provider::Openai, Next::Calls(calls)) => json!({
                 "choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
-                    "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": input.to_string()}}]}}],
+                    "tool_calls": calls.iter().enumerate().map(|(j, (name, input))| json!(
+                        {"id": call_id(j, calls.len()), "type": "function", "function": {"name": name, "arguments": input.to_string()}}
+                    )).collect::<Vec<_>>()}}],
                 "usage": usage_openai,
             }),
             (Provider::Openai, Next::RawArgs(name, raw)) => json!({
@@ -444,17 +459,25 @@ mod tests {
                 "choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
                 "usage": usage_openai,
             }),
-            (Provider::Anthropic, Next::Call(name, input)) => json!({
-                "type": "message", "role": "assistant", "stop_reason": "tool_use",
-                "content": [{"type": "text", "text": "Looking."}, {"type": "tool_use", "id": id, "name": name, "input": input}],
-                "usage": usage_anthropic,
-            }),
+            (Provider::Anthropic, Next::Calls(calls)) => {
+                let mut content = vec![json!({"type": "text", "text": "Looking."})];
+                content.extend(calls.iter().enumerate().map(|(j, (name, input))| {
+                    json!({"type": "tool_use", "id": call_id(j, calls.len()), "name": name, "input": input})
+                }));
+                json!({
+                    "type": "message", "role": "assistant", "stop_reason": "tool_use",
+                    "content": content,
+                    "usage": usage_anthropic,
+                })
+            }
             (Provider::Anthropic, Next::Answer(text)) => json!({
                 "type": "message", "role": "assistant", "stop_reason": "end_turn",
                 "content": [{"type": "text", "text": text}],
                 "usage": usage_anthropic,
             }),
-            (Provider::Anthropic, Next::RawArgs(..)) | (_, Next::Status(_)) => unreachable!(),
+            (Provider::Anthropic, Next::RawArgs(..))
+            | (_, Next::Status(_))
+            | (_, Next::Call(..)) => unreachable!(),
         }
     }
 
@@ -726,6 +749,55 @@ mod tests {
     #[test]
     fn path_escapes_are_error_results_and_the_loop_goes_on_anthropic() {
         escape_is_refused_and_the_loop_goes_on(Provider::Anthropic);
+    }
+
+    /// Calls of one turn run in their order and their results go back together, in that order.
+    fn several_calls_in_one_turn(provider: Provider) {
+        let repo = repo();
+        let sandbox = Sandbox::new(repo.path()).unwrap();
+        let server = serve(
+            provider,
+            Box::new(move |n, seen| match n {
+                0 => Next::Calls(vec![
+                    ("read_file", json!({"path": "greeter.py", "start_line": 3})),
+                    ("read_file", json!({"path": "nope.txt"})),
+                    ("list_dir", json!({"path": "src"})),
+                ]),
+                1 => {
+                    let ids: Vec<&str> = seen.iter().map(|s| s.id.as_str()).collect();
+                    assert_eq!(ids, ["call_0_0", "call_0_1", "call_0_2"]);
+                    assert_eq!(
+                        seen[0].content,
+                        "greeter.py (lines 3-3 of 3)\n3\t        return 'hi from greeter-5519'\n"
+                    );
+                    assert!(seen[1].is_error && seen[1].content.contains("no such file"));
+                    assert!(seen[2].content.starts_with("src/lib.rs ("), "{seen:?}");
+                    Next::Answer(format!("It returns {}", &seen[0].content[30..]))
+                }
+                _ => panic!("too many requests"),
+            }),
+        );
+        let client = client(provider, server.addr);
+        let run = rt().block_on(run(&client, &sandbox, "sys", "q", &limits()));
+        assert_eq!(run.error, None);
+        assert!(run.answer.unwrap().contains("'hi from greeter-5519'"));
+        let names: Vec<&str> = run
+            .transcript
+            .iter()
+            .filter(|e| e["kind"] == "tool")
+            .map(|e| e["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["call_0_0", "call_0_1", "call_0_2"]);
+    }
+
+    #[test]
+    fn several_calls_in_one_turn_run_in_order_openai() {
+        several_calls_in_one_turn(Provider::Openai);
+    }
+
+    #[test]
+    fn several_calls_in_one_turn_run_in_order_anthropic() {
+        several_calls_in_one_turn(Provider::Anthropic);
     }
 
     #[test]

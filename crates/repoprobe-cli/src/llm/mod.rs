@@ -11,6 +11,7 @@
 pub mod anthropic;
 pub mod batch;
 pub mod batch_run;
+pub mod chat;
 pub mod key;
 pub mod limit;
 pub mod openai;

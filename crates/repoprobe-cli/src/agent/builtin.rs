@@ -1,0 +1,938 @@
+//! The built-in agent (`--agent builtin`): a tool-calling loop between a model behind the
+//! judge's [`Client`] and the read-only [`tools`] over one worktree.
+//!
+//! The loop sends the conversation, runs the turn's tool calls in order, sends their results,
+//! and repeats until the model replies without a tool call (that text is the answer) or a limit
+//! is hit. A limit, an HTTP failure or an empty final reply sets [`BuiltinRun::error`] and leaves
+//! the answer empty: a run never makes an answer up. Every model turn and every tool call with
+//! its full result is kept, in order, in [`BuiltinRun::transcript`]. Nothing here writes files
+//! or decides where the transcript goes (the `answer` command does).
+
+use super::tools::{self, Sandbox, ToolOutput};
+use crate::llm::chat::{self, ChatMessage, ToolResult};
+use crate::llm::{Client, Tokens};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// The bounds of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most model calls (each reply is one turn, with or without tool calls).
+    pub max_turns: u32,
+    /// Most tokens summed over every turn's input and output, as the API reports them. Each
+    /// turn re-sends the conversation, so this is what the run is billed, not the context size.
+    /// Checked before each call: the turn that crosses it still completes.
+    pub max_total_tokens: u64,
+    /// Wall-clock time for the whole run, model calls and tools together.
+    pub timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_turns: 40,
+            max_total_tokens: 2_000_000,
+            timeout: Duration::from_secs(20 * 60),
+        }
+    }
+}
+
+/// What one run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltinRun {
+    /// The model's final text; `None` when the run ended otherwise.
+    pub answer: Option<String>,
+    /// Why there is no answer (a limit, an HTTP failure, an empty reply).
+    pub error: Option<String>,
+    /// Model calls that got a reply.
+    pub turns: u32,
+    pub tokens: Tokens,
+    pub http_retries: u32,
+    /// The last reply's `finish_reason`/`stop_reason`: `"length"` or `"max_tokens"` on an answer
+    /// means it was cut at the token limit.
+    pub stop_reason: Option<String>,
+    /// In order: `{"kind": "system" | "user", "text"}`, then per turn
+    /// `{"kind": "model", "turn", "text", "tool_calls", "tokens", "stop_reason"}` followed by
+    /// one `{"kind": "tool", "turn", "id", "name", "input", "content", "is_error"}` per call;
+    /// a run ending without an answer ends with `{"kind": "error", "message"}`.
+    pub transcript: Vec<Value>,
+}
+
+/// Runs the agent on `prompt` until it answers or a limit is hit.
+pub async fn run(
+    client: &Client,
+    sandbox: &Sandbox,
+    system: &str,
+    prompt: &str,
+    limits: &Limits,
+) -> BuiltinRun {
+    let deadline = Instant::now() + limits.timeout;
+    let provider = client.settings().provider;
+    let specs = tools::specs();
+    let mut messages = vec![ChatMessage::User {
+        text: prompt.to_string(),
+    }];
+    let mut run = BuiltinRun {
+        answer: None,
+        error: None,
+        turns: 0,
+        tokens: Tokens::default(),
+        http_retries: 0,
+        stop_reason: None,
+        transcript: vec![
+            json!({
+                "kind": "system",
+                "text": system,
+                "tools": specs.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            }),
+            json!({"kind": "user", "text": prompt}),
+        ],
+    };
+    let fail = |run: &mut BuiltinRun, message: String| {
+        run.transcript
+            .push(json!({"kind": "error", "message": message}));
+        run.error = Some(message);
+    };
+    loop {
+        let spent = run.tokens.input_tokens + run.tokens.output_tokens;
+        if run.turns >= limits.max_turns {
+            let m = format!(
+                "turn limit reached: {} model turns without a final answer",
+                limits.max_turns
+            );
+            fail(&mut run, m);
+            return run;
+        }
+        if run.turns > 0 && spent >= limits.max_total_tokens {
+            let m = format!(
+                "token limit reached: {spent} tokens used (limit {}) without a final answer",
+                limits.max_total_tokens
+            );
+            fail(&mut run, m);
+            return run;
+        }
+        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+            fail(&mut run, time_limit(limits));
+            return run;
+        };
+        let body = match chat::body(client.settings(), system, &specs, &messages) {
+            Ok(b) => b,
+            Err(e) => {
+                fail(&mut run, format!("cannot build the request: {e}"));
+                return run;
+            }
+        };
+        let sent = client.send(body, &mut run.http_retries, |bytes| {
+            chat::parse(provider, bytes)
+        });
+        let mut turn = match tokio::time::timeout(left, sent).await {
+            Err(_) => {
+                fail(&mut run, time_limit(limits));
+                return run;
+            }
+            Ok(Err(e)) => {
+                fail(&mut run, format!("model call failed: {e}"));
+                return run;
+            }
+            Ok(Ok(t)) => t,
+        };
+        turn.text = client.scrub(&turn.text);
+        run.turns += 1;
+        run.tokens += turn.tokens;
+        run.stop_reason = turn.stop_reason.clone();
+        run.transcript.push(json!({
+            "kind": "model",
+            "turn": run.turns,
+            "text": turn.text,
+            "tool_calls": turn.tool_calls,
+            "tokens": turn.tokens,
+            "stop_reason": turn.stop_reason,
+        }));
+        if turn.tool_calls.is_empty() {
+            if turn.text.trim().is_empty() {
+                let m = format!(
+                    "the model ended its turn with neither text nor a tool call (stop reason {})",
+                    turn.stop_reason.as_deref().unwrap_or("not given")
+                );
+                fail(&mut run, m);
+            } else {
+                run.answer = Some(turn.text);
+            }
+            return run;
+        }
+        messages.push(turn.to_message());
+        let mut results = Vec::with_capacity(turn.tool_calls.len());
+        for c in &turn.tool_calls {
+            let out = match &c.invalid {
+                Some(why) => ToolOutput {
+                    content: format!(
+                        "{why}; call the tool again with its input as one JSON object that fits its schema"
+                    ),
+                    is_error: true,
+                },
+                None => {
+                    let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                        fail(&mut run, time_limit(limits));
+                        return run;
+                    };
+                    // Off the runtime's thread, so the time limit holds during a long search.
+                    let (sb, name, input) = (sandbox.clone(), c.name.clone(), c.input.clone());
+                    let job = tokio::task::spawn_blocking(move || tools::call(&sb, &name, &input));
+                    match tokio::time::timeout(left, job).await {
+                        Err(_) => {
+                            fail(&mut run, time_limit(limits));
+                            return run;
+                        }
+                        Ok(Err(e)) => ToolOutput {
+                            content: format!("the tool failed unexpectedly: {e}"),
+                            is_error: true,
+                        },
+                        Ok(Ok(out)) => out,
+                    }
+                }
+            };
+            run.transcript.push(json!({
+                "kind": "tool",
+                "turn": run.turns,
+                "id": c.id,
+                "name": c.name,
+                "input": c.input,
+                "content": out.content,
+                "is_error": out.is_error,
+            }));
+            results.push(ToolResult {
+                id: c.id.clone(),
+                content: out.content,
+                is_error: out.is_error,
+            });
+        }
+        messages.push(ChatMessage::ToolResults { results });
+    }
+}
+
+fn time_limit(limits: &Limits) -> String {
+    format!(
+        "time limit reached: no final answer within {} s",
+        limits.timeout.as_secs_f64()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::{ApiKey, Provider, Settings, Structured};
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+    use std::path::Path;
+    use std::process::Command;
+    use std::sync::{Arc, Mutex};
+
+    const KEY_VAR: &str = "REPOPROBE_BUILTIN_AGENT_TEST_KEY";
+    const KEY: &str = "sk-builtin-test-key-42";
+
+    /// `ApiKey` has no constructor but `from_env`; the variable is set once, before any client
+    /// of these tests exists, with a name nothing else reads.
+    fn key() -> ApiKey {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        // SAFETY: set once, under `Once`, before the first client of these tests; std's own
+        // env access is serialised by its lock, so the only hazard is a C `getenv` running in
+        // another test thread at that instant. A `#[cfg(test)]` constructor on `ApiKey` would
+        // remove it (key.rs is not this module's to change).
+        ONCE.call_once(|| unsafe { std::env::set_var(KEY_VAR, KEY) });
+        ApiKey::from_env(KEY_VAR).unwrap()
+    }
+
+    fn client(provider: Provider, addr: std::net::SocketAddr) -> Client {
+        let base_url = match provider {
+            Provider::Openai => format!("http://{addr}/v1"),
+            Provider::Anthropic => format!("http://{addr}"),
+        };
+        Client::new(
+            Settings {
+                provider,
+                base_url,
+                model: "agent-model".into(),
+                structured: Structured::Prompt,
+                temperature: Some(0.0),
+                seed: None,
+                max_tokens: None,
+                max_http_retries: 0,
+                backoff: Duration::from_millis(1),
+                timeout: Duration::from_secs(20),
+            },
+            key(),
+        )
+        .unwrap()
+    }
+
+    /// What the model "does" next, given the request body it received (provider-neutral).
+    enum Next {
+        Call(&'static str, Value),
+        /// Several calls in one turn.
+        Calls(Vec<(&'static str, Value)>),
+        Answer(String),
+        /// A raw OpenAI-shaped tool call with these argument bytes.
+        RawArgs(&'static str, &'static str),
+        Status(u16),
+    }
+
+    /// A tool result the server found in a request, provider-neutral.
+    #[derive(Debug, Clone)]
+    struct SeenResult {
+        id: String,
+        content: String,
+        is_error: bool,
+    }
+
+    type Script = Box<dyn FnMut(usize, &[SeenResult]) -> Next + Send>;
+
+    struct Server {
+        addr: std::net::SocketAddr,
+        requests: Arc<Mutex<Vec<Value>>>,
+        violations: Arc<Mutex<Vec<String>>>,
+    }
+
+    /// A loopback HTTP/1.1 server playing the model: one request per connection, the request's
+    /// last tool results handed to `script`, whose decision is answered in `provider`'s shape.
+    fn serve(provider: Provider, mut script: Script) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let violations = Arc::new(Mutex::new(Vec::new()));
+        let (reqs, viol) = (Arc::clone(&requests), Arc::clone(&violations));
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { continue };
+                let mut reader = BufReader::new(conn.try_clone().unwrap());
+                let mut line = String::new();
+                let _ = reader.read_line(&mut line);
+                let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+                let mut headers = Vec::new();
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                        break;
+                    }
+                    if let Some((k, v)) = h.trim_end().split_once(':') {
+                        headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+                    }
+                }
+                let header = |n: &str| headers.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+                let len: usize = header("content-length")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                let mut body = vec![0; len];
+                reader.read_exact(&mut body).unwrap();
+                let body: Value = serde_json::from_slice(&body).unwrap();
+                let mut v = viol.lock().unwrap();
+                match provider {
+                    Provider::Openai => {
+                        if path != "/v1/chat/completions" {
+                            v.push(format!("path {path}"));
+                        }
+                        if header("authorization") != Some(format!("Bearer {KEY}")) {
+                            v.push("no bearer key".into());
+                        }
+                    }
+                    Provider::Anthropic => {
+                        if path != "/v1/messages" {
+                            v.push(format!("path {path}"));
+                        }
+                        if header("x-api-key").as_deref() != Some(KEY) {
+                            v.push("no x-api-key".into());
+                        }
+                        if body["max_tokens"].as_u64().is_none() {
+                            v.push("no max_tokens".into());
+                        }
+                    }
+                }
+                if body["model"] != "agent-model" {
+                    v.push(format!("model {}", body["model"]));
+                }
+                let names: Vec<String> = tool_names(provider, &body);
+                if names != ["list_dir", "read_file", "search", "find_symbol"] {
+                    v.push(format!("tools offered: {names:?}"));
+                }
+                drop(v);
+                let seen = last_results(provider, &body);
+                let n = {
+                    let mut r = reqs.lock().unwrap();
+                    r.push(body);
+                    r.len() - 1
+                };
+                let (status, reply) = match script(n, &seen) {
+                    Next::Status(s) => (s, json!({"error": {"message": "bad request"}})),
+                    next => (200, reply(provider, n, next)),
+                };
+                let text = reply.to_string();
+                let _ = write!(
+                    conn,
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+                    text.len()
+                );
+            }
+        });
+        Server {
+            addr,
+            requests,
+            violations,
+        }
+    }
+
+    fn tool_names(provider: Provider, body: &Value) -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| match provider {
+                Provider::Openai => t["function"]["name"].as_str(),
+                Provider::Anthropic => t["name"].as_str(),
+            })
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The tool results at the end of a request's conversation.
+    fn last_results(provider: Provider, body: &Value) -> Vec<SeenResult> {
+        let msgs = body["messages"].as_array().unwrap();
+        match provider {
+            Provider::Openai => msgs
+                .iter()
+                .rev()
+                .take_while(|m| m["role"] == "tool")
+                .map(|m| {
+                    let c = m["content"].as_str().unwrap_or("").to_string();
+                    SeenResult {
+                        id: m["tool_call_id"].as_str().unwrap_or("").to_string(),
+                        is_error: c.starts_with("error: "),
+                        content: c,
+                    }
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect(),
+            Provider::Anthropic => msgs
+                .last()
+                .and_then(|m| m["content"].as_array())
+                .into_iter()
+                .flatten()
+                .filter(|b| b["type"] == "tool_result")
+                .map(|b| SeenResult {
+                    id: b["tool_use_id"].as_str().unwrap_or("").to_string(),
+                    content: b["content"].as_str().unwrap_or("").to_string(),
+                    is_error: b["is_error"] == true,
+                })
+                .collect(),
+        }
+    }
+
+    fn reply(provider: Provider, n: usize, next: Next) -> Value {
+        let id = format!("call_{n}");
+        let usage_openai = json!({"prompt_tokens": 100, "completion_tokens": 10});
+        let usage_anthropic = json!({"input_tokens": 100, "output_tokens": 10});
+        let next = match next {
+            Next::Call(name, input) => Next::Calls(vec![(name, input)]),
+            other => other,
+        };
+        let call_id = |j: usize, count: usize| {
+            if count == 1 {
+                id.clone()
+            } else {
+                format!("{id}_{j}")
+            }
+        };
+        match (provider, next) {
+            (Provider::Openai, Next::Calls(calls)) => json!({
+                "choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+                    "tool_calls": calls.iter().enumerate().map(|(j, (name, input))| json!(
+                        {"id": call_id(j, calls.len()), "type": "function", "function": {"name": name, "arguments": input.to_string()}}
+                    )).collect::<Vec<_>>()}}],
+                "usage": usage_openai,
+            }),
+            (Provider::Openai, Next::RawArgs(name, raw)) => json!({
+                "choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+                    "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": raw}}]}}],
+                "usage": usage_openai,
+            }),
+            (Provider::Openai, Next::Answer(text)) => json!({
+                "choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+                "usage": usage_openai,
+            }),
+            (Provider::Anthropic, Next::Calls(calls)) => {
+                let mut content = vec![json!({"type": "text", "text": "Looking."})];
+                content.extend(calls.iter().enumerate().map(|(j, (name, input))| {
+                    json!({"type": "tool_use", "id": call_id(j, calls.len()), "name": name, "input": input})
+                }));
+                json!({
+                    "type": "message", "role": "assistant", "stop_reason": "tool_use",
+                    "content": content,
+                    "usage": usage_anthropic,
+                })
+            }
+            (Provider::Anthropic, Next::Answer(text)) => json!({
+                "type": "message", "role": "assistant", "stop_reason": "end_turn",
+                "content": [{"type": "text", "text": text}],
+                "usage": usage_anthropic,
+            }),
+            (Provider::Anthropic, Next::RawArgs(..))
+            | (_, Next::Status(_))
+            | (_, Next::Call(..)) => unreachable!(),
+        }
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// A real git repository: Rust and Python code, an ignored log that mentions the searched
+    /// name, and a commit message that does too (so `.git` must not be searched).
+    fn repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        git(r, &["init", "-q"]);
+        std::fs::create_dir_all(r.join("src")).unwrap();
+        std::fs::write(
+            r.join("src/lib.rs"),
+            "/// Greets.\npub fn greet(name: &str) -> String {\n    format!(\"Hello, {name}! (fixture-7731)\")\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            r.join("greeter.py"),
+            "class Greeter:\n    def hello(self):\n        return 'hi from greeter-5519'\n",
+        )
+        .unwrap();
+        std::fs::write(r.join(".gitignore"), "debug.log\n").unwrap();
+        std::fs::write(r.join("debug.log"), "fn greet( in a log\n").unwrap();
+        git(r, &["add", "."]);
+        git(r, &["commit", "-q", "-m", "add pub fn greet( and Greeter"]);
+        dir
+    }
+
+    fn limits() -> Limits {
+        Limits {
+            max_turns: 10,
+            max_total_tokens: 1_000_000,
+            timeout: Duration::from_secs(30),
+        }
+    }
+
+    fn rt() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    /// The model searches, reads the file it found, looks a class up, then answers quoting what
+    /// each tool returned; the server checks each result against the repository's real text.
+    fn drives_tools_on_a_real_repository(provider: Provider) {
+        let repo = repo();
+        let sandbox = Sandbox::new(repo.path()).unwrap();
+        let quoted = Arc::new(Mutex::new(Vec::<String>::new()));
+        let q = Arc::clone(&quoted);
+        let server = serve(
+            provider,
+            Box::new(move |n, seen| {
+                let content = seen.first().map(|s| s.content.clone()).unwrap_or_default();
+                match n {
+                    0 => {
+                        assert!(seen.is_empty());
+                        Next::Call("search", json!({"pattern": r"fn greet\("}))
+                    }
+                    1 => {
+                        assert_eq!(seen[0].id, "call_0");
+                        assert!(!seen[0].is_error, "{content}");
+                        // The real line, and neither the ignored log nor the commit message.
+                        assert!(
+                            content.starts_with(
+                                "src/lib.rs:2: pub fn greet(name: &str) -> String {\n"
+                            ),
+                            "{content}"
+                        );
+                        assert!(
+                            !content.contains("debug.log") && !content.contains(".git"),
+                            "{content}"
+                        );
+                        q.lock()
+                            .unwrap()
+                            .push(content.lines().next().unwrap().to_string());
+                        Next::Call(
+                            "read_file",
+                            json!({"path": "src/lib.rs", "start_line": 2, "end_line": 3}),
+                        )
+                    }
+                    2 => {
+                        assert_eq!(
+                            content,
+                            "src/lib.rs (lines 2-3 of 4)\n2\tpub fn greet(name: &str) -> String {\n3\t    format!(\"Hello, {name}! (fixture-7731)\")\n"
+                        );
+                        q.lock()
+                            .unwrap()
+                            .push(content.lines().nth(2).unwrap().to_string());
+                        Next::Call("find_symbol", json!({"name": "Greeter"}))
+                    }
+                    3 => {
+                        assert_eq!(content, "greeter.py:1: class Greeter:\n");
+                        q.lock().unwrap().push(content.trim_end().to_string());
+                        let q = q.lock().unwrap();
+                        Next::Answer(format!("Found it.\n{}\n{}\n{}", q[0], q[1], q[2]))
+                    }
+                    _ => panic!("too many requests"),
+                }
+            }),
+        );
+        let client = client(provider, server.addr);
+        let run = rt().block_on(run(
+            &client,
+            &sandbox,
+            "You answer questions.",
+            "Where is greet?",
+            &limits(),
+        ));
+        assert_eq!(run.error, None, "{:#?}", run.transcript);
+        assert!(
+            server.violations.lock().unwrap().is_empty(),
+            "{:?}",
+            server.violations.lock().unwrap()
+        );
+        let answer = run.answer.unwrap();
+        assert!(
+            answer.contains("src/lib.rs:2: pub fn greet(name: &str) -> String {"),
+            "{answer}"
+        );
+        assert!(
+            answer.contains("3\t    format!(\"Hello, {name}! (fixture-7731)\")"),
+            "{answer}"
+        );
+        assert!(answer.contains("greeter.py:1: class Greeter:"), "{answer}");
+        assert_eq!(run.turns, 4);
+        assert_eq!(
+            run.tokens,
+            Tokens {
+                input_tokens: 400,
+                output_tokens: 40
+            }
+        );
+        assert_eq!(run.http_retries, 0);
+        // The transcript: system, user, then model/tool pairs, then the answer, with the tools'
+        // real output.
+        let kinds: Vec<&str> = run
+            .transcript
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "system", "user", "model", "tool", "model", "tool", "model", "tool", "model"
+            ]
+        );
+        let tool = |i: usize| &run.transcript[i];
+        assert_eq!(tool(3)["name"], "search");
+        assert!(
+            tool(3)["content"]
+                .as_str()
+                .unwrap()
+                .contains("pub fn greet(name: &str)")
+        );
+        assert_eq!(
+            tool(5)["input"],
+            json!({"path": "src/lib.rs", "start_line": 2, "end_line": 3})
+        );
+        assert!(
+            tool(5)["content"]
+                .as_str()
+                .unwrap()
+                .contains("(fixture-7731)")
+        );
+        assert_eq!(tool(7)["content"], "greeter.py:1: class Greeter:\n");
+        assert_eq!(run.transcript[8]["text"], answer.as_str());
+        assert_eq!(
+            run.transcript[8]["stop_reason"],
+            match provider {
+                Provider::Openai => "stop",
+                Provider::Anthropic => "end_turn",
+            }
+        );
+        // The conversation grows: the last request holds every call and result.
+        let reqs = server.requests.lock().unwrap();
+        assert_eq!(reqs.len(), 4);
+        assert_eq!(
+            reqs[0]["system"]
+                .as_str()
+                .or(reqs[0]["messages"][0]["content"].as_str()),
+            Some("You answer questions.")
+        );
+        let last = reqs[3]["messages"].to_string();
+        assert!(last.contains("fixture-7731") && last.contains("class Greeter:"));
+    }
+
+    #[test]
+    fn builtin_agent_uses_tools_and_answers_openai() {
+        drives_tools_on_a_real_repository(Provider::Openai);
+    }
+
+    #[test]
+    fn builtin_agent_uses_tools_and_answers_anthropic() {
+        drives_tools_on_a_real_repository(Provider::Anthropic);
+    }
+
+    /// A path out of the repository is an error result the model reads; the run goes on.
+    fn escape_is_refused_and_the_loop_goes_on(provider: Provider) {
+        let repo = repo();
+        let sandbox = Sandbox::new(repo.path()).unwrap();
+        let server = serve(
+            provider,
+            Box::new(move |n, seen| match n {
+                0 => Next::Call("read_file", json!({"path": "../../etc/passwd"})),
+                1 => {
+                    assert!(seen[0].is_error, "{seen:?}");
+                    assert!(
+                        seen[0].content.contains("leaves the repository"),
+                        "{seen:?}"
+                    );
+                    assert!(!seen[0].content.contains("root:"), "{seen:?}");
+                    Next::Call("read_file", json!({"path": "/etc/passwd"}))
+                }
+                2 => {
+                    assert!(
+                        seen[0].is_error && seen[0].content.contains("absolute paths are refused"),
+                        "{seen:?}"
+                    );
+                    Next::Answer("I could not read it.".into())
+                }
+                _ => panic!("too many requests"),
+            }),
+        );
+        let client = client(provider, server.addr);
+        let run = rt().block_on(run(&client, &sandbox, "sys", "Read /etc/passwd", &limits()));
+        assert_eq!(run.answer.as_deref(), Some("I could not read it."));
+        assert_eq!(run.error, None);
+        let tools: Vec<&Value> = run
+            .transcript
+            .iter()
+            .filter(|e| e["kind"] == "tool")
+            .collect();
+        assert_eq!(tools.len(), 2);
+        assert!(tools.iter().all(|t| t["is_error"] == true));
+        assert!(
+            tools[0]["content"]
+                .as_str()
+                .unwrap()
+                .ends_with("\"../../etc/passwd\"")
+        );
+    }
+
+    #[test]
+    fn path_escapes_are_error_results_and_the_loop_goes_on_openai() {
+        escape_is_refused_and_the_loop_goes_on(Provider::Openai);
+    }
+
+    #[test]
+    fn path_escapes_are_error_results_and_the_loop_goes_on_anthropic() {
+        escape_is_refused_and_the_loop_goes_on(Provider::Anthropic);
+    }
+
+    /// Calls of one turn run in their order and their results go back together, in that order.
+    fn several_calls_in_one_turn(provider: Provider) {
+        let repo = repo();
+        let sandbox = Sandbox::new(repo.path()).unwrap();
+        let server = serve(
+            provider,
+            Box::new(move |n, seen| match n {
+                0 => Next::Calls(vec![
+                    ("read_file", json!({"path": "greeter.py", "start_line": 3})),
+                    ("read_file", json!({"path": "nope.txt"})),
+                    ("list_dir", json!({"path": "src"})),
+                ]),
+                1 => {
+                    let ids: Vec<&str> = seen.iter().map(|s| s.id.as_str()).collect();
+                    assert_eq!(ids, ["call_0_0", "call_0_1", "call_0_2"]);
+                    assert_eq!(
+                        seen[0].content,
+                        "greeter.py (lines 3-3 of 3)\n3\t        return 'hi from greeter-5519'\n"
+                    );
+                    assert!(seen[1].is_error && seen[1].content.contains("no such file"));
+                    assert!(seen[2].content.starts_with("src/lib.rs ("), "{seen:?}");
+                    Next::Answer(format!("It returns {}", &seen[0].content[30..]))
+                }
+                _ => panic!("too many requests"),
+            }),
+        );
+        let client = client(provider, server.addr);
+        let run = rt().block_on(run(&client, &sandbox, "sys", "q", &limits()));
+        assert_eq!(run.error, None);
+        assert!(run.answer.unwrap().contains("'hi from greeter-5519'"));
+        let names: Vec<&str> = run
+            .transcript
+            .iter()
+            .filter(|e| e["kind"] == "tool")
+            .map(|e| e["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["call_0_0", "call_0_1", "call_0_2"]);
+    }
+
+    #[test]
+    fn several_calls_in_one_turn_run_in_order_openai() {
+        several_calls_in_one_turn(Provider::Openai);
+    }
+
+    #[test]
+    fn several_calls_in_one_turn_run_in_order_anthropic() {
+        several_calls_in_one_turn(Provider::Anthropic);
+    }
+
+    #[test]
+    fn malformed_arguments_and_unknown_tools_are_sent_back_as_errors() {
+        let repo = repo();
+        let sandbox = Sandbox::new(repo.path()).unwrap();
+        let server = serve(
+            Provider::Openai,
+            Box::new(move |n, seen| match n {
+                0 => Next::RawArgs("read_file", "{\"path\": src/lib.rs"),
+                1 => {
+                    assert!(
+                        seen[0]
+                            .content
+                            .starts_with("error: the arguments are not valid JSON"),
+                        "{seen:?}"
+                    );
+                    Next::Call("write_file", json!({"path": "x"}))
+                }
+                2 => {
+                    assert!(
+                        seen[0]
+                            .content
+                            .starts_with("error: there is no tool of that name"),
+                        "{seen:?}"
+                    );
+                    Next::Answer("done".into())
+                }
+                _ => panic!("too many requests"),
+            }),
+        );
+        let client = client(Provider::Openai, server.addr);
+        let run = rt().block_on(run(&client, &sandbox, "sys", "q", &limits()));
+        assert_eq!(run.answer.as_deref(), Some("done"));
+        // The bad arguments went back to the server verbatim in the assistant message.
+        let reqs = server.requests.lock().unwrap();
+        assert_eq!(
+            reqs[1]["messages"][2]["tool_calls"][0]["function"]["arguments"],
+            "{\"path\": src/lib.rs"
+        );
+        assert_eq!(run.transcript[3]["input"], "{\"path\": src/lib.rs");
+    }
+
+    #[test]
+    fn turn_limit_ends_the_run_without_an_answer() {
+        let repo = repo();
+        let sandbox = Sandbox::new(repo.path()).unwrap();
+        let server = serve(
+            Provider::Anthropic,
+            Box::new(|_, _| Next::Call("list_dir", json!({}))),
+        );
+        let client = client(Provider::Anthropic, server.addr);
+        let lim = Limits {
+            max_turns: 3,
+            ..limits()
+        };
+        let run = rt().block_on(run(&client, &sandbox, "sys", "q", &lim));
+        assert_eq!(run.answer, None);
+        assert_eq!(run.turns, 3);
+        let err = run.error.unwrap();
+        assert!(
+            err.starts_with("turn limit reached: 3 model turns"),
+            "{err}"
+        );
+        assert_eq!(server.requests.lock().unwrap().len(), 3);
+        assert_eq!(run.transcript.last().unwrap()["kind"], "error");
+        // The tools of every turn ran: their listing is in the transcript.
+        let listings = run
+            .transcript
+            .iter()
+            .filter(|e| e["kind"] == "tool")
+            .count();
+        assert_eq!(listings, 3);
+        assert!(
+            run.transcript[3]["content"]
+                .as_str()
+                .unwrap()
+                .contains("greeter.py (")
+        );
+    }
+
+    #[test]
+    fn token_limit_ends_the_run_without_an_answer() {
+        let repo = repo();
+        let sandbox = Sandbox::new(repo.path()).unwrap();
+        let server = serve(
+            Provider::Openai,
+            Box::new(|_, _| Next::Call("list_dir", json!({}))),
+        );
+        let client = client(Provider::Openai, server.addr);
+        let lim = Limits {
+            max_total_tokens: 200,
+            ..limits()
+        };
+        let run = rt().block_on(run(&client, &sandbox, "sys", "q", &lim));
+        assert_eq!(run.answer, None);
+        assert_eq!(run.turns, 2);
+        assert!(
+            run.error
+                .unwrap()
+                .starts_with("token limit reached: 220 tokens used (limit 200)")
+        );
+    }
+
+    #[test]
+    fn http_failure_ends_the_run_with_the_error() {
+        let repo = repo();
+        let sandbox = Sandbox::new(repo.path()).unwrap();
+        let server = serve(Provider::Openai, Box::new(|_, _| Next::Status(400)));
+        let client = client(Provider::Openai, server.addr);
+        let run = rt().block_on(run(&client, &sandbox, "sys", "q", &limits()));
+        assert_eq!(run.answer, None);
+        assert_eq!(run.turns, 0);
+        let err = run.error.unwrap();
+        assert!(err.starts_with("model call failed: HTTP 400"), "{err}");
+    }
+
+    #[test]
+    fn time_limit_ends_the_run_without_an_answer() {
+        let repo = repo();
+        let sandbox = Sandbox::new(repo.path()).unwrap();
+        let server = serve(
+            Provider::Openai,
+            Box::new(|_, _| {
+                std::thread::sleep(Duration::from_millis(300));
+                Next::Answer("late".into())
+            }),
+        );
+        let client = client(Provider::Openai, server.addr);
+        let lim = Limits {
+            timeout: Duration::from_millis(100),
+            ..limits()
+        };
+        let run = rt().block_on(run(&client, &sandbox, "sys", "q", &lim));
+        assert_eq!(run.answer, None);
+        assert!(run.error.unwrap().starts_with("time limit reached"));
+    }
+}

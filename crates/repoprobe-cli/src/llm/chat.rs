@@ -1,0 +1,680 @@
+//! A tool-calling conversation, provider-neutral: the messages (user text, assistant text with
+//! tool calls, tool results), the request body of OpenAI Chat Completions and of Anthropic
+//! Messages for it, and the reading of a reply into a [`Turn`].
+//!
+//! Wire shapes. OpenAI: `tools: [{type: "function", function: {name, description, parameters}}]`;
+//! the assistant's `tool_calls: [{id, type: "function", function: {name, arguments}}]` with
+//! `arguments` a JSON *string*; each result a `{role: "tool", tool_call_id, content}` message.
+//! Anthropic: `tools: [{name, description, input_schema}]`; the assistant's `tool_use` blocks
+//! `{id, name, input}`; results as `tool_result` blocks `{tool_use_id, content, is_error}` in the
+//! next user message; `max_tokens` is required.
+//!
+//! Nothing here sends anything ([`super::Client::send`] does) or runs a tool. A tool call whose
+//! arguments are not a JSON object is kept with [`ToolCall::invalid`] set, so the caller can
+//! tell the model rather than fail the run.
+
+use super::{Provider, Settings, Tokens};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// `max_tokens` is required by Anthropic; this is used when `--max-tokens` is not given (as in
+/// `anthropic.rs`; an agent's final answer fits in it).
+const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// A tool offered to the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolDef {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the tool's input (an object).
+    pub input_schema: Value,
+}
+
+/// A tool call the model made.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCall {
+    /// The provider's id of the call (made up as `call_<n>` when a server sends none).
+    pub id: String,
+    pub name: String,
+    /// The arguments: a JSON object, or, when [`ToolCall::invalid`] is set, the text as sent.
+    pub input: Value,
+    /// Why the arguments are unusable (not JSON, not an object); the call must not be run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
+}
+
+/// The result of one tool call, sent back to the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolResult {
+    /// The [`ToolCall::id`] answered.
+    pub id: String,
+    pub content: String,
+    pub is_error: bool,
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum ChatMessage {
+    User {
+        text: String,
+    },
+    Assistant {
+        text: String,
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The results of every call of the assistant message before, in its order.
+    ToolResults {
+        results: Vec<ToolResult>,
+    },
+}
+
+/// One reply of the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Turn {
+    /// The text blocks joined (empty when the model only called tools).
+    pub text: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub tokens: Tokens,
+    /// `finish_reason` (OpenAI) or `stop_reason` (Anthropic) as sent.
+    pub stop_reason: Option<String>,
+}
+
+impl Turn {
+    /// The reply was cut at the token limit.
+    pub fn cut_at_token_limit(&self) -> bool {
+        matches!(self.stop_reason.as_deref(), Some("length" | "max_tokens"))
+    }
+
+    /// This turn as the assistant message that continues the conversation.
+    pub fn to_message(&self) -> ChatMessage {
+        ChatMessage::Assistant {
+            text: self.text.clone(),
+            tool_calls: self.tool_calls.clone(),
+        }
+    }
+}
+
+/// The request body for `s.provider`.
+pub fn body(
+    s: &Settings,
+    system: &str,
+    tools: &[ToolDef],
+    messages: &[ChatMessage],
+) -> serde_json::Result<Vec<u8>> {
+    let v = match s.provider {
+        Provider::Openai => openai_body(s, system, tools, messages),
+        Provider::Anthropic => anthropic_body(s, system, tools, messages),
+    };
+    serde_json::to_vec(&v)
+}
+
+/// Reads a 2xx body of `provider`; `Err` when it is not that API's response (the client retries
+/// those). Malformed tool arguments are not an `Err`: see [`ToolCall::invalid`].
+pub fn parse(provider: Provider, bytes: &[u8]) -> Result<Turn, String> {
+    let v: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    match provider {
+        Provider::Openai => openai_parse(&v),
+        Provider::Anthropic => anthropic_parse(&v),
+    }
+}
+
+/// An OpenAI Chat Completions request.
+pub fn openai_body(
+    s: &Settings,
+    system: &str,
+    tools: &[ToolDef],
+    messages: &[ChatMessage],
+) -> Value {
+    let mut msgs = vec![json!({"role": "system", "content": system})];
+    for m in messages {
+        match m {
+            ChatMessage::User { text } => msgs.push(json!({"role": "user", "content": text})),
+            ChatMessage::Assistant { text, tool_calls } => {
+                let mut a = json!({
+                    "role": "assistant",
+                    "content": if text.is_empty() { Value::Null } else { json!(text) },
+                });
+                if !tool_calls.is_empty() {
+                    a["tool_calls"] = tool_calls
+                        .iter()
+                        .map(|c| {
+                            let arguments = match (&c.invalid, &c.input) {
+                                (Some(_), Value::String(raw)) => raw.clone(),
+                                _ => c.input.to_string(),
+                            };
+                            json!({
+                                "id": c.id,
+                                "type": "function",
+                                "function": {"name": c.name, "arguments": arguments},
+                            })
+                        })
+                        .collect();
+                }
+                msgs.push(a);
+            }
+            ChatMessage::ToolResults { results } => {
+                // No error flag in this API: the text says it.
+                msgs.extend(results.iter().map(|r| {
+                    let content = if r.is_error {
+                        format!("error: {}", r.content)
+                    } else {
+                        r.content.clone()
+                    };
+                    json!({"role": "tool", "tool_call_id": r.id, "content": content})
+                }));
+            }
+        }
+    }
+    let mut b = json!({"model": s.model, "messages": msgs});
+    if !tools.is_empty() {
+        b["tools"] = tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+                })
+            })
+            .collect();
+    }
+    if let Some(t) = s.temperature {
+        b["temperature"] = json!(t);
+    }
+    if let Some(seed) = s.seed {
+        b["seed"] = json!(seed);
+    }
+    if let Some(m) = s.max_tokens {
+        b["max_completion_tokens"] = json!(m);
+    }
+    b
+}
+
+/// An Anthropic Messages request.
+pub fn anthropic_body(
+    s: &Settings,
+    system: &str,
+    tools: &[ToolDef],
+    messages: &[ChatMessage],
+) -> Value {
+    let msgs: Vec<Value> = messages
+        .iter()
+        .map(|m| match m {
+            ChatMessage::User { text } => json!({"role": "user", "content": text}),
+            ChatMessage::Assistant { text, tool_calls } => {
+                let mut blocks = Vec::new();
+                if !text.is_empty() {
+                    blocks.push(json!({"type": "text", "text": text}));
+                }
+                for c in tool_calls {
+                    // The API takes only an object; what the model wrote is in the error result.
+                    let input = if c.input.is_object() { c.input.clone() } else { json!({}) };
+                    blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
+                }
+                json!({"role": "assistant", "content": blocks})
+            }
+            ChatMessage::ToolResults { results } => {
+                let blocks: Vec<Value> = results
+                    .iter()
+                    .map(|r| {
+                        let mut b = json!({"type": "tool_result", "tool_use_id": r.id, "content": r.content});
+                        if r.is_error {
+                            b["is_error"] = json!(true);
+                        }
+                        b
+                    })
+                    .collect();
+                json!({"role": "user", "content": blocks})
+            }
+        })
+        .collect();
+    let mut b = json!({
+        "model": s.model,
+        "max_tokens": s.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS),
+        "system": system,
+        "messages": msgs,
+    });
+    if !tools.is_empty() {
+        b["tools"] = tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
+            .collect();
+    }
+    if let Some(t) = s.temperature {
+        b["temperature"] = json!(t);
+    }
+    b
+}
+
+fn openai_parse(v: &Value) -> Result<Turn, String> {
+    let choice = v
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .ok_or("`choices` is missing or empty")?;
+    let message = choice
+        .get("message")
+        .filter(|m| m.is_object())
+        .ok_or("`choices[0].message` is missing")?;
+    let text = match message.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        // Some servers send content parts.
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    let mut tool_calls = Vec::new();
+    for (i, c) in message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let id = c
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map_or_else(|| format!("call_{i}"), str::to_string);
+        let f = c.get("function");
+        let name = f
+            .and_then(|f| f.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let (input, invalid) = match f.and_then(|f| f.get("arguments")) {
+            None | Some(Value::Null) => (json!({}), None),
+            Some(Value::String(raw)) if raw.trim().is_empty() => (json!({}), None),
+            Some(Value::String(raw)) => match serde_json::from_str::<Value>(raw) {
+                Ok(obj @ Value::Object(_)) => (obj, None),
+                Ok(_) => (
+                    Value::String(raw.clone()),
+                    Some("the arguments are JSON but not an object".to_string()),
+                ),
+                Err(e) => (
+                    Value::String(raw.clone()),
+                    Some(format!("the arguments are not valid JSON ({e})")),
+                ),
+            },
+            // Ollama and some vLLM parsers send the object itself.
+            Some(obj @ Value::Object(_)) => (obj.clone(), None),
+            Some(other) => (
+                other.clone(),
+                Some("the arguments are neither a JSON string nor an object".to_string()),
+            ),
+        };
+        let invalid = if name.is_empty() {
+            Some("the call names no function".to_string())
+        } else {
+            invalid
+        };
+        tool_calls.push(ToolCall {
+            id,
+            name,
+            input,
+            invalid,
+        });
+    }
+    let usage = v.get("usage");
+    let count = |k: &str| {
+        usage
+            .and_then(|u| u.get(k))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    Ok(Turn {
+        text,
+        tool_calls,
+        tokens: Tokens {
+            input_tokens: count("prompt_tokens"),
+            output_tokens: count("completion_tokens"),
+        },
+        stop_reason: choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+fn anthropic_parse(v: &Value) -> Result<Turn, String> {
+    let content = v
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or("`content` is missing")?;
+    let mut texts = Vec::new();
+    let mut tool_calls = Vec::new();
+    for (i, b) in content.iter().enumerate() {
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(t) = b.get("text").and_then(Value::as_str) {
+                    texts.push(t);
+                }
+            }
+            Some("tool_use") => {
+                let id = b
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map_or_else(|| format!("call_{i}"), str::to_string);
+                let name = b
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                let input = b.get("input").cloned().unwrap_or_else(|| json!({}));
+                let invalid = if name.is_empty() {
+                    Some("the call names no tool".to_string())
+                } else if !input.is_object() {
+                    Some("the input is not a JSON object".to_string())
+                } else {
+                    None
+                };
+                tool_calls.push(ToolCall {
+                    id,
+                    name,
+                    input,
+                    invalid,
+                });
+            }
+            // Thinking and other blocks are not part of the answer.
+            _ => {}
+        }
+    }
+    let usage = v.get("usage");
+    let count = |k: &str| {
+        usage
+            .and_then(|u| u.get(k))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    Ok(Turn {
+        text: texts.join("\n"),
+        tool_calls,
+        tokens: Tokens {
+            input_tokens: count("input_tokens")
+                + count("cache_creation_input_tokens")
+                + count("cache_read_input_tokens"),
+            output_tokens: count("output_tokens"),
+        },
+        stop_reason: v
+            .get("stop_reason")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::Structured;
+    use std::time::Duration;
+
+    fn settings(provider: Provider) -> Settings {
+        Settings {
+            provider,
+            base_url: String::new(),
+            model: "m-1".into(),
+            structured: Structured::Prompt,
+            temperature: Some(0.0),
+            seed: Some(7),
+            max_tokens: None,
+            max_http_retries: 0,
+            backoff: Duration::from_millis(1),
+            timeout: Duration::from_secs(1),
+        }
+    }
+
+    fn tools() -> Vec<ToolDef> {
+        vec![ToolDef {
+            name: "read_file".into(),
+            description: "Read a file.".into(),
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}),
+        }]
+    }
+
+    fn conversation() -> Vec<ChatMessage> {
+        vec![
+            ChatMessage::User {
+                text: "Where is main?".into(),
+            },
+            ChatMessage::Assistant {
+                text: "Let me look.".into(),
+                tool_calls: vec![
+                    ToolCall {
+                        id: "c1".into(),
+                        name: "read_file".into(),
+                        input: json!({"path": "src/main.rs"}),
+                        invalid: None,
+                    },
+                    ToolCall {
+                        id: "c2".into(),
+                        name: "read_file".into(),
+                        input: json!("{\"path\": "),
+                        invalid: Some("the arguments are not valid JSON".into()),
+                    },
+                ],
+            },
+            ChatMessage::ToolResults {
+                results: vec![
+                    ToolResult {
+                        id: "c1".into(),
+                        content: "1\tfn main() {}".into(),
+                        is_error: false,
+                    },
+                    ToolResult {
+                        id: "c2".into(),
+                        content: "the arguments are not valid JSON".into(),
+                        is_error: true,
+                    },
+                ],
+            },
+        ]
+    }
+
+    #[test]
+    fn openai_body_has_function_tools_string_arguments_and_tool_messages() {
+        let b = openai_body(
+            &settings(Provider::Openai),
+            "sys",
+            &tools(),
+            &conversation(),
+        );
+        assert_eq!(
+            b,
+            json!({
+                "model": "m-1",
+                "temperature": 0.0,
+                "seed": 7,
+                "messages": [
+                    {"role": "system", "content": "sys"},
+                    {"role": "user", "content": "Where is main?"},
+                    {"role": "assistant", "content": "Let me look.", "tool_calls": [
+                        {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"src/main.rs\"}"}},
+                        {"id": "c2", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": "}}
+                    ]},
+                    {"role": "tool", "tool_call_id": "c1", "content": "1\tfn main() {}"},
+                    {"role": "tool", "tool_call_id": "c2", "content": "error: the arguments are not valid JSON"}
+                ],
+                "tools": [{"type": "function", "function": {
+                    "name": "read_file", "description": "Read a file.",
+                    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}
+                }}]
+            })
+        );
+        let mut s = settings(Provider::Openai);
+        s.max_tokens = Some(100);
+        s.temperature = None;
+        s.seed = None;
+        let b = openai_body(&s, "sys", &[], &conversation()[..1]);
+        assert_eq!(b["max_completion_tokens"], 100);
+        assert!(
+            b.get("tools").is_none() && b.get("temperature").is_none() && b.get("seed").is_none()
+        );
+    }
+
+    #[test]
+    fn anthropic_body_has_tool_use_and_tool_result_blocks_and_max_tokens() {
+        let b = anthropic_body(
+            &settings(Provider::Anthropic),
+            "sys",
+            &tools(),
+            &conversation(),
+        );
+        assert_eq!(
+            b,
+            json!({
+                "model": "m-1",
+                "max_tokens": 4096,
+                "system": "sys",
+                "temperature": 0.0,
+                "messages": [
+                    {"role": "user", "content": "Where is main?"},
+                    {"role": "assistant", "content": [
+                        {"type": "text", "text": "Let me look."},
+                        {"type": "tool_use", "id": "c1", "name": "read_file", "input": {"path": "src/main.rs"}},
+                        {"type": "tool_use", "id": "c2", "name": "read_file", "input": {}}
+                    ]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": "c1", "content": "1\tfn main() {}"},
+                        {"type": "tool_result", "tool_use_id": "c2", "content": "the arguments are not valid JSON", "is_error": true}
+                    ]}
+                ],
+                "tools": [{"name": "read_file", "description": "Read a file.",
+                    "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}}]
+            })
+        );
+        // The body is bytes of that JSON; no seed field exists in this API.
+        let bytes = body(
+            &settings(Provider::Anthropic),
+            "sys",
+            &tools(),
+            &conversation(),
+        )
+        .unwrap();
+        let v: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(v, b);
+        assert!(v.get("seed").is_none());
+    }
+
+    #[test]
+    fn openai_reply_with_tool_calls_is_parsed_and_bad_arguments_are_kept() {
+        let reply = json!({
+            "id": "chatcmpl-1", "object": "chat.completion",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": null,
+                "tool_calls": [
+                    {"id": "call_a", "type": "function", "function": {"name": "search", "arguments": "{\"pattern\":\"fn main\"}"}},
+                    {"id": "call_b", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": src"}},
+                    {"type": "function", "function": {"name": "list_dir", "arguments": {"path": "."}}},
+                    {"id": "call_d", "type": "function", "function": {"name": "list_dir", "arguments": ""}}
+                ]
+            }}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}
+        });
+        let t = parse(Provider::Openai, reply.to_string().as_bytes()).unwrap();
+        assert_eq!(t.text, "");
+        assert_eq!(t.stop_reason.as_deref(), Some("tool_calls"));
+        assert_eq!(
+            t.tokens,
+            Tokens {
+                input_tokens: 120,
+                output_tokens: 30
+            }
+        );
+        assert_eq!(t.tool_calls.len(), 4);
+        assert_eq!(
+            t.tool_calls[0],
+            ToolCall {
+                id: "call_a".into(),
+                name: "search".into(),
+                input: json!({"pattern": "fn main"}),
+                invalid: None
+            }
+        );
+        assert_eq!(t.tool_calls[1].input, json!("{\"path\": src"));
+        assert!(
+            t.tool_calls[1]
+                .invalid
+                .as_deref()
+                .unwrap()
+                .starts_with("the arguments are not valid JSON")
+        );
+        assert_eq!(t.tool_calls[2].id, "call_2");
+        assert_eq!(t.tool_calls[2].input, json!({"path": "."}));
+        assert_eq!(t.tool_calls[3].input, json!({}));
+        assert!(t.tool_calls[3].invalid.is_none());
+        // Round trip: the turn goes back as the assistant message with the raw bad arguments.
+        let b = openai_body(&settings(Provider::Openai), "s", &[], &[t.to_message()]);
+        assert_eq!(
+            b["messages"][1]["tool_calls"][1]["function"]["arguments"],
+            "{\"path\": src"
+        );
+        assert_eq!(b["messages"][1]["content"], Value::Null);
+    }
+
+    #[test]
+    fn openai_final_answer_and_non_api_bodies() {
+        let reply = json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": "It is in src/main.rs."}}]});
+        let t = parse(Provider::Openai, reply.to_string().as_bytes()).unwrap();
+        assert_eq!(t.text, "It is in src/main.rs.");
+        assert!(t.tool_calls.is_empty() && !t.cut_at_token_limit());
+        assert_eq!(t.tokens, Tokens::default());
+        assert!(parse(Provider::Openai, b"<html>bad gateway</html>").is_err());
+        assert!(parse(Provider::Openai, b"{\"choices\": []}").is_err());
+        let cut =
+            json!({"choices": [{"finish_reason": "length", "message": {"content": "It is"}}]});
+        assert!(
+            parse(Provider::Openai, cut.to_string().as_bytes())
+                .unwrap()
+                .cut_at_token_limit()
+        );
+    }
+
+    #[test]
+    fn anthropic_reply_with_tool_use_is_parsed() {
+        let reply = json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "m-1",
+            "content": [
+                {"type": "text", "text": "I'll search."},
+                {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"pattern": "fn main"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "read_file", "input": "oops"}
+            ],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 5}
+        });
+        let t = parse(Provider::Anthropic, reply.to_string().as_bytes()).unwrap();
+        assert_eq!(t.text, "I'll search.");
+        assert_eq!(t.stop_reason.as_deref(), Some("tool_use"));
+        assert_eq!(
+            t.tokens,
+            Tokens {
+                input_tokens: 105,
+                output_tokens: 20
+            }
+        );
+        assert_eq!(
+            t.tool_calls[0],
+            ToolCall {
+                id: "toolu_1".into(),
+                name: "search".into(),
+                input: json!({"pattern": "fn main"}),
+                invalid: None
+            }
+        );
+        assert!(t.tool_calls[1].invalid.is_some());
+        let b = anthropic_body(&settings(Provider::Anthropic), "s", &[], &[t.to_message()]);
+        assert_eq!(
+            b["messages"][0]["content"][1],
+            json!({"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"pattern": "fn main"}})
+        );
+        let done =
+            json!({"content": [{"type": "text", "text": "Done."}], "stop_reason": "max_tokens"});
+        let t = parse(Provider::Anthropic, done.to_string().as_bytes()).unwrap();
+        assert_eq!(t.text, "Done.");
+        assert!(t.cut_at_token_limit());
+        assert!(parse(Provider::Anthropic, b"{\"type\": \"error\"}").is_err());
+    }
+}

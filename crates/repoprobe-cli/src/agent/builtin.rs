@@ -227,19 +227,10 @@ mod tests {
     use std::process::Command;
     use std::sync::{Arc, Mutex};
 
-    const KEY_VAR: &str = "REPOPROBE_BUILTIN_AGENT_TEST_KEY";
     const KEY: &str = "sk-builtin-test-key-42";
 
-    /// `ApiKey` has no constructor but `from_env`; the variable is set once, before any client
-    /// of these tests exists, with a name nothing else reads.
     fn key() -> ApiKey {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        // SAFETY: set once, under `Once`, before the first client of these tests; std's own
-        // env access is serialised by its lock, so the only hazard is a C `getenv` running in
-        // another test thread at that instant. A `#[cfg(test)]` constructor on `ApiKey` would
-        // remove it (key.rs is not this module's to change).
-        ONCE.call_once(|| unsafe { std::env::set_var(KEY_VAR, KEY) });
-        ApiKey::from_env(KEY_VAR).unwrap()
+        ApiKey::for_test(KEY)
     }
 
     fn client(provider: Provider, addr: std::net::SocketAddr) -> Client {
@@ -259,6 +250,8 @@ mod tests {
                 max_http_retries: 0,
                 backoff: Duration::from_millis(1),
                 timeout: Duration::from_secs(20),
+                rpm: None,
+                tpm: None,
             },
             key(),
         )

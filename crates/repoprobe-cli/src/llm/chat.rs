@@ -424,6 +424,8 @@ mod tests {
             max_http_retries: 0,
             backoff: Duration::from_millis(1),
             timeout: Duration::from_secs(1),
+            rpm: None,
+            tpm: None,
         }
     }
 

@@ -25,6 +25,12 @@ impl ApiKey {
             .map(ApiKey)
     }
 
+    /// A key given directly, for unit tests of clients (no environment to share between threads).
+    #[cfg(test)]
+    pub fn for_test(key: &str) -> ApiKey {
+        ApiKey(key.to_string())
+    }
+
     /// The secret, for the request header only.
     pub fn expose(&self) -> &str {
         &self.0

@@ -6,6 +6,7 @@
 //! bytes → [`load`] (parse, validate) → [`Dataset`] → [`metrics::score`] → [`ScoreReport`] →
 //! [`report`] (text formats).
 
+pub mod answer;
 pub mod checklist_gen;
 pub mod classify;
 pub mod dataset;

@@ -122,6 +122,7 @@ pub async fn run(
                 return run;
             }
         };
+        let estimate = client.estimate(&body);
         let sent = client.send(body, &mut run.http_retries, |bytes| {
             chat::parse(provider, bytes)
         });
@@ -134,7 +135,11 @@ pub async fn run(
                 fail(&mut run, format!("model call failed: {e}"));
                 return run;
             }
-            Ok(Ok(t)) => t,
+            Ok(Ok(t)) => {
+                // What the turn really used, for the tokens-per-minute budget.
+                client.limiter().settle(estimate, t.tokens.input_tokens + t.tokens.output_tokens);
+                t
+            }
         };
         turn.text = client.scrub(&turn.text);
         run.turns += 1;

@@ -129,7 +129,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             question_id: c.question.id.clone(),
             model: c.answer.model.clone(),
             attempt: c.answer.attempt,
-            classifier: a.live.model.clone(),
+            classifier: a.live.model().to_string(),
         };
         if live.is_done(&key) {
             already_done += 1;

@@ -206,7 +206,7 @@ where
     let settings = live_args.settings()?;
     let (ds, input_issues) = inputs.load()?;
     let mut live = live_args.start(settings, kind.key_of, kind.name, kind.prompt_version)?;
-    let todo = inputs.jobs(&ds, &live_args.model, |k| live.is_done(k));
+    let todo = inputs.jobs(&ds, live_args.model(), |k| live.is_done(k));
     let tasks = todo.jobs.into_iter().map(task).collect();
     let tally = live.run(tasks, write)?;
     Ok(live.finish(

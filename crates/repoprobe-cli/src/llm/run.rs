@@ -27,30 +27,43 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The flags of every live call.
+/// The flags of every live call: the model's API, the run's files and limits, and how replies
+/// are checked and sent.
 #[derive(Debug, clap::Args)]
 pub struct LiveArgs {
-    /// The output journal (JSONL, appended to; a rerun skips the keys already in it).
+    #[command(flatten)]
+    pub api: ApiArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Re-asks after an invalid reply (the violations are sent back), before the key fails.
+    #[arg(long, default_value_t = 2)]
+    pub max_retries: u32,
+    /// How the reply shape is imposed [default: schema for openai, tool for anthropic].
+    #[arg(long, value_enum)]
+    pub structured: Option<Structured>,
+    /// Send the requests through the provider's batch API (OpenAI Batch, Anthropic Message
+    /// Batches: half price, results within 24 h) instead of live calls. The batch id is kept in
+    /// `<out>.batch.json` until its results are merged, so a rerun resumes it.
     #[arg(long)]
-    pub out: PathBuf,
-    /// Where keys that could not be done are recorded [default: <out>.failures.ndjson].
-    #[arg(long)]
-    pub failures: Option<PathBuf>,
+    pub batch: bool,
+    /// Seconds between two polls of a batch.
+    #[arg(long, default_value_t = 30.0)]
+    pub poll_s: f64,
+}
+
+/// The model and its API (shared by the judges and `answer --agent builtin`).
+#[derive(Debug, clap::Args)]
+pub struct ApiArgs {
     /// API family; the key is read from OPENAI_API_KEY or ANTHROPIC_API_KEY.
     #[arg(long, value_enum)]
-    pub provider: Provider,
-    /// The model, as the API names it; also the `judge` (or `classifier`) of every record.
+    pub provider: Option<Provider>,
+    /// The model, as the API (or agent CLI) names it; also the `judge`, `classifier` or `model`
+    /// of every record.
     #[arg(long)]
     pub model: String,
     /// API base URL [default: https://api.openai.com/v1 or https://api.anthropic.com].
     #[arg(long)]
     pub base_url: Option<String>,
-    /// Calls in flight at once.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub concurrency: u32,
-    /// Re-asks after an invalid reply (the violations are sent back), before the key fails.
-    #[arg(long, default_value_t = 2)]
-    pub max_retries: u32,
     /// Retries of one call after a transient HTTP failure (408, 409, 429, 5xx, 529, network).
     #[arg(long, default_value_t = 6)]
     pub max_http_retries: u32,
@@ -70,9 +83,6 @@ pub struct LiveArgs {
     /// Per-request timeout in seconds.
     #[arg(long, default_value_t = 300.0)]
     pub timeout_s: f64,
-    /// How the reply shape is imposed [default: schema for openai, tool for anthropic].
-    #[arg(long, value_enum)]
-    pub structured: Option<Structured>,
     /// Requests per minute at most (on top of what the server's rate-limit headers say).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub rpm: Option<u64>,
@@ -80,18 +90,24 @@ pub struct LiveArgs {
     /// settled when its usage comes back).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub tpm: Option<u64>,
+}
+
+/// The files and limits of a long run (shared by every live call and `answer`).
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The output journal (JSONL, appended to; a rerun skips the keys already in it).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Where keys that could not be done are recorded [default: <out>.failures.ndjson].
+    #[arg(long)]
+    pub failures: Option<PathBuf>,
+    /// Keys worked on at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
     /// Run only shard I of N (`0/4` … `3/4`): each key belongs to one shard by a hash of its
     /// name, so machines given the same inputs split a run; `repoprobe bundle` merges their outputs.
     #[arg(long)]
     pub shard: Option<Shard>,
-    /// Send the requests through the provider's batch API (OpenAI Batch, Anthropic Message
-    /// Batches: half price, results within 24 h) instead of live calls. The batch id is kept in
-    /// `<out>.batch.json` until its results are merged, so a rerun resumes it.
-    #[arg(long)]
-    pub batch: bool,
-    /// Seconds between two polls of a batch.
-    #[arg(long, default_value_t = 30.0)]
-    pub poll_s: f64,
     /// Price of a million input tokens in USD, for the cost estimate [default: a small table of
     /// list prices by model name; none if the model is not in it].
     #[arg(long)]
@@ -99,6 +115,71 @@ pub struct LiveArgs {
     /// Price of a million output tokens in USD (see --price-in).
     #[arg(long)]
     pub price_out: Option<f64>,
+}
+
+impl ApiArgs {
+    /// Checks the flags and reads the key (from the environment only); `structured` is the
+    /// reply mode, or `None` for the provider's default.
+    pub fn settings(&self, structured: Option<Structured>) -> anyhow::Result<(Settings, ApiKey)> {
+        let Some(provider) = self.provider else {
+            bail!("--provider is required: openai (any OpenAI-compatible server) or anthropic");
+        };
+        let key_env = provider.key_env();
+        let Some(key) = ApiKey::from_env(key_env) else {
+            bail!(
+                "{key_env} is not set: the {} key is read from that environment variable only",
+                provider.as_str()
+            );
+        };
+        if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
+            bail!("--timeout-s must be a positive number of seconds");
+        }
+        if self.temperature.is_some_and(|t| !t.is_finite() || t < 0.0) {
+            bail!("--temperature must be a non-negative number");
+        }
+        let settings = Settings {
+            provider,
+            base_url: self
+                .base_url
+                .clone()
+                .unwrap_or_else(|| provider.default_base_url().to_string()),
+            model: self.model.clone(),
+            structured: structured.unwrap_or_else(|| provider.default_structured()),
+            temperature: self.temperature,
+            seed: self.seed,
+            max_tokens: self.max_tokens,
+            max_http_retries: self.max_http_retries,
+            backoff: Duration::from_millis(self.backoff_ms),
+            timeout: Duration::from_secs_f64(self.timeout_s),
+            rpm: self.rpm,
+            tpm: self.tpm,
+        };
+        Ok((settings, key))
+    }
+}
+
+impl RunArgs {
+    /// Opens `--out` (locked) and the failures journal beside it, printing what opening found.
+    pub fn journals<K: Eq + std::hash::Hash>(
+        &self,
+        key_of: KeyOf<K>,
+        kind: &str,
+    ) -> anyhow::Result<(Journal<K>, Journal<K>)> {
+        let failures_path = self
+            .failures
+            .clone()
+            .unwrap_or_else(|| failures_path(&self.out));
+        let out = Journal::open(&self.out, key_of)?;
+        let failures = Journal::open_beside(&failures_path, key_of)?;
+        out.report(kind);
+        failures.report("failure");
+        Ok((out, failures))
+    }
+
+    /// The price in force for `model` (see [`Price::of`]).
+    pub fn price(&self, model: &str) -> Option<Price> {
+        Price::of(model, self.price_in, self.price_out)
+    }
 }
 
 /// What one key asks: the prompt, the reply schema and the check of a reply.
@@ -200,42 +281,15 @@ pub struct Live<K> {
 impl LiveArgs {
     /// Checks the flags and the key (from the environment only) before anything is read.
     pub fn settings(&self) -> anyhow::Result<(Settings, ApiKey)> {
-        let key_env = self.provider.key_env();
-        let Some(key) = ApiKey::from_env(key_env) else {
-            bail!(
-                "{key_env} is not set: the {} key is read from that environment variable only",
-                self.provider.as_str()
-            );
-        };
-        if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
-            bail!("--timeout-s must be a positive number of seconds");
-        }
         if !(self.poll_s.is_finite() && self.poll_s >= 0.0) {
             bail!("--poll-s must be a non-negative number of seconds");
         }
-        if self.temperature.is_some_and(|t| !t.is_finite() || t < 0.0) {
-            bail!("--temperature must be a non-negative number");
-        }
-        let settings = Settings {
-            provider: self.provider,
-            base_url: self
-                .base_url
-                .clone()
-                .unwrap_or_else(|| self.provider.default_base_url().to_string()),
-            model: self.model.clone(),
-            structured: self
-                .structured
-                .unwrap_or_else(|| self.provider.default_structured()),
-            temperature: self.temperature,
-            seed: self.seed,
-            max_tokens: self.max_tokens,
-            max_http_retries: self.max_http_retries,
-            backoff: Duration::from_millis(self.backoff_ms),
-            timeout: Duration::from_secs_f64(self.timeout_s),
-            rpm: self.rpm,
-            tpm: self.tpm,
-        };
-        Ok((settings, key))
+        self.api.settings(self.structured)
+    }
+
+    /// The model named by `--model`.
+    pub fn model(&self) -> &str {
+        &self.api.model
     }
 
     /// Opens both journals (repairing a torn last line, reading the keys done) and builds the
@@ -247,26 +301,19 @@ impl LiveArgs {
         kind: &str,
         prompt_version: &'static str,
     ) -> anyhow::Result<Live<K>> {
-        let failures_path = self
-            .failures
-            .clone()
-            .unwrap_or_else(|| failures_path(&self.out));
-        let out = Journal::open(&self.out, key_of)?;
-        let failures = Journal::open_beside(&failures_path, key_of)?;
-        out.report(kind);
-        failures.report("failure");
+        let (out, failures) = self.run.journals(key_of, kind)?;
         Ok(Live {
             client: Arc::new(Client::new(settings, key)?),
             out,
             failures,
-            concurrency: self.concurrency as usize,
+            concurrency: self.run.concurrency as usize,
             max_retries: self.max_retries,
             prompt_version,
             started: Instant::now(),
-            shard: self.shard,
-            price: Price::of(&self.model, self.price_in, self.price_out).map(|p| {
+            shard: self.run.shard,
+            price: self.run.price(&self.api.model).map(|p| {
                 // Both providers charge half for batches; given prices are taken as they are.
-                let listed = self.price_in.is_none() && self.price_out.is_none();
+                let listed = self.run.price_in.is_none() && self.run.price_out.is_none();
                 if self.batch && listed { p.halved() } else { p }
             }),
             batch: self.batch.then(|| Duration::from_secs_f64(self.poll_s)),
@@ -302,36 +349,18 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         if let Some(poll) = self.batch {
             return self.run_batch(tasks, write, poll);
         }
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("cannot start the async runtime")?;
         let mut tally = Tally::default();
         let tasks = self.mine(tasks, &mut tally);
         let meter = Meter::new(tasks.len(), self.price);
         let client = Arc::clone(&self.client);
-        let ran = runtime.block_on(async {
-            let mut pending = tasks.into_iter();
-            let mut running = tokio::task::JoinSet::new();
-            loop {
-                while running.len() < self.concurrency {
-                    let Some(task) = pending.next() else { break };
-                    running.spawn(ask(Arc::clone(&self.client), task, self.max_retries));
-                }
-                meter.update(&tally, client.limiter().paused());
-                let joined = tokio::select! {
-                    j = running.join_next() => j,
-                    // Redraw now and then while waiting, so a rate-limit pause shows.
-                    () = tokio::time::sleep(Duration::from_millis(500)) => continue,
-                };
-                let Some(joined) = joined else {
-                    break;
-                };
-                let o = match joined {
-                    Ok(o) => o,
-                    Err(e) => bail!("a task stopped unexpectedly: {e}"),
-                };
-                self.record(o, &mut write, &mut tally, &meter)?;
+        let max_retries = self.max_retries;
+        let jobs = tasks
+            .into_iter()
+            .map(|task| ask(Arc::clone(&client), task, max_retries));
+        let ran = drive(self.concurrency, jobs, |finished| {
+            match finished {
+                Some(o) => self.record(o, &mut write, &mut tally, &meter)?,
+                None => meter.update(&tally, client.limiter().paused()),
             }
             Ok(())
         });
@@ -463,6 +492,47 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             Exit::Ok
         }
     }
+}
+
+/// Runs `jobs` with at most `concurrency` in flight on one current-thread runtime, handing each
+/// result to `finished` as soon as it is ready, and `None` every half second while none is (for
+/// redrawing progress). Every long run (`judge` and the other calls, `answer`) goes through
+/// here; the first error from `finished` stops the run.
+pub fn drive<F, O>(
+    concurrency: usize,
+    jobs: impl IntoIterator<Item = F>,
+    mut finished: impl FnMut(Option<O>) -> anyhow::Result<()>,
+) -> anyhow::Result<()>
+where
+    F: std::future::Future<Output = O> + Send + 'static,
+    O: Send + 'static,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let mut pending = jobs.into_iter();
+        let mut running = tokio::task::JoinSet::new();
+        loop {
+            while running.len() < concurrency.max(1) {
+                let Some(job) = pending.next() else { break };
+                running.spawn(job);
+            }
+            let joined = tokio::select! {
+                j = running.join_next() => j,
+                () = tokio::time::sleep(Duration::from_millis(500)) => {
+                    finished(None)?;
+                    continue;
+                }
+            };
+            match joined {
+                None => return Ok(()),
+                Some(Ok(o)) => finished(Some(o))?,
+                Some(Err(e)) => bail!("a task stopped unexpectedly: {e}"),
+            }
+        }
+    })
 }
 
 /// Does one key: ask, check, re-ask with the violations, up to `max_retries` re-asks.

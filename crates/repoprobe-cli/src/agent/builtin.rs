@@ -48,6 +48,9 @@ pub struct BuiltinRun {
     pub turns: u32,
     pub tokens: Tokens,
     pub http_retries: u32,
+    /// The run ended because a model call failed (after its retries) or could not be built: a
+    /// fault of the service, not of the model, so the key is worth trying again.
+    pub call_failed: bool,
     /// The last reply's `finish_reason`/`stop_reason`: `"length"` or `"max_tokens"` on an answer
     /// means it was cut at the token limit.
     pub stop_reason: Option<String>,
@@ -78,6 +81,7 @@ pub async fn run(
         turns: 0,
         tokens: Tokens::default(),
         http_retries: 0,
+        call_failed: false,
         stop_reason: None,
         transcript: vec![
             json!({
@@ -118,6 +122,7 @@ pub async fn run(
         let body = match chat::body(client.settings(), system, &specs, &messages) {
             Ok(b) => b,
             Err(e) => {
+                run.call_failed = true;
                 fail(&mut run, format!("cannot build the request: {e}"));
                 return run;
             }
@@ -132,6 +137,7 @@ pub async fn run(
                 return run;
             }
             Ok(Err(e)) => {
+                run.call_failed = true;
                 fail(&mut run, format!("model call failed: {e}"));
                 return run;
             }

@@ -454,7 +454,37 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         tally: &Tally,
         input_issues: bool,
     ) -> Exit {
-        let mut skipped: String = skipped.iter().map(|s| format!(", {s}")).collect();
+        Summary {
+            command,
+            verb,
+            already_done,
+            skipped,
+            failures: &self.failures.path,
+            shard: self.shard,
+            price: self.price,
+            started: self.started,
+        }
+        .print(tally, input_issues)
+    }
+}
+
+/// The closing line of a long run.
+pub struct Summary<'a> {
+    pub command: &'a str,
+    pub verb: &'a str,
+    pub already_done: usize,
+    pub skipped: &'a [String],
+    pub failures: &'a std::path::Path,
+    pub shard: Option<Shard>,
+    pub price: Option<Price>,
+    pub started: Instant,
+}
+
+impl Summary<'_> {
+    /// Prints the summary and returns the exit code: 0 when every key is done, 1 when some
+    /// failed or input records were left out.
+    pub fn print(&self, tally: &Tally, input_issues: bool) -> Exit {
+        let mut skipped: String = self.skipped.iter().map(|s| format!(", {s}")).collect();
         if let Some(shard) = self.shard {
             skipped.push_str(&format!(
                 ", {} left to the other shards (this is shard {shard})",
@@ -466,15 +496,15 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             None => String::new(),
         };
         eprintln!(
-            "{command}: {} {verb}, {already_done} already done{skipped}, {} failed{}; \
+            "{}: {} {}, {} already done{skipped}, {} failed{}; \
              {} retries ({} HTTP, {} re-asks); {} calls; tokens {} in, {} out{cost}; {:.1} s",
+            self.command,
             tally.done,
+            self.verb,
+            self.already_done,
             tally.failed,
             if tally.failed > 0 {
-                format!(
-                    " (see {}; a rerun tries them again)",
-                    self.failures.path.display()
-                )
+                format!(" (see {}; a rerun tries them again)", self.failures.display())
             } else {
                 String::new()
             },

@@ -1,0 +1,607 @@
+//! `repoprobe answer`: the agent runs of paper §5.1. For every question (× `--attempts`) not yet
+//! in `--out`, check the repository out at the question's pinned commit in a fresh worktree, run
+//! the agent there on the versioned prompt (`prompts/answer-v1.md`), record what it answered,
+//! what it cost, and whether it changed the worktree (`git status`: evidence of edit bias), and
+//! save the whole transcript beside the answers.
+//!
+//! Agents: `builtin` (our read-only tool loop over any model behind the judge's client) or an
+//! agent CLI (`claude-code`, `codex`, `gemini`, or any `command`).
+//!
+//! What counts as what: a run that ends without an answer because of the agent (a time, turn or
+//! token limit, an error result, an empty reply) is an answer record with `error` set — a failed
+//! run, which scores 0 under the default policy, as in the paper. A run that could not happen
+//! (the repository or commit cannot be had, the agent CLI cannot start, the model API kept
+//! failing) is a failure record in `<out>.failures.ndjson`, never an answer, and a rerun tries
+//! it again. Output, resume after `kill -9`, locking, sharding, progress and cost are the live
+//! calls' (`crate::llm::run`, `crate::output`).
+
+use crate::agent::builtin::{self, BuiltinRun, Limits};
+use crate::agent::external::{self, AgentConfig, ExternalAgent, RunOutcome};
+use crate::agent::tools::Sandbox;
+use crate::agent::workspace::{RepoSource, Worktree};
+use crate::exit::Exit;
+use crate::llm::price::Price;
+use crate::llm::progress::Meter;
+use crate::llm::run::{ApiArgs, RunArgs, Summary, Tally, drive, load_inputs};
+use crate::llm::{Client, Tokens};
+use crate::output::{AnswerKey, Journal};
+use anyhow::{Context, bail};
+use repoprobe_core::Question;
+use repoprobe_core::answer::{PROMPT_VERSION, prompt, single_prompt};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The benchmark (questions with their repository and pinned commit).
+    #[arg(long)]
+    benchmark: PathBuf,
+    /// Who answers: our read-only tool agent over --provider's API, or an agent CLI.
+    #[arg(long, value_enum)]
+    agent: AgentKind,
+    #[command(flatten)]
+    api: ApiArgs,
+    #[command(flatten)]
+    run: RunArgs,
+    /// Runs per question (`attempt` 0..N-1).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    attempts: u32,
+    /// Answer only these questions (by id; repeatable) [default: all].
+    #[arg(long = "question")]
+    questions: Vec<String>,
+    /// The cache of repository clones (one bare clone per repository, cloned on first use).
+    #[arg(long)]
+    repos: PathBuf,
+    /// Take a repository from a local clone instead of its url (offline): owner/name=PATH;
+    /// repeatable.
+    #[arg(long = "repo-map")]
+    repo_map: Vec<String>,
+    /// Let a question without a pinned commit use the clone's HEAD (recorded in the answer).
+    #[arg(long)]
+    allow_unpinned: bool,
+    /// Where the worktrees are made [default: <repos>/worktrees].
+    #[arg(long)]
+    worktrees: Option<PathBuf>,
+    /// Keep each worktree after its run (for inspection) instead of removing it.
+    #[arg(long)]
+    keep_worktrees: bool,
+    /// Where the transcripts are saved [default: <out without .jsonl>.transcripts/].
+    #[arg(long)]
+    transcripts: Option<PathBuf>,
+    /// Wall-clock limit of one run in seconds (the agent CLI's whole process group is killed).
+    #[arg(long, default_value_t = 1800.0)]
+    agent_timeout_s: f64,
+    /// Most model turns of one run (builtin; Claude Code's --max-turns).
+    #[arg(long, default_value_t = 40)]
+    max_turns: u32,
+    /// Most tokens of one run, input and output over all turns (builtin).
+    #[arg(long, default_value_t = 2_000_000)]
+    max_run_tokens: u64,
+    /// The agent CLI's executable [default: claude, codex or gemini on PATH].
+    #[arg(long)]
+    agent_bin: Option<PathBuf>,
+    /// The command of `--agent command`, run by `sh -c`, with `{prompt_file}`, `{model}` and
+    /// `{workdir}` replaced by shell-quoted values; its stdout is the answer.
+    #[arg(long)]
+    command: Option<String>,
+    /// An environment variable of ours passed to the agent CLI (its key, its base URL);
+    /// repeatable [default: the preset's usual ones]. Values never reach any output.
+    #[arg(long = "pass-env")]
+    pass_env: Vec<String>,
+    /// An extra argument for the agent CLI; repeatable.
+    #[arg(long = "agent-arg", allow_hyphen_values = true)]
+    agent_args: Vec<String>,
+    /// HOME of the agent CLI (a scratch directory keeps your own settings out of the runs)
+    /// [default: a fresh directory per run].
+    #[arg(long)]
+    agent_home: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum AgentKind {
+    /// Our read-only tool-calling agent (list_dir, read_file, search, find_symbol) over the
+    /// model of --provider.
+    Builtin,
+    /// Claude Code (`claude -p`, tools Read, Grep, Glob only).
+    ClaudeCode,
+    /// Codex CLI (`codex exec --json -s read-only`).
+    Codex,
+    /// Gemini CLI (`gemini -p --output-format json`).
+    Gemini,
+    /// Any command (see --command).
+    Command,
+}
+
+impl AgentKind {
+    fn external(self) -> Option<ExternalAgent> {
+        match self {
+            AgentKind::Builtin => None,
+            AgentKind::ClaudeCode => Some(ExternalAgent::ClaudeCode),
+            AgentKind::Codex => Some(ExternalAgent::Codex),
+            AgentKind::Gemini => Some(ExternalAgent::Gemini),
+            AgentKind::Command => Some(ExternalAgent::Command),
+        }
+    }
+}
+
+/// Who runs the questions.
+enum Runner {
+    Builtin { client: Arc<Client>, limits: Limits },
+    External { config: AgentConfig, version: Option<String>, fresh_home: bool },
+}
+
+/// What every run shares.
+struct Ctx {
+    runner: Runner,
+    source: RepoSource,
+    worktrees: PathBuf,
+    transcripts: PathBuf,
+    /// The directory of `--out`, to which transcript paths in records are relative.
+    out_dir: PathBuf,
+    keep_worktrees: bool,
+    price: Option<Price>,
+}
+
+/// How one key ended.
+struct Outcome {
+    key: AnswerKey,
+    result: Result<Value, String>,
+    tokens: Tokens,
+    http_retries: u32,
+    turns: u32,
+}
+
+/// A line of `--out`: SPEC §2.2.
+#[derive(Serialize)]
+struct AnswerRecord<'a> {
+    #[serde(flatten)]
+    key: &'a AnswerKey,
+    answer: Option<&'a str>,
+    agent: Value,
+    usage: Value,
+    duration_s: f64,
+    error: Option<&'a str>,
+}
+
+/// A line of the failures journal.
+#[derive(Serialize)]
+struct FailureRecord<'a> {
+    #[serde(flatten)]
+    key: &'a AnswerKey,
+    status: &'static str,
+    reason: &'a str,
+    prompt_version: &'static str,
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    if !(a.agent_timeout_s.is_finite() && a.agent_timeout_s > 0.0) {
+        bail!("--agent-timeout-s must be a positive number of seconds");
+    }
+    let runner = runner(&a)?;
+    let (ds, input_issues) = load_inputs(std::slice::from_ref(&a.benchmark))?;
+    if ds.questions.is_empty() {
+        bail!("no valid question in {}", a.benchmark.display());
+    }
+    for id in &a.questions {
+        if !ds.questions.iter().any(|q| &q.id == id) {
+            bail!("--question {id}: no such question in {}", a.benchmark.display());
+        }
+    }
+    let mut source = RepoSource::new(&a.repos).allow_head(a.allow_unpinned);
+    for m in &a.repo_map {
+        let (name, path) = RepoSource::parse_map_arg(m).map_err(|e| anyhow::anyhow!("--repo-map: {e}"))?;
+        source = source.map_repo(name, path);
+    }
+    let (mut out, mut failures) = a.run.journals(AnswerKey::of, "answer")?;
+    let out_dir = a
+        .run
+        .out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let ctx = Arc::new(Ctx {
+        runner,
+        source,
+        worktrees: a.worktrees.clone().unwrap_or_else(|| a.repos.join("worktrees")),
+        transcripts: a.transcripts.clone().unwrap_or_else(|| transcripts_dir(&a.run.out)),
+        out_dir,
+        keep_worktrees: a.keep_worktrees,
+        price: a.run.price(&a.api.model),
+    });
+    std::fs::create_dir_all(&ctx.transcripts)
+        .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
+
+    let mut tally = Tally::default();
+    let mut already_done = 0;
+    let mut jobs = Vec::new();
+    for q in ds.questions.iter().filter(|q| a.questions.is_empty() || a.questions.contains(&q.id)) {
+        let q = Arc::new(q.clone());
+        for attempt in 0..a.attempts {
+            let key = AnswerKey {
+                question_id: q.id.clone(),
+                model: a.api.model.clone(),
+                attempt,
+            };
+            if out.done.contains(&key) {
+                already_done += 1;
+            } else if a.run.shard.is_some_and(|s| !s.owns(&key)) {
+                tally.other_shards += 1;
+            } else {
+                jobs.push((key, Arc::clone(&q)));
+            }
+        }
+    }
+    let started = Instant::now();
+    let meter = Meter::new(jobs.len(), ctx.price);
+    let futures = jobs
+        .into_iter()
+        .map(|(key, q)| answer_one(Arc::clone(&ctx), key, q));
+    drive(a.run.concurrency as usize, futures, |finished| {
+        let Some(o) = finished else {
+            meter.update(&tally, None);
+            return Ok(());
+        };
+        record(o, &mut out, &mut failures, &mut tally, &meter)
+    })?;
+    meter.finish();
+    let exit = Summary {
+        command: "answer",
+        verb: "answered",
+        already_done,
+        skipped: &[],
+        failures: &failures.path,
+        shard: a.run.shard,
+        price: ctx.price,
+        started,
+    }
+    .print(&tally, input_issues);
+    Ok(exit)
+}
+
+/// The agent of `--agent`, checked before anything runs: the model's client, or the CLI (its
+/// version asked once, so a missing CLI stops the run at once rather than failing every key).
+fn runner(a: &Args) -> anyhow::Result<Runner> {
+    let timeout = Duration::from_secs_f64(a.agent_timeout_s);
+    let Some(agent) = a.agent.external() else {
+        let (settings, key) = a.api.settings(None)?;
+        return Ok(Runner::Builtin {
+            client: Arc::new(Client::new(settings, key)?),
+            limits: Limits {
+                max_turns: a.max_turns,
+                max_total_tokens: a.max_run_tokens,
+                timeout,
+            },
+        });
+    };
+    if a.api.provider.is_some() {
+        eprintln!("note: --provider is for --agent builtin; the agent CLI calls its own API");
+    }
+    let mut config = AgentConfig::new(agent, a.api.model.clone());
+    config.program = a.agent_bin.clone();
+    config.max_turns = (agent == ExternalAgent::ClaudeCode).then_some(a.max_turns);
+    config.command = a.command.clone();
+    config.extra_args = a.agent_args.clone();
+    config.pass_env = if a.pass_env.is_empty() {
+        agent.usual_env().iter().map(|s| s.to_string()).collect()
+    } else {
+        a.pass_env.clone()
+    };
+    config.home = a.agent_home.clone();
+    config.timeout = timeout;
+    if agent == ExternalAgent::Command && a.command.as_deref().is_none_or(|c| c.trim().is_empty()) {
+        bail!("--agent command needs --command '<template with {{prompt_file}}, {{model}}, {{workdir}}>'");
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let version = match rt.block_on(external::version(&config)) {
+        None => None,
+        Some(Ok(v)) => Some(v),
+        Some(Err(e)) => bail!(
+            "the {} CLI cannot run: {e} (install it, or give its path with --agent-bin)",
+            agent.as_str()
+        ),
+    };
+    Ok(Runner::External {
+        config,
+        version,
+        fresh_home: a.agent_home.is_none(),
+    })
+}
+
+/// `out/answers.jsonl` → `out/answers.transcripts`.
+fn transcripts_dir(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "answers".into());
+    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
+    out.with_file_name(format!("{stem}.transcripts"))
+}
+
+/// A file-name-safe form of a key part.
+fn safe(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+        .collect()
+}
+
+/// Does one key: worktree, agent, changes, transcript, cleanup.
+async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome {
+    let started = Instant::now();
+    let name = format!("{}__{}__a{}", safe(&key.question_id), safe(&key.model), key.attempt);
+    let mut o = Outcome {
+        key,
+        result: Err(String::new()),
+        tokens: Tokens::default(),
+        http_retries: 0,
+        turns: 0,
+    };
+    let wt_dir = ctx.worktrees.join(&name);
+    let prepared = {
+        let (ctx, q) = (Arc::clone(&ctx), Arc::clone(&q));
+        tokio::task::spawn_blocking(move || ctx.source.prepare(&q.repo, &wt_dir)).await
+    };
+    let wt = match prepared {
+        Ok(Ok(wt)) => wt,
+        Ok(Err(e)) => {
+            o.result = Err(format!("the repository could not be checked out: {e}"));
+            return o;
+        }
+        Err(e) => {
+            o.result = Err(format!("the checkout stopped unexpectedly: {e}"));
+            return o;
+        }
+    };
+    let transcript_path = ctx.transcripts.join(format!("{name}.json"));
+    let ran = match &ctx.runner {
+        Runner::Builtin { client, limits } => {
+            run_builtin(client, limits, &q, &wt, &transcript_path).await
+        }
+        Runner::External { config, version, fresh_home } => {
+            let scratch = ctx.worktrees.join(format!("{name}.scratch"));
+            run_external(config, version.as_deref(), *fresh_home, &q, &wt, &scratch, &transcript_path)
+                .await
+        }
+    };
+    let changes = {
+        let wt = Arc::new(wt);
+        let w = Arc::clone(&wt);
+        let changes = tokio::task::spawn_blocking(move || w.changes()).await;
+        if !ctx.keep_worktrees {
+            if let Ok(wt) = Arc::try_unwrap(wt) {
+                let removed = tokio::task::spawn_blocking(move || wt.remove()).await;
+                if let Ok(Err(e)) = removed {
+                    eprintln!("warning: {e}");
+                }
+            }
+        }
+        changes
+    };
+    let Ran {
+        answer,
+        error,
+        infrastructure,
+        mut agent,
+        tokens,
+        cost_usd,
+        http_retries,
+        turns,
+    } = match ran {
+        Ok(r) => r,
+        Err(e) => {
+            o.result = Err(e);
+            return o;
+        }
+    };
+    o.tokens = tokens;
+    o.http_retries = http_retries;
+    o.turns = turns;
+    if infrastructure {
+        o.result = Err(error.unwrap_or_else(|| "the run could not happen".into()));
+        return o;
+    }
+    let changes = match changes {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => {
+            o.result = Err(format!("the worktree could not be inspected afterwards: {e}"));
+            return o;
+        }
+        Err(e) => {
+            o.result = Err(format!("the worktree check stopped unexpectedly: {e}"));
+            return o;
+        }
+    };
+    let transcript = transcript_path
+        .strip_prefix(&ctx.out_dir)
+        .unwrap_or(&transcript_path)
+        .display()
+        .to_string();
+    if let Some(obj) = agent.as_object_mut() {
+        obj.insert("prompt_version".into(), json!(PROMPT_VERSION));
+        obj.insert("repo".into(), json!(q.repo.name));
+        obj.insert("worktree_changed".into(), json!(!changes.is_empty()));
+        obj.insert("changes".into(), json!(changes));
+        obj.insert("transcript".into(), json!(transcript));
+    }
+    let (cost, cost_source) = match (cost_usd, ctx.price) {
+        (Some(c), _) => (Some(c), "reported by the agent"),
+        (None, Some(p)) => (Some(p.cost(tokens)), "estimated from list prices"),
+        (None, None) => (None, "unknown"),
+    };
+    if let Some(obj) = agent.as_object_mut() {
+        obj.insert("cost_source".into(), json!(cost_source));
+    }
+    let record = AnswerRecord {
+        key: &o.key,
+        answer: answer.as_deref(),
+        agent,
+        usage: json!({"input_tokens": tokens.input_tokens, "output_tokens": tokens.output_tokens,
+            "cost_usd": cost}),
+        duration_s: started.elapsed().as_secs_f64(),
+        error: error.as_deref(),
+    };
+    o.result = serde_json::to_value(&record).map_err(|e| e.to_string());
+    o
+}
+
+/// What a run gave, whoever ran it.
+struct Ran {
+    answer: Option<String>,
+    error: Option<String>,
+    /// The run could not happen (not the agent's fault): a failure record, tried again later.
+    infrastructure: bool,
+    /// The record's `agent` object so far.
+    agent: Value,
+    tokens: Tokens,
+    cost_usd: Option<f64>,
+    http_retries: u32,
+    turns: u32,
+}
+
+async fn run_builtin(
+    client: &Client,
+    limits: &Limits,
+    q: &Question,
+    wt: &Worktree,
+    transcript_path: &Path,
+) -> Result<Ran, String> {
+    let sandbox = Sandbox::new(&wt.path)
+        .map_err(|e| format!("cannot open the worktree {}: {e}", wt.path.display()))?;
+    let p = prompt(q, &wt.commit);
+    let r: BuiltinRun = builtin::run(client, &sandbox, &p.system, &p.user, limits).await;
+    write_transcript(transcript_path, &json!({"agent": "builtin", "transcript": r.transcript}))?;
+    let s = client.settings();
+    Ok(Ran {
+        infrastructure: r.call_failed,
+        agent: json!({
+            "name": "builtin",
+            "version": concat!("repoprobe ", env!("CARGO_PKG_VERSION")),
+            "provider": s.provider.as_str(),
+            "turns": r.turns,
+            "stop_reason": r.stop_reason,
+            "http_retries": r.http_retries,
+            "commit": wt.commit,
+            "from_head": wt.from_head,
+        }),
+        answer: r.answer,
+        error: r.error,
+        tokens: r.tokens,
+        cost_usd: None,
+        http_retries: r.http_retries,
+        turns: r.turns,
+    })
+}
+
+async fn run_external(
+    config: &AgentConfig,
+    version: Option<&str>,
+    fresh_home: bool,
+    q: &Question,
+    wt: &Worktree,
+    scratch: &Path,
+    transcript_path: &Path,
+) -> Result<Ran, String> {
+    let text = single_prompt(q, &wt.commit);
+    let mut config = config.clone();
+    if fresh_home {
+        let home = scratch.join("home");
+        std::fs::create_dir_all(&home)
+            .map_err(|e| format!("cannot create {}: {e}", home.display()))?;
+        config.home = Some(home);
+    }
+    let r: RunOutcome = external::run(&config, &wt.path, &text, scratch).await;
+    let _ = std::fs::remove_dir_all(scratch);
+    write_transcript(
+        transcript_path,
+        &json!({"agent": config.agent.as_str(), "command": r.command, "exit_code": r.exit_code,
+            "timed_out": r.timed_out, "stdout": r.stdout, "stderr_tail": r.stderr_tail}),
+    )?;
+    let res = r.result;
+    let could_not_start = res
+        .error
+        .as_deref()
+        .is_some_and(|e| e.starts_with("could not start") || e.starts_with("could not write the prompt"));
+    Ok(Ran {
+        infrastructure: could_not_start,
+        agent: json!({
+            "name": config.agent.as_str(),
+            "version": version,
+            "turns": res.turns,
+            "exit_code": r.exit_code,
+            "timed_out": r.timed_out,
+            "cache_read_tokens": res.cache_read_tokens,
+            "cache_creation_tokens": res.cache_creation_tokens,
+            "meta": res.meta,
+            "commit": wt.commit,
+            "from_head": wt.from_head,
+        }),
+        answer: res.answer,
+        error: res.error,
+        tokens: Tokens {
+            input_tokens: res.input_tokens.unwrap_or(0),
+            output_tokens: res.output_tokens.unwrap_or(0),
+        },
+        cost_usd: res.cost_usd,
+        http_retries: 0,
+        turns: res.turns.unwrap_or(0),
+    })
+}
+
+fn write_transcript(path: &Path, v: &Value) -> Result<(), String> {
+    let bytes = serde_json::to_vec_pretty(v).map_err(|e| e.to_string())?;
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Writes how a key ended and counts it.
+fn record(
+    o: Outcome,
+    out: &mut Journal<AnswerKey>,
+    failures: &mut Journal<AnswerKey>,
+    tally: &mut Tally,
+    meter: &Meter,
+) -> anyhow::Result<()> {
+    tally.tokens += o.tokens;
+    tally.http_retries += u64::from(o.http_retries);
+    tally.calls += u64::from(o.turns);
+    match o.result {
+        Ok(record) => {
+            if let Some(e) = record["error"].as_str() {
+                meter.println(&format!("no answer: {}: {e}", o.key));
+            }
+            out.append(&record)?;
+            tally.done += 1;
+        }
+        Err(reason) => {
+            meter.println(&format!("failed: {}: {reason}", o.key));
+            failures.append(&FailureRecord {
+                key: &o.key,
+                status: "failed",
+                reason: &reason,
+                prompt_version: PROMPT_VERSION,
+            })?;
+            tally.failed += 1;
+        }
+    }
+    meter.update(tally, None);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_safe_and_transcripts_sit_beside_the_answers() {
+        assert_eq!(safe("django/q 1"), "django_q_1");
+        assert_eq!(
+            transcripts_dir(Path::new("runs/answers.jsonl")),
+            Path::new("runs/answers.transcripts")
+        );
+    }
+}

@@ -1,0 +1,302 @@
+//! `repoprobe answer` end to end: the real binary on a real git repository made by each test,
+//! with the built-in agent driven by a loopback OpenAI-compatible server through real tool calls,
+//! and the `command` preset for what any agent CLI does (edits, slowness, kills).
+
+mod common;
+
+use common::{BENCHMARK, BIN, KEY, records};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// A repository with two commits; returns (path, first sha, second sha).
+fn repo(dir: &Path) -> (PathBuf, String, String) {
+    let r = dir.join("widget");
+    std::fs::create_dir_all(r.join("src")).unwrap();
+    git(&r, &["init", "-q", "-b", "main"]);
+    std::fs::write(r.join("src/lib.rs"), "pub fn start() { marker_alpha(); }\n").unwrap();
+    std::fs::write(r.join("README.md"), "widget\n").unwrap();
+    git(&r, &["add", "."]);
+    git(&r, &["commit", "-q", "-m", "first"]);
+    let first = git(&r, &["rev-parse", "HEAD"]);
+    std::fs::write(r.join("src/lib.rs"), "pub fn start() { marker_beta(); }\n").unwrap();
+    git(&r, &["commit", "-q", "-am", "second"]);
+    let second = git(&r, &["rev-parse", "HEAD"]);
+    (r, first, second)
+}
+
+/// The golden benchmark's questions, all on `acme/widget` at `commit` (q2 at `q2_commit`).
+fn benchmark(dir: &Path, commit: &str, q2_commit: &str) -> PathBuf {
+    let p = dir.join("benchmark.jsonl");
+    let text: String = std::fs::read_to_string(BENCHMARK)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut q: Value = serde_json::from_str(l).unwrap();
+            let c = if q["id"] == "q2" { q2_commit } else { commit };
+            q["repo"]["name"] = json!("acme/widget");
+            q["repo"]["url"] = json!("");
+            q["repo"]["commit"] = json!(c);
+            format!("{q}\n")
+        })
+        .collect();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn answer_cmd(dir: &Path, repo: &Path, bench: &Path, out: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap())
+        .arg("answer")
+        .arg("--benchmark")
+        .arg(bench)
+        .arg("--out")
+        .arg(out)
+        .arg("--repos")
+        .arg(dir.join("cache"))
+        .arg("--repo-map")
+        .arg(format!("acme/widget={}", repo.display()));
+    c
+}
+
+/// A loopback Chat Completions server playing an agent: it asks for `read_file src/lib.rs`,
+/// then `search start`, then answers quoting what the tools returned. It records the tool
+/// results it was sent.
+struct AgentApi {
+    base: String,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+fn agent_api() -> AgentApi {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let s = Arc::clone(&s);
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(conn.try_clone().unwrap());
+                let mut len = 0;
+                let mut auth = String::new();
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(v) = lower.strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap();
+                    }
+                    if lower.starts_with("authorization:") {
+                        auth = line.trim().to_string();
+                    }
+                }
+                let mut body = vec![0; len];
+                reader.read_exact(&mut body).unwrap();
+                let req: Value = serde_json::from_slice(&body).unwrap();
+                assert!(auth.ends_with(KEY), "the key is not in the authorization header");
+                let msgs = req["messages"].as_array().unwrap();
+                let tool_results: Vec<String> = msgs
+                    .iter()
+                    .filter(|m| m["role"] == "tool")
+                    .map(|m| m["content"].as_str().unwrap_or("").to_string())
+                    .collect();
+                let tools: Vec<&str> = req["tools"]
+                    .as_array()
+                    .map(|t| t.iter().filter_map(|t| t["function"]["name"].as_str()).collect())
+                    .unwrap_or_default();
+                assert!(tools.contains(&"read_file") && tools.contains(&"search"), "{tools:?}");
+                let message = match tool_results.len() {
+                    0 => json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1",
+                        "type": "function", "function": {"name": "read_file",
+                        "arguments": "{\"path\": \"src/lib.rs\"}"}}]}),
+                    1 => json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c2",
+                        "type": "function", "function": {"name": "search",
+                        "arguments": "{\"pattern\": \"fn start\"}"}}]}),
+                    _ => {
+                        s.lock().unwrap().extend(tool_results.iter().cloned());
+                        json!({"role": "assistant", "content":
+                            format!("It starts in src/lib.rs. The tools said:\n{}", tool_results.join("\n---\n"))})
+                    }
+                };
+                let resp = json!({"choices": [{"index": 0, "message": message,
+                    "finish_reason": "stop"}], "usage": {"prompt_tokens": 50, "completion_tokens": 10}})
+                .to_string();
+                let _ = write!(
+                    conn,
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{resp}",
+                    resp.len()
+                );
+            });
+        }
+    });
+    AgentApi { base, seen }
+}
+
+#[test]
+fn the_builtin_agent_answers_from_the_pinned_commit_with_real_tool_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, first, _second) = repo(dir.path());
+    let bench = benchmark(dir.path(), &first, &first);
+    let out = dir.path().join("answers.jsonl");
+    let api = agent_api();
+    let r = answer_cmd(dir.path(), &repo, &bench, &out)
+        .args(["--agent", "builtin", "--provider", "openai", "--model", "m1", "--base-url"])
+        .arg(&api.base)
+        .args(["--question", "q1"])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains(KEY));
+    let recs = records(&out);
+    assert_eq!(recs.len(), 1);
+    let a = &recs[0];
+    assert_eq!((a["question_id"].as_str(), a["model"].as_str(), a["attempt"].as_u64()), (Some("q1"), Some("m1"), Some(0)));
+    let answer = a["answer"].as_str().unwrap();
+    // The worktree is at the first commit: the tool saw marker_alpha, never marker_beta.
+    assert!(answer.contains("marker_alpha") && !answer.contains("marker_beta"), "{answer}");
+    assert!(answer.contains("src/lib.rs:1:"), "the search result: {answer}");
+    assert_eq!(a["error"], Value::Null);
+    assert_eq!(a["agent"]["name"], "builtin");
+    assert_eq!(a["agent"]["commit"], first.as_str());
+    assert_eq!(a["agent"]["worktree_changed"], false);
+    assert_eq!(a["agent"]["prompt_version"], "answer-v1");
+    assert_eq!(a["agent"]["turns"], 3);
+    assert_eq!(a["usage"]["input_tokens"], 150);
+    let seen = api.seen.lock().unwrap().clone();
+    assert!(seen[0].contains("marker_alpha"), "the server got the real file: {seen:?}");
+    // The transcript holds every tool call with what it really returned.
+    let t: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(a["agent"]["transcript"].as_str().unwrap())).unwrap(),
+    )
+    .unwrap();
+    let tools: Vec<&Value> = t["transcript"].as_array().unwrap().iter().filter(|e| e["kind"] == "tool").collect();
+    assert_eq!(tools.len(), 2);
+    assert_eq!(tools[0]["name"], "read_file");
+    assert!(tools[0]["content"].as_str().unwrap().contains("marker_alpha"));
+    assert!(!std::fs::read_to_string(&out).unwrap().contains(KEY));
+    // The worktree is gone; the clone cache stays.
+    assert_eq!(std::fs::read_dir(dir.path().join("cache/worktrees")).map_or(0, |d| d.count()), 0);
+}
+
+#[test]
+fn a_commit_that_cannot_be_had_fails_its_question_only_and_is_tried_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, first, _) = repo(dir.path());
+    let bench = benchmark(dir.path(), &first, "1234567890123456789012345678901234567890");
+    let out = dir.path().join("answers.jsonl");
+    let run = || {
+        answer_cmd(dir.path(), &repo, &bench, &out)
+            .args(["--agent", "command", "--model", "sh", "--command", "cat {prompt_file} | head -c 40; echo"])
+            .output()
+            .unwrap()
+    };
+    let r = run();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("q2") && stderr.contains("1234567890123456789012345678901234567890"), "{stderr}");
+    let ids: Vec<String> = records(&out).iter().map(|r| r["question_id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(ids.len(), 2);
+    assert!(!ids.contains(&"q2".to_string()));
+    let failures = records(&dir.path().join("answers.failures.ndjson"));
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0]["question_id"], "q2");
+    assert_eq!(failures[0]["status"], "failed");
+    let again = run();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(stderr.contains("0 answered, 2 already done") && stderr.contains("1 failed"), "{stderr}");
+}
+
+#[test]
+fn an_agent_that_edits_its_worktree_is_recorded_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, first, _) = repo(dir.path());
+    let bench = benchmark(dir.path(), &first, &first);
+    let out = dir.path().join("answers.jsonl");
+    let r = answer_cmd(dir.path(), &repo, &bench, &out)
+        .args(["--agent", "command", "--model", "sh", "--question", "q1", "--command",
+            "echo patched > {workdir}/src/lib.rs; echo new > {workdir}/NOTES.md; echo I fixed it"])
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stderr));
+    let a = &records(&out)[0];
+    assert_eq!(a["answer"], "I fixed it");
+    assert_eq!(a["agent"]["worktree_changed"], true);
+    let changed = a["agent"]["changes"]["files"].to_string();
+    assert!(changed.contains("src/lib.rs") && changed.contains("modified"), "{changed}");
+    assert!(changed.contains("NOTES.md") && changed.contains("untracked"), "{changed}");
+    // The edit stayed in its worktree: the repository itself is untouched.
+    assert!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap().contains("marker_beta"));
+}
+
+#[test]
+fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, first, _) = repo(dir.path());
+    let bench = benchmark(dir.path(), &first, &first);
+    let out = dir.path().join("answers.jsonl");
+    let cmd = || {
+        let mut c = answer_cmd(dir.path(), &repo, &bench, &out);
+        c.args(["--agent", "command", "--model", "sh", "--attempts", "3", "--concurrency", "1",
+            "--command", "sleep 0.3; echo answer from {model}"])
+            .stderr(std::process::Stdio::null());
+        c
+    };
+    let mut child = cmd().spawn().unwrap();
+    while std::fs::read_to_string(&out).map_or(0, |t| t.lines().count()) < 2 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let r = cmd().stderr(std::process::Stdio::piped()).output().unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stderr));
+    let mut keys: Vec<(String, u64)> = records(&out)
+        .iter()
+        .map(|r| (r["question_id"].as_str().unwrap().to_string(), r["attempt"].as_u64().unwrap()))
+        .collect();
+    keys.sort();
+    let want: Vec<(String, u64)> = ["q1", "q2", "q3"]
+        .iter()
+        .flat_map(|q| (0..3).map(move |a| (q.to_string(), a)))
+        .collect();
+    assert_eq!(keys, want, "every (question, attempt) exactly once");
+    // The answers validate as SPEC §2.2 answers.
+    let v = Command::new(BIN).arg("validate").arg(&bench).arg(&out).output().unwrap();
+    assert_eq!(v.status.code(), Some(0), "{}", String::from_utf8_lossy(&v.stderr));
+}
+
+#[test]
+fn a_missing_agent_cli_stops_the_run_before_anything_is_checked_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, first, _) = repo(dir.path());
+    let bench = benchmark(dir.path(), &first, &first);
+    let out = dir.path().join("answers.jsonl");
+    let r = answer_cmd(dir.path(), &repo, &bench, &out)
+        .args(["--agent", "claude-code", "--model", "m", "--agent-bin", "/nonexistent/claude"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("claude-code CLI cannot run") && stderr.contains("--agent-bin"), "{stderr}");
+    assert!(!dir.path().join("cache/worktrees").exists());
+}

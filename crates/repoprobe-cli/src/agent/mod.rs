@@ -3,3 +3,6 @@
 //! clones) and says afterwards whether the agent changed anything; `external` runs a coding-agent
 //! CLI (Claude Code, Codex, Gemini, any command) in it; `tools` and `builtin` are our own
 //! read-only tool-calling agent for any model behind the judge's client.
+
+pub mod external;
+pub mod workspace;

@@ -99,7 +99,9 @@ impl ExternalAgent {
                 "ANTHROPIC_BASE_URL",
             ],
             ExternalAgent::Codex => &["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"],
-            ExternalAgent::Gemini => &["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"],
+            ExternalAgent::Gemini => {
+                &["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"]
+            }
             ExternalAgent::Command => &[],
         }
     }
@@ -260,7 +262,8 @@ pub struct RunOutcome {
     /// The exit status; `None` when killed by a signal or timed out.
     pub exit_code: Option<i32>,
     pub timed_out: bool,
-    pub duration: Duration,
+    /// Wall-clock seconds, prompt writing included.
+    pub duration_s: f64,
     /// The program and arguments (scrubbed; the prompt is in a file, except Gemini's `-p`).
     pub command: Vec<String>,
     /// stdout (scrubbed, at most `max_stdout` bytes).
@@ -300,9 +303,7 @@ pub fn invocation(
             );
         }
         ExternalAgent::Codex => {
-            args.extend(
-                ["exec", "--json", "-s", "read-only", "-m", model].map(OsString::from),
-            );
+            args.extend(["exec", "--json", "-s", "read-only", "-m", model].map(OsString::from));
         }
         ExternalAgent::Gemini => {
             // `-p` is appended to stdin input, so stdin stays empty.
@@ -349,9 +350,17 @@ pub fn invocation(
 
 /// The agent's environment: [`BASE_ENV`] and `pass_env` from ours (when set), the preset's fixed
 /// variables, `set_env`, the placeholders' values for `command`, and HOME.
-pub fn agent_env(cfg: &AgentConfig, workdir: &Path, prompt_file: &Path) -> Vec<(OsString, OsString)> {
+pub fn agent_env(
+    cfg: &AgentConfig,
+    workdir: &Path,
+    prompt_file: &Path,
+) -> Vec<(OsString, OsString)> {
     let mut env: BTreeMap<OsString, OsString> = BTreeMap::new();
-    for name in BASE_ENV.iter().copied().chain(cfg.pass_env.iter().map(String::as_str)) {
+    for name in BASE_ENV
+        .iter()
+        .copied()
+        .chain(cfg.pass_env.iter().map(String::as_str))
+    {
         if let Some(v) = std::env::var_os(name) {
             env.insert(name.into(), v);
         }
@@ -386,13 +395,21 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
         },
         exit_code: None,
         timed_out: false,
-        duration: started.elapsed(),
+        duration_s: started.elapsed().as_secs_f64(),
         command,
         stdout: String::new(),
         stderr_tail: String::new(),
     };
-    if let Err(e) = std::fs::create_dir_all(scratch).and_then(|_| std::fs::write(&prompt_file, prompt)) {
-        return failed(format!("could not write the prompt file {}: {e}", prompt_file.display()), Vec::new());
+    if let Err(e) =
+        std::fs::create_dir_all(scratch).and_then(|_| std::fs::write(&prompt_file, prompt))
+    {
+        return failed(
+            format!(
+                "could not write the prompt file {}: {e}",
+                prompt_file.display()
+            ),
+            Vec::new(),
+        );
     }
     let env = agent_env(cfg, workdir, &prompt_file);
     let inv = match invocation(cfg, workdir, prompt, &prompt_file, env) {
@@ -425,7 +442,7 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
         result,
         exit_code: raw.exit_code,
         timed_out: raw.timed_out,
-        duration: started.elapsed(),
+        duration_s: started.elapsed().as_secs_f64(),
         command,
         stdout,
         stderr_tail: tail(&stderr, ERROR_TAIL_CHARS * 4),
@@ -453,7 +470,12 @@ pub async fn version(cfg: &AgentConfig) -> Option<Result<String, String>> {
     };
     let raw = match execute(&inv, Duration::from_secs(60), 1 << 16).await {
         Ok(raw) => raw,
-        Err(e) => return Some(Err(format!("could not run {} --version: {e}", program.to_string_lossy()))),
+        Err(e) => {
+            return Some(Err(format!(
+                "could not run {} --version: {e}",
+                program.to_string_lossy()
+            )));
+        }
     };
     let out = inv.scrub(&String::from_utf8_lossy(&raw.stdout));
     let line = out.lines().map(str::trim).find(|l| !l.is_empty());
@@ -463,13 +485,21 @@ pub async fn version(cfg: &AgentConfig) -> Option<Result<String, String>> {
             "{} --version failed (exit {:?}): {}",
             program.to_string_lossy(),
             raw.exit_code,
-            tail(&inv.scrub(&String::from_utf8_lossy(&raw.stderr)), ERROR_TAIL_CHARS)
+            tail(
+                &inv.scrub(&String::from_utf8_lossy(&raw.stderr)),
+                ERROR_TAIL_CHARS
+            )
         )),
     })
 }
 
 /// Parses a CLI's output. `exit_code` is `None` when the process was killed.
-pub fn parse(agent: ExternalAgent, stdout: &str, stderr: &str, exit_code: Option<i32>) -> AgentResult {
+pub fn parse(
+    agent: ExternalAgent,
+    stdout: &str,
+    stderr: &str,
+    exit_code: Option<i32>,
+) -> AgentResult {
     let mut r = match agent {
         ExternalAgent::ClaudeCode => parse_claude(stdout),
         ExternalAgent::Codex => parse_codex(stdout),
@@ -503,7 +533,9 @@ pub fn parse(agent: ExternalAgent, stdout: &str, stderr: &str, exit_code: Option
 /// Claude Code `--output-format json`: one `type: result` object (the last such line, should
 /// anything precede it).
 fn parse_claude(stdout: &str) -> AgentResult {
-    let Some(v) = json_object(stdout, |v| v.get("type").and_then(Value::as_str) == Some("result")) else {
+    let Some(v) = json_object(stdout, |v| {
+        v.get("type").and_then(Value::as_str) == Some("result")
+    }) else {
         return unparsable("Claude Code JSON result", stdout);
     };
     let mut r = AgentResult::default();
@@ -520,7 +552,10 @@ fn parse_claude(stdout: &str) -> AgentResult {
         let detail = if !errors.is_empty() {
             errors.join("; ")
         } else {
-            v.get("result").and_then(Value::as_str).unwrap_or("").to_string()
+            v.get("result")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
         };
         let what = if subtype.is_empty() { "error" } else { subtype };
         r.error = Some(if detail.is_empty() {
@@ -667,7 +702,10 @@ fn parse_gemini(stdout: &str) -> AgentResult {
             r.meta.insert("error_code".into(), code.clone());
         }
     } else {
-        r.answer = v.get("response").and_then(Value::as_str).map(str::to_string);
+        r.answer = v
+            .get("response")
+            .and_then(Value::as_str)
+            .map(str::to_string);
     }
     if let Some(id) = v.get("session_id") {
         r.meta.insert("session_id".into(), id.clone());
@@ -678,14 +716,22 @@ fn parse_gemini(stdout: &str) -> AgentResult {
         if let Some(models) = stats.get("models").and_then(Value::as_object) {
             for m in models.values() {
                 found = true;
-                let n = |a: &str, b: &str| m.get(a).and_then(|x| x.get(b)).and_then(Value::as_u64).unwrap_or(0);
+                let n = |a: &str, b: &str| {
+                    m.get(a)
+                        .and_then(|x| x.get(b))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0)
+                };
                 requests += n("api", "totalRequests");
                 prompt += n("tokens", "prompt");
                 // Thinking tokens are output the model was paid for.
                 out += n("tokens", "candidates") + n("tokens", "thoughts");
                 cached += n("tokens", "cached");
             }
-            r.meta.insert("models".into(), Value::Array(models.keys().cloned().map(Value::String).collect()));
+            r.meta.insert(
+                "models".into(),
+                Value::Array(models.keys().cloned().map(Value::String).collect()),
+            );
         }
         if found {
             r.turns = Some(requests as u32);
@@ -729,10 +775,11 @@ fn json_object(text: &str, wanted: impl Fn(&Value) -> bool) -> Option<Value> {
     }
     for &start in starts.iter().rev() {
         let mut de = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        if let Some(Ok(v)) = de.next() {
-            if v.is_object() && wanted(&v) {
-                return Some(v);
-            }
+        if let Some(Ok(v)) = de.next()
+            && v.is_object()
+            && wanted(&v)
+        {
+            return Some(v);
         }
     }
     None
@@ -817,7 +864,11 @@ impl Drop for GroupGuard {
 /// Spawns `inv` as the leader of a new process group, reads stdout (head, up to `max_stdout`)
 /// and stderr (tail) while it runs, and on timeout kills the whole group. Once the leader has
 /// exited the group is killed as well, so background processes it left cannot hold the pipes.
-async fn execute(inv: &Invocation, timeout: Duration, max_stdout: usize) -> std::io::Result<RawOutput> {
+async fn execute(
+    inv: &Invocation,
+    timeout: Duration,
+    max_stdout: usize,
+) -> std::io::Result<RawOutput> {
     let stdin = match &inv.stdin {
         Some(p) => Stdio::from(std::fs::File::open(p)?),
         None => Stdio::null(),
@@ -878,7 +929,9 @@ async fn read_some<R: AsyncRead + Unpin>(r: &mut R, buf: &mut [u8]) -> std::io::
 /// The first `max` bytes, and whether there was more (the rest is read and dropped so the
 /// writer never blocks).
 async fn read_head<R: AsyncRead + Unpin>(r: Option<R>, max: usize) -> (Vec<u8>, bool) {
-    let Some(mut r) = r else { return (Vec::new(), false) };
+    let Some(mut r) = r else {
+        return (Vec::new(), false);
+    };
     let (mut out, mut truncated, mut chunk) = (Vec::new(), false, vec![0u8; 64 << 10]);
     loop {
         match read_some(&mut r, &mut chunk).await {
@@ -965,7 +1018,10 @@ mod tests {
     fn claude_code_success_is_parsed_with_turns_tokens_and_cost() {
         let r = parse(ExternalAgent::ClaudeCode, CLAUDE_SUCCESS, "", Some(0));
         assert_eq!(r.error, None);
-        assert_eq!(r.answer.as_deref(), Some("The file says: 1\tsecret content 42\n"));
+        assert_eq!(
+            r.answer.as_deref(),
+            Some("The file says: 1\tsecret content 42\n")
+        );
         assert_eq!(r.turns, Some(3));
         assert_eq!((r.input_tokens, r.output_tokens), (Some(300), Some(60)));
         assert_eq!(r.cost_usd, Some(0.0018000000000000002));
@@ -973,7 +1029,10 @@ mod tests {
         assert_eq!(r.meta["subtype"], "success");
         // Warnings printed before the object do not hide it.
         let noisy = format!("warning: something\n{CLAUDE_SUCCESS}\n");
-        assert_eq!(parse(ExternalAgent::ClaudeCode, &noisy, "", Some(0)).answer, r.answer);
+        assert_eq!(
+            parse(ExternalAgent::ClaudeCode, &noisy, "", Some(0)).answer,
+            r.answer
+        );
     }
 
     #[test]
@@ -994,14 +1053,29 @@ mod tests {
 
     #[test]
     fn unparsable_or_empty_output_is_an_error_never_an_answer() {
-        for agent in [ExternalAgent::ClaudeCode, ExternalAgent::Codex, ExternalAgent::Gemini] {
+        for agent in [
+            ExternalAgent::ClaudeCode,
+            ExternalAgent::Codex,
+            ExternalAgent::Gemini,
+        ] {
             let r = parse(agent, "Error: not logged in\n", "", Some(0));
             assert_eq!(r.answer, None, "{agent:?}");
-            assert!(r.error.as_deref().unwrap().starts_with("could not parse"), "{r:?}");
+            assert!(
+                r.error.as_deref().unwrap().starts_with("could not parse"),
+                "{r:?}"
+            );
             let r = parse(agent, "", "", Some(0));
-            assert!(r.error.as_deref().unwrap().starts_with("no output"), "{r:?}");
+            assert!(
+                r.error.as_deref().unwrap().starts_with("no output"),
+                "{r:?}"
+            );
         }
-        let r = parse(ExternalAgent::ClaudeCode, r#"{"type":"result","subtype":"success","is_error":false,"result":"  "}"#, "", Some(0));
+        let r = parse(
+            ExternalAgent::ClaudeCode,
+            r#"{"type":"result","subtype":"success","is_error":false,"result":"  "}"#,
+            "",
+            Some(0),
+        );
         assert_eq!(r.error.as_deref(), Some("empty answer"));
     }
 
@@ -1009,7 +1083,10 @@ mod tests {
     fn codex_events_give_the_last_agent_message_and_summed_usage() {
         let r = parse(ExternalAgent::Codex, CODEX_SUCCESS, "", Some(0));
         assert_eq!(r.error, None);
-        assert_eq!(r.answer.as_deref(), Some("The parser is `parse` in src/lib.rs."));
+        assert_eq!(
+            r.answer.as_deref(),
+            Some("The parser is `parse` in src/lib.rs.")
+        );
         assert_eq!(r.turns, Some(1));
         assert_eq!(r.input_tokens, Some(24763));
         assert_eq!(r.cache_read_tokens, Some(24448));
@@ -1023,10 +1100,17 @@ mod tests {
     fn codex_turn_failed_is_the_error() {
         let r = parse(ExternalAgent::Codex, CODEX_FAILED, "", Some(1));
         assert_eq!(r.answer, None);
-        assert_eq!(r.error.as_deref(), Some("Codex: unexpected status 401 Unauthorized"));
+        assert_eq!(
+            r.error.as_deref(),
+            Some("Codex: unexpected status 401 Unauthorized")
+        );
         assert_eq!(r.meta["errors"][0], "Reconnecting... 1/5");
         // A stream that stops before any turn completes has no answer either.
-        let cut: String = CODEX_SUCCESS.lines().take(6).map(|l| format!("{l}\n")).collect();
+        let cut: String = CODEX_SUCCESS
+            .lines()
+            .take(6)
+            .map(|l| format!("{l}\n"))
+            .collect();
         let r = parse(ExternalAgent::Codex, &cut, "", Some(0));
         assert_eq!(r.error.as_deref(), Some("Codex: no completed turn"));
         assert_eq!(r.answer, None);
@@ -1038,17 +1122,26 @@ mod tests {
         assert_eq!(r.error, None);
         assert_eq!(r.answer.as_deref(), Some("It is parsed in `src/lib.rs`."));
         assert_eq!(r.turns, Some(3));
-        assert_eq!((r.input_tokens, r.output_tokens, r.cache_read_tokens), (Some(1200), Some(100), Some(300)));
+        assert_eq!(
+            (r.input_tokens, r.output_tokens, r.cache_read_tokens),
+            (Some(1200), Some(100), Some(300))
+        );
         assert_eq!(r.meta["tool_calls"], 2);
         let noisy = format!("Loaded cached credentials.\n{GEMINI_SUCCESS}");
-        assert_eq!(parse(ExternalAgent::Gemini, &noisy, "", Some(0)).answer, r.answer);
+        assert_eq!(
+            parse(ExternalAgent::Gemini, &noisy, "", Some(0)).answer,
+            r.answer
+        );
     }
 
     #[test]
     fn gemini_error_object_is_the_error() {
         let r = parse(ExternalAgent::Gemini, GEMINI_ERROR, "", Some(41));
         assert_eq!(r.answer, None);
-        assert_eq!(r.error.as_deref(), Some("Gemini: FatalAuthenticationError: API key not valid"));
+        assert_eq!(
+            r.error.as_deref(),
+            Some("Gemini: FatalAuthenticationError: API key not valid")
+        );
         assert_eq!(r.meta["error_code"], 41);
     }
 
@@ -1056,11 +1149,34 @@ mod tests {
     fn command_stdout_is_the_answer_and_a_failing_exit_is_an_error() {
         let r = parse(ExternalAgent::Command, "  the answer\n", "", Some(0));
         assert_eq!(r.answer.as_deref(), Some("the answer"));
-        let r = parse(ExternalAgent::Command, "partial", "line 1\nfatal: it broke\n", Some(3));
+        let r = parse(
+            ExternalAgent::Command,
+            "partial",
+            "line 1\nfatal: it broke\n",
+            Some(3),
+        );
         assert_eq!(r.answer, None);
-        assert_eq!(r.error.as_deref(), Some("exit status 3: line 1\nfatal: it broke"));
+        assert_eq!(
+            r.error.as_deref(),
+            Some("exit status 3: line 1\nfatal: it broke")
+        );
         let r = parse(ExternalAgent::Command, "x", "", None);
         assert_eq!(r.error.as_deref(), Some("killed by a signal"));
+    }
+
+    #[test]
+    fn agent_names_are_the_flag_values() {
+        use clap::ValueEnum;
+        for a in ExternalAgent::value_variants() {
+            assert_eq!(a.to_possible_value().unwrap().get_name(), a.as_str());
+            assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
+        }
+        assert!(
+            ExternalAgent::ClaudeCode
+                .usual_env()
+                .contains(&"ANTHROPIC_API_KEY")
+        );
+        assert!(ExternalAgent::Command.usual_env().is_empty());
     }
 
     #[test]
@@ -1069,7 +1185,15 @@ mod tests {
         let pf = Path::new("/tmp/scratch/prompt.txt");
         let args = |cfg: &AgentConfig| {
             let inv = invocation(cfg, tmp, "Why?", pf, Vec::new()).unwrap();
-            (inv.program.clone(), inv.args.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>().join(" "), inv.stdin.clone())
+            (
+                inv.program.clone(),
+                inv.args
+                    .iter()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                inv.stdin.clone(),
+            )
         };
         let mut claude = AgentConfig::new(ExternalAgent::ClaudeCode, "claude-sonnet-4-5");
         claude.max_turns = Some(30);
@@ -1086,12 +1210,20 @@ mod tests {
         codex.extra_args = vec!["--skip-git-repo-check".into()];
         assert_eq!(
             args(&codex),
-            ("/opt/codex".into(), "exec --json -s read-only -m gpt-5-codex --skip-git-repo-check -".into(), Some(pf.to_path_buf()))
+            (
+                "/opt/codex".into(),
+                "exec --json -s read-only -m gpt-5-codex --skip-git-repo-check -".into(),
+                Some(pf.to_path_buf())
+            )
         );
         let gemini = AgentConfig::new(ExternalAgent::Gemini, "gemini-2.5-pro");
         assert_eq!(
             args(&gemini),
-            ("gemini".into(), "--prompt=Why? --output-format json -m gemini-2.5-pro".into(), None)
+            (
+                "gemini".into(),
+                "--prompt=Why? --output-format json -m gemini-2.5-pro".into(),
+                None
+            )
         );
         let command = AgentConfig::new(ExternalAgent::Command, "m");
         assert!(invocation(&command, tmp, "Why?", pf, Vec::new()).is_err());
@@ -1108,27 +1240,41 @@ mod tests {
         cfg.home = Some("/tmp/scratch-home".into());
         let pf = Path::new("/tmp/p.txt");
         let env = agent_env(&cfg, Path::new("/tmp/wt"), pf);
-        let names: Vec<String> = env.iter().map(|(k, _)| k.to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
         assert!(names.contains(&"DISABLE_TELEMETRY".to_string()));
         assert!(!names.contains(&"REPOPROBE_TEST_SURELY_UNSET_VAR".to_string()));
-        assert!(!names.contains(&"CARGO".to_string()), "only listed variables pass: {names:?}");
+        assert!(
+            !names.contains(&"CARGO".to_string()),
+            "only listed variables pass: {names:?}"
+        );
         let home = env.iter().find(|(k, _)| k == "HOME").unwrap();
         assert_eq!(home.1, "/tmp/scratch-home");
         let inv = invocation(&cfg, Path::new("/tmp/wt"), "q", pf, env).unwrap();
         let shown = format!("{inv:?} {cfg:?}");
         assert!(!shown.contains("sk-ant-test-0123456789"), "{shown}");
         assert!(shown.contains("ANTHROPIC_API_KEY"));
-        assert_eq!(inv.scrub("key=sk-ant-test-0123456789 url=http://127.0.0.1:9"), "key=[redacted] url=http://127.0.0.1:9");
+        assert_eq!(
+            inv.scrub("key=sk-ant-test-0123456789 url=http://127.0.0.1:9"),
+            "key=[redacted] url=http://127.0.0.1:9"
+        );
     }
 
     fn rt() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
     }
 
     #[test]
     fn command_placeholders_are_one_shell_word_each_whatever_they_hold() {
         let tmp = tempfile::tempdir().unwrap();
-        let workdir = tmp.path().join("work dir with 'quotes' and \"doubles\" $(touch pwned)");
+        let workdir = tmp
+            .path()
+            .join("work dir with 'quotes' and \"doubles\" $(touch pwned)");
         let scratch = tmp.path().join("scratch; rm -rf ~");
         std::fs::create_dir_all(&workdir).unwrap();
         let mut cfg = AgentConfig::new(ExternalAgent::Command, "model 'x' $HOME `id`");
@@ -1157,19 +1303,28 @@ mod tests {
     fn a_key_echoed_by_the_agent_is_scrubbed_from_everything_returned() {
         let tmp = tempfile::tempdir().unwrap();
         let mut cfg = AgentConfig::new(ExternalAgent::Command, "m");
-        cfg.command = Some("echo \"answer $MY_API_KEY\"; echo \"err $MY_API_KEY\" >&2; exit 1".into());
+        cfg.command =
+            Some("echo \"answer $MY_API_KEY\"; echo \"err $MY_API_KEY\" >&2; exit 1".into());
         cfg.set_env = vec![("MY_API_KEY".into(), "sk-never-shown-42".into())];
         let out = rt().block_on(run(&cfg, tmp.path(), "q", &tmp.path().join("s")));
         let all = serde_json::to_string(&out).unwrap();
         assert!(!all.contains("sk-never-shown-42"), "{all}");
-        assert_eq!(out.result.error.as_deref(), Some("exit status 1: err [redacted]"));
+        assert_eq!(
+            out.result.error.as_deref(),
+            Some("exit status 1: err [redacted]")
+        );
         assert_eq!(out.stdout.trim(), "answer [redacted]");
     }
 
     /// Whether `pid` still runs (a zombie waiting for its reaper counts as gone).
     fn alive(pid: i32) -> bool {
         match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Ok(stat) => !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'),
+            Ok(stat) => !stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z'),
             Err(_) => false,
         }
     }
@@ -1178,11 +1333,17 @@ mod tests {
     fn timeout_kills_the_whole_process_group() {
         let tmp = tempfile::tempdir().unwrap();
         let mut cfg = AgentConfig::new(ExternalAgent::Command, "m");
-        cfg.command = Some("sh -c 'sleep 100 & echo $! >> pids; sleep 100 & echo $! >> pids; wait' & wait".into());
+        cfg.command = Some(
+            "sh -c 'sleep 100 & echo $! >> pids; sleep 100 & echo $! >> pids; wait' & wait".into(),
+        );
         cfg.timeout = Duration::from_millis(700);
         let started = Instant::now();
         let out = rt().block_on(run(&cfg, tmp.path(), "q", &tmp.path().join("s")));
-        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
         assert!(out.timed_out);
         assert_eq!(out.result.error.as_deref(), Some("timed out after 0.7 s"));
         assert_eq!(out.result.answer, None);
@@ -1219,9 +1380,301 @@ mod tests {
         cfg.program = Some(tmp.path().join("no-codex-here"));
         let out = rt().block_on(run(&cfg, tmp.path(), "q", &tmp.path().join("s")));
         let err = out.result.error.unwrap();
-        assert!(err.starts_with("could not start") && err.contains("no-codex-here"), "{err}");
+        assert!(
+            err.starts_with("could not start") && err.contains("no-codex-here"),
+            "{err}"
+        );
         let v = rt().block_on(version(&cfg)).unwrap();
         assert!(v.is_err());
-        assert!(rt().block_on(version(&AgentConfig::new(ExternalAgent::Command, "m"))).is_none());
+        assert!(
+            rt().block_on(version(&AgentConfig::new(ExternalAgent::Command, "m")))
+                .is_none()
+        );
+    }
+
+    /// The real Claude Code CLI against a loopback Anthropic-compatible server: it must call
+    /// Glob, then Read, then answer with what Read returned. Needs `scripts/setup-agents.sh` (or
+    /// `REPOPROBE_CLAUDE=/path/to/claude`); skipped with a message otherwise.
+    mod claude_code_end_to_end {
+        use super::*;
+        use crate::agent::workspace::RepoSource;
+        use serde_json::json;
+        use std::io::{BufRead, BufReader, Read, Write};
+        use std::net::{TcpListener, TcpStream};
+        use std::sync::{Arc, Mutex};
+
+        /// What only the Read tool can see.
+        const FILE_CONTENT: &str = "the flux capacitor needs 1.21 gigawatts (token zq-7781)";
+        const KEY: &str = "sk-ant-e2e-test-key-5f0c9a";
+
+        fn claude_binary() -> Option<PathBuf> {
+            if let Some(p) = std::env::var_os("REPOPROBE_CLAUDE") {
+                return Some(PathBuf::from(p));
+            }
+            let p =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/node_modules/.bin/claude");
+            p.exists().then_some(p)
+        }
+
+        /// One recorded request: path, x-api-key header, JSON body.
+        type Seen = Arc<Mutex<Vec<(String, Option<String>, Value)>>>;
+
+        /// Serves POST /v1/messages: a Glob tool call, then a Read of the first path Glob found,
+        /// then a final text quoting the Read result (and the key it was sent, which the parse
+        /// must scrub). Streams SSE when asked (Claude Code always asks).
+        fn serve(listener: TcpListener, seen: Seen) {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let seen = seen.clone();
+                std::thread::spawn(move || {
+                    let _ = handle(stream, &seen);
+                });
+            }
+        }
+
+        fn handle(mut stream: TcpStream, seen: &Seen) -> std::io::Result<()> {
+            let mut reader = BufReader::new(stream.try_clone()?);
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line)?;
+            let mut length = 0usize;
+            let mut key = None;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line)?;
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = line.split_once(':') {
+                    match k.trim().to_ascii_lowercase().as_str() {
+                        "content-length" => length = v.trim().parse().unwrap_or(0),
+                        "x-api-key" => key = Some(v.trim().to_string()),
+                        _ => {}
+                    }
+                }
+            }
+            let mut body = vec![0u8; length];
+            reader.read_exact(&mut body)?;
+            let path = request_line
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("")
+                .to_string();
+            let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            seen.lock()
+                .unwrap()
+                .push((path.clone(), key.clone(), body.clone()));
+            if !path.starts_with("/v1/messages") || path.starts_with("/v1/messages/count_tokens") {
+                let msg = b"{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":\"not here\"}}";
+                write!(
+                    stream,
+                    "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    msg.len()
+                )?;
+                return stream.write_all(msg);
+            }
+            let (blocks, stop) = reply(&body, key.as_deref().unwrap_or(""));
+            let stream_it = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+            let (ctype, payload) = if stream_it {
+                ("text/event-stream", sse(&blocks, stop))
+            } else {
+                let msg = json!({"id": "msg_e2e", "type": "message", "role": "assistant",
+                    "model": body["model"], "content": blocks, "stop_reason": stop,
+                    "stop_sequence": null, "usage": {"input_tokens": 100, "output_tokens": 20}});
+                ("application/json", msg.to_string())
+            };
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                payload.len()
+            )?;
+            stream.write_all(payload.as_bytes())?;
+            stream.flush()
+        }
+
+        /// The scripted conversation, decided by the last tool result in the request.
+        fn reply(body: &Value, key: &str) -> (Vec<Value>, &'static str) {
+            let last = body["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .cloned()
+                .unwrap_or(Value::Null);
+            let result = last["content"]
+                .as_array()
+                .and_then(|c| c.iter().rev().find(|b| b["type"] == "tool_result"))
+                .cloned();
+            let text_of = |r: &Value| match &r["content"] {
+                Value::String(s) => s.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|p| p["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            match result {
+                None => (
+                    vec![
+                        json!({"type": "tool_use", "id": "toolu_glob", "name": "Glob", "input": {"pattern": "**/*.txt"}}),
+                    ],
+                    "tool_use",
+                ),
+                Some(r) if r["tool_use_id"] == "toolu_glob" => {
+                    let found = text_of(&r);
+                    let first = found.lines().next().unwrap_or("").trim().to_string();
+                    (
+                        vec![
+                            json!({"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": first}}),
+                        ],
+                        "tool_use",
+                    )
+                }
+                Some(r) => (
+                    vec![
+                        json!({"type": "text", "text": format!("Read returned: {} (my key is {key})", text_of(&r))}),
+                    ],
+                    "end_turn",
+                ),
+            }
+        }
+
+        fn sse(blocks: &[Value], stop: &str) -> String {
+            let mut events = vec![
+                json!({"type": "message_start", "message": {"id": "msg_e2e", "type": "message",
+                "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": null,
+                "stop_sequence": null, "usage": {"input_tokens": 100, "output_tokens": 1}}}),
+            ];
+            for (i, b) in blocks.iter().enumerate() {
+                if b["type"] == "text" {
+                    events.push(json!({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}));
+                    events.push(json!({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}}));
+                } else {
+                    events.push(json!({"type": "content_block_start", "index": i, "content_block": {"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}}));
+                    events.push(json!({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": b["input"].to_string()}}));
+                }
+                events.push(json!({"type": "content_block_stop", "index": i}));
+            }
+            events.push(json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 20}}));
+            events.push(json!({"type": "message_stop"}));
+            events
+                .iter()
+                .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+                .collect()
+        }
+
+        fn git(dir: &Path, args: &[&str]) {
+            let ok = std::process::Command::new("git")
+                .arg("-C")
+                .arg(dir)
+                .args(args)
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@example.com")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@example.com")
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "git {args:?}");
+        }
+
+        #[test]
+        fn real_claude_code_reads_the_worktree_through_its_tools_and_is_parsed() {
+            let Some(claude) = claude_binary() else {
+                eprintln!(
+                    "SKIPPED real_claude_code_…: no Claude Code CLI (run scripts/setup-agents.sh or set REPOPROBE_CLAUDE)"
+                );
+                return;
+            };
+            let tmp = tempfile::tempdir().unwrap();
+            // A repository whose file content no model could guess, checked out like a question.
+            let origin = tmp.path().join("origin");
+            std::fs::create_dir_all(origin.join("docs")).unwrap();
+            git(&origin, &["init", "--quiet", "-b", "main"]);
+            std::fs::write(origin.join("docs/notes.txt"), format!("{FILE_CONTENT}\n")).unwrap();
+            git(&origin, &["add", "."]);
+            git(&origin, &["commit", "--quiet", "-m", "notes"]);
+            let repo = repoprobe_core::Repo {
+                name: "acme/delorean".into(),
+                url: String::new(),
+                commit: "main".into(),
+                language: String::new(),
+                theme: String::new(),
+            };
+            let source =
+                RepoSource::new(tmp.path().join("cache")).map_repo("acme/delorean", &origin);
+            let wt = source
+                .prepare(&repo, &tmp.path().join("worktrees/q1"))
+                .unwrap();
+
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let seen: Seen = Arc::default();
+            {
+                let seen = seen.clone();
+                std::thread::spawn(move || serve(listener, seen));
+            }
+            let home = tmp.path().join("home");
+            std::fs::create_dir_all(&home).unwrap();
+            let mut cfg = AgentConfig::new(ExternalAgent::ClaudeCode, "claude-sonnet-4-5");
+            cfg.program = Some(claude.clone());
+            cfg.max_turns = Some(5);
+            cfg.home = Some(home);
+            cfg.timeout = Duration::from_secs(120);
+            cfg.set_env = vec![
+                ("ANTHROPIC_API_KEY".into(), KEY.into()),
+                (
+                    "ANTHROPIC_BASE_URL".into(),
+                    format!("http://127.0.0.1:{port}"),
+                ),
+            ];
+            let v = rt().block_on(version(&cfg)).unwrap().unwrap();
+            eprintln!("Claude Code version: {v}");
+            assert!(v.contains("Claude Code"), "{v}");
+
+            let out = rt().block_on(run(
+                &cfg,
+                &wt.path,
+                "What do the notes in this repository say? Quote them.",
+                &tmp.path().join("scratch"),
+            ));
+            let r = &out.result;
+            assert_eq!(
+                r.error, None,
+                "stderr: {}\nstdout: {}",
+                out.stderr_tail, out.stdout
+            );
+            let answer = r.answer.as_deref().unwrap();
+            assert!(answer.contains(FILE_CONTENT), "{answer}");
+            assert!(answer.contains("my key is [redacted]"), "{answer}");
+            assert_eq!(r.turns, Some(3), "{r:?}");
+            assert!(
+                r.input_tokens.unwrap() >= 300 && r.output_tokens.unwrap() >= 60,
+                "{r:?}"
+            );
+            assert!(
+                r.cost_usd.is_some() && r.meta.contains_key("session_id"),
+                "{r:?}"
+            );
+            // The key reached the server, and nowhere in what we return.
+            let requests = seen.lock().unwrap().clone();
+            assert!(
+                requests
+                    .iter()
+                    .any(|(p, k, _)| p.starts_with("/v1/messages") && k.as_deref() == Some(KEY))
+            );
+            let returned = serde_json::to_string(&out).unwrap();
+            assert!(!returned.contains(KEY), "the key leaked: {returned}");
+            // The tool was Read, on our file; only the read-only tools were offered.
+            let tools: Vec<String> = requests[0].2["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_string))
+                .collect();
+            assert_eq!(tools, ["Glob", "Grep", "Read"]);
+            // Reading is not editing: the worktree is untouched (no session files written there).
+            assert!(wt.changes().unwrap().is_empty(), "{:?}", wt.changes());
+            wt.remove().unwrap();
+        }
     }
 }

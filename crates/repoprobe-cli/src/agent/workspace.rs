@@ -125,7 +125,9 @@ pub enum WorkspaceError {
         action: String,
         stderr: String,
     },
-    #[error("{repo}@{commit}: worktree directory {path} already exists and is not a worktree of the cache")]
+    #[error(
+        "{repo}@{commit}: worktree directory {path} already exists and is not a worktree of the cache"
+    )]
     PathTaken {
         repo: String,
         commit: String,
@@ -378,7 +380,8 @@ impl Worktree {
                 source: e,
             })?;
         }
-        git(Some(&self.git_dir), ["worktree", "prune"]).map_err(|e| self.error("worktree prune", e))?;
+        git(Some(&self.git_dir), ["worktree", "prune"])
+            .map_err(|e| self.error("worktree prune", e))?;
         Ok(())
     }
 
@@ -478,11 +481,10 @@ fn fetch(git_dir: &Path, source: &OsStr, commit: &str) -> String {
     if let Err(e) = refs {
         last = e;
     }
-    if resolve(git_dir, commit).is_none()
-        && commit.len() == 40
-        && commit.chars().all(|c| c.is_ascii_hexdigit())
-    {
-        if let Err(e) = git(
+    let full_sha = commit.len() == 40 && commit.chars().all(|c| c.is_ascii_hexdigit());
+    if full_sha
+        && resolve(git_dir, commit).is_none()
+        && let Err(e) = git(
             Some(git_dir),
             [
                 OsStr::new("fetch"),
@@ -491,9 +493,9 @@ fn fetch(git_dir: &Path, source: &OsStr, commit: &str) -> String {
                 source,
                 OsStr::new(commit),
             ],
-        ) {
-            last = e;
-        }
+        )
+    {
+        last = e;
     }
     last
 }
@@ -562,7 +564,9 @@ where
         .env("SSH_ASKPASS", "")
         .env("LC_ALL", "C")
         .stdin(Stdio::null());
-    let out = cmd.output().map_err(|e| format!("could not run git: {e}"))?;
+    let out = cmd
+        .output()
+        .map_err(|e| format!("could not run git: {e}"))?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
@@ -603,7 +607,11 @@ mod tests {
             .env("GIT_COMMITTER_EMAIL", "t@example.com")
             .output()
             .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
@@ -642,7 +650,10 @@ mod tests {
         let url = origin.to_str().unwrap();
         // A short sha resolves to the full one.
         let wt = source
-            .prepare(&repo("acme/widget", url, &first[..10]), &tmp.path().join("wt/q1"))
+            .prepare(
+                &repo("acme/widget", url, &first[..10]),
+                &tmp.path().join("wt/q1"),
+            )
             .unwrap();
         assert_eq!(wt.commit, first);
         assert!(!wt.from_head);
@@ -652,7 +663,10 @@ mod tests {
         );
         assert!(tmp.path().join("cache/acme__widget.git/HEAD").exists());
         let wt2 = source
-            .prepare(&repo("acme/widget", url, &second), &tmp.path().join("wt/q2"))
+            .prepare(
+                &repo("acme/widget", url, &second),
+                &tmp.path().join("wt/q2"),
+            )
             .unwrap();
         assert_eq!(
             std::fs::read_to_string(wt2.path.join("src/lib.txt")).unwrap(),
@@ -701,7 +715,10 @@ mod tests {
             .unwrap_err();
         let msg = err.to_string();
         assert!(matches!(err, WorkspaceError::UnknownCommit { .. }), "{msg}");
-        assert!(msg.contains("acme/widget") && msg.contains(missing), "{msg}");
+        assert!(
+            msg.contains("acme/widget") && msg.contains(missing),
+            "{msg}"
+        );
         assert!(!tmp.path().join("wt").exists());
     }
 
@@ -726,7 +743,10 @@ mod tests {
         let err = source
             .prepare(&repo("acme/ghost", "", "abc123"), &tmp.path().join("wt"))
             .unwrap_err();
-        assert_eq!(err.to_string(), "acme/ghost: no url in the question and not in --repo-map");
+        assert_eq!(
+            err.to_string(),
+            "acme/ghost: no url in the question and not in --repo-map"
+        );
         let err = source
             .prepare(&repo("../etc", "x", "abc"), &tmp.path().join("wt"))
             .unwrap_err();
@@ -793,9 +813,18 @@ mod tests {
             .iter()
             .map(|c| (c.path.as_str(), c.kind))
             .collect();
-        assert!(got.contains(&("src/lib.txt", ChangeKind::Modified)), "{got:?}");
-        assert!(got.contains(&("notes/deep/new file.md", ChangeKind::Untracked)), "{got:?}");
-        assert!(got.contains(&(".gitignore", ChangeKind::Deleted)), "{got:?}");
+        assert!(
+            got.contains(&("src/lib.txt", ChangeKind::Modified)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&("notes/deep/new file.md", ChangeKind::Untracked)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&(".gitignore", ChangeKind::Deleted)),
+            "{got:?}"
+        );
         assert!(changes.head_moved_to.is_none());
         assert!(!changes.is_empty());
         let json = serde_json::to_string(&changes.files[0]).unwrap();
@@ -843,10 +872,17 @@ mod tests {
             let handles: Vec<_> = (0..4)
                 .map(|i| {
                     let (source, url, tmp) = (&source, &url, tmp.path());
-                    let commit = if i % 2 == 0 { first.clone() } else { second.clone() };
+                    let commit = if i % 2 == 0 {
+                        first.clone()
+                    } else {
+                        second.clone()
+                    };
                     s.spawn(move || {
                         source
-                            .prepare(&repo("acme/widget", url, &commit), &tmp.join(format!("wt{i}")))
+                            .prepare(
+                                &repo("acme/widget", url, &commit),
+                                &tmp.join(format!("wt{i}")),
+                            )
                             .unwrap()
                     })
                 })
@@ -863,7 +899,10 @@ mod tests {
                 s.spawn(move || wt.remove().unwrap());
             }
         });
-        let list = sh(&tmp.path().join("cache/acme__widget.git"), &["worktree", "list"]);
+        let list = sh(
+            &tmp.path().join("cache/acme__widget.git"),
+            &["worktree", "list"],
+        );
         assert_eq!(list.lines().count(), 1, "{list}");
     }
 
@@ -879,7 +918,10 @@ mod tests {
         std::fs::write(wt.path.join("scratch.txt"), "left by the agent").unwrap();
         wt.remove().unwrap();
         assert!(!dir.exists());
-        let list = sh(&tmp.path().join("cache/acme__widget.git"), &["worktree", "list"]);
+        let list = sh(
+            &tmp.path().join("cache/acme__widget.git"),
+            &["worktree", "list"],
+        );
         assert_eq!(list.lines().count(), 1, "{list}");
     }
 
@@ -891,10 +933,14 @@ mod tests {
         let source = RepoSource::new(tmp.path().join("cache"));
         let dir = tmp.path().join("wt");
         // A run killed before its cleanup left this one behind, edited.
-        let stale = source.prepare(&repo("acme/widget", url, &first), &dir).unwrap();
+        let stale = source
+            .prepare(&repo("acme/widget", url, &first), &dir)
+            .unwrap();
         std::fs::write(stale.path.join("src/lib.txt"), "edited\n").unwrap();
         drop(stale);
-        let wt = source.prepare(&repo("acme/widget", url, &second), &dir).unwrap();
+        let wt = source
+            .prepare(&repo("acme/widget", url, &second), &dir)
+            .unwrap();
         assert!(wt.changes().unwrap().is_empty());
         assert_eq!(
             std::fs::read_to_string(wt.path.join("src/lib.txt")).unwrap(),
@@ -904,7 +950,9 @@ mod tests {
         let foreign = tmp.path().join("mine");
         std::fs::create_dir_all(&foreign).unwrap();
         std::fs::write(foreign.join("keep.txt"), "precious").unwrap();
-        let err = source.prepare(&repo("acme/widget", url, &first), &foreign).unwrap_err();
+        let err = source
+            .prepare(&repo("acme/widget", url, &first), &foreign)
+            .unwrap_err();
         assert!(matches!(err, WorkspaceError::PathTaken { .. }), "{err}");
         assert!(foreign.join("keep.txt").exists());
     }

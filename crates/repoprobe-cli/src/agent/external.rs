@@ -1422,17 +1422,17 @@ mod tests {
         /// Serves POST /v1/messages: a Glob tool call, then a Read of the first path Glob found,
         /// then a final text quoting the Read result (and the key it was sent, which the parse
         /// must scrub). Streams SSE when asked (Claude Code always asks).
-        fn serve(listener: TcpListener, seen: Seen) {
+        fn serve(listener: TcpListener, seen: Seen, endless: bool) {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { return };
                 let seen = seen.clone();
                 std::thread::spawn(move || {
-                    let _ = handle(stream, &seen);
+                    let _ = handle(stream, &seen, endless);
                 });
             }
         }
 
-        fn handle(mut stream: TcpStream, seen: &Seen) -> std::io::Result<()> {
+        fn handle(mut stream: TcpStream, seen: &Seen, endless: bool) -> std::io::Result<()> {
             let mut reader = BufReader::new(stream.try_clone()?);
             let mut request_line = String::new();
             reader.read_line(&mut request_line)?;
@@ -1473,7 +1473,18 @@ mod tests {
                 )?;
                 return stream.write_all(msg);
             }
-            let (blocks, stop) = reply(&body, key.as_deref().unwrap_or(""));
+            let (blocks, stop) = if endless {
+                // Never done: the CLI must stop at --max-turns.
+                (
+                    vec![
+                        json!({"type": "tool_use", "id": format!("toolu_{}", seen.lock().unwrap().len()),
+                    "name": "Glob", "input": {"pattern": "**/*"}}),
+                    ],
+                    "tool_use",
+                )
+            } else {
+                reply(&body, key.as_deref().unwrap_or(""))
+            };
             let stream_it = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
             let (ctype, payload) = if stream_it {
                 ("text/event-stream", sse(&blocks, stop))
@@ -1611,7 +1622,7 @@ mod tests {
             let seen: Seen = Arc::default();
             {
                 let seen = seen.clone();
-                std::thread::spawn(move || serve(listener, seen));
+                std::thread::spawn(move || serve(listener, seen, false));
             }
             let home = tmp.path().join("home");
             std::fs::create_dir_all(&home).unwrap();
@@ -1675,6 +1686,53 @@ mod tests {
             // Reading is not editing: the worktree is untouched (no session files written there).
             assert!(wt.changes().unwrap().is_empty(), "{:?}", wt.changes());
             wt.remove().unwrap();
+        }
+
+        #[test]
+        fn real_claude_code_stopped_by_max_turns_is_an_error_without_answer() {
+            let Some(claude) = claude_binary() else {
+                eprintln!(
+                    "SKIPPED real_claude_code_stopped_…: no Claude Code CLI (run scripts/setup-agents.sh or set REPOPROBE_CLAUDE)"
+                );
+                return;
+            };
+            let tmp = tempfile::tempdir().unwrap();
+            std::fs::write(tmp.path().join("a.txt"), "x").unwrap();
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let seen: Seen = Arc::default();
+            {
+                let seen = seen.clone();
+                std::thread::spawn(move || serve(listener, seen, true));
+            }
+            let home = tmp.path().join("home");
+            std::fs::create_dir_all(&home).unwrap();
+            let mut cfg = AgentConfig::new(ExternalAgent::ClaudeCode, "claude-sonnet-4-5");
+            cfg.program = Some(claude);
+            cfg.max_turns = Some(2);
+            cfg.home = Some(home);
+            cfg.timeout = Duration::from_secs(120);
+            cfg.set_env = vec![
+                ("ANTHROPIC_API_KEY".into(), KEY.into()),
+                (
+                    "ANTHROPIC_BASE_URL".into(),
+                    format!("http://127.0.0.1:{port}"),
+                ),
+            ];
+            let work = tmp.path().join("work");
+            std::fs::create_dir_all(&work).unwrap();
+            let out = rt().block_on(run(
+                &cfg,
+                &work,
+                "Keep looking.",
+                &tmp.path().join("scratch"),
+            ));
+            let r = &out.result;
+            assert_eq!(r.answer, None, "{out:?}");
+            let err = r.error.as_deref().unwrap();
+            assert!(err.starts_with("Claude Code: error_max_turns"), "{err}");
+            assert_eq!(out.exit_code, Some(1));
+            assert!(r.turns.is_some() && r.input_tokens.is_some(), "{r:?}");
         }
     }
 }

@@ -194,11 +194,22 @@ impl RepoSource {
         if wanted.is_empty() && !self.allow_head {
             return Err(WorkspaceError::NoCommit { repo: name.into() });
         }
+        // Git runs with `-C <clone>`, so local paths are made absolute first.
         let (source, offline) = match self.map.get(name) {
-            Some(p) => (p.as_os_str().to_owned(), true),
-            None if !repo.url.trim().is_empty() => (repo.url.trim().into(), false),
+            Some(p) => (absolute(p).into_os_string(), true),
+            None if !repo.url.trim().is_empty() => {
+                let url = repo.url.trim();
+                let local = Path::new(url);
+                let source = if !url.contains("://") && local.exists() {
+                    absolute(local).into_os_string()
+                } else {
+                    url.into()
+                };
+                (source, false)
+            }
             None => return Err(WorkspaceError::NoSource { repo: name.into() }),
         };
+        let worktree_dir = &absolute(worktree_dir);
         let source_desc = if offline {
             format!("local clone {}", Path::new(&source).display())
         } else {
@@ -428,6 +439,11 @@ impl RepoLock {
             }
         }
     }
+}
+
+/// `p` made absolute against the current directory (unchanged when that fails).
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// `owner/name` → `owner__name`, refusing anything that could leave the cache directory.
@@ -955,6 +971,35 @@ mod tests {
             .unwrap_err();
         assert!(matches!(err, WorkspaceError::PathTaken { .. }), "{err}");
         assert!(foreign.join("keep.txt").exists());
+    }
+
+    #[test]
+    fn relative_paths_mean_relative_to_the_current_directory() {
+        // cargo runs tests in the crate's directory; the temporary directory lives there.
+        let tmp = tempfile::Builder::new()
+            .prefix(".workspace-test")
+            .tempdir_in(".")
+            .unwrap();
+        let rel = Path::new(".").join(tmp.path().file_name().unwrap());
+        let (_, first, _) = origin(&rel);
+        let source = RepoSource::new(rel.join("cache")).map_repo("acme/widget", rel.join("origin"));
+        let wt = source
+            .prepare(&repo("acme/widget", "", &first), &rel.join("wt"))
+            .unwrap();
+        assert!(wt.path.is_absolute());
+        assert!(tmp.path().join("wt/src/lib.txt").exists());
+        // A later fetch from the mapped (relative) path works from inside the clone too.
+        sh(
+            &rel.join("origin"),
+            &["commit", "--quiet", "--allow-empty", "-m", "three"],
+        );
+        let third = sh(&rel.join("origin"), &["rev-parse", "HEAD"]);
+        let wt2 = source
+            .prepare(&repo("acme/widget", "", &third), &rel.join("wt2"))
+            .unwrap();
+        assert_eq!(wt2.commit, third);
+        wt.remove().unwrap();
+        wt2.remove().unwrap();
     }
 
     #[test]

@@ -1165,6 +1165,15 @@ mod tests {
     }
 
     #[test]
+    fn a_run_can_be_spawned_on_the_runtime() {
+        fn send<T: Send>(_: &T) {}
+        let cfg = AgentConfig::new(ExternalAgent::Command, "m");
+        let fut = run(&cfg, Path::new("."), "q", Path::new("."));
+        send(&fut);
+        send(&version(&cfg));
+    }
+
+    #[test]
     fn agent_names_are_the_flag_values() {
         use clap::ValueEnum;
         for a in ExternalAgent::value_variants() {

@@ -43,6 +43,8 @@ enum Command {
     ClassifyFailures(commands::classify_failures::Args),
     /// Write the checklists of benchmark questions from their reference answers (paper §3.2).
     MakeChecklist(commands::make_checklist::Args),
+    /// Answer benchmark questions with an agent exploring each repository at its pinned commit.
+    Answer(commands::answer::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -68,6 +70,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         Command::JudgeScalar(a) => commands::judge_scalar::run(a),
         Command::ClassifyFailures(a) => commands::classify_failures::run(a),
         Command::MakeChecklist(a) => commands::make_checklist::run(a),
+        Command::Answer(a) => commands::answer::run(a),
     };
     match result {
         Ok(code) => code.into(),

@@ -6,3 +6,5 @@
 
 pub mod builtin;
 pub mod tools;
+pub mod external;
+pub mod workspace;

@@ -1,4 +1,5 @@
 //! One module per subcommand.
+pub mod answer;
 pub mod bundle;
 pub mod classify_failures;
 pub mod judge;

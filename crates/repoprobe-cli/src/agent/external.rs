@@ -1,0 +1,1747 @@
+//! External coding agents run as CLIs in a question's worktree (`--agent claude-code | codex |
+//! gemini | command`): the invocation of each preset, the run (its own process group, output
+//! captured with caps, a timeout that kills the whole group) and the parse of each CLI's
+//! machine-readable result into an [`AgentResult`].
+//!
+//! The formats were checked as follows (re-check when a CLI moves):
+//! - **Claude Code** `-p --output-format json`: run for real, version 2.1.332 (npm
+//!   `@anthropic-ai/claude-code`), against a loopback Anthropic-compatible server; one JSON
+//!   object `{"type": "result", "subtype": "success" | "error_max_turns" | …, "is_error",
+//!   "result", "num_turns", "total_cost_usd", "usage": {"input_tokens", "output_tokens",
+//!   "cache_creation_input_tokens", "cache_read_input_tokens", …}, "session_id", "stop_reason",
+//!   "terminal_reason", "errors": [..] (on errors), …}`; exit status 1 on `is_error`.
+//! - **Codex CLI** `exec --json`: JSONL `ThreadEvent`s as defined in openai/codex
+//!   `codex-rs/exec/src/exec_events.rs` (commit 08a1f30): `thread.started {thread_id}`,
+//!   `turn.started`, `turn.completed {usage: {input_tokens, cached_input_tokens,
+//!   output_tokens}}`, `turn.failed {error: {message}}`, `item.started|updated|completed {item:
+//!   {id, type: agent_message {text} | reasoning | command_execution | file_change | mcp_tool_call
+//!   | web_search | todo_list | error {message}}}`, `error {message}`. Flags from
+//!   `codex-rs/exec/src/cli.rs` (commit 0280533): the prompt is read from stdin when it is `-`.
+//! - **Gemini CLI** `--output-format json`: one object `{"session_id", "response", "stats",
+//!   "error": {"type", "message", "code"}}` (google-gemini/gemini-cli
+//!   `packages/core/src/output/json-formatter.ts`, commit 04fbf50; `docs/cli/headless.md`);
+//!   `stats.models.<model>.{api.totalRequests, tokens.{prompt, candidates, cached, thoughts}}`
+//!   (`packages/core/src/telemetry/uiTelemetry.ts`, commit 024891a); exit status 53 when the turn
+//!   limit is hit. Not run live here.
+//!
+//! Secrets: the agent's environment is built from scratch (a few base variables plus the names
+//! and values the caller lists) and the values of secret-looking variables are scrubbed from
+//! everything read back, so no returned struct or message ever holds a key. A failed run never
+//! yields an answer: a non-zero exit, unparsable output, an error result or a timeout sets
+//! `error` and leaves `answer` empty.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, ReadBuf};
+
+/// Variables every agent gets from our own environment (when set), besides the listed ones.
+pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "TZ"];
+/// What stands in for a secret in returned text.
+const REDACTED: &str = "[redacted]";
+/// Most stdout kept (a bigger output is an error: the result object would be cut).
+pub const DEFAULT_MAX_STDOUT: usize = 32 << 20;
+/// The tail of stderr kept.
+const MAX_STDERR: usize = 64 << 10;
+/// How much of stderr or of bad output goes into an error message.
+const ERROR_TAIL_CHARS: usize = 600;
+/// How long the pipes may stay open after the agent's process group is gone (a process that
+/// left the group still holds them).
+const DRAIN_GRACE: Duration = Duration::from_secs(3);
+
+/// The external agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExternalAgent {
+    /// Anthropic's Claude Code (`claude -p … --output-format json`), read-only tools.
+    ClaudeCode,
+    /// OpenAI's Codex CLI (`codex exec --json -s read-only`).
+    Codex,
+    /// Google's Gemini CLI (`gemini -p … --output-format json`).
+    Gemini,
+    /// Any command template with `{prompt_file}`, `{model}`, `{workdir}`; stdout is the answer.
+    Command,
+}
+
+impl ExternalAgent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExternalAgent::ClaudeCode => "claude-code",
+            ExternalAgent::Codex => "codex",
+            ExternalAgent::Gemini => "gemini",
+            ExternalAgent::Command => "command",
+        }
+    }
+
+    /// The program looked up on PATH when no path is given; `None` for `command`.
+    pub fn default_program(self) -> Option<&'static str> {
+        match self {
+            ExternalAgent::ClaudeCode => Some("claude"),
+            ExternalAgent::Codex => Some("codex"),
+            ExternalAgent::Gemini => Some("gemini"),
+            ExternalAgent::Command => None,
+        }
+    }
+
+    /// The variables a preset usually needs passed through (its key and base URL); a suggestion
+    /// for the caller's default, never read unless listed in [`AgentConfig::pass_env`].
+    pub fn usual_env(self) -> &'static [&'static str] {
+        match self {
+            ExternalAgent::ClaudeCode => &[
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_AUTH_TOKEN",
+                "ANTHROPIC_BASE_URL",
+            ],
+            ExternalAgent::Codex => &["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"],
+            ExternalAgent::Gemini => {
+                &["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"]
+            }
+            ExternalAgent::Command => &[],
+        }
+    }
+
+    /// Fixed variables of the preset: no telemetry, update checks or other traffic besides the
+    /// model calls. Listed variables with the same name win.
+    fn fixed_env(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            ExternalAgent::ClaudeCode => &[
+                ("DISABLE_TELEMETRY", "1"),
+                ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+                ("DISABLE_AUTOUPDATER", "1"),
+            ],
+            ExternalAgent::Gemini => &[("GEMINI_TELEMETRY_ENABLED", "false")],
+            ExternalAgent::Codex | ExternalAgent::Command => &[],
+        }
+    }
+}
+
+/// Everything about the runs that does not change from one question to the next.
+#[derive(Clone)]
+pub struct AgentConfig {
+    pub agent: ExternalAgent,
+    /// The agent's executable; [`ExternalAgent::default_program`] on PATH when `None`.
+    pub program: Option<PathBuf>,
+    pub model: String,
+    /// Claude Code's `--max-turns` (Codex and Gemini have no such flag).
+    pub max_turns: Option<u32>,
+    /// The template of `command`, run by `sh -c` after substitution of `{prompt_file}`,
+    /// `{model}` and `{workdir}` by shell-quoted values (write them unquoted).
+    pub command: Option<String>,
+    /// Extra arguments appended to a preset's.
+    pub extra_args: Vec<String>,
+    /// Names of our environment variables passed to the agent (its key, its base URL).
+    pub pass_env: Vec<String>,
+    /// Variables set explicitly (name, value); they win over passed-through ones.
+    pub set_env: Vec<(String, String)>,
+    /// The agent's HOME (a scratch directory keeps user settings out of the benchmark); our
+    /// HOME when `None`.
+    pub home: Option<PathBuf>,
+    pub timeout: Duration,
+    pub max_stdout: usize,
+}
+
+impl fmt::Debug for AgentConfig {
+    /// Values of `set_env` are not shown: they may be keys.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentConfig")
+            .field("agent", &self.agent)
+            .field("program", &self.program)
+            .field("model", &self.model)
+            .field("max_turns", &self.max_turns)
+            .field("command", &self.command)
+            .field("extra_args", &self.extra_args)
+            .field("pass_env", &self.pass_env)
+            .field(
+                "set_env",
+                &self.set_env.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("home", &self.home)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl AgentConfig {
+    /// A configuration with the defaults: no overrides, 30 minutes, 32 MiB of stdout.
+    pub fn new(agent: ExternalAgent, model: impl Into<String>) -> AgentConfig {
+        AgentConfig {
+            agent,
+            program: None,
+            model: model.into(),
+            max_turns: None,
+            command: None,
+            extra_args: Vec::new(),
+            pass_env: Vec::new(),
+            set_env: Vec::new(),
+            home: None,
+            timeout: Duration::from_secs(1800),
+            max_stdout: DEFAULT_MAX_STDOUT,
+        }
+    }
+
+    /// The executable that runs (`sh` for `command`).
+    pub fn program(&self) -> OsString {
+        match (&self.program, self.agent.default_program()) {
+            (Some(p), _) => p.clone().into_os_string(),
+            (None, Some(p)) => p.into(),
+            (None, None) => "sh".into(),
+        }
+    }
+}
+
+/// A command ready to spawn. `Debug` shows the names of the environment only.
+#[derive(Clone)]
+pub struct Invocation {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    /// The worktree.
+    pub cwd: PathBuf,
+    /// A file fed to the agent's stdin (the prompt), or none.
+    pub stdin: Option<PathBuf>,
+    env: Vec<(OsString, OsString)>,
+    secrets: Vec<String>,
+}
+
+impl fmt::Debug for Invocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Invocation")
+            .field("program", &self.program)
+            .field("args", &self.args)
+            .field("cwd", &self.cwd)
+            .field("stdin", &self.stdin)
+            .field("env", &self.env_names().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Invocation {
+    /// Names of the variables the agent gets (its whole environment).
+    pub fn env_names(&self) -> impl Iterator<Item = &OsStr> {
+        self.env.iter().map(|(k, _)| k.as_os_str())
+    }
+
+    /// `text` with every secret value replaced by `[redacted]`.
+    pub fn scrub(&self, text: &str) -> String {
+        scrub(&self.secrets, text)
+    }
+}
+
+/// What a run gave, parsed. Never holds a secret.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AgentResult {
+    /// The final answer; `None` whenever `error` is set.
+    pub answer: Option<String>,
+    pub error: Option<String>,
+    /// Model round trips as the CLI counts them (Claude Code `num_turns`; Gemini API requests;
+    /// Codex `turn.completed` events, one per prompt).
+    pub turns: Option<u32>,
+    /// All input tokens, cached ones included.
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    /// Of `input_tokens`, those read from the prompt cache.
+    pub cache_read_tokens: Option<u64>,
+    /// Of `input_tokens`, those written to the prompt cache (Claude).
+    pub cache_creation_tokens: Option<u64>,
+    /// As the CLI reports it (Claude Code prices tokens with its own table); Codex and Gemini
+    /// report none.
+    pub cost_usd: Option<f64>,
+    /// Anything else worth keeping: session id, subtype, stop reason, tool calls, warnings.
+    pub meta: BTreeMap<String, Value>,
+}
+
+/// A finished (or killed) run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunOutcome {
+    pub result: AgentResult,
+    /// The exit status; `None` when killed by a signal or timed out.
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// Wall-clock seconds, prompt writing included.
+    pub duration_s: f64,
+    /// The program and arguments (scrubbed; the prompt is in a file, except Gemini's `-p`).
+    pub command: Vec<String>,
+    /// stdout (scrubbed, at most `max_stdout` bytes).
+    pub stdout: String,
+    /// The end of stderr (scrubbed).
+    pub stderr_tail: String,
+}
+
+/// Builds the command of one run: `prompt_file` already holds `prompt` and lies outside the
+/// worktree; `env` is the agent's whole environment.
+pub fn invocation(
+    cfg: &AgentConfig,
+    workdir: &Path,
+    prompt: &str,
+    prompt_file: &Path,
+    env: Vec<(OsString, OsString)>,
+) -> Result<Invocation, String> {
+    let model = cfg.model.as_str();
+    let mut args: Vec<OsString> = Vec::new();
+    let mut stdin = Some(prompt_file.to_path_buf());
+    match cfg.agent {
+        ExternalAgent::ClaudeCode => {
+            // The prompt comes on stdin: `--tools` takes several values and would swallow a
+            // positional prompt, and stdin has no argument length limit.
+            args.extend(["-p", "--output-format", "json", "--model", model].map(OsString::from));
+            if let Some(n) = cfg.max_turns {
+                args.extend(["--max-turns".into(), n.to_string().into()]);
+            }
+            args.extend(
+                [
+                    "--tools",
+                    "Read,Grep,Glob",
+                    "--no-session-persistence",
+                    "--strict-mcp-config",
+                ]
+                .map(OsString::from),
+            );
+        }
+        ExternalAgent::Codex => {
+            args.extend(["exec", "--json", "-s", "read-only", "-m", model].map(OsString::from));
+        }
+        ExternalAgent::Gemini => {
+            // `-p` is appended to stdin input, so stdin stays empty.
+            stdin = None;
+            args.push(format!("--prompt={prompt}").into());
+            args.extend(["--output-format", "json", "-m", model].map(OsString::from));
+        }
+        ExternalAgent::Command => {
+            let template = cfg
+                .command
+                .as_deref()
+                .filter(|t| !t.trim().is_empty())
+                .ok_or("--agent command needs a command template")?;
+            let script = substitute(
+                template,
+                &[
+                    ("{prompt_file}", prompt_file.as_os_str()),
+                    ("{model}", OsStr::new(model)),
+                    ("{workdir}", workdir.as_os_str()),
+                ],
+            );
+            args.extend([OsString::from("-c"), script]);
+        }
+    }
+    args.extend(cfg.extra_args.iter().map(OsString::from));
+    if cfg.agent == ExternalAgent::Codex {
+        // After every option: read the prompt from stdin.
+        args.push("-".into());
+    }
+    let secrets = env
+        .iter()
+        .filter(|(k, v)| is_secret(k, v))
+        .map(|(_, v)| v.to_string_lossy().into_owned())
+        .collect();
+    Ok(Invocation {
+        program: cfg.program(),
+        args,
+        cwd: workdir.to_path_buf(),
+        stdin,
+        env,
+        secrets,
+    })
+}
+
+/// The agent's environment: [`BASE_ENV`] and `pass_env` from ours (when set), the preset's fixed
+/// variables, `set_env`, the placeholders' values for `command`, and HOME.
+pub fn agent_env(
+    cfg: &AgentConfig,
+    workdir: &Path,
+    prompt_file: &Path,
+) -> Vec<(OsString, OsString)> {
+    let mut env: BTreeMap<OsString, OsString> = BTreeMap::new();
+    for name in BASE_ENV
+        .iter()
+        .copied()
+        .chain(cfg.pass_env.iter().map(String::as_str))
+    {
+        if let Some(v) = std::env::var_os(name) {
+            env.insert(name.into(), v);
+        }
+    }
+    for (k, v) in cfg.agent.fixed_env() {
+        env.entry((*k).into()).or_insert_with(|| (*v).into());
+    }
+    for (k, v) in &cfg.set_env {
+        env.insert(k.into(), v.into());
+    }
+    if cfg.agent == ExternalAgent::Command {
+        env.insert("REPOPROBE_PROMPT_FILE".into(), prompt_file.into());
+        env.insert("REPOPROBE_MODEL".into(), cfg.model.clone().into());
+        env.insert("REPOPROBE_WORKDIR".into(), workdir.into());
+    }
+    if let Some(home) = &cfg.home {
+        env.insert("HOME".into(), home.into());
+    }
+    env.into_iter().collect()
+}
+
+/// Runs the agent once in `workdir` on `prompt`, which is written to `scratch/prompt.txt`
+/// (`scratch` must lie outside the worktree, or the prompt would count as the agent's edit).
+/// Every failure is in the returned result's `error`; this never panics or returns early.
+pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path) -> RunOutcome {
+    let started = Instant::now();
+    let prompt_file = scratch.join("prompt.txt");
+    let failed = |error: String, command: Vec<String>| RunOutcome {
+        result: AgentResult {
+            error: Some(error),
+            ..AgentResult::default()
+        },
+        exit_code: None,
+        timed_out: false,
+        duration_s: started.elapsed().as_secs_f64(),
+        command,
+        stdout: String::new(),
+        stderr_tail: String::new(),
+    };
+    if let Err(e) =
+        std::fs::create_dir_all(scratch).and_then(|_| std::fs::write(&prompt_file, prompt))
+    {
+        return failed(
+            format!(
+                "could not write the prompt file {}: {e}",
+                prompt_file.display()
+            ),
+            Vec::new(),
+        );
+    }
+    let env = agent_env(cfg, workdir, &prompt_file);
+    let inv = match invocation(cfg, workdir, prompt, &prompt_file, env) {
+        Ok(inv) => inv,
+        Err(e) => return failed(e, Vec::new()),
+    };
+    let command: Vec<String> = std::iter::once(&inv.program)
+        .chain(&inv.args)
+        .map(|a| inv.scrub(&a.to_string_lossy()))
+        .collect();
+    let raw = match execute(&inv, cfg.timeout, cfg.max_stdout).await {
+        Ok(raw) => raw,
+        Err(e) => {
+            let e = format!("could not start {}: {e}", inv.program.to_string_lossy());
+            return failed(inv.scrub(&e), command);
+        }
+    };
+    let stdout = inv.scrub(&String::from_utf8_lossy(&raw.stdout));
+    let stderr = inv.scrub(&String::from_utf8_lossy(&raw.stderr));
+    let mut result = parse(cfg.agent, &stdout, &stderr, raw.exit_code);
+    if raw.stdout_truncated {
+        result.answer = None;
+        result.error = Some(format!("output over {} bytes, not parsed", cfg.max_stdout));
+    }
+    if raw.timed_out {
+        result.answer = None;
+        result.error = Some(format!("timed out after {} s", cfg.timeout.as_secs_f64()));
+    }
+    RunOutcome {
+        result,
+        exit_code: raw.exit_code,
+        timed_out: raw.timed_out,
+        duration_s: started.elapsed().as_secs_f64(),
+        command,
+        stdout,
+        stderr_tail: tail(&stderr, ERROR_TAIL_CHARS * 4),
+    }
+}
+
+/// The CLI's version (`--version`, first line), or why not; `None` for `command`.
+pub async fn version(cfg: &AgentConfig) -> Option<Result<String, String>> {
+    cfg.agent.default_program()?;
+    let program = cfg.program();
+    let dir = std::env::temp_dir();
+    let mut env = agent_env(cfg, &dir, &dir);
+    env.retain(|(k, _)| k != "REPOPROBE_PROMPT_FILE");
+    let inv = Invocation {
+        program: program.clone(),
+        args: vec!["--version".into()],
+        cwd: dir,
+        stdin: None,
+        secrets: env
+            .iter()
+            .filter(|(k, v)| is_secret(k, v))
+            .map(|(_, v)| v.to_string_lossy().into_owned())
+            .collect(),
+        env,
+    };
+    let raw = match execute(&inv, Duration::from_secs(60), 1 << 16).await {
+        Ok(raw) => raw,
+        Err(e) => {
+            return Some(Err(format!(
+                "could not run {} --version: {e}",
+                program.to_string_lossy()
+            )));
+        }
+    };
+    let out = inv.scrub(&String::from_utf8_lossy(&raw.stdout));
+    let line = out.lines().map(str::trim).find(|l| !l.is_empty());
+    Some(match (raw.exit_code, line) {
+        (Some(0), Some(line)) => Ok(line.to_string()),
+        _ => Err(format!(
+            "{} --version failed (exit {:?}): {}",
+            program.to_string_lossy(),
+            raw.exit_code,
+            tail(
+                &inv.scrub(&String::from_utf8_lossy(&raw.stderr)),
+                ERROR_TAIL_CHARS
+            )
+        )),
+    })
+}
+
+/// Parses a CLI's output. `exit_code` is `None` when the process was killed.
+pub fn parse(
+    agent: ExternalAgent,
+    stdout: &str,
+    stderr: &str,
+    exit_code: Option<i32>,
+) -> AgentResult {
+    let mut r = match agent {
+        ExternalAgent::ClaudeCode => parse_claude(stdout),
+        ExternalAgent::Codex => parse_codex(stdout),
+        ExternalAgent::Gemini => parse_gemini(stdout),
+        ExternalAgent::Command => AgentResult {
+            answer: Some(stdout.trim().to_string()),
+            ..AgentResult::default()
+        },
+    };
+    if r.error.is_none() && exit_code != Some(0) {
+        let status = match exit_code {
+            Some(c) => format!("exit status {c}"),
+            None => "killed by a signal".to_string(),
+        };
+        let detail = tail(stderr.trim(), ERROR_TAIL_CHARS);
+        r.error = Some(if detail.is_empty() {
+            status
+        } else {
+            format!("{status}: {detail}")
+        });
+    }
+    if r.error.is_none() && r.answer.as_deref().is_none_or(|a| a.trim().is_empty()) {
+        r.error = Some("empty answer".to_string());
+    }
+    if r.error.is_some() {
+        r.answer = None;
+    }
+    r
+}
+
+/// Claude Code `--output-format json`: one `type: result` object (the last such line, should
+/// anything precede it).
+fn parse_claude(stdout: &str) -> AgentResult {
+    let Some(v) = json_object(stdout, |v| {
+        v.get("type").and_then(Value::as_str) == Some("result")
+    }) else {
+        return unparsable("Claude Code JSON result", stdout);
+    };
+    let mut r = AgentResult::default();
+    let subtype = v.get("subtype").and_then(Value::as_str).unwrap_or("");
+    let is_error = v.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+    if subtype == "success" && !is_error {
+        r.answer = v.get("result").and_then(Value::as_str).map(str::to_string);
+    } else {
+        let errors: Vec<&str> = v
+            .get("errors")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let detail = if !errors.is_empty() {
+            errors.join("; ")
+        } else {
+            v.get("result")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let what = if subtype.is_empty() { "error" } else { subtype };
+        r.error = Some(if detail.is_empty() {
+            format!("Claude Code: {what}")
+        } else {
+            format!("Claude Code: {what}: {}", tail(&detail, ERROR_TAIL_CHARS))
+        });
+    }
+    r.turns = v.get("num_turns").and_then(Value::as_u64).map(|n| n as u32);
+    r.cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);
+    if let Some(u) = v.get("usage") {
+        let n = |k: &str| u.get(k).and_then(Value::as_u64);
+        let (input, created, read) = (
+            n("input_tokens"),
+            n("cache_creation_input_tokens"),
+            n("cache_read_input_tokens"),
+        );
+        r.input_tokens = input.map(|i| i + created.unwrap_or(0) + read.unwrap_or(0));
+        r.output_tokens = n("output_tokens");
+        r.cache_creation_tokens = created;
+        r.cache_read_tokens = read;
+    }
+    for k in [
+        "subtype",
+        "session_id",
+        "stop_reason",
+        "terminal_reason",
+        "duration_ms",
+        "duration_api_ms",
+        "permission_denials",
+        "api_error_status",
+    ] {
+        if let Some(x) = v.get(k).filter(|x| !x.is_null()) {
+            r.meta.insert(k.to_string(), x.clone());
+        }
+    }
+    r
+}
+
+/// Codex `exec --json`: JSONL events. The answer is the last `agent_message`; usage is summed
+/// over `turn.completed`; a `turn.failed`, or an `error` event with no completed turn after it,
+/// is the error.
+fn parse_codex(stdout: &str) -> AgentResult {
+    let mut r = AgentResult::default();
+    let (mut events, mut not_json) = (0u32, 0u32);
+    let (mut input, mut cached, mut output, mut turns) = (0u64, 0u64, 0u64, 0u32);
+    let mut answer: Option<String> = None;
+    let mut failed: Option<String> = None;
+    let mut pending_error: Option<String> = None;
+    let mut warnings: Vec<Value> = Vec::new();
+    let mut tool_calls = 0u32;
+    let mut file_changes = 0u32;
+    for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            not_json += 1;
+            continue;
+        };
+        events += 1;
+        let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "thread.started" => {
+                if let Some(id) = v.get("thread_id") {
+                    r.meta.insert("thread_id".into(), id.clone());
+                }
+            }
+            "turn.completed" => {
+                turns += 1;
+                pending_error = None;
+                if let Some(u) = v.get("usage") {
+                    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+                    input += n("input_tokens");
+                    cached += n("cached_input_tokens");
+                    output += n("output_tokens");
+                }
+            }
+            "turn.failed" => {
+                let msg = v.get("error").and_then(|e| s(e, "message"));
+                failed = Some(msg.unwrap_or_else(|| "turn failed".into()));
+            }
+            "error" => {
+                let msg = s(&v, "message").unwrap_or_else(|| "error event".into());
+                warnings.push(Value::String(msg.clone()));
+                pending_error = Some(msg);
+            }
+            "item.completed" => {
+                let Some(item) = v.get("item") else { continue };
+                match item.get("type").and_then(Value::as_str).unwrap_or("") {
+                    "agent_message" => answer = s(item, "text"),
+                    "error" => {
+                        if let Some(m) = s(item, "message") {
+                            warnings.push(Value::String(m));
+                        }
+                    }
+                    "command_execution" | "mcp_tool_call" | "web_search" => tool_calls += 1,
+                    "file_change" => file_changes += 1,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    if events == 0 {
+        return unparsable("Codex JSONL events", stdout);
+    }
+    r.turns = Some(turns);
+    if turns > 0 {
+        r.input_tokens = Some(input);
+        r.cache_read_tokens = Some(cached);
+        r.output_tokens = Some(output);
+    }
+    r.meta.insert("tool_calls".into(), tool_calls.into());
+    if file_changes > 0 {
+        r.meta.insert("file_changes".into(), file_changes.into());
+    }
+    if not_json > 0 {
+        r.meta.insert("non_json_lines".into(), not_json.into());
+    }
+    if !warnings.is_empty() {
+        r.meta.insert("errors".into(), Value::Array(warnings));
+    }
+    if let Some(e) = failed.or(pending_error) {
+        r.error = Some(format!("Codex: {}", tail(&e, ERROR_TAIL_CHARS)));
+    } else if turns == 0 {
+        r.error = Some("Codex: no completed turn".into());
+    } else {
+        r.answer = answer;
+    }
+    r
+}
+
+/// Gemini CLI `--output-format json`: one (pretty-printed) object.
+fn parse_gemini(stdout: &str) -> AgentResult {
+    let Some(v) = json_object(stdout, |v| {
+        v.get("response").is_some() || v.get("error").is_some() || v.get("stats").is_some()
+    }) else {
+        return unparsable("Gemini JSON output", stdout);
+    };
+    let mut r = AgentResult::default();
+    if let Some(e) = v.get("error").filter(|e| !e.is_null()) {
+        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+        let kind = e.get("type").and_then(Value::as_str).unwrap_or("error");
+        r.error = Some(format!("Gemini: {kind}: {}", tail(msg, ERROR_TAIL_CHARS)));
+        if let Some(code) = e.get("code") {
+            r.meta.insert("error_code".into(), code.clone());
+        }
+    } else {
+        r.answer = v
+            .get("response")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    if let Some(id) = v.get("session_id") {
+        r.meta.insert("session_id".into(), id.clone());
+    }
+    if let Some(stats) = v.get("stats") {
+        let mut found = false;
+        let (mut requests, mut prompt, mut out, mut cached) = (0u64, 0u64, 0u64, 0u64);
+        if let Some(models) = stats.get("models").and_then(Value::as_object) {
+            for m in models.values() {
+                found = true;
+                let n = |a: &str, b: &str| {
+                    m.get(a)
+                        .and_then(|x| x.get(b))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0)
+                };
+                requests += n("api", "totalRequests");
+                prompt += n("tokens", "prompt");
+                // Thinking tokens are output the model was paid for.
+                out += n("tokens", "candidates") + n("tokens", "thoughts");
+                cached += n("tokens", "cached");
+            }
+            r.meta.insert(
+                "models".into(),
+                Value::Array(models.keys().cloned().map(Value::String).collect()),
+            );
+        }
+        if found {
+            r.turns = Some(requests as u32);
+            r.input_tokens = Some(prompt);
+            r.output_tokens = Some(out);
+            r.cache_read_tokens = Some(cached);
+        }
+        if let Some(calls) = stats.get("tools").and_then(|t| t.get("totalCalls")) {
+            r.meta.insert("tool_calls".into(), calls.clone());
+        }
+    }
+    r
+}
+
+fn unparsable(what: &str, stdout: &str) -> AgentResult {
+    let shown = tail(stdout.trim(), ERROR_TAIL_CHARS);
+    AgentResult {
+        error: Some(if shown.is_empty() {
+            format!("no output (expected {what})")
+        } else {
+            format!("could not parse the output as {what}: {shown:?}")
+        }),
+        ..AgentResult::default()
+    }
+}
+
+/// The whole text as one JSON object, else the last line-started object (possibly spanning
+/// several lines) that `wanted` accepts.
+fn json_object(text: &str, wanted: impl Fn(&Value) -> bool) -> Option<Value> {
+    let text = text.trim();
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        return wanted(&v).then_some(v);
+    }
+    let mut starts: Vec<usize> = text
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .filter(|&i| text[i..].starts_with('{'))
+        .collect();
+    if text.starts_with('{') {
+        starts.insert(0, 0);
+    }
+    for &start in starts.iter().rev() {
+        let mut de = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        if let Some(Ok(v)) = de.next()
+            && v.is_object()
+            && wanted(&v)
+        {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Replaces each placeholder by its shell-quoted value (single quotes; a `'` in a value becomes
+/// `'\''`), so any path or model name is one word to `sh`.
+fn substitute(template: &str, values: &[(&str, &OsStr)]) -> OsString {
+    let mut out = template.to_string();
+    for (placeholder, value) in values {
+        if out.contains(placeholder) {
+            let quoted = format!("'{}'", value.to_string_lossy().replace('\'', r"'\''"));
+            out = out.replace(placeholder, &quoted);
+        }
+    }
+    out.into()
+}
+
+/// Whether a variable's value must never come back: anything but URLs, homes, models and the
+/// base variables, and only values long enough to be keys.
+fn is_secret(name: &OsStr, value: &OsStr) -> bool {
+    let name = name.to_string_lossy();
+    let public = BASE_ENV.contains(&name.as_ref())
+        || name.ends_with("_URL")
+        || name.ends_with("_HOME")
+        || name.ends_with("_MODEL")
+        || name.starts_with("REPOPROBE_")
+        || name.starts_with("DISABLE_")
+        || name.starts_with("CLAUDE_CODE_DISABLE");
+    !public && value.len() >= 8
+}
+
+fn scrub(secrets: &[String], text: &str) -> String {
+    let mut out = text.to_string();
+    for s in secrets {
+        if out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), REDACTED);
+        }
+    }
+    out
+}
+
+/// The last `max` characters of `s`.
+fn tail(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let t: String = s.chars().skip(n - max).collect();
+    format!("…{t}")
+}
+
+/// What a process left: raw bytes, exit status, whether we killed it.
+struct RawOutput {
+    stdout: Vec<u8>,
+    stdout_truncated: bool,
+    stderr: Vec<u8>,
+    exit_code: Option<i32>,
+    timed_out: bool,
+}
+
+/// Kills the whole process group when dropped (a cancelled run leaves nothing behind).
+struct GroupGuard(Option<i32>);
+
+impl GroupGuard {
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            // SAFETY: a plain syscall; ESRCH (group already gone) is fine.
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Spawns `inv` as the leader of a new process group, reads stdout (head, up to `max_stdout`)
+/// and stderr (tail) while it runs, and on timeout kills the whole group. Once the leader has
+/// exited the group is killed as well, so background processes it left cannot hold the pipes.
+async fn execute(
+    inv: &Invocation,
+    timeout: Duration,
+    max_stdout: usize,
+) -> std::io::Result<RawOutput> {
+    let stdin = match &inv.stdin {
+        Some(p) => Stdio::from(std::fs::File::open(p)?),
+        None => Stdio::null(),
+    };
+    let mut cmd = tokio::process::Command::new(&inv.program);
+    cmd.args(&inv.args)
+        .current_dir(&inv.cwd)
+        .env_clear()
+        .envs(inv.env.iter().map(|(k, v)| (k, v)))
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = cmd.spawn()?;
+    let mut guard = GroupGuard(child.id().map(|p| p as i32));
+    let out_task = tokio::spawn(read_head(child.stdout.take(), max_stdout));
+    let err_task = tokio::spawn(read_tail(child.stderr.take(), MAX_STDERR));
+    let (exit_code, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
+        Ok(status) => (status?.code(), false),
+        Err(_) => {
+            guard.kill();
+            let _ = child.wait().await;
+            (None, true)
+        }
+    };
+    guard.kill();
+    let (stdout, stdout_truncated) = match tokio::time::timeout(DRAIN_GRACE, out_task).await {
+        Ok(Ok(x)) => x,
+        _ => (Vec::new(), false),
+    };
+    let stderr = match tokio::time::timeout(DRAIN_GRACE, err_task).await {
+        Ok(Ok(x)) => x,
+        _ => Vec::new(),
+    };
+    Ok(RawOutput {
+        stdout,
+        stdout_truncated,
+        stderr,
+        exit_code,
+        timed_out,
+    })
+}
+
+/// One read into `buf` (tokio's `io-util` is not enabled; `poll_read` is enough).
+async fn read_some<R: AsyncRead + Unpin>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    std::future::poll_fn(|cx| {
+        let mut rb = ReadBuf::new(buf);
+        match Pin::new(&mut *r).poll_read(cx, &mut rb) {
+            std::task::Poll::Ready(Ok(())) => std::task::Poll::Ready(Ok(rb.filled().len())),
+            std::task::Poll::Ready(Err(e)) => std::task::Poll::Ready(Err(e)),
+            std::task::Poll::Pending => std::task::Poll::Pending,
+        }
+    })
+    .await
+}
+
+/// The first `max` bytes, and whether there was more (the rest is read and dropped so the
+/// writer never blocks).
+async fn read_head<R: AsyncRead + Unpin>(r: Option<R>, max: usize) -> (Vec<u8>, bool) {
+    let Some(mut r) = r else {
+        return (Vec::new(), false);
+    };
+    let (mut out, mut truncated, mut chunk) = (Vec::new(), false, vec![0u8; 64 << 10]);
+    loop {
+        match read_some(&mut r, &mut chunk).await {
+            Ok(0) | Err(_) => return (out, truncated),
+            Ok(n) => {
+                let room = max.saturating_sub(out.len());
+                out.extend_from_slice(&chunk[..n.min(room)]);
+                truncated |= n > room;
+            }
+        }
+    }
+}
+
+/// The last `max` bytes.
+async fn read_tail<R: AsyncRead + Unpin>(r: Option<R>, max: usize) -> Vec<u8> {
+    let Some(mut r) = r else { return Vec::new() };
+    let (mut out, mut chunk) = (Vec::new(), vec![0u8; 16 << 10]);
+    loop {
+        match read_some(&mut r, &mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                out.extend_from_slice(&chunk[..n]);
+                if out.len() > 2 * max {
+                    out.drain(..out.len() - max);
+                }
+            }
+        }
+    }
+    if out.len() > max {
+        out.drain(..out.len() - max);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Claude Code 2.1.332's result for a three-turn run (Glob, Read, answer) against a loopback
+    /// server, as printed (bulky fields cut).
+    const CLAUDE_SUCCESS: &str = r#"{"duration_api_ms":532,"stop_reason":"end_turn","session_id":"d7e13fe3-a38f-415b-955a-25485aa4d9df","total_cost_usd":0.0018000000000000002,"usage":{"input_tokens":300,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":60,"output_tokens_details":{"thinking_tokens":0},"server_tool_use":{"web_search_requests":0,"web_fetch_requests":0},"service_tier":"standard","cache_creation":{"ephemeral_1h_input_tokens":0,"ephemeral_5m_input_tokens":0},"inference_geo":"","iterations":[],"speed":"standard","fallback_credit":null},"modelUsage":{"claude-sonnet-4-5":{"inputTokens":300,"outputTokens":60,"cacheReadInputTokens":0,"cacheCreationInputTokens":0,"webSearchRequests":0,"costUSD":0.0018000000000000002,"contextWindow":200000,"maxOutputTokens":32000}},"permission_denials":[],"terminal_reason":"completed","fast_mode_state":"off","safety_stops":0,"is_error":false,"num_turns":3,"subtype":"success","api_error_status":null,"result":"The file says: 1\tsecret content 42\n","ttft_ms":279,"type":"result","duration_ms":996,"uuid":"f769c6ce-9f47-46e9-8539-6988b90fa034","queued_turn_count":0,"result_index":0}"#;
+
+    /// Claude Code 2.1.332 hitting `--max-turns 5` (exit status 1).
+    const CLAUDE_MAX_TURNS: &str = r#"{"duration_api_ms":494,"stop_reason":"tool_use","session_id":"1a72d4f3-a44d-4c58-b5d0-b50d6dd63381","total_cost_usd":0.003,"usage":{"input_tokens":500,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":100},"permission_denials":[],"terminal_reason":"max_turns","safety_stops":0,"is_error":true,"num_turns":6,"subtype":"error_max_turns","errors":["Reached maximum number of turns (5)"],"type":"result","duration_ms":1387,"uuid":"7409cc9a-0175-4087-b182-6b2d9c6caa1c","queued_turn_count":0,"result_index":0}"#;
+
+    /// Codex `exec --json` events, in the shapes of codex-rs/exec/src/exec_events.rs.
+    const CODEX_SUCCESS: &str = r#"{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"item_0","type":"reasoning","text":"**Looking for the parser**"}}
+{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc 'rg -n parse src'","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc 'rg -n parse src'","aggregated_output":"src/lib.rs:3:fn parse()\n","exit_code":0,"status":"completed"}}
+{"type":"item.completed","item":{"id":"item_2","type":"agent_message","text":"The parser is `parse` in src/lib.rs."}}
+{"type":"turn.completed","usage":{"input_tokens":24763,"cached_input_tokens":24448,"output_tokens":122}}
+"#;
+
+    const CODEX_FAILED: &str = r#"{"type":"thread.started","thread_id":"t1"}
+{"type":"turn.started"}
+{"type":"error","message":"Reconnecting... 1/5"}
+{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized"}}
+"#;
+
+    /// Gemini CLI `--output-format json`, in the shape of json-formatter.ts and uiTelemetry.ts.
+    const GEMINI_SUCCESS: &str = r#"{
+  "session_id": "c0ffee",
+  "response": "It is parsed in `src/lib.rs`.",
+  "stats": {
+    "models": {
+      "gemini-2.5-pro": {
+        "api": { "totalRequests": 3, "totalErrors": 0, "totalLatencyMs": 5100 },
+        "tokens": { "input": 900, "prompt": 1200, "candidates": 80, "total": 1300, "cached": 300, "thoughts": 20, "tool": 0 }
+      }
+    },
+    "tools": { "totalCalls": 2, "totalSuccess": 2, "totalFail": 0, "totalDurationMs": 12, "totalDecisions": {}, "byName": {} },
+    "files": { "totalLinesAdded": 0, "totalLinesRemoved": 0 }
+  }
+}"#;
+
+    const GEMINI_ERROR: &str = r#"{
+  "session_id": "c0ffee",
+  "error": { "type": "FatalAuthenticationError", "message": "API key not valid", "code": 41 }
+}"#;
+
+    #[test]
+    fn claude_code_success_is_parsed_with_turns_tokens_and_cost() {
+        let r = parse(ExternalAgent::ClaudeCode, CLAUDE_SUCCESS, "", Some(0));
+        assert_eq!(r.error, None);
+        assert_eq!(
+            r.answer.as_deref(),
+            Some("The file says: 1\tsecret content 42\n")
+        );
+        assert_eq!(r.turns, Some(3));
+        assert_eq!((r.input_tokens, r.output_tokens), (Some(300), Some(60)));
+        assert_eq!(r.cost_usd, Some(0.0018000000000000002));
+        assert_eq!(r.meta["session_id"], "d7e13fe3-a38f-415b-955a-25485aa4d9df");
+        assert_eq!(r.meta["subtype"], "success");
+        // Warnings printed before the object do not hide it.
+        let noisy = format!("warning: something\n{CLAUDE_SUCCESS}\n");
+        assert_eq!(
+            parse(ExternalAgent::ClaudeCode, &noisy, "", Some(0)).answer,
+            r.answer
+        );
+    }
+
+    #[test]
+    fn claude_code_error_result_sets_error_and_no_answer() {
+        let r = parse(ExternalAgent::ClaudeCode, CLAUDE_MAX_TURNS, "", Some(1));
+        assert_eq!(r.answer, None);
+        assert_eq!(
+            r.error.as_deref(),
+            Some("Claude Code: error_max_turns: Reached maximum number of turns (5)")
+        );
+        assert_eq!(r.turns, Some(6));
+        assert_eq!(r.meta["terminal_reason"], "max_turns");
+        // A success object with a failing exit status is still a failure.
+        let r = parse(ExternalAgent::ClaudeCode, CLAUDE_SUCCESS, "boom", Some(2));
+        assert_eq!(r.answer, None);
+        assert_eq!(r.error.as_deref(), Some("exit status 2: boom"));
+    }
+
+    #[test]
+    fn unparsable_or_empty_output_is_an_error_never_an_answer() {
+        for agent in [
+            ExternalAgent::ClaudeCode,
+            ExternalAgent::Codex,
+            ExternalAgent::Gemini,
+        ] {
+            let r = parse(agent, "Error: not logged in\n", "", Some(0));
+            assert_eq!(r.answer, None, "{agent:?}");
+            assert!(
+                r.error.as_deref().unwrap().starts_with("could not parse"),
+                "{r:?}"
+            );
+            let r = parse(agent, "", "", Some(0));
+            assert!(
+                r.error.as_deref().unwrap().starts_with("no output"),
+                "{r:?}"
+            );
+        }
+        let r = parse(
+            ExternalAgent::ClaudeCode,
+            r#"{"type":"result","subtype":"success","is_error":false,"result":"  "}"#,
+            "",
+            Some(0),
+        );
+        assert_eq!(r.error.as_deref(), Some("empty answer"));
+    }
+
+    #[test]
+    fn codex_events_give_the_last_agent_message_and_summed_usage() {
+        let r = parse(ExternalAgent::Codex, CODEX_SUCCESS, "", Some(0));
+        assert_eq!(r.error, None);
+        assert_eq!(
+            r.answer.as_deref(),
+            Some("The parser is `parse` in src/lib.rs.")
+        );
+        assert_eq!(r.turns, Some(1));
+        assert_eq!(r.input_tokens, Some(24763));
+        assert_eq!(r.cache_read_tokens, Some(24448));
+        assert_eq!(r.output_tokens, Some(122));
+        assert_eq!(r.cost_usd, None);
+        assert_eq!(r.meta["tool_calls"], 1);
+        assert_eq!(r.meta["thread_id"], "0199a213-81c0-7800-8aa1-bbab2a035a53");
+    }
+
+    #[test]
+    fn codex_turn_failed_is_the_error() {
+        let r = parse(ExternalAgent::Codex, CODEX_FAILED, "", Some(1));
+        assert_eq!(r.answer, None);
+        assert_eq!(
+            r.error.as_deref(),
+            Some("Codex: unexpected status 401 Unauthorized")
+        );
+        assert_eq!(r.meta["errors"][0], "Reconnecting... 1/5");
+        // A stream that stops before any turn completes has no answer either.
+        let cut: String = CODEX_SUCCESS
+            .lines()
+            .take(6)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let r = parse(ExternalAgent::Codex, &cut, "", Some(0));
+        assert_eq!(r.error.as_deref(), Some("Codex: no completed turn"));
+        assert_eq!(r.answer, None);
+    }
+
+    #[test]
+    fn gemini_json_gives_response_and_model_stats() {
+        let r = parse(ExternalAgent::Gemini, GEMINI_SUCCESS, "", Some(0));
+        assert_eq!(r.error, None);
+        assert_eq!(r.answer.as_deref(), Some("It is parsed in `src/lib.rs`."));
+        assert_eq!(r.turns, Some(3));
+        assert_eq!(
+            (r.input_tokens, r.output_tokens, r.cache_read_tokens),
+            (Some(1200), Some(100), Some(300))
+        );
+        assert_eq!(r.meta["tool_calls"], 2);
+        let noisy = format!("Loaded cached credentials.\n{GEMINI_SUCCESS}");
+        assert_eq!(
+            parse(ExternalAgent::Gemini, &noisy, "", Some(0)).answer,
+            r.answer
+        );
+    }
+
+    #[test]
+    fn gemini_error_object_is_the_error() {
+        let r = parse(ExternalAgent::Gemini, GEMINI_ERROR, "", Some(41));
+        assert_eq!(r.answer, None);
+        assert_eq!(
+            r.error.as_deref(),
+            Some("Gemini: FatalAuthenticationError: API key not valid")
+        );
+        assert_eq!(r.meta["error_code"], 41);
+    }
+
+    #[test]
+    fn command_stdout_is_the_answer_and_a_failing_exit_is_an_error() {
+        let r = parse(ExternalAgent::Command, "  the answer\n", "", Some(0));
+        assert_eq!(r.answer.as_deref(), Some("the answer"));
+        let r = parse(
+            ExternalAgent::Command,
+            "partial",
+            "line 1\nfatal: it broke\n",
+            Some(3),
+        );
+        assert_eq!(r.answer, None);
+        assert_eq!(
+            r.error.as_deref(),
+            Some("exit status 3: line 1\nfatal: it broke")
+        );
+        let r = parse(ExternalAgent::Command, "x", "", None);
+        assert_eq!(r.error.as_deref(), Some("killed by a signal"));
+    }
+
+    #[test]
+    fn a_run_can_be_spawned_on_the_runtime() {
+        fn send<T: Send>(_: &T) {}
+        let cfg = AgentConfig::new(ExternalAgent::Command, "m");
+        let fut = run(&cfg, Path::new("."), "q", Path::new("."));
+        send(&fut);
+        send(&version(&cfg));
+    }
+
+    #[test]
+    fn agent_names_are_the_flag_values() {
+        use clap::ValueEnum;
+        for a in ExternalAgent::value_variants() {
+            assert_eq!(a.to_possible_value().unwrap().get_name(), a.as_str());
+            assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
+        }
+        assert!(
+            ExternalAgent::ClaudeCode
+                .usual_env()
+                .contains(&"ANTHROPIC_API_KEY")
+        );
+        assert!(ExternalAgent::Command.usual_env().is_empty());
+    }
+
+    #[test]
+    fn presets_build_their_documented_command_lines() {
+        let tmp = Path::new("/tmp/wt");
+        let pf = Path::new("/tmp/scratch/prompt.txt");
+        let args = |cfg: &AgentConfig| {
+            let inv = invocation(cfg, tmp, "Why?", pf, Vec::new()).unwrap();
+            (
+                inv.program.clone(),
+                inv.args
+                    .iter()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                inv.stdin.clone(),
+            )
+        };
+        let mut claude = AgentConfig::new(ExternalAgent::ClaudeCode, "claude-sonnet-4-5");
+        claude.max_turns = Some(30);
+        assert_eq!(
+            args(&claude),
+            (
+                "claude".into(),
+                "-p --output-format json --model claude-sonnet-4-5 --max-turns 30 --tools Read,Grep,Glob --no-session-persistence --strict-mcp-config".into(),
+                Some(pf.to_path_buf())
+            )
+        );
+        let mut codex = AgentConfig::new(ExternalAgent::Codex, "gpt-5-codex");
+        codex.program = Some("/opt/codex".into());
+        codex.extra_args = vec!["--skip-git-repo-check".into()];
+        assert_eq!(
+            args(&codex),
+            (
+                "/opt/codex".into(),
+                "exec --json -s read-only -m gpt-5-codex --skip-git-repo-check -".into(),
+                Some(pf.to_path_buf())
+            )
+        );
+        let gemini = AgentConfig::new(ExternalAgent::Gemini, "gemini-2.5-pro");
+        assert_eq!(
+            args(&gemini),
+            (
+                "gemini".into(),
+                "--prompt=Why? --output-format json -m gemini-2.5-pro".into(),
+                None
+            )
+        );
+        let command = AgentConfig::new(ExternalAgent::Command, "m");
+        assert!(invocation(&command, tmp, "Why?", pf, Vec::new()).is_err());
+    }
+
+    #[test]
+    fn agent_env_is_built_from_scratch_and_secrets_never_show() {
+        let mut cfg = AgentConfig::new(ExternalAgent::ClaudeCode, "m");
+        cfg.set_env = vec![
+            ("ANTHROPIC_API_KEY".into(), "sk-ant-test-0123456789".into()),
+            ("ANTHROPIC_BASE_URL".into(), "http://127.0.0.1:9".into()),
+        ];
+        cfg.pass_env = vec!["REPOPROBE_TEST_SURELY_UNSET_VAR".into()];
+        cfg.home = Some("/tmp/scratch-home".into());
+        let pf = Path::new("/tmp/p.txt");
+        let env = agent_env(&cfg, Path::new("/tmp/wt"), pf);
+        let names: Vec<String> = env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        assert!(names.contains(&"DISABLE_TELEMETRY".to_string()));
+        assert!(!names.contains(&"REPOPROBE_TEST_SURELY_UNSET_VAR".to_string()));
+        assert!(
+            !names.contains(&"CARGO".to_string()),
+            "only listed variables pass: {names:?}"
+        );
+        let home = env.iter().find(|(k, _)| k == "HOME").unwrap();
+        assert_eq!(home.1, "/tmp/scratch-home");
+        let inv = invocation(&cfg, Path::new("/tmp/wt"), "q", pf, env).unwrap();
+        let shown = format!("{inv:?} {cfg:?}");
+        assert!(!shown.contains("sk-ant-test-0123456789"), "{shown}");
+        assert!(shown.contains("ANTHROPIC_API_KEY"));
+        assert_eq!(
+            inv.scrub("key=sk-ant-test-0123456789 url=http://127.0.0.1:9"),
+            "key=[redacted] url=http://127.0.0.1:9"
+        );
+    }
+
+    fn rt() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn command_placeholders_are_one_shell_word_each_whatever_they_hold() {
+        let tmp = tempfile::tempdir().unwrap();
+        let workdir = tmp
+            .path()
+            .join("work dir with 'quotes' and \"doubles\" $(touch pwned)");
+        let scratch = tmp.path().join("scratch; rm -rf ~");
+        std::fs::create_dir_all(&workdir).unwrap();
+        let mut cfg = AgentConfig::new(ExternalAgent::Command, "model 'x' $HOME `id`");
+        cfg.command = Some(
+            "printf '%s\\n' {prompt_file} {model} {workdir} \"$PWD\" \"$REPOPROBE_MODEL\"; cat {prompt_file}; cat - ".into(),
+        );
+        cfg.set_env = vec![("MY_API_KEY".into(), "sk-never-shown-42".into())];
+        let prompt = "What does it do? 'quoted' \"twice\" $(id)\n";
+        let out = rt().block_on(run(&cfg, &workdir, prompt, &scratch));
+        assert_eq!(out.result.error, None, "{out:?}");
+        let pf = scratch.join("prompt.txt");
+        let want = format!(
+            "{}\n{}\n{}\n{}\n{}\n{prompt}{prompt}",
+            pf.display(),
+            cfg.model,
+            workdir.display(),
+            workdir.canonicalize().unwrap().display(),
+            cfg.model
+        );
+        assert_eq!(out.result.answer.as_deref(), Some(want.trim()));
+        assert!(!workdir.join("pwned").exists());
+        assert_eq!(out.exit_code, Some(0));
+    }
+
+    #[test]
+    fn a_key_echoed_by_the_agent_is_scrubbed_from_everything_returned() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut cfg = AgentConfig::new(ExternalAgent::Command, "m");
+        cfg.command =
+            Some("echo \"answer $MY_API_KEY\"; echo \"err $MY_API_KEY\" >&2; exit 1".into());
+        cfg.set_env = vec![("MY_API_KEY".into(), "sk-never-shown-42".into())];
+        let out = rt().block_on(run(&cfg, tmp.path(), "q", &tmp.path().join("s")));
+        let all = serde_json::to_string(&out).unwrap();
+        assert!(!all.contains("sk-never-shown-42"), "{all}");
+        assert_eq!(
+            out.result.error.as_deref(),
+            Some("exit status 1: err [redacted]")
+        );
+        assert_eq!(out.stdout.trim(), "answer [redacted]");
+    }
+
+    /// Whether `pid` still runs (a zombie waiting for its reaper counts as gone).
+    fn alive(pid: i32) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => !stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z'),
+            Err(_) => false,
+        }
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_process_group() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut cfg = AgentConfig::new(ExternalAgent::Command, "m");
+        cfg.command = Some(
+            "sh -c 'sleep 100 & echo $! >> pids; sleep 100 & echo $! >> pids; wait' & wait".into(),
+        );
+        cfg.timeout = Duration::from_millis(700);
+        let started = Instant::now();
+        let out = rt().block_on(run(&cfg, tmp.path(), "q", &tmp.path().join("s")));
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(out.timed_out);
+        assert_eq!(out.result.error.as_deref(), Some("timed out after 0.7 s"));
+        assert_eq!(out.result.answer, None);
+        let pids: Vec<i32> = std::fs::read_to_string(tmp.path().join("pids"))
+            .unwrap()
+            .lines()
+            .map(|l| l.trim().parse().unwrap())
+            .collect();
+        assert_eq!(pids.len(), 2);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        for p in pids {
+            assert!(!alive(p), "sleep {p} survived the timeout");
+        }
+    }
+
+    #[test]
+    fn background_processes_left_by_a_finished_agent_do_not_hang_the_run() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut cfg = AgentConfig::new(ExternalAgent::Command, "m");
+        cfg.command = Some("sleep 100 & echo done".into());
+        let started = Instant::now();
+        let out = rt().block_on(run(&cfg, tmp.path(), "q", &tmp.path().join("s")));
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(out.result.answer.as_deref(), Some("done"));
+    }
+
+    #[test]
+    fn a_missing_program_is_a_clear_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut cfg = AgentConfig::new(ExternalAgent::Codex, "m");
+        cfg.program = Some(tmp.path().join("no-codex-here"));
+        let out = rt().block_on(run(&cfg, tmp.path(), "q", &tmp.path().join("s")));
+        let err = out.result.error.unwrap();
+        assert!(
+            err.starts_with("could not start") && err.contains("no-codex-here"),
+            "{err}"
+        );
+        let v = rt().block_on(version(&cfg)).unwrap();
+        assert!(v.is_err());
+        assert!(
+            rt().block_on(version(&AgentConfig::new(ExternalAgent::Command, "m")))
+                .is_none()
+        );
+    }
+
+    /// The real Claude Code CLI against a loopback Anthropic-compatible server: it must call
+    /// Glob, then Read, then answer with what Read returned. Needs `scripts/setup-agents.sh` (or
+    /// `REPOPROBE_CLAUDE=/path/to/claude`); skipped with a message otherwise.
+    mod claude_code_end_to_end {
+        use super::*;
+        use crate::agent::workspace::RepoSource;
+        use serde_json::json;
+        use std::io::{BufRead, BufReader, Read, Write};
+        use std::net::{TcpListener, TcpStream};
+        use std::sync::{Arc, Mutex};
+
+        /// What only the Read tool can see.
+        const FILE_CONTENT: &str = "the flux capacitor needs 1.21 gigawatts (token zq-7781)";
+        const KEY: &str = "sk-ant-e2e-test-key-5f0c9a";
+
+        fn claude_binary() -> Option<PathBuf> {
+            if let Some(p) = std::env::var_os("REPOPROBE_CLAUDE") {
+                return Some(PathBuf::from(p));
+            }
+            let p =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/node_modules/.bin/claude");
+            p.exists().then_some(p)
+        }
+
+        /// One recorded request: path, x-api-key header, JSON body.
+        type Seen = Arc<Mutex<Vec<(String, Option<String>, Value)>>>;
+
+        /// Serves POST /v1/messages: a Glob tool call, then a Read of the first path Glob found,
+        /// then a final text quoting the Read result (and the key it was sent, which the parse
+        /// must scrub). Streams SSE when asked (Claude Code always asks).
+        fn serve(listener: TcpListener, seen: Seen, endless: bool) {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let seen = seen.clone();
+                std::thread::spawn(move || {
+                    let _ = handle(stream, &seen, endless);
+                });
+            }
+        }
+
+        fn handle(mut stream: TcpStream, seen: &Seen, endless: bool) -> std::io::Result<()> {
+            let mut reader = BufReader::new(stream.try_clone()?);
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line)?;
+            let mut length = 0usize;
+            let mut key = None;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line)?;
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = line.split_once(':') {
+                    match k.trim().to_ascii_lowercase().as_str() {
+                        "content-length" => length = v.trim().parse().unwrap_or(0),
+                        "x-api-key" => key = Some(v.trim().to_string()),
+                        _ => {}
+                    }
+                }
+            }
+            let mut body = vec![0u8; length];
+            reader.read_exact(&mut body)?;
+            let path = request_line
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("")
+                .to_string();
+            let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            seen.lock()
+                .unwrap()
+                .push((path.clone(), key.clone(), body.clone()));
+            if !path.starts_with("/v1/messages") || path.starts_with("/v1/messages/count_tokens") {
+                let msg = b"{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":\"not here\"}}";
+                write!(
+                    stream,
+                    "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    msg.len()
+                )?;
+                return stream.write_all(msg);
+            }
+            let (blocks, stop) = if endless {
+                // Never done: the CLI must stop at --max-turns.
+                (
+                    vec![
+                        json!({"type": "tool_use", "id": format!("toolu_{}", seen.lock().unwrap().len()),
+                    "name": "Glob", "input": {"pattern": "**/*"}}),
+                    ],
+                    "tool_use",
+                )
+            } else {
+                reply(&body, key.as_deref().unwrap_or(""))
+            };
+            let stream_it = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+            let (ctype, payload) = if stream_it {
+                ("text/event-stream", sse(&blocks, stop))
+            } else {
+                let msg = json!({"id": "msg_e2e", "type": "message", "role": "assistant",
+                    "model": body["model"], "content": blocks, "stop_reason": stop,
+                    "stop_sequence": null, "usage": {"input_tokens": 100, "output_tokens": 20}});
+                ("application/json", msg.to_string())
+            };
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                payload.len()
+            )?;
+            stream.write_all(payload.as_bytes())?;
+            stream.flush()
+        }
+
+        /// The scripted conversation, decided by the last tool result in the request.
+        fn reply(body: &Value, key: &str) -> (Vec<Value>, &'static str) {
+            let last = body["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .cloned()
+                .unwrap_or(Value::Null);
+            let result = last["content"]
+                .as_array()
+                .and_then(|c| c.iter().rev().find(|b| b["type"] == "tool_result"))
+                .cloned();
+            let text_of = |r: &Value| match &r["content"] {
+                Value::String(s) => s.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|p| p["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            match result {
+                None => (
+                    vec![
+                        json!({"type": "tool_use", "id": "toolu_glob", "name": "Glob", "input": {"pattern": "**/*.txt"}}),
+                    ],
+                    "tool_use",
+                ),
+                Some(r) if r["tool_use_id"] == "toolu_glob" => {
+                    let found = text_of(&r);
+                    let first = found.lines().next().unwrap_or("").trim().to_string();
+                    (
+                        vec![
+                            json!({"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": first}}),
+                        ],
+                        "tool_use",
+                    )
+                }
+                Some(r) => (
+                    vec![
+                        json!({"type": "text", "text": format!("Read returned: {} (my key is {key})", text_of(&r))}),
+                    ],
+                    "end_turn",
+                ),
+            }
+        }
+
+        fn sse(blocks: &[Value], stop: &str) -> String {
+            let mut events = vec![
+                json!({"type": "message_start", "message": {"id": "msg_e2e", "type": "message",
+                "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": null,
+                "stop_sequence": null, "usage": {"input_tokens": 100, "output_tokens": 1}}}),
+            ];
+            for (i, b) in blocks.iter().enumerate() {
+                if b["type"] == "text" {
+                    events.push(json!({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}));
+                    events.push(json!({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}}));
+                } else {
+                    events.push(json!({"type": "content_block_start", "index": i, "content_block": {"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}}));
+                    events.push(json!({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": b["input"].to_string()}}));
+                }
+                events.push(json!({"type": "content_block_stop", "index": i}));
+            }
+            events.push(json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 20}}));
+            events.push(json!({"type": "message_stop"}));
+            events
+                .iter()
+                .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+                .collect()
+        }
+
+        fn git(dir: &Path, args: &[&str]) {
+            let ok = std::process::Command::new("git")
+                .arg("-C")
+                .arg(dir)
+                .args(args)
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@example.com")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@example.com")
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "git {args:?}");
+        }
+
+        #[test]
+        fn real_claude_code_reads_the_worktree_through_its_tools_and_is_parsed() {
+            let Some(claude) = claude_binary() else {
+                eprintln!(
+                    "SKIPPED real_claude_code_…: no Claude Code CLI (run scripts/setup-agents.sh or set REPOPROBE_CLAUDE)"
+                );
+                return;
+            };
+            let tmp = tempfile::tempdir().unwrap();
+            // A repository whose file content no model could guess, checked out like a question.
+            let origin = tmp.path().join("origin");
+            std::fs::create_dir_all(origin.join("docs")).unwrap();
+            git(&origin, &["init", "--quiet", "-b", "main"]);
+            std::fs::write(origin.join("docs/notes.txt"), format!("{FILE_CONTENT}\n")).unwrap();
+            git(&origin, &["add", "."]);
+            git(&origin, &["commit", "--quiet", "-m", "notes"]);
+            let repo = repoprobe_core::Repo {
+                name: "acme/delorean".into(),
+                url: String::new(),
+                commit: "main".into(),
+                language: String::new(),
+                theme: String::new(),
+            };
+            let source =
+                RepoSource::new(tmp.path().join("cache")).map_repo("acme/delorean", &origin);
+            let wt = source
+                .prepare(&repo, &tmp.path().join("worktrees/q1"))
+                .unwrap();
+
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let seen: Seen = Arc::default();
+            {
+                let seen = seen.clone();
+                std::thread::spawn(move || serve(listener, seen, false));
+            }
+            let home = tmp.path().join("home");
+            std::fs::create_dir_all(&home).unwrap();
+            let mut cfg = AgentConfig::new(ExternalAgent::ClaudeCode, "claude-sonnet-4-5");
+            cfg.program = Some(claude.clone());
+            cfg.max_turns = Some(5);
+            cfg.home = Some(home);
+            cfg.timeout = Duration::from_secs(120);
+            cfg.set_env = vec![
+                ("ANTHROPIC_API_KEY".into(), KEY.into()),
+                (
+                    "ANTHROPIC_BASE_URL".into(),
+                    format!("http://127.0.0.1:{port}"),
+                ),
+            ];
+            let v = rt().block_on(version(&cfg)).unwrap().unwrap();
+            eprintln!("Claude Code version: {v}");
+            assert!(v.contains("Claude Code"), "{v}");
+
+            let out = rt().block_on(run(
+                &cfg,
+                &wt.path,
+                "What do the notes in this repository say? Quote them.",
+                &tmp.path().join("scratch"),
+            ));
+            let r = &out.result;
+            assert_eq!(
+                r.error, None,
+                "stderr: {}\nstdout: {}",
+                out.stderr_tail, out.stdout
+            );
+            let answer = r.answer.as_deref().unwrap();
+            assert!(answer.contains(FILE_CONTENT), "{answer}");
+            assert!(answer.contains("my key is [redacted]"), "{answer}");
+            assert_eq!(r.turns, Some(3), "{r:?}");
+            assert!(
+                r.input_tokens.unwrap() >= 300 && r.output_tokens.unwrap() >= 60,
+                "{r:?}"
+            );
+            assert!(
+                r.cost_usd.is_some() && r.meta.contains_key("session_id"),
+                "{r:?}"
+            );
+            // The key reached the server, and nowhere in what we return.
+            let requests = seen.lock().unwrap().clone();
+            assert!(
+                requests
+                    .iter()
+                    .any(|(p, k, _)| p.starts_with("/v1/messages") && k.as_deref() == Some(KEY))
+            );
+            let returned = serde_json::to_string(&out).unwrap();
+            assert!(!returned.contains(KEY), "the key leaked: {returned}");
+            // The tool was Read, on our file; only the read-only tools were offered.
+            let tools: Vec<String> = requests[0].2["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_string))
+                .collect();
+            assert_eq!(tools, ["Glob", "Grep", "Read"]);
+            // Reading is not editing: the worktree is untouched (no session files written there).
+            assert!(wt.changes().unwrap().is_empty(), "{:?}", wt.changes());
+            wt.remove().unwrap();
+        }
+
+        #[test]
+        fn real_claude_code_stopped_by_max_turns_is_an_error_without_answer() {
+            let Some(claude) = claude_binary() else {
+                eprintln!(
+                    "SKIPPED real_claude_code_stopped_…: no Claude Code CLI (run scripts/setup-agents.sh or set REPOPROBE_CLAUDE)"
+                );
+                return;
+            };
+            let tmp = tempfile::tempdir().unwrap();
+            std::fs::write(tmp.path().join("a.txt"), "x").unwrap();
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let seen: Seen = Arc::default();
+            {
+                let seen = seen.clone();
+                std::thread::spawn(move || serve(listener, seen, true));
+            }
+            let home = tmp.path().join("home");
+            std::fs::create_dir_all(&home).unwrap();
+            let mut cfg = AgentConfig::new(ExternalAgent::ClaudeCode, "claude-sonnet-4-5");
+            cfg.program = Some(claude);
+            cfg.max_turns = Some(2);
+            cfg.home = Some(home);
+            cfg.timeout = Duration::from_secs(120);
+            cfg.set_env = vec![
+                ("ANTHROPIC_API_KEY".into(), KEY.into()),
+                (
+                    "ANTHROPIC_BASE_URL".into(),
+                    format!("http://127.0.0.1:{port}"),
+                ),
+            ];
+            let work = tmp.path().join("work");
+            std::fs::create_dir_all(&work).unwrap();
+            let out = rt().block_on(run(
+                &cfg,
+                &work,
+                "Keep looking.",
+                &tmp.path().join("scratch"),
+            ));
+            let r = &out.result;
+            assert_eq!(r.answer, None, "{out:?}");
+            let err = r.error.as_deref().unwrap();
+            assert!(err.starts_with("Claude Code: error_max_turns"), "{err}");
+            assert_eq!(out.exit_code, Some(1));
+            assert!(r.turns.is_some() && r.input_tokens.is_some(), "{r:?}");
+        }
+    }
+}

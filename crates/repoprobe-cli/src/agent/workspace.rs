@@ -1,0 +1,1015 @@
+//! Each question's repository at its pinned commit: a cache of bare clones (`--repos DIR`, one
+//! `DIR/<owner>__<name>.git` per repository, cloned on first use and fetched only when the pinned
+//! commit is missing) and, for offline use, a map from repository name to a local clone
+//! (`--repo-map owner/name=PATH`) that is then the only source: no network for those.
+//!
+//! [`RepoSource::prepare`] gives every question a fresh detached `git worktree` at the pinned
+//! commit, resolved to a full sha; [`Worktree::changes`] says afterwards what the agent changed
+//! (the evidence of edit bias the answer record carries) and [`Worktree::remove`] cleans up.
+//!
+//! Git operations on one cached repository are serialised by an exclusive `flock` on
+//! `DIR/<owner>__<name>.lock`, so concurrent questions (threads or processes) never race on git's
+//! own locks. Everything here is synchronous (`std::process::Command`): callers on the async
+//! runtime use `spawn_blocking`. Git never prompts (`GIT_TERMINAL_PROMPT=0`) and runs in the C
+//! locale so its messages, which errors quote, read the same everywhere.
+//!
+//! This module must not decide what an answer is worth: it only reports.
+
+use repoprobe_core::Repo;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Longest git stderr quoted in an error.
+const STDERR_CHARS: usize = 600;
+
+/// Where repositories come from and how a question without a pinned commit is treated.
+#[derive(Debug, Clone)]
+pub struct RepoSource {
+    cache_dir: PathBuf,
+    map: BTreeMap<String, PathBuf>,
+    allow_head: bool,
+}
+
+/// A question's checkout: a detached worktree of the cached clone at `commit`.
+#[derive(Debug)]
+pub struct Worktree {
+    /// The worktree's directory (where the agent runs).
+    pub path: PathBuf,
+    /// `owner/name`.
+    pub repo: String,
+    /// The full sha checked out.
+    pub commit: String,
+    /// True when the question had no pinned commit and the clone's HEAD was used instead
+    /// (only with [`RepoSource::allow_head`]); the answer record should say so.
+    pub from_head: bool,
+    git_dir: PathBuf,
+    lock_path: PathBuf,
+}
+
+/// What the agent left behind in its worktree.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Changes {
+    /// Files modified, added, deleted, renamed, untracked or ignored, in git's order.
+    pub files: Vec<Change>,
+    /// The new HEAD when the agent moved it (a commit, a checkout); `None` when it is still the
+    /// pinned commit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_moved_to: Option<String>,
+}
+
+impl Changes {
+    /// True when the worktree is exactly the pinned commit.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.head_moved_to.is_none()
+    }
+}
+
+/// One changed path, relative to the worktree's root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    pub path: String,
+    pub kind: ChangeKind,
+    /// For a rename or copy: the path it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+}
+
+/// What happened to a path (from `git status --porcelain` codes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Modified,
+    Added,
+    Deleted,
+    Renamed,
+    Copied,
+    TypeChanged,
+    Unmerged,
+    /// A new file git does not know about.
+    Untracked,
+    /// A new file (or directory) matching an ignore pattern: build output, caches.
+    Ignored,
+}
+
+/// Why a question's worktree could not be had (or inspected, or removed). Messages name the
+/// repository and commit and end with what git said.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error("repository name {0:?} is not of the form owner/name")]
+    BadName(String),
+    #[error("{repo}: no pinned commit (the question's repo.commit is empty)")]
+    NoCommit { repo: String },
+    #[error("{repo}: no url in the question and not in --repo-map")]
+    NoSource { repo: String },
+    #[error("{repo}: could not clone {source_desc}: {stderr}")]
+    Clone {
+        repo: String,
+        source_desc: String,
+        stderr: String,
+    },
+    #[error("{repo}@{commit}: commit not found in {source_desc} (after fetching){}", if .stderr.is_empty() { String::new() } else { format!(": {}", .stderr) })]
+    UnknownCommit {
+        repo: String,
+        commit: String,
+        source_desc: String,
+        stderr: String,
+    },
+    #[error("{repo}@{commit}: git {action} failed: {stderr}")]
+    Git {
+        repo: String,
+        commit: String,
+        action: String,
+        stderr: String,
+    },
+    #[error(
+        "{repo}@{commit}: worktree directory {path} already exists and is not a worktree of the cache"
+    )]
+    PathTaken {
+        repo: String,
+        commit: String,
+        path: PathBuf,
+    },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+}
+
+impl RepoSource {
+    /// Clones are kept in `cache_dir` (created when missing).
+    pub fn new(cache_dir: impl Into<PathBuf>) -> RepoSource {
+        RepoSource {
+            cache_dir: cache_dir.into(),
+            map: BTreeMap::new(),
+            allow_head: false,
+        }
+    }
+
+    /// Takes `name` from the local clone at `path` only (offline use): the cache's clone is made
+    /// from it and fetched from it, never from the question's url.
+    pub fn map_repo(mut self, name: impl Into<String>, path: impl Into<PathBuf>) -> RepoSource {
+        self.map.insert(name.into(), path.into());
+        self
+    }
+
+    /// Lets a question without a pinned commit use the clone's HEAD (recorded in
+    /// [`Worktree::from_head`]); off by default, when such a question fails.
+    pub fn allow_head(mut self, yes: bool) -> RepoSource {
+        self.allow_head = yes;
+        self
+    }
+
+    /// Parses a `--repo-map` value, `owner/name=PATH`.
+    pub fn parse_map_arg(arg: &str) -> Result<(String, PathBuf), String> {
+        let (name, path) = arg
+            .split_once('=')
+            .ok_or_else(|| format!("expected owner/name=PATH, got {arg:?}"))?;
+        let name = name.trim();
+        if !valid_name(name) {
+            return Err(format!("{name:?} is not of the form owner/name"));
+        }
+        if path.is_empty() {
+            return Err(format!("no path for {name}"));
+        }
+        Ok((name.to_string(), PathBuf::from(path)))
+    }
+
+    /// The cache's bare clone of `name` (whether or not it exists yet).
+    pub fn clone_path(&self, name: &str) -> Result<PathBuf, WorkspaceError> {
+        Ok(self.cache_dir.join(format!("{}.git", cache_stem(name)?)))
+    }
+
+    /// A fresh detached worktree of `repo` at its pinned commit, at `worktree_dir` (which must
+    /// not exist, or be a stale worktree of the same cache, which is replaced). Clones the
+    /// repository on first use and fetches when the commit is missing.
+    pub fn prepare(&self, repo: &Repo, worktree_dir: &Path) -> Result<Worktree, WorkspaceError> {
+        let name = repo.name.as_str();
+        let stem = cache_stem(name)?;
+        let wanted = repo.commit.trim();
+        if wanted.is_empty() && !self.allow_head {
+            return Err(WorkspaceError::NoCommit { repo: name.into() });
+        }
+        // Git runs with `-C <clone>`, so local paths are made absolute first.
+        let (source, offline) = match self.map.get(name) {
+            Some(p) => (absolute(p).into_os_string(), true),
+            None if !repo.url.trim().is_empty() => {
+                let url = repo.url.trim();
+                let local = Path::new(url);
+                let source = if !url.contains("://") && local.exists() {
+                    absolute(local).into_os_string()
+                } else {
+                    url.into()
+                };
+                (source, false)
+            }
+            None => return Err(WorkspaceError::NoSource { repo: name.into() }),
+        };
+        let worktree_dir = &absolute(worktree_dir);
+        let source_desc = if offline {
+            format!("local clone {}", Path::new(&source).display())
+        } else {
+            source.to_string_lossy().into_owned()
+        };
+        std::fs::create_dir_all(&self.cache_dir).map_err(|e| WorkspaceError::Io {
+            context: format!("creating the repository cache {}", self.cache_dir.display()),
+            source: e,
+        })?;
+        let git_dir = self.clone_path(name)?;
+        let lock_path = self.cache_dir.join(format!("{stem}.lock"));
+        let _lock = RepoLock::acquire(&lock_path)?;
+
+        if !git_dir.join("HEAD").exists() {
+            self.clone_into(name, &source, &source_desc, &git_dir)?;
+        }
+        let label = if wanted.is_empty() { "HEAD" } else { wanted };
+        let commit = match resolve(&git_dir, label) {
+            Some(sha) => sha,
+            None if wanted.is_empty() => {
+                return Err(WorkspaceError::UnknownCommit {
+                    repo: name.into(),
+                    commit: "HEAD".into(),
+                    source_desc,
+                    stderr: "the clone has no HEAD (empty repository?)".into(),
+                });
+            }
+            None => {
+                let stderr = fetch(&git_dir, &source, wanted);
+                resolve(&git_dir, wanted).ok_or_else(|| WorkspaceError::UnknownCommit {
+                    repo: name.into(),
+                    commit: wanted.into(),
+                    source_desc,
+                    stderr,
+                })?
+            }
+        };
+
+        let git_err = |action: &str, stderr: String| WorkspaceError::Git {
+            repo: name.into(),
+            commit: commit.clone(),
+            action: action.into(),
+            stderr,
+        };
+        // Entries whose directories are gone (an earlier run killed before its cleanup).
+        git(Some(&git_dir), ["worktree", "prune"]).map_err(|e| git_err("worktree prune", e))?;
+        if worktree_dir.exists() {
+            if !is_worktree_of(&git_dir, worktree_dir) {
+                return Err(WorkspaceError::PathTaken {
+                    repo: name.into(),
+                    commit,
+                    path: worktree_dir.to_path_buf(),
+                });
+            }
+            git(
+                Some(&git_dir),
+                [
+                    OsStr::new("worktree"),
+                    OsStr::new("remove"),
+                    OsStr::new("--force"),
+                    OsStr::new("--force"),
+                    worktree_dir.as_os_str(),
+                ],
+            )
+            .map_err(|e| git_err("worktree remove (stale worktree)", e))?;
+        }
+        if let Some(parent) = worktree_dir.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| WorkspaceError::Io {
+                context: format!("creating {}", parent.display()),
+                source: e,
+            })?;
+        }
+        git(
+            Some(&git_dir),
+            [
+                OsStr::new("worktree"),
+                OsStr::new("add"),
+                OsStr::new("--detach"),
+                OsStr::new("--quiet"),
+                worktree_dir.as_os_str(),
+                OsStr::new(&commit),
+            ],
+        )
+        .map_err(|e| git_err("worktree add", e))?;
+        // The path as git will report it, so `changes` and `remove` name the same directory.
+        let path = worktree_dir
+            .canonicalize()
+            .unwrap_or_else(|_| worktree_dir.to_path_buf());
+        Ok(Worktree {
+            path,
+            repo: name.into(),
+            commit,
+            from_head: wanted.is_empty(),
+            git_dir,
+            lock_path,
+        })
+    }
+
+    /// Clones into a temporary name and renames, so a killed clone never leaves a half cache.
+    fn clone_into(
+        &self,
+        name: &str,
+        source: &OsStr,
+        source_desc: &str,
+        git_dir: &Path,
+    ) -> Result<(), WorkspaceError> {
+        let tmp = git_dir.with_extension(format!("git.tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let result = git(
+            None,
+            [
+                OsStr::new("clone"),
+                OsStr::new("--bare"),
+                OsStr::new("--quiet"),
+                OsStr::new("--"),
+                source,
+                tmp.as_os_str(),
+            ],
+        );
+        if let Err(stderr) = result {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(WorkspaceError::Clone {
+                repo: name.into(),
+                source_desc: source_desc.into(),
+                stderr,
+            });
+        }
+        std::fs::rename(&tmp, git_dir).map_err(|e| WorkspaceError::Io {
+            context: format!("moving the clone of {name} to {}", git_dir.display()),
+            source: e,
+        })
+    }
+}
+
+impl Worktree {
+    /// What differs from the pinned commit: `git status --porcelain=v1 -z --untracked-files=all
+    /// --ignored=matching` (ignored directories are listed once, not file by file) and whether
+    /// HEAD moved.
+    pub fn changes(&self) -> Result<Changes, WorkspaceError> {
+        let out = git(
+            Some(&self.path),
+            [
+                "status",
+                "--porcelain=v1",
+                "-z",
+                "--untracked-files=all",
+                "--ignored=matching",
+                "--no-renames",
+            ],
+        )
+        .map_err(|e| self.error("status", e))?;
+        let files = parse_status(&out);
+        let head = git(Some(&self.path), ["rev-parse", "--verify", "HEAD"])
+            .map_err(|e| self.error("rev-parse HEAD", e))?;
+        let head = head.trim();
+        Ok(Changes {
+            files,
+            head_moved_to: (head != self.commit).then(|| head.to_string()),
+        })
+    }
+
+    /// Removes the worktree (`git worktree remove --force --force`, then `prune`); the directory
+    /// is deleted even when git no longer knows it.
+    pub fn remove(self) -> Result<(), WorkspaceError> {
+        let _lock = RepoLock::acquire(&self.lock_path)?;
+        let removed = git(
+            Some(&self.git_dir),
+            [
+                OsStr::new("worktree"),
+                OsStr::new("remove"),
+                OsStr::new("--force"),
+                OsStr::new("--force"),
+                self.path.as_os_str(),
+            ],
+        );
+        if removed.is_err() && self.path.exists() {
+            std::fs::remove_dir_all(&self.path).map_err(|e| WorkspaceError::Io {
+                context: format!("removing the worktree {}", self.path.display()),
+                source: e,
+            })?;
+        }
+        git(Some(&self.git_dir), ["worktree", "prune"])
+            .map_err(|e| self.error("worktree prune", e))?;
+        Ok(())
+    }
+
+    fn error(&self, action: &str, stderr: String) -> WorkspaceError {
+        WorkspaceError::Git {
+            repo: self.repo.clone(),
+            commit: self.commit.clone(),
+            action: action.into(),
+            stderr,
+        }
+    }
+}
+
+/// An exclusive `flock` on the repository's lock file, released on drop (and by the kernel when
+/// the process dies, so a killed run never leaves the cache locked).
+struct RepoLock {
+    _file: File,
+}
+
+impl RepoLock {
+    fn acquire(path: &Path) -> Result<RepoLock, WorkspaceError> {
+        use std::os::fd::AsRawFd;
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .map_err(|e| WorkspaceError::Io {
+                context: format!("opening the lock {}", path.display()),
+                source: e,
+            })?;
+        loop {
+            // SAFETY: flock on a descriptor we own; it stays open as long as the guard lives.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+            if rc == 0 {
+                return Ok(RepoLock { _file: file });
+            }
+            let err = std::io::Error::last_os_error();
+            if err.kind() != std::io::ErrorKind::Interrupted {
+                return Err(WorkspaceError::Io {
+                    context: format!("locking {}", path.display()),
+                    source: err,
+                });
+            }
+        }
+    }
+}
+
+/// `p` made absolute against the current directory (unchanged when that fails).
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// `owner/name` → `owner__name`, refusing anything that could leave the cache directory.
+fn cache_stem(name: &str) -> Result<String, WorkspaceError> {
+    if !valid_name(name) {
+        return Err(WorkspaceError::BadName(name.to_string()));
+    }
+    Ok(name.replace('/', "__"))
+}
+
+fn valid_name(name: &str) -> bool {
+    let mut parts = name.split('/');
+    let ok_part = |p: Option<&str>| {
+        p.is_some_and(|p| {
+            !p.is_empty()
+                && !p.starts_with('.')
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        })
+    };
+    ok_part(parts.next()) && ok_part(parts.next()) && parts.next().is_none()
+}
+
+/// The full sha of `rev` as a commit, if the clone has it.
+fn resolve(git_dir: &Path, rev: &str) -> Option<String> {
+    if rev.starts_with('-') {
+        return None;
+    }
+    let spec = format!("{rev}^{{commit}}");
+    git(Some(git_dir), ["rev-parse", "--verify", "--quiet", &spec])
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// Fetches branches and tags from `source`, then the commit itself (forges serve a full sha that
+/// no branch reaches). Returns git's stderr of the last failure, for the error message.
+fn fetch(git_dir: &Path, source: &OsStr, commit: &str) -> String {
+    let mut last = String::new();
+    let refs = git(
+        Some(git_dir),
+        [
+            OsStr::new("fetch"),
+            OsStr::new("--quiet"),
+            OsStr::new("--"),
+            source,
+            OsStr::new("+refs/heads/*:refs/heads/*"),
+            OsStr::new("+refs/tags/*:refs/tags/*"),
+        ],
+    );
+    if let Err(e) = refs {
+        last = e;
+    }
+    let full_sha = commit.len() == 40 && commit.chars().all(|c| c.is_ascii_hexdigit());
+    if full_sha
+        && resolve(git_dir, commit).is_none()
+        && let Err(e) = git(
+            Some(git_dir),
+            [
+                OsStr::new("fetch"),
+                OsStr::new("--quiet"),
+                OsStr::new("--"),
+                source,
+                OsStr::new(commit),
+            ],
+        )
+    {
+        last = e;
+    }
+    last
+}
+
+/// Whether `dir` is a registered worktree of the clone at `git_dir`.
+fn is_worktree_of(git_dir: &Path, dir: &Path) -> bool {
+    let Ok(dir) = dir.canonicalize() else {
+        return false;
+    };
+    let Ok(list) = git(Some(git_dir), ["worktree", "list", "--porcelain", "-z"]) else {
+        return false;
+    };
+    list.split('\0')
+        .filter_map(|f| f.strip_prefix("worktree "))
+        .any(|p| Path::new(p).canonicalize().is_ok_and(|p| p == dir))
+}
+
+/// Parses `git status --porcelain=v1 -z`: `XY path\0`, with `XY to\0from\0` for renames and
+/// copies.
+fn parse_status(out: &str) -> Vec<Change> {
+    let mut files = Vec::new();
+    let mut fields = out.split('\0').filter(|f| !f.is_empty());
+    while let Some(entry) = fields.next() {
+        if entry.len() < 4 {
+            continue;
+        }
+        let (xy, path) = entry.split_at(3);
+        let xy = xy.as_bytes();
+        let (x, y) = (xy[0], xy[1]);
+        let kind = match (x, y) {
+            (b'?', b'?') => ChangeKind::Untracked,
+            (b'!', b'!') => ChangeKind::Ignored,
+            (b'U', _) | (_, b'U') | (b'A', b'A') | (b'D', b'D') => ChangeKind::Unmerged,
+            (b'R', _) => ChangeKind::Renamed,
+            (b'C', _) => ChangeKind::Copied,
+            (b'D', _) | (_, b'D') => ChangeKind::Deleted,
+            (b'A', _) => ChangeKind::Added,
+            (b'T', _) | (_, b'T') => ChangeKind::TypeChanged,
+            _ => ChangeKind::Modified,
+        };
+        let from = matches!(kind, ChangeKind::Renamed | ChangeKind::Copied)
+            .then(|| fields.next().map(str::to_string))
+            .flatten();
+        files.push(Change {
+            path: path.to_string(),
+            kind,
+            from,
+        });
+    }
+    files
+}
+
+/// Runs git; stdout on success, trimmed and cut stderr (or the spawn error) on failure.
+fn git<I, S>(dir: Option<&Path>, args: I) -> Result<String, String>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut cmd = Command::new("git");
+    if let Some(dir) = dir {
+        cmd.arg("-C").arg(dir);
+    }
+    cmd.args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_ASKPASS", "")
+        .env("SSH_ASKPASS", "")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null());
+    let out = cmd
+        .output()
+        .map_err(|e| format!("could not run git: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = stderr.trim();
+        let stderr = if stderr.is_empty() {
+            format!("exit status {}", out.status)
+        } else {
+            cut(stderr, STDERR_CHARS)
+        };
+        Err(stderr)
+    }
+}
+
+/// The last `max` characters of `s` (git's last lines say what went wrong).
+fn cut(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let tail: String = s.chars().skip(n - max).collect();
+    format!("…{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs git in `dir` with a fixed identity, panicking on failure.
+    fn sh(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// A repository with two commits of `src/lib.txt` (and a .gitignore of `target/`); returns
+    /// (dir, first sha, second sha).
+    fn origin(root: &Path) -> (PathBuf, String, String) {
+        let dir = root.join("origin");
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        sh(&dir, &["init", "--quiet", "-b", "main"]);
+        std::fs::write(dir.join("src/lib.txt"), "first version\n").unwrap();
+        std::fs::write(dir.join(".gitignore"), "target/\n").unwrap();
+        sh(&dir, &["add", "."]);
+        sh(&dir, &["commit", "--quiet", "-m", "one"]);
+        let first = sh(&dir, &["rev-parse", "HEAD"]);
+        std::fs::write(dir.join("src/lib.txt"), "second version\n").unwrap();
+        sh(&dir, &["commit", "--quiet", "-am", "two"]);
+        let second = sh(&dir, &["rev-parse", "HEAD"]);
+        (dir, first, second)
+    }
+
+    fn repo(name: &str, url: &str, commit: &str) -> Repo {
+        Repo {
+            name: name.into(),
+            url: url.into(),
+            commit: commit.into(),
+            language: String::new(),
+            theme: String::new(),
+        }
+    }
+
+    #[test]
+    fn prepare_checks_out_the_pinned_commit_not_the_latest() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, second) = origin(tmp.path());
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let url = origin.to_str().unwrap();
+        // A short sha resolves to the full one.
+        let wt = source
+            .prepare(
+                &repo("acme/widget", url, &first[..10]),
+                &tmp.path().join("wt/q1"),
+            )
+            .unwrap();
+        assert_eq!(wt.commit, first);
+        assert!(!wt.from_head);
+        assert_eq!(
+            std::fs::read_to_string(wt.path.join("src/lib.txt")).unwrap(),
+            "first version\n"
+        );
+        assert!(tmp.path().join("cache/acme__widget.git/HEAD").exists());
+        let wt2 = source
+            .prepare(
+                &repo("acme/widget", url, &second),
+                &tmp.path().join("wt/q2"),
+            )
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(wt2.path.join("src/lib.txt")).unwrap(),
+            "second version\n"
+        );
+        assert!(wt.changes().unwrap().is_empty());
+        wt.remove().unwrap();
+        wt2.remove().unwrap();
+    }
+
+    #[test]
+    fn a_commit_made_after_the_clone_is_fetched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, _) = origin(tmp.path());
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let url = origin.to_str().unwrap();
+        source
+            .prepare(&repo("acme/widget", url, &first), &tmp.path().join("a"))
+            .unwrap()
+            .remove()
+            .unwrap();
+        std::fs::write(origin.join("src/lib.txt"), "third version\n").unwrap();
+        sh(&origin, &["commit", "--quiet", "-am", "three"]);
+        let third = sh(&origin, &["rev-parse", "HEAD"]);
+        let wt = source
+            .prepare(&repo("acme/widget", url, &third), &tmp.path().join("b"))
+            .unwrap();
+        assert_eq!(wt.commit, third);
+        assert_eq!(
+            std::fs::read_to_string(wt.path.join("src/lib.txt")).unwrap(),
+            "third version\n"
+        );
+    }
+
+    #[test]
+    fn unknown_commit_fails_naming_repo_and_commit() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, _, _) = origin(tmp.path());
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let missing = "0123456789abcdef0123456789abcdef01234567";
+        let err = source
+            .prepare(
+                &repo("acme/widget", origin.to_str().unwrap(), missing),
+                &tmp.path().join("wt"),
+            )
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, WorkspaceError::UnknownCommit { .. }), "{msg}");
+        assert!(
+            msg.contains("acme/widget") && msg.contains(missing),
+            "{msg}"
+        );
+        assert!(!tmp.path().join("wt").exists());
+    }
+
+    #[test]
+    fn unknown_repository_fails_with_what_git_said() {
+        let tmp = tempfile::tempdir().unwrap();
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let nowhere = tmp.path().join("no-such-repo");
+        let err = source
+            .prepare(
+                &repo("acme/ghost", nowhere.to_str().unwrap(), "abc123"),
+                &tmp.path().join("wt"),
+            )
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, WorkspaceError::Clone { .. }), "{msg}");
+        assert!(msg.starts_with("acme/ghost: could not clone"), "{msg}");
+        assert!(msg.contains("does not exist"), "{msg}");
+        // No half clone is left to be mistaken for a good one.
+        assert!(!tmp.path().join("cache/acme__ghost.git").exists());
+
+        let err = source
+            .prepare(&repo("acme/ghost", "", "abc123"), &tmp.path().join("wt"))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "acme/ghost: no url in the question and not in --repo-map"
+        );
+        let err = source
+            .prepare(&repo("../etc", "x", "abc"), &tmp.path().join("wt"))
+            .unwrap_err();
+        assert!(matches!(err, WorkspaceError::BadName(_)));
+    }
+
+    #[test]
+    fn empty_commit_fails_unless_head_is_allowed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, _, second) = origin(tmp.path());
+        let url = origin.to_str().unwrap();
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let err = source
+            .prepare(&repo("acme/widget", url, " "), &tmp.path().join("wt"))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "acme/widget: no pinned commit (the question's repo.commit is empty)"
+        );
+        let wt = source
+            .allow_head(true)
+            .prepare(&repo("acme/widget", url, ""), &tmp.path().join("wt"))
+            .unwrap();
+        assert!(wt.from_head);
+        assert_eq!(wt.commit, second);
+    }
+
+    #[test]
+    fn repo_map_clones_from_the_local_path_and_ignores_the_url() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, _) = origin(tmp.path());
+        let (name, path) =
+            RepoSource::parse_map_arg(&format!("acme/widget={}", origin.display())).unwrap();
+        let source = RepoSource::new(tmp.path().join("cache")).map_repo(name, path);
+        let wt = source
+            .prepare(
+                &repo("acme/widget", "https://invalid.example/acme/widget", &first),
+                &tmp.path().join("wt"),
+            )
+            .unwrap();
+        assert_eq!(wt.commit, first);
+        assert!(RepoSource::parse_map_arg("acme/widget").is_err());
+        assert!(RepoSource::parse_map_arg("widget=/x").is_err());
+    }
+
+    #[test]
+    fn edits_new_files_deletions_and_ignored_output_show_in_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, _) = origin(tmp.path());
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let wt = source
+            .prepare(
+                &repo("acme/widget", origin.to_str().unwrap(), &first),
+                &tmp.path().join("wt"),
+            )
+            .unwrap();
+        std::fs::write(wt.path.join("src/lib.txt"), "edited\n").unwrap();
+        std::fs::create_dir_all(wt.path.join("notes/deep")).unwrap();
+        std::fs::write(wt.path.join("notes/deep/new file.md"), "x").unwrap();
+        std::fs::remove_file(wt.path.join(".gitignore")).unwrap();
+        let changes = wt.changes().unwrap();
+        let got: Vec<(&str, ChangeKind)> = changes
+            .files
+            .iter()
+            .map(|c| (c.path.as_str(), c.kind))
+            .collect();
+        assert!(
+            got.contains(&("src/lib.txt", ChangeKind::Modified)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&("notes/deep/new file.md", ChangeKind::Untracked)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&(".gitignore", ChangeKind::Deleted)),
+            "{got:?}"
+        );
+        assert!(changes.head_moved_to.is_none());
+        assert!(!changes.is_empty());
+        let json = serde_json::to_string(&changes.files[0]).unwrap();
+        assert!(json.contains("\"kind\":"), "{json}");
+    }
+
+    #[test]
+    fn ignored_output_and_a_moved_head_show_in_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, _) = origin(tmp.path());
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let wt = source
+            .prepare(
+                &repo("acme/widget", origin.to_str().unwrap(), &first),
+                &tmp.path().join("wt"),
+            )
+            .unwrap();
+        std::fs::create_dir_all(wt.path.join("target/debug")).unwrap();
+        std::fs::write(wt.path.join("target/debug/out.bin"), "x").unwrap();
+        let changes = wt.changes().unwrap();
+        assert_eq!(
+            changes.files,
+            vec![Change {
+                path: "target/".into(),
+                kind: ChangeKind::Ignored,
+                from: None
+            }]
+        );
+        std::fs::remove_dir_all(wt.path.join("target")).unwrap();
+        std::fs::write(wt.path.join("src/lib.txt"), "committed by the agent\n").unwrap();
+        sh(&wt.path, &["commit", "--quiet", "-am", "agent"]);
+        let changes = wt.changes().unwrap();
+        assert!(changes.files.is_empty());
+        assert!(changes.head_moved_to.is_some());
+        wt.remove().unwrap();
+    }
+
+    #[test]
+    fn parallel_prepares_of_one_repository_both_work() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, second) = origin(tmp.path());
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let url = origin.to_str().unwrap().to_string();
+        let worktrees: Vec<Worktree> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|i| {
+                    let (source, url, tmp) = (&source, &url, tmp.path());
+                    let commit = if i % 2 == 0 {
+                        first.clone()
+                    } else {
+                        second.clone()
+                    };
+                    s.spawn(move || {
+                        source
+                            .prepare(
+                                &repo("acme/widget", url, &commit),
+                                &tmp.join(format!("wt{i}")),
+                            )
+                            .unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (i, wt) in worktrees.iter().enumerate() {
+            let want = if i % 2 == 0 { "first" } else { "second" };
+            let got = std::fs::read_to_string(wt.path.join("src/lib.txt")).unwrap();
+            assert_eq!(got, format!("{want} version\n"));
+        }
+        std::thread::scope(|s| {
+            for wt in worktrees {
+                s.spawn(move || wt.remove().unwrap());
+            }
+        });
+        let list = sh(
+            &tmp.path().join("cache/acme__widget.git"),
+            &["worktree", "list"],
+        );
+        assert_eq!(list.lines().count(), 1, "{list}");
+    }
+
+    #[test]
+    fn remove_deletes_the_directory_and_the_registration() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, _) = origin(tmp.path());
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let dir = tmp.path().join("wt");
+        let wt = source
+            .prepare(&repo("acme/widget", origin.to_str().unwrap(), &first), &dir)
+            .unwrap();
+        std::fs::write(wt.path.join("scratch.txt"), "left by the agent").unwrap();
+        wt.remove().unwrap();
+        assert!(!dir.exists());
+        let list = sh(
+            &tmp.path().join("cache/acme__widget.git"),
+            &["worktree", "list"],
+        );
+        assert_eq!(list.lines().count(), 1, "{list}");
+    }
+
+    #[test]
+    fn a_stale_worktree_is_replaced_but_a_foreign_directory_is_not_touched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, second) = origin(tmp.path());
+        let url = origin.to_str().unwrap();
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let dir = tmp.path().join("wt");
+        // A run killed before its cleanup left this one behind, edited.
+        let stale = source
+            .prepare(&repo("acme/widget", url, &first), &dir)
+            .unwrap();
+        std::fs::write(stale.path.join("src/lib.txt"), "edited\n").unwrap();
+        drop(stale);
+        let wt = source
+            .prepare(&repo("acme/widget", url, &second), &dir)
+            .unwrap();
+        assert!(wt.changes().unwrap().is_empty());
+        assert_eq!(
+            std::fs::read_to_string(wt.path.join("src/lib.txt")).unwrap(),
+            "second version\n"
+        );
+
+        let foreign = tmp.path().join("mine");
+        std::fs::create_dir_all(&foreign).unwrap();
+        std::fs::write(foreign.join("keep.txt"), "precious").unwrap();
+        let err = source
+            .prepare(&repo("acme/widget", url, &first), &foreign)
+            .unwrap_err();
+        assert!(matches!(err, WorkspaceError::PathTaken { .. }), "{err}");
+        assert!(foreign.join("keep.txt").exists());
+    }
+
+    #[test]
+    fn relative_paths_mean_relative_to_the_current_directory() {
+        // cargo runs tests in the crate's directory; the temporary directory lives there.
+        let tmp = tempfile::Builder::new()
+            .prefix(".workspace-test")
+            .tempdir_in(".")
+            .unwrap();
+        let rel = Path::new(".").join(tmp.path().file_name().unwrap());
+        let (_, first, _) = origin(&rel);
+        let source = RepoSource::new(rel.join("cache")).map_repo("acme/widget", rel.join("origin"));
+        let wt = source
+            .prepare(&repo("acme/widget", "", &first), &rel.join("wt"))
+            .unwrap();
+        assert!(wt.path.is_absolute());
+        assert!(tmp.path().join("wt/src/lib.txt").exists());
+        // A later fetch from the mapped (relative) path works from inside the clone too.
+        sh(
+            &rel.join("origin"),
+            &["commit", "--quiet", "--allow-empty", "-m", "three"],
+        );
+        let third = sh(&rel.join("origin"), &["rev-parse", "HEAD"]);
+        let wt2 = source
+            .prepare(&repo("acme/widget", "", &third), &rel.join("wt2"))
+            .unwrap();
+        assert_eq!(wt2.commit, third);
+        wt.remove().unwrap();
+        wt2.remove().unwrap();
+    }
+
+    #[test]
+    fn status_parser_reads_renames_with_their_origin() {
+        let out = "R  new.rs\0old.rs\0 M a b.txt\0?? x\0!! target/\0";
+        let files = parse_status(out);
+        assert_eq!(files.len(), 4);
+        assert_eq!(files[0].kind, ChangeKind::Renamed);
+        assert_eq!(files[0].from.as_deref(), Some("old.rs"));
+        assert_eq!(files[1].path, "a b.txt");
+        assert_eq!(files[3].kind, ChangeKind::Ignored);
+    }
+}

@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 
 # wasm target, trunk, wasm-bindgen-cli, wasm-opt, Chromium + ChromeDriver (each only if missing).
 bash scripts/setup-site.sh --browser
+# The real Claude Code CLI for the end-to-end test of `answer --agent claude-code` (never fails:
+# without npm or the registry that test says SKIPPED).
+bash scripts/setup-agents.sh
 export PATH="$PWD/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
 echo "== unit, property, golden and CLI tests; chart functions natively on SVG"

@@ -218,7 +218,11 @@ impl AnswerKey {
 
 impl std::fmt::Display for AnswerKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} / {} / attempt {}", self.question_id, self.model, self.attempt)
+        write!(
+            f,
+            "{} / {} / attempt {}",
+            self.question_id, self.model, self.attempt
+        )
     }
 }
 

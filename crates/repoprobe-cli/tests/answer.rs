@@ -16,11 +16,22 @@ use std::time::Duration;
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .current_dir(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -112,7 +123,10 @@ fn agent_api() -> AgentApi {
                 let mut body = vec![0; len];
                 reader.read_exact(&mut body).unwrap();
                 let req: Value = serde_json::from_slice(&body).unwrap();
-                assert!(auth.ends_with(KEY), "the key is not in the authorization header");
+                assert!(
+                    auth.ends_with(KEY),
+                    "the key is not in the authorization header"
+                );
                 let msgs = req["messages"].as_array().unwrap();
                 let tool_results: Vec<String> = msgs
                     .iter()
@@ -121,9 +135,16 @@ fn agent_api() -> AgentApi {
                     .collect();
                 let tools: Vec<&str> = req["tools"]
                     .as_array()
-                    .map(|t| t.iter().filter_map(|t| t["function"]["name"].as_str()).collect())
+                    .map(|t| {
+                        t.iter()
+                            .filter_map(|t| t["function"]["name"].as_str())
+                            .collect()
+                    })
                     .unwrap_or_default();
-                assert!(tools.contains(&"read_file") && tools.contains(&"search"), "{tools:?}");
+                assert!(
+                    tools.contains(&"read_file") && tools.contains(&"search"),
+                    "{tools:?}"
+                );
                 let message = match tool_results.len() {
                     0 => json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1",
                         "type": "function", "function": {"name": "read_file",
@@ -159,7 +180,15 @@ fn the_builtin_agent_answers_from_the_pinned_commit_with_real_tool_results() {
     let out = dir.path().join("answers.jsonl");
     let api = agent_api();
     let r = answer_cmd(dir.path(), &repo, &bench, &out)
-        .args(["--agent", "builtin", "--provider", "openai", "--model", "m1", "--base-url"])
+        .args([
+            "--agent",
+            "builtin",
+            "--provider",
+            "openai",
+            "--model",
+            "m1",
+            "--base-url",
+        ])
         .arg(&api.base)
         .args(["--question", "q1"])
         .env("OPENAI_API_KEY", KEY)
@@ -171,11 +200,24 @@ fn the_builtin_agent_answers_from_the_pinned_commit_with_real_tool_results() {
     let recs = records(&out);
     assert_eq!(recs.len(), 1);
     let a = &recs[0];
-    assert_eq!((a["question_id"].as_str(), a["model"].as_str(), a["attempt"].as_u64()), (Some("q1"), Some("m1"), Some(0)));
+    assert_eq!(
+        (
+            a["question_id"].as_str(),
+            a["model"].as_str(),
+            a["attempt"].as_u64()
+        ),
+        (Some("q1"), Some("m1"), Some(0))
+    );
     let answer = a["answer"].as_str().unwrap();
     // The worktree is at the first commit: the tool saw marker_alpha, never marker_beta.
-    assert!(answer.contains("marker_alpha") && !answer.contains("marker_beta"), "{answer}");
-    assert!(answer.contains("src/lib.rs:1:"), "the search result: {answer}");
+    assert!(
+        answer.contains("marker_alpha") && !answer.contains("marker_beta"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("src/lib.rs:1:"),
+        "the search result: {answer}"
+    );
     assert_eq!(a["error"], Value::Null);
     assert_eq!(a["agent"]["name"], "builtin");
     assert_eq!(a["agent"]["commit"], first.as_str());
@@ -184,38 +226,72 @@ fn the_builtin_agent_answers_from_the_pinned_commit_with_real_tool_results() {
     assert_eq!(a["agent"]["turns"], 3);
     assert_eq!(a["usage"]["input_tokens"], 150);
     let seen = api.seen.lock().unwrap().clone();
-    assert!(seen[0].contains("marker_alpha"), "the server got the real file: {seen:?}");
+    assert!(
+        seen[0].contains("marker_alpha"),
+        "the server got the real file: {seen:?}"
+    );
     // The transcript holds every tool call with what it really returned.
     let t: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join(a["agent"]["transcript"].as_str().unwrap())).unwrap(),
+        &std::fs::read_to_string(dir.path().join(a["agent"]["transcript"].as_str().unwrap()))
+            .unwrap(),
     )
     .unwrap();
-    let tools: Vec<&Value> = t["transcript"].as_array().unwrap().iter().filter(|e| e["kind"] == "tool").collect();
+    let tools: Vec<&Value> = t["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "tool")
+        .collect();
     assert_eq!(tools.len(), 2);
     assert_eq!(tools[0]["name"], "read_file");
-    assert!(tools[0]["content"].as_str().unwrap().contains("marker_alpha"));
+    assert!(
+        tools[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("marker_alpha")
+    );
     assert!(!std::fs::read_to_string(&out).unwrap().contains(KEY));
     // The worktree is gone; the clone cache stays.
-    assert_eq!(std::fs::read_dir(dir.path().join("cache/worktrees")).map_or(0, |d| d.count()), 0);
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("cache/worktrees")).map_or(0, |d| d.count()),
+        0
+    );
 }
 
 #[test]
 fn a_commit_that_cannot_be_had_fails_its_question_only_and_is_tried_again() {
     let dir = tempfile::tempdir().unwrap();
     let (repo, first, _) = repo(dir.path());
-    let bench = benchmark(dir.path(), &first, "1234567890123456789012345678901234567890");
+    let bench = benchmark(
+        dir.path(),
+        &first,
+        "1234567890123456789012345678901234567890",
+    );
     let out = dir.path().join("answers.jsonl");
     let run = || {
         answer_cmd(dir.path(), &repo, &bench, &out)
-            .args(["--agent", "command", "--model", "sh", "--command", "cat {prompt_file} | head -c 40; echo"])
+            .args([
+                "--agent",
+                "command",
+                "--model",
+                "sh",
+                "--command",
+                "cat {prompt_file} | head -c 40; echo",
+            ])
             .output()
             .unwrap()
     };
     let r = run();
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("q2") && stderr.contains("1234567890123456789012345678901234567890"), "{stderr}");
-    let ids: Vec<String> = records(&out).iter().map(|r| r["question_id"].as_str().unwrap().to_string()).collect();
+    assert!(
+        stderr.contains("q2") && stderr.contains("1234567890123456789012345678901234567890"),
+        "{stderr}"
+    );
+    let ids: Vec<String> = records(&out)
+        .iter()
+        .map(|r| r["question_id"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(ids.len(), 2);
     assert!(!ids.contains(&"q2".to_string()));
     let failures = records(&dir.path().join("answers.failures.ndjson"));
@@ -224,7 +300,10 @@ fn a_commit_that_cannot_be_had_fails_its_question_only_and_is_tried_again() {
     assert_eq!(failures[0]["status"], "failed");
     let again = run();
     let stderr = String::from_utf8_lossy(&again.stderr);
-    assert!(stderr.contains("0 answered, 2 already done") && stderr.contains("1 failed"), "{stderr}");
+    assert!(
+        stderr.contains("0 answered, 2 already done") && stderr.contains("1 failed"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -234,19 +313,42 @@ fn an_agent_that_edits_its_worktree_is_recorded_as_such() {
     let bench = benchmark(dir.path(), &first, &first);
     let out = dir.path().join("answers.jsonl");
     let r = answer_cmd(dir.path(), &repo, &bench, &out)
-        .args(["--agent", "command", "--model", "sh", "--question", "q1", "--command",
-            "echo patched > {workdir}/src/lib.rs; echo new > {workdir}/NOTES.md; echo I fixed it"])
+        .args([
+            "--agent",
+            "command",
+            "--model",
+            "sh",
+            "--question",
+            "q1",
+            "--command",
+            "echo patched > {workdir}/src/lib.rs; echo new > {workdir}/NOTES.md; echo I fixed it",
+        ])
         .output()
         .unwrap();
-    assert_eq!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
     let a = &records(&out)[0];
     assert_eq!(a["answer"], "I fixed it");
     assert_eq!(a["agent"]["worktree_changed"], true);
     let changed = a["agent"]["changes"]["files"].to_string();
-    assert!(changed.contains("src/lib.rs") && changed.contains("modified"), "{changed}");
-    assert!(changed.contains("NOTES.md") && changed.contains("untracked"), "{changed}");
+    assert!(
+        changed.contains("src/lib.rs") && changed.contains("modified"),
+        "{changed}"
+    );
+    assert!(
+        changed.contains("NOTES.md") && changed.contains("untracked"),
+        "{changed}"
+    );
     // The edit stayed in its worktree: the repository itself is untouched.
-    assert!(std::fs::read_to_string(repo.join("src/lib.rs")).unwrap().contains("marker_beta"));
+    assert!(
+        std::fs::read_to_string(repo.join("src/lib.rs"))
+            .unwrap()
+            .contains("marker_beta")
+    );
 }
 
 #[test]
@@ -257,9 +359,19 @@ fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
     let out = dir.path().join("answers.jsonl");
     let cmd = || {
         let mut c = answer_cmd(dir.path(), &repo, &bench, &out);
-        c.args(["--agent", "command", "--model", "sh", "--attempts", "3", "--concurrency", "1",
-            "--command", "sleep 0.3; echo answer from {model}"])
-            .stderr(std::process::Stdio::null());
+        c.args([
+            "--agent",
+            "command",
+            "--model",
+            "sh",
+            "--attempts",
+            "3",
+            "--concurrency",
+            "1",
+            "--command",
+            "sleep 0.3; echo answer from {model}",
+        ])
+        .stderr(std::process::Stdio::null());
         c
     };
     let mut child = cmd().spawn().unwrap();
@@ -269,10 +381,20 @@ fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
     child.kill().unwrap();
     child.wait().unwrap();
     let r = cmd().stderr(std::process::Stdio::piped()).output().unwrap();
-    assert_eq!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
     let mut keys: Vec<(String, u64)> = records(&out)
         .iter()
-        .map(|r| (r["question_id"].as_str().unwrap().to_string(), r["attempt"].as_u64().unwrap()))
+        .map(|r| {
+            (
+                r["question_id"].as_str().unwrap().to_string(),
+                r["attempt"].as_u64().unwrap(),
+            )
+        })
         .collect();
     keys.sort();
     let want: Vec<(String, u64)> = ["q1", "q2", "q3"]
@@ -281,8 +403,18 @@ fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
         .collect();
     assert_eq!(keys, want, "every (question, attempt) exactly once");
     // The answers validate as SPEC §2.2 answers.
-    let v = Command::new(BIN).arg("validate").arg(&bench).arg(&out).output().unwrap();
-    assert_eq!(v.status.code(), Some(0), "{}", String::from_utf8_lossy(&v.stderr));
+    let v = Command::new(BIN)
+        .arg("validate")
+        .arg(&bench)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&v.stderr)
+    );
 }
 
 #[test]
@@ -292,11 +424,21 @@ fn a_missing_agent_cli_stops_the_run_before_anything_is_checked_out() {
     let bench = benchmark(dir.path(), &first, &first);
     let out = dir.path().join("answers.jsonl");
     let r = answer_cmd(dir.path(), &repo, &bench, &out)
-        .args(["--agent", "claude-code", "--model", "m", "--agent-bin", "/nonexistent/claude"])
+        .args([
+            "--agent",
+            "claude-code",
+            "--model",
+            "m",
+            "--agent-bin",
+            "/nonexistent/claude",
+        ])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("claude-code CLI cannot run") && stderr.contains("--agent-bin"), "{stderr}");
+    assert!(
+        stderr.contains("claude-code CLI cannot run") && stderr.contains("--agent-bin"),
+        "{stderr}"
+    );
     assert!(!dir.path().join("cache/worktrees").exists());
 }

@@ -44,7 +44,10 @@ mod tests {
         }))
         .unwrap();
         let p = prompt(&q, "0123abcd");
-        assert!(p.system.contains("Do not create, modify or delete any file"));
+        assert!(
+            p.system
+                .contains("Do not create, modify or delete any file")
+        );
         assert!(!p.system.contains("<!--"), "markers are not sent");
         assert_eq!(
             p.user,

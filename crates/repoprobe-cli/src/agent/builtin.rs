@@ -143,7 +143,9 @@ pub async fn run(
             }
             Ok(Ok(t)) => {
                 // What the turn really used, for the tokens-per-minute budget.
-                client.limiter().settle(estimate, t.tokens.input_tokens + t.tokens.output_tokens);
+                client
+                    .limiter()
+                    .settle(estimate, t.tokens.input_tokens + t.tokens.output_tokens);
                 t
             }
         };

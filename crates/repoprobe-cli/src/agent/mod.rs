@@ -5,6 +5,6 @@
 //! read-only tool-calling agent for any model behind the judge's client.
 
 pub mod builtin;
-pub mod tools;
 pub mod external;
+pub mod tools;
 pub mod workspace;

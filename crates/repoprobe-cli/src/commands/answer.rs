@@ -129,8 +129,15 @@ impl AgentKind {
 
 /// Who runs the questions.
 enum Runner {
-    Builtin { client: Arc<Client>, limits: Limits },
-    External { config: AgentConfig, version: Option<String>, fresh_home: bool },
+    Builtin {
+        client: Arc<Client>,
+        limits: Limits,
+    },
+    External {
+        config: AgentConfig,
+        version: Option<String>,
+        fresh_home: bool,
+    },
 }
 
 /// What every run shares.
@@ -187,12 +194,16 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     }
     for id in &a.questions {
         if !ds.questions.iter().any(|q| &q.id == id) {
-            bail!("--question {id}: no such question in {}", a.benchmark.display());
+            bail!(
+                "--question {id}: no such question in {}",
+                a.benchmark.display()
+            );
         }
     }
     let mut source = RepoSource::new(&a.repos).allow_head(a.allow_unpinned);
     for m in &a.repo_map {
-        let (name, path) = RepoSource::parse_map_arg(m).map_err(|e| anyhow::anyhow!("--repo-map: {e}"))?;
+        let (name, path) =
+            RepoSource::parse_map_arg(m).map_err(|e| anyhow::anyhow!("--repo-map: {e}"))?;
         source = source.map_repo(name, path);
     }
     let (mut out, mut failures) = a.run.journals(AnswerKey::of, "answer")?;
@@ -206,8 +217,14 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let ctx = Arc::new(Ctx {
         runner,
         source,
-        worktrees: a.worktrees.clone().unwrap_or_else(|| a.repos.join("worktrees")),
-        transcripts: a.transcripts.clone().unwrap_or_else(|| transcripts_dir(&a.run.out)),
+        worktrees: a
+            .worktrees
+            .clone()
+            .unwrap_or_else(|| a.repos.join("worktrees")),
+        transcripts: a
+            .transcripts
+            .clone()
+            .unwrap_or_else(|| transcripts_dir(&a.run.out)),
         out_dir,
         keep_worktrees: a.keep_worktrees,
         price: a.run.price(&a.api.model),
@@ -218,7 +235,11 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let mut tally = Tally::default();
     let mut already_done = 0;
     let mut jobs = Vec::new();
-    for q in ds.questions.iter().filter(|q| a.questions.is_empty() || a.questions.contains(&q.id)) {
+    for q in ds
+        .questions
+        .iter()
+        .filter(|q| a.questions.is_empty() || a.questions.contains(&q.id))
+    {
         let q = Arc::new(q.clone());
         for attempt in 0..a.attempts {
             let key = AnswerKey {
@@ -293,7 +314,9 @@ fn runner(a: &Args) -> anyhow::Result<Runner> {
     config.home = a.agent_home.clone();
     config.timeout = timeout;
     if agent == ExternalAgent::Command && a.command.as_deref().is_none_or(|c| c.trim().is_empty()) {
-        bail!("--agent command needs --command '<template with {{prompt_file}}, {{model}}, {{workdir}}>'");
+        bail!(
+            "--agent command needs --command '<template with {{prompt_file}}, {{model}}, {{workdir}}>'"
+        );
     }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -327,14 +350,25 @@ fn transcripts_dir(out: &Path) -> PathBuf {
 /// A file-name-safe form of a key part.
 fn safe(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
 /// Does one key: worktree, agent, changes, transcript, cleanup.
 async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome {
     let started = Instant::now();
-    let name = format!("{}__{}__a{}", safe(&key.question_id), safe(&key.model), key.attempt);
+    let name = format!(
+        "{}__{}__a{}",
+        safe(&key.question_id),
+        safe(&key.model),
+        key.attempt
+    );
     let mut o = Outcome {
         key,
         result: Err(String::new()),
@@ -363,10 +397,22 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome 
         Runner::Builtin { client, limits } => {
             run_builtin(client, limits, &q, &wt, &transcript_path).await
         }
-        Runner::External { config, version, fresh_home } => {
+        Runner::External {
+            config,
+            version,
+            fresh_home,
+        } => {
             let scratch = ctx.worktrees.join(format!("{name}.scratch"));
-            run_external(config, version.as_deref(), *fresh_home, &q, &wt, &scratch, &transcript_path)
-                .await
+            run_external(
+                config,
+                version.as_deref(),
+                *fresh_home,
+                &q,
+                &wt,
+                &scratch,
+                &transcript_path,
+            )
+            .await
         }
     };
     let changes = {
@@ -409,7 +455,9 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome 
     let changes = match changes {
         Ok(Ok(c)) => c,
         Ok(Err(e)) => {
-            o.result = Err(format!("the worktree could not be inspected afterwards: {e}"));
+            o.result = Err(format!(
+                "the worktree could not be inspected afterwards: {e}"
+            ));
             return o;
         }
         Err(e) => {
@@ -475,7 +523,10 @@ async fn run_builtin(
         .map_err(|e| format!("cannot open the worktree {}: {e}", wt.path.display()))?;
     let p = prompt(q, &wt.commit);
     let r: BuiltinRun = builtin::run(client, &sandbox, &p.system, &p.user, limits).await;
-    write_transcript(transcript_path, &json!({"agent": "builtin", "transcript": r.transcript}))?;
+    write_transcript(
+        transcript_path,
+        &json!({"agent": "builtin", "transcript": r.transcript}),
+    )?;
     let s = client.settings();
     Ok(Ran {
         infrastructure: r.call_failed,
@@ -523,10 +574,9 @@ async fn run_external(
             "timed_out": r.timed_out, "stdout": r.stdout, "stderr_tail": r.stderr_tail}),
     )?;
     let res = r.result;
-    let could_not_start = res
-        .error
-        .as_deref()
-        .is_some_and(|e| e.starts_with("could not start") || e.starts_with("could not write the prompt"));
+    let could_not_start = res.error.as_deref().is_some_and(|e| {
+        e.starts_with("could not start") || e.starts_with("could not write the prompt")
+    });
     Ok(Ran {
         infrastructure: could_not_start,
         agent: json!({

@@ -504,7 +504,10 @@ impl Summary<'_> {
             self.already_done,
             tally.failed,
             if tally.failed > 0 {
-                format!(" (see {}; a rerun tries them again)", self.failures.display())
+                format!(
+                    " (see {}; a rerun tries them again)",
+                    self.failures.display()
+                )
             } else {
                 String::new()
             },

@@ -12,6 +12,7 @@
 #![allow(dead_code)] // each test crate uses a part
 
 pub mod batch;
+pub mod claude;
 
 use serde_json::{Value, json};
 use std::collections::{HashSet, VecDeque};

@@ -1,0 +1,162 @@
+//! The Claude Code preset end to end: `repoprobe answer --agent claude-code` runs the REAL
+//! Claude Code CLI (installed by `scripts/setup-agents.sh`, or `REPOPROBE_CLAUDE`) in a worktree
+//! of a real git repository, against a loopback Anthropic-compatible server that makes it call
+//! Glob and Read before it answers. Skipped, with a message, when the CLI is not installed.
+
+mod common;
+
+use common::claude::{FILE_CONTENT, KEY, Seen, claude_binary, serve};
+use common::{BIN, records};
+use serde_json::{Value, json};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// Runs `answer --agent claude-code` on one question; returns (record, stderr, requests seen).
+fn answer(endless: bool, max_turns: &str) -> Option<(Value, String, Seen, tempfile::TempDir)> {
+    let Some(claude) = claude_binary() else {
+        eprintln!(
+            "SKIPPED: no Claude Code CLI (run scripts/setup-agents.sh or set REPOPROBE_CLAUDE)"
+        );
+        return None;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let origin = dir.path().join("origin");
+    std::fs::create_dir_all(origin.join("docs")).unwrap();
+    git(&origin, &["init", "-q", "-b", "main"]);
+    std::fs::write(origin.join("docs/notes.txt"), format!("{FILE_CONTENT}\n")).unwrap();
+    git(&origin, &["add", "."]);
+    git(&origin, &["commit", "-q", "-m", "notes"]);
+    let sha = git(&origin, &["rev-parse", "HEAD"]);
+    let mut q: Value = serde_json::from_str(
+        std::fs::read_to_string(common::BENCHMARK)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    q["repo"] = json!({"name": "acme/delorean", "url": "", "commit": sha});
+    let bench = dir.path().join("benchmark.jsonl");
+    std::fs::write(&bench, format!("{q}\n")).unwrap();
+
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen: Seen = Seen::default();
+    {
+        let seen = seen.clone();
+        std::thread::spawn(move || serve(listener, seen, endless));
+    }
+    let out = dir.path().join("answers.jsonl");
+    let r = Command::new(BIN)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"))
+        .arg("answer")
+        .arg("--benchmark")
+        .arg(&bench)
+        .arg("--out")
+        .arg(&out)
+        .arg("--repos")
+        .arg(dir.path().join("cache"))
+        .arg("--repo-map")
+        .arg(format!("acme/delorean={}", origin.display()))
+        .args([
+            "--agent",
+            "claude-code",
+            "--model",
+            "claude-sonnet-4-5",
+            "--max-turns",
+            max_turns,
+        ])
+        .args(["--agent-timeout-s", "120", "--agent-bin"])
+        .arg(&claude)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr).into_owned();
+    assert!(!stderr.contains(KEY), "the key leaked: {stderr}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(!text.contains(KEY), "the key is in the answers: {text}");
+    let recs = records(&out);
+    assert_eq!(recs.len(), 1, "{stderr}");
+    Some((recs[0].clone(), stderr, seen, dir))
+}
+
+#[test]
+fn claude_code_answers_through_its_read_only_tools_and_the_record_says_so() {
+    let Some((a, stderr, seen, dir)) = answer(false, "5") else {
+        return;
+    };
+    assert_eq!(a["error"], Value::Null, "{a}\n{stderr}");
+    let text = a["answer"].as_str().unwrap();
+    assert!(
+        text.contains(FILE_CONTENT),
+        "only the Read tool could have seen it: {text}"
+    );
+    assert!(text.contains("my key is [redacted]"), "{text}");
+    let agent = &a["agent"];
+    assert_eq!(agent["name"], "claude-code");
+    assert!(
+        agent["version"].as_str().unwrap().contains("Claude Code"),
+        "{agent}"
+    );
+    assert_eq!(agent["turns"], 3);
+    assert_eq!(
+        agent["worktree_changed"], false,
+        "reading is not editing: {agent}"
+    );
+    assert_eq!(agent["prompt_version"], "answer-v1");
+    assert_eq!(agent["cost_source"], "reported by the agent");
+    assert!(a["usage"]["input_tokens"].as_u64().unwrap() >= 300, "{a}");
+    assert!(a["usage"]["cost_usd"].as_f64().is_some(), "{a}");
+    let requests = seen.lock().unwrap().clone();
+    let tools: Vec<&str> = requests[0].2["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(tools, ["Glob", "Grep", "Read"], "read-only tools only");
+    // The prompt is the versioned template with the question and the pinned commit.
+    let first = requests[0].2["messages"][0].to_string();
+    assert!(
+        first.contains("Question q1?") && first.contains(agent["commit"].as_str().unwrap()),
+        "{first}"
+    );
+    let transcript =
+        std::fs::read_to_string(dir.path().join(agent["transcript"].as_str().unwrap())).unwrap();
+    assert!(transcript.contains("num_turns") && !transcript.contains(KEY));
+}
+
+#[test]
+fn claude_code_stopped_by_max_turns_is_a_failed_run_without_an_answer() {
+    let Some((a, stderr, _, _dir)) = answer(true, "2") else {
+        return;
+    };
+    assert_eq!(a["answer"], Value::Null, "{a}");
+    let err = a["error"].as_str().unwrap();
+    assert!(
+        err.starts_with("Claude Code: error_max_turns"),
+        "{err}\n{stderr}"
+    );
+    assert!(stderr.contains("no answer: q1"), "{stderr}");
+}

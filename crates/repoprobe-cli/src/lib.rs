@@ -8,6 +8,8 @@ mod input;
 mod llm;
 mod output;
 mod shard;
+#[cfg(test)]
+mod testutil;
 
 pub use exit::Exit;
 

@@ -145,14 +145,20 @@ impl<K: Eq + Hash> Journal<K> {
     }
 }
 
-/// `J.jsonl` → `J.failures.ndjson` (`.ndjson`, so that `score` on a directory never reads it).
-pub fn failures_path(out: &Path) -> PathBuf {
+/// A file beside the output journal: `J.jsonl` → `J.<suffix>` (the failures journal, the batch
+/// record, the transcripts directory all sit there, named after it).
+pub fn beside(out: &Path, suffix: &str) -> PathBuf {
     let name = out
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
     let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
-    out.with_file_name(format!("{stem}.failures.ndjson"))
+    out.with_file_name(format!("{stem}.{suffix}"))
+}
+
+/// `J.jsonl` → `J.failures.ndjson` (`.ndjson`, so that `score` on a directory never reads it).
+pub fn failures_path(out: &Path) -> PathBuf {
+    beside(out, "failures.ndjson")
 }
 
 /// The key of a judgment-like record (SPEC §2.3, §2.4): (question_id, model, attempt, judge,

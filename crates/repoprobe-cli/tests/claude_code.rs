@@ -6,29 +6,10 @@
 mod common;
 
 use common::claude::{FILE_CONTENT, KEY, Seen, claude_binary, serve};
-use common::{BIN, records};
+use common::{BIN, git, records};
 use serde_json::{Value, json};
 use std::net::TcpListener;
-use std::path::Path;
 use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 /// Runs `answer --agent claude-code` on one question; returns (record, stderr, requests seen).
 fn answer(endless: bool, max_turns: &str) -> Option<(Value, String, Seen, tempfile::TempDir)> {

@@ -234,10 +234,9 @@ fn time_limit(limits: &Limits) -> String {
 mod tests {
     use super::*;
     use crate::llm::{ApiKey, Provider, Settings, Structured};
+    use crate::testutil::git;
     use std::io::{BufRead, BufReader, Read, Write};
     use std::net::TcpListener;
-    use std::path::Path;
-    use std::process::Command;
     use std::sync::{Arc, Mutex};
 
     const KEY: &str = "sk-builtin-test-key-42";
@@ -485,27 +484,6 @@ mod tests {
             | (_, Next::Status(_))
             | (_, Next::Call(..)) => unreachable!(),
         }
-    }
-
-    fn git(dir: &Path, args: &[&str]) {
-        let out = Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@example.com",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
     }
 
     /// A real git repository: Rust and Python code, an ignored log that mentions the searched

@@ -610,41 +610,23 @@ fn cut(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::git;
 
     /// Runs git in `dir` with a fixed identity, panicking on failure.
-    fn sh(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    }
-
     /// A repository with two commits of `src/lib.txt` (and a .gitignore of `target/`); returns
     /// (dir, first sha, second sha).
     fn origin(root: &Path) -> (PathBuf, String, String) {
         let dir = root.join("origin");
         std::fs::create_dir_all(dir.join("src")).unwrap();
-        sh(&dir, &["init", "--quiet", "-b", "main"]);
+        git(&dir, &["init", "--quiet", "-b", "main"]);
         std::fs::write(dir.join("src/lib.txt"), "first version\n").unwrap();
         std::fs::write(dir.join(".gitignore"), "target/\n").unwrap();
-        sh(&dir, &["add", "."]);
-        sh(&dir, &["commit", "--quiet", "-m", "one"]);
-        let first = sh(&dir, &["rev-parse", "HEAD"]);
+        git(&dir, &["add", "."]);
+        git(&dir, &["commit", "--quiet", "-m", "one"]);
+        let first = git(&dir, &["rev-parse", "HEAD"]);
         std::fs::write(dir.join("src/lib.txt"), "second version\n").unwrap();
-        sh(&dir, &["commit", "--quiet", "-am", "two"]);
-        let second = sh(&dir, &["rev-parse", "HEAD"]);
+        git(&dir, &["commit", "--quiet", "-am", "two"]);
+        let second = git(&dir, &["rev-parse", "HEAD"]);
         (dir, first, second)
     }
 
@@ -705,8 +687,8 @@ mod tests {
             .remove()
             .unwrap();
         std::fs::write(origin.join("src/lib.txt"), "third version\n").unwrap();
-        sh(&origin, &["commit", "--quiet", "-am", "three"]);
-        let third = sh(&origin, &["rev-parse", "HEAD"]);
+        git(&origin, &["commit", "--quiet", "-am", "three"]);
+        let third = git(&origin, &["rev-parse", "HEAD"]);
         let wt = source
             .prepare(&repo("acme/widget", url, &third), &tmp.path().join("b"))
             .unwrap();
@@ -871,7 +853,7 @@ mod tests {
         );
         std::fs::remove_dir_all(wt.path.join("target")).unwrap();
         std::fs::write(wt.path.join("src/lib.txt"), "committed by the agent\n").unwrap();
-        sh(&wt.path, &["commit", "--quiet", "-am", "agent"]);
+        git(&wt.path, &["commit", "--quiet", "-am", "agent"]);
         let changes = wt.changes().unwrap();
         assert!(changes.files.is_empty());
         assert!(changes.head_moved_to.is_some());
@@ -915,7 +897,7 @@ mod tests {
                 s.spawn(move || wt.remove().unwrap());
             }
         });
-        let list = sh(
+        let list = git(
             &tmp.path().join("cache/acme__widget.git"),
             &["worktree", "list"],
         );
@@ -934,7 +916,7 @@ mod tests {
         std::fs::write(wt.path.join("scratch.txt"), "left by the agent").unwrap();
         wt.remove().unwrap();
         assert!(!dir.exists());
-        let list = sh(
+        let list = git(
             &tmp.path().join("cache/acme__widget.git"),
             &["worktree", "list"],
         );
@@ -989,11 +971,11 @@ mod tests {
         assert!(wt.path.is_absolute());
         assert!(tmp.path().join("wt/src/lib.txt").exists());
         // A later fetch from the mapped (relative) path works from inside the clone too.
-        sh(
+        git(
             &rel.join("origin"),
             &["commit", "--quiet", "--allow-empty", "-m", "three"],
         );
-        let third = sh(&rel.join("origin"), &["rev-parse", "HEAD"]);
+        let third = git(&rel.join("origin"), &["rev-parse", "HEAD"]);
         let wt2 = source
             .prepare(&repo("acme/widget", "", &third), &rel.join("wt2"))
             .unwrap();

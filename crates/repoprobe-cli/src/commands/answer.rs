@@ -339,12 +339,7 @@ fn runner(a: &Args) -> anyhow::Result<Runner> {
 
 /// `out/answers.jsonl` → `out/answers.transcripts`.
 fn transcripts_dir(out: &Path) -> PathBuf {
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "answers".into());
-    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
-    out.with_file_name(format!("{stem}.transcripts"))
+    crate::output::beside(out, "transcripts")
 }
 
 /// A file-name-safe form of a key part.

@@ -32,12 +32,7 @@ struct InFlight {
 
 /// `J.jsonl` → `J.batch.json`.
 pub fn state_path(out: &Path) -> PathBuf {
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
-    out.with_file_name(format!("{stem}.batch.json"))
+    crate::output::beside(out, "batch.json")
 }
 
 /// A key still to do, with its conversation so far.

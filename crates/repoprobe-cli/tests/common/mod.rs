@@ -721,6 +721,29 @@ pub fn run_checked(c: &mut Command) -> Ran {
     r
 }
 
+/// Runs `git args` in `dir` (a repository a test makes) with a fixed identity; returns stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 pub fn repoprobe(args: &[&str]) -> Ran {
     ran(Command::new(BIN).env_clear().args(args).output().unwrap())
 }

@@ -54,6 +54,8 @@ pub struct BuiltinRun {
     /// The last reply's `finish_reason`/`stop_reason`: `"length"` or `"max_tokens"` on an answer
     /// means it was cut at the token limit.
     pub stop_reason: Option<String>,
+    /// The last reply was cut at the model's output limit (an answer may be incomplete).
+    pub cut_at_token_limit: bool,
     /// In order: `{"kind": "system" | "user", "text"}`, then per turn
     /// `{"kind": "model", "turn", "text", "tool_calls", "tokens", "stop_reason"}` followed by
     /// one `{"kind": "tool", "turn", "id", "name", "input", "content", "is_error"}` per call;
@@ -83,6 +85,7 @@ pub async fn run(
         http_retries: 0,
         call_failed: false,
         stop_reason: None,
+        cut_at_token_limit: false,
         transcript: vec![
             json!({
                 "kind": "system",
@@ -153,6 +156,7 @@ pub async fn run(
         run.turns += 1;
         run.tokens += turn.tokens;
         run.stop_reason = turn.stop_reason.clone();
+        run.cut_at_token_limit = turn.cut_at_token_limit();
         run.transcript.push(json!({
             "kind": "model",
             "turn": run.turns,

@@ -96,6 +96,7 @@ impl Sandbox {
     }
 
     /// The canonical root.
+    #[cfg(test)]
     pub fn root(&self) -> &Path {
         &self.root
     }

@@ -531,6 +531,7 @@ async fn run_builtin(
             "provider": s.provider.as_str(),
             "turns": r.turns,
             "stop_reason": r.stop_reason,
+            "cut_at_token_limit": r.cut_at_token_limit,
             "http_retries": r.http_retries,
             "commit": wt.commit,
             "from_head": wt.from_head,

@@ -410,20 +410,16 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome 
             .await
         }
     };
-    let changes = {
-        let wt = Arc::new(wt);
-        let w = Arc::clone(&wt);
-        let changes = tokio::task::spawn_blocking(move || w.changes()).await;
-        if !ctx.keep_worktrees {
-            if let Ok(wt) = Arc::try_unwrap(wt) {
-                let removed = tokio::task::spawn_blocking(move || wt.remove()).await;
-                if let Ok(Err(e)) = removed {
-                    eprintln!("warning: {e}");
-                }
-            }
+    // What the agent left behind, then the worktree goes (unless kept for inspection).
+    let keep = ctx.keep_worktrees;
+    let changes = tokio::task::spawn_blocking(move || {
+        let changes = wt.changes();
+        if !keep && let Err(e) = wt.remove() {
+            eprintln!("warning: {e}");
         }
         changes
-    };
+    })
+    .await;
     let Ran {
         answer,
         error,

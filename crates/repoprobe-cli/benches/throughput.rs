@@ -49,6 +49,7 @@ fn run(api: &FakeApi, dir: &std::path::Path, n: usize, concurrency: u64) -> (Dur
         .args(["--concurrency", &concurrency.to_string()])
         .stderr(std::process::Stdio::null());
     let t = Instant::now();
+    #[allow(clippy::zombie_processes)] // reaped by wait4 below, which also gives its rusage
     let child = c.spawn().unwrap();
     let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
     // SAFETY: waits for our own child, once; std's Child is not waited on afterwards.

@@ -15,23 +15,7 @@ use std::sync::Arc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-/// Where a file came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    Bundled,
-    Dropped,
-    Url,
-}
-
-impl Origin {
-    pub fn label(self) -> &'static str {
-        match self {
-            Origin::Bundled => "bundled",
-            Origin::Dropped => "your file",
-            Origin::Url => "URL",
-        }
-    }
-}
+pub use crate::protocol::Origin;
 
 /// One input file. Its bytes went to the worker, which holds them.
 #[derive(Debug, Clone)]
@@ -98,8 +82,8 @@ thread_local! {
     static PENDING: RefCell<Option<Vec<(String, Option<Array>)>>> = const { RefCell::new(Some(Vec::new())) };
 }
 
-/// The worker's loader, named by trunk after the binary (worker files carry no hash).
-const WORKER_URL: &str = "./repoprobe-worker_loader.js";
+/// The worker's start script (`bin/repoprobe-worker-start.js`); index.html starts it.
+const WORKER_URL: &str = "./repoprobe-worker-start.js";
 
 fn post(req: &Request, buffers: Option<Array>) {
     let Ok(text) = serde_json::to_string(req) else {
@@ -140,6 +124,16 @@ fn started_worker() -> Option<web_sys::Worker> {
     let window: JsValue = web_sys::window()?.into();
     let w = js_sys::Reflect::get(&window, &JsValue::from_str("__rpWorker")).ok()?;
     w.dyn_into::<web_sys::Worker>().ok()
+}
+
+/// Starts the worker here if index.html could not; like there, its name is the URL's query,
+/// whose data it fetches.
+fn start_worker() -> Result<web_sys::Worker, JsValue> {
+    let options = web_sys::WorkerOptions::new();
+    if let Some(search) = web_sys::window().and_then(|w| w.location().search().ok()) {
+        options.set_name(&search);
+    }
+    web_sys::Worker::new_with_options(WORKER_URL, &options)
 }
 
 /// What that worker said before the app listened, in order; emptied.
@@ -223,12 +217,23 @@ fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, String> {
 fn on_response(state: AppState, r: Response) {
     let shared = |r: Result<ScoreReport, String>| r.map(|r| Shared(Arc::new(r)));
     match r {
-        Response::Loaded { snapshot, report } => {
+        Response::Loaded {
+            options,
+            snapshot,
+            report,
+        } => {
             state.questions.set(BTreeMap::new());
             state.paired.set(None);
             state.items.set(None);
             state.snapshot.set(Shared(Arc::new(snapshot)));
-            state.report.set(shared(report));
+            // index.html asks for the bundled set under the options it read from the URL; if
+            // they are not those in force (read differently, or changed meanwhile), ask again.
+            let now = state.options.get_untracked();
+            if options == now {
+                state.report.set(shared(report));
+            } else {
+                post(&Request::Score { options: now }, None);
+            }
             state.busy.update(|b| {
                 if b.as_deref().is_some_and(|m| m.ends_with('…')) {
                     *b = None;
@@ -239,6 +244,23 @@ fn on_response(state: AppState, r: Response) {
             // Only the answer for the options still in force is shown.
             if options == state.options.get_untracked() {
                 state.report.set(shared(report));
+            }
+        }
+        Response::Started { files, failures } => {
+            let none = files.is_empty();
+            state.files.update(|f| {
+                f.extend(files.into_iter().map(|f| InputFile {
+                    name: f.name,
+                    origin: f.origin,
+                    size: f.size,
+                }))
+            });
+            if !failures.is_empty() {
+                state
+                    .busy
+                    .set(Some(format!("Could not fetch: {}", failures.join("; "))));
+            } else if none {
+                state.busy.set(None);
             }
         }
         Response::Question(q) => state.questions.update(|m| {
@@ -273,7 +295,9 @@ pub fn provide_state() -> AppState {
     let state = AppState {
         files: RwSignal::new(Vec::new()),
         hashes: RwSignal::new(BTreeMap::new()),
-        busy: RwSignal::new(None),
+        // The worker fetches the data of the URL's query at start (`bin/repoprobe-worker-start.js`)
+        // and says which files it got (`Started`), then their tables (`Loaded`).
+        busy: RwSignal::new(Some("Loading the bundled data…".into())),
         snapshot: RwSignal::new(Shared(Arc::new(Snapshot::default()))),
         options,
         report: RwSignal::new(empty_report(&ViewOptions::default())),
@@ -282,10 +306,7 @@ pub fn provide_state() -> AppState {
         items: RwSignal::new(None),
     };
 
-    match started_worker()
-        .map(Ok)
-        .unwrap_or_else(|| web_sys::Worker::new(WORKER_URL))
-    {
+    match started_worker().map(Ok).unwrap_or_else(start_worker) {
         Ok(worker) => {
             let handle = move |text: String| {
                 if text == READY {

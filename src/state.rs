@@ -10,8 +10,9 @@ use leptos_router::hooks::use_query_map;
 use repoprobe_core::metrics::items::ItemRow;
 use repoprobe_core::{MissingPolicy, ScoreReport};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
+use std::time::Duration;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
@@ -80,6 +81,8 @@ thread_local! {
     /// Messages wait here until the worker says it is ready: a worker drops messages that
     /// arrive before its (asynchronously instantiated) wasm has set its handler.
     static PENDING: RefCell<Option<Vec<(String, Option<Array>)>>> = const { RefCell::new(Some(Vec::new())) };
+    /// The worker's answers, parsed, waiting to be applied (see [`apply_later`]).
+    static INBOX: RefCell<VecDeque<Response>> = const { RefCell::new(VecDeque::new()) };
 }
 
 /// The worker's start script (`bin/repoprobe-worker-start.js`); index.html starts it.
@@ -214,6 +217,35 @@ fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, String> {
     ))))
 }
 
+/// Applies a parsed answer in a task of its own, in the order they came, one per task: parsing a
+/// large snapshot (a 500-question file's is ~1 MB of JSON) and rendering everything it changes
+/// would otherwise make one long task of the main thread.
+fn apply_later(state: AppState, r: Response) {
+    let idle = INBOX.with(|q| {
+        let mut q = q.borrow_mut();
+        q.push_back(r);
+        q.len() == 1
+    });
+    // A task is scheduled exactly while the inbox is not empty.
+    if idle {
+        schedule_apply(state);
+    }
+}
+
+fn schedule_apply(state: AppState) {
+    set_timeout(
+        move || {
+            if let Some(r) = INBOX.with(|q| q.borrow_mut().pop_front()) {
+                on_response(state, r);
+            }
+            if INBOX.with(|q| !q.borrow().is_empty()) {
+                schedule_apply(state);
+            }
+        },
+        Duration::ZERO,
+    );
+}
+
 fn on_response(state: AppState, r: Response) {
     let shared = |r: Result<ScoreReport, String>| r.map(|r| Shared(Arc::new(r)));
     match r {
@@ -315,7 +347,7 @@ pub fn provide_state() -> AppState {
                         send(&text, buffers);
                     }
                 } else if let Ok(r) = serde_json::from_str::<Response>(&text) {
-                    on_response(state, r);
+                    apply_later(state, r);
                 }
             };
             let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(

@@ -340,29 +340,36 @@ pub fn provide_state() -> AppState {
 
     match started_worker().map(Ok).unwrap_or_else(start_worker) {
         Ok(worker) => {
-            let handle = move |text: String| {
+            // `now`: apply at once rather than in a later task (see `apply_later`).
+            let handle = move |text: String, now: bool| {
                 if text == READY {
                     let queue = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
                     for (text, buffers) in queue {
                         send(&text, buffers);
                     }
                 } else if let Ok(r) = serde_json::from_str::<Response>(&text) {
-                    apply_later(state, r);
+                    if now {
+                        on_response(state, r);
+                    } else {
+                        apply_later(state, r);
+                    }
                 }
             };
             let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
                 move |ev: web_sys::MessageEvent| {
                     if let Some(text) = ev.data().as_string() {
-                        handle(text);
+                        handle(text, false);
                     }
                 },
             );
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             on_message.forget();
             WORKER.with(|w| *w.borrow_mut() = Some(worker));
-            // Messages the worker sent before this listener existed (index.html kept them).
+            // Messages the worker sent before this listener existed (index.html kept them) are
+            // applied now, before the views are first built: if the tables are already known,
+            // the first render shows them, with no render of an empty page before.
             for text in early_messages() {
-                handle(text);
+                handle(text, true);
             }
         }
         Err(e) => state

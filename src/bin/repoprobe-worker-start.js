@@ -59,6 +59,10 @@
         importScripts(URL.createObjectURL(new Blob([text], { type: "text/javascript" })));
         return wasm_bindgen({ module_or_path: wasm });
     });
+    // Without its wasm the worker can do nothing: say so on the page rather than load forever.
+    ready.catch(function (e) {
+        self.postMessage(JSON.stringify({ started: { files: [], failures: ["the worker's wasm: " + message(e)] } }));
+    });
     Promise.all([given, ready]).then(function (r) {
         var files = r[0].files;
         if (!files.length) return;

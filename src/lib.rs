@@ -85,20 +85,6 @@ const VIEWS: [(&str, &str); 7] = [
 fn Shell() -> impl IntoView {
     let state = state::provide_state();
     let query = use_query_map();
-    let params = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok());
-    let data_urls: Vec<String> = params
-        .as_ref()
-        .map(|p| {
-            p.get_all("data")
-                .iter()
-                .filter_map(|v| v.as_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    let set = params.as_ref().and_then(|p| p.get("set"));
-    loading::load_initial(state, set, data_urls);
 
     let view_name = Memo::new(move |_| {
         query

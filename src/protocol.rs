@@ -15,6 +15,33 @@ use std::collections::BTreeMap;
 /// What the worker posts once it can take messages (before that, messages would be lost).
 pub const READY: &str = "{\"op\":\"ready\"}";
 
+/// Where a file came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    Bundled,
+    Dropped,
+    Url,
+}
+
+impl Origin {
+    pub fn label(self) -> &'static str {
+        match self {
+            Origin::Bundled => "bundled",
+            Origin::Dropped => "your file",
+            Origin::Url => "URL",
+        }
+    }
+}
+
+/// A file the worker fetched itself at start (`bin/repoprobe-worker-start.js`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StartFile {
+    pub name: String,
+    pub origin: Origin,
+    pub size: usize,
+}
+
 /// The options of the view, read from the URL (`?missing=exclude&judge=...`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ViewOptions {
@@ -159,7 +186,15 @@ pub enum Request {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Response {
+    /// Sent by the worker's start script (JavaScript), before its wasm runs: the files of the
+    /// URL's `?set=` and `?data=` it fetched, and what it could not fetch. Their `Loaded` follows.
+    Started {
+        files: Vec<StartFile>,
+        failures: Vec<String>,
+    },
+    /// The files' data and the report under `options` (those of the `Add` request).
     Loaded {
+        options: ViewOptions,
         snapshot: Snapshot,
         report: Result<ScoreReport, String>,
     },
@@ -227,6 +262,7 @@ mod tests {
             score(&l.dataset, &l.issues, &score_options(&options)).map_err(|e| e.to_string());
         let responses = [
             Response::Loaded {
+                options: options.clone(),
                 snapshot: Snapshot::of(&l),
                 report: report.clone(),
             },
@@ -253,6 +289,43 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<Request>(&serde_json::to_string(&req).unwrap()).unwrap(),
             req
+        );
+    }
+
+    #[test]
+    fn the_start_scripts_message_reads_as_started() {
+        // What bin/repoprobe-worker-start.js posts (JSON.stringify of this shape).
+        let text = r#"{"started":{"files":[{"name":"public-data/sample/benchmark.jsonl","origin":"bundled","size":11155},{"name":"x.json","origin":"url","size":2}],"failures":["y.json: HTTP 404 for y.json"]}}"#;
+        let r: Response = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            r,
+            Response::Started {
+                files: vec![
+                    StartFile {
+                        name: "public-data/sample/benchmark.jsonl".into(),
+                        origin: Origin::Bundled,
+                        size: 11155
+                    },
+                    StartFile {
+                        name: "x.json".into(),
+                        origin: Origin::Url,
+                        size: 2
+                    },
+                ],
+                failures: vec!["y.json: HTTP 404 for y.json".into()],
+            }
+        );
+        // And the `add` request it hands to the wasm, with the options it read from the URL.
+        let add = r#"{"add":{"names":["a"],"options":{"missing":"exclude","judge":null}}}"#;
+        assert_eq!(
+            serde_json::from_str::<Request>(add).unwrap(),
+            Request::Add {
+                names: vec!["a".into()],
+                options: ViewOptions {
+                    missing: MissingPolicy::Exclude,
+                    judge: None
+                },
+            }
         );
     }
 

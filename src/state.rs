@@ -10,28 +10,13 @@ use leptos_router::hooks::use_query_map;
 use repoprobe_core::metrics::items::ItemRow;
 use repoprobe_core::{MissingPolicy, ScoreReport};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
+use std::time::Duration;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-/// Where a file came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    Bundled,
-    Dropped,
-    Url,
-}
-
-impl Origin {
-    pub fn label(self) -> &'static str {
-        match self {
-            Origin::Bundled => "bundled",
-            Origin::Dropped => "your file",
-            Origin::Url => "URL",
-        }
-    }
-}
+pub use crate::protocol::Origin;
 
 /// One input file. Its bytes went to the worker, which holds them.
 #[derive(Debug, Clone)]
@@ -96,10 +81,12 @@ thread_local! {
     /// Messages wait here until the worker says it is ready: a worker drops messages that
     /// arrive before its (asynchronously instantiated) wasm has set its handler.
     static PENDING: RefCell<Option<Vec<(String, Option<Array>)>>> = const { RefCell::new(Some(Vec::new())) };
+    /// The worker's answers, parsed, waiting to be applied (see [`apply_later`]).
+    static INBOX: RefCell<VecDeque<Response>> = const { RefCell::new(VecDeque::new()) };
 }
 
-/// The worker's loader, named by trunk after the binary (worker files carry no hash).
-const WORKER_URL: &str = "./repoprobe-worker_loader.js";
+/// The worker's start script (`bin/repoprobe-worker-start.js`); index.html starts it.
+const WORKER_URL: &str = "./repoprobe-worker-start.js";
 
 fn post(req: &Request, buffers: Option<Array>) {
     let Ok(text) = serde_json::to_string(req) else {
@@ -140,6 +127,16 @@ fn started_worker() -> Option<web_sys::Worker> {
     let window: JsValue = web_sys::window()?.into();
     let w = js_sys::Reflect::get(&window, &JsValue::from_str("__rpWorker")).ok()?;
     w.dyn_into::<web_sys::Worker>().ok()
+}
+
+/// Starts the worker here if index.html could not; like there, its name is the URL's query,
+/// whose data it fetches.
+fn start_worker() -> Result<web_sys::Worker, JsValue> {
+    let options = web_sys::WorkerOptions::new();
+    if let Some(search) = web_sys::window().and_then(|w| w.location().search().ok()) {
+        options.set_name(&search);
+    }
+    web_sys::Worker::new_with_options(WORKER_URL, &options)
 }
 
 /// What that worker said before the app listened, in order; emptied.
@@ -220,15 +217,55 @@ fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, String> {
     ))))
 }
 
+/// Applies a parsed answer in a task of its own, in the order they came, one per task: parsing a
+/// large snapshot (a 500-question file's is ~1 MB of JSON) and rendering everything it changes
+/// would otherwise make one long task of the main thread.
+fn apply_later(state: AppState, r: Response) {
+    let idle = INBOX.with(|q| {
+        let mut q = q.borrow_mut();
+        q.push_back(r);
+        q.len() == 1
+    });
+    // A task is scheduled exactly while the inbox is not empty.
+    if idle {
+        schedule_apply(state);
+    }
+}
+
+fn schedule_apply(state: AppState) {
+    set_timeout(
+        move || {
+            if let Some(r) = INBOX.with(|q| q.borrow_mut().pop_front()) {
+                on_response(state, r);
+            }
+            if INBOX.with(|q| !q.borrow().is_empty()) {
+                schedule_apply(state);
+            }
+        },
+        Duration::ZERO,
+    );
+}
+
 fn on_response(state: AppState, r: Response) {
     let shared = |r: Result<ScoreReport, String>| r.map(|r| Shared(Arc::new(r)));
     match r {
-        Response::Loaded { snapshot, report } => {
+        Response::Loaded {
+            options,
+            snapshot,
+            report,
+        } => {
             state.questions.set(BTreeMap::new());
             state.paired.set(None);
             state.items.set(None);
             state.snapshot.set(Shared(Arc::new(snapshot)));
-            state.report.set(shared(report));
+            // index.html asks for the bundled set under the options it read from the URL; if
+            // they are not those in force (read differently, or changed meanwhile), ask again.
+            let now = state.options.get_untracked();
+            if options == now {
+                state.report.set(shared(report));
+            } else {
+                post(&Request::Score { options: now }, None);
+            }
             state.busy.update(|b| {
                 if b.as_deref().is_some_and(|m| m.ends_with('…')) {
                     *b = None;
@@ -239,6 +276,23 @@ fn on_response(state: AppState, r: Response) {
             // Only the answer for the options still in force is shown.
             if options == state.options.get_untracked() {
                 state.report.set(shared(report));
+            }
+        }
+        Response::Started { files, failures } => {
+            let none = files.is_empty();
+            state.files.update(|f| {
+                f.extend(files.into_iter().map(|f| InputFile {
+                    name: f.name,
+                    origin: f.origin,
+                    size: f.size,
+                }))
+            });
+            if !failures.is_empty() {
+                state
+                    .busy
+                    .set(Some(format!("Could not fetch: {}", failures.join("; "))));
+            } else if none {
+                state.busy.set(None);
             }
         }
         Response::Question(q) => state.questions.update(|m| {
@@ -273,7 +327,9 @@ pub fn provide_state() -> AppState {
     let state = AppState {
         files: RwSignal::new(Vec::new()),
         hashes: RwSignal::new(BTreeMap::new()),
-        busy: RwSignal::new(None),
+        // The worker fetches the data of the URL's query at start (`bin/repoprobe-worker-start.js`)
+        // and says which files it got (`Started`), then their tables (`Loaded`).
+        busy: RwSignal::new(Some("Loading the bundled data…".into())),
         snapshot: RwSignal::new(Shared(Arc::new(Snapshot::default()))),
         options,
         report: RwSignal::new(empty_report(&ViewOptions::default())),
@@ -282,34 +338,38 @@ pub fn provide_state() -> AppState {
         items: RwSignal::new(None),
     };
 
-    match started_worker()
-        .map(Ok)
-        .unwrap_or_else(|| web_sys::Worker::new(WORKER_URL))
-    {
+    match started_worker().map(Ok).unwrap_or_else(start_worker) {
         Ok(worker) => {
-            let handle = move |text: String| {
+            // `now`: apply at once rather than in a later task (see `apply_later`).
+            let handle = move |text: String, now: bool| {
                 if text == READY {
                     let queue = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
                     for (text, buffers) in queue {
                         send(&text, buffers);
                     }
                 } else if let Ok(r) = serde_json::from_str::<Response>(&text) {
-                    on_response(state, r);
+                    if now {
+                        on_response(state, r);
+                    } else {
+                        apply_later(state, r);
+                    }
                 }
             };
             let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
                 move |ev: web_sys::MessageEvent| {
                     if let Some(text) = ev.data().as_string() {
-                        handle(text);
+                        handle(text, false);
                     }
                 },
             );
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             on_message.forget();
             WORKER.with(|w| *w.borrow_mut() = Some(worker));
-            // Messages the worker sent before this listener existed (index.html kept them).
+            // Messages the worker sent before this listener existed (index.html kept them) are
+            // applied now, before the views are first built: if the tables are already known,
+            // the first render shows them, with no render of an empty page before.
             for text in early_messages() {
-                handle(text);
+                handle(text, true);
             }
         }
         Err(e) => state

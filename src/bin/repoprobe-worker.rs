@@ -89,9 +89,11 @@ mod worker {
                     );
                     let snapshot = Snapshot::of(&fast);
                     LOADED.with(|l| *l.borrow_mut() = fast);
+                    let report = report(&options);
                     reply(&Response::Loaded {
+                        options,
                         snapshot,
-                        report: report(&options),
+                        report,
                     });
                     let full = load(&sources, LoadOptions::default());
                     LOADED.with(|l| *l.borrow_mut() = full);

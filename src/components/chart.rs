@@ -2,15 +2,24 @@
 //! (through plotters-canvas) once mounted and again whenever its data change, with its title
 //! as caption and PNG / SVG downloads. The exports carry the title inside the image; on the
 //! page the caption shows it, so the canvas is drawn without it.
+//!
+//! Drawing waits for the next frame (its own task, after the tables beside it are shown), and
+//! text is measured by the canvas (`measureText`): plotters' own measure on wasm adds a `<span>`
+//! to the page and reads its size, a forced layout of the whole page for every label, which made
+//! a chart cost tens of milliseconds of main-thread time after a large table.
 
 use crate::charts::{self, ChartData};
 use crate::loading::download;
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
+use plotters::prelude::{DrawingBackend, IntoDrawingArea};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
+};
 use plotters_canvas::CanvasBackend;
+use std::time::Duration;
 use wasm_bindgen::JsCast;
-use web_sys::HtmlCanvasElement;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 /// Draws `data` on a `width` × `height` canvas; `id` names the element and its export files.
 #[component]
@@ -24,10 +33,29 @@ pub fn Chart(
     let canvas = NodeRef::<Canvas>::new();
     let error = RwSignal::new(None::<String>);
     let names = StoredValue::new((id.clone(), title.clone()));
+    // Each change of data draws once, after the frame that shows what changed with it; a
+    // drawing overtaken by newer data is skipped.
+    let drawn = StoredValue::new(0u64);
     Effect::new(move |_| {
-        if let Some(c) = canvas.get() {
-            error.set(data.with(|d| draw(&c, d, "")).err());
-        }
+        data.track();
+        let Some(c) = canvas.get() else {
+            return;
+        };
+        drawn.update_value(|n| *n += 1);
+        let this = drawn.get_value();
+        request_animation_frame(move || {
+            set_timeout(
+                move || {
+                    if drawn.try_get_value() != Some(this) {
+                        return;
+                    }
+                    if let Some(result) = data.try_with_untracked(|d| draw(&c, d, "")) {
+                        error.try_set(result.err());
+                    }
+                },
+                Duration::ZERO,
+            )
+        });
     });
     let png = move |_| {
         let (id, title) = names.get_value();
@@ -80,11 +108,108 @@ pub fn Chart(
 
 /// Draws `data` with `title` on `canvas`, replacing what was there.
 fn draw(canvas: &HtmlCanvasElement, data: &ChartData, title: &str) -> Result<(), String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or_else(|| "this browser has no 2D canvas".to_string())?;
-    let root = backend.into_drawing_area();
+    let no_canvas = || "this browser has no 2D canvas".to_string();
+    let context = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+        .ok_or_else(no_canvas)?;
+    let canvas = CanvasBackend::with_canvas_object(canvas.clone()).ok_or_else(no_canvas)?;
+    let root = Measured { canvas, context }.into_drawing_area();
     data.draw(root.clone(), title)?;
     root.present().map_err(|e| e.to_string())
+}
+
+/// plotters' canvas backend with text measured by the canvas's own `measureText` (same font
+/// string as `CanvasBackend::draw_text` uses), never by laying out the page.
+struct Measured {
+    canvas: CanvasBackend,
+    context: CanvasRenderingContext2d,
+}
+
+type CanvasResult = Result<(), DrawingErrorKind<<CanvasBackend as DrawingBackend>::ErrorType>>;
+
+impl DrawingBackend for Measured {
+    type ErrorType = <CanvasBackend as DrawingBackend>::ErrorType;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.canvas.get_size()
+    }
+    fn ensure_prepared(&mut self) -> CanvasResult {
+        self.canvas.ensure_prepared()
+    }
+    fn present(&mut self) -> CanvasResult {
+        self.canvas.present()
+    }
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> CanvasResult {
+        self.canvas.draw_pixel(point, color)
+    }
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> CanvasResult {
+        self.canvas.draw_line(from, to, style)
+    }
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> CanvasResult {
+        self.canvas.draw_rect(upper_left, bottom_right, style, fill)
+    }
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> CanvasResult {
+        self.canvas.draw_path(path, style)
+    }
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> CanvasResult {
+        self.canvas.draw_circle(center, radius, style, fill)
+    }
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> CanvasResult {
+        self.canvas.fill_polygon(vert, style)
+    }
+    fn draw_text<S: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> CanvasResult {
+        self.canvas.draw_text(text, style, pos)
+    }
+    fn estimate_text_size<S: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &S,
+    ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
+        self.context.set_font(&format!(
+            "{} {}px {}",
+            style.style().as_str(),
+            style.size(),
+            style.family().as_str(),
+        ));
+        let m = self.context.measure_text(text).map_err(|e| {
+            DrawingErrorKind::FontError(format!("measureText failed: {e:?}").into())
+        })?;
+        let height = m.font_bounding_box_ascent() + m.font_bounding_box_descent();
+        Ok((m.width().round() as u32, height.ceil() as u32))
+    }
 }
 
 /// A canvas that is not on the page, for the PNG export.
@@ -146,7 +271,15 @@ mod tests {
         host
     }
 
+    /// Waits for the next frame and a little after: charts draw in a task after the frame.
     async fn tick() {
+        let frame = js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window()
+                .unwrap()
+                .request_animation_frame(&resolve)
+                .unwrap();
+        });
+        wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
         let p = js_sys::Promise::new(&mut |resolve, _| {
             web_sys::window()
                 .unwrap()

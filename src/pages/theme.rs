@@ -20,10 +20,14 @@ fn apply(theme: &str) {
 
 #[component]
 pub fn ThemeSwitch() -> impl IntoView {
-    let initial = storage()
-        .and_then(|s| s.get_item("theme").ok().flatten())
+    // index.html's first script applied the remembered theme before the first paint (no flash
+    // of the other theme, and the storage is read while the page still waits for its wasm).
+    let initial = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .and_then(|root| root.get_attribute("data-theme"))
+        .filter(|t| t == "light" || t == "dark")
         .unwrap_or_else(|| "system".into());
-    apply(&initial);
     let theme = RwSignal::new(initial);
     view! {
         <label class="theme">

@@ -1,0 +1,74 @@
+// The site's Web Worker starts here: index.html runs `new Worker("./repoprobe-worker-start.js",
+// { name: location.search })` before anything else. Before the worker's wasm has even arrived,
+// this fetches the data the page's query asks for — the bundled set (`?set=NAME`, else the
+// manifest's default; `none` for none) and every `?data=URL`, all at once — on this thread, so
+// neither a busy page nor the page's own wasm delays it. It tells the page which files it got
+// (a `started` response, see src/protocol.rs) and, once the wasm (src/bin/repoprobe-worker.rs)
+// listens, hands them to it as an `add` request, exactly like files the page adds later.
+"use strict";
+(function () {
+    // The wasm and its glue are fetched at once and without blocking (importScripts of the
+    // glue's URL would hold this thread for a round trip, and the data's callbacks with it).
+    var wasm = fetch("./repoprobe-worker_bg.wasm");
+    var glue = fetch("./repoprobe-worker.js").then(function (r) {
+        if (!r.ok) throw new Error("HTTP " + r.status + " for repoprobe-worker.js");
+        return r.text();
+    });
+    var query = new URLSearchParams(self.name || "");
+    var message = function (e) { return (e && e.message) || String(e); };
+    var bytes = function (url) {
+        return fetch(url).then(function (r) {
+            if (!r.ok) throw new Error("HTTP " + r.status + " for " + url);
+            return r.arrayBuffer();
+        });
+    };
+    // [url, origin, Promise<ArrayBuffer>], in the order the files are loaded.
+    var data = query.getAll("data").map(function (u) { return [u, "url", bytes(u)]; });
+    var failures = [];
+    var set = query.get("set");
+    var MANIFEST = "public-data/index.json";
+    var bundled = set === "none" ? Promise.resolve([]) : fetch(MANIFEST)
+        .then(function (r) {
+            if (!r.ok) throw new Error("HTTP " + r.status + " for " + MANIFEST);
+            return r.json().catch(function (e) { throw new Error(MANIFEST + ": " + message(e)); });
+        })
+        .then(function (m) {
+            var name = set || m.default || "paper";
+            var files = m.sets && m.sets[name] && m.sets[name].files;
+            if (!Array.isArray(files)) throw new Error("no bundled data set named " + JSON.stringify(name));
+            return files.map(function (f) { var u = "public-data/" + f; return [u, "bundled", bytes(u)]; });
+        })
+        .catch(function (e) { failures.push(message(e)); return []; });
+    var given = bundled.then(function (list) {
+        list = list.concat(data);
+        return Promise.all(list.map(function (f) {
+            return f[2].catch(function (e) { failures.push(f[0] + ": " + message(e)); return null; });
+        })).then(function (buffers) {
+            var files = [], kept = [];
+            list.forEach(function (f, i) {
+                if (!buffers[i]) return;
+                files.push({ name: f[0], origin: f[1], size: buffers[i].byteLength });
+                kept.push(buffers[i]);
+            });
+            self.postMessage(JSON.stringify({ started: { files: files, failures: failures } }));
+            return { files: files, buffers: kept };
+        });
+    });
+
+    var ready = glue.then(function (text) {
+        importScripts(URL.createObjectURL(new Blob([text], { type: "text/javascript" })));
+        return wasm_bindgen({ module_or_path: wasm });
+    });
+    // Without its wasm the worker can do nothing: say so on the page rather than load forever.
+    ready.catch(function (e) {
+        self.postMessage(JSON.stringify({ started: { files: [], failures: ["the worker's wasm: " + message(e)] } }));
+    });
+    Promise.all([given, ready]).then(function (r) {
+        var files = r[0].files;
+        if (!files.length) return;
+        // The options as src/state.rs reads them from the URL; the answer says which were used.
+        var options = { missing: query.get("missing") === "exclude" ? "exclude" : "zero", judge: query.get("judge") || null };
+        var add = { add: { names: files.map(function (f) { return f.name; }), options: options } };
+        self.dispatchEvent(new MessageEvent("message", { data: [JSON.stringify(add), r[0].buffers] }));
+    });
+})();

@@ -852,3 +852,46 @@ fn a_jsonl_record_with_a_two_megabyte_rationale_loads_and_scores() {
     // q1 scores 10 of 10; q2 and q3 are missing and count 0.
     close(&model_row(&v, "M", "J")["overall"], 100.0 / 3.0);
 }
+
+#[test]
+fn score_can_drop_questions_and_says_so_and_refuses_unknown_ones() {
+    let all = run(&["score", GOLDEN, "--format", "json", "--bootstrap", "0"]);
+    let r = run(&[
+        "score",
+        GOLDEN,
+        "--format",
+        "json",
+        "--bootstrap",
+        "0",
+        "--drop-question",
+        "q2",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (all, dropped): (Value, Value) = (
+        serde_json::from_str(&all.stdout).unwrap(),
+        serde_json::from_str(&r.stdout).unwrap(),
+    );
+    assert_eq!(
+        dropped["policy"]["dropped_questions"],
+        serde_json::json!(["q2"])
+    );
+    assert!(all["policy"].get("dropped_questions").is_none());
+    assert_ne!(
+        model_row(&all, "A", "J")["overall"],
+        model_row(&dropped, "A", "J")["overall"]
+    );
+    let text = run(&["score", GOLDEN, "--drop-question", "q2", "--bootstrap", "0"]);
+    assert!(
+        text.stdout
+            .contains("WITHOUT 1 question(s) dropped by the reader: q2"),
+        "{}",
+        text.stdout
+    );
+    let bad = run(&["score", GOLDEN, "--drop-question", "nope"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("\"nope\" cannot be dropped"),
+        "{}",
+        bad.stderr
+    );
+}

@@ -23,6 +23,49 @@ pub struct Dataset {
     pub raw: Option<RawRecords>,
 }
 
+impl Dataset {
+    /// The dataset without the questions named in `drop` and every record about them (answers,
+    /// judgments, scalar judgments, failure labels); reported values are kept. Raw texts are
+    /// not carried over.
+    pub fn without_questions(&self, drop: &std::collections::BTreeSet<String>) -> Dataset {
+        let keep = |id: &String| !drop.contains(id);
+        Dataset {
+            questions: self
+                .questions
+                .iter()
+                .filter(|q| keep(&q.id))
+                .cloned()
+                .collect(),
+            answers: self
+                .answers
+                .iter()
+                .filter(|a| keep(&a.question_id))
+                .cloned()
+                .collect(),
+            judgments: self
+                .judgments
+                .iter()
+                .filter(|j| keep(&j.question_id))
+                .cloned()
+                .collect(),
+            scalar_judgments: self
+                .scalar_judgments
+                .iter()
+                .filter(|s| keep(&s.question_id))
+                .cloned()
+                .collect(),
+            failure_labels: self
+                .failure_labels
+                .iter()
+                .filter(|l| keep(&l.question_id))
+                .cloned()
+                .collect(),
+            reported: self.reported.clone(),
+            raw: None,
+        }
+    }
+}
+
 /// Raw JSON text of each kept record, in the same order as the typed vectors of [`Dataset`].
 #[derive(Debug, Clone, Default)]
 pub struct RawRecords {

@@ -178,7 +178,15 @@ fn policy_note(r: &ScoreReport) -> String {
     } else {
         String::new()
     };
-    format!("{missing}; coverage = judged cells / (questions × attempts × judge runs){ci}")
+    let dropped = match r.policy.dropped_questions.as_slice() {
+        [] => String::new(),
+        ids => format!(
+            "; WITHOUT {} question(s) dropped by the reader: {}",
+            ids.len(),
+            ids.join(", ")
+        ),
+    };
+    format!("{missing}; coverage = judged cells / (questions × attempts × judge runs){ci}{dropped}")
 }
 
 /// The paper's Table 3 as reported (SPEC §2.7), marked like the paper (best bold, second

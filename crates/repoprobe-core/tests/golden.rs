@@ -301,3 +301,64 @@ fn the_empty_report_is_what_score_gives_for_no_data() {
         assert_eq!(repoprobe_core::ScoreReport::empty(&opts), scored);
     }
 }
+
+/// Dropping a question gives exactly the report of the files without it (records removed from
+/// the bytes here, by their JSON, not by the core), and the policy block names it.
+#[test]
+fn dropping_a_question_equals_scoring_the_files_without_it() {
+    let drop = "q2";
+    let without: Vec<(String, Vec<u8>)> = FILES
+        .iter()
+        .map(|(name, bytes)| {
+            let text = std::str::from_utf8(bytes).unwrap();
+            let about = |v: &serde_json::Value| v["id"] == drop || v["question_id"] == drop;
+            let kept = if name.ends_with(".jsonl") {
+                text.lines()
+                    .filter(|l| {
+                        serde_json::from_str::<serde_json::Value>(l).map_or(true, |v| !about(&v))
+                    })
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+            } else {
+                let v: Vec<serde_json::Value> = serde_json::from_str(text).unwrap();
+                serde_json::to_string(&v.into_iter().filter(|x| !about(x)).collect::<Vec<_>>())
+                    .unwrap()
+            };
+            (name.to_string(), kept.into_bytes())
+        })
+        .collect();
+    let files: Vec<SourceFile> = without
+        .iter()
+        .map(|(name, bytes)| SourceFile { name, bytes })
+        .collect();
+    let l2 = load(&files, LoadOptions::default());
+    let l = loaded();
+    for missing in [MissingPolicy::Zero, MissingPolicy::Exclude] {
+        let opts = ScoreOptions {
+            missing,
+            bootstrap: 50,
+            items: true,
+            ..Default::default()
+        };
+        let expected = score(&l2.dataset, &l2.issues, &opts).unwrap();
+        let dropped = ScoreOptions {
+            drop_questions: [drop.to_string()].into(),
+            ..opts.clone()
+        };
+        let mut got = score(&l.dataset, &l2.issues, &dropped).unwrap();
+        assert_eq!(got.policy.dropped_questions, ["q2"]);
+        got.policy.dropped_questions.clear();
+        assert_eq!(got, expected);
+        assert_ne!(
+            got,
+            score(&l.dataset, &l.issues, &opts).unwrap(),
+            "q2 changed something"
+        );
+    }
+    let unknown = ScoreOptions {
+        drop_questions: ["q9".to_string()].into(),
+        ..Default::default()
+    };
+    let e = score(&l.dataset, &l.issues, &unknown).unwrap_err();
+    assert!(e.to_string().contains("\"q9\""), "{e}");
+}

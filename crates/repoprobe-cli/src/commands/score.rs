@@ -36,6 +36,10 @@ pub struct Args {
     /// Include per-item attainment and judge agreement (JSON).
     #[arg(long)]
     items: bool,
+    /// Leave this question (by id) and every record about it out of every number; repeatable.
+    /// The report's policy names the questions dropped.
+    #[arg(long = "drop-question", value_name = "ID")]
+    drop_questions: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -103,6 +107,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         strata: by.map_or_else(|| Stratum::ALL.to_vec(), |b| vec![b]),
         compare: a.compare.map(|v| (v[0].clone(), v[1].clone())),
         items: a.items,
+        drop_questions: a.drop_questions.into_iter().collect(),
     };
     let r =
         repoprobe_core::score(&loaded.dataset, &loaded.issues, &opts).context("cannot score")?;

@@ -65,6 +65,10 @@ pub struct ScoreOptions {
     pub compare: Option<(String, String)>,
     /// Per-item attainment and judge agreement (large on big benchmarks).
     pub items: bool,
+    /// Questions left out of every number, with their answers and judgments: the "what if the
+    /// benchmark had not had these questions" of a reader who doubts some. Named in the policy
+    /// block of the report, so a table computed without them says so.
+    pub drop_questions: BTreeSet<String>,
 }
 
 impl Default for ScoreOptions {
@@ -77,6 +81,7 @@ impl Default for ScoreOptions {
             strata: Stratum::ALL.to_vec(),
             compare: None,
             items: false,
+            drop_questions: BTreeSet::new(),
         }
     }
 }
@@ -89,6 +94,9 @@ pub struct PolicyInfo {
     /// Bootstrap resamples and seed behind `ci95` (0 = no CI).
     pub bootstrap: u32,
     pub seed: u64,
+    /// Questions left out of every number (`ScoreOptions::drop_questions`), sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped_questions: Vec<String>,
 }
 
 /// One row of Table 3, for one (model, judge). Percentages are unrounded (0–100).
@@ -206,6 +214,7 @@ impl ScoreReport {
                 std: "sample".to_string(),
                 bootstrap: opts.bootstrap,
                 seed: opts.seed,
+                dropped_questions: Vec::new(),
             },
             judge: None,
             models: Vec::new(),
@@ -251,10 +260,33 @@ pub enum ScoreError {
     UnknownJudge(String, String),
     #[error("model {0:?} has no valid judgments by judge {1:?}")]
     UnknownModel(String, String),
+    #[error("question {0:?} cannot be dropped: it is not in the benchmark")]
+    UnknownQuestion(String),
 }
 
-/// Computes every metric of SPEC §4 for a dataset.
+/// Computes every metric of SPEC §4 for a dataset (without `opts.drop_questions`).
 pub fn score(
+    ds: &Dataset,
+    issues: &[Issue],
+    opts: &ScoreOptions,
+) -> Result<ScoreReport, ScoreError> {
+    if opts.drop_questions.is_empty() {
+        return score_all(ds, issues, opts);
+    }
+    if let Some(id) = opts
+        .drop_questions
+        .iter()
+        .find(|id| !ds.questions.iter().any(|q| &q.id == *id))
+    {
+        return Err(ScoreError::UnknownQuestion(id.clone()));
+    }
+    let kept = ds.without_questions(&opts.drop_questions);
+    let mut report = score_all(&kept, issues, opts)?;
+    report.policy.dropped_questions = opts.drop_questions.iter().cloned().collect();
+    Ok(report)
+}
+
+fn score_all(
     ds: &Dataset,
     issues: &[Issue],
     opts: &ScoreOptions,
@@ -326,6 +358,7 @@ pub fn score(
             std: "sample".to_string(),
             bootstrap: opts.bootstrap,
             seed: opts.seed,
+            dropped_questions: Vec::new(),
         },
         judge,
         models,

@@ -186,3 +186,36 @@ test('Tables 4, 5 and 7 in the DOM equal the CLI JSON to the last digit', async 
   assert.ok(means.length > 10 && means.every((m, i) => i === 0 || means[i - 1] <= m), 'sorted ascending by mean score');
   assert.deepEqual(p.errors, []);
 });
+
+test('dropping questions recomputes every number as `score --drop-question` does, from the list or the URL', async () => {
+  const p = await page(b);
+  await p.goto(server.url + '?set=demo&view=questions');
+  await p.waitForSelector('table.questions tbody tr');
+  const ids = await p.$$eval('table.questions tbody th a', (as) => as.slice(0, 2).map((a) => a.textContent));
+  for (const id of ids) {
+    await p.click(`input[aria-label="count ${id} in every number"]`);
+    await p.waitForFunction((id) => new URL(location.href).searchParams.get('drop')?.split(',').includes(id), id);
+  }
+  assert.equal(await p.isChecked(`input[aria-label="count ${ids[0]} in every number"]`), false);
+  await p.click('header nav a:has-text("Leaderboard")');
+  await p.waitForSelector('#leaderboard tbody tr');
+  const cli = cliJson(['score', ...setFiles('demo'), '--format', 'json', '--drop-question', ids[0], '--drop-question', ids[1]]);
+  assert.deepEqual(cli.policy.dropped_questions, [...ids].sort());
+  // Wait for the recomputed table (the notice shows at once, the numbers when the worker answers).
+  await p.waitForFunction((v) => document.querySelector('#leaderboard tbody tr td[data-value]') &&
+    [...document.querySelectorAll('#leaderboard tbody tr')].some((r) => r.querySelectorAll('td')[1]?.dataset.value === String(v)), cli.models[0].overall);
+  assertParity(await tableRows(p, 'leaderboard'), cli);
+  assert.match(await p.textContent('.controls .dropped'), /WITHOUT 2 question\(s\)/);
+  assert.match(await p.textContent('main'), /WITHOUT 2 question\(s\) dropped by the reader/);
+  // The same URL opened afresh gives the same numbers (the first load reads `drop` too).
+  const url = p.url();
+  const q = await page(b);
+  await q.goto(url);
+  await q.waitForSelector('#leaderboard tbody tr');
+  assertParity(await tableRows(q, 'leaderboard'), cli);
+  // And "count every question again" restores the full table.
+  await q.click('a:has-text("Count every question again")');
+  await q.waitForFunction(() => !new URL(location.href).searchParams.has('drop'));
+  await q.waitForFunction(() => !document.querySelector('.controls .dropped'));
+  assert.deepEqual([...p.errors, ...q.errors], []);
+});

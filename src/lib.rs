@@ -131,7 +131,9 @@ fn Shell() -> impl IntoView {
                         .map(|&(v, label)| {
                             view! {
                                 <a
-                                    href=move || view_href(v, &[])
+                                    // view_href reads the address bar; tracking the query
+                                    // keeps the links' options (judge, policy, drop) current.
+                                    href=move || { query.track(); view_href(v, &[]) }
                                     aria-current=move || (view_name.get() == v).then_some("page")
                                 >
                                     {label}

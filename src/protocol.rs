@@ -42,11 +42,26 @@ pub struct StartFile {
     pub size: usize,
 }
 
-/// The options of the view, read from the URL (`?missing=exclude&judge=...`).
+/// The options of the view, read from the URL (`?missing=exclude&judge=...&drop=q1,q2`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ViewOptions {
     pub missing: MissingPolicy,
     pub judge: Option<String>,
+    /// Questions left out of every number (`repoprobe score --drop-question`), sorted, unique.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop: Vec<String>,
+}
+
+/// The `drop` parameter of the URL: comma-separated question ids → sorted, unique, no blanks.
+/// (`bin/repoprobe-worker-start.js` reads it the same way for the first load.)
+pub fn parse_drop(param: &str) -> Vec<String> {
+    let set: std::collections::BTreeSet<String> = param
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    set.into_iter().collect()
 }
 
 /// The CLI's defaults, so that the site shows what `repoprobe score` prints.
@@ -55,6 +70,7 @@ pub fn score_options(o: &ViewOptions) -> ScoreOptions {
         missing: o.missing,
         judge: o.judge.clone(),
         items: true,
+        drop_questions: o.drop.iter().cloned().collect(),
         ..ScoreOptions::default()
     }
 }

@@ -322,6 +322,7 @@ pub fn provide_state() -> AppState {
                 _ => MissingPolicy::Zero,
             },
             judge: q.get("judge").filter(|j| !j.is_empty()),
+            drop: crate::protocol::parse_drop(&q.get("drop").unwrap_or_default()),
         }
     });
     let state = AppState {

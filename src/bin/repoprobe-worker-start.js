@@ -67,7 +67,9 @@
         var files = r[0].files;
         if (!files.length) return;
         // The options as src/state.rs reads them from the URL; the answer says which were used.
-        var options = { missing: query.get("missing") === "exclude" ? "exclude" : "zero", judge: query.get("judge") || null };
+        var drop = (query.get("drop") || "").split(",").map(function (x) { return x.trim(); })
+            .filter(function (x, i, all) { return x && all.indexOf(x) === i; }).sort();
+        var options = { missing: query.get("missing") === "exclude" ? "exclude" : "zero", judge: query.get("judge") || null, drop: drop };
         var add = { add: { names: files.map(function (f) { return f.name; }), options: options } };
         self.dispatchEvent(new MessageEvent("message", { data: [JSON.stringify(add), r[0].buffers] }));
     });

@@ -1,4 +1,5 @@
-//! The switches every table view shares: missing-answer policy and judge. They live in the URL.
+//! The switches every table view shares: missing-answer policy and judge, and the questions the
+//! reader dropped (see the Questions view). They live in the URL.
 use crate::href;
 use crate::state::AppState;
 use leptos::prelude::*;
@@ -64,6 +65,15 @@ pub fn Controls() -> impl IntoView {
                     }}
                 </select>
             </label>
+            {move || {
+                let drop = state.options.get().drop;
+                (!drop.is_empty()).then(|| view! {
+                    <p class="dropped" role="status">
+                        {format!("Computed WITHOUT {} question(s) you dropped: {}. ", drop.len(), drop.join(", "))}
+                        <a href=href(&[("drop", None)])>"Count every question again"</a>
+                    </p>
+                })
+            }}
         </div>
     }
 }

@@ -102,6 +102,7 @@ pub fn Questions() -> impl IntoView {
                 list.sort_unstable_by(|a, b| a.id.cmp(&b.id));
             }
             let n = list.len();
+            let dropped = state.options.get().drop;
             view! {
                 <p>{format!("{n} question(s)")}</p>
                 <table class="questions">
@@ -112,6 +113,7 @@ pub fn Questions() -> impl IntoView {
                             <th scope="col">"Category"</th>
                             <th scope="col">"Language"</th>
                             <th scope="col" class="num">"Mean score (%)"</th>
+                            <th scope="col">"Counted"</th>
                         </tr>
                     </thead>
                     <tbody>
@@ -130,6 +132,7 @@ pub fn Questions() -> impl IntoView {
                                         <td>{x.category.clone()}</td>
                                         <td>{x.repo.language.clone()}</td>
                                         <td class="num">{report::pct(diff.get(&x.id).copied())}</td>
+                                        <td>{counted(&x.id, &dropped)}</td>
                                     </tr>
                                 }
                             })
@@ -138,5 +141,29 @@ pub fn Questions() -> impl IntoView {
                 </table>
             }
         }}
+    }
+}
+
+/// The "counted" switch of a question: unchecking it drops the question from every number
+/// (the URL's `drop`, the same as `repoprobe score --drop-question`).
+fn counted(id: &str, dropped: &[String]) -> impl IntoView + use<> {
+    let is_dropped = dropped.iter().any(|d| d == id);
+    let mut toggled: Vec<String> = dropped.iter().filter(|d| *d != id).cloned().collect();
+    if !is_dropped {
+        toggled.push(id.to_string());
+    }
+    let param = crate::protocol::parse_drop(&toggled.join(","));
+    let label = format!("count {id} in every number");
+    let navigate = use_navigate();
+    view! {
+        <input
+            type="checkbox"
+            aria-label=label
+            prop:checked=!is_dropped
+            on:change=move |_| {
+                let v = param.join(",");
+                navigate(&href(&[("drop", (!v.is_empty()).then_some(v.as_str()))]), Default::default());
+            }
+        />
     }
 }

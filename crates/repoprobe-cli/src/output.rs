@@ -56,7 +56,7 @@ impl<K: Eq + Hash> Journal<K> {
             return Ok(j);
         }
         let mut file = j.open_file()?;
-        match if lock { file.try_lock() } else { Ok(()) } {
+        match if lock { lock_soon(&file) } else { Ok(()) } {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
                 "{} is being written by another run (it holds the file's lock): wait for it to \
@@ -142,6 +142,24 @@ impl<K: Eq + Hash> Journal<K> {
         file.write_all(&line)
             .and_then(|()| file.flush())
             .with_context(|| format!("cannot write to {}", self.path.display()))
+    }
+}
+
+/// How long a run waits for the lock of its output before saying another run holds it. A run
+/// killed with `kill -9` while it was starting a child process leaves that child a copy of its
+/// files until the child's `exec`, which can take a moment on a loaded machine: the lock comes
+/// free then, and a rerun started at once should not be refused for it.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
+fn lock_soon(file: &File) -> Result<(), std::fs::TryLockError> {
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_PATIENCE => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            other => return other,
+        }
     }
 }
 

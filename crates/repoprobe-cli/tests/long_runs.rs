@@ -59,7 +59,8 @@ fn shards_split_a_run_and_bundle_merges_them_into_the_whole() {
 #[test]
 fn a_second_run_on_the_same_output_is_refused_while_the_first_writes() {
     let api = FakeApi::start(Api::Openai, Mode::Schema);
-    api.with(|s| s.latency = Duration::from_millis(400));
+    // The first run takes 5 × 800 ms; the second waits up to 2 s for the lock, then gives up.
+    api.with(|s| s.latency = Duration::from_millis(800));
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("j.jsonl");
     let first = judge_cmd(&api, dir.path(), &out, &["--concurrency", "1"])

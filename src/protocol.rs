@@ -339,9 +339,24 @@ mod tests {
                 names: vec!["a".into()],
                 options: ViewOptions {
                     missing: MissingPolicy::Exclude,
-                    judge: None
+                    judge: None,
+                    drop: Vec::new(),
                 },
             }
+        );
+        // With the questions to drop, as the start script reads them from the URL.
+        let add = r#"{"add":{"names":["a"],"options":{"missing":"zero","judge":null,"drop":["q1","q2"]}}}"#;
+        let Request::Add { options, .. } = serde_json::from_str::<Request>(add).unwrap() else {
+            panic!("an add request");
+        };
+        assert_eq!(options.drop, ["q1", "q2"]);
+        assert_eq!(parse_drop(" q2,q1,,q2 "), ["q1", "q2"]);
+        assert_eq!(
+            score_options(&options)
+                .drop_questions
+                .into_iter()
+                .collect::<Vec<_>>(),
+            ["q1", "q2"]
         );
     }
 

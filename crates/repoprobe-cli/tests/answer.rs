@@ -420,3 +420,50 @@ fn a_missing_agent_cli_stops_the_run_before_anything_is_checked_out() {
     );
     assert!(!dir.path().join("cache/worktrees").exists());
 }
+
+#[test]
+fn an_agent_whose_model_api_fails_leaves_a_failure_to_retry_not_a_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, first, _) = repo(dir.path());
+    let bench = benchmark(dir.path(), &first, &first);
+    let out = dir.path().join("answers.jsonl");
+    // A stand-in for Claude Code whose API refuses the key: what the real CLI prints then.
+    let fake = dir.path().join("fake-claude");
+    std::fs::write(
+        &fake,
+        r#"#!/bin/sh
+if [ "$1" = "--version" ]; then echo "2.1.332 (Claude Code)"; exit 0; fi
+cat > /dev/null
+echo '{"type":"result","subtype":"success","is_error":true,"result":"API Error: 401 invalid x-api-key","api_error_status":401,"num_turns":1,"usage":{"input_tokens":0,"output_tokens":0}}'
+exit 1
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let r = answer_cmd(dir.path(), &repo, &bench, &out)
+        .args([
+            "--agent",
+            "claude-code",
+            "--model",
+            "m",
+            "--question",
+            "q1",
+            "--agent-bin",
+        ])
+        .arg(&fake)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(
+        records(&out).is_empty(),
+        "no answer record for a run that could not happen"
+    );
+    let f = records(&dir.path().join("answers.failures.ndjson"));
+    assert_eq!(f.len(), 1);
+    assert!(
+        f[0]["reason"].as_str().unwrap().contains("API Error: 401"),
+        "{}",
+        f[0]
+    );
+}

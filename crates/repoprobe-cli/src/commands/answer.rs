@@ -566,11 +566,22 @@ async fn run_external(
             "timed_out": r.timed_out, "stdout": r.stdout, "stderr_tail": r.stderr_tail}),
     )?;
     let res = r.result;
+    // Not the model's doing: the CLI could not start, or its model API refused or failed
+    // (Claude Code reports `api_error_status`, and its result then reads "API Error: …"). A
+    // rerun tries those keys again; they are never answers scored 0.
     let could_not_start = res.error.as_deref().is_some_and(|e| {
         e.starts_with("could not start") || e.starts_with("could not write the prompt")
     });
+    let api_failed = res
+        .meta
+        .get("api_error_status")
+        .is_some_and(|s| !s.is_null())
+        || res
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("API Error"));
     Ok(Ran {
-        infrastructure: could_not_start,
+        infrastructure: could_not_start || api_failed,
         agent: json!({
             "name": config.agent.as_str(),
             "version": version,

@@ -17,10 +17,13 @@ const TYPES = {
   '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-/** Serves `dir` (and `extra` files by URL path) on an ephemeral loopback port. */
-export async function serve(dir = DIST, extra = {}) {
+/** Serves `dir` (and `extra` files by URL path) on an ephemeral loopback port, under `prefix`
+ * (a static host's sub-path: anything outside it is 404). */
+export async function serve(dir = DIST, extra = {}, prefix = '/') {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
+    if (!url.pathname.startsWith(prefix)) { res.writeHead(404); res.end('outside the sub-path'); return; }
+    url.pathname = '/' + url.pathname.slice(prefix.length);
     if (extra[url.pathname]) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(extra[url.pathname]);
@@ -35,7 +38,7 @@ export async function serve(dir = DIST, extra = {}) {
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((ok) => server.close(ok)) };
+  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((ok) => server.close(ok)) };
 }
 
 export async function browser() {

@@ -219,3 +219,30 @@ test('dropping questions recomputes every number as `score --drop-question` does
   await q.waitForFunction(() => !document.querySelector('.controls .dropped'));
   assert.deepEqual([...p.errors, ...q.errors], []);
 });
+
+// Built by scripts/test.sh with `trunk build --public-url /sub/ --dist dist-sub`: what a static
+// host under a sub-path (GitHub Pages) serves. Every asset, the worker and the data must come
+// from under /sub/, and a deep link must load on its own.
+const SUB_DIST = path.join(ROOT, 'dist-sub');
+test('the site works under a sub-path: deep links, the worker, the bundled data', { skip: !fs.existsSync(SUB_DIST) && 'no dist-sub (scripts/test.sh builds it)' }, async () => {
+  const sub = await serve(SUB_DIST, {}, '/sub/');
+  try {
+    const p = await page(b);
+    const outside = [];
+    p.on('request', (r) => {
+      const u = new URL(r.url()); // blob: URLs (the worker's glue) are not requests to the host
+      if (u.protocol.startsWith('http') && !u.pathname.startsWith('/sub/')) outside.push(r.url());
+    });
+    await p.goto(sub.url + '?set=demo&view=breakdown&axis=language');
+    await p.waitForSelector('main table tbody tr', { timeout: 20000 });
+    assert.match(await p.textContent('main'), /language/i);
+    await p.click('header nav a:has-text("Leaderboard")');
+    await p.waitForSelector('#leaderboard tbody tr');
+    assertParity(await tableRows(p, 'leaderboard'), cliJson(['score', ...setFiles('demo'), '--format', 'json']));
+    assert.ok(new URL(p.url()).pathname.startsWith('/sub/'), p.url());
+    assert.deepEqual(outside.filter((u) => !u.endsWith('/favicon.ico')), []);
+    assert.deepEqual(p.errors, []);
+  } finally {
+    await sub.close();
+  }
+});

@@ -29,5 +29,7 @@ CHROMEDRIVER="$(command -v chromedriver)" cargo test --locked --target wasm32-un
 echo "== the site in headless Chromium (built by trunk, compared with the release CLI)"
 cargo build --locked --release -p repoprobe-cli
 trunk build --release --offline
+# The same site as a static host under a sub-path serves it (README: GitHub Pages).
+trunk build --release --offline --public-url /sub/ --dist dist-sub
 npm ci --prefix e2e --no-audit --no-fund
 (cd e2e && node --test --test-concurrency=1)

@@ -48,20 +48,51 @@ fn benchmark(dir: &Path, commit: &str, q2_commit: &str) -> PathBuf {
     p
 }
 
-fn answer_cmd(dir: &Path, repo: &Path, bench: &Path, out: &Path) -> Command {
-    let mut c = Command::new(BIN);
-    c.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap())
-        .arg("answer")
-        .arg("--benchmark")
-        .arg(bench)
-        .arg("--out")
-        .arg(out)
-        .arg("--repos")
-        .arg(dir.join("cache"))
-        .arg("--repo-map")
-        .arg(format!("acme/widget={}", repo.display()));
-    c
+/// One test's world: a repository with two commits, the golden questions pinned to its first
+/// commit (q2 to `q2_commit` when given), and where the answers go.
+struct Case {
+    dir: tempfile::TempDir,
+    repo: PathBuf,
+    first: String,
+    bench: PathBuf,
+    out: PathBuf,
+}
+
+fn case(q2_commit: Option<&str>) -> Case {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, first, _second) = repo(dir.path());
+    let bench = benchmark(dir.path(), &first, q2_commit.unwrap_or(&first));
+    let out = dir.path().join("answers.jsonl");
+    Case {
+        dir,
+        repo,
+        first,
+        bench,
+        out,
+    }
+}
+
+impl Case {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `repoprobe answer` on this case's benchmark, clone cache and repository map.
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(BIN);
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap())
+            .arg("answer")
+            .arg("--benchmark")
+            .arg(&self.bench)
+            .arg("--out")
+            .arg(&self.out)
+            .arg("--repos")
+            .arg(self.path().join("cache"))
+            .arg("--repo-map")
+            .arg(format!("acme/widget={}", self.repo.display()));
+        c
+    }
 }
 
 /// A loopback Chat Completions server playing an agent: it asks for `read_file src/lib.rs`,
@@ -152,12 +183,10 @@ fn agent_api() -> AgentApi {
 
 #[test]
 fn the_builtin_agent_answers_from_the_pinned_commit_with_real_tool_results() {
-    let dir = tempfile::tempdir().unwrap();
-    let (repo, first, _second) = repo(dir.path());
-    let bench = benchmark(dir.path(), &first, &first);
-    let out = dir.path().join("answers.jsonl");
+    let c = case(None);
     let api = agent_api();
-    let r = answer_cmd(dir.path(), &repo, &bench, &out)
+    let r = c
+        .cmd()
         .args([
             "--agent",
             "builtin",
@@ -175,7 +204,7 @@ fn the_builtin_agent_answers_from_the_pinned_commit_with_real_tool_results() {
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains(KEY));
-    let recs = records(&out);
+    let recs = records(&c.out);
     assert_eq!(recs.len(), 1);
     let a = &recs[0];
     assert_eq!(
@@ -198,7 +227,7 @@ fn the_builtin_agent_answers_from_the_pinned_commit_with_real_tool_results() {
     );
     assert_eq!(a["error"], Value::Null);
     assert_eq!(a["agent"]["name"], "builtin");
-    assert_eq!(a["agent"]["commit"], first.as_str());
+    assert_eq!(a["agent"]["commit"], c.first.as_str());
     assert_eq!(a["agent"]["worktree_changed"], false);
     assert_eq!(a["agent"]["prompt_version"], "answer-v1");
     assert_eq!(a["agent"]["turns"], 3);
@@ -210,7 +239,7 @@ fn the_builtin_agent_answers_from_the_pinned_commit_with_real_tool_results() {
     );
     // The transcript holds every tool call with what it really returned.
     let t: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join(a["agent"]["transcript"].as_str().unwrap()))
+        &std::fs::read_to_string(c.path().join(a["agent"]["transcript"].as_str().unwrap()))
             .unwrap(),
     )
     .unwrap();
@@ -228,26 +257,19 @@ fn the_builtin_agent_answers_from_the_pinned_commit_with_real_tool_results() {
             .unwrap()
             .contains("marker_alpha")
     );
-    assert!(!std::fs::read_to_string(&out).unwrap().contains(KEY));
+    assert!(!std::fs::read_to_string(&c.out).unwrap().contains(KEY));
     // The worktree is gone; the clone cache stays.
     assert_eq!(
-        std::fs::read_dir(dir.path().join("cache/worktrees")).map_or(0, |d| d.count()),
+        std::fs::read_dir(c.path().join("cache/worktrees")).map_or(0, |d| d.count()),
         0
     );
 }
 
 #[test]
 fn a_commit_that_cannot_be_had_fails_its_question_only_and_is_tried_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let (repo, first, _) = repo(dir.path());
-    let bench = benchmark(
-        dir.path(),
-        &first,
-        "1234567890123456789012345678901234567890",
-    );
-    let out = dir.path().join("answers.jsonl");
+    let c = case(Some("1234567890123456789012345678901234567890"));
     let run = || {
-        answer_cmd(dir.path(), &repo, &bench, &out)
+        c.cmd()
             .args([
                 "--agent",
                 "command",
@@ -266,13 +288,13 @@ fn a_commit_that_cannot_be_had_fails_its_question_only_and_is_tried_again() {
         stderr.contains("q2") && stderr.contains("1234567890123456789012345678901234567890"),
         "{stderr}"
     );
-    let ids: Vec<String> = records(&out)
+    let ids: Vec<String> = records(&c.out)
         .iter()
         .map(|r| r["question_id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(ids.len(), 2);
     assert!(!ids.contains(&"q2".to_string()));
-    let failures = records(&dir.path().join("answers.failures.ndjson"));
+    let failures = records(&c.path().join("answers.failures.ndjson"));
     assert_eq!(failures.len(), 1);
     assert_eq!(failures[0]["question_id"], "q2");
     assert_eq!(failures[0]["status"], "failed");
@@ -286,11 +308,9 @@ fn a_commit_that_cannot_be_had_fails_its_question_only_and_is_tried_again() {
 
 #[test]
 fn an_agent_that_edits_its_worktree_is_recorded_as_such() {
-    let dir = tempfile::tempdir().unwrap();
-    let (repo, first, _) = repo(dir.path());
-    let bench = benchmark(dir.path(), &first, &first);
-    let out = dir.path().join("answers.jsonl");
-    let r = answer_cmd(dir.path(), &repo, &bench, &out)
+    let c = case(None);
+    let r = c
+        .cmd()
         .args([
             "--agent",
             "command",
@@ -309,7 +329,7 @@ fn an_agent_that_edits_its_worktree_is_recorded_as_such() {
         "{}",
         String::from_utf8_lossy(&r.stderr)
     );
-    let a = &records(&out)[0];
+    let a = &records(&c.out)[0];
     assert_eq!(a["answer"], "I fixed it");
     assert_eq!(a["agent"]["worktree_changed"], true);
     let changed = a["agent"]["changes"]["files"].to_string();
@@ -323,7 +343,7 @@ fn an_agent_that_edits_its_worktree_is_recorded_as_such() {
     );
     // The edit stayed in its worktree: the repository itself is untouched.
     assert!(
-        std::fs::read_to_string(repo.join("src/lib.rs"))
+        std::fs::read_to_string(c.repo.join("src/lib.rs"))
             .unwrap()
             .contains("marker_beta")
     );
@@ -331,12 +351,9 @@ fn an_agent_that_edits_its_worktree_is_recorded_as_such() {
 
 #[test]
 fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
-    let dir = tempfile::tempdir().unwrap();
-    let (repo, first, _) = repo(dir.path());
-    let bench = benchmark(dir.path(), &first, &first);
-    let out = dir.path().join("answers.jsonl");
+    let c = case(None);
     let cmd = || {
-        let mut c = answer_cmd(dir.path(), &repo, &bench, &out);
+        let mut c = c.cmd();
         c.args([
             "--agent",
             "command",
@@ -353,7 +370,7 @@ fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
         c
     };
     let mut child = cmd().spawn().unwrap();
-    while std::fs::read_to_string(&out).map_or(0, |t| t.lines().count()) < 2 {
+    while std::fs::read_to_string(&c.out).map_or(0, |t| t.lines().count()) < 2 {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.kill().unwrap();
@@ -365,7 +382,7 @@ fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
         "{}",
         String::from_utf8_lossy(&r.stderr)
     );
-    let mut keys: Vec<(String, u64)> = records(&out)
+    let mut keys: Vec<(String, u64)> = records(&c.out)
         .iter()
         .map(|r| {
             (
@@ -383,8 +400,8 @@ fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
     // The answers validate as SPEC §2.2 answers.
     let v = Command::new(BIN)
         .arg("validate")
-        .arg(&bench)
-        .arg(&out)
+        .arg(&c.bench)
+        .arg(&c.out)
         .output()
         .unwrap();
     assert_eq!(
@@ -397,11 +414,9 @@ fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
 
 #[test]
 fn a_missing_agent_cli_stops_the_run_before_anything_is_checked_out() {
-    let dir = tempfile::tempdir().unwrap();
-    let (repo, first, _) = repo(dir.path());
-    let bench = benchmark(dir.path(), &first, &first);
-    let out = dir.path().join("answers.jsonl");
-    let r = answer_cmd(dir.path(), &repo, &bench, &out)
+    let c = case(None);
+    let r = c
+        .cmd()
         .args([
             "--agent",
             "claude-code",
@@ -418,17 +433,14 @@ fn a_missing_agent_cli_stops_the_run_before_anything_is_checked_out() {
         stderr.contains("claude-code CLI cannot run") && stderr.contains("--agent-bin"),
         "{stderr}"
     );
-    assert!(!dir.path().join("cache/worktrees").exists());
+    assert!(!c.path().join("cache/worktrees").exists());
 }
 
 #[test]
 fn an_agent_whose_model_api_fails_leaves_a_failure_to_retry_not_a_zero() {
-    let dir = tempfile::tempdir().unwrap();
-    let (repo, first, _) = repo(dir.path());
-    let bench = benchmark(dir.path(), &first, &first);
-    let out = dir.path().join("answers.jsonl");
+    let c = case(None);
     // A stand-in for Claude Code whose API refuses the key: what the real CLI prints then.
-    let fake = dir.path().join("fake-claude");
+    let fake = c.path().join("fake-claude");
     std::fs::write(
         &fake,
         r#"#!/bin/sh
@@ -440,7 +452,8 @@ exit 1
     )
     .unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let r = answer_cmd(dir.path(), &repo, &bench, &out)
+    let r = c
+        .cmd()
         .args([
             "--agent",
             "claude-code",
@@ -456,10 +469,10 @@ exit 1
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(1), "{stderr}");
     assert!(
-        records(&out).is_empty(),
+        records(&c.out).is_empty(),
         "no answer record for a run that could not happen"
     );
-    let f = records(&dir.path().join("answers.failures.ndjson"));
+    let f = records(&c.path().join("answers.failures.ndjson"));
     assert_eq!(f.len(), 1);
     assert!(
         f[0]["reason"].as_str().unwrap().contains("API Error: 401"),

@@ -35,29 +35,58 @@ await p.addInitScript(() => {
   new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__long.push(e.duration))).observe({ type: 'longtask', buffered: true });
 });
 
-let t = Date.now();
-await p.goto(server.url);
-await p.waitForSelector('#leaderboard tbody tr', { timeout: 60000 });
-const cold = Date.now() - t;
+// First render, timed inside the page: from the navigation's start (performance.timeOrigin) to
+// the paint of the leaderboard as the browser reports it (Element Timing API: the table's
+// caption carries `elementtiming="leaderboard"`; its rows enter the DOM in the same update).
+// Nothing of the test's own runs in the page meanwhile (waitForSelector would inject
+// playwright's script, ~35 ms of parsing on the main thread, right in the window measured).
+// The time the rows entered the DOM, and the driver's wall clock (goto → painted, over CDP),
+// are printed beside it.
+const FIRST = () => {
+  window.__rows = new Promise((done) => {
+    const r = {};
+    const mo = new MutationObserver(() => {
+      if (!document.querySelector('#leaderboard tbody tr')) return;
+      mo.disconnect();
+      r.inserted = performance.now();
+    });
+    document.addEventListener('DOMContentLoaded', () => mo.observe(document.body, { childList: true, subtree: true }));
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        if (e.identifier === 'leaderboard' && r.painted === undefined) {
+          r.painted = e.renderTime || e.loadTime;
+          done(r);
+        }
+      }
+    }).observe({ type: 'element', buffered: true });
+  });
+};
+async function firstRender(q) {
+  await q.addInitScript(FIRST);
+  const t = Date.now();
+  await q.goto(server.url);
+  const r = await q.evaluate(() => window.__rows);
+  const wall = Date.now() - t;
+  return { ...r, wall };
+}
+const fmt = (r) => `${r.painted.toFixed(0)}`;
+const cold = await firstRender(p);
 // The first page of a fresh browser also waits for the browser's own start-up (its worker
 // threads, fonts, storage); five more, each in a fresh context (empty cache) of the same browser.
 const warm = [];
 for (let i = 0; i < 5; i++) {
   const c = await b.newContext();
-  const q = await c.newPage();
-  t = Date.now();
-  await q.goto(server.url);
-  await q.waitForSelector('#leaderboard tbody tr', { timeout: 60000 });
-  warm.push(Date.now() - t);
+  warm.push(await firstRender(await c.newPage()));
   await c.close();
 }
-const median = [...warm].sort((x, y) => x - y)[2];
-console.log(`first render (bundled paper set, loopback): ${cold} ms in a fresh browser; median ${median} ms of 5 in fresh contexts of the running browser (${warm.join(', ')}) (target ≤ 500 ms)`);
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+console.log(`first render (bundled paper set, loopback), navigation start → leaderboard rows painted: ${fmt(cold)} ms in a fresh browser; median ${median(warm.map((r) => r.painted)).toFixed(0)} ms of 5 in fresh contexts (${warm.map(fmt).join(', ')}) (target ≤ 500 ms)`);
+console.log(`  rows in the DOM at ${[cold, ...warm].map((r) => r.inserted.toFixed(0)).join(', ')} ms; driver's wall clock goto → rows seen ${[cold, ...warm].map((r) => r.wall).join(', ')} ms`);
 
 await p.goto(server.url + '?set=none');
 await p.waitForSelector('header');
 await p.evaluate(() => { window.__long = []; });
-t = Date.now();
+let t = Date.now();
 await p.setInputFiles('input[type=file]', file);
 const n = Number(models);
 await p.waitForFunction((n) => document.querySelectorAll('#leaderboard tbody tr').length === n, n, { timeout: 120000 });

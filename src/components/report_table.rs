@@ -4,6 +4,7 @@
 
 use crate::loading::download;
 use leptos::prelude::*;
+use leptos::tachys::html::attribute::custom::CustomAttribute;
 use repoprobe_core::report::{self, Mark, Table};
 
 fn sort_key(cell: &str) -> Result<f64, String> {
@@ -53,7 +54,9 @@ pub fn ReportTable(table: Table, #[prop(into)] id: String) -> impl IntoView {
         <figure class="report-table" id=id.clone()>
             <div class="table-scroll">
                 <table>
-                    <caption>{title}</caption>
+                    // `elementtiming`: the browser reports when the table was first painted
+                    // (Element Timing API); e2e/speed.mjs times the first render by it.
+                    {leptos::html::caption().attr("elementtiming", id.clone()).child(title)}
                     <thead>
                         <tr>
                             {headers

@@ -895,3 +895,63 @@ fn score_can_drop_questions_and_says_so_and_refuses_unknown_ones() {
         bad.stderr
     );
 }
+
+#[test]
+fn score_weight_reweights_items_and_names_the_rules() {
+    let plain = run(&["score", GOLDEN, "--format", "json", "--bootstrap", "0"]);
+    let r = run(&[
+        "score",
+        GOLDEN,
+        "--format",
+        "json",
+        "--bootstrap",
+        "0",
+        "--weight",
+        "*/@clarity=0",
+        "--weight",
+        "q1/k1=1",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (plain, w): (Value, Value) = (
+        serde_json::from_str(&plain.stdout).unwrap(),
+        serde_json::from_str(&r.stdout).unwrap(),
+    );
+    assert_eq!(
+        w["policy"]["weights"],
+        serde_json::json!(["*/@clarity=0", "q1/k1=1"])
+    );
+    assert!(plain["policy"].get("weights").is_none());
+    // The hand-computed value of tests/golden.rs (crates/repoprobe-core): A under J.
+    let a = model_row(&w, "A", "J");
+    let want = (1.0 + 0.6 + 5.0 / 9.0 + 5.0 / 9.0) / 6.0 * 100.0;
+    assert!((a["overall"].as_f64().unwrap() - want).abs() < 1e-9, "{a}");
+    assert!((a["overall"].as_f64().unwrap() - a["knowledge"].as_f64().unwrap()).abs() < 1e-9);
+    assert_eq!(model_row(&plain, "A", "J")["overall"], 50.0);
+
+    let text = run(&[
+        "score",
+        GOLDEN,
+        "--weight",
+        "*/@knowledge=1",
+        "--bootstrap",
+        "0",
+    ]);
+    assert!(
+        text.stdout.contains(
+            "RE-WEIGHTED by the reader (not the checklists' own weights): */@knowledge=1"
+        ),
+        "{}",
+        text.stdout
+    );
+    for (rule, says) in [
+        ("q1/k1", "has no '='"),
+        (
+            "q1/k7=1",
+            "question \"q1\" has no such item (its items: k1, k2, clarity)",
+        ),
+    ] {
+        let bad = run(&["score", GOLDEN, "--weight", rule]);
+        assert_eq!(bad.code, 2, "{rule}");
+        assert!(bad.stderr.contains(says), "{rule}: {}", bad.stderr);
+    }
+}

@@ -25,7 +25,7 @@ pub use model::*;
 /// Version of the file formats this crate reads and writes (`version` of bundles).
 pub const FORMAT_VERSION: u32 = 1;
 pub mod metrics;
-pub use metrics::{MissingPolicy, ScoreOptions, ScoreReport, Stratum, score};
+pub use metrics::{MissingPolicy, ScoreOptions, ScoreReport, Stratum, WeightRule, score};
 pub mod report;
 #[cfg(feature = "schema")]
 pub mod schema;

@@ -186,7 +186,16 @@ fn policy_note(r: &ScoreReport) -> String {
             ids.join(", ")
         ),
     };
-    format!("{missing}; coverage = judged cells / (questions × attempts × judge runs){ci}{dropped}")
+    let weights = match r.policy.weights.as_slice() {
+        [] => String::new(),
+        rules => format!(
+            "; RE-WEIGHTED by the reader (not the checklists' own weights): {}",
+            rules.join(", ")
+        ),
+    };
+    format!(
+        "{missing}; coverage = judged cells / (questions × attempts × judge runs){ci}{dropped}{weights}"
+    )
 }
 
 /// The paper's Table 3 as reported (SPEC §2.7), marked like the paper (best bold, second

@@ -36,6 +36,14 @@ fn loaded() -> Loaded {
     load(&files, LoadOptions::default())
 }
 
+fn row(r: &repoprobe_core::ScoreReport, m: &str, j: &str) -> repoprobe_core::metrics::ModelScore {
+    r.models
+        .iter()
+        .find(|x| x.model == m && x.judge == j)
+        .cloned()
+        .unwrap()
+}
+
 fn close(a: Option<f64>, b: f64) {
     let a = a.expect("value defined");
     assert!((a - b).abs() < 1e-9, "{a} != {b}");
@@ -96,13 +104,6 @@ fn golden_issues_are_each_reported_where_they_are() {
 fn golden_table3_under_both_policies() {
     let l = loaded();
     let zero = score(&l.dataset, &l.issues, &ScoreOptions::default()).unwrap();
-    let row = |r: &repoprobe_core::ScoreReport, m: &str, j: &str| {
-        r.models
-            .iter()
-            .find(|x| x.model == m && x.judge == j)
-            .cloned()
-            .unwrap()
-    };
     // A/J: s = 10+8+6+5+1+0 = 30 over 3 questions × 2 runs; kn = 9+7+5+5+0+0 = 26; cl = 4; one s = 10.
     let a = row(&zero, "A", "J");
     close(a.overall, 30.0 / 60.0 * 100.0);
@@ -361,4 +362,93 @@ fn dropping_a_question_equals_scoring_the_files_without_it() {
     };
     let e = score(&l.dataset, &l.issues, &unknown).unwrap_err();
     assert!(e.to_string().contains("\"q9\""), "{e}");
+}
+
+fn rules(texts: &[&str]) -> Vec<repoprobe_core::WeightRule> {
+    texts
+        .iter()
+        .map(|t| repoprobe_core::WeightRule::parse(t).unwrap())
+        .collect()
+}
+
+#[test]
+fn golden_reweighted_by_hand() {
+    let l = loaded();
+    let r = score(
+        &l.dataset,
+        &l.issues,
+        &ScoreOptions {
+            weights: rules(&["*/@clarity=0", "q1/k1=1"]),
+            bootstrap: 0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(r.policy.weights, ["*/@clarity=0", "q1/k1=1"]);
+    // A under J, 6 cells, each Σ w′·score/w ÷ Σ w′ with clarity at 0:
+    // q1 (k1 1, k2 4): run 0 (5/5, 4/4) → 5/5 = 1; run 1 (5/5, 2/4) → (1 + 2)/5 = 0.6.
+    // q2 (k1 5, k2 4): both runs (3/5, 2/4) → (3 + 2)/9 = 5/9. q3: 0 and 0.
+    let a = row(&r, "A", "J");
+    let overall = (1.0 + 0.6 + 5.0 / 9.0 + 5.0 / 9.0) / 6.0 * 100.0;
+    close(a.overall, overall);
+    close(a.knowledge, overall);
+    // Clarity is the clarity item's attainment, whatever its weight: 1, 1, 1, 0, 1, 0.
+    close(a.clarity, 400.0 / 6.0);
+    // Perfect: every item of non-zero weight full: q1 run 0 only.
+    close(a.perfect, 100.0 / 6.0);
+    assert!(
+        report_note(&r).contains(
+            "RE-WEIGHTED by the reader (not the checklists' own weights): */@clarity=0, q1/k1=1"
+        ),
+        "{}",
+        report_note(&r)
+    );
+}
+
+fn report_note(r: &repoprobe_core::ScoreReport) -> String {
+    repoprobe_core::report::models_table(r)
+        .note
+        .unwrap_or_default()
+}
+
+#[test]
+fn golden_weight_rules_that_name_nothing_are_errors() {
+    let l = loaded();
+    let err = |texts: &[&str], drop: &[&str]| {
+        score(
+            &l.dataset,
+            &l.issues,
+            &ScoreOptions {
+                weights: rules(texts),
+                drop_questions: drop.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            },
+        )
+        .err()
+        .map(|e| e.to_string())
+    };
+    for (texts, says) in [
+        (
+            &["q9/k1=2"][..],
+            "there is no question \"q9\" in the benchmark",
+        ),
+        (
+            &["q1/k7=2"],
+            "question \"q1\" has no such item (its items: k1, k2, clarity)",
+        ),
+        (
+            &["*/k7=2"],
+            "weight rule */k7=2: no question has such an item",
+        ),
+        (
+            &["q1/@knowledge=0"],
+            "leave question \"q1\" no knowledge item of non-zero weight",
+        ),
+    ] {
+        let e = err(texts, &[]).expect("an error");
+        assert!(e.contains(says), "{texts:?}: {e}");
+    }
+    // A rule naming a question the reader dropped is no typo; an unknown one still is.
+    assert_eq!(err(&["q1/k1=2"], &["q1"]), None);
+    assert!(err(&["q9/k1=2"], &["q1"]).is_some());
 }

@@ -121,3 +121,63 @@ proptest! {
         prop_assert_eq!(ra, rb);
     }
 }
+
+/// Every item of every question given `factor` × its own weight, as rules.
+fn scaled_rules(ds: &repoprobe_core::Dataset, factor: u32) -> Vec<repoprobe_core::WeightRule> {
+    ds.questions
+        .iter()
+        .flat_map(|q| {
+            q.checklist.iter().map(move |c| {
+                repoprobe_core::WeightRule::parse(&format!(
+                    "{}/{}={}",
+                    q.id,
+                    c.id,
+                    factor * c.weight
+                ))
+                .unwrap()
+            })
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Re-weighting keeps a judge's attainment and only moves the weights: the checklists' own
+    /// weights, or all of them doubled, must give back every number bit for bit.
+    #[test]
+    fn own_or_scaled_weights_change_no_number(
+        models in 1u32..4, questions in 1u32..15, runs in 1u32..3, seed in any::<u64>(), factor in 1u32..4,
+        exclude in any::<bool>(),
+    ) {
+        let l = load_one(synthetic_lines(SynthOptions { models, questions, runs, seed }, 3).join("\n").as_bytes());
+        let missing = if exclude { MissingPolicy::Exclude } else { MissingPolicy::Zero };
+        let plain = ScoreOptions { missing, bootstrap: 40, items: true, ..Default::default() };
+        let a = score(&l.dataset, &l.issues, &plain).unwrap();
+        let weighted = ScoreOptions { weights: scaled_rules(&l.dataset, factor), ..plain.clone() };
+        let mut b = score(&l.dataset, &l.issues, &weighted).unwrap();
+        prop_assert_eq!(b.policy.weights.len(), weighted.weights.len());
+        b.policy.weights.clear();
+        prop_assert_eq!(a, b);
+    }
+
+    /// With clarity weighing nothing, Overall is Knowledge; with knowledge items counting alike,
+    /// every Overall stays within 0–100.
+    #[test]
+    fn clarity_at_zero_makes_overall_knowledge(
+        models in 1u32..4, questions in 1u32..15, seed in any::<u64>(),
+    ) {
+        let l = load_one(synthetic_lines(SynthOptions { models, questions, runs: 1, seed }, 3).join("\n").as_bytes());
+        let rules = vec![repoprobe_core::WeightRule::parse("*/@clarity=0").unwrap()];
+        let r = score(&l.dataset, &l.issues, &ScoreOptions { bootstrap: 0, weights: rules, ..Default::default() }).unwrap();
+        for m in &r.models {
+            let (o, k) = (m.overall.unwrap(), m.knowledge.unwrap());
+            prop_assert!((o - k).abs() < 1e-9, "{o} vs {k}");
+        }
+        let rules = vec![repoprobe_core::WeightRule::parse("*/@knowledge=1").unwrap()];
+        let r = score(&l.dataset, &l.issues, &ScoreOptions { bootstrap: 0, weights: rules, ..Default::default() }).unwrap();
+        for m in &r.models {
+            prop_assert!((0.0..=100.0).contains(&m.overall.unwrap()));
+        }
+    }
+}

@@ -40,6 +40,17 @@ pub struct Args {
     /// The report's policy names the questions dropped.
     #[arg(long = "drop-question", value_name = "ID")]
     drop_questions: Vec<String>,
+    /// Weigh checklist items otherwise: QUESTION/ITEM=W, with `*` for every question and
+    /// `@knowledge` / `@clarity` for every item of a kind (e.g. `*/@clarity=0`, or
+    /// `*/@knowledge=1` for knowledge items that count alike); repeatable. A question's own rule
+    /// beats `*`, an item id beats a kind. Items keep their judged attainment (score / own
+    /// weight); the report's policy names the rules.
+    #[arg(long = "weight", value_name = "RULE", value_parser = parse_weight)]
+    weights: Vec<repoprobe_core::WeightRule>,
+}
+
+fn parse_weight(s: &str) -> Result<repoprobe_core::WeightRule, String> {
+    repoprobe_core::WeightRule::parse(s)
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -108,6 +119,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         compare: a.compare.map(|v| (v[0].clone(), v[1].clone())),
         items: a.items,
         drop_questions: a.drop_questions.into_iter().collect(),
+        weights: a.weights,
     };
     let r =
         repoprobe_core::score(&loaded.dataset, &loaded.issues, &opts).context("cannot score")?;

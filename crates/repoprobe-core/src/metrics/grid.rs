@@ -1,7 +1,10 @@
 //! The grid of SPEC §5: for one (model, judge), benchmark questions × attempts seen × judge runs
-//! seen, and the judged cells in it. Every metric is a sum over this grid, kept in integers so
-//! that a mean is one division at the end: exact, and the same in any input order.
+//! seen, and the judged cells in it. Every metric is a sum over this grid and a mean is one
+//! division at the end. Under the checklist's own weights a cell's sums are whole numbers, and
+//! so are their sums (f64 holds every integer below 2^53 exactly): exact, and the same in any
+//! input order. Re-weighted cells (`weights`) hold fractions, summed in the grid's fixed order.
 
+use super::weights::Resolved;
 use crate::dataset::Dataset;
 use crate::model::{ItemKind, Judgment, Question};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -27,44 +30,40 @@ impl MissingPolicy {
 }
 
 /// One judged cell: the sums of one valid judgment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cell {
     /// Index into [`Index::questions`] (questions sorted by id).
     pub q: u32,
     pub attempt: u32,
     pub run: u32,
-    /// Sum of all item scores, 0–10.
-    pub s: u8,
-    /// Sum of knowledge item scores, 0–9.
-    pub kn: u8,
+    /// Sum of all item scores, 0–10 (re-weighted: the weighted attainment × 10).
+    pub s: f64,
+    /// Sum of knowledge item scores, 0–9 (re-weighted: the weighted attainment × 9).
+    pub kn: f64,
     /// The clarity score, 0 or 1.
-    pub cl: u8,
-}
-
-impl Cell {
-    pub fn perfect(&self) -> bool {
-        u32::from(self.s) == crate::model::FULL_SCORE
-    }
+    pub cl: f64,
+    /// s = 10: every item at its full weight (re-weighted: every item of non-zero weight).
+    pub perfect: bool,
 }
 
 /// Integer sums over a set of cells, and the size of the grid they belong to.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Tally {
     pub filled: u64,
     pub grid: u64,
-    pub s: u64,
-    pub kn: u64,
-    pub cl: u64,
+    pub s: f64,
+    pub kn: f64,
+    pub cl: f64,
     pub perfect: u64,
 }
 
 impl Tally {
     pub fn add(&mut self, c: &Cell) {
         self.filled += 1;
-        self.s += u64::from(c.s);
-        self.kn += u64::from(c.kn);
-        self.cl += u64::from(c.cl);
-        self.perfect += u64::from(c.perfect());
+        self.s += c.s;
+        self.kn += c.kn;
+        self.cl += c.cl;
+        self.perfect += u64::from(c.perfect);
     }
 
     pub fn merge(&mut self, o: &Tally) {
@@ -84,9 +83,9 @@ impl Tally {
         }
     }
 
-    fn pct(&self, num: u64, per_cell: u64, policy: MissingPolicy) -> Option<f64> {
+    fn pct(&self, num: f64, per_cell: u64, policy: MissingPolicy) -> Option<f64> {
         let d = self.denominator(policy);
-        (d > 0).then(|| 100.0 * num as f64 / (per_cell * d) as f64)
+        (d > 0).then(|| 100.0 * num / (per_cell * d) as f64)
     }
 
     /// Overall = mean of s/10, in percent.
@@ -103,7 +102,7 @@ impl Tally {
     }
     /// Perfect solve rate = share of cells with s = 10, in percent.
     pub fn perfect_rate(&self, p: MissingPolicy) -> Option<f64> {
-        self.pct(self.perfect, 1, p)
+        self.pct(self.perfect as f64, 1, p)
     }
     /// Filled cells / grid, a fraction.
     pub fn coverage(&self) -> Option<f64> {
@@ -187,8 +186,31 @@ impl Grid<'_> {
     }
 }
 
-/// Sums a judgment against its question's checklist.
-pub fn cell(j: &Judgment, q_index: u32, q: &Question) -> Cell {
+/// Sums a judgment against its question's checklist, under the reader's weights if any
+/// changed this question's.
+pub fn cell(j: &Judgment, q_index: u32, q: &Question, weights: &Resolved) -> Cell {
+    if let Some(new) = weights.of(q_index) {
+        let scores: Vec<u32> = q
+            .checklist
+            .iter()
+            .map(|c| {
+                j.items
+                    .iter()
+                    .find(|it| it.id == c.id)
+                    .map_or(0, |it| it.score)
+            })
+            .collect();
+        let (s, kn, cl, perfect) = super::weights::weighted_sums(q, new, &scores);
+        return Cell {
+            q: q_index,
+            attempt: j.attempt,
+            run: j.judge_run,
+            s,
+            kn,
+            cl,
+            perfect,
+        };
+    }
     let (mut s, mut kn, mut cl) = (0u32, 0u32, 0u32);
     for it in &j.items {
         s += it.score;
@@ -198,19 +220,23 @@ pub fn cell(j: &Judgment, q_index: u32, q: &Question) -> Cell {
             None => {}
         }
     }
-    let clamp = |v: u32| v.min(u32::from(u8::MAX)) as u8;
     Cell {
         q: q_index,
         attempt: j.attempt,
         run: j.judge_run,
-        s: clamp(s),
-        kn: clamp(kn),
-        cl: clamp(cl),
+        s: f64::from(s),
+        kn: f64::from(kn),
+        cl: f64::from(cl),
+        perfect: s == crate::model::FULL_SCORE,
     }
 }
 
 /// Every (model, judge) grid of the dataset, keyed and sorted by (model, judge).
-pub fn grids<'d>(ds: &'d Dataset, index: &Index<'d>) -> BTreeMap<(&'d str, &'d str), Grid<'d>> {
+pub fn grids<'d>(
+    ds: &'d Dataset,
+    index: &Index<'d>,
+    weights: &Resolved,
+) -> BTreeMap<(&'d str, &'d str), Grid<'d>> {
     let mut out: BTreeMap<(&str, &str), Grid> = BTreeMap::new();
     for j in &ds.judgments {
         let Some(&qi) = index.by_id.get(j.question_id.as_str()) else {
@@ -227,7 +253,8 @@ pub fn grids<'d>(ds: &'d Dataset, index: &Index<'d>) -> BTreeMap<(&'d str, &'d s
             });
         g.attempts.insert(j.attempt);
         g.runs.insert(j.judge_run);
-        g.cells.push(cell(j, qi, index.questions[qi as usize]));
+        g.cells
+            .push(cell(j, qi, index.questions[qi as usize], weights));
     }
     // An answered attempt that was never judged (or failed) is still part of the grid.
     let mut answer_attempts: HashMap<&str, BTreeSet<u32>> = HashMap::new();

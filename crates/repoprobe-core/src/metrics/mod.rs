@@ -8,6 +8,7 @@ pub mod grid;
 pub mod items;
 pub mod stats;
 pub mod strata;
+pub mod weights;
 
 use crate::dataset::Dataset;
 use crate::issue::Issue;
@@ -17,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use grid::MissingPolicy;
+pub use weights::WeightRule;
 
 /// A stratification axis of Table 4.
 #[derive(
@@ -69,6 +71,9 @@ pub struct ScoreOptions {
     /// benchmark had not had these questions" of a reader who doubts some. Named in the policy
     /// block of the report, so a table computed without them says so.
     pub drop_questions: BTreeSet<String>,
+    /// Checklist items weighted otherwise than their checklist says (`weights`): the "would the
+    /// ranking hold" of a reader who doubts the weights. Named in the policy block too.
+    pub weights: Vec<WeightRule>,
 }
 
 impl Default for ScoreOptions {
@@ -82,6 +87,7 @@ impl Default for ScoreOptions {
             compare: None,
             items: false,
             drop_questions: BTreeSet::new(),
+            weights: Vec::new(),
         }
     }
 }
@@ -97,6 +103,9 @@ pub struct PolicyInfo {
     /// Questions left out of every number (`ScoreOptions::drop_questions`), sorted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropped_questions: Vec<String>,
+    /// The weight rules in force (`ScoreOptions::weights`), as given: `QUESTION/ITEM=W`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub weights: Vec<String>,
 }
 
 /// One row of Table 3, for one (model, judge). Percentages are unrounded (0–100).
@@ -215,6 +224,7 @@ impl ScoreReport {
                 bootstrap: opts.bootstrap,
                 seed: opts.seed,
                 dropped_questions: Vec::new(),
+                weights: opts.weights.iter().map(ToString::to_string).collect(),
             },
             judge: None,
             models: Vec::new(),
@@ -262,6 +272,8 @@ pub enum ScoreError {
     UnknownModel(String, String),
     #[error("question {0:?} cannot be dropped: it is not in the benchmark")]
     UnknownQuestion(String),
+    #[error("{0}")]
+    Weights(String),
 }
 
 /// Computes every metric of SPEC §4 for a dataset (without `opts.drop_questions`).
@@ -271,7 +283,7 @@ pub fn score(
     opts: &ScoreOptions,
 ) -> Result<ScoreReport, ScoreError> {
     if opts.drop_questions.is_empty() {
-        return score_all(ds, issues, opts);
+        return score_all(ds, issues, opts, true);
     }
     if let Some(id) = opts
         .drop_questions
@@ -280,8 +292,11 @@ pub fn score(
     {
         return Err(ScoreError::UnknownQuestion(id.clone()));
     }
+    // The weight rules are checked against the whole benchmark: one naming a dropped
+    // question is no typo.
+    weights::Resolved::new(&opts.weights, &Index::new(ds), true)?;
     let kept = ds.without_questions(&opts.drop_questions);
-    let mut report = score_all(&kept, issues, opts)?;
+    let mut report = score_all(&kept, issues, opts, false)?;
     report.policy.dropped_questions = opts.drop_questions.iter().cloned().collect();
     Ok(report)
 }
@@ -290,10 +305,12 @@ fn score_all(
     ds: &Dataset,
     issues: &[Issue],
     opts: &ScoreOptions,
+    check_weights: bool,
 ) -> Result<ScoreReport, ScoreError> {
     let index = Index::new(ds);
     let nq = index.questions.len();
-    let grids = grid::grids(ds, &index);
+    let weights = weights::Resolved::new(&opts.weights, &index, check_weights)?;
+    let grids = grid::grids(ds, &index, &weights);
     let p = opts.missing;
 
     let resamples = bootstrap::Resamples::new(nq, opts.bootstrap, opts.seed);
@@ -359,6 +376,7 @@ fn score_all(
             bootstrap: opts.bootstrap,
             seed: opts.seed,
             dropped_questions: Vec::new(),
+            weights: opts.weights.iter().map(ToString::to_string).collect(),
         },
         judge,
         models,

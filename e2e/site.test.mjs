@@ -220,6 +220,55 @@ test('dropping questions recomputes every number as `score --drop-question` does
   assert.deepEqual([...p.errors, ...q.errors], []);
 });
 
+test('re-weighting items live recomputes every number as `score --weight` does, from the controls or the URL', async () => {
+  const p = await page(b);
+  await p.goto(server.url + '?set=demo&view=questions');
+  await p.waitForSelector('table.questions tbody tr');
+  const id = await p.$eval('table.questions tbody th a', (a) => a.textContent);
+  // One item of one question, in its detail view: its weight to 3.
+  await p.goto(server.url + `?set=demo&view=question&id=${encodeURIComponent(id)}`);
+  await p.waitForSelector('ol.checklist li');
+  const item = (await p.$eval('ol.checklist li', (li) => li.id)).replace(/^item-/, '');
+  const input = `input[aria-label="Weight of ${item} in every table"]`;
+  await p.fill(input, '3');
+  await p.press(input, 'Tab');
+  await p.waitForFunction((r) => new URL(location.href).searchParams.get('w') === r, `${id}/${item}=3`);
+  assert.equal(await p.inputValue(input), '3');
+  // Then, on the leaderboard, clarity to 0 and knowledge items alike.
+  await p.click('header nav a:has-text("Leaderboard")');
+  await p.waitForSelector('#leaderboard tbody tr');
+  const clarity = 'label:has-text("Clarity weight") input';
+  await p.fill(clarity, '0');
+  await p.press(clarity, 'Tab');
+  await p.check('label:has-text("Knowledge items count alike") input');
+  const rules = [`${id}/${item}=3`, '*/@clarity=0', '*/@knowledge=1'];
+  await p.waitForFunction((w) => new URL(location.href).searchParams.get('w') === w, rules.join(','));
+  const cli = cliJson(['score', ...setFiles('demo'), '--format', 'json', ...rules.flatMap((r) => ['--weight', r])]);
+  assert.deepEqual(cli.policy.weights, rules);
+  const plain = cliJson(['score', ...setFiles('demo'), '--format', 'json']);
+  assert.notEqual(cli.models[0].overall, plain.models.find((m) => m.model === cli.models[0].model).overall);
+  await p.waitForFunction((v) => [...document.querySelectorAll('#leaderboard tbody tr')].some((r) => r.querySelectorAll('td')[1]?.dataset.value === String(v)), cli.models[0].overall);
+  assertParity(await tableRows(p, 'leaderboard'), cli);
+  assert.match(await p.textContent('.controls [role=status]'), /RE-WEIGHTED by you/);
+  assert.match(await p.textContent('main'), /RE-WEIGHTED by the reader/);
+  // The same URL opened afresh gives the same numbers (the first load reads `w` too).
+  const q = await page(b);
+  await q.goto(p.url());
+  await q.waitForSelector('#leaderboard tbody tr');
+  assertParity(await tableRows(q, 'leaderboard'), cli);
+  assert.equal(await q.inputValue(clarity), '0');
+  // A rule naming no item is said, not ignored.
+  const bad = await page(b);
+  await bad.goto(server.url + '?set=demo&w=' + encodeURIComponent('*/nope=2'));
+  await bad.waitForFunction(() => /no question has such an item/.test(document.querySelector('main')?.textContent || ''));
+  // And "use the checklists' own weights" restores the plain table.
+  await q.click('a:has-text("Use the checklists\' own weights")');
+  await q.waitForFunction(() => !new URL(location.href).searchParams.has('w'));
+  await q.waitForFunction((v) => [...document.querySelectorAll('#leaderboard tbody tr')].some((r) => r.querySelectorAll('td')[1]?.dataset.value === String(v)), plain.models[0].overall);
+  assertParity(await tableRows(q, 'leaderboard'), plain);
+  assert.deepEqual([...p.errors, ...q.errors, ...bad.errors], []);
+});
+
 // Built by scripts/test.sh with `trunk build --public-url /sub/ --dist dist-sub`: what a static
 // host under a sub-path (GitHub Pages) serves. Every asset, the worker and the data must come
 // from under /sub/, and a deep link must load on its own.

@@ -7,7 +7,7 @@
 use repoprobe_core::load::FileSummary;
 use repoprobe_core::{
     Answer, Dataset, Issue, Judgment, Loaded, MissingPolicy, Question, RecordKind, ReportedValue,
-    ScoreOptions, ScoreReport,
+    ScoreOptions, ScoreReport, WeightRule,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -42,7 +42,7 @@ pub struct StartFile {
     pub size: usize,
 }
 
-/// The options of the view, read from the URL (`?missing=exclude&judge=...&drop=q1,q2`).
+/// The options of the view, read from the URL (`?missing=exclude&judge=...&drop=q1,q2&w=q1/k1=2`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ViewOptions {
     pub missing: MissingPolicy,
@@ -50,6 +50,9 @@ pub struct ViewOptions {
     /// Questions left out of every number (`repoprobe score --drop-question`), sorted, unique.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drop: Vec<String>,
+    /// Weight rules (`repoprobe score --weight`), in force order: `QUESTION/ITEM=W`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub weights: Vec<String>,
 }
 
 /// The `drop` parameter of the URL: comma-separated question ids → sorted, unique, no blanks.
@@ -64,15 +67,53 @@ pub fn parse_drop(param: &str) -> Vec<String> {
     set.into_iter().collect()
 }
 
-/// The CLI's defaults, so that the site shows what `repoprobe score` prints.
-pub fn score_options(o: &ViewOptions) -> ScoreOptions {
-    ScoreOptions {
+/// The `w` parameter of the URL: comma-separated weight rules, each in the form the CLI prints
+/// it, a later rule for the same question and item replacing the earlier. A rule that does not
+/// parse is kept as written: scoring then says what is wrong with it.
+pub fn parse_weights(param: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for text in param.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let rule = WeightRule::parse(text).map_or_else(|_| text.to_string(), |r| r.to_string());
+        let target = selector(&rule).to_string();
+        out.retain(|r| selector(r) != target);
+        out.push(rule);
+    }
+    out
+}
+
+/// `QUESTION/ITEM` of a rule: what it applies to.
+fn selector(rule: &str) -> &str {
+    rule.rsplit_once('=').map_or(rule, |(s, _)| s)
+}
+
+/// `rules` with the rule for `selector` (`QUESTION/ITEM`) set to `weight`, or removed.
+pub fn set_weight(rules: &[String], target: &str, weight: Option<u32>) -> Vec<String> {
+    let mut out: Vec<String> = rules
+        .iter()
+        .filter(|r| selector(r) != target)
+        .cloned()
+        .collect();
+    if let Some(w) = weight {
+        out.push(format!("{target}={w}"));
+    }
+    out
+}
+
+/// The CLI's defaults, so that the site shows what `repoprobe score` prints; an error names a
+/// weight rule that does not parse.
+pub fn score_options(o: &ViewOptions) -> Result<ScoreOptions, String> {
+    Ok(ScoreOptions {
         missing: o.missing,
         judge: o.judge.clone(),
         items: true,
         drop_questions: o.drop.iter().cloned().collect(),
+        weights: o
+            .weights
+            .iter()
+            .map(|r| WeightRule::parse(r))
+            .collect::<Result<_, _>>()?,
         ..ScoreOptions::default()
-    }
+    })
 }
 
 /// Total-score histogram (s = 0..=10) of one (model, judge).
@@ -274,8 +315,8 @@ mod tests {
             .collect();
         let l = load(&sources, LoadOptions::default());
         let options = ViewOptions::default();
-        let report =
-            score(&l.dataset, &l.issues, &score_options(&options)).map_err(|e| e.to_string());
+        let report = score(&l.dataset, &l.issues, &score_options(&options).unwrap())
+            .map_err(|e| e.to_string());
         let responses = [
             Response::Loaded {
                 options: options.clone(),
@@ -341,23 +382,59 @@ mod tests {
                     missing: MissingPolicy::Exclude,
                     judge: None,
                     drop: Vec::new(),
+                    weights: Vec::new(),
                 },
             }
         );
-        // With the questions to drop, as the start script reads them from the URL.
-        let add = r#"{"add":{"names":["a"],"options":{"missing":"zero","judge":null,"drop":["q1","q2"]}}}"#;
+        // With the questions to drop and the weight rules, as the start script reads them from
+        // the URL.
+        let add = r#"{"add":{"names":["a"],"options":{"missing":"zero","judge":null,"drop":["q1","q2"],"weights":["*/@clarity=0","q1/k1=2"]}}}"#;
         let Request::Add { options, .. } = serde_json::from_str::<Request>(add).unwrap() else {
             panic!("an add request");
         };
         assert_eq!(options.drop, ["q1", "q2"]);
         assert_eq!(parse_drop(" q2,q1,,q2 "), ["q1", "q2"]);
+        let o = score_options(&options).unwrap();
         assert_eq!(
-            score_options(&options)
-                .drop_questions
-                .into_iter()
-                .collect::<Vec<_>>(),
+            o.drop_questions.into_iter().collect::<Vec<_>>(),
             ["q1", "q2"]
         );
+        assert_eq!(
+            o.weights
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            ["*/@clarity=0", "q1/k1=2"]
+        );
+    }
+
+    #[test]
+    fn weight_rules_of_the_url_are_canonical_and_settable() {
+        // Spaces go, a later rule for the same item replaces the earlier, a bad one stays as
+        // written so that scoring can say what is wrong with it.
+        assert_eq!(
+            parse_weights(" q1/k1 = 2 ,*/@clarity=0,, q1/k1=3,oops"),
+            ["*/@clarity=0", "q1/k1=3", "oops"]
+        );
+        let bad = ViewOptions {
+            weights: parse_weights("q1/k1=x"),
+            ..ViewOptions::default()
+        };
+        assert!(
+            score_options(&bad)
+                .unwrap_err()
+                .contains("not a whole number")
+        );
+        let rules = parse_weights("*/@clarity=0,q1/k1=3");
+        assert_eq!(
+            set_weight(&rules, "q1/k1", Some(5)),
+            ["*/@clarity=0", "q1/k1=5"]
+        );
+        assert_eq!(
+            set_weight(&rules, "q2/k2", Some(0)),
+            ["*/@clarity=0", "q1/k1=3", "q2/k2=0"]
+        );
+        assert_eq!(set_weight(&rules, "*/@clarity", None), ["q1/k1=3"]);
     }
 
     #[test]

@@ -76,11 +76,14 @@ pub struct AppState {
     pub items: RwSignal<Option<(ViewOptions, Shared<Vec<ItemRow>>)>>,
 }
 
+/// A request to the worker: its JSON and the buffers it transfers.
+type Message = (String, Option<Array>);
+
 thread_local! {
     static WORKER: RefCell<Option<web_sys::Worker>> = const { RefCell::new(None) };
     /// Messages wait here until the worker says it is ready: a worker drops messages that
     /// arrive before its (asynchronously instantiated) wasm has set its handler.
-    static PENDING: RefCell<Option<Vec<(String, Option<Array>)>>> = const { RefCell::new(Some(Vec::new())) };
+    static PENDING: RefCell<Option<Vec<Message>>> = const { RefCell::new(Some(Vec::new())) };
     /// The worker's answers, parsed, waiting to be applied (see [`apply_later`]).
     static INBOX: RefCell<VecDeque<Response>> = const { RefCell::new(VecDeque::new()) };
 }
@@ -212,9 +215,8 @@ pub fn request_paired(options: ViewOptions, a: String, b: String) {
 }
 
 fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, String> {
-    Ok(Shared(Arc::new(ScoreReport::empty(
-        &crate::protocol::score_options(o),
-    ))))
+    let o = crate::protocol::score_options(o)?;
+    Ok(Shared(Arc::new(ScoreReport::empty(&o))))
 }
 
 /// Applies a parsed answer in a task of its own, in the order they came, one per task: parsing a
@@ -323,6 +325,7 @@ pub fn provide_state() -> AppState {
             },
             judge: q.get("judge").filter(|j| !j.is_empty()),
             drop: crate::protocol::parse_drop(&q.get("drop").unwrap_or_default()),
+            weights: crate::protocol::parse_weights(&q.get("w").unwrap_or_default()),
         }
     });
     let state = AppState {

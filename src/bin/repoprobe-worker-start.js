@@ -69,7 +69,11 @@
         // The options as src/state.rs reads them from the URL; the answer says which were used.
         var drop = (query.get("drop") || "").split(",").map(function (x) { return x.trim(); })
             .filter(function (x, i, all) { return x && all.indexOf(x) === i; }).sort();
-        var options = { missing: query.get("missing") === "exclude" ? "exclude" : "zero", judge: query.get("judge") || null, drop: drop };
+        // Weight rules in the order given (src/protocol.rs `parse_weights` makes them canonical;
+        // if that changes them, the page asks for its tables again).
+        var weights = (query.get("w") || "").split(",").map(function (x) { return x.trim(); })
+            .filter(function (x) { return x; });
+        var options = { missing: query.get("missing") === "exclude" ? "exclude" : "zero", judge: query.get("judge") || null, drop: drop, weights: weights };
         var add = { add: { names: files.map(function (f) { return f.name; }), options: options } };
         self.dispatchEvent(new MessageEvent("message", { data: [JSON.stringify(add), r[0].buffers] }));
     });

@@ -47,7 +47,7 @@ mod worker {
     fn report(options: &ViewOptions) -> Result<repoprobe_core::ScoreReport, String> {
         LOADED.with(|l| {
             let l = l.borrow();
-            let mut o = score_options(options);
+            let mut o = score_options(options)?;
             o.items = false;
             score(&l.dataset, &l.issues, &o).map_err(|e| e.to_string())
         })
@@ -115,12 +115,12 @@ mod worker {
                 let items = LOADED.with(|l| {
                     let l = l.borrow();
                     // The items do not depend on the bootstrap: skip it.
-                    let o = repoprobe_core::ScoreOptions {
-                        bootstrap: 0,
-                        ..score_options(&options)
-                    };
-                    score(&l.dataset, &l.issues, &o)
+                    score_options(&options)
                         .ok()
+                        .and_then(|o| {
+                            let o = repoprobe_core::ScoreOptions { bootstrap: 0, ..o };
+                            score(&l.dataset, &l.issues, &o).ok()
+                        })
                         .and_then(|r| r.items)
                         .unwrap_or_default()
                 });
@@ -131,12 +131,13 @@ mod worker {
                 reply(&Response::Question(q));
             }
             Request::Paired { options, a, b } => {
-                let mut o = score_options(&options);
-                o.items = false;
-                o.compare = Some((a.clone(), b.clone()));
-                let r = LOADED.with(|l| {
-                    let l = l.borrow();
-                    score(&l.dataset, &l.issues, &o).map_err(|e| e.to_string())
+                let r = score_options(&options).and_then(|mut o| {
+                    o.items = false;
+                    o.compare = Some((a.clone(), b.clone()));
+                    LOADED.with(|l| {
+                        let l = l.borrow();
+                        score(&l.dataset, &l.issues, &o).map_err(|e| e.to_string())
+                    })
                 });
                 reply(&Response::Paired {
                     options,

@@ -1,16 +1,45 @@
-//! The switches every table view shares: missing-answer policy and judge, and the questions the
-//! reader dropped (see the Questions view). They live in the URL.
+//! The switches every table view shares: missing-answer policy, judge and the weights of the
+//! checklists' items (clarity's, and knowledge items counting alike; one item's in the question
+//! view), and the questions the reader dropped (see the Questions view). They live in the URL.
 use crate::href;
+use crate::protocol::set_weight;
 use crate::state::AppState;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 use std::collections::BTreeSet;
+
+/// The rules these switches set (`repoprobe score --weight`).
+const CLARITY: &str = "*/@clarity";
+const KNOWLEDGE: &str = "*/@knowledge";
+const ALIKE: &str = "*/@knowledge=1";
+
+/// The current URL with the weight rules `rules`.
+pub fn weights_href(rules: &[String]) -> String {
+    let v = rules.join(",");
+    href(&[("w", (!v.is_empty()).then_some(v.as_str()))])
+}
 
 #[component]
 pub fn Controls() -> impl IntoView {
     let state = expect_context::<AppState>();
     let navigate = use_navigate();
     let nav2 = navigate.clone();
+    let nav3 = navigate.clone();
+    let nav4 = navigate.clone();
+    let rules = move || state.options.get().weights;
+    // The rule for every question's clarity item, or its own weight (1) shown.
+    let clarity = move || {
+        rules()
+            .iter()
+            .rev()
+            .find_map(|r| {
+                r.strip_prefix(CLARITY)
+                    .and_then(|w| w.strip_prefix('='))
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| "1".to_string())
+    };
+    let alike = move || rules().iter().any(|r| r == ALIKE);
     let judges = Memo::new(move |_| {
         state
             .report
@@ -65,6 +94,42 @@ pub fn Controls() -> impl IntoView {
                     }}
                 </select>
             </label>
+            <label title="Every question's clarity item weighs this much against its knowledge items' 9 (the paper: 1)">
+                "Clarity weight "
+                <input
+                    type="number"
+                    min="0"
+                    max=repoprobe_core::WeightRule::MAX.to_string()
+                    step="1"
+                    prop:value=clarity
+                    on:change=move |ev| {
+                        let Ok(w) = event_target_value(&ev).trim().parse::<u32>() else { return };
+                        let rules = set_weight(&rules(), CLARITY, (w != 1).then_some(w));
+                        nav3(&weights_href(&rules), Default::default());
+                    }
+                />
+            </label>
+            <label title="Each knowledge item of a question counts the same, whatever its weight">
+                <input
+                    type="checkbox"
+                    prop:checked=alike
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        let rules = set_weight(&rules(), KNOWLEDGE, on.then_some(1));
+                        nav4(&weights_href(&rules), Default::default());
+                    }
+                />
+                " Knowledge items count alike"
+            </label>
+            {move || {
+                let rules = rules();
+                (!rules.is_empty()).then(|| view! {
+                    <p class="dropped" role="status">
+                        {format!("Scores RE-WEIGHTED by you, not the checklists' own weights: {}. ", rules.join(", "))}
+                        <a href=href(&[("w", None)])>"Use the checklists' own weights"</a>
+                    </p>
+                })
+            }}
             {move || {
                 let drop = state.options.get().drop;
                 (!drop.is_empty()).then(|| view! {

@@ -4,11 +4,13 @@
 //! go to the next/previous question.
 
 use crate::href;
+use crate::protocol::set_weight;
 use crate::state::AppState;
 use crate::view_href;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
-use repoprobe_core::{ItemKind, Judgment};
+use repoprobe_core::metrics::weights::winners;
+use repoprobe_core::{ChecklistItem, ItemKind, Judgment, Question, WeightRule};
 use std::collections::BTreeMap;
 
 #[component]
@@ -147,6 +149,8 @@ pub fn QuestionDetail() -> impl IntoView {
                 Some(format!("{}/tree/{}", repo.url.trim_end_matches('/'), repo.commit))
             };
             let items = question.checklist.clone();
+            let rules = state.options.get().weights;
+            let in_force = weights_in_force(&rules, &question);
             let rationale = sel_model.as_ref().zip(sel_item.as_ref()).map(|(m, it)| {
                 let js = by_model.get(m).cloned().unwrap_or_default();
                 let rows: Vec<_> = js
@@ -181,10 +185,13 @@ pub fn QuestionDetail() -> impl IntoView {
                 <ol class="checklist">
                     {items
                         .iter()
-                        .map(|it| {
+                        .zip(in_force)
+                        .map(|(it, w)| {
                             view! {
                                 <li id=format!("item-{}", it.id)>
                                     <strong>{format!("{} ({}, {} point{})", it.id, if it.kind == ItemKind::Clarity { "clarity" } else { "knowledge" }, it.weight, if it.weight == 1 { "" } else { "s" })}</strong>
+                                    " "
+                                    {weight_input(&rules, &question, it, w)}
                                     " "
                                     {it.key_point.clone()}
                                     <ul class="rubric">
@@ -322,5 +329,58 @@ fn SideBySide(answers: Vec<repoprobe_core::Answer>) -> impl IntoView {
     view! {
         <div class="side-by-side-controls">"Compare answers: " {pick("a")} " and " {pick("b")}</div>
         <div class="side-by-side">{column("a")} {column("b")}</div>
+    }
+}
+
+/// The weight each checklist item of `q` has under the URL's rules (a rule that does not parse
+/// changes nothing here; the tables say what is wrong with it).
+fn weights_in_force(rules: &[String], q: &Question) -> Vec<u32> {
+    let parsed: Vec<WeightRule> = rules
+        .iter()
+        .filter_map(|r| WeightRule::parse(r).ok())
+        .collect();
+    winners(&parsed, q)
+        .into_iter()
+        .zip(&q.checklist)
+        .map(|(w, c)| w.map_or(c.weight, |r| parsed[r].weight))
+        .collect()
+}
+
+/// Live re-weighting of one item: the number is the weight it has in every table now; changing
+/// it sets the rule `QUESTION/ITEM=W` of the URL (`repoprobe score --weight`), or removes it when
+/// the item is back at the weight it would have without it.
+fn weight_input(
+    rules: &[String],
+    q: &Question,
+    it: &ChecklistItem,
+    w: u32,
+) -> impl IntoView + use<> {
+    let target = format!("{}/{}", q.id, it.id);
+    let without = set_weight(rules, &target, None);
+    let position = q.checklist.iter().position(|c| c.id == it.id).unwrap_or(0);
+    let falls_back_to = weights_in_force(&without, q)
+        .get(position)
+        .copied()
+        .unwrap_or(it.weight);
+    let navigate = use_navigate();
+    let label = format!("Weight of {} in every table", it.id);
+    let changed = w != it.weight;
+    view! {
+        <label class="weight" class:changed=changed title="Weigh this item otherwise in every number (its judged attainment, score / own weight, stays)">
+            "weight "
+            <input
+                type="number"
+                min="0"
+                max=WeightRule::MAX.to_string()
+                step="1"
+                aria-label=label
+                prop:value=w.to_string()
+                on:change=move |ev| {
+                    let Ok(new) = event_target_value(&ev).trim().parse::<u32>() else { return };
+                    let rules = if new == falls_back_to { without.clone() } else { set_weight(&without, &target, Some(new)) };
+                    navigate(&crate::pages::controls::weights_href(&rules), Default::default());
+                }
+            />
+        </label>
     }
 }

@@ -30,11 +30,11 @@ pub struct WeightRule {
     pub weight: u32,
 }
 
-/// The largest weight a rule may give: enough for any emphasis, small enough that a cell's
-/// integer sums cannot overflow.
-pub const MAX_WEIGHT: u32 = 1000;
-
 impl WeightRule {
+    /// The largest weight a rule may give: enough for any emphasis, small enough that a cell's
+    /// integer sums cannot overflow.
+    pub const MAX: u32 = 1000;
+
     /// Parses `QUESTION/ITEM=W`: `*` for every question, `@knowledge` / `@clarity` for every
     /// item of that kind (`*/@knowledge=1`: every knowledge item counts alike). The last `/`
     /// before the last `=` separates question and item.
@@ -53,11 +53,15 @@ impl WeightRule {
             ));
         }
         let weight: u32 = w.parse().map_err(|_| {
-            format!("weight rule {text:?}: the weight {w:?} is not a whole number from 0 to {MAX_WEIGHT}")
+            format!(
+                "weight rule {text:?}: the weight {w:?} is not a whole number from 0 to {}",
+                Self::MAX
+            )
         })?;
-        if weight > MAX_WEIGHT {
+        if weight > Self::MAX {
             return Err(format!(
-                "weight rule {text:?}: the weight {weight} is above {MAX_WEIGHT}"
+                "weight rule {text:?}: the weight {weight} is above {}",
+                Self::MAX
             ));
         }
         let item = match item {
@@ -129,19 +133,11 @@ impl Resolved {
         if rules.is_empty() {
             return Ok(Resolved { per_question });
         }
-        let mut used = vec![false; rules.len()];
         for (qi, q) in index.questions.iter().enumerate() {
             let mut weights: Vec<u32> = q.checklist.iter().map(|c| c.weight).collect();
             let mut changed = false;
-            for (i, w) in weights.iter_mut().enumerate() {
-                let mut best: Option<(u8, usize)> = None;
-                for (r, rule) in rules.iter().enumerate() {
-                    if rule.selects(q, i) && best.is_none_or(|(rank, _)| rule.rank() >= rank) {
-                        best = Some((rule.rank(), r));
-                    }
-                }
-                if let Some((_, r)) = best {
-                    used[r] = true;
+            for (w, winner) in weights.iter_mut().zip(winners(rules, q)) {
+                if let Some(r) = winner {
                     changed |= *w != rules[r].weight;
                     *w = rules[r].weight;
                 }
@@ -164,8 +160,13 @@ impl Resolved {
             }
             per_question[qi] = Some(weights);
         }
-        if let Some(r) = used.iter().position(|u| !u).filter(|_| every_rule_used) {
-            let rule = &rules[r];
+        let selects_nothing = |rule: &WeightRule| {
+            !index
+                .questions
+                .iter()
+                .any(|q| (0..q.checklist.len()).any(|i| rule.selects(q, i)))
+        };
+        if let Some(rule) = rules.iter().find(|r| every_rule_used && selects_nothing(r)) {
             return Err(ScoreError::Weights(match &rule.question {
                 Some(id) if !index.by_id.contains_key(id.as_str()) => {
                     format!("weight rule {rule}: there is no question {id:?} in the benchmark")
@@ -188,6 +189,22 @@ impl Resolved {
     pub fn of(&self, q: u32) -> Option<&[u32]> {
         self.per_question.get(q as usize)?.as_deref()
     }
+}
+
+/// For each checklist item of `q`, the rule that sets its weight (an index into `rules`): of
+/// those that select it, the one of highest rank, the last given among equals.
+pub fn winners(rules: &[WeightRule], q: &Question) -> Vec<Option<usize>> {
+    (0..q.checklist.len())
+        .map(|i| {
+            let mut best: Option<(u8, usize)> = None;
+            for (r, rule) in rules.iter().enumerate() {
+                if rule.selects(q, i) && best.is_none_or(|(rank, _)| rule.rank() >= rank) {
+                    best = Some((rule.rank(), r));
+                }
+            }
+            best.map(|(_, r)| r)
+        })
+        .collect()
 }
 
 fn gcd(a: u64, b: u64) -> u64 {

@@ -295,3 +295,24 @@ test('the site works under a sub-path: deep links, the worker, the bundled data'
     await sub.close();
   }
 });
+
+// Built by scripts/test.sh with `node scripts/single-file.mjs`: one html file that must work
+// opened from disk, with no server at all — every request it makes is to itself, a blob or data.
+const SINGLE = path.join(ROOT, 'dist-single/repoprobe-results.html');
+test('the single-file build works from file://: the bundled sets, views, re-weighting, with no fetch', { skip: !fs.existsSync(SINGLE) && 'no dist-single (scripts/test.sh builds it)' }, async () => {
+  const p = await page(b);
+  const fetched = [];
+  p.on('request', (r) => { if (!/^(blob|data):/.test(r.url()) && !r.url().startsWith('file://' + SINGLE)) fetched.push(r.url()); });
+  const url = 'file://' + SINGLE;
+  await p.goto(url);
+  await p.waitForSelector('#leaderboard tbody tr', { timeout: 20000 });
+  assertParity(await tableRows(p, 'leaderboard'), cliJson(['score', ...setFiles('paper'), '--format', 'json']));
+  await p.click('header nav a:has-text("Breakdown")');
+  await p.waitForSelector('main table tbody tr');
+  const rules = ['*/@clarity=3'];
+  await p.goto(url + '?set=demo&w=' + encodeURIComponent(rules.join(',')));
+  await p.waitForSelector('#leaderboard tbody tr', { timeout: 20000 });
+  assertParity(await tableRows(p, 'leaderboard'), cliJson(['score', ...setFiles('demo'), '--format', 'json', '--weight', rules[0]]));
+  assert.deepEqual(fetched, []);
+  assert.deepEqual(p.errors, []);
+});

@@ -31,5 +31,7 @@ cargo build --locked --release -p repoprobe-cli
 trunk build --release --offline
 # The same site as a static host under a sub-path serves it (README: GitHub Pages).
 trunk build --release --offline --public-url /sub/ --dist dist-sub
+# And packed into one html file that opens from file:// (README: the single-file build).
+node scripts/single-file.mjs dist dist-single/repoprobe-results.html
 npm ci --prefix e2e --no-audit --no-fund
 (cd e2e && node --test --test-concurrency=1)

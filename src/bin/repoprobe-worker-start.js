@@ -5,18 +5,31 @@
 // neither a busy page nor the page's own wasm delays it. It tells the page which files it got
 // (a `started` response, see src/protocol.rs) and, once the wasm (src/bin/repoprobe-worker.rs)
 // listens, hands them to it as an `add` request, exactly like files the page adds later.
+//
+// The single-file build (scripts/single-file.mjs) runs this same script from a blob, with
+// `self.__rpInline` set: its wasm, glue and every file of public-data/ as base64, so that it
+// needs no fetch at all (a page opened from file:// may fetch nothing).
 "use strict";
 (function () {
     // The wasm and its glue are fetched at once and without blocking (importScripts of the
     // glue's URL would hold this thread for a round trip, and the data's callbacks with it).
-    var wasm = fetch("./repoprobe-worker_bg.wasm");
-    var glue = fetch("./repoprobe-worker.js").then(function (r) {
+    var inline = self.__rpInline;
+    var decode = function (b64) {
+        var bin = atob(b64), out = new Uint8Array(bin.length);
+        for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+        return out;
+    };
+    var wasm = inline ? Promise.resolve(decode(inline.wasm)) : fetch("./repoprobe-worker_bg.wasm");
+    var glue = inline ? Promise.resolve(inline.glue) : fetch("./repoprobe-worker.js").then(function (r) {
         if (!r.ok) throw new Error("HTTP " + r.status + " for repoprobe-worker.js");
         return r.text();
     });
     var query = new URLSearchParams(self.name || "");
     var message = function (e) { return (e && e.message) || String(e); };
     var bytes = function (url) {
+        if (inline && Object.prototype.hasOwnProperty.call(inline.files, url)) {
+            return Promise.resolve(decode(inline.files[url]).buffer);
+        }
         return fetch(url).then(function (r) {
             if (!r.ok) throw new Error("HTTP " + r.status + " for " + url);
             return r.arrayBuffer();
@@ -27,10 +40,9 @@
     var failures = [];
     var set = query.get("set");
     var MANIFEST = "public-data/index.json";
-    var bundled = set === "none" ? Promise.resolve([]) : fetch(MANIFEST)
-        .then(function (r) {
-            if (!r.ok) throw new Error("HTTP " + r.status + " for " + MANIFEST);
-            return r.json().catch(function (e) { throw new Error(MANIFEST + ": " + message(e)); });
+    var bundled = set === "none" ? Promise.resolve([]) : bytes(MANIFEST)
+        .then(function (b) {
+            try { return JSON.parse(new TextDecoder().decode(b)); } catch (e) { throw new Error(MANIFEST + ": " + message(e)); }
         })
         .then(function (m) {
             var name = set || m.default || "paper";

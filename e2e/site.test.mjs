@@ -269,6 +269,30 @@ test('re-weighting items live recomputes every number as `score --weight` does, 
   assert.deepEqual([...p.errors, ...q.errors, ...bad.errors], []);
 });
 
+test('on a phone-sized screen no view scrolls sideways: wide tables scroll in their own box', async () => {
+  const c = await b.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  try {
+    const p = await c.newPage();
+    const errors = [];
+    p.on('pageerror', (e) => errors.push(String(e)));
+    await p.goto(server.url + '?set=demo&view=questions');
+    await p.waitForSelector('table.questions tbody tr');
+    const id = await p.$eval('table.questions tbody th a', (a) => a.textContent);
+    const model = cliJson(['score', ...setFiles('demo'), '--format', 'json']).models[0].model;
+    for (const q of ['view=leaderboard', 'view=breakdown', 'view=reliability', 'view=failures', 'view=questions',
+      `view=question&id=${encodeURIComponent(id)}`, `view=model&model=${encodeURIComponent(model)}`, 'view=data']) {
+      await p.goto(server.url + '?set=demo&' + q);
+      await p.waitForSelector('main h1, main table', { timeout: 20000 });
+      await p.waitForFunction(() => !document.querySelector('[aria-busy=true]'));
+      const [page, view] = await p.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      assert.ok(page <= view, `${q}: the page is ${page} px wide on a ${view} px screen`);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await c.close();
+  }
+});
+
 // Built by scripts/test.sh with `trunk build --public-url /sub/ --dist dist-sub`: what a static
 // host under a sub-path (GitHub Pages) serves. Every asset, the worker and the data must come
 // from under /sub/, and a deep link must load on its own.

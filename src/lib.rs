@@ -194,6 +194,17 @@ fn PolicyLine(state: AppState) -> impl IntoView {
                 repoprobe_core::MissingPolicy::Exclude => "Policy: questions without a valid judgment are left out (missing = exclude).",
             }}
             " Standard deviations are sample (n − 1)."
+            {move || {
+                let o = state.options.get();
+                let mut extra = String::new();
+                if !o.drop.is_empty() {
+                    extra += &format!(" WITHOUT {} question(s) you dropped.", o.drop.len());
+                }
+                if !o.weights.is_empty() {
+                    extra += &format!(" RE-WEIGHTED: {}.", o.weights.join(", "));
+                }
+                extra
+            }}
         </span>
     }
 }

@@ -46,6 +46,17 @@ fn bench(c: &mut Criterion) {
         let o = ScoreOptions::default();
         b.iter(|| black_box(score(&loaded.dataset, &loaded.issues, &o).unwrap()))
     });
+    // Re-weighted: every cell through the exact weighted sums instead of the integer ones.
+    g.bench_function("score_reweighted_bootstrap_1000", |b| {
+        let o = ScoreOptions {
+            weights: ["*/@knowledge=1", "*/@clarity=2"]
+                .iter()
+                .map(|r| repoprobe_core::WeightRule::parse(r).unwrap())
+                .collect(),
+            ..Default::default()
+        };
+        b.iter(|| black_box(score(&loaded.dataset, &loaded.issues, &o).unwrap()))
+    });
     g.bench_function("load_and_score_bootstrap_1000", |b| {
         let o = ScoreOptions::default();
         b.iter(|| {

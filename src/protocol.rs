@@ -5,6 +5,7 @@
 //! made by these types; no leptos here, so the worker binary stays small.
 
 use repoprobe_core::load::FileSummary;
+use repoprobe_core::metrics::weights::winners;
 use repoprobe_core::{
     Answer, Dataset, Issue, Judgment, Loaded, MissingPolicy, Question, RecordKind, ReportedValue,
     ScoreOptions, ScoreReport, WeightRule,
@@ -97,6 +98,20 @@ pub fn set_weight(rules: &[String], target: &str, weight: Option<u32>) -> Vec<St
         out.push(format!("{target}={w}"));
     }
     out
+}
+
+/// The weight each checklist item of `q` has under the URL's rules (a rule that does not parse
+/// changes nothing here; the tables say what is wrong with it).
+pub fn weights_in_force(rules: &[String], q: &Question) -> Vec<u32> {
+    let parsed: Vec<WeightRule> = rules
+        .iter()
+        .filter_map(|r| WeightRule::parse(r).ok())
+        .collect();
+    winners(&parsed, q)
+        .into_iter()
+        .zip(&q.checklist)
+        .map(|(w, c)| w.map_or(c.weight, |r| parsed[r].weight))
+        .collect()
 }
 
 /// The CLI's defaults, so that the site shows what `repoprobe score` prints; an error names a
@@ -435,6 +450,18 @@ mod tests {
             ["*/@clarity=0", "q1/k1=3", "q2/k2=0"]
         );
         assert_eq!(set_weight(&rules, "*/@clarity", None), ["q1/k1=3"]);
+        // The weights the question view shows and the difficulty sort uses: a question's own
+        // rule beats `*`, a rule that does not parse changes nothing.
+        let sources: Vec<SourceFile> = FILES
+            .iter()
+            .map(|(name, bytes)| SourceFile { name, bytes })
+            .collect();
+        let l = load(&sources, LoadOptions::default());
+        let q = |id: &str| l.dataset.questions.iter().find(|q| q.id == id).unwrap();
+        let rules = parse_weights("*/@knowledge=1,q1/k1=3,oops");
+        assert_eq!(weights_in_force(&rules, q("q1")), [3, 1, 1]);
+        assert_eq!(weights_in_force(&rules, q("q2")), [1, 1, 1]);
+        assert_eq!(weights_in_force(&[], q("q2")), [5, 4, 1]);
     }
 
     #[test]

@@ -4,12 +4,11 @@
 //! go to the next/previous question.
 
 use crate::href;
-use crate::protocol::set_weight;
+use crate::protocol::{set_weight, weights_in_force};
 use crate::state::AppState;
 use crate::view_href;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
-use repoprobe_core::metrics::weights::winners;
 use repoprobe_core::{ChecklistItem, ItemKind, Judgment, Question, WeightRule};
 use std::collections::BTreeMap;
 
@@ -330,20 +329,6 @@ fn SideBySide(answers: Vec<repoprobe_core::Answer>) -> impl IntoView {
         <div class="side-by-side-controls">"Compare answers: " {pick("a")} " and " {pick("b")}</div>
         <div class="side-by-side">{column("a")} {column("b")}</div>
     }
-}
-
-/// The weight each checklist item of `q` has under the URL's rules (a rule that does not parse
-/// changes nothing here; the tables say what is wrong with it).
-fn weights_in_force(rules: &[String], q: &Question) -> Vec<u32> {
-    let parsed: Vec<WeightRule> = rules
-        .iter()
-        .filter_map(|r| WeightRule::parse(r).ok())
-        .collect();
-    winners(&parsed, q)
-        .into_iter()
-        .zip(&q.checklist)
-        .map(|(w, c)| w.map_or(c.weight, |r| parsed[r].weight))
-        .collect()
 }
 
 /// Live re-weighting of one item: the number is the weight it has in every table now; changing

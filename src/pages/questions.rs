@@ -13,19 +13,43 @@ use std::collections::{BTreeMap, BTreeSet};
 pub fn Questions() -> impl IntoView {
     let state = expect_context::<AppState>();
     let query = use_query_map();
-    // Mean score per question over every judgment of the judge in force (percent).
+    // Mean score per question over every judgment of the judge in force (percent): its items'
+    // attainment weighted by the weights in force (the checklist's own unless re-weighted).
     let items = crate::state::use_items(state);
     let difficulty = Memo::new(move |_| {
-        let mut out: BTreeMap<String, f64> = BTreeMap::new();
+        let rules = state.options.get().weights;
+        let snapshot = state.snapshot.get();
+        let mut sums: BTreeMap<String, (f64, f64)> = BTreeMap::new();
         if let Some(items) = items.get() {
+            let mut weights: BTreeMap<&str, Vec<(String, u32)>> = BTreeMap::new();
             for i in items.iter() {
-                if let Some(a) = i.attainment {
-                    *out.entry(i.question_id.clone()).or_default() +=
-                        a * f64::from(i.weight) / 10.0;
-                }
+                let Some(a) = i.attainment else { continue };
+                let w = weights
+                    .entry(i.question_id.as_str())
+                    .or_insert_with(|| {
+                        snapshot
+                            .question(&i.question_id)
+                            .map(|q| {
+                                q.checklist
+                                    .iter()
+                                    .map(|c| c.id.clone())
+                                    .zip(crate::protocol::weights_in_force(&rules, q))
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    })
+                    .iter()
+                    .find(|(id, _)| *id == i.item_id)
+                    .map_or(i.weight, |(_, w)| *w);
+                let e = sums.entry(i.question_id.clone()).or_default();
+                e.0 += a * f64::from(w);
+                e.1 += f64::from(w);
             }
         }
-        out
+        sums.into_iter()
+            .filter(|(_, (_, total))| *total > 0.0)
+            .map(|(q, (sum, total))| (q, sum / total))
+            .collect::<BTreeMap<String, f64>>()
     });
     let filter = move |key: &'static str, label: &'static str, values: Memo<BTreeSet<String>>| {
         let navigate = use_navigate();

@@ -19,6 +19,10 @@ pub fn Leaderboard() -> impl IntoView {
         <Controls />
         {move || match state.report.get() {
             Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+            // Not "nothing loaded" while the first files are still on their way.
+            Ok(r) if r.models.is_empty() && state.busy.get().is_some_and(|b| b.ends_with('…')) => {
+                view! { <p class="empty">"Loading…"</p> }.into_any()
+            }
             Ok(r) if r.models.is_empty() => {
                 view! {
                     <p class="empty">

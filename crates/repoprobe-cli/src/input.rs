@@ -71,8 +71,9 @@ fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
 
 /// Prints issues to stderr with their count: never hidden, never mixed into stdout.
 pub fn print_issues(loaded: &Loaded) {
+    use repoprobe_core::report::terminal_safe_lines as safe;
     for n in &loaded.notes {
-        eprintln!("note: {n}");
+        eprintln!("note: {}", safe(n));
     }
     if loaded.issues.is_empty() {
         return;
@@ -82,7 +83,12 @@ pub fn print_issues(loaded: &Loaded) {
         loaded.issues.len()
     );
     for i in &loaded.issues {
-        eprintln!("  {}: {}: {}", i.file, i.location, i.message);
+        eprintln!(
+            "  {}: {}: {}",
+            safe(&i.file),
+            safe(&i.location),
+            safe(&i.message)
+        );
     }
 }
 

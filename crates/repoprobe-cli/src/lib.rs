@@ -77,7 +77,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     match result {
         Ok(code) => code.into(),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Errors quote files and model replies: no escape sequence reaches the terminal.
+            eprintln!(
+                "error: {}",
+                repoprobe_core::report::terminal_safe_lines(&format!("{e:#}"))
+            );
             Exit::Unusable.into()
         }
     }

@@ -21,6 +21,7 @@ use crate::agent::sandbox::{self, Bubblewrap};
 use crate::agent::tools::Sandbox;
 use crate::agent::workspace::{RepoSource, Worktree};
 use crate::exit::Exit;
+use crate::llm::key::scrub_env;
 use crate::llm::price::Price;
 use crate::llm::progress::Meter;
 use crate::llm::run::{ApiArgs, RunArgs, Summary, Tally, drive, load_inputs};
@@ -666,9 +667,22 @@ async fn run_external(
     })
 }
 
+/// Writes a transcript, scrubbed of every secret of our environment.
 fn write_transcript(path: &Path, v: &Value) -> Result<(), String> {
-    let bytes = serde_json::to_vec_pretty(v).map_err(|e| e.to_string())?;
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+    std::fs::write(path, scrub_env(&text))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `v` with every secret of our environment replaced in its strings (a secret holds no quote
+/// or backslash once found in JSON text, so the replacement keeps the JSON whole).
+fn scrubbed(v: Value) -> Value {
+    let text = v.to_string();
+    let clean = scrub_env(&text);
+    if clean == text {
+        return v;
+    }
+    serde_json::from_str(&clean).unwrap_or_else(|_| json!({"error": "[redacted record]"}))
 }
 
 /// Writes how a key ended and counts it.
@@ -682,7 +696,8 @@ fn record(
     tally.tokens += o.tokens;
     tally.http_retries += u64::from(o.http_retries);
     tally.calls += u64::from(o.turns);
-    match o.result {
+    // Whatever a run gave, no secret of ours is written or printed.
+    match o.result.map(scrubbed).map_err(|r| scrub_env(&r)) {
         Ok(record) => {
             if let Some(e) = record["error"].as_str() {
                 meter.println(&format!("no answer: {}: {e}", o.key));
@@ -708,6 +723,12 @@ fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_scrubbed_of_secrets_stays_json() {
+        let v = json!({"answer": "ok", "n": 1});
+        assert_eq!(scrubbed(v.clone()), v);
+    }
 
     #[test]
     fn names_are_safe_and_transcripts_sit_beside_the_answers() {

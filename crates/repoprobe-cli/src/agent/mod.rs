@@ -6,5 +6,6 @@
 
 pub mod builtin;
 pub mod external;
+pub mod git;
 pub mod tools;
 pub mod workspace;

@@ -1,8 +1,10 @@
 //! The output files of the live calls: append-only JSONL journals, one record per line, written
-//! whole and handed to the OS as each key finishes. On opening, a torn last line (a kill
+//! whole and handed to the OS as each key finishes, flushed to disk when the run ends (the
+//! journal is dropped). On opening, a torn last line (a kill
 //! mid-write) is cut away, a whole last record without its newline is kept, and the keys of the
 //! records already there are read back, so that a rerun skips them. Lines with
 //! `"status": "failed"` are failure records (kept in a separate journal): never a done key.
+//! Also the record keys, and [`file_name_part`], their one-to-one form in file names.
 
 use anyhow::Context;
 use serde::Serialize;
@@ -145,6 +147,28 @@ impl<K: Eq + Hash> Journal<K> {
     }
 }
 
+impl<K> Journal<K> {
+    /// Flushes what was appended to the disk (`fsync`): done when the journal is dropped, at the
+    /// end of a run, so the records a run reported as written survive a crash of the machine.
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        match &self.file {
+            Some(f) => f.sync_all(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<K> Drop for Journal<K> {
+    fn drop(&mut self) {
+        if let Err(e) = self.sync() {
+            eprintln!(
+                "warning: {}: could not flush to disk: {e}",
+                self.path.display()
+            );
+        }
+    }
+}
+
 /// How long a run waits for the lock of its output before saying another run holds it. A run
 /// killed with `kill -9` while it was starting a child process leaves that child a copy of its
 /// files until the child's `exec`, which can take a moment on a loaded machine: the lock comes
@@ -178,6 +202,38 @@ pub fn beside(out: &Path, suffix: &str) -> PathBuf {
 pub fn failures_path(out: &Path) -> PathBuf {
     beside(out, "failures.ndjson")
 }
+
+/// A key part (a question id, a model name) as part of a file name, one to one: ASCII letters,
+/// digits, `-` and `.` stay, every other byte becomes `_` and two hex digits (`q/1` → `q_2F1`,
+/// `q_1` → `q_5F1`), so two keys never share a worktree or a transcript, and the parts joined by
+/// `__` can be told apart (an encoded part never holds `__`). A part longer than
+/// [`MAX_NAME_PART`] keeps its first characters and ends in `_~` and a stable hash of the whole.
+pub fn file_name_part(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("_{b:02X}"));
+        }
+    }
+    if out.len() <= MAX_NAME_PART {
+        return out;
+    }
+    let mut cut = MAX_NAME_PART - 18;
+    while !out.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{}_~{:016x}",
+        &out[..cut],
+        crate::shard::fnv1a(s.as_bytes())
+    )
+}
+
+/// Longest [`file_name_part`]: three of them and a suffix stay well under the 255 bytes of a
+/// file name.
+pub const MAX_NAME_PART: usize = 72;
 
 /// The key of a judgment-like record (SPEC §2.3, §2.4): (question_id, model, attempt, judge,
 /// judge_run), `attempt` and `judge_run` 0 when absent.
@@ -281,6 +337,34 @@ mod tests {
             failures_path(Path::new("j.json")),
             Path::new("j.json.failures.ndjson")
         );
+    }
+
+    #[test]
+    fn file_name_parts_never_collide_and_common_ids_stay_as_they_are() {
+        assert_eq!(file_name_part("q17"), "q17");
+        assert_eq!(file_name_part("claude-sonnet-4.5"), "claude-sonnet-4.5");
+        assert_eq!(file_name_part("q/1"), "q_2F1");
+        assert_eq!(file_name_part("q_1"), "q_5F1");
+        assert_eq!(file_name_part("django/q 1"), "django_2Fq_201");
+        assert_eq!(file_name_part("é"), "_C3_A9");
+        let parts = [
+            "q/1", "q_1", "q 1", "q_2F1", "q1", "", "_", "a__b", "a_", "a",
+        ];
+        let names: HashSet<String> = parts.iter().map(|p| file_name_part(p)).collect();
+        assert_eq!(names.len(), parts.len());
+        // Joined by `__`, (a, b) pairs stay apart too.
+        let joined: HashSet<String> = [("a_", "b"), ("a", "_b"), ("a__b", ""), ("a", "b")]
+            .iter()
+            .map(|(a, b)| format!("{}__{}", file_name_part(a), file_name_part(b)))
+            .collect();
+        assert_eq!(joined.len(), 4);
+        let long_a = "x".repeat(300);
+        let long_b = format!("{}y", "x".repeat(299));
+        let (a, b) = (file_name_part(&long_a), file_name_part(&long_b));
+        assert!(a.len() <= MAX_NAME_PART && b.len() <= MAX_NAME_PART, "{a}");
+        assert_ne!(a, b);
+        assert_eq!(a, file_name_part(&long_a), "stable");
+        assert!(file_name_part(&"/".repeat(100)).len() <= MAX_NAME_PART);
     }
 
     #[test]

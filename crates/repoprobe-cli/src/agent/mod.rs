@@ -7,6 +7,7 @@
 
 pub mod builtin;
 pub mod external;
+pub mod git;
 pub mod sandbox;
 pub mod tools;
 pub mod workspace;

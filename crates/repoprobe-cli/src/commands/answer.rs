@@ -394,17 +394,9 @@ fn transcripts_dir(out: &Path) -> PathBuf {
     crate::output::beside(out, "transcripts")
 }
 
-/// A file-name-safe form of a key part.
+/// A file-name-safe form of a key part, one to one (`q/1` and `q_1` stay apart).
 fn safe(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    crate::output::file_name_part(s)
 }
 
 /// Does one key: worktree, agent, changes, transcript, cleanup.
@@ -732,7 +724,7 @@ mod tests {
 
     #[test]
     fn names_are_safe_and_transcripts_sit_beside_the_answers() {
-        assert_eq!(safe("django/q 1"), "django_q_1");
+        assert_eq!(safe("django/q 1"), "django_2Fq_201");
         assert_eq!(
             transcripts_dir(Path::new("runs/answers.jsonl")),
             Path::new("runs/answers.transcripts")

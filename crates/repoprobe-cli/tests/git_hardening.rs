@@ -160,7 +160,7 @@ fn git_config_an_agent_plants_never_runs_its_edits_are_recorded_and_the_next_run
          git config include.path '{included}' && \
          git config extensions.worktreeConfig true && \
          git config --worktree core.fsmonitor '{evil}' && \
-         common=$(git rev-parse --git-common-dir) && \
+         common=$(git rev-parse --git-common-dir) && mkdir -p \"$common/info\" \"$common/hooks\" && \
          printf '* filter=x\\n' > \"$common/info/attributes\" && \
          cp '{evil}' \"$common/hooks/post-checkout\" && \
          printf '* filter=x\\n' > .gitattributes && \

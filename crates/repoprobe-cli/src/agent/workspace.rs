@@ -383,9 +383,11 @@ impl RepoSource {
     ) -> Result<(), WorkspaceError> {
         let tmp = git_dir.with_extension(format!("git.tmp-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
+        // No template: no sample hooks or `info/exclude`, nor whatever else a template directory
+        // of this machine holds, so a fresh clone is exactly what `inspect_cache` accepts.
         let result = Git::new()
             .network()
-            .args(["clone", "--bare", "--quiet", "--"])
+            .args(["clone", "--bare", "--quiet", "--template=", "--"])
             .arg(source)
             .arg(&tmp)
             .run();
@@ -531,7 +533,7 @@ impl Shadow {
 /// worktree shares that directory) could have planted: config keys outside [`CLONE_KEYS`]
 /// (`core.fsmonitor`, `core.hooksPath`, `include.path`, `filter.*`, `extensions.worktreeConfig`
 /// …), a `config.worktree` (the cache's or a worktree's), hooks (anything in `hooks/` but git's
-/// `*.sample` files), files in `info/` other than `exclude` (`attributes`, `grafts`,
+/// `*.sample` files, which clones made before `--template=` hold), files in `info/` other than `exclude` (`attributes`, `grafts`,
 /// `sparse-checkout`) and alternates. One line per finding, untrusted values quoted last; empty
 /// when the cache is clean.
 pub fn inspect_cache(git_dir: &Path) -> Vec<String> {
@@ -1257,6 +1259,12 @@ mod tests {
         std::fs::write(wt.path.join(".gitattributes"), "* filter=x diff=x\n").unwrap();
         std::fs::write(wt.path.join("src/lib.txt"), "edited\n").unwrap();
         let cache = tmp.path().join("cache/acme__widget.git");
+        assert!(
+            !cache.join("hooks").exists(),
+            "a clone has no template hooks"
+        );
+        std::fs::create_dir_all(cache.join("hooks")).unwrap();
+        std::fs::create_dir_all(cache.join("info")).unwrap();
         std::fs::copy(evil, cache.join("hooks/post-checkout")).unwrap();
         std::fs::write(cache.join("info/attributes"), "* filter=x\n").unwrap();
 
@@ -1334,6 +1342,37 @@ mod tests {
             .unwrap();
         assert!(wt.changes().unwrap().is_empty());
         wt.remove().unwrap();
+    }
+
+    #[test]
+    fn a_cache_cloned_by_plain_git_with_its_sample_hooks_is_accepted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, _) = origin(tmp.path());
+        let cache = tmp.path().join("cache");
+        std::fs::create_dir_all(&cache).unwrap();
+        // As repoprobe cloned before `--template=`: git's template, sample hooks and all.
+        git(
+            &cache,
+            &[
+                "clone",
+                "--bare",
+                "-q",
+                origin.to_str().unwrap(),
+                "acme__widget.git",
+            ],
+        );
+        assert!(cache.join("acme__widget.git/hooks").exists());
+        assert_eq!(
+            inspect_cache(&cache.join("acme__widget.git")),
+            Vec::<String>::new()
+        );
+        let wt = RepoSource::new(&cache)
+            .prepare(
+                &repo("acme/widget", "https://invalid.example/x", &first),
+                &tmp.path().join("wt"),
+            )
+            .unwrap();
+        assert!(wt.changes().unwrap().is_empty());
     }
 
     #[test]

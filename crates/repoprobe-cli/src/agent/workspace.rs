@@ -39,6 +39,8 @@ use std::path::{Path, PathBuf};
 
 /// Longest untrusted value (a config value, a hook's name) quoted in a message.
 const QUOTE_CHARS: usize = 120;
+/// Most findings of [`inspect_cache`] named one by one (the rest are counted).
+const MAX_FINDINGS: usize = 20;
 
 /// Config keys `git clone --bare` writes (and older git versions did), with any value: anything
 /// else in a cache's `config` was put there by someone else.
@@ -596,6 +598,11 @@ pub fn inspect_cache(git_dir: &Path) -> Vec<String> {
             found.push(format!("{alt} exists"));
         }
     }
+    if found.len() > MAX_FINDINGS {
+        let more = found.len() - MAX_FINDINGS;
+        found.truncate(MAX_FINDINGS);
+        found.push(format!("and {more} more"));
+    }
     found
 }
 
@@ -623,13 +630,24 @@ fn admin_dir_of(git_dir: &Path, worktree: &Path) -> Result<PathBuf, String> {
 /// The commit the worktree's HEAD names, read from its files as git would (a detached sha, or a
 /// branch in the loose refs or `packed-refs`) without running git; anything else is described.
 fn read_head(admin_dir: &Path, git_dir: &Path) -> String {
-    let read = |p: PathBuf| std::fs::read_to_string(p).map(|t| t.trim().to_string());
+    // A ref file is one line; the agent may have written anything there.
+    let read = |p: PathBuf| -> std::io::Result<String> {
+        use std::io::Read;
+        let mut text = String::new();
+        File::open(p)?.take(512).read_to_string(&mut text)?;
+        Ok(text.trim().to_string())
+    };
     let Ok(mut text) = read(admin_dir.join("HEAD")) else {
-        return "(HEAD is missing)".into();
+        return "(HEAD is missing or unreadable)".into();
     };
     for _ in 0..5 {
         let Some(name) = text.strip_prefix("ref:").map(str::trim) else {
-            return text;
+            let sha = matches!(text.len(), 40 | 64) && text.chars().all(|c| c.is_ascii_hexdigit());
+            return if sha {
+                text
+            } else {
+                format!("(HEAD holds {})", git::quote(&text, QUOTE_CHARS))
+            };
         };
         let valid = name.starts_with("refs/")
             && !name.split('/').any(|c| c.is_empty() || c.starts_with('.'))
@@ -1373,6 +1391,45 @@ mod tests {
             )
             .unwrap();
         assert!(wt.changes().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_hostile_head_is_described_not_followed_and_a_flood_of_findings_is_counted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (admin, common) = (tmp.path().join("admin"), tmp.path().join("common"));
+        std::fs::create_dir_all(common.join("refs/heads")).unwrap();
+        std::fs::create_dir_all(&admin).unwrap();
+        std::fs::write(
+            tmp.path().join("secret"),
+            "0123456789012345678901234567890123456789",
+        )
+        .unwrap();
+        let head = |text: &str| {
+            std::fs::write(admin.join("HEAD"), text).unwrap();
+            read_head(&admin, &common)
+        };
+        assert_eq!(
+            head("ref: refs/heads/../../secret\n"),
+            "(HEAD names the ref \"refs/heads/../../secret\")"
+        );
+        assert!(head(&"x".repeat(5000)).starts_with("(HEAD holds \"xxx"));
+        assert!(head(&"x".repeat(5000)).len() < 200);
+        std::fs::write(common.join("refs/heads/b"), "ref: refs/heads/b\n").unwrap();
+        assert_eq!(head("ref: refs/heads/b"), "(HEAD: too many symbolic refs)");
+        assert_eq!(
+            head("ref: refs/heads/none"),
+            "(HEAD is the unborn branch refs/heads/none)"
+        );
+
+        std::fs::create_dir_all(common.join("hooks")).unwrap();
+        std::fs::write(common.join("config"), "[core]\n\tbare = true\n").unwrap();
+        assert!(inspect_cache(&common).is_empty());
+        for i in 0..30 {
+            std::fs::write(common.join(format!("hooks/h{i:02}")), "").unwrap();
+        }
+        let found = inspect_cache(&common);
+        assert_eq!(found.len(), MAX_FINDINGS + 1);
+        assert_eq!(found.last().unwrap(), "and 10 more");
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! `repoprobe answer`: the agents that answer a question by exploring its repository.
 //! `workspace` gives each question a fresh worktree at its pinned commit (from a cache of
-//! clones) and says afterwards whether the agent changed anything; `external` runs a coding-agent
-//! CLI (Claude Code, Codex, Gemini, any command) in it; `tools` and `builtin` are our own
-//! read-only tool-calling agent for any model behind the judge's client.
+//! clones) and says afterwards whether the agent changed anything, running git only through
+//! `git` (hardened: nothing an agent plants in a git directory runs); `external` runs a
+//! coding-agent CLI (Claude Code, Codex, Gemini, any command) in it; `tools` and `builtin` are
+//! our own read-only tool-calling agent for any model behind the judge's client.
 
 pub mod builtin;
 pub mod external;

@@ -80,7 +80,10 @@ impl World {
         self.path().join("answers.jsonl")
     }
 
-    /// `repoprobe answer --agent command` on one question.
+    /// `repoprobe answer --agent command` on one question, unconfined (`--no-sandbox`) on
+    /// purpose: in the sandbox the agent cannot reach the clone cache at all (`confinement.rs`),
+    /// and the git hardening must hold on its own — for runs with `--no-sandbox` and as
+    /// defence in depth.
     fn answer(&self, question: &str, command: &str) -> Output {
         Command::new(BIN)
             .env_clear()
@@ -102,7 +105,7 @@ impl World {
                 "--question",
                 question,
             ])
-            .args(["--command", command])
+            .args(["--command", command, "--no-sandbox"])
             .output()
             .unwrap()
     }
@@ -160,7 +163,7 @@ fn git_config_an_agent_plants_never_runs_its_edits_are_recorded_and_the_next_run
          git config include.path '{included}' && \
          git config extensions.worktreeConfig true && \
          git config --worktree core.fsmonitor '{evil}' && \
-         common=$(git rev-parse --git-common-dir) && \
+         common=$(git rev-parse --git-common-dir) && mkdir -p \"$common/info\" \"$common/hooks\" && \
          printf '* filter=x\\n' > \"$common/info/attributes\" && \
          cp '{evil}' \"$common/hooks/post-checkout\" && \
          printf '* filter=x\\n' > .gitattributes && \

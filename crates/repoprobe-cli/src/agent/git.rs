@@ -29,8 +29,9 @@ use std::ffi::OsStr;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 /// How long a local git command may run (a checkout of a very large repository included).
 pub const LOCAL_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -180,10 +181,13 @@ pub struct Output {
     pub stderr: Vec<u8>,
 }
 
-/// Runs `cmd` (stdin closed) in a process group of its own; after `timeout` the whole group is
-/// killed and the error says so.
+/// Runs `cmd` (stdin closed) in a process group of its own. The deadline (`timeout` from now)
+/// covers both the process and its output: a process of the group that still holds a pipe after
+/// git exits cannot keep us waiting either. At the deadline the whole group is killed and the
+/// error says so; a reader blocked on a pipe held by a process that left the group is abandoned.
 pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Output, String> {
     use std::os::unix::process::CommandExt;
+    let deadline = Instant::now() + timeout;
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -192,59 +196,74 @@ pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Output, 
         .spawn()
         .map_err(|e| format!("could not run git: {e}"))?;
     let pid = child.id() as libc::pid_t;
-    let drain = |r: Option<Box<dyn Read + Send>>| {
+    enum Done {
+        Stdout(Vec<u8>),
+        Stderr(Vec<u8>),
+        Exited(std::io::Result<std::process::ExitStatus>),
+    }
+    let (tx, rx) = mpsc::channel();
+    let drain = |r: Option<Box<dyn Read + Send>>, wrap: fn(Vec<u8>) -> Done| {
+        let tx = tx.clone();
         std::thread::spawn(move || {
             let mut buf = Vec::new();
             if let Some(mut r) = r {
                 let _ = r.read_to_end(&mut buf);
             }
-            buf
-        })
+            let _ = tx.send(wrap(buf));
+        });
     };
-    let stdout = drain(
+    drain(
         child
             .stdout
             .take()
             .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        Done::Stdout,
     );
-    let stderr = drain(
+    drain(
         child
             .stderr
             .take()
             .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        Done::Stderr,
     );
-    let (tx, rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
+    let exited = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&exited);
+    std::thread::spawn(move || {
         let status = child.wait();
-        let _ = tx.send(());
-        status
+        flag.store(true, Ordering::SeqCst);
+        let _ = tx.send(Done::Exited(status));
     });
-    let timed_out = rx.recv_timeout(timeout).is_err();
-    if timed_out {
-        // SAFETY: signals the process group we created; the child is not reaped yet (its waiter
-        // has not returned), so the group id is still ours.
-        unsafe {
-            libc::killpg(pid, libc::SIGKILL);
+    let (mut stdout, mut stderr, mut status) = (None, None, None);
+    while stdout.is_none() || stderr.is_none() || status.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Done::Stdout(b)) => stdout = Some(b),
+            Ok(Done::Stderr(b)) => stderr = Some(b),
+            Ok(Done::Exited(s)) => status = Some(s),
+            Err(_) => {
+                // SAFETY: signals the process group we created. Its id stays ours while any
+                // member lives: the leader unreaped (`exited` not set) or a process still
+                // holding a pipe (a reader not done).
+                if !exited.load(Ordering::SeqCst) || stdout.is_none() || stderr.is_none() {
+                    unsafe {
+                        libc::killpg(pid, libc::SIGKILL);
+                    }
+                }
+                return Err(format!(
+                    "git did not finish within {} s and was killed",
+                    timeout.as_secs_f64()
+                ));
+            }
         }
     }
-    let status = waiter
-        .join()
-        .map_err(|_| "git's waiter thread panicked".to_string())?
+    let status = status
+        .expect("loop ends with a status")
         .map_err(|e| format!("could not wait for git: {e}"))?;
-    // The pipes close when the last process of the group has gone.
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    if timed_out {
-        return Err(format!(
-            "git did not finish within {} s and was killed",
-            timeout.as_secs_f64()
-        ));
-    }
     Ok(Output {
         success: status.success(),
         status: status.to_string(),
-        stdout,
-        stderr,
+        stdout: stdout.unwrap_or_default(),
+        stderr: stderr.unwrap_or_default(),
     })
 }
 
@@ -290,7 +309,6 @@ pub fn quote(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use crate::testutil::git;
-    use std::time::Instant;
 
     #[test]
     fn a_command_past_its_timeout_is_killed_with_its_whole_group() {
@@ -313,6 +331,31 @@ mod tests {
         );
         std::thread::sleep(Duration::from_millis(3200));
         assert!(!mark.exists(), "the grandchild survived the timeout");
+    }
+
+    #[test]
+    fn a_process_left_holding_the_output_after_git_exits_cannot_hold_us_past_the_deadline() {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg("sleep 5 & echo started");
+        let started = Instant::now();
+        let err = run_with_timeout(&mut cmd, Duration::from_millis(300))
+            .err()
+            .unwrap();
+        assert!(err.contains("killed"), "{err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        // Without a straggler the output comes back whole.
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg("echo out; echo err >&2; exit 3");
+        let out = run_with_timeout(&mut cmd, Duration::from_secs(5)).unwrap();
+        assert!(!out.success);
+        assert_eq!(
+            (&out.stdout[..], &out.stderr[..]),
+            (&b"out\n"[..], &b"err\n"[..])
+        );
     }
 
     #[test]

@@ -39,6 +39,8 @@ use std::path::{Path, PathBuf};
 
 /// Longest untrusted value (a config value, a hook's name) quoted in a message.
 const QUOTE_CHARS: usize = 120;
+/// Most findings of [`inspect_cache`] named one by one (the rest are counted).
+const MAX_FINDINGS: usize = 20;
 
 /// Config keys `git clone --bare` writes (and older git versions did), with any value: anything
 /// else in a cache's `config` was put there by someone else.
@@ -383,9 +385,11 @@ impl RepoSource {
     ) -> Result<(), WorkspaceError> {
         let tmp = git_dir.with_extension(format!("git.tmp-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
+        // No template: no sample hooks or `info/exclude`, nor whatever else a template directory
+        // of this machine holds, so a fresh clone is exactly what `inspect_cache` accepts.
         let result = Git::new()
             .network()
-            .args(["clone", "--bare", "--quiet", "--"])
+            .args(["clone", "--bare", "--quiet", "--template=", "--"])
             .arg(source)
             .arg(&tmp)
             .run();
@@ -531,7 +535,7 @@ impl Shadow {
 /// worktree shares that directory) could have planted: config keys outside [`CLONE_KEYS`]
 /// (`core.fsmonitor`, `core.hooksPath`, `include.path`, `filter.*`, `extensions.worktreeConfig`
 /// …), a `config.worktree` (the cache's or a worktree's), hooks (anything in `hooks/` but git's
-/// `*.sample` files), files in `info/` other than `exclude` (`attributes`, `grafts`,
+/// `*.sample` files, which clones made before `--template=` hold), files in `info/` other than `exclude` (`attributes`, `grafts`,
 /// `sparse-checkout`) and alternates. One line per finding, untrusted values quoted last; empty
 /// when the cache is clean.
 pub fn inspect_cache(git_dir: &Path) -> Vec<String> {
@@ -594,6 +598,11 @@ pub fn inspect_cache(git_dir: &Path) -> Vec<String> {
             found.push(format!("{alt} exists"));
         }
     }
+    if found.len() > MAX_FINDINGS {
+        let more = found.len() - MAX_FINDINGS;
+        found.truncate(MAX_FINDINGS);
+        found.push(format!("and {more} more"));
+    }
     found
 }
 
@@ -621,13 +630,24 @@ fn admin_dir_of(git_dir: &Path, worktree: &Path) -> Result<PathBuf, String> {
 /// The commit the worktree's HEAD names, read from its files as git would (a detached sha, or a
 /// branch in the loose refs or `packed-refs`) without running git; anything else is described.
 fn read_head(admin_dir: &Path, git_dir: &Path) -> String {
-    let read = |p: PathBuf| std::fs::read_to_string(p).map(|t| t.trim().to_string());
+    // A ref file is one line; the agent may have written anything there.
+    let read = |p: PathBuf| -> std::io::Result<String> {
+        use std::io::Read;
+        let mut text = String::new();
+        File::open(p)?.take(512).read_to_string(&mut text)?;
+        Ok(text.trim().to_string())
+    };
     let Ok(mut text) = read(admin_dir.join("HEAD")) else {
-        return "(HEAD is missing)".into();
+        return "(HEAD is missing or unreadable)".into();
     };
     for _ in 0..5 {
         let Some(name) = text.strip_prefix("ref:").map(str::trim) else {
-            return text;
+            let sha = matches!(text.len(), 40 | 64) && text.chars().all(|c| c.is_ascii_hexdigit());
+            return if sha {
+                text
+            } else {
+                format!("(HEAD holds {})", git::quote(&text, QUOTE_CHARS))
+            };
         };
         let valid = name.starts_with("refs/")
             && !name.split('/').any(|c| c.is_empty() || c.starts_with('.'))
@@ -1257,6 +1277,12 @@ mod tests {
         std::fs::write(wt.path.join(".gitattributes"), "* filter=x diff=x\n").unwrap();
         std::fs::write(wt.path.join("src/lib.txt"), "edited\n").unwrap();
         let cache = tmp.path().join("cache/acme__widget.git");
+        assert!(
+            !cache.join("hooks").exists(),
+            "a clone has no template hooks"
+        );
+        std::fs::create_dir_all(cache.join("hooks")).unwrap();
+        std::fs::create_dir_all(cache.join("info")).unwrap();
         std::fs::copy(evil, cache.join("hooks/post-checkout")).unwrap();
         std::fs::write(cache.join("info/attributes"), "* filter=x\n").unwrap();
 
@@ -1334,6 +1360,76 @@ mod tests {
             .unwrap();
         assert!(wt.changes().unwrap().is_empty());
         wt.remove().unwrap();
+    }
+
+    #[test]
+    fn a_cache_cloned_by_plain_git_with_its_sample_hooks_is_accepted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, _) = origin(tmp.path());
+        let cache = tmp.path().join("cache");
+        std::fs::create_dir_all(&cache).unwrap();
+        // As repoprobe cloned before `--template=`: git's template, sample hooks and all.
+        git(
+            &cache,
+            &[
+                "clone",
+                "--bare",
+                "-q",
+                origin.to_str().unwrap(),
+                "acme__widget.git",
+            ],
+        );
+        assert!(cache.join("acme__widget.git/hooks").exists());
+        assert_eq!(
+            inspect_cache(&cache.join("acme__widget.git")),
+            Vec::<String>::new()
+        );
+        let wt = RepoSource::new(&cache)
+            .prepare(
+                &repo("acme/widget", "https://invalid.example/x", &first),
+                &tmp.path().join("wt"),
+            )
+            .unwrap();
+        assert!(wt.changes().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_hostile_head_is_described_not_followed_and_a_flood_of_findings_is_counted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (admin, common) = (tmp.path().join("admin"), tmp.path().join("common"));
+        std::fs::create_dir_all(common.join("refs/heads")).unwrap();
+        std::fs::create_dir_all(&admin).unwrap();
+        std::fs::write(
+            tmp.path().join("secret"),
+            "0123456789012345678901234567890123456789",
+        )
+        .unwrap();
+        let head = |text: &str| {
+            std::fs::write(admin.join("HEAD"), text).unwrap();
+            read_head(&admin, &common)
+        };
+        assert_eq!(
+            head("ref: refs/heads/../../secret\n"),
+            "(HEAD names the ref \"refs/heads/../../secret\")"
+        );
+        assert!(head(&"x".repeat(5000)).starts_with("(HEAD holds \"xxx"));
+        assert!(head(&"x".repeat(5000)).len() < 200);
+        std::fs::write(common.join("refs/heads/b"), "ref: refs/heads/b\n").unwrap();
+        assert_eq!(head("ref: refs/heads/b"), "(HEAD: too many symbolic refs)");
+        assert_eq!(
+            head("ref: refs/heads/none"),
+            "(HEAD is the unborn branch refs/heads/none)"
+        );
+
+        std::fs::create_dir_all(common.join("hooks")).unwrap();
+        std::fs::write(common.join("config"), "[core]\n\tbare = true\n").unwrap();
+        assert!(inspect_cache(&common).is_empty());
+        for i in 0..30 {
+            std::fs::write(common.join(format!("hooks/h{i:02}")), "").unwrap();
+        }
+        let found = inspect_cache(&common);
+        assert_eq!(found.len(), MAX_FINDINGS + 1);
+        assert_eq!(found.last().unwrap(), "and 10 more");
     }
 
     #[test]

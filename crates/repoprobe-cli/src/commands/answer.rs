@@ -576,6 +576,8 @@ async fn run_builtin(
         agent: json!({
             "name": "builtin",
             "version": concat!("repoprobe ", env!("CARGO_PKG_VERSION")),
+            // No process is started: the tools confine their own paths.
+            "sandbox": "none (in-process read-only tools)",
             "provider": s.provider.as_str(),
             "turns": r.turns,
             "stop_reason": r.stop_reason,

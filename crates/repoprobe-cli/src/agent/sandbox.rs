@@ -79,8 +79,12 @@ impl Bubblewrap {
             None => find_on_path(OsStr::new("bwrap"), std::env::var_os("PATH").as_deref())
                 .ok_or_else(|| unavailable("no `bwrap` on PATH"))?,
         };
+        // Neither the probe nor its trial gets our environment (our keys): PATH only.
+        let path = std::env::var_os("PATH").unwrap_or_default();
         let out = Command::new(&program)
             .arg("--version")
+            .env_clear()
+            .env("PATH", &path)
             .stdin(Stdio::null())
             .output()
             .map_err(|e| unavailable(&format!("{} --version: {e}", program.display())))?;
@@ -107,6 +111,8 @@ impl Bubblewrap {
                 ..Mounts::default()
             }))
             .arg("true")
+            .env_clear()
+            .env("PATH", &path)
             .stdin(Stdio::null());
         let out = trial
             .output()

@@ -21,6 +21,8 @@ use std::process::{Command, Stdio};
 pub const BWRAP_ENV: &str = "REPOPROBE_BWRAP";
 /// The Debian package that provides bwrap.
 pub const PACKAGE: &str = "bubblewrap";
+/// Directories never exposed again, whatever PATH says.
+const NEVER_EXPOSED: &[&str] = &[".ssh", ".gnupg", ".aws", ".kube", ".docker", ".netrc"];
 /// What a record says when agents ran unconfined.
 pub const NONE: &str = "none (--no-sandbox)";
 
@@ -166,12 +168,28 @@ impl Bubblewrap {
         let mut exposed: Vec<&PathBuf> = m
             .exposed
             .iter()
-            .filter(|p| p.is_absolute() && is_hidden(p) && !hidden.contains(p))
+            .filter(|p| {
+                p.is_absolute()
+                    && is_hidden(p)
+                    && !hidden.contains(p)
+                    && !p
+                        .components()
+                        .any(|c| NEVER_EXPOSED.contains(&c.as_os_str().to_string_lossy().as_ref()))
+            })
             .collect();
         exposed.sort();
         exposed.dedup();
-        for p in exposed {
+        for p in &exposed {
             push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
+        }
+        // What an exposed directory brought back of a hidden one goes again (a PATH entry that
+        // holds the clone cache, say).
+        for h in hidden.iter().filter(|h| {
+            exposed
+                .iter()
+                .any(|e| h.starts_with(e) && h.as_path() != e.as_path())
+        }) {
+            push(&["--tmpfs".as_ref(), h.as_os_str()]);
         }
         for p in &m.writable {
             push(&["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
@@ -295,6 +313,7 @@ mod tests {
                 "/root".into(),
                 "/srv/cache/worktrees".into(),
                 "/srv/cache".into(),
+                "/root/bin/cache".into(),
                 "/".into(),
             ],
         };
@@ -306,6 +325,8 @@ mod tests {
             read_only_over: vec!["/srv/cache/worktrees/q1/.git".into()],
             exposed: vec![
                 "/root/.local/bin".into(),
+                "/root/bin".into(),
+                "/root/.ssh/bin".into(),
                 "/usr/bin".into(),
                 "/root".into(),
                 "relative".into(),
@@ -317,8 +338,9 @@ mod tests {
         assert_eq!(
             strings(&args),
             "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp \
-             --tmpfs /root --tmpfs /srv/cache --tmpfs /srv/cache/worktrees \
-             --ro-bind-try /root/.local/bin /root/.local/bin \
+             --tmpfs /root --tmpfs /srv/cache --tmpfs /root/bin/cache --tmpfs /srv/cache/worktrees \
+             --ro-bind-try /root/.local/bin /root/.local/bin --ro-bind-try /root/bin /root/bin \
+             --tmpfs /root/bin/cache \
              --bind /srv/cache/worktrees/q1 /srv/cache/worktrees/q1 \
              --bind /srv/cache/worktrees/q1.scratch /srv/cache/worktrees/q1.scratch \
              --ro-bind-try /srv/cache/worktrees/q1/.git /srv/cache/worktrees/q1/.git \

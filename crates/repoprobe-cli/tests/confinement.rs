@@ -163,6 +163,7 @@ echo "SSH: $(cat {home}/.ssh/id_ed25519 /root/.ssh/* 2>&1 | r)"
 echo "CACHE: $(ls -R {cache} 2>&1 | r)"
 echo "HISTORY: $(git --git-dir={cache}/acme__delorean.git rev-list --all 2>&1; git -C {repo} rev-list --all 2>&1)"
 echo "JOURNALS: $(cat {journal} 2>&1 | r)"
+echo "BENCHMARK: $(cat {bench} 2>&1 | r)"
 echo "WORKTREE: $(cat docs/notes.txt)"
 echo edited > EDITED.md && echo "EDIT: ok"
 {pointer}
@@ -173,6 +174,7 @@ echo x > {escape} 2>/dev/null && echo "ESCAPE: written" || echo "ESCAPE: refused
         repo = w.repo.display(),
         journal = w.out.parent().unwrap().join("notes.txt").display(),
         escape = w.dir.path().join("escaped").display(),
+        bench = w.bench.display(),
         pointer = if confined {
             r#"echo x > .git 2>/dev/null && echo "POINTER: written" || echo "POINTER: read-only""#
         } else {
@@ -235,6 +237,10 @@ fn a_hostile_agent_in_the_sandbox_gets_no_key_no_home_no_cache_but_its_whole_wor
     assert!(answer.contains("EDIT: ok"), "{answer}");
     assert!(answer.contains("POINTER: read-only"), "{answer}");
     assert!(answer.contains("ESCAPE: refused"), "{answer}");
+    assert!(
+        !answer.contains(&rot13("Reference for q1")),
+        "the benchmark's reference answer was readable: {answer}"
+    );
     assert!(!w.dir.path().join("escaped").exists());
     assert!(
         !answer.contains(&rot13("acme__delorean.git")),

@@ -3,7 +3,8 @@
 //! namespace and `/proc`, the whole filesystem read-only, a fresh `/tmp`, repoprobe's own
 //! directories (clone cache, worktrees, journals, transcripts, mapped clones) and the users'
 //! homes hidden under empty tmpfs, and only the question's worktree and the run's scratch
-//! directory (the fresh HOME, the prompt) bound back writable. The worktree's `.git` pointer is
+//! directory (the fresh HOME, the prompt) bound back writable; the benchmark file (reference
+//! answers, checklists) reads as empty. The worktree's `.git` pointer is
 //! bound read-only over itself; what it points to is hidden. The network stays on: the agent must
 //! reach its API.
 //!
@@ -34,6 +35,9 @@ pub struct Bubblewrap {
     version: String,
     /// Directories hidden under an empty tmpfs (absolute, existing, canonical).
     hidden: Vec<PathBuf>,
+    /// Files replaced by an empty one (`/dev/null`): the benchmark, whose reference answers and
+    /// checklists the agent must not read.
+    masked: Vec<PathBuf>,
 }
 
 /// What one confined command may touch besides the read-only root.
@@ -71,8 +75,8 @@ impl Bubblewrap {
     /// Finds bwrap (`$REPOPROBE_BWRAP`, else `bwrap` on PATH), asks its version and starts one
     /// confined `true` with the options every run uses. `hidden` are the directories to hide
     /// besides the homes (`$HOME`, `/root`, `/home`); missing ones are skipped. `Err` is the
-    /// refusal message.
-    pub fn probe(hidden: &[PathBuf]) -> Result<Bubblewrap, String> {
+    /// refusal message. `masked` are files to replace by an empty one.
+    pub fn probe(hidden: &[PathBuf], masked: &[PathBuf]) -> Result<Bubblewrap, String> {
         if !cfg!(target_os = "linux") {
             return Err(unavailable("not Linux"));
         }
@@ -101,10 +105,18 @@ impl Bubblewrap {
         }
         let mut all: Vec<PathBuf> = hidden.to_vec();
         all.extend(homes());
+        let mut masked: Vec<PathBuf> = masked
+            .iter()
+            .filter_map(|f| f.canonicalize().ok())
+            .filter(|f| f.is_file())
+            .collect();
+        masked.sort();
+        masked.dedup();
         let bw = Bubblewrap {
             program,
             version,
             hidden: canonical_dirs(&all),
+            masked,
         };
         let mut trial = Command::new(&bw.program);
         trial
@@ -193,6 +205,9 @@ impl Bubblewrap {
         }
         for p in &m.writable {
             push(&["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+        }
+        for f in self.masked.iter().filter(|f| !is_hidden(f)) {
+            push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), f.as_os_str()]);
         }
         for p in &m.read_only_over {
             push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
@@ -316,6 +331,7 @@ mod tests {
                 "/root/bin/cache".into(),
                 "/".into(),
             ],
+            masked: vec!["/srv/bench.jsonl".into(), "/srv/cache/gone.jsonl".into()],
         };
         let m = Mounts {
             writable: vec![
@@ -343,6 +359,7 @@ mod tests {
              --tmpfs /root/bin/cache \
              --bind /srv/cache/worktrees/q1 /srv/cache/worktrees/q1 \
              --bind /srv/cache/worktrees/q1.scratch /srv/cache/worktrees/q1.scratch \
+             --ro-bind /dev/null /srv/bench.jsonl \
              --ro-bind-try /srv/cache/worktrees/q1/.git /srv/cache/worktrees/q1/.git \
              --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent \
              --new-session --chdir /srv/cache/worktrees/q1 -- claude -p"

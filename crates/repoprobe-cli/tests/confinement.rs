@@ -119,8 +119,7 @@ impl World {
             .arg("--repos")
             .arg(self.cache())
             .arg("--repo-map")
-            .arg(format!("acme/delorean={}", self.repo.display()))
-            .args(["--agent-timeout-s", "120"]);
+            .arg(format!("acme/delorean={}", self.repo.display()));
         c
     }
 
@@ -164,6 +163,7 @@ echo "SSH: $(cat {home}/.ssh/id_ed25519 /root/.ssh/* 2>&1 | r)"
 echo "CACHE: $(ls -R {cache} 2>&1 | r)"
 echo "HISTORY: $(git --git-dir={cache}/acme__delorean.git rev-list --all 2>&1; git -C {repo} rev-list --all 2>&1)"
 echo "JOURNALS: $(cat {journal} 2>&1 | r)"
+echo "BENCHMARK: $(cat {bench} 2>&1 | r)"
 echo "WORKTREE: $(cat docs/notes.txt)"
 echo edited > EDITED.md && echo "EDIT: ok"
 {pointer}
@@ -174,6 +174,7 @@ echo x > {escape} 2>/dev/null && echo "ESCAPE: written" || echo "ESCAPE: refused
         repo = w.repo.display(),
         journal = w.out.parent().unwrap().join("notes.txt").display(),
         escape = w.dir.path().join("escaped").display(),
+        bench = w.bench.display(),
         pointer = if confined {
             r#"echo x > .git 2>/dev/null && echo "POINTER: written" || echo "POINTER: read-only""#
         } else {
@@ -236,6 +237,10 @@ fn a_hostile_agent_in_the_sandbox_gets_no_key_no_home_no_cache_but_its_whole_wor
     assert!(answer.contains("EDIT: ok"), "{answer}");
     assert!(answer.contains("POINTER: read-only"), "{answer}");
     assert!(answer.contains("ESCAPE: refused"), "{answer}");
+    assert!(
+        !answer.contains(&rot13("Reference for q1")),
+        "the benchmark's reference answer was readable: {answer}"
+    );
     assert!(!w.dir.path().join("escaped").exists());
     assert!(
         !answer.contains(&rot13("acme__delorean.git")),
@@ -495,6 +500,8 @@ fn the_repositorys_hooks_mcp_servers_and_env_never_run_under_claude_code() {
                 "5",
                 "--attempts",
                 if confined { "1" } else { "2" },
+                "--agent-timeout-s",
+                "120",
             ])
             .arg("--agent-bin")
             .arg(&claude);
@@ -546,5 +553,70 @@ fn the_repositorys_hooks_mcp_servers_and_env_never_run_under_claude_code() {
                 .all(|(_, k, _)| k.as_deref() == Some(ANTHROPIC_KEY)),
             "a request went out with another key"
         );
+    }
+}
+
+/// Processes whose command line contains `needle`.
+fn processes_with(needle: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(needle))
+        .collect()
+}
+
+#[test]
+fn a_confined_agent_that_times_out_or_leaves_children_leaves_no_process_behind() {
+    let w = world(None);
+    // Unique durations, so that only this test's sleeps are looked for.
+    let n = 4000 + std::process::id() % 1000;
+    let (a, b, c) = (n * 10 + 1, n * 10 + 2, n * 10 + 3);
+    let r = w
+        .answer()
+        .args([
+            "--agent",
+            "command",
+            "--model",
+            "sh",
+            "--agent-timeout-s",
+            "1",
+        ])
+        .arg("--command")
+        .arg(format!("sleep {a} & (setsid sleep {b} &); sleep {c}"))
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr_of(&r));
+    assert_eq!(
+        records(&w.out)[0]["error"],
+        "timed out after 1 s",
+        "{}",
+        stderr_of(&r)
+    );
+    let r = w
+        .answer()
+        .args(["--agent", "command", "--model", "sh2", "--command"])
+        .arg(format!("(setsid sleep {a} &); echo done"))
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr_of(&r));
+    assert_eq!(records(&w.out)[1]["answer"], "done");
+    // The sandbox's PID namespace dies with its first process: nothing escapes it, not even a
+    // process that left our process group.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let left: Vec<String> = [a, b, c]
+            .iter()
+            .flat_map(|n| processes_with(&format!("sleep {n}")))
+            .collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "left running: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }

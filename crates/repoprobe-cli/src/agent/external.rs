@@ -1474,6 +1474,48 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_fresh_home_turns_project_settings_off_for_gemini_and_codex() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (home, wt) = (tmp.path().join("home"), tmp.path().join("wt \"q\""));
+        std::fs::create_dir_all(&wt).unwrap();
+        let wt_s = wt.canonicalize().unwrap().to_string_lossy().into_owned();
+        let vars = home_settings(ExternalAgent::Gemini, &home, &wt).unwrap();
+        let read = |p: &str| std::fs::read_to_string(home.join(p)).unwrap();
+        let settings: Value = serde_json::from_str(&read(".gemini/settings.json")).unwrap();
+        assert_eq!(settings["security"]["folderTrust"]["enabled"], true);
+        let trusted: Value = serde_json::from_str(&read(".gemini/trustedFolders.json")).unwrap();
+        assert_eq!(trusted, serde_json::json!({ wt_s.clone(): "DO_NOT_TRUST" }));
+        assert!(
+            vars.contains(&(
+                "GEMINI_CLI_TRUSTED_FOLDERS_PATH".into(),
+                home.join(".gemini/trustedFolders.json")
+                    .to_string_lossy()
+                    .into_owned()
+            ))
+        );
+        let vars = home_settings(ExternalAgent::Codex, &home, &wt).unwrap();
+        assert_eq!(
+            read(".codex/config.toml"),
+            format!(
+                "[projects.{}]\ntrust_level = \"untrusted\"\n",
+                serde_json::to_string(&wt_s).unwrap()
+            )
+        );
+        assert_eq!(
+            vars,
+            [(
+                "CODEX_HOME".to_string(),
+                home.join(".codex").to_string_lossy().into_owned()
+            )]
+        );
+        assert!(
+            home_settings(ExternalAgent::ClaudeCode, &home, &wt)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
     fn rt() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()

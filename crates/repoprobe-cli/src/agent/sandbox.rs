@@ -3,7 +3,8 @@
 //! namespace and `/proc`, the whole filesystem read-only, a fresh `/tmp`, repoprobe's own
 //! directories (clone cache, worktrees, journals, transcripts, mapped clones) and the users'
 //! homes hidden under empty tmpfs, and only the question's worktree and the run's scratch
-//! directory (the fresh HOME, the prompt) bound back writable. The worktree's `.git` pointer is
+//! directory (the fresh HOME, the prompt) bound back writable; the benchmark file (reference
+//! answers, checklists) reads as empty. The worktree's `.git` pointer is
 //! bound read-only over itself; what it points to is hidden. The network stays on: the agent must
 //! reach its API.
 //!
@@ -21,6 +22,8 @@ use std::process::{Command, Stdio};
 pub const BWRAP_ENV: &str = "REPOPROBE_BWRAP";
 /// The Debian package that provides bwrap.
 pub const PACKAGE: &str = "bubblewrap";
+/// Directories never exposed again, whatever PATH says.
+const NEVER_EXPOSED: &[&str] = &[".ssh", ".gnupg", ".aws", ".kube", ".docker", ".netrc"];
 /// What a record says when agents ran unconfined.
 pub const NONE: &str = "none (--no-sandbox)";
 
@@ -32,6 +35,9 @@ pub struct Bubblewrap {
     version: String,
     /// Directories hidden under an empty tmpfs (absolute, existing, canonical).
     hidden: Vec<PathBuf>,
+    /// Files replaced by an empty one (`/dev/null`): the benchmark, whose reference answers and
+    /// checklists the agent must not read.
+    masked: Vec<PathBuf>,
 }
 
 /// What one confined command may touch besides the read-only root.
@@ -69,8 +75,8 @@ impl Bubblewrap {
     /// Finds bwrap (`$REPOPROBE_BWRAP`, else `bwrap` on PATH), asks its version and starts one
     /// confined `true` with the options every run uses. `hidden` are the directories to hide
     /// besides the homes (`$HOME`, `/root`, `/home`); missing ones are skipped. `Err` is the
-    /// refusal message.
-    pub fn probe(hidden: &[PathBuf]) -> Result<Bubblewrap, String> {
+    /// refusal message. `masked` are files to replace by an empty one.
+    pub fn probe(hidden: &[PathBuf], masked: &[PathBuf]) -> Result<Bubblewrap, String> {
         if !cfg!(target_os = "linux") {
             return Err(unavailable("not Linux"));
         }
@@ -79,8 +85,12 @@ impl Bubblewrap {
             None => find_on_path(OsStr::new("bwrap"), std::env::var_os("PATH").as_deref())
                 .ok_or_else(|| unavailable("no `bwrap` on PATH"))?,
         };
+        // Neither the probe nor its trial gets our environment (our keys): PATH only.
+        let path = std::env::var_os("PATH").unwrap_or_default();
         let out = Command::new(&program)
             .arg("--version")
+            .env_clear()
+            .env("PATH", &path)
             .stdin(Stdio::null())
             .output()
             .map_err(|e| unavailable(&format!("{} --version: {e}", program.display())))?;
@@ -95,10 +105,18 @@ impl Bubblewrap {
         }
         let mut all: Vec<PathBuf> = hidden.to_vec();
         all.extend(homes());
+        let mut masked: Vec<PathBuf> = masked
+            .iter()
+            .filter_map(|f| f.canonicalize().ok())
+            .filter(|f| f.is_file())
+            .collect();
+        masked.sort();
+        masked.dedup();
         let bw = Bubblewrap {
             program,
             version,
             hidden: canonical_dirs(&all),
+            masked,
         };
         let mut trial = Command::new(&bw.program);
         trial
@@ -107,6 +125,8 @@ impl Bubblewrap {
                 ..Mounts::default()
             }))
             .arg("true")
+            .env_clear()
+            .env("PATH", &path)
             .stdin(Stdio::null());
         let out = trial
             .output()
@@ -160,15 +180,34 @@ impl Bubblewrap {
         let mut exposed: Vec<&PathBuf> = m
             .exposed
             .iter()
-            .filter(|p| p.is_absolute() && is_hidden(p) && !hidden.contains(p))
+            .filter(|p| {
+                p.is_absolute()
+                    && is_hidden(p)
+                    && !hidden.contains(p)
+                    && !p
+                        .components()
+                        .any(|c| NEVER_EXPOSED.contains(&c.as_os_str().to_string_lossy().as_ref()))
+            })
             .collect();
         exposed.sort();
         exposed.dedup();
-        for p in exposed {
+        for p in &exposed {
             push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
+        }
+        // What an exposed directory brought back of a hidden one goes again (a PATH entry that
+        // holds the clone cache, say).
+        for h in hidden.iter().filter(|h| {
+            exposed
+                .iter()
+                .any(|e| h.starts_with(e) && h.as_path() != e.as_path())
+        }) {
+            push(&["--tmpfs".as_ref(), h.as_os_str()]);
         }
         for p in &m.writable {
             push(&["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+        }
+        for f in self.masked.iter().filter(|f| !is_hidden(f)) {
+            push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), f.as_os_str()]);
         }
         for p in &m.read_only_over {
             push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
@@ -289,8 +328,10 @@ mod tests {
                 "/root".into(),
                 "/srv/cache/worktrees".into(),
                 "/srv/cache".into(),
+                "/root/bin/cache".into(),
                 "/".into(),
             ],
+            masked: vec!["/srv/bench.jsonl".into(), "/srv/cache/gone.jsonl".into()],
         };
         let m = Mounts {
             writable: vec![
@@ -300,6 +341,8 @@ mod tests {
             read_only_over: vec!["/srv/cache/worktrees/q1/.git".into()],
             exposed: vec![
                 "/root/.local/bin".into(),
+                "/root/bin".into(),
+                "/root/.ssh/bin".into(),
                 "/usr/bin".into(),
                 "/root".into(),
                 "relative".into(),
@@ -311,10 +354,12 @@ mod tests {
         assert_eq!(
             strings(&args),
             "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp \
-             --tmpfs /root --tmpfs /srv/cache --tmpfs /srv/cache/worktrees \
-             --ro-bind-try /root/.local/bin /root/.local/bin \
+             --tmpfs /root --tmpfs /srv/cache --tmpfs /root/bin/cache --tmpfs /srv/cache/worktrees \
+             --ro-bind-try /root/.local/bin /root/.local/bin --ro-bind-try /root/bin /root/bin \
+             --tmpfs /root/bin/cache \
              --bind /srv/cache/worktrees/q1 /srv/cache/worktrees/q1 \
              --bind /srv/cache/worktrees/q1.scratch /srv/cache/worktrees/q1.scratch \
+             --ro-bind /dev/null /srv/bench.jsonl \
              --ro-bind-try /srv/cache/worktrees/q1/.git /srv/cache/worktrees/q1/.git \
              --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent \
              --new-session --chdir /srv/cache/worktrees/q1 -- claude -p"

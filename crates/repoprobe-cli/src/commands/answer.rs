@@ -340,7 +340,9 @@ fn runner(a: &Args) -> anyhow::Result<Runner> {
             std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
         }
         hidden.extend(mapped);
-        Some(Bubblewrap::probe(&hidden).map_err(anyhow::Error::msg)?)
+        // The benchmark holds the reference answers and checklists.
+        let masked = [a.benchmark.clone()];
+        Some(Bubblewrap::probe(&hidden, &masked).map_err(anyhow::Error::msg)?)
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -568,6 +570,8 @@ async fn run_builtin(
         agent: json!({
             "name": "builtin",
             "version": concat!("repoprobe ", env!("CARGO_PKG_VERSION")),
+            // No process is started: the tools confine their own paths.
+            "sandbox": "none (in-process read-only tools)",
             "provider": s.provider.as_str(),
             "turns": r.turns,
             "stop_reason": r.stop_reason,

@@ -133,9 +133,12 @@ impl<K: Eq + Hash> Journal<K> {
             .with_context(|| format!("cannot open {}", self.path.display()))
     }
 
-    /// Writes one record as one line and hands it to the OS at once.
+    /// Writes one record as one line and hands it to the OS at once. Every journal of every
+    /// command goes through here, so this is where a secret of our environment (a key echoed
+    /// in a model's reply or an error) is scrubbed from what is written.
     pub fn append<T: Serialize>(&mut self, record: &T) -> anyhow::Result<()> {
-        let mut line = serde_json::to_vec(record)?;
+        let text = serde_json::to_string(record)?;
+        let mut line = scrubbed_line(text, crate::llm::key::env_secrets())?.into_bytes();
         line.push(b'\n');
         if self.file.is_none() {
             self.file = Some(self.open_file()?);
@@ -145,6 +148,28 @@ impl<K: Eq + Hash> Journal<K> {
             .and_then(|()| file.flush())
             .with_context(|| format!("cannot write to {}", self.path.display()))
     }
+}
+
+/// A record's JSON text without any secret of our environment. A replacement in the text
+/// keeps it JSON whenever the secret sits inside a string, which is where keys end up; when it
+/// does not (a secret of digits matching a number), the strings are scrubbed one by one.
+fn scrubbed_line(text: String, secrets: &[String]) -> anyhow::Result<String> {
+    use crate::llm::key::scrub_all;
+    let clean = scrub_all(secrets, &text);
+    if clean == text || serde_json::from_str::<serde::de::IgnoredAny>(&clean).is_ok() {
+        return Ok(clean);
+    }
+    fn walk(v: &mut Value, secrets: &[String]) {
+        match v {
+            Value::String(s) => *s = scrub_all(secrets, s),
+            Value::Array(a) => a.iter_mut().for_each(|v| walk(v, secrets)),
+            Value::Object(o) => o.values_mut().for_each(|v| walk(v, secrets)),
+            _ => {}
+        }
+    }
+    let mut v: Value = serde_json::from_str(&text)?;
+    walk(&mut v, secrets);
+    Ok(v.to_string())
 }
 
 impl<K> Journal<K> {
@@ -322,6 +347,25 @@ pub fn count(v: &Value, k: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_journal_line_never_carries_a_secret_of_ours_and_stays_json() {
+        let secrets = vec!["sk-judge-0123456789".to_string(), "31415926535".to_string()];
+        let rec = serde_json::json!({
+            "rationale": "the key is sk-judge-0123456789, see",
+            "n": 31415926535u64,
+            "items": [{"note": "pi 31415926535"}],
+        });
+        let line = scrubbed_line(rec.to_string(), &secrets).unwrap();
+        let v: Value = serde_json::from_str(&line).expect("still JSON");
+        assert_eq!(v["rationale"], "the key is [redacted], see");
+        assert_eq!(v["items"][0]["note"], "pi [redacted]");
+        // A number is no text that could carry a key: it stays, the line stays JSON.
+        assert_eq!(v["n"], 31415926535u64);
+        assert!(!line.contains("sk-judge"));
+        let plain = serde_json::json!({"a": "nothing secret"}).to_string();
+        assert_eq!(scrubbed_line(plain.clone(), &secrets).unwrap(), plain);
+    }
 
     fn key(v: &Value) -> Option<JudgmentKey> {
         JudgmentKey::of(v, "items")

@@ -666,7 +666,7 @@ async fn run_external(
 /// Writes a transcript, scrubbed of every secret of our environment.
 fn write_transcript(path: &Path, v: &Value) -> Result<(), String> {
     let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
-    std::fs::write(path, scrub_env(&text))
+    crate::input::write_atomically(path, scrub_env(&text).as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

@@ -51,6 +51,7 @@ fn run(api: &FakeApi, dir: &std::path::Path, n: usize, concurrency: u64) -> (Dur
     let t = Instant::now();
     #[allow(clippy::zombie_processes)] // reaped by wait4 below, which also gives its rusage
     let child = c.spawn().unwrap();
+    // SAFETY: `rusage` is plain integers, for which all-zero bytes are a valid value.
     let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
     // SAFETY: waits for our own child, once; std's Child is not waited on afterwards.
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };

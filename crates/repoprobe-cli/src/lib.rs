@@ -1,15 +1,12 @@
 //! The `repoprobe` command line: argument parsing and dispatch. Each subcommand lives in
 //! `commands/`; every format, rule and number comes from `repoprobe-core`.
 
-mod agent;
 mod commands;
 mod exit;
 mod input;
-mod llm;
+mod live;
 mod output;
 mod shard;
-#[cfg(test)]
-mod testutil;
 
 pub use exit::Exit;
 
@@ -54,7 +51,7 @@ enum Command {
 /// First of all the process marks itself non-dumpable, so that no process of the same user —
 /// an agent CLI we start included — can read our `/proc/<pid>/environ` (the keys we hold) or
 /// attach to us; agent children are started without the capabilities that would let root read it anyway
-/// (`agent::external`).
+/// (`repoprobe_agent::external`).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     harden();
     let cli = match Cli::try_parse_from(args) {

@@ -138,7 +138,7 @@ impl<K: Eq + Hash> Journal<K> {
     /// in a model's reply or an error) is scrubbed from what is written.
     pub fn append<T: Serialize>(&mut self, record: &T) -> anyhow::Result<()> {
         let text = serde_json::to_string(record)?;
-        let mut line = scrubbed_line(text, crate::llm::key::env_secrets())?.into_bytes();
+        let mut line = scrubbed_line(text, repoprobe_llm::key::env_secrets())?.into_bytes();
         line.push(b'\n');
         if self.file.is_none() {
             self.file = Some(self.open_file()?);
@@ -154,7 +154,7 @@ impl<K: Eq + Hash> Journal<K> {
 /// keeps it JSON whenever the secret sits inside a string, which is where keys end up; when it
 /// does not (a secret of digits matching a number), the strings are scrubbed one by one.
 fn scrubbed_line(text: String, secrets: &[String]) -> anyhow::Result<String> {
-    use crate::llm::key::scrub_all;
+    use repoprobe_llm::key::scrub_all;
     let clean = scrub_all(secrets, &text);
     if clean == text || serde_json::from_str::<serde::de::IgnoredAny>(&clean).is_ok() {
         return Ok(clean);

@@ -13,23 +13,23 @@
 //! (the repository or commit cannot be had, the agent CLI cannot start, the model API kept
 //! failing) is a failure record in `<out>.failures.ndjson`, never an answer, and a rerun tries
 //! it again. Output, resume after `kill -9`, locking, sharding, progress and cost are the live
-//! calls' (`crate::llm::run`, `crate::output`).
+//! calls' (`repoprobe_llm::run`, `crate::output`).
 
-use crate::agent::builtin::{self, BuiltinRun, Limits};
-use crate::agent::external::{self, AgentConfig, ExternalAgent, RunOutcome};
-use crate::agent::sandbox::{self, Bubblewrap};
-use crate::agent::tools::Sandbox;
-use crate::agent::workspace::{RepoSource, Worktree};
 use crate::exit::Exit;
-use crate::llm::key::scrub_env;
-use crate::llm::price::Price;
-use crate::llm::progress::Meter;
-use crate::llm::run::{ApiArgs, RunArgs, Summary, Tally, drive, load_inputs};
-use crate::llm::{Client, Tokens};
+use crate::live::progress::Meter;
+use crate::live::{ApiArgs, RunArgs, Summary, Tally, drive, load_inputs};
 use crate::output::{AnswerKey, Journal};
 use anyhow::{Context, bail};
+use repoprobe_agent::builtin::{self, BuiltinRun, Limits};
+use repoprobe_agent::external::{self, AgentConfig, ExternalAgent, RunOutcome};
+use repoprobe_agent::sandbox::{self, Bubblewrap};
+use repoprobe_agent::tools::Sandbox;
+use repoprobe_agent::workspace::{RepoSource, Worktree};
 use repoprobe_core::Question;
 use repoprobe_core::answer::{PROMPT_VERSION, prompt, single_prompt};
+use repoprobe_llm::key::scrub_env;
+use repoprobe_llm::price::Price;
+use repoprobe_llm::{Client, Tokens};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -719,6 +719,18 @@ fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agent_flag_values_are_the_agents_names() {
+        use clap::ValueEnum;
+        for k in AgentKind::value_variants() {
+            let name = k.to_possible_value().unwrap().get_name().to_string();
+            match k.external() {
+                Some(a) => assert_eq!(name, a.as_str()),
+                None => assert_eq!(name, "builtin"),
+            }
+        }
+    }
 
     #[test]
     fn a_record_scrubbed_of_secrets_stays_json() {

@@ -2,18 +2,18 @@
 //! For every answer whose checklist score (the mean over the judge runs of the judge in force)
 //! is below 60 %, one call names one of the five modes of SPEC §2.5 with a rationale; the mode
 //! is an enum in the reply schema and checked by `repoprobe_core::classify::parse_reply`. The
-//! run loop, journals, resume and failure records are `judge`'s (`crate::llm::run`).
+//! run loop, journals, resume and failure records are `judge`'s (`repoprobe_llm::run`).
 //!
 //! Records are SPEC §2.5 labels (`classifier` = `--model`) plus `checklist_judge`,
 //! `checklist_score` (0–1), `prompt_version`, `provider`, `structured`, `usage` and `raw_reply`.
 
 use crate::exit::Exit;
-use crate::llm::Structured;
-use crate::llm::run::{LiveArgs, Provenance, Task, load_inputs};
+use crate::live::{LiveArgs, Provenance, Task, load_inputs};
 use crate::output::{count, text};
 use anyhow::bail;
 use repoprobe_core::FailureMode;
 use repoprobe_core::classify::{self, PROMPT_VERSION, REPLY_NAME};
+use repoprobe_llm::Structured;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 //! violations until it is valid or `--max-retries` re-asks are spent.
 //!
 //! The run loop, the journals and the flags are shared with the other live calls
-//! (`crate::llm::run`, `crate::output`). Output is an append-only JSONL journal, one line per
+//! (`repoprobe_llm::run`, `crate::output`). Output is an append-only JSONL journal, one line per
 //! finished key, written as soon as the key finishes. Judgments go to `--out` (SPEC §2.3 records plus `prompt_version`, `provider`,
 //! `structured`, `usage` and `raw_reply`); keys that could not be judged go to a separate
 //! failures journal (`<out>.failures.ndjson` unless `--failures` names another) as
@@ -14,7 +14,7 @@
 //! already in `--out` are skipped, and failed keys are tried again.
 
 use crate::exit::Exit;
-use crate::llm::run::{LiveArgs, Provenance, Task, load_inputs};
+use crate::live::{LiveArgs, Provenance, Task, load_inputs};
 use crate::output::{Journal, JudgmentKey, KeyOf};
 use anyhow::bail;
 use repoprobe_core::judge::{self, PROMPT_VERSION, REPLY_NAME};

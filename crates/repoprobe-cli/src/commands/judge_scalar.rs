@@ -2,13 +2,13 @@
 //! (Table 5), live. One call per (question, answer, judge run) grades the answer on five integer
 //! dimensions from 1 to `--scale` (10: total 50; 20: total 100). Every reply is checked by
 //! `repoprobe_core::scalar::parse_reply` and re-asked with the violations, like `judge`; the
-//! run loop, journals, resume and failure records are `judge`'s (`crate::llm::run`).
+//! run loop, journals, resume and failure records are `judge`'s (`repoprobe_llm::run`).
 //!
 //! Records are SPEC §2.4 scalar judgments (`max_per_dimension` = the scale) plus
 //! `prompt_version`, `provider`, `structured`, `usage` and `raw_reply`.
 
 use crate::exit::Exit;
-use crate::llm::run::{LiveArgs, Provenance, Task};
+use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::JudgmentKey;
 use repoprobe_core::scalar::{self, PROMPT_VERSION, REPLY_NAME, ScalarScores};
 use serde::Serialize;

@@ -4,14 +4,14 @@
 //! `repoprobe_core::checklist_gen::parse_reply`, which applies every rule of
 //! `repoprobe_core::validate::question`; a violating reply is sent back with the violations
 //! listed. The run loop, journals, resume and failure records are `judge`'s
-//! (`crate::llm::run`).
+//! (`repoprobe_llm::run`).
 //!
 //! Records are benchmark questions (the source's other fields kept) plus `prompt_version`,
 //! `provider`, `structured`, `usage` and `raw_reply`; the key is the question id.
 
 use crate::exit::Exit;
 use crate::input::read_json_records;
-use crate::llm::run::{LiveArgs, Provenance, Task};
+use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::text;
 use anyhow::{Context, bail};
 use repoprobe_core::Question;

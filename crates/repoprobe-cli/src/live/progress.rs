@@ -3,9 +3,9 @@
 //! when stderr is a terminal (indicatif hides it otherwise, so logs and CI stay clean); the
 //! summary at the end is printed either way.
 
-use super::price::Price;
-use super::run::Tally;
+use super::tally::Tally;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use repoprobe_llm::price::Price;
 
 pub struct Meter {
     bar: ProgressBar,
@@ -70,7 +70,7 @@ fn short(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::Tokens;
+    use repoprobe_llm::Tokens;
 
     #[test]
     fn the_status_says_counts_tokens_and_cost() {

@@ -9,8 +9,8 @@
 //! or decides where the transcript goes (the `answer` command does).
 
 use super::tools::{self, Sandbox, ToolOutput};
-use crate::llm::chat::{self, ChatMessage, ToolResult};
-use crate::llm::{Client, Tokens};
+use repoprobe_llm::chat::{self, ChatMessage, ToolResult};
+use repoprobe_llm::{Client, Tokens};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -266,8 +266,8 @@ fn time_limit(limits: &Limits) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::{ApiKey, Provider, Settings, Structured};
     use crate::testutil::git;
+    use repoprobe_llm::{ApiKey, Provider, Settings, Structured};
     use std::io::{BufRead, BufReader, Read, Write};
     use std::net::TcpListener;
     use std::sync::{Arc, Mutex};
@@ -956,14 +956,14 @@ mod tests {
     #[test]
     fn a_tool_running_at_the_time_limit_is_stopped_and_its_thread_waited_for() {
         let dir = tempfile::tempdir().unwrap();
-        crate::agent::tools::tests::heavy(dir.path(), 400);
+        crate::tools::tests::heavy(dir.path(), 400);
         let sandbox = Sandbox::new(dir.path()).unwrap();
         let server = serve(
             Provider::Openai,
             Box::new(|n, _| match n {
                 0 => Next::Call(
                     "search",
-                    json!({"pattern": crate::agent::tools::tests::SLOW_PATTERN}),
+                    json!({"pattern": crate::tools::tests::SLOW_PATTERN}),
                 ),
                 _ => panic!("the run should have ended at its time limit"),
             }),

@@ -14,11 +14,11 @@
 //! buffer ([`SEARCH_HEAP_LIMIT`]); and [`call_until`] stops a walk or search as soon as its
 //! caller raises the stop flag (a run's time limit), between two files or two buffers of one.
 
-use crate::llm::chat::ToolDef;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, SearcherBuilder, sinks::Lossy};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
+use repoprobe_llm::chat::ToolDef;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fmt::Write as _;

@@ -35,6 +35,15 @@ pub struct BatchResult {
     pub outcome: Result<Vec<u8>, String>,
 }
 
+/// What the result files of an ended batch held.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BatchResults {
+    /// One per request the provider reports on.
+    pub results: Vec<BatchResult>,
+    /// Why each unreadable line was skipped.
+    pub unreadable: Vec<String>,
+}
+
 fn json_of(bytes: &[u8]) -> Result<Value, String> {
     serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))
 }
@@ -185,13 +194,14 @@ impl Client {
         .await
     }
 
-    /// The results of an ended batch, one per request the provider reports on.
+    /// The results of an ended batch, one per request the provider reports on, and why each line
+    /// that could not be read was skipped (for the caller to report).
     pub async fn batch_results(
         &self,
         state: &BatchState,
         retries: &mut u32,
-    ) -> Result<Vec<BatchResult>, CallError> {
-        let mut out = Vec::new();
+    ) -> Result<BatchResults, CallError> {
+        let mut out = BatchResults::default();
         for place in &state.results {
             let url = match self.settings.provider {
                 Provider::Openai => format!("{}/files/{place}/content", self.api_base()),
@@ -207,10 +217,8 @@ impl Client {
                 .await?;
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 match parse_result_line(self.settings.provider, line) {
-                    Ok(r) => out.push(r),
-                    Err(e) => {
-                        eprintln!("warning: a batch result line is unreadable ({e}): skipped")
-                    }
+                    Ok(r) => out.results.push(r),
+                    Err(e) => out.unreadable.push(e),
                 }
             }
         }

@@ -1,9 +1,10 @@
-//! `repoprobe answer`: the agents that answer a question by exploring its repository.
+//! The agents of `repoprobe answer`, which answer a question by exploring its repository.
 //! `workspace` gives each question a fresh worktree at its pinned commit (from a cache of
 //! clones) and says afterwards whether the agent changed anything; `external` runs a coding-agent
 //! CLI (Claude Code, Codex, Gemini, any command) in it; `tools` and `builtin` are our own
 //! read-only tool-calling agent for any model behind the judge's client; `sandbox` confines
-//! every process an external agent run spawns (bubblewrap).
+//! every process an external agent run spawns (bubblewrap); `git` is every git command we run.
+//! No flags and no terminal here: the CLI reads the flags, reports and writes the records.
 
 pub mod builtin;
 pub mod external;
@@ -11,3 +12,6 @@ pub mod git;
 pub mod sandbox;
 pub mod tools;
 pub mod workspace;
+
+#[cfg(test)]
+mod testutil;

@@ -10,22 +10,28 @@
 //! per key (the prompt, the reply schema and the core's check), and writes its own success
 //! records; everything else is here.
 
-use super::{ApiKey, CallError, Client, Message, Role, Settings, Structured, Tokens};
+pub mod batch;
+pub mod progress;
+pub mod tally;
+
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues};
-use crate::llm::Provider;
-use crate::llm::price::Price;
-use crate::llm::progress::Meter;
 use crate::output::{Journal, KeyOf, failures_path};
 pub use crate::shard::Shard;
 use anyhow::{Context, bail};
+use progress::Meter;
 use repoprobe_core::{Dataset, LoadOptions};
+use repoprobe_llm::price::Price;
+use repoprobe_llm::{
+    ApiKey, CallError, Client, Message, Provider, Role, Settings, Structured, Tokens,
+};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::fmt::Display;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+pub use tally::Tally;
 
 /// The flags of every live call: the model's API, the run's files and limits, and how replies
 /// are checked and sent.
@@ -40,7 +46,7 @@ pub struct LiveArgs {
     pub max_retries: u32,
     /// How the reply shape is imposed [default: schema for openai, tool for anthropic].
     #[arg(long, value_enum)]
-    pub structured: Option<Structured>,
+    pub structured: Option<StructuredFlag>,
     /// Send the requests through the provider's batch API (OpenAI Batch, Anthropic Message
     /// Batches: half price, results within 24 h) instead of live calls. The batch id is kept in
     /// `<out>.batch.json` until its results are merged, so a rerun resumes it.
@@ -56,7 +62,7 @@ pub struct LiveArgs {
 pub struct ApiArgs {
     /// API family; the key is read from OPENAI_API_KEY or ANTHROPIC_API_KEY.
     #[arg(long, value_enum)]
-    pub provider: Option<Provider>,
+    pub provider: Option<ProviderFlag>,
     /// The model, as the API (or agent CLI) names it; also the `judge`, `classifier` or `model`
     /// of every record.
     #[arg(long)]
@@ -92,6 +98,47 @@ pub struct ApiArgs {
     pub tpm: Option<u64>,
 }
 
+/// `--provider`: the client's [`Provider`] as the command line names it (the client knows no
+/// flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProviderFlag {
+    /// OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp, Ollama, gateways).
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+impl From<ProviderFlag> for Provider {
+    fn from(f: ProviderFlag) -> Provider {
+        match f {
+            ProviderFlag::Openai => Provider::Openai,
+            ProviderFlag::Anthropic => Provider::Anthropic,
+        }
+    }
+}
+
+/// `--structured`: the client's [`Structured`] mode as the command line names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StructuredFlag {
+    /// A JSON Schema response format (OpenAI `response_format`, Anthropic `output_config`).
+    Schema,
+    /// A forced tool call whose input schema is the reply schema.
+    Tool,
+    /// No schema field: the schema is only described in the prompt (servers without structured
+    /// outputs); the caller's validation is the only guard.
+    Prompt,
+}
+
+impl From<StructuredFlag> for Structured {
+    fn from(f: StructuredFlag) -> Structured {
+        match f {
+            StructuredFlag::Schema => Structured::Schema,
+            StructuredFlag::Tool => Structured::Tool,
+            StructuredFlag::Prompt => Structured::Prompt,
+        }
+    }
+}
+
 /// The files and limits of a long run (shared by every live call and `answer`).
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -121,7 +168,7 @@ impl ApiArgs {
     /// Checks the flags and reads the key (from the environment only); `structured` is the
     /// reply mode, or `None` for the provider's default.
     pub fn settings(&self, structured: Option<Structured>) -> anyhow::Result<(Settings, ApiKey)> {
-        let Some(provider) = self.provider else {
+        let Some(provider) = self.provider.map(Provider::from) else {
             bail!("--provider is required: openai (any OpenAI-compatible server) or anthropic");
         };
         let key_env = provider.key_env();
@@ -250,19 +297,6 @@ pub(super) struct Failed {
     pub raw_reply: Option<String>,
 }
 
-/// Counts of a run, for the summary.
-#[derive(Default)]
-pub struct Tally {
-    pub done: usize,
-    pub failed: usize,
-    pub http_retries: u64,
-    pub reasks: u64,
-    pub calls: u64,
-    pub tokens: Tokens,
-    /// Keys left to the other shards (`--shard`).
-    pub other_shards: usize,
-}
-
 /// A live call about to run: the client, the two journals and the loop's limits.
 pub struct Live<K> {
     pub(super) client: Arc<Client>,
@@ -284,7 +318,7 @@ impl LiveArgs {
         if !(self.poll_s.is_finite() && self.poll_s >= 0.0) {
             bail!("--poll-s must be a non-negative number of seconds");
         }
-        self.api.settings(self.structured)
+        self.api.settings(self.structured.map(Structured::from))
     }
 
     /// The model named by `--model`.
@@ -590,7 +624,7 @@ async fn ask<T: Task>(client: Arc<Client>, task: T, max_retries: u32) -> Outcome
         tokens: Tokens::default(),
     };
     for asked in 0..=max_retries {
-        let req = super::Request {
+        let req = repoprobe_llm::Request {
             system: &system,
             messages: &messages,
             schema_name,

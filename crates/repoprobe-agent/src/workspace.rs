@@ -687,7 +687,6 @@ struct RepoLock {
 
 impl RepoLock {
     fn acquire(path: &Path) -> Result<RepoLock, WorkspaceError> {
-        use std::os::fd::AsRawFd;
         let file = File::options()
             .create(true)
             .truncate(false)
@@ -698,12 +697,11 @@ impl RepoLock {
                 source: e,
             })?;
         loop {
-            // SAFETY: flock on a descriptor we own; it stays open as long as the guard lives.
-            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-            if rc == 0 {
-                return Ok(RepoLock { _file: file });
-            }
-            let err = std::io::Error::last_os_error();
+            // std's `flock(LOCK_EX)`; held as long as the guard keeps the file open.
+            let err = match file.lock() {
+                Ok(()) => return Ok(RepoLock { _file: file }),
+                Err(e) => e,
+            };
             if err.kind() != std::io::ErrorKind::Interrupted {
                 return Err(WorkspaceError::Io {
                     context: format!("locking {}", path.display()),

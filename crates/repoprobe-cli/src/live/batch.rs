@@ -1,4 +1,4 @@
-//! `--batch`: the run loop of [`super::run`] over the providers' batch APIs. Each round submits
+//! `--batch`: the run loop of [`super`] over the providers' batch APIs. Each round submits
 //! every key still to do as one batch, polls it until it ends, downloads the results and checks
 //! each reply with the core exactly as a live call does: a valid reply is written, an invalid one
 //! is asked again in the next round with the violations (up to `--max-retries`), a request the
@@ -8,12 +8,12 @@
 //! stopped while it waits (the batch may take hours) resumes by polling the same batch instead of
 //! paying for it twice; the file is removed once its results are merged.
 
-use super::batch::BatchRequest;
 use super::progress::Meter;
-use super::run::{Failed, Live, Outcome, Provenance, Tally, Task};
-use super::{Message, Request, Role, Tokens};
+use super::{Failed, Live, Outcome, Provenance, Tally, Task};
 use crate::output::Journal;
 use anyhow::{Context, bail};
+use repoprobe_llm::batch::BatchRequest;
+use repoprobe_llm::{Message, Request, Role, Tokens};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -71,7 +71,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         let mut tally = Tally::default();
         let tasks = self.mine(tasks, &mut tally);
         let meter = Meter::new(tasks.len(), self.price);
-        let describe = self.client.settings().structured == super::Structured::Prompt;
+        let describe = self.client.settings().structured == repoprobe_llm::Structured::Prompt;
         let mut entries: HashMap<String, Entry<T>> = HashMap::new();
         for task in tasks {
             let id = custom_id(task.key());
@@ -168,8 +168,13 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                     .await
                     .with_context(|| format!("cannot download batch {}", batch.batch_id))?;
                 tally.http_retries += u64::from(http);
+                for why in &results.unreadable {
+                    meter.println(&format!(
+                        "warning: a batch result line is unreadable ({why}): skipped"
+                    ));
+                }
                 let mut answered = std::collections::HashSet::new();
-                for r in results {
+                for r in results.results {
                     if !answered.insert(r.custom_id.clone()) {
                         continue;
                     }

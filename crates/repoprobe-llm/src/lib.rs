@@ -8,18 +8,17 @@
 //! honouring `retry-after-ms` and `retry-after`; a 429 saying the quota is exhausted and every
 //! other 4xx are not. No redirect is followed (the key's headers never go to another host), and
 //! every body is scrubbed of keys before it is cut into a message. Nothing here knows about
-//! checklists: the caller validates replies.
+//! checklists: the caller validates replies. Nothing here parses flags or writes to the
+//! terminal: what a caller should hear about comes back in the return values.
+#![forbid(unsafe_code)]
 
 pub mod anthropic;
 pub mod batch;
-pub mod batch_run;
 pub mod chat;
 pub mod key;
 pub mod limit;
 pub mod openai;
 pub mod price;
-pub mod progress;
-pub mod run;
 
 pub use key::ApiKey;
 
@@ -36,7 +35,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 const ERROR_BODY_CHARS: usize = 600;
 
 /// The API family spoken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
     /// OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp, Ollama, gateways).
     Openai,
@@ -77,7 +76,7 @@ impl Provider {
 }
 
 /// How the reply's shape is imposed on the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Structured {
     /// A JSON Schema response format (OpenAI `response_format`, Anthropic `output_config`).
     Schema,
@@ -177,6 +176,11 @@ pub enum CallError {
     Transport { message: String, retried: u32 },
 }
 
+/// The HTTP client could not be made (its TLS backend did not start).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct BuildError(#[from] reqwest::Error);
+
 /// A client for one provider, model and key.
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -187,7 +191,7 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn new(settings: Settings, key: ApiKey) -> anyhow::Result<Client> {
+    pub fn new(settings: Settings, key: ApiKey) -> Result<Client, BuildError> {
         // No redirect is followed: a 3xx would carry the key's headers to another host (and
         // an API never redirects a POST); it is an error like any other 3xx.
         let http = reqwest::Client::builder()

@@ -28,8 +28,9 @@ impl ApiKey {
             .map(ApiKey)
     }
 
-    /// A key given directly, for unit tests of clients (no environment to share between threads).
-    #[cfg(test)]
+    /// A key given directly, for unit tests of clients (no environment to share between threads);
+    /// other crates' tests get it with the feature `test-support`.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn for_test(key: &str) -> ApiKey {
         ApiKey(key.to_string())
     }

@@ -88,6 +88,12 @@ pub struct Git {
     timeout: Duration,
 }
 
+impl Default for Git {
+    fn default() -> Git {
+        Git::new()
+    }
+}
+
 impl Git {
     /// `git <args>` outside any repository (a clone, `config --file`).
     pub fn new() -> Git {
@@ -241,10 +247,10 @@ pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Output, 
             Ok(Done::Stderr(b)) => stderr = Some(b),
             Ok(Done::Exited(s)) => status = Some(s),
             Err(_) => {
-                // SAFETY: signals the process group we created. Its id stays ours while any
-                // member lives: the leader unreaped (`exited` not set) or a process still
-                // holding a pipe (a reader not done).
                 if !exited.load(Ordering::SeqCst) || stdout.is_none() || stderr.is_none() {
+                    // SAFETY: signals the process group we created. Its id stays ours while any
+                    // member lives: the leader unreaped (`exited` not set) or a process still
+                    // holding a pipe (a reader not done).
                     unsafe {
                         libc::killpg(pid, libc::SIGKILL);
                     }

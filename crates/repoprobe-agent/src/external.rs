@@ -36,7 +36,7 @@
 //! Confinement: with [`AgentConfig::sandbox`] every process (the `--version` probe included) runs
 //! under bubblewrap (`super::sandbox`), seeing the worktree and its scratch directory only. Without
 //! it, the child still cannot read our `/proc/<pid>/environ`: we are non-dumpable
-//! (`crate::run`) and the child loses `CAP_SYS_PTRACE`, `CAP_SYS_ADMIN` and `CAP_PERFMON` before it
+//! (the CLI's `run` makes us so first) and the child loses `CAP_SYS_PTRACE`, `CAP_SYS_ADMIN` and `CAP_PERFMON` before it
 //! starts, so even root cannot.
 //!
 //! Secrets: the agent's environment is built from scratch (a few base variables plus the names
@@ -82,7 +82,7 @@ const DRAIN_GRACE: Duration = Duration::from_secs(3);
 const PTRACE_CAPS: [libc::c_ulong; 3] = [19, 21, 38];
 
 /// The external agents.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ExternalAgent {
     /// Anthropic's Claude Code (`claude -p … --output-format json`), read-only tools.
@@ -559,7 +559,7 @@ fn secrets_of(env: &[(OsString, OsString)]) -> Vec<String> {
         .iter()
         .filter(|(k, v)| is_secret(k, v))
         .map(|(_, v)| v.to_string_lossy().into_owned())
-        .chain(crate::llm::key::env_secrets().iter().cloned())
+        .chain(repoprobe_llm::key::env_secrets().iter().cloned())
         .collect();
     s.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     s.dedup();
@@ -1064,12 +1064,13 @@ async fn execute(
         .kill_on_drop(true);
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: only async-signal-safe calls between fork and exec. A child running as root
-        // would otherwise keep the capabilities that open our `/proc/<pid>/environ` although we
-        // are non-dumpable; out of its bounding set, its exec never regains them. bwrap needs
-        // them for itself and drops every capability of the sandboxed process, so this is for
-        // unconfined runs only. EPERM (not root) is fine: nothing to drop.
+        // A child running as root would otherwise keep the capabilities that open our
+        // `/proc/<pid>/environ` although we are non-dumpable; out of its bounding set, its exec
+        // never regains them. bwrap needs them for itself and drops every capability of the
+        // sandboxed process, so this is for unconfined runs only. EPERM (not root) is fine:
+        // nothing to drop.
         if unconfined {
+            // SAFETY: only async-signal-safe calls between fork and exec.
             unsafe {
                 cmd.pre_exec(|| {
                     for cap in PTRACE_CAPS {
@@ -1373,10 +1374,14 @@ mod tests {
     }
 
     #[test]
-    fn agent_names_are_the_flag_values() {
-        use clap::ValueEnum;
-        for a in ExternalAgent::value_variants() {
-            assert_eq!(a.to_possible_value().unwrap().get_name(), a.as_str());
+    fn agent_names_are_the_recorded_names() {
+        // That they are also the `--agent` values is the CLI's test.
+        for a in [
+            ExternalAgent::ClaudeCode,
+            ExternalAgent::Codex,
+            ExternalAgent::Gemini,
+            ExternalAgent::Command,
+        ] {
             assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
         }
         assert!(

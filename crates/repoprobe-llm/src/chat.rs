@@ -409,7 +409,7 @@ fn anthropic_parse(v: &Value) -> Result<Turn, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::Structured;
+    use crate::Structured;
     use std::time::Duration;
 
     fn settings(provider: Provider) -> Settings {

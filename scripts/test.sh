@@ -11,8 +11,19 @@ bash scripts/setup-site.sh --browser
 bash scripts/setup-agents.sh
 export PATH="$PWD/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
-echo "== unit, property, golden and CLI tests; chart functions natively on SVG"
-cargo test --locked --workspace
+echo "== formatting, lints and docs (every warning an error)"
+# rustfmt and clippy are rustup components (added only if missing).
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+    rustup component add rustfmt clippy
+fi
+cargo fmt --all --check
+cargo clippy --locked --workspace --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --workspace
+
+echo "== unit, property, golden, snapshot and CLI tests; chart functions natively on SVG"
+# A snapshot that is missing or differs fails (and no .snap.new is written): review changes
+# locally with `cargo insta review` or INSTA_UPDATE=always and `git diff`.
+INSTA_UPDATE=no CI=true cargo test --locked --workspace
 
 echo "== the core compiles for wasm32-unknown-unknown"
 cargo check --locked -p repoprobe-core --target wasm32-unknown-unknown

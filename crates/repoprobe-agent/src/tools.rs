@@ -43,7 +43,7 @@ pub const REGEX_SIZE_LIMIT: usize = 2 * 1024 * 1024;
 /// Largest lazy DFA cache of one regular expression.
 pub const REGEX_DFA_LIMIT: usize = 8 * 1024 * 1024;
 /// Largest buffer the searcher grows to for one line (a file is at most
-/// [`MAX_SEARCH_FILE_BYTES`], so any of its lines fits).
+/// `MAX_SEARCH_FILE_BYTES`, so any of its lines fits).
 pub const SEARCH_HEAP_LIMIT: usize = MAX_SEARCH_FILE_BYTES as usize + 64 * 1024;
 /// What a stopped tool says.
 const STOPPED: &str = "stopped: the run's time limit was reached while this tool was running";
@@ -356,9 +356,9 @@ pub fn call(sandbox: &Sandbox, name: &str, input: &Value) -> ToolOutput {
     call_until(sandbox, name, input, &AtomicBool::new(false))
 }
 
-/// [`call`], giving up (an error output) soon after `stop` is raised: walks check it at every
-/// entry, searches at every file and every buffer read, so a thread running a tool is free
-/// again at once.
+/// Runs tool `name` as `call` (test builds) does, giving up (an error output) soon after `stop`
+/// is raised: walks check it at every entry, searches at every file and every buffer read, so a
+/// thread running a tool is free again at once.
 pub fn call_until(sandbox: &Sandbox, name: &str, input: &Value, stop: &AtomicBool) -> ToolOutput {
     let result = match name {
         "list_dir" => parse(name, input).and_then(|i| list_dir(sandbox, i, stop)),

@@ -16,7 +16,7 @@
 //! - files are never checked out or compared by git running on the cache's git directory, which
 //!   the agent can write (a worktree shares the cache's `config`, `hooks/`, `info/`): `git
 //!   worktree add --no-checkout` only registers the worktree, and the checkout (`read-tree -u`)
-//!   and `status` afterwards run in a [`Shadow`], a private repository of ours whose config we
+//!   and `status` afterwards run in a `Shadow`, a private repository of ours whose config we
 //!   wrote, borrowing only the cache's object store. So a planted filter driver, `include.path`
 //!   or `config.worktree` is never even read. The status compares the files with a fresh index
 //!   of the pinned commit, so index flags the agent set (`--assume-unchanged`, `skip-worktree`)
@@ -411,7 +411,7 @@ impl RepoSource {
 impl Worktree {
     /// What differs from the pinned commit: `git status --porcelain=v1 -z --untracked-files=all
     /// --ignored=matching` (ignored directories are listed once, not file by file) run in a
-    /// [`Shadow`] against a fresh index of the pinned commit; whether HEAD moved (read from the
+    /// `Shadow` against a fresh index of the pinned commit; whether HEAD moved (read from the
     /// worktree's own HEAD file, not by git); and what [`inspect_cache`] finds in the cache.
     pub fn changes(&self) -> Result<Changes, WorkspaceError> {
         let cache_tampered = inspect_cache(&self.git_dir);
@@ -532,7 +532,7 @@ impl Shadow {
 }
 
 /// What in a cached clone's git directory a clone of ours never holds and an agent (whose
-/// worktree shares that directory) could have planted: config keys outside [`CLONE_KEYS`]
+/// worktree shares that directory) could have planted: config keys outside `CLONE_KEYS`
 /// (`core.fsmonitor`, `core.hooksPath`, `include.path`, `filter.*`, `extensions.worktreeConfig`
 /// …), a `config.worktree` (the cache's or a worktree's), hooks (anything in `hooks/` but git's
 /// `*.sample` files, which clones made before `--template=` hold), files in `info/` other than `exclude` (`attributes`, `grafts`,

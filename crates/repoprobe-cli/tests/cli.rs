@@ -1109,3 +1109,17 @@ fn hostile_model_names_stay_inert_in_every_export_format() {
             .any(|m| m["model"] == HOSTILE_NAME)
     );
 }
+
+/// `repoprobe score` on the bundled data (what the site shows) in every format, stdout and
+/// stderr: any byte that changes in any output is a snapshot diff to review.
+#[test]
+fn score_of_the_bundled_data_in_every_format_is_its_snapshot() {
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public-data/demo");
+    for format in ["table", "json", "csv", "markdown", "latex"] {
+        let r = run(&["score", "--format", format, SAMPLE, REPORTED, demo]);
+        r.expect_code(0);
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        let out = format!("{}\n-- stderr --\n{}", r.stdout, r.stderr).replace(root, "<root>");
+        insta::assert_snapshot!(format!("score_bundled_{format}"), out);
+    }
+}

@@ -3,7 +3,7 @@
 //!
 //! The core takes the world as arguments (bytes, seeds, options): no file system, clock,
 //! environment, randomness from the OS or async. Data flows
-//! bytes → [`load`] (parse, validate) → [`Dataset`] → [`metrics::score`] → [`ScoreReport`] →
+//! bytes → [`load()`] (parse, validate) → [`Dataset`] → [`metrics::score`] → [`ScoreReport`] →
 //! [`report`] (text formats).
 
 pub mod answer;

@@ -5,7 +5,8 @@
 //! are loaded, and comparisons are paired.
 
 use super::grid::{Grid, MissingPolicy, Tally};
-use super::{Paired, stats};
+use super::score_report::Paired;
+use super::stats;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

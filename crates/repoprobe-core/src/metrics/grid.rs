@@ -4,6 +4,7 @@
 //! so are their sums (f64 holds every integer below 2^53 exactly): exact, and the same in any
 //! input order. Re-weighted cells (`weights`) hold fractions, summed in the grid's fixed order.
 
+pub use super::index::Index;
 use super::weights::Resolved;
 use crate::dataset::Dataset;
 use crate::model::{ItemKind, Judgment, Question};
@@ -107,26 +108,6 @@ impl Tally {
     /// Filled cells / grid, a fraction.
     pub fn coverage(&self) -> Option<f64> {
         (self.grid > 0).then(|| self.filled as f64 / self.grid as f64)
-    }
-}
-
-/// The questions sorted by id, with a lookup from id; the frame every grid is laid on.
-#[derive(Debug)]
-pub struct Index<'d> {
-    pub questions: Vec<&'d Question>,
-    pub by_id: HashMap<&'d str, u32>,
-}
-
-impl<'d> Index<'d> {
-    pub fn new(ds: &'d Dataset) -> Self {
-        let mut questions: Vec<&Question> = ds.questions.iter().collect();
-        questions.sort_unstable_by(|a, b| a.id.cmp(&b.id));
-        let by_id = questions
-            .iter()
-            .enumerate()
-            .map(|(i, q)| (q.id.as_str(), i as u32))
-            .collect();
-        Index { questions, by_id }
     }
 }
 

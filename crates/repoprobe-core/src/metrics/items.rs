@@ -3,7 +3,7 @@
 //! missed); agreement is the pairwise exact-agreement rate between judge runs of one answer.
 
 use super::grid::Grid;
-use super::grid::Index;
+use super::index::Index;
 use crate::dataset::Dataset;
 use crate::model::ItemKind;
 use serde::{Deserialize, Serialize};

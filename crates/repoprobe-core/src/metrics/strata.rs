@@ -1,8 +1,10 @@
 //! Table 4: per stratum (category, theme or language), each model's Overall and Perfect over
 //! that stratum's questions, then their mean and sample std across models.
 
-use super::grid::{Grid, Index, MissingPolicy, Tally};
-use super::{Stratum, StratumCell, StratumRow, stats};
+use super::grid::{Grid, MissingPolicy, Tally};
+use super::index::Index;
+use super::score_report::{Stratum, StratumCell, StratumRow};
+use super::stats;
 use std::collections::BTreeMap;
 
 /// One row per stratum value, sorted by name.

@@ -10,8 +10,8 @@
 //! common multiple of the question's weights), so the checklist's own weights, or all of a
 //! question's weights scaled alike, give back the unweighted numbers bit for bit.
 
-use super::ScoreError;
-use super::grid::Index;
+use super::error::ScoreError;
+use super::index::Index;
 use crate::model::{ItemKind, Question};
 use std::fmt;
 

@@ -6,15 +6,11 @@
 //! bytes → [`load()`] (parse, validate) → [`Dataset`] → [`metrics::score`] → [`ScoreReport`] →
 //! [`report`] (text formats).
 
-pub mod answer;
-pub mod checklist_gen;
-pub mod classify;
 pub mod dataset;
 pub mod issue;
-pub mod judge;
 pub mod load;
 pub mod model;
-pub mod scalar;
+pub mod protocol;
 pub mod validate;
 
 pub use dataset::{Dataset, LoadOptions, Loaded, load};

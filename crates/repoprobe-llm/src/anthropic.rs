@@ -67,7 +67,7 @@ pub fn body(s: &Settings, req: Request<'_>) -> serde_json::Result<Vec<u8>> {
         Structured::Tool => {
             b.tools = Some([Tool {
                 name: req.schema_name,
-                description: "Record the grading of every checklist item.",
+                description: req.tool_description,
                 input_schema: req.schema,
             }]);
             b.tool_choice = Some(serde_json::json!({"type": "tool", "name": req.schema_name}));

@@ -113,13 +113,15 @@ pub struct Message {
 }
 
 /// What to ask: a system prompt, the conversation so far, and the reply schema (JSON text,
-/// sent verbatim so its key order is kept) with its name.
+/// sent verbatim so its key order is kept) with its name and, for the forced tool of tool mode
+/// (Anthropic), what the tool records.
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
     pub system: &'a str,
     pub messages: &'a [Message],
     pub schema_name: &'a str,
     pub schema: &'a RawValue,
+    pub tool_description: &'a str,
 }
 
 /// Everything about the calls that does not change from one request to the next.
@@ -476,6 +478,27 @@ mod tests {
             rpm: None,
             tpm: None,
         }
+    }
+
+    #[test]
+    fn the_forced_tool_says_what_the_caller_says_it_records() {
+        let schema = RawValue::from_string(r#"{"type":"object"}"#.into()).unwrap();
+        let req = Request {
+            system: "s",
+            messages: &[],
+            schema_name: "failure_mode",
+            schema: &schema,
+            tool_description: "Record the failure mode of the answer.",
+        };
+        let body: serde_json::Value =
+            serde_json::from_slice(&anthropic::body(&settings(String::new()), req).unwrap())
+                .unwrap();
+        assert_eq!(body["tools"][0]["name"], "failure_mode");
+        assert_eq!(
+            body["tools"][0]["description"],
+            "Record the failure mode of the answer."
+        );
+        assert_eq!(body["tool_choice"]["name"], "failure_mode");
     }
 
     /// Answers every connection on `l` with `reply` and counts the connections.

@@ -13,7 +13,7 @@
 //! (the repository or commit cannot be had, the agent CLI cannot start, the model API kept
 //! failing) is a failure record in `<out>.failures.ndjson`, never an answer, and a rerun tries
 //! it again. Output, resume after `kill -9`, locking, sharding, progress and cost are the live
-//! calls' (`repoprobe_llm::run`, `crate::output`).
+//! calls' (`crate::live`, `crate::output`).
 
 use crate::exit::Exit;
 use crate::live::progress::Meter;
@@ -26,7 +26,7 @@ use repoprobe_agent::sandbox::{self, Bubblewrap};
 use repoprobe_agent::tools::Sandbox;
 use repoprobe_agent::workspace::{RepoSource, Worktree};
 use repoprobe_core::Question;
-use repoprobe_core::answer::{PROMPT_VERSION, prompt, single_prompt};
+use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt, single_prompt};
 use repoprobe_llm::key::scrub_env;
 use repoprobe_llm::price::Price;
 use repoprobe_llm::{Client, Tokens};

@@ -1,8 +1,8 @@
 //! `repoprobe classify-failures`: the failure-mode classifier of paper §5.4 (Table 7), live.
 //! For every answer whose checklist score (the mean over the judge runs of the judge in force)
 //! is below 60 %, one call names one of the five modes of SPEC §2.5 with a rationale; the mode
-//! is an enum in the reply schema and checked by `repoprobe_core::classify::parse_reply`. The
-//! run loop, journals, resume and failure records are `judge`'s (`repoprobe_llm::run`).
+//! is an enum in the reply schema and checked by `repoprobe_core::protocol::classify::parse_reply`. The
+//! run loop, journals, resume and failure records are `judge`'s (`crate::live`).
 //!
 //! Records are SPEC §2.5 labels (`classifier` = `--model`) plus `checklist_judge`,
 //! `checklist_score` (0–1), `prompt_version`, `provider`, `structured`, `usage` and `raw_reply`.
@@ -11,9 +11,8 @@ use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task, load_inputs};
 use crate::output::{count, text};
 use anyhow::bail;
-use repoprobe_core::FailureMode;
-use repoprobe_core::classify::{self, PROMPT_VERSION, REPLY_NAME};
-use repoprobe_llm::Structured;
+use repoprobe_core::protocol::classify::{self, Candidate, PROMPT_VERSION};
+use repoprobe_core::{Answer, FailureMode, Judgment, Question};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -68,11 +67,13 @@ impl std::fmt::Display for LabelKey {
     }
 }
 
-/// One failed answer to classify; the prompt is rendered up front (it borrows the dataset).
+/// One failed answer to classify: the candidate's records, owned (a candidate borrows the
+/// dataset; a job outlives it).
 struct LabelJob {
     key: LabelKey,
-    system: String,
-    user: String,
+    question: Question,
+    answer: Answer,
+    judgments: Vec<Judgment>,
     score: f64,
 }
 
@@ -92,26 +93,25 @@ struct LabelRecord<'a> {
 impl Task for LabelJob {
     type Key = LabelKey;
     type Value = (FailureMode, String, f64);
+    type Protocol<'a> = Candidate<'a>;
     fn key(&self) -> &LabelKey {
         &self.key
     }
-    fn prompt(&self, _describe_schema: bool) -> (String, String) {
-        (self.system.clone(), self.user.clone())
+    fn protocol(&self) -> Candidate<'_> {
+        Candidate {
+            question: &self.question,
+            answer: &self.answer,
+            judgments: self.judgments.iter().collect(),
+            score: self.score,
+        }
     }
-    fn schema(&self) -> (&'static str, String) {
-        (REPLY_NAME, classify::reply_schema_json())
-    }
-    fn check(&self, reply: &str) -> Result<(FailureMode, String, f64), Vec<String>> {
-        classify::parse_reply(reply).map(|(m, r)| (m, r, self.score))
-    }
-    fn reask(&self, violations: &[String]) -> String {
-        classify::reask_message(violations)
+    fn value(&self, (mode, rationale): (FailureMode, String)) -> (FailureMode, String, f64) {
+        (mode, rationale, self.score)
     }
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
     let settings = a.live.settings()?;
-    let describe_schema = settings.0.structured == Structured::Prompt;
     let (ds, input_issues) =
         load_inputs(&[a.benchmark.clone(), a.answers.clone(), a.judgments.clone()])?;
     let judge = match classify::judge_in_force(&ds, a.judge.as_deref()) {
@@ -135,11 +135,11 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             already_done += 1;
             continue;
         }
-        let p = classify::prompt(c, describe_schema);
         jobs.push(LabelJob {
             key,
-            system: p.system,
-            user: p.user,
+            question: c.question.clone(),
+            answer: c.answer.clone(),
+            judgments: c.judgments.iter().map(|&j| j.clone()).collect(),
             score: c.score,
         });
     }

@@ -1,10 +1,10 @@
 //! `repoprobe judge`: the checklist judge of paper §4.2, live. One call per (question, answer,
 //! judge run) scores every item of the question at once; every reply is checked by
-//! `repoprobe_core::judge::parse_reply`, and a reply that breaks a rule is sent back with the
+//! `repoprobe_core::protocol::judge::parse_reply`, and a reply that breaks a rule is sent back with the
 //! violations until it is valid or `--max-retries` re-asks are spent.
 //!
 //! The run loop, the journals and the flags are shared with the other live calls
-//! (`repoprobe_llm::run`, `crate::output`). Output is an append-only JSONL journal, one line per
+//! (`crate::live`, `crate::output`). Output is an append-only JSONL journal, one line per
 //! finished key, written as soon as the key finishes. Judgments go to `--out` (SPEC §2.3 records plus `prompt_version`, `provider`,
 //! `structured`, `usage` and `raw_reply`); keys that could not be judged go to a separate
 //! failures journal (`<out>.failures.ndjson` unless `--failures` names another) as
@@ -17,7 +17,7 @@ use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task, load_inputs};
 use crate::output::{Journal, JudgmentKey, KeyOf};
 use anyhow::bail;
-use repoprobe_core::judge::{self, PROMPT_VERSION, REPLY_NAME};
+use repoprobe_core::protocol::judge::{ChecklistJudge, PROMPT_VERSION};
 use repoprobe_core::{Dataset, ItemScore, Question};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -135,21 +135,18 @@ struct JudgmentRecord<'a> {
 impl Task for AnswerJob {
     type Key = JudgmentKey;
     type Value = Vec<ItemScore>;
+    type Protocol<'a> = ChecklistJudge<'a>;
     fn key(&self) -> &JudgmentKey {
         &self.key
     }
-    fn prompt(&self, describe_schema: bool) -> (String, String) {
-        let p = judge::prompt(&self.question, &self.answer, describe_schema);
-        (p.system, p.user)
+    fn protocol(&self) -> ChecklistJudge<'_> {
+        ChecklistJudge {
+            question: &self.question,
+            answer: &self.answer,
+        }
     }
-    fn schema(&self) -> (&'static str, String) {
-        (REPLY_NAME, judge::reply_schema_json(&self.question))
-    }
-    fn check(&self, reply: &str) -> Result<Vec<ItemScore>, Vec<String>> {
-        judge::parse_reply(&self.question, reply)
-    }
-    fn reask(&self, violations: &[String]) -> String {
-        judge::reask_message(violations)
+    fn value(&self, items: Vec<ItemScore>) -> Vec<ItemScore> {
+        items
     }
 }
 

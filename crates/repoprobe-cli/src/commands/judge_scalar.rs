@@ -1,8 +1,8 @@
 //! `repoprobe judge-scalar`: the SWE-QA-style scalar judge, the baseline of paper §5.3
 //! (Table 5), live. One call per (question, answer, judge run) grades the answer on five integer
 //! dimensions from 1 to `--scale` (10: total 50; 20: total 100). Every reply is checked by
-//! `repoprobe_core::scalar::parse_reply` and re-asked with the violations, like `judge`; the
-//! run loop, journals, resume and failure records are `judge`'s (`repoprobe_llm::run`).
+//! `repoprobe_core::protocol::scalar::parse_reply` and re-asked with the violations, like `judge`; the
+//! run loop, journals, resume and failure records are `judge`'s (`crate::live`).
 //!
 //! Records are SPEC §2.4 scalar judgments (`max_per_dimension` = the scale) plus
 //! `prompt_version`, `provider`, `structured`, `usage` and `raw_reply`.
@@ -10,7 +10,7 @@
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::JudgmentKey;
-use repoprobe_core::scalar::{self, PROMPT_VERSION, REPLY_NAME, ScalarScores};
+use repoprobe_core::protocol::scalar::{self, PROMPT_VERSION, ScalarJudge, ScalarScores};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -56,26 +56,19 @@ struct ScalarRecord<'a> {
 impl Task for ScalarJob {
     type Key = JudgmentKey;
     type Value = ScalarScores;
+    type Protocol<'a> = ScalarJudge<'a>;
     fn key(&self) -> &JudgmentKey {
         &self.job.key
     }
-    fn prompt(&self, describe_schema: bool) -> (String, String) {
-        let p = scalar::prompt(
-            &self.job.question,
-            &self.job.answer,
-            self.max,
-            describe_schema,
-        );
-        (p.system, p.user)
+    fn protocol(&self) -> ScalarJudge<'_> {
+        ScalarJudge {
+            question: &self.job.question,
+            answer: &self.job.answer,
+            max: self.max,
+        }
     }
-    fn schema(&self) -> (&'static str, String) {
-        (REPLY_NAME, scalar::reply_schema_json(self.max))
-    }
-    fn check(&self, reply: &str) -> Result<ScalarScores, Vec<String>> {
-        scalar::parse_reply(reply, self.max)
-    }
-    fn reask(&self, violations: &[String]) -> String {
-        scalar::reask_message(violations, self.max)
+    fn value(&self, scores: ScalarScores) -> ScalarScores {
+        scores
     }
 }
 

@@ -1,10 +1,10 @@
 //! `repoprobe make-checklist`: the checklist generator of paper §3.2 and §4.1, live. From source
 //! records `{id, repo, category, question, reference_answer}` (JSONL or a JSON array) to full
 //! benchmark questions (SPEC §2.1). Every reply is checked by
-//! `repoprobe_core::checklist_gen::parse_reply`, which applies every rule of
+//! `repoprobe_core::protocol::checklist_gen::parse_reply`, which applies every rule of
 //! `repoprobe_core::validate::question`; a violating reply is sent back with the violations
 //! listed. The run loop, journals, resume and failure records are `judge`'s
-//! (`repoprobe_llm::run`).
+//! (`crate::live`).
 //!
 //! Records are benchmark questions (the source's other fields kept) plus `prompt_version`,
 //! `provider`, `structured`, `usage` and `raw_reply`; the key is the question id.
@@ -15,7 +15,7 @@ use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::text;
 use anyhow::{Context, bail};
 use repoprobe_core::Question;
-use repoprobe_core::checklist_gen::{self, PROMPT_VERSION, REPLY_NAME, Source};
+use repoprobe_core::protocol::checklist_gen::{self, PROMPT_VERSION, Source};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -65,21 +65,15 @@ struct QuestionRecord<'a> {
 impl Task for ChecklistJob {
     type Key = QuestionKey;
     type Value = (Question, Map<String, Value>);
+    type Protocol<'a> = &'a Source;
     fn key(&self) -> &QuestionKey {
         &self.key
     }
-    fn prompt(&self, describe_schema: bool) -> (String, String) {
-        let p = checklist_gen::prompt(&self.source, describe_schema);
-        (p.system, p.user)
+    fn protocol(&self) -> &Source {
+        &self.source
     }
-    fn schema(&self) -> (&'static str, String) {
-        (REPLY_NAME, checklist_gen::reply_schema_json())
-    }
-    fn check(&self, reply: &str) -> Result<Self::Value, Vec<String>> {
-        checklist_gen::parse_reply(&self.source, reply).map(|q| (q, self.extra.clone()))
-    }
-    fn reask(&self, violations: &[String]) -> String {
-        checklist_gen::reask_message(violations)
+    fn value(&self, q: Question) -> Self::Value {
+        (q, self.extra.clone())
     }
 }
 

@@ -126,6 +126,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                                 messages: &e.messages,
                                 schema_name: e.task.schema().0,
                                 schema: &e.schema,
+                                tool_description: e.task.tool_description(),
                             };
                             requests.push(BatchRequest {
                                 custom_id: id.clone(),

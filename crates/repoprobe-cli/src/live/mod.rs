@@ -20,6 +20,7 @@ use crate::output::{Journal, KeyOf, failures_path};
 pub use crate::shard::Shard;
 use anyhow::{Context, bail};
 use progress::Meter;
+use repoprobe_core::protocol::Protocol;
 use repoprobe_core::{Dataset, LoadOptions};
 use repoprobe_llm::price::Price;
 use repoprobe_llm::{
@@ -230,21 +231,49 @@ impl RunArgs {
 }
 
 /// What one key asks: the prompt, the reply schema and the check of a reply.
+///
+/// A command names the key and the core's [`Protocol`] of its call (prompt, schema, check,
+/// re-ask: one implementation each, in the core); the rest is provided here.
 pub trait Task: Send + 'static {
     /// The record key; serialised at the head of its failure record.
     type Key: Clone + Display + Serialize + Send + 'static;
-    /// What a valid reply gives.
+    /// What a valid reply gives, for the command's record.
     type Value: Send + 'static;
+    /// The core's protocol of this key's call, borrowing the task's inputs.
+    type Protocol<'a>: Protocol
+    where
+        Self: 'a;
     fn key(&self) -> &Self::Key;
+    fn protocol(&self) -> Self::Protocol<'_>;
+    /// The record's value from the protocol's checked reply (with what the task adds to it).
+    fn value(&self, reply: <Self::Protocol<'_> as Protocol>::Reply) -> Self::Value;
+
     /// The system message and first user message; with `describe_schema` (prompt-only JSON
     /// mode) the user message spells out the schema.
-    fn prompt(&self, describe_schema: bool) -> (String, String);
+    fn prompt(&self, describe_schema: bool) -> (String, String) {
+        let p = self.protocol().prompt(describe_schema);
+        (p.system, p.user)
+    }
     /// The reply schema's name and JSON text (key order kept).
-    fn schema(&self) -> (&'static str, String);
+    fn schema(&self) -> (&'static str, String) {
+        (
+            <Self::Protocol<'_> as Protocol>::REPLY_NAME,
+            self.protocol().reply_schema_json(),
+        )
+    }
+    /// What the forced tool records (tool mode).
+    fn tool_description(&self) -> &'static str {
+        <Self::Protocol<'_> as Protocol>::TOOL_DESCRIPTION
+    }
     /// The core's check of a reply: the value, or one message per violation.
-    fn check(&self, reply: &str) -> Result<Self::Value, Vec<String>>;
+    fn check(&self, reply: &str) -> Result<Self::Value, Vec<String>> {
+        let checked = self.protocol().parse_reply(reply)?;
+        Ok(self.value(checked))
+    }
     /// The message sent back after an invalid reply.
-    fn reask(&self, violations: &[String]) -> String;
+    fn reask(&self, violations: &[String]) -> String {
+        self.protocol().reask_message(violations)
+    }
 }
 
 /// Token usage of one key, as written on its record.
@@ -634,6 +663,7 @@ async fn ask<T: Task>(client: Arc<Client>, task: T, max_retries: u32) -> Outcome
             messages: &messages,
             schema_name,
             schema: &schema,
+            tool_description: task.tool_description(),
         };
         let mut retries = 0;
         let called = client.call(req, &mut retries).await;

@@ -5,11 +5,12 @@
 //! the judge in force — is below 60 %. The judge in force follows the rule of `score`: the one
 //! named, else the judge with the most valid judgments (ties to the name that sorts first).
 
+use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};
+use super::reply::{extract_object_of, flat_reply};
+use super::{JudgePrompt, Protocol};
 use crate::dataset::Dataset;
 use crate::issue::quote;
-use crate::judge::{JudgePrompt, extract_object_of, reask_with, sections, substitute};
 use crate::model::{Answer, FULL_SCORE, FailureMode, Judgment, Question};
-use crate::scalar::{flat_reply, reply_format, repo_line};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -17,7 +18,7 @@ use std::collections::BTreeMap;
 pub const PROMPT_VERSION: &str = "classify-failures-v1";
 
 /// The prompt template (`prompts/classify-failures-v1.md` at the workspace root).
-pub const PROMPT_TEMPLATE: &str = include_str!("../../../prompts/classify-failures-v1.md");
+pub const PROMPT_TEMPLATE: &str = include_str!("../../../../prompts/classify-failures-v1.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
 pub const REPLY_NAME: &str = "failure_mode";
@@ -227,7 +228,7 @@ pub fn parse_reply(text: &str) -> Result<(FailureMode, String), Vec<String>> {
             errs.push(format!(
                 "`mode` must be a string, one of {}, not {}",
                 mode_names(),
-                crate::judge::Entries::Leaf(other.clone()).kind()
+                super::reply::Entries::Leaf(other.clone()).kind()
             ));
             None
         }
@@ -238,13 +239,34 @@ pub fn parse_reply(text: &str) -> Result<(FailureMode, String), Vec<String>> {
     }
 }
 
+/// One call of the classifier: a failed answer to label.
+impl Protocol for Candidate<'_> {
+    type Reply = (FailureMode, String);
+    const VERSION: &'static str = PROMPT_VERSION;
+    const TEMPLATE: &'static str = PROMPT_TEMPLATE;
+    const REPLY_NAME: &'static str = REPLY_NAME;
+    const TOOL_DESCRIPTION: &'static str = "Record the grading of every checklist item.";
+    fn prompt(&self, describe_schema: bool) -> JudgePrompt {
+        prompt(self, describe_schema)
+    }
+    fn reply_schema_json(&self) -> String {
+        reply_schema_json()
+    }
+    fn reask_message(&self, violations: &[String]) -> String {
+        reask_message(violations)
+    }
+    fn parse_reply(&self, text: &str) -> Result<(FailureMode, String), Vec<String>> {
+        parse_reply(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::ItemScore;
 
     fn dataset() -> Dataset {
-        let q = crate::scalar::tests::question();
+        let q = crate::protocol::fixtures::one_knowledge_item_question();
         let judgment = |model: &str, judge: &str, run: u32, k1: u32| Judgment {
             question_id: "q1".into(),
             model: model.into(),

@@ -7,9 +7,9 @@
 //! "clarity": n, "reasoning": n}`, the rationale first. The record (SPEC §2.4) carries the scale
 //! as `max_per_dimension`.
 
-use crate::issue::quote;
-use crate::judge::{Entries, JudgePrompt, Object, extract_object_of, integer, reask_with};
-use crate::judge::{sections, substitute};
+use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};
+use super::reply::{Entries, extract_object_of, flat_reply, integer};
+use super::{JudgePrompt, Protocol};
 use crate::model::Question;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 pub const PROMPT_VERSION: &str = "scalar-judge-v1";
 
 /// The prompt template (`prompts/scalar-judge-v1.md` at the workspace root).
-pub const PROMPT_TEMPLATE: &str = include_str!("../../../prompts/scalar-judge-v1.md");
+pub const PROMPT_TEMPLATE: &str = include_str!("../../../../prompts/scalar-judge-v1.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
 pub const REPLY_NAME: &str = "scalar_judgment";
@@ -106,29 +106,6 @@ fn names() -> String {
         .join(", ")
 }
 
-/// The repository as the prompts name it: `name (commit sha)`.
-pub(crate) fn repo_line(q: &Question) -> String {
-    if q.repo.commit.is_empty() {
-        q.repo.name.clone()
-    } else {
-        format!("{} (commit {})", q.repo.name, q.repo.commit)
-    }
-}
-
-/// The `{{reply_format}}` section of a prompt: the schema in full when the provider does not
-/// enforce it (`--structured prompt`), else a one-line reminder of the shape.
-pub(crate) fn reply_format(describe_schema: bool, schema: &str, shape: &str) -> String {
-    if describe_schema {
-        format!(
-            "## Reply format\n\nReply with one JSON object and nothing else (no prose, no code \
-             fences): {shape}; no other keys. It must validate against this JSON Schema:\n\n\
-             {schema}\n"
-        )
-    } else {
-        format!("## Reply format\n\nReply with the structured output provided: {shape}.\n")
-    }
-}
-
 /// The reply schema as JSON text, `rationale` first, then the dimensions in SWE-QA's order,
 /// each an integer in [1, max]; everything required, nothing else.
 pub fn reply_schema_json(max: u32) -> String {
@@ -201,123 +178,44 @@ pub fn parse_reply(text: &str, max: u32) -> Result<ScalarScores, Vec<String>> {
     }
 }
 
-/// Checks a flat reply object `{"rationale": "...", <field>: <value>, ...}`: no key other than
-/// `rationale` and `fields`, none twice, none missing, the rationale a non-empty string written
-/// before every other field. Returns the rationale and each field's value (`None` when missing
-/// or not a plain value), pushing one message per violation. Shared by the one-object replies
-/// (scalar judge, failure classifier).
-pub(crate) fn flat_reply<'a>(
-    top: &'a Object,
-    fields: &[&str],
-    errs: &mut Vec<String>,
-) -> (Option<String>, Vec<Option<&'a Value>>) {
-    let allowed = || {
-        std::iter::once("`rationale`".to_string())
-            .chain(fields.iter().map(|f| format!("`{f}`")))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    for (i, (key, _)) in top.0.iter().enumerate() {
-        if key != "rationale" && !fields.contains(&key.as_str()) {
-            errs.push(format!(
-                "unexpected key {}: the reply has exactly the keys {}",
-                quote(key),
-                allowed()
-            ));
-        } else if top.0[..i].iter().any(|(k, _)| k == key) {
-            errs.push(format!("`{key}` is given twice"));
-        }
+/// One call of the scalar judge: an answer to grade on the scale 1..=`max`.
+#[derive(Debug, Clone, Copy)]
+pub struct ScalarJudge<'a> {
+    pub question: &'a Question,
+    pub answer: &'a str,
+    pub max: u32,
+}
+
+impl Protocol for ScalarJudge<'_> {
+    type Reply = ScalarScores;
+    const VERSION: &'static str = PROMPT_VERSION;
+    const TEMPLATE: &'static str = PROMPT_TEMPLATE;
+    const REPLY_NAME: &'static str = REPLY_NAME;
+    const TOOL_DESCRIPTION: &'static str = "Record the grading of every checklist item.";
+    fn prompt(&self, describe_schema: bool) -> JudgePrompt {
+        prompt(self.question, self.answer, self.max, describe_schema)
     }
-    let find = |name: &str| top.0.iter().position(|(k, _)| k == name);
-    let rationale_at = find("rationale");
-    let rationale = match rationale_at.map(|i| &top.0[i].1) {
-        None => {
-            errs.push("`rationale` is missing".to_string());
-            None
-        }
-        Some(Entries::Leaf(Value::String(s))) if s.trim().is_empty() => {
-            errs.push("`rationale` is empty".to_string());
-            None
-        }
-        Some(Entries::Leaf(Value::String(s))) => Some(s.clone()),
-        Some(other) => {
-            errs.push(format!(
-                "`rationale` must be a string, not {}",
-                other.kind()
-            ));
-            None
-        }
-    };
-    let mut values = Vec::with_capacity(fields.len());
-    for &name in fields {
-        let Some(at) = find(name) else {
-            errs.push(format!("`{name}` is missing"));
-            values.push(None);
-            continue;
-        };
-        if rationale_at.is_some_and(|r| at < r) {
-            errs.push(format!(
-                "`{name}` comes before `rationale`: write the rationale first"
-            ));
-        }
-        match &top.0[at].1 {
-            Entries::Leaf(v) => values.push(Some(v)),
-            Entries::Object(_) => {
-                errs.push(format!("`{name}` must be a plain value, not an object"));
-                values.push(None);
-            }
-        }
+    fn reply_schema_json(&self) -> String {
+        reply_schema_json(self.max)
     }
-    (rationale, values)
+    fn reask_message(&self, violations: &[String]) -> String {
+        reask_message(violations, self.max)
+    }
+    fn parse_reply(&self, text: &str) -> Result<ScalarScores, Vec<String>> {
+        parse_reply(text, self.max)
+    }
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::model::{ChecklistItem, ItemKind, Repo, RubricTier};
+    use crate::protocol::fixtures::one_knowledge_item_question as question;
 
     const GOOD: &str = r#"{"rationale": "mostly right", "correctness": 7, "completeness": 6,
         "relevance": 9, "clarity": 8, "reasoning": 7}"#;
 
     fn errors(text: &str, max: u32) -> Vec<String> {
         parse_reply(text, max).expect_err("the reply must be rejected")
-    }
-
-    pub(crate) fn question() -> Question {
-        let tier = |s| RubricTier {
-            score: s,
-            criterion: format!("criterion {s}"),
-        };
-        Question {
-            id: "q1".into(),
-            repo: Repo {
-                name: "o/r".into(),
-                url: String::new(),
-                commit: "abc".into(),
-                language: "Rust".into(),
-                theme: "T".into(),
-            },
-            category: "Business Logic".into(),
-            question: "Why does X happen?".into(),
-            reference_answer: "Because of Y.".into(),
-            external_context: false,
-            checklist: vec![
-                ChecklistItem {
-                    id: "k1".into(),
-                    kind: ItemKind::Knowledge,
-                    key_point: "names Y".into(),
-                    weight: 9,
-                    rubric: vec![tier(9), tier(0)],
-                },
-                ChecklistItem {
-                    id: "clarity".into(),
-                    kind: ItemKind::Clarity,
-                    key_point: "Clarity & Organization".into(),
-                    weight: 1,
-                    rubric: vec![tier(1), tier(0)],
-                },
-            ],
-        }
     }
 
     #[test]

@@ -8,31 +8,22 @@
 //!
 //! Pure: no I/O, no clock, no network; the HTTP calls live in the CLI.
 
+use super::prompt::{reask_with, sections, substitute};
+use super::reply::{Entries, Object, extract_object_of, integer};
+use super::{JudgePrompt, Protocol};
 use crate::issue::quote;
 use crate::model::{ChecklistItem, ItemKind, ItemScore, Question};
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::fmt;
 
 /// Version of the prompt below; every judgment record carries it.
 pub const PROMPT_VERSION: &str = "checklist-judge-v1";
 
 /// The prompt template (`prompts/checklist-judge-v1.md` at the workspace root).
-pub const PROMPT_TEMPLATE: &str = include_str!("../../../prompts/checklist-judge-v1.md");
+pub const PROMPT_TEMPLATE: &str = include_str!("../../../../prompts/checklist-judge-v1.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
 pub const REPLY_NAME: &str = "checklist_judgment";
-
-const SYSTEM_MARKER: &str = "<!-- system -->";
-const USER_MARKER: &str = "<!-- user -->";
-
-/// A rendered prompt: the system message and the first user message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JudgePrompt {
-    pub system: String,
-    pub user: String,
-}
 
 /// Renders the judge prompt for one answer to `q`. With `describe_schema` (prompt-only JSON
 /// mode) the reply schema is written out in full in the prompt; otherwise the provider enforces
@@ -89,64 +80,10 @@ pub fn reask_message(violations: &[String]) -> String {
     )
 }
 
-/// A re-ask: every violation, one a line, then what to do (shared by every prompt).
-pub(crate) fn reask_with(violations: &[String], closing: &str) -> String {
-    let mut s = String::from("Your reply cannot be accepted. It breaks these rules:\n");
-    for v in violations {
-        s.push_str("- ");
-        s.push_str(v);
-        s.push('\n');
-    }
-    s.push_str(closing);
-    s
-}
-
 /// The template's system and user sections (the text before the system marker is
 /// documentation).
 fn template_sections() -> (&'static str, &'static str) {
     sections(PROMPT_TEMPLATE)
-}
-
-/// A prompt template's system and user sections (shared by every prompt of `prompts/`).
-pub(crate) fn sections(template: &'static str) -> (&'static str, &'static str) {
-    let after_system = template
-        .split_once(SYSTEM_MARKER)
-        .map_or(template, |(_, rest)| rest);
-    after_system
-        .split_once(USER_MARKER)
-        .unwrap_or(("", after_system))
-}
-
-/// Replaces `{{name}}` placeholders in one left-to-right pass: inserted text (an answer that
-/// contains `{{reference_answer}}`, say) is never expanded. Unknown placeholders stay as they
-/// are.
-pub(crate) fn substitute(template: &str, vars: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(template.len() + 1024);
-    let mut rest = template;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        match after.find("}}") {
-            Some(end) => {
-                let name = &after[..end];
-                match vars.iter().find(|(k, _)| *k == name) {
-                    Some((_, v)) => out.push_str(v),
-                    None => {
-                        out.push_str("{{");
-                        out.push_str(name);
-                        out.push_str("}}");
-                    }
-                }
-                rest = &after[end + 2..];
-            }
-            None => {
-                out.push_str(&rest[start..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 fn render_checklist(q: &Question) -> String {
@@ -357,211 +294,43 @@ fn check_item(item: &ChecklistItem, value: &Entries) -> Result<ItemScore, Vec<St
     }
 }
 
-/// A JSON number's integer value, if it has one (`2` and `2.0` do, `2.5` does not).
-pub(crate) fn integer(n: &serde_json::Number) -> Option<i64> {
-    if let Some(v) = n.as_i64() {
-        return Some(v);
-    }
-    if n.is_u64() {
-        return Some(i64::MAX); // above every allowed score
-    }
-    let f = n.as_f64()?;
-    (f.fract() == 0.0 && f.abs() < 1e15).then_some(f as i64)
-}
-
 /// Finds the reply's JSON object: the whole text, else the first ```` ``` ```` fenced block that
 /// holds one, else the span from the first `{` to the last `}`.
 fn extract_object(text: &str) -> Result<Object, String> {
     extract_object_of(text, "a JSON object keyed by checklist item id")
 }
 
-/// [`extract_object`] for any reply; `what` names the object expected, for the message.
-pub(crate) fn extract_object_of(text: &str, what: &str) -> Result<Object, String> {
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        return Err("the reply is empty: expected one JSON object".to_string());
-    }
-    let whole = serde_json::from_str::<Entries>(trimmed);
-    let mut candidates: Vec<&str> = fenced_blocks(trimmed);
-    if let (Some(a), Some(b)) = (trimmed.find('{'), trimmed.rfind('}'))
-        && a < b
-    {
-        candidates.push(&trimmed[a..=b]);
-    }
-    let parsed = match whole {
-        Ok(v) => Ok(v),
-        Err(e) => candidates
-            .into_iter()
-            .find_map(|c| serde_json::from_str::<Entries>(c).ok())
-            .ok_or(e),
-    };
-    match parsed {
-        Ok(Entries::Object(fields)) => Ok(Object(fields)),
-        Ok(other) => Err(format!("the reply is {}, not {what}", other.kind())),
-        Err(e) => Err(format!(
-            "the reply is not valid JSON ({e}); it begins {}",
-            quote(trimmed)
-        )),
-    }
+/// One call of the checklist judge: an answer to grade against its question's checklist.
+#[derive(Debug, Clone, Copy)]
+pub struct ChecklistJudge<'a> {
+    pub question: &'a Question,
+    pub answer: &'a str,
 }
 
-/// Contents of ```` ``` ```` fenced blocks (an info string such as `json` is skipped).
-fn fenced_blocks(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find("```") {
-        let after = &rest[open + 3..];
-        let body_start = after.find('\n').map_or(after.len(), |i| i + 1);
-        let body = &after[body_start..];
-        match body.find("```") {
-            Some(close) => {
-                out.push(&body[..close]);
-                rest = &body[close + 3..];
-            }
-            None => break,
-        }
+impl Protocol for ChecklistJudge<'_> {
+    type Reply = Vec<ItemScore>;
+    const VERSION: &'static str = PROMPT_VERSION;
+    const TEMPLATE: &'static str = PROMPT_TEMPLATE;
+    const REPLY_NAME: &'static str = REPLY_NAME;
+    const TOOL_DESCRIPTION: &'static str = "Record the grading of every checklist item.";
+    fn prompt(&self, describe_schema: bool) -> JudgePrompt {
+        prompt(self.question, self.answer, describe_schema)
     }
-    out
-}
-
-/// The top-level object of a reply, keys in the order written, duplicates kept.
-pub(crate) struct Object(pub(crate) Vec<(String, Entries)>);
-
-/// A JSON value whose objects keep their keys in the order written and keep duplicate keys, so
-/// that "rationale before score" and "no item twice" can be checked (a `serde_json::Map` loses
-/// both).
-#[derive(Debug)]
-pub(crate) enum Entries {
-    Object(Vec<(String, Entries)>),
-    Leaf(Value),
-}
-
-impl Entries {
-    pub(crate) fn as_object(&self) -> Option<&Vec<(String, Entries)>> {
-        match self {
-            Entries::Object(f) => Some(f),
-            Entries::Leaf(_) => None,
-        }
+    fn reply_schema_json(&self) -> String {
+        reply_schema_json(self.question)
     }
-
-    /// The value as a plain `serde_json::Value` (a key given twice keeps its last value).
-    pub(crate) fn into_value(self) -> Value {
-        match self {
-            Entries::Leaf(v) => v,
-            Entries::Object(fields) => Value::Object(
-                fields
-                    .into_iter()
-                    .map(|(k, v)| (k, v.into_value()))
-                    .collect(),
-            ),
-        }
+    fn reask_message(&self, violations: &[String]) -> String {
+        reask_message(violations)
     }
-
-    pub(crate) fn kind(&self) -> &'static str {
-        match self {
-            Entries::Object(_) => "an object",
-            Entries::Leaf(Value::Null) => "null",
-            Entries::Leaf(Value::Bool(_)) => "a boolean",
-            Entries::Leaf(Value::Number(_)) => "a number",
-            Entries::Leaf(Value::String(_)) => "a string",
-            Entries::Leaf(Value::Array(_)) => "an array",
-            Entries::Leaf(Value::Object(_)) => "an object",
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Entries {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Entries;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
-                let mut fields = Vec::new();
-                while let Some(k) = map.next_key::<String>()? {
-                    fields.push((k, map.next_value::<Entries>()?));
-                }
-                Ok(Entries::Object(fields))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Entries, A::Error> {
-                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
-                    .map(Entries::Leaf)
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Entries, E> {
-                Ok(Entries::Leaf(Value::Bool(v)))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Entries, E> {
-                Ok(Entries::Leaf(Value::from(v)))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Entries, E> {
-                Ok(Entries::Leaf(Value::from(v)))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Entries, E> {
-                Ok(Entries::Leaf(
-                    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
-                ))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Entries, E> {
-                Ok(Entries::Leaf(Value::String(v.to_string())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Entries, E> {
-                Ok(Entries::Leaf(Value::String(v)))
-            }
-            fn visit_unit<E>(self) -> Result<Entries, E> {
-                Ok(Entries::Leaf(Value::Null))
-            }
-            fn visit_none<E>(self) -> Result<Entries, E> {
-                Ok(Entries::Leaf(Value::Null))
-            }
-        }
-        d.deserialize_any(V)
+    fn parse_reply(&self, text: &str) -> Result<Vec<ItemScore>, Vec<String>> {
+        parse_reply(self.question, text)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Repo, RubricTier};
-
-    fn item(id: &str, kind: ItemKind, weight: u32, scores: &[u32]) -> ChecklistItem {
-        ChecklistItem {
-            id: id.into(),
-            kind,
-            key_point: format!("key point of {id}"),
-            weight,
-            rubric: scores
-                .iter()
-                .map(|&s| RubricTier {
-                    score: s,
-                    criterion: format!("criterion {s} of {id}"),
-                })
-                .collect(),
-        }
-    }
-
-    fn question() -> Question {
-        Question {
-            id: "q1".into(),
-            repo: Repo {
-                name: "o/r".into(),
-                url: String::new(),
-                commit: "abc".into(),
-                language: "Rust".into(),
-                theme: "T".into(),
-            },
-            category: "Business Logic".into(),
-            question: "Why does X happen?".into(),
-            reference_answer: "Because of Y.".into(),
-            external_context: false,
-            checklist: vec![
-                item("k1", ItemKind::Knowledge, 5, &[5, 3, 0]),
-                item("k2", ItemKind::Knowledge, 4, &[4, 0]),
-                item("clarity", ItemKind::Clarity, 1, &[1, 0]),
-            ],
-        }
-    }
+    use crate::protocol::fixtures::question;
 
     const GOOD: &str = r#"{"k1": {"rationale": "names Y", "score": 3},
         "k2": {"rationale": "misses Z", "score": 0},

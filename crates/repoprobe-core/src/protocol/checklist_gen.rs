@@ -4,10 +4,11 @@
 //! themselves are [`crate::validate::question`]'s, so a generated question is valid exactly when
 //! `repoprobe validate` says so.
 
+use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};
+use super::reply::extract_object_of;
+use super::{JudgePrompt, Protocol};
 use crate::issue::quote;
-use crate::judge::{JudgePrompt, extract_object_of, reask_with, sections, substitute};
 use crate::model::{ChecklistItem, ItemKind, Question, Repo, RubricTier};
-use crate::scalar::{reply_format, repo_line};
 use crate::validate;
 use serde_json::Value;
 
@@ -15,7 +16,7 @@ use serde_json::Value;
 pub const PROMPT_VERSION: &str = "make-checklist-v1";
 
 /// The prompt template (`prompts/make-checklist-v1.md` at the workspace root).
-pub const PROMPT_TEMPLATE: &str = include_str!("../../../prompts/make-checklist-v1.md");
+pub const PROMPT_TEMPLATE: &str = include_str!("../../../../prompts/make-checklist-v1.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
 pub const REPLY_NAME: &str = "checklist";
@@ -247,6 +248,27 @@ pub fn parse_reply(s: &Source, text: &str) -> Result<Question, Vec<String>> {
     let q = with_checklist(s, checklist);
     let errs = validate::question(&q);
     if errs.is_empty() { Ok(q) } else { Err(errs) }
+}
+
+/// One call of the checklist writer: a source record to give a checklist.
+impl Protocol for Source {
+    type Reply = Question;
+    const VERSION: &'static str = PROMPT_VERSION;
+    const TEMPLATE: &'static str = PROMPT_TEMPLATE;
+    const REPLY_NAME: &'static str = REPLY_NAME;
+    const TOOL_DESCRIPTION: &'static str = "Record the grading of every checklist item.";
+    fn prompt(&self, describe_schema: bool) -> JudgePrompt {
+        prompt(self, describe_schema)
+    }
+    fn reply_schema_json(&self) -> String {
+        reply_schema_json()
+    }
+    fn reask_message(&self, violations: &[String]) -> String {
+        reask_message(violations)
+    }
+    fn parse_reply(&self, text: &str) -> Result<Question, Vec<String>> {
+        parse_reply(self, text)
+    }
 }
 
 #[cfg(test)]

@@ -1,14 +1,15 @@
 //! The prompt of `repoprobe answer` (`prompts/answer-v1.md`): what an agent is told when it
 //! answers a question by exploring the repository. Pure text; running the agent is the CLI's.
 
-use crate::judge::{JudgePrompt, sections, substitute};
+use super::JudgePrompt;
+use super::prompt::{sections, substitute};
 use crate::model::Question;
 
 /// The version every answer record carries.
 pub const PROMPT_VERSION: &str = "answer-v1";
 
 /// The template (documentation, then the system and user sections).
-pub const PROMPT_TEMPLATE: &str = include_str!("../../../prompts/answer-v1.md");
+pub const PROMPT_TEMPLATE: &str = include_str!("../../../../prompts/answer-v1.md");
 
 /// The system and first user message for `q`. `commit` is the sha actually checked out (the
 /// question's pin, resolved), so the agent and the record agree on it.

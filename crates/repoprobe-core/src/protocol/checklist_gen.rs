@@ -256,7 +256,7 @@ impl Protocol for Source {
     const VERSION: &'static str = PROMPT_VERSION;
     const TEMPLATE: &'static str = PROMPT_TEMPLATE;
     const REPLY_NAME: &'static str = REPLY_NAME;
-    const TOOL_DESCRIPTION: &'static str = "Record the grading of every checklist item.";
+    const TOOL_DESCRIPTION: &'static str = "Record the checklist of the question.";
     fn prompt(&self, describe_schema: bool) -> JudgePrompt {
         prompt(self, describe_schema)
     }

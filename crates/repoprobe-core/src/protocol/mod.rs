@@ -77,6 +77,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_protocol_describes_its_own_tool() {
+        let descriptions = [
+            <ChecklistJudge<'_> as Protocol>::TOOL_DESCRIPTION,
+            <ScalarJudge<'_> as Protocol>::TOOL_DESCRIPTION,
+            <Candidate<'_> as Protocol>::TOOL_DESCRIPTION,
+            <Source as Protocol>::TOOL_DESCRIPTION,
+        ];
+        assert_eq!(
+            descriptions[0],
+            "Record the grading of every checklist item."
+        );
+        for (i, d) in descriptions.iter().enumerate() {
+            assert!(!descriptions[..i].contains(d), "{d:?} is said twice");
+        }
+    }
+
+    #[test]
     fn the_trait_gives_what_the_module_functions_give() {
         let q = fixtures::question();
         let judge = ChecklistJudge {

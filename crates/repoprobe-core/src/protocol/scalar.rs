@@ -191,7 +191,8 @@ impl Protocol for ScalarJudge<'_> {
     const VERSION: &'static str = PROMPT_VERSION;
     const TEMPLATE: &'static str = PROMPT_TEMPLATE;
     const REPLY_NAME: &'static str = REPLY_NAME;
-    const TOOL_DESCRIPTION: &'static str = "Record the grading of every checklist item.";
+    const TOOL_DESCRIPTION: &'static str =
+        "Record the grading of the answer on each of the five dimensions.";
     fn prompt(&self, describe_schema: bool) -> JudgePrompt {
         prompt(self.question, self.answer, self.max, describe_schema)
     }

@@ -268,8 +268,7 @@ mod tests {
     use super::*;
     use crate::testutil::git;
     use repoprobe_llm::{ApiKey, Provider, Settings, Structured};
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::net::TcpListener;
+    use repoprobe_test_support::{FakeServer, Response};
     use std::sync::{Arc, Mutex};
 
     const KEY: &str = "sk-builtin-test-key-42";
@@ -332,86 +331,60 @@ mod tests {
 
     /// A loopback HTTP/1.1 server playing the model: one request per connection, the request's
     /// last tool results handed to `script`, whose decision is answered in `provider`'s shape.
-    fn serve(provider: Provider, mut script: Script) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
+    fn serve(provider: Provider, script: Script) -> Server {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let violations = Arc::new(Mutex::new(Vec::new()));
         let (reqs, viol) = (Arc::clone(&requests), Arc::clone(&violations));
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                let Ok(mut conn) = conn else { continue };
-                let mut reader = BufReader::new(conn.try_clone().unwrap());
-                let mut line = String::new();
-                let _ = reader.read_line(&mut line);
-                let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
-                let mut headers = Vec::new();
-                loop {
-                    let mut h = String::new();
-                    if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                        break;
+        let script = Mutex::new(script);
+        let server = FakeServer::start(move |req| {
+            let path = &req.path;
+            let header = |n: &str| req.header(n).map(str::to_string);
+            let body: Value = serde_json::from_slice(&req.body).unwrap();
+            let mut v = viol.lock().unwrap();
+            match provider {
+                Provider::Openai => {
+                    if path != "/v1/chat/completions" {
+                        v.push(format!("path {path}"));
                     }
-                    if let Some((k, v)) = h.trim_end().split_once(':') {
-                        headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+                    if header("authorization") != Some(format!("Bearer {KEY}")) {
+                        v.push("no bearer key".into());
                     }
                 }
-                let header = |n: &str| headers.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-                let len: usize = header("content-length")
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(0);
-                let mut body = vec![0; len];
-                reader.read_exact(&mut body).unwrap();
-                let body: Value = serde_json::from_slice(&body).unwrap();
-                let mut v = viol.lock().unwrap();
-                match provider {
-                    Provider::Openai => {
-                        if path != "/v1/chat/completions" {
-                            v.push(format!("path {path}"));
-                        }
-                        if header("authorization") != Some(format!("Bearer {KEY}")) {
-                            v.push("no bearer key".into());
-                        }
+                Provider::Anthropic => {
+                    if path != "/v1/messages" {
+                        v.push(format!("path {path}"));
                     }
-                    Provider::Anthropic => {
-                        if path != "/v1/messages" {
-                            v.push(format!("path {path}"));
-                        }
-                        if header("x-api-key").as_deref() != Some(KEY) {
-                            v.push("no x-api-key".into());
-                        }
-                        if body["max_tokens"].as_u64().is_none() {
-                            v.push("no max_tokens".into());
-                        }
+                    if header("x-api-key").as_deref() != Some(KEY) {
+                        v.push("no x-api-key".into());
+                    }
+                    if body["max_tokens"].as_u64().is_none() {
+                        v.push("no max_tokens".into());
                     }
                 }
-                if body["model"] != "agent-model" {
-                    v.push(format!("model {}", body["model"]));
-                }
-                let names: Vec<String> = tool_names(provider, &body);
-                if names != ["list_dir", "read_file", "search", "find_symbol"] {
-                    v.push(format!("tools offered: {names:?}"));
-                }
-                drop(v);
-                let seen = last_results(provider, &body);
-                let n = {
-                    let mut r = reqs.lock().unwrap();
-                    r.push(body);
-                    r.len() - 1
-                };
-                let (status, reply) = match script(n, &seen) {
-                    Next::Status(s) => (s, json!({"error": {"message": "bad request"}})),
-                    next => (200, reply(provider, n, next)),
-                };
-                let text = reply.to_string();
-                let _ = write!(
-                    conn,
-                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-                    text.len()
-                );
             }
+            if body["model"] != "agent-model" {
+                v.push(format!("model {}", body["model"]));
+            }
+            let names: Vec<String> = tool_names(provider, &body);
+            if names != ["list_dir", "read_file", "search", "find_symbol"] {
+                v.push(format!("tools offered: {names:?}"));
+            }
+            drop(v);
+            let seen = last_results(provider, &body);
+            let n = {
+                let mut r = reqs.lock().unwrap();
+                r.push(body);
+                r.len() - 1
+            };
+            let next = (script.lock().unwrap())(n, &seen);
+            let (status, reply) = match next {
+                Next::Status(s) => (s, json!({"error": {"message": "bad request"}})),
+                next => (200, reply(provider, n, next)),
+            };
+            Response::json(status, reply.to_string())
         });
         Server {
-            addr,
+            addr: server.addr(),
             requests,
             violations,
         }

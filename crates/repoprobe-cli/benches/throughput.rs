@@ -8,7 +8,8 @@
 //! process (from `wait4`) is reported for growing numbers of records: it must stay flat, since
 //! records go to the journal as they finish and only their keys are kept.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/cli/common/mod.rs"]
+#[allow(dead_code)] // the bench uses the fake server and the answers only
 mod common;
 
 use common::*;

@@ -462,6 +462,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use repoprobe_test_support::{FakeServer, Fault, Response};
 
     fn settings(base_url: String) -> Settings {
         Settings {
@@ -501,44 +502,16 @@ mod tests {
         assert_eq!(body["tool_choice"]["name"], "failure_mode");
     }
 
-    /// Answers every connection on `l` with `reply` and counts the connections.
-    fn serve(
-        l: std::net::TcpListener,
-        reply: String,
-    ) -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
-        use std::io::{Read, Write};
-        let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let h = hits.clone();
-        std::thread::spawn(move || {
-            for c in l.incoming() {
-                let Ok(mut c) = c else { return };
-                h.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let mut buf = [0u8; 65536];
-                let _ = c.read(&mut buf);
-                let _ = c.write_all(reply.as_bytes());
-            }
-        });
-        hits
-    }
-
     #[test]
     fn a_redirect_is_not_followed_and_the_key_stays_home() {
-        let elsewhere = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let to = format!("http://{}/steal", elsewhere.local_addr().unwrap());
-        let stolen = serve(
-            elsewhere,
-            "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".into(),
-        );
-        let api = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://{}", api.local_addr().unwrap());
-        serve(
-            api,
-            format!(
-                "HTTP/1.1 307 Temporary Redirect\r\nlocation: {to}\r\ncontent-length: 0\r\n\
-                 connection: close\r\n\r\n"
-            ),
-        );
-        let client = Client::new(settings(base), ApiKey::for_test("sk-redirect-test-1")).unwrap();
+        let elsewhere = FakeServer::start(|_| Response::new(200, "{}"));
+        let to = format!("{}/steal", elsewhere.origin());
+        let api = FakeServer::start(move |_| Response::new(307, "").header("location", &to));
+        let client = Client::new(
+            settings(api.origin()),
+            ApiKey::for_test("sk-redirect-test-1"),
+        )
+        .unwrap();
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -549,24 +522,17 @@ mod tests {
             Err(CallError::Status { status, .. }) => assert_eq!(status, 307),
             other => panic!("{other:?}"),
         }
-        assert_eq!(stolen.load(std::sync::atomic::Ordering::SeqCst), 0);
+        assert_eq!(api.hits(), 1);
+        assert_eq!(elsewhere.hits(), 0);
     }
 
     #[test]
     fn an_error_body_is_scrubbed_before_it_is_cut() {
         let key = "sk-cut-test-0123456789";
-        let api = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://{}", api.local_addr().unwrap());
         // The key straddles the cut: cutting first would leave its head in the message.
         let body = format!("{}{key}", "x".repeat(ERROR_BODY_CHARS - 6));
-        serve(
-            api,
-            format!(
-                "HTTP/1.1 400 Bad Request\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            ),
-        );
-        let client = Client::new(settings(base), ApiKey::for_test(key)).unwrap();
+        let api = FakeServer::start(move |_| Response::new(400, body.clone()));
+        let client = Client::new(settings(api.origin()), ApiKey::for_test(key)).unwrap();
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -577,6 +543,36 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(!err.contains("sk-cut"), "{err}");
+    }
+
+    #[test]
+    fn transient_faults_are_retried_and_an_exhausted_quota_is_not() {
+        let api = FakeServer::start(|_| Response::json(200, "{}"));
+        for fault in [Fault::RateLimited, Fault::ServerError, Fault::HtmlBody] {
+            api.fault(fault);
+        }
+        let mut s = settings(api.origin());
+        s.max_http_retries = 3;
+        let client = Client::new(s, ApiKey::for_test("sk-retry-test-1")).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let parse = |b: &[u8]| {
+            serde_json::from_slice::<serde_json::Value>(b)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let mut retries = 0;
+        rt.block_on(client.send(b"{}".to_vec(), &mut retries, parse))
+            .unwrap();
+        assert_eq!((retries, api.hits()), (3, 4));
+        api.fault(Fault::QuotaExhausted);
+        let mut retries = 0;
+        match rt.block_on(client.send(b"{}".to_vec(), &mut retries, parse)) {
+            Err(CallError::Status { status: 429, .. }) => assert_eq!(retries, 0),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! across machines (`--shard`), one writer per output file, the server's rate-limit headers
 //! obeyed, and the summary's cost estimate.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::collections::HashSet;

@@ -2,22 +2,19 @@
 //! binary, run with a cleared environment, against a real HTTP server on 127.0.0.1 that each
 //! test starts.
 //!
-//! The server is a small HTTP/1.1 server on `std::net` (a thread per connection, one request
-//! per connection, `Connection: close`) rather than axum or hyper: it needs no extra
-//! dependency or async runtime in the tests, and it gives byte-level control over what goes back
-//! (status, `retry-after`, a body that is not JSON), which is the point of fault injection. It
-//! checks every request (path, key header, model, schema with the allowed scores as enums,
+//! The server is the tests' one fake API server (`repoprobe_test_support::FakeServer`) with a
+//! handler that speaks the judges' protocols: it checks every request (path, key header, model, schema with the allowed scores as enums,
 //! rationale before score; for the other commands their own schemas and prompts, see [`Kind`])
 //! and records each violation; tests assert there are none.
-#![allow(dead_code)] // each test crate uses a part
 
 pub mod batch;
 pub mod claude;
 
+pub use repoprobe_test_support::reply::{Api, Mode};
+use repoprobe_test_support::{FakeServer, Request, Response};
 use serde_json::{Value, json};
 use std::collections::{HashSet, VecDeque};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
@@ -57,19 +54,6 @@ pub enum Kind {
     MakeChecklist,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Api {
-    Openai,
-    Anthropic,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Mode {
-    Schema,
-    Tool,
-    Prompt,
-}
-
 pub struct State {
     pub kind: Kind,
     /// `judge-scalar`'s scale: replies and schema checks use it.
@@ -102,6 +86,8 @@ pub struct State {
 pub struct FakeApi {
     pub addr: SocketAddr,
     pub state: Arc<Mutex<State>>,
+    /// Kept so that the server lives as long as the test's handle.
+    _server: FakeServer,
 }
 
 impl FakeApi {
@@ -134,18 +120,15 @@ impl FakeApi {
             batch: batch::Batches::default(),
             origin: String::new(),
         }));
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        state.lock().unwrap().origin = format!("http://{addr}");
         let st = Arc::clone(&state);
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                let Ok(conn) = conn else { continue };
-                let st = Arc::clone(&st);
-                std::thread::spawn(move || serve(conn, &st));
-            }
-        });
-        FakeApi { addr, state }
+        let server = FakeServer::start(move |req| serve(req, &st));
+        let addr = server.addr();
+        state.lock().unwrap().origin = server.origin();
+        FakeApi {
+            addr,
+            state,
+            _server: server,
+        }
     }
 
     pub fn base_url(&self) -> String {
@@ -169,63 +152,38 @@ impl FakeApi {
     }
 }
 
-pub fn serve(mut conn: TcpStream, state: &Mutex<State>) {
-    let mut reader = BufReader::new(conn.try_clone().unwrap());
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    let mut headers = Vec::new();
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some((k, v)) = line.trim_end().split_once(':') {
-            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-        }
-    }
-    let header = |name: &str| {
-        headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    };
-    let len: usize = header("content-length")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; len];
-    reader.read_exact(&mut body).unwrap();
-    let path = request_line
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("")
-        .to_string();
+/// Answers one request: the batch APIs' routes, else a model call checked by [`respond`].
+pub fn serve(req: &Request, state: &Mutex<State>) -> Response {
+    let header = |name: &str| req.header(name).map(str::to_string);
     let (latency, once) = {
         let mut s = state.lock().unwrap();
         s.arrivals.push(std::time::Instant::now());
         (s.latency, s.headers_once.take())
     };
-    let method = request_line.split_whitespace().next().unwrap_or("");
-    let (status, mut extra, response) = match batch::route(state, method, &path, &header, &body) {
-        Some(r) => r,
-        None => respond(state, &path, &header, &body),
-    };
+    let (status, mut extra, response) =
+        match batch::route(state, &req.method, &req.path, &header, &req.body) {
+            Some(r) => r,
+            None => respond(state, &req.path, &header, &req.body),
+        };
     extra.push_str(&once.unwrap_or_default());
     std::thread::sleep(latency);
-    let reason = match status {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        429 => "Too Many Requests",
-        _ => "Error",
-    };
-    let head = format!(
-        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{extra}\r\n",
-        response.len()
-    );
-    let _ = conn.write_all(head.as_bytes());
-    let _ = conn.write_all(response.as_bytes());
+    let mut r = Response::json(status, response);
+    for line in extra.split("\r\n").filter(|l| !l.is_empty()) {
+        let (k, v) = line.split_once(':').expect("a header line");
+        r = r.header(k.trim(), v.trim());
+    }
+    r
+}
+
+/// A response of the test-support server as (status, extra header lines, body).
+fn parts(r: Response) -> (u16, String, String) {
+    let headers = r
+        .headers
+        .iter()
+        .filter(|(k, _)| k != "content-type")
+        .map(|(k, v)| format!("{k}: {v}\r\n"))
+        .collect();
+    (r.status, headers, String::from_utf8(r.body).unwrap())
 }
 
 /// Checks one request and decides the response: (status, extra header lines, body).
@@ -363,26 +321,12 @@ pub fn respond(
         );
     }
     let mut reply = reply_for(s.kind, s.scale, &q, false);
+    use repoprobe_test_support::Fault as Transport;
     match s.faults.pop_front() {
-        Some(Fault::RateLimited) => {
-            return (
-                429,
-                "retry-after: 1\r\n".into(),
-                r#"{"error":"slow down"}"#.into(),
-            );
-        }
-        Some(Fault::ServerError) => return (500, String::new(), "upstream exploded".into()),
-        Some(Fault::QuotaExhausted) => {
-            let body = r#"{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}"#;
-            return (429, "retry-after: 0\r\n".into(), body.into());
-        }
-        Some(Fault::HtmlBody) => {
-            return (
-                200,
-                String::new(),
-                "<html><body>Bad gateway</body></html>".into(),
-            );
-        }
+        Some(Fault::RateLimited) => return parts(Transport::RateLimited.response()),
+        Some(Fault::ServerError) => return parts(Transport::ServerError.response()),
+        Some(Fault::QuotaExhausted) => return parts(Transport::QuotaExhausted.response()),
+        Some(Fault::HtmlBody) => return parts(Transport::HtmlBody.response()),
         Some(Fault::NotJsonReply) => reply = "I think the answer is quite good.".into(),
         Some(Fault::ScoreOutsideEnum) => reply = reply_for(s.kind, s.scale, &q, true),
         None => {}
@@ -590,38 +534,7 @@ pub fn invalid_reply(q: &Value) -> String {
 }
 
 pub fn envelope(api: Api, mode: Mode, reply: &str) -> String {
-    match (api, mode) {
-        (Api::Openai, _) => json!({
-            "id": "chatcmpl-1", "object": "chat.completion", "model": JUDGE,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": reply}}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
-        }),
-        (Api::Anthropic, Mode::Tool) => {
-            // The tool input goes in as written: a `Value` would sort its keys, and the order
-            // (rationale first) is checked.
-            let input = match serde_json::from_str::<Value>(reply) {
-                Ok(_) => reply.to_string(),
-                Err(_) => json!({"text": reply}).to_string(),
-            };
-            return json!({
-                "id": "msg_1", "type": "message", "role": "assistant", "model": JUDGE,
-                "content": [{"type": "tool_use", "id": "toolu_1", "name": "checklist_judgment",
-                             "input": "@INPUT@"}],
-                "stop_reason": "tool_use",
-                "usage": {"input_tokens": 100, "output_tokens": 20}
-            })
-            .to_string()
-            .replace("\"@INPUT@\"", &input);
-        }
-        (Api::Anthropic, _) => json!({
-            "id": "msg_1", "type": "message", "role": "assistant", "model": JUDGE,
-            "content": [{"type": "text", "text": reply}],
-            "stop_reason": "end_turn",
-            "usage": {"input_tokens": 100, "output_tokens": 20}
-        }),
-    }
-    .to_string()
+    repoprobe_test_support::reply::envelope(api, mode, JUDGE, reply)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 //! Message Batches): every request of a batch gets the live calls' checks and faults; invalid
 //! replies are asked again in a next batch; a run killed while it waits resumes the same batch.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::time::Duration;

@@ -4,9 +4,8 @@
 //! then a final text quoting what Read returned (and the key it was sent, which must be scrubbed).
 //! With `endless` it asks for Glob forever, so the CLI must stop at `--max-turns`.
 
+use repoprobe_test_support::{FakeServer, Request, Response};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -25,59 +24,25 @@ pub fn claude_binary() -> Option<PathBuf> {
 /// One recorded request: path, x-api-key header, JSON body.
 pub type Seen = Arc<Mutex<Vec<(String, Option<String>, Value)>>>;
 
-/// Serves POST /v1/messages: a Glob tool call, then a Read of the first path Glob found,
-/// then a final text quoting the Read result (and the key it was sent, which the parse
-/// must scrub). Streams SSE when asked (Claude Code always asks).
-pub fn serve(listener: TcpListener, seen: Seen, endless: bool) {
-    for stream in listener.incoming() {
-        let Ok(stream) = stream else { return };
-        let seen = seen.clone();
-        std::thread::spawn(move || {
-            let _ = handle(stream, &seen, endless);
-        });
-    }
+/// Starts the tests' fake server answering POST /v1/messages: a Glob tool call, then a Read of
+/// the first path Glob found, then a final text quoting the Read result (and the key it was
+/// sent, which the parse must scrub). Streams SSE when asked (Claude Code always asks).
+pub fn start(seen: Seen, endless: bool) -> FakeServer {
+    FakeServer::start(move |req| handle(req, &seen, endless))
 }
 
-fn handle(mut stream: TcpStream, seen: &Seen, endless: bool) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    let mut length = 0usize;
-    let mut key = None;
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line)?;
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = line.split_once(':') {
-            match k.trim().to_ascii_lowercase().as_str() {
-                "content-length" => length = v.trim().parse().unwrap_or(0),
-                "x-api-key" => key = Some(v.trim().to_string()),
-                _ => {}
-            }
-        }
-    }
-    let mut body = vec![0u8; length];
-    reader.read_exact(&mut body)?;
-    let path = request_line
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("")
-        .to_string();
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+fn handle(req: &Request, seen: &Seen, endless: bool) -> Response {
+    let path = req.path.clone();
+    let key = req.header("x-api-key").map(str::to_string);
+    let body = req.json();
     seen.lock()
         .unwrap()
         .push((path.clone(), key.clone(), body.clone()));
     if !path.starts_with("/v1/messages") || path.starts_with("/v1/messages/count_tokens") {
-        let msg = b"{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":\"not here\"}}";
-        write!(
-            stream,
-            "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-            msg.len()
-        )?;
-        return stream.write_all(msg);
+        return Response::json(
+            404,
+            r#"{"type":"error","error":{"type":"not_found_error","message":"not here"}}"#,
+        );
     }
     let (blocks, stop) = if endless {
         // Never done: the CLI must stop at --max-turns.
@@ -92,21 +57,14 @@ fn handle(mut stream: TcpStream, seen: &Seen, endless: bool) -> std::io::Result<
         reply(&body, key.as_deref().unwrap_or(""))
     };
     let stream_it = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    let (ctype, payload) = if stream_it {
-        ("text/event-stream", sse(&blocks, stop))
+    if stream_it {
+        Response::new(200, sse(&blocks, stop)).header("content-type", "text/event-stream")
     } else {
         let msg = json!({"id": "msg_e2e", "type": "message", "role": "assistant",
             "model": body["model"], "content": blocks, "stop_reason": stop,
             "stop_sequence": null, "usage": {"input_tokens": 100, "output_tokens": 20}});
-        ("application/json", msg.to_string())
-    };
-    write!(
-        stream,
-        "HTTP/1.1 200 OK\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-        payload.len()
-    )?;
-    stream.write_all(payload.as_bytes())?;
-    stream.flush()
+        Response::json(200, msg.to_string())
+    }
 }
 
 /// The scripted conversation, decided by the last tool result in the request.

@@ -10,7 +10,7 @@
 //! file never appears, and one test shows that plain git does run the same plant (so the
 //! absence means something).
 
-mod common;
+use crate::common;
 
 use common::{BENCHMARK, BIN, git, records};
 use serde_json::{Value, json};

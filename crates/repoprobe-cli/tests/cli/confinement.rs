@@ -13,12 +13,11 @@
 //! The test directories live under Cargo's target tmp dir, not /tmp: the sandbox's fresh /tmp
 //! would hide them whatever repoprobe asked, and the point is to see that it asks.
 
-mod common;
+use crate::common;
 
-use common::claude::{FILE_CONTENT, KEY as ANTHROPIC_KEY, Seen, claude_binary, serve};
+use common::claude::{self, FILE_CONTENT, KEY as ANTHROPIC_KEY, Seen, claude_binary};
 use common::{BIN, git, records};
 use serde_json::{Value, json};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -408,12 +407,9 @@ fn hostile_repo(markers: &Path, evil_port: u16) -> impl Fn(&Path) {
 }
 
 fn fake_anthropic() -> (String, Seen) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
     let seen = Seen::default();
-    let s = seen.clone();
-    std::thread::spawn(move || serve(listener, s, false));
-    (base, seen)
+    let server = claude::start(seen.clone(), false);
+    (server.origin(), seen)
 }
 
 fn markers_in(dir: &Path) -> Vec<String> {

@@ -4,7 +4,7 @@
 //! whose output `repoprobe validate` accepts with the benchmark, a reply that breaks the rules is
 //! re-asked and then accepted, a rerun skips the keys done, and the key is in no output.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

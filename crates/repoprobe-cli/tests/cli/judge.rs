@@ -2,7 +2,7 @@
 //! real HTTP server on 127.0.0.1 that each test starts (`common/mod.rs`, shared with the tests of
 //! the other live calls in `llm_commands.rs`).
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

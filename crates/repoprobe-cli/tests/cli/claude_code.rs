@@ -3,12 +3,11 @@
 //! of a real git repository, against a loopback Anthropic-compatible server that makes it call
 //! Glob and Read before it answers. Skipped, with a message, when the CLI is not installed.
 
-mod common;
+use crate::common;
 
-use common::claude::{FILE_CONTENT, KEY, Seen, claude_binary, serve};
+use common::claude::{self, FILE_CONTENT, KEY, Seen, claude_binary};
 use common::{BIN, git, records};
 use serde_json::{Value, json};
-use std::net::TcpListener;
 use std::process::Command;
 
 /// Runs `answer --agent claude-code` on one question; returns (record, stderr, requests seen).
@@ -39,19 +38,14 @@ fn answer(endless: bool, max_turns: &str) -> Option<(Value, String, Seen, tempfi
     let bench = dir.path().join("benchmark.jsonl");
     std::fs::write(&bench, format!("{q}\n")).unwrap();
 
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     let seen: Seen = Seen::default();
-    {
-        let seen = seen.clone();
-        std::thread::spawn(move || serve(listener, seen, endless));
-    }
+    let server = claude::start(seen.clone(), endless);
     let out = dir.path().join("answers.jsonl");
     let r = Command::new(BIN)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap())
         .env("ANTHROPIC_API_KEY", KEY)
-        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"))
+        .env("ANTHROPIC_BASE_URL", server.origin())
         .arg("answer")
         .arg("--benchmark")
         .arg(&bench)

@@ -2,12 +2,12 @@
 //! with the built-in agent driven by a loopback OpenAI-compatible server through real tool calls,
 //! and the `command` preset for what any agent CLI does (edits, slowness, kills).
 
-mod common;
+use crate::common;
 
 use common::{BENCHMARK, BIN, KEY, git, records};
+use repoprobe_test_support::reply::openai_message;
+use repoprobe_test_support::{FakeServer, Response};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -104,81 +104,52 @@ struct AgentApi {
 }
 
 fn agent_api() -> AgentApi {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/v1", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let s = Arc::clone(&s);
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(conn.try_clone().unwrap());
-                let mut len = 0;
-                let mut auth = String::new();
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        len = v.trim().parse().unwrap();
-                    }
-                    if lower.starts_with("authorization:") {
-                        auth = line.trim().to_string();
-                    }
-                }
-                let mut body = vec![0; len];
-                reader.read_exact(&mut body).unwrap();
-                let req: Value = serde_json::from_slice(&body).unwrap();
-                assert!(
-                    auth.ends_with(KEY),
-                    "the key is not in the authorization header"
-                );
-                let msgs = req["messages"].as_array().unwrap();
-                let tool_results: Vec<String> = msgs
-                    .iter()
-                    .filter(|m| m["role"] == "tool")
-                    .map(|m| m["content"].as_str().unwrap_or("").to_string())
-                    .collect();
-                let tools: Vec<&str> = req["tools"]
-                    .as_array()
-                    .map(|t| {
-                        t.iter()
-                            .filter_map(|t| t["function"]["name"].as_str())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                assert!(
-                    tools.contains(&"read_file") && tools.contains(&"search"),
-                    "{tools:?}"
-                );
-                let message = match tool_results.len() {
-                    0 => json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1",
-                        "type": "function", "function": {"name": "read_file",
-                        "arguments": "{\"path\": \"src/lib.rs\"}"}}]}),
-                    1 => json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c2",
-                        "type": "function", "function": {"name": "search",
-                        "arguments": "{\"pattern\": \"fn start\"}"}}]}),
-                    _ => {
-                        s.lock().unwrap().extend(tool_results.iter().cloned());
-                        json!({"role": "assistant", "content":
-                            format!("It starts in src/lib.rs. The tools said:\n{}", tool_results.join("\n---\n"))})
-                    }
-                };
-                let resp = json!({"choices": [{"index": 0, "message": message,
-                    "finish_reason": "stop"}], "usage": {"prompt_tokens": 50, "completion_tokens": 10}})
-                .to_string();
-                let _ = write!(
-                    conn,
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{resp}",
-                    resp.len()
-                );
-            });
-        }
+    let server = FakeServer::start(move |req| {
+        assert!(
+            req.header("authorization")
+                .is_some_and(|auth| auth.ends_with(KEY)),
+            "the key is not in the authorization header"
+        );
+        let req = req.json();
+        let msgs = req["messages"].as_array().unwrap();
+        let tool_results: Vec<String> = msgs
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap_or("").to_string())
+            .collect();
+        let tools: Vec<&str> = req["tools"]
+            .as_array()
+            .map(|t| {
+                t.iter()
+                    .filter_map(|t| t["function"]["name"].as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert!(
+            tools.contains(&"read_file") && tools.contains(&"search"),
+            "{tools:?}"
+        );
+        let message = match tool_results.len() {
+            0 => json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1",
+                "type": "function", "function": {"name": "read_file",
+                "arguments": "{\"path\": \"src/lib.rs\"}"}}]}),
+            1 => json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c2",
+                "type": "function", "function": {"name": "search",
+                "arguments": "{\"pattern\": \"fn start\"}"}}]}),
+            _ => {
+                s.lock().unwrap().extend(tool_results.iter().cloned());
+                json!({"role": "assistant", "content":
+                    format!("It starts in src/lib.rs. The tools said:\n{}", tool_results.join("\n---\n"))})
+            }
+        };
+        Response::json(200, openai_message(message))
     });
-    AgentApi { base, seen }
+    AgentApi {
+        base: format!("{}/v1", server.origin()),
+        seen,
+    }
 }
 
 #[test]

@@ -1,0 +1,15 @@
+//! The end-to-end tests of the `repoprobe` binary, one test binary (one link, and the shared
+//! helpers of `common` used, not copied): every test runs the real executable with a cleared
+//! environment; the live calls against the tests' fake API server.
+
+mod common;
+
+mod answer;
+mod batch;
+mod claude_code;
+mod cli;
+mod confinement;
+mod git_hardening;
+mod judge;
+mod llm_commands;
+mod long_runs;

@@ -16,8 +16,8 @@
 //! calls' (`crate::live`, `crate::output`).
 
 use crate::exit::Exit;
-use crate::live::progress::Meter;
-use crate::live::{ApiArgs, RunArgs, Summary, Tally, drive, load_inputs};
+use crate::live::events::{Event, Reporter};
+use crate::live::{ApiArgs, RunArgs, Summary, load_inputs, run_jobs};
 use crate::output::{AnswerKey, Journal};
 use anyhow::{Context, bail};
 use repoprobe_agent::builtin::{self, BuiltinRun, Limits};
@@ -238,8 +238,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     std::fs::create_dir_all(&ctx.transcripts)
         .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
 
-    let mut tally = Tally::default();
-    let mut already_done = 0;
+    let (mut already_done, mut other_shards) = (0, 0);
     let mut jobs = Vec::new();
     for q in ds
         .questions
@@ -256,25 +255,24 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             if out.done.contains(&key) {
                 already_done += 1;
             } else if a.run.shard.is_some_and(|s| !s.owns(&key)) {
-                tally.other_shards += 1;
+                other_shards += 1;
             } else {
                 jobs.push((key, Arc::clone(&q)));
             }
         }
     }
     let started = Instant::now();
-    let meter = Meter::new(jobs.len(), ctx.price);
+    let mut reporter = Reporter::new(ctx.price, other_shards, || None);
     let futures = jobs
         .into_iter()
         .map(|(key, q)| answer_one(Arc::clone(&ctx), key, q));
-    drive(a.run.concurrency as usize, futures, |finished| {
-        let Some(o) = finished else {
-            meter.update(&tally, None);
-            return Ok(());
-        };
-        record(o, &mut out, &mut failures, &mut tally, &meter)
-    })?;
-    meter.finish();
+    run_jobs(
+        a.run.concurrency as usize,
+        futures,
+        &mut reporter,
+        |o, reporter| record(o, &mut out, &mut failures, reporter),
+    )?;
+    let tally = reporter.into_tally();
     let exit = Summary {
         command: "answer",
         verb: "answered",
@@ -686,33 +684,37 @@ fn record(
     o: Outcome,
     out: &mut Journal<AnswerKey>,
     failures: &mut Journal<AnswerKey>,
-    tally: &mut Tally,
-    meter: &Meter,
+    reporter: &mut Reporter,
 ) -> anyhow::Result<()> {
-    tally.tokens += o.tokens;
-    tally.http_retries += u64::from(o.http_retries);
-    tally.calls += u64::from(o.turns);
+    reporter.on(Event::Spent {
+        calls: o.turns,
+        http_retries: o.http_retries,
+        reasks: 0,
+        tokens: o.tokens,
+    });
     // Whatever a run gave, no secret of ours is written or printed.
     match o.result.map(scrubbed).map_err(|r| scrub_env(&r)) {
         Ok(record) => {
-            if let Some(e) = record["error"].as_str() {
-                meter.println(&format!("no answer: {}: {e}", o.key));
-            }
             out.append(&record)?;
-            tally.done += 1;
+            reporter.on(Event::Done {
+                key: &o.key,
+                note: record["error"].as_str(),
+            });
         }
         Err(reason) => {
-            meter.println(&format!("failed: {}: {reason}", o.key));
             failures.append(&FailureRecord {
                 key: &o.key,
                 status: "failed",
                 reason: &reason,
                 prompt_version: PROMPT_VERSION,
             })?;
-            tally.failed += 1;
+            reporter.on(Event::Failed {
+                key: &o.key,
+                reason: &reason,
+                violations: &[],
+            });
         }
     }
-    meter.update(tally, None);
     Ok(())
 }
 

@@ -8,7 +8,7 @@
 //! stopped while it waits (the batch may take hours) resumes by polling the same batch instead of
 //! paying for it twice; the file is removed once its results are merged.
 
-use super::progress::Meter;
+use super::events::Event;
 use super::{Failed, Live, Outcome, Provenance, Tally, Task};
 use crate::output::Journal;
 use anyhow::{Context, bail};
@@ -68,9 +68,9 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             .enable_all()
             .build()
             .context("cannot start the async runtime")?;
-        let mut tally = Tally::default();
-        let tasks = self.mine(tasks, &mut tally);
-        let meter = Meter::new(tasks.len(), self.price);
+        let (tasks, other_shards) = self.mine(tasks);
+        let mut reporter = self.reporter(other_shards);
+        reporter.on(Event::Started { total: tasks.len() });
         let describe = self.client.settings().structured == repoprobe_llm::Structured::Prompt;
         let mut entries: HashMap<String, Entry<T>> = HashMap::new();
         for task in tasks {
@@ -112,10 +112,10 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                 let mut http = 0u32;
                 let batch = match in_flight.take() {
                     Some(b) => {
-                        meter.println(&format!(
+                        reporter.on(Event::Message(&format!(
                             "batch {}: resuming (submitted earlier with {} requests)",
                             b.batch_id, b.requests
-                        ));
+                        )));
                         b
                     }
                     None => {
@@ -145,12 +145,12 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                         };
                         std::fs::write(&state, serde_json::to_vec_pretty(&b)?)
                             .with_context(|| format!("cannot write {}", state.display()))?;
-                        meter.println(&format!(
+                        reporter.on(Event::Message(&format!(
                             "batch {}: submitted {} requests (recorded in {})",
                             b.batch_id,
                             b.requests,
                             state.display()
-                        ));
+                        )));
                         b
                     }
                 };
@@ -168,11 +168,11 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                     .batch_results(&ended, &mut http)
                     .await
                     .with_context(|| format!("cannot download batch {}", batch.batch_id))?;
-                tally.http_retries += u64::from(http);
+                reporter.on(Event::Retried { http_retries: http });
                 for why in &results.unreadable {
-                    meter.println(&format!(
+                    reporter.on(Event::Message(&format!(
                         "warning: a batch result line is unreadable ({why}): skipped"
-                    ));
+                    )));
                 }
                 let mut answered = std::collections::HashSet::new();
                 for r in results.results {
@@ -238,7 +238,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                             }
                         }
                     };
-                    self.record(outcome, &mut write, &mut tally, &meter)?;
+                    self.record(outcome, &mut write, &mut reporter)?;
                 }
                 // Keys of this batch the provider said nothing about are tried again.
                 let silent: Vec<String> = entries
@@ -257,7 +257,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                             Vec::new(),
                             None,
                         );
-                        self.record(o, &mut write, &mut tally, &meter)?;
+                        self.record(o, &mut write, &mut reporter)?;
                     }
                 }
                 std::fs::remove_file(&state)
@@ -265,8 +265,8 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             }
             Ok(())
         });
-        meter.finish();
-        ran.map(|()| tally)
+        reporter.on(Event::Finished);
+        ran.map(|()| reporter.into_tally())
     }
 
     fn max_http_retries(&self) -> u32 {

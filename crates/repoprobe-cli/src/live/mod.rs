@@ -11,6 +11,7 @@
 //! records; everything else is here.
 
 pub mod batch;
+pub mod events;
 pub mod progress;
 pub mod tally;
 
@@ -19,7 +20,7 @@ use crate::input::{load_paths, print_issues};
 use crate::output::{Journal, KeyOf, failures_path};
 pub use crate::shard::Shard;
 use anyhow::{Context, bail};
-use progress::Meter;
+use events::{Event, Reporter};
 use repoprobe_core::protocol::Protocol;
 use repoprobe_core::{Dataset, LoadOptions};
 use repoprobe_llm::price::Price;
@@ -412,42 +413,44 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         if let Some(poll) = self.batch {
             return self.run_batch(tasks, write, poll);
         }
-        let mut tally = Tally::default();
-        let tasks = self.mine(tasks, &mut tally);
-        let meter = Meter::new(tasks.len(), self.price);
+        let (tasks, other_shards) = self.mine(tasks);
+        let mut reporter = self.reporter(other_shards);
         let client = Arc::clone(&self.client);
         let max_retries = self.max_retries;
+        // Made as they are started: a run holds the futures in flight only.
         let jobs = tasks
             .into_iter()
             .map(|task| ask(Arc::clone(&client), task, max_retries));
-        let ran = drive(self.concurrency, jobs, |finished| {
-            match finished {
-                Some(o) => self.record(o, &mut write, &mut tally, &meter)?,
-                None => meter.update(&tally, client.limiter().paused()),
-            }
-            Ok(())
-        });
-        meter.finish();
-        ran.map(|()| tally)
+        run_jobs(self.concurrency, jobs, &mut reporter, |o, reporter| {
+            self.record(o, &mut write, reporter)
+        })?;
+        Ok(reporter.into_tally())
     }
 
-    /// Writes how a key ended: its record to `--out` or a failure record, and counts it.
+    /// The reporter of this run: the bar shows the client's rate-limit waits.
+    pub(super) fn reporter(&self, other_shards: usize) -> Reporter {
+        let client = Arc::clone(&self.client);
+        Reporter::new(self.price, other_shards, move || client.limiter().paused())
+    }
+
+    /// Writes how a key ended: its record to `--out` or a failure record, and reports it.
     pub(super) fn record<V, W>(
         &mut self,
         o: Outcome<K, V>,
         write: &mut W,
-        tally: &mut Tally,
-        meter: &Meter,
+        reporter: &mut Reporter,
     ) -> anyhow::Result<()>
     where
         W: FnMut(&mut Journal<K>, &K, V, Provenance<'_>) -> anyhow::Result<()>,
     {
         let s = self.client.settings();
         let (provider, structured) = (s.provider.as_str(), s.structured.as_str());
-        tally.http_retries += u64::from(o.http_retries);
-        tally.reasks += u64::from(o.reasks);
-        tally.calls += u64::from(o.calls);
-        tally.tokens += o.tokens;
+        reporter.on(Event::Spent {
+            calls: o.calls,
+            http_retries: o.http_retries,
+            reasks: o.reasks,
+            tokens: o.tokens,
+        });
         let usage = UsageOut {
             input_tokens: o.tokens.input_tokens,
             output_tokens: o.tokens.output_tokens,
@@ -464,14 +467,12 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                     raw_reply: &raw_reply,
                 };
                 write(&mut self.out, &o.key, value, p)?;
-                tally.done += 1;
+                reporter.on(Event::Done {
+                    key: &o.key,
+                    note: None,
+                });
             }
             Err(f) => {
-                let mut msg = format!("failed: {}: {}", o.key, f.reason);
-                for v in &f.violations {
-                    msg.push_str(&format!("\n  - {v}"));
-                }
-                meter.println(&msg);
                 self.failures.append(&FailureRecord {
                     key: &o.key,
                     status: "failed",
@@ -483,26 +484,22 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                     usage,
                     raw_reply: f.raw_reply.as_deref(),
                 })?;
-                tally.failed += 1;
+                reporter.on(Event::Failed {
+                    key: &o.key,
+                    reason: &f.reason,
+                    violations: &f.violations,
+                });
             }
         }
-        meter.update(tally, self.client.limiter().paused());
         Ok(())
     }
 
-    /// This shard's tasks (all of them without `--shard`), counting the others.
-    pub(super) fn mine<T: Task<Key = K>>(&self, tasks: Vec<T>, tally: &mut Tally) -> Vec<T> {
-        match self.shard {
-            None => tasks,
-            Some(shard) => tasks
-                .into_iter()
-                .filter(|t| {
-                    let mine = shard.owns(t.key());
-                    tally.other_shards += usize::from(!mine);
-                    mine
-                })
-                .collect(),
-        }
+    /// This shard's tasks (all of them without `--shard`) and how many were left to the others.
+    pub(super) fn mine<T: Task<Key = K>>(&self, tasks: Vec<T>) -> (Vec<T>, usize) {
+        let (mine, others): (Vec<T>, Vec<T>) = tasks
+            .into_iter()
+            .partition(|t| self.shard.is_none_or(|s| s.owns(t.key())));
+        (mine, others.len())
     }
 
     /// Prints the one-line summary and returns the exit code: 0 when every key is done, 1 when
@@ -595,11 +592,35 @@ impl Summary<'_> {
     }
 }
 
+/// The run loop of every long run (`judge` and the other live calls, `answer`): `jobs` with at
+/// most `concurrency` in flight, each outcome handed to `record` (which writes it and reports
+/// it) as soon as it is ready; the start, the waits and the end reported to `reporter`.
+pub fn run_jobs<F, O>(
+    concurrency: usize,
+    jobs: impl ExactSizeIterator<Item = F>,
+    reporter: &mut Reporter,
+    mut record: impl FnMut(O, &mut Reporter) -> anyhow::Result<()>,
+) -> anyhow::Result<()>
+where
+    F: std::future::Future<Output = O> + Send + 'static,
+    O: Send + 'static,
+{
+    reporter.on(Event::Started { total: jobs.len() });
+    let ran = drive(concurrency, jobs, |finished| match finished {
+        Some(o) => record(o, reporter),
+        None => {
+            reporter.on(Event::Waiting);
+            Ok(())
+        }
+    });
+    reporter.on(Event::Finished);
+    ran
+}
+
 /// Runs `jobs` with at most `concurrency` in flight on one current-thread runtime, handing each
 /// result to `finished` as soon as it is ready, and `None` every half second while none is (for
-/// redrawing progress). Every long run (`judge` and the other calls, `answer`) goes through
-/// here; the first error from `finished` stops the run.
-pub fn drive<F, O>(
+/// redrawing progress); the first error from `finished` stops the run. [`run_jobs`]'s engine.
+fn drive<F, O>(
     concurrency: usize,
     jobs: impl IntoIterator<Item = F>,
     mut finished: impl FnMut(Option<O>) -> anyhow::Result<()>,

@@ -1,0 +1,180 @@
+//! Events between a run and what reports it (nextest's runner/reporter split): every run loop —
+//! live calls ([`super::Live::run`], `--batch`) and `answer` — says what happened as an
+//! [`Event`]; the one [`Reporter`] turns them into the progress bar, the lines above it and the
+//! counts the summary prints. No run loop prints or counts by itself.
+
+use super::progress::Meter;
+use super::tally::Tally;
+use repoprobe_llm::Tokens;
+use repoprobe_llm::price::Price;
+use std::fmt::Display;
+
+/// What happened in a run.
+pub enum Event<'a> {
+    /// The run starts with `total` keys to do (this shard's, not yet done).
+    Started { total: usize },
+    /// What one key spent: calls, their HTTP retries and re-asks, tokens.
+    Spent {
+        calls: u32,
+        http_retries: u32,
+        reasks: u32,
+        tokens: Tokens,
+    },
+    /// HTTP retries made for the run rather than for a key (a batch's own calls).
+    Retried { http_retries: u32 },
+    /// A key's record is written; `note` says what it records as gone wrong, if anything (an
+    /// agent that gave no answer).
+    Done {
+        key: &'a dyn Display,
+        note: Option<&'a str>,
+    },
+    /// A key failed: its failure record is written.
+    Failed {
+        key: &'a dyn Display,
+        reason: &'a str,
+        violations: &'a [String],
+    },
+    /// Nothing finished for a while: the bar is redrawn.
+    Waiting,
+    /// A line for the user (a batch submitted, a result line skipped).
+    Message(&'a str),
+    /// The run is over.
+    Finished,
+}
+
+/// Turns events into the progress bar and the lines above it, and counts the run.
+pub struct Reporter {
+    meter: Option<Meter>,
+    price: Option<Price>,
+    tally: Tally,
+    /// The rate limit requests are waiting for, if any (shown on the bar).
+    limit: Box<dyn Fn() -> Option<&'static str>>,
+}
+
+impl Reporter {
+    /// A reporter for a run that left `other_shards` keys to the other shards; `limit` says
+    /// which rate limit holds requests back (`|| None` when none applies).
+    pub fn new(
+        price: Option<Price>,
+        other_shards: usize,
+        limit: impl Fn() -> Option<&'static str> + 'static,
+    ) -> Reporter {
+        Reporter {
+            meter: None,
+            price,
+            tally: Tally {
+                other_shards,
+                ..Tally::default()
+            },
+            limit: Box::new(limit),
+        }
+    }
+
+    pub fn on(&mut self, event: Event<'_>) {
+        let t = &mut self.tally;
+        match event {
+            Event::Started { total } => self.meter = Some(Meter::new(total, self.price)),
+            Event::Spent {
+                calls,
+                http_retries,
+                reasks,
+                tokens,
+            } => {
+                t.calls += u64::from(calls);
+                t.http_retries += u64::from(http_retries);
+                t.reasks += u64::from(reasks);
+                t.tokens += tokens;
+            }
+            Event::Retried { http_retries } => t.http_retries += u64::from(http_retries),
+            Event::Done { key, note } => {
+                if let Some(e) = note {
+                    self.println(&format!("no answer: {key}: {e}"));
+                }
+                self.tally.done += 1;
+                self.redraw();
+            }
+            Event::Failed {
+                key,
+                reason,
+                violations,
+            } => {
+                let mut msg = format!("failed: {key}: {reason}");
+                for v in violations {
+                    msg.push_str(&format!("\n  - {v}"));
+                }
+                self.println(&msg);
+                self.tally.failed += 1;
+                self.redraw();
+            }
+            Event::Waiting => self.redraw(),
+            Event::Message(line) => self.println(line),
+            Event::Finished => {
+                if let Some(m) = &self.meter {
+                    m.finish();
+                }
+            }
+        }
+    }
+
+    /// The counts, once the run is over.
+    pub fn into_tally(self) -> Tally {
+        self.tally
+    }
+
+    fn redraw(&self) {
+        if let Some(m) = &self.meter {
+            m.update(&self.tally, (self.limit)());
+        }
+    }
+
+    fn println(&self, line: &str) {
+        match &self.meter {
+            Some(m) => m.println(line),
+            None => eprintln!("{}", repoprobe_core::report::terminal_safe_lines(line)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reporter_counts_what_the_events_say() {
+        let mut r = Reporter::new(None, 3, || Some("requests"));
+        r.on(Event::Started { total: 4 });
+        let spent = |calls, http_retries, reasks| Event::Spent {
+            calls,
+            http_retries,
+            reasks,
+            tokens: Tokens {
+                input_tokens: 10,
+                output_tokens: 2,
+            },
+        };
+        r.on(spent(2, 1, 1));
+        r.on(Event::Done {
+            key: &"q1",
+            note: None,
+        });
+        r.on(spent(1, 0, 0));
+        r.on(Event::Done {
+            key: &"q2",
+            note: Some("the agent timed out"),
+        });
+        r.on(spent(3, 2, 2));
+        r.on(Event::Failed {
+            key: &"q3",
+            reason: "invalid",
+            violations: &["`k1` is missing".to_string()],
+        });
+        r.on(Event::Retried { http_retries: 4 });
+        r.on(Event::Waiting);
+        r.on(Event::Message("batch b1: submitted 3 requests"));
+        r.on(Event::Finished);
+        let t = r.into_tally();
+        assert_eq!((t.done, t.failed, t.other_shards), (2, 1, 3));
+        assert_eq!((t.calls, t.http_retries, t.reasks), (6, 7, 3));
+        assert_eq!((t.tokens.input_tokens, t.tokens.output_tokens), (30, 6));
+    }
+}

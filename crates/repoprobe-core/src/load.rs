@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::marker::PhantomData;
 
 /// One input file: a name for messages and its bytes. The core never opens files itself.
 #[derive(Debug, Clone, Copy)]
@@ -154,17 +155,25 @@ pub struct Parsed {
 /// Reads every file. `keep_raw` keeps each record's JSON text (for writing bundles that keep
 /// unknown fields); `skip_text` leaves long free texts empty (scoring does not read them).
 pub fn parse_files(files: &[SourceFile<'_>], options: crate::LoadOptions) -> Parsed {
-    let keep_raw = options.keep_raw;
-    let _skip = SkipText::set(options.skip_text && !keep_raw);
+    if options.skip_text && !options.keep_raw {
+        parse_all::<SkipTexts>(files, options.keep_raw)
+    } else {
+        parse_all::<KeepTexts>(files, options.keep_raw)
+    }
+}
+
+/// [`parse_files`] with long free texts read as `T` says.
+fn parse_all<T: Texts>(files: &[SourceFile<'_>], keep_raw: bool) -> Parsed {
     let mut out = Parsed::default();
     for (index, file) in files.iter().enumerate() {
-        let mut cx = FileCx {
+        let mut cx = FileCx::<T> {
             index,
             name: file.name,
             keep_raw,
             out: &mut out,
             records: 0,
             meta: None,
+            texts: PhantomData,
         };
         let shape = cx.parse(file.bytes);
         let records = cx.records;
@@ -180,16 +189,17 @@ pub fn parse_files(files: &[SourceFile<'_>], options: crate::LoadOptions) -> Par
     out
 }
 
-struct FileCx<'o> {
+struct FileCx<'o, T> {
     index: usize,
     name: &'o str,
     keep_raw: bool,
     out: &'o mut Parsed,
     records: usize,
     meta: Option<serde_json::Value>,
+    texts: PhantomData<fn() -> T>,
 }
 
-impl FileCx<'_> {
+impl<T: Texts> FileCx<'_, T> {
     fn issue(
         &mut self,
         location: impl std::fmt::Display,
@@ -358,7 +368,7 @@ impl FileCx<'_> {
         }
         let mut top = TopLevel::default();
         let mut de = serde_json::Deserializer::from_str(text);
-        let result = TopVisitor {
+        let result = TopVisitor::<T> {
             top: &mut top,
             sink: None,
         }
@@ -502,7 +512,7 @@ impl FileCx<'_> {
             }
             return;
         }
-        let any = match parse_typed::<AnyRecord>(text) {
+        let any = match parse_typed::<AnyRecord<T>>(text) {
             Ok(any) => any,
             Err((path, msg)) => {
                 self.issue(at(&path), msg, Severity::Record);
@@ -520,7 +530,7 @@ impl FileCx<'_> {
     /// Classifies a parsed record and keeps it, or reports what it lacks.
     fn accept_any(
         &mut self,
-        any: AnyRecord,
+        any: AnyRecord<T>,
         location: Location,
         expected: Option<RecordKind>,
         text: Option<&str>,
@@ -567,50 +577,49 @@ impl FileCx<'_> {
     }
 }
 
-thread_local! {
-    /// Whether long free texts are skipped while parsing (see [`text`]). A thread-local because
-    /// serde's derive has no way to pass options to a field's deserializer.
-    static SKIP_TEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
+/// How long free texts (answers, rationales) are read: kept, or checked as JSON strings and
+/// left empty (scoring never reads them, and a first load that skips them is faster). A type
+/// parameter of the parse, because serde's derive has no way to pass options to a field's
+/// deserializer.
+trait Texts: 'static {
+    /// A long free text.
+    fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error>;
 
-/// Sets [`SKIP_TEXT`] for the duration of a load, and restores it even on unwinding.
-struct SkipText(bool);
+    /// [`Texts::text`] for a field that may be `null`, telling `null` from missing like
+    /// [`present`].
+    fn present_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error>;
 
-impl SkipText {
-    fn set(on: bool) -> SkipText {
-        SkipText(SKIP_TEXT.with(|c| c.replace(on)))
+    fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        Self::text(d).map(Some)
     }
 }
 
-impl Drop for SkipText {
-    fn drop(&mut self) {
-        SKIP_TEXT.with(|c| c.set(self.0));
-    }
-}
+/// Texts kept.
+#[derive(Default)]
+struct KeepTexts;
 
-/// Deserializes a long free text (rationale, answer), or skips it when the load asked to: the
-/// bytes are still checked as a JSON string, only not copied.
-pub(crate) fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    if SKIP_TEXT.with(|c| c.get()) {
-        IgnoredAny::deserialize(d)?;
-        Ok(String::new())
-    } else {
+/// Texts checked as JSON strings, not copied: left empty.
+#[derive(Default)]
+struct SkipTexts;
+
+impl Texts for KeepTexts {
+    fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
         String::deserialize(d)
     }
-}
-
-/// [`text`] for a field that may be `null`, telling `null` from missing like [`present`].
-fn present_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
-    if SKIP_TEXT.with(|c| c.get()) {
-        let v = Option::<IgnoredAny>::deserialize(d)?;
-        Ok(Some(v.map(|_| String::new())))
-    } else {
+    fn present_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
         Option::<String>::deserialize(d).map(Some)
     }
 }
 
-fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    text(d).map(Some)
+impl Texts for SkipTexts {
+    fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        IgnoredAny::deserialize(d)?;
+        Ok(String::new())
+    }
+    fn present_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+        let v = Option::<IgnoredAny>::deserialize(d)?;
+        Ok(Some(v.map(|_| String::new())))
+    }
 }
 
 /// Parses `T` fast; on failure parses again with path tracking to say where the error is.
@@ -704,30 +713,30 @@ impl<'de> Visitor<'de> for CollectSeq<'_, 'de> {
 }
 
 /// What a fast pass does with each record: classify and keep it (`FileCx::accept_any`).
-type Sink<'s> = dyn FnMut(AnyRecord, Location, Option<RecordKind>) + 's;
+type Sink<'s, T> = dyn FnMut(AnyRecord<T>, Location, Option<RecordKind>) + 's;
 
 /// Reads a JSON array straight into records, handing each to the sink as it is read.
-struct FastSeq<'a, 's> {
+struct FastSeq<'a, 's, T> {
     key: Option<&'static str>,
     kind: Option<RecordKind>,
-    sink: &'a mut Sink<'s>,
+    sink: &'a mut Sink<'s, T>,
 }
 
-impl<'de> DeserializeSeed<'de> for FastSeq<'_, '_> {
+impl<'de, T: Texts> DeserializeSeed<'de> for FastSeq<'_, '_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for FastSeq<'_, '_> {
+impl<'de, T: Texts> Visitor<'de> for FastSeq<'_, '_, T> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an array of records")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut i = 0;
-        while let Some(v) = seq.next_element::<ObjectRecord>()? {
+        while let Some(v) = seq.next_element::<ObjectRecord<T>>()? {
             (self.sink)(v.0, Location::Index(self.key, i), self.kind);
             i += 1;
         }
@@ -736,22 +745,22 @@ impl<'de> Visitor<'de> for FastSeq<'_, '_> {
 }
 
 /// An [`AnyRecord`] that must be a JSON object: serde's derive would also take an array.
-struct ObjectRecord(AnyRecord);
+struct ObjectRecord<T>(AnyRecord<T>);
 
-impl<'de> Deserialize<'de> for ObjectRecord {
+impl<'de, T: Texts> Deserialize<'de> for ObjectRecord<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ObjectRecord;
+        struct V<T>(PhantomData<fn() -> T>);
+        impl<'de, T: Texts> Visitor<'de> for V<T> {
+            type Value = ObjectRecord<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a record object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ObjectRecord, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ObjectRecord<T>, A::Error> {
                 AnyRecord::deserialize(serde::de::value::MapAccessDeserializer::new(map))
                     .map(ObjectRecord)
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(PhantomData))
     }
 }
 
@@ -777,20 +786,20 @@ const CONTAINER_ARRAYS: [&str; 7] = [
     "values",
 ];
 
-struct TopVisitor<'a, 'de, 's> {
+struct TopVisitor<'a, 'de, 's, T> {
     top: &'a mut TopLevel<'de>,
     /// Set for the fast pass: bundle arrays go straight into records through it.
-    sink: Option<&'a mut Sink<'s>>,
+    sink: Option<&'a mut Sink<'s, T>>,
 }
 
-impl<'de> DeserializeSeed<'de> for TopVisitor<'_, 'de, '_> {
+impl<'de, T: Texts> DeserializeSeed<'de> for TopVisitor<'_, 'de, '_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for TopVisitor<'_, 'de, '_> {
+impl<'de, T: Texts> Visitor<'de> for TopVisitor<'_, 'de, '_, T> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
@@ -836,8 +845,9 @@ impl<'de> Visitor<'de> for TopVisitor<'_, 'de, '_> {
 
 /// Every field of every record kind, all optional: one parse of a record tells both what it is
 /// and its values. Unknown fields are ignored.
-#[derive(Deserialize, Default)]
-struct AnyRecord {
+#[derive(Deserialize)]
+#[serde(bound = "T: Texts")]
+struct AnyRecord<T> {
     format: Option<IgnoredAny>,
     // question
     id: Option<String>,
@@ -852,7 +862,7 @@ struct AnyRecord {
     model: Option<String>,
     attempt: Option<u32>,
     // answer
-    #[serde(default, deserialize_with = "present_text")]
+    #[serde(default, deserialize_with = "T::present_text")]
     answer: Option<Option<String>>,
     agent: Option<serde_json::Value>,
     usage: Option<Usage>,
@@ -862,14 +872,32 @@ struct AnyRecord {
     // judgments
     judge: Option<String>,
     judge_run: Option<u32>,
-    items: Option<Vec<ItemScore>>,
+    items: Option<Vec<LenientItem<T>>>,
     dimensions: Option<BTreeMap<String, u32>>,
     max_per_dimension: Option<u32>,
-    #[serde(default, deserialize_with = "opt_text")]
+    #[serde(default, deserialize_with = "T::opt_text")]
     rationale: Option<String>,
     // failure-mode label
     classifier: Option<String>,
     mode: Option<FailureMode>,
+    #[serde(skip)]
+    texts: PhantomData<fn() -> T>,
+}
+
+/// An [`ItemScore`] whose rationale is read as `T` says (named like it in messages).
+#[derive(Deserialize)]
+#[serde(
+    rename = "ItemScore",
+    expecting = "struct ItemScore",
+    bound = "T: Texts"
+)]
+struct LenientItem<T> {
+    id: String,
+    #[serde(default, deserialize_with = "T::text")]
+    rationale: String,
+    score: u32,
+    #[serde(skip)]
+    texts: PhantomData<fn() -> T>,
 }
 
 /// Tells a field given as `null` (Some(None)) from a missing one (None).
@@ -879,7 +907,7 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     Option::<T>::deserialize(d).map(Some)
 }
 
-impl AnyRecord {
+impl<T: Texts> AnyRecord<T> {
     fn detect(&self) -> Option<RecordKind> {
         if self.checklist.is_some() || (self.question.is_some() && self.reference_answer.is_some())
         {
@@ -967,7 +995,14 @@ impl AnyRecord {
                             attempt: self.attempt.unwrap_or(0),
                             judge,
                             judge_run: self.judge_run.unwrap_or(0),
-                            items,
+                            items: items
+                                .into_iter()
+                                .map(|i| ItemScore {
+                                    id: i.id,
+                                    rationale: i.rationale,
+                                    score: i.score,
+                                })
+                                .collect(),
                         })
                     }
                     _ => return Err(missing),

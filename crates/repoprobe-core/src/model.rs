@@ -138,7 +138,7 @@ pub struct Answer {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ItemScore {
     pub id: String,
-    #[serde(default, deserialize_with = "crate::load::text")]
+    #[serde(default)]
     pub rationale: String,
     pub score: u32,
 }

@@ -9,8 +9,9 @@ use serde_json::value::RawValue;
 /// The API version header sent with every request.
 pub const VERSION: &str = "2023-06-01";
 
-/// `max_tokens` is required by the Messages API; this is used when `--max-tokens` is not given.
-const DEFAULT_MAX_TOKENS: u32 = 4096;
+/// `max_tokens` is required by the Messages API; this is used when `--max-tokens` is not given
+/// (by structured calls and the built-in agent's chat alike).
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 pub fn url(base: &str) -> String {
     format!("{}/v1/messages", base.trim_end_matches('/'))
@@ -105,16 +106,30 @@ struct Block<'a> {
     input: Option<&'a RawValue>,
 }
 
+/// Token usage as Messages replies report it.
 #[derive(Deserialize)]
-struct Usage {
+pub(crate) struct Usage {
     #[serde(default)]
-    input_tokens: u64,
+    pub(crate) input_tokens: u64,
     #[serde(default)]
-    output_tokens: u64,
+    pub(crate) output_tokens: u64,
     #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
+    pub(crate) cache_creation_input_tokens: Option<u64>,
     #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
+    pub(crate) cache_read_input_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// Our counts: input includes the tokens written to and read from the prompt cache (they
+    /// are input the model read, billed at other rates).
+    pub(crate) fn tokens(&self) -> Tokens {
+        Tokens {
+            input_tokens: self.input_tokens
+                + self.cache_creation_input_tokens.unwrap_or(0)
+                + self.cache_read_input_tokens.unwrap_or(0),
+            output_tokens: self.output_tokens,
+        }
+    }
 }
 
 /// The reply of a 2xx body: the forced tool's input as written (key order kept), else the text
@@ -145,14 +160,6 @@ pub fn reply(bytes: &[u8], structured: Structured) -> Result<Reply, String> {
         Some("refusal") => Some("the model refused (stop_reason \"refusal\")".to_string()),
         _ => None,
     };
-    let tokens = r
-        .usage
-        .map(|u| Tokens {
-            input_tokens: u.input_tokens
-                + u.cache_creation_input_tokens.unwrap_or(0)
-                + u.cache_read_input_tokens.unwrap_or(0),
-            output_tokens: u.output_tokens,
-        })
-        .unwrap_or_default();
+    let tokens = r.usage.map(|u| u.tokens()).unwrap_or_default();
     Ok(Reply { text, tokens, note })
 }

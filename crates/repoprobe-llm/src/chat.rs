@@ -17,10 +17,6 @@ use super::{Provider, Settings, Tokens};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-/// `max_tokens` is required by Anthropic; this is used when `--max-tokens` is not given (as in
-/// `anthropic.rs`; an agent's final answer fits in it).
-const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 4096;
-
 /// A tool offered to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolDef {
@@ -230,7 +226,7 @@ pub fn anthropic_body(
         .collect();
     let mut b = json!({
         "model": s.model,
-        "max_tokens": s.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS),
+        "max_tokens": s.max_tokens.unwrap_or(super::anthropic::DEFAULT_MAX_TOKENS),
         "system": system,
         "messages": msgs,
     });
@@ -393,12 +389,13 @@ fn anthropic_parse(v: &Value) -> Result<Turn, String> {
     Ok(Turn {
         text: texts.join("\n"),
         tool_calls,
-        tokens: Tokens {
-            input_tokens: count("input_tokens")
-                + count("cache_creation_input_tokens")
-                + count("cache_read_input_tokens"),
+        tokens: super::anthropic::Usage {
+            input_tokens: count("input_tokens"),
             output_tokens: count("output_tokens"),
-        },
+            cache_creation_input_tokens: Some(count("cache_creation_input_tokens")),
+            cache_read_input_tokens: Some(count("cache_read_input_tokens")),
+        }
+        .tokens(),
         stop_reason: v
             .get("stop_reason")
             .and_then(Value::as_str)

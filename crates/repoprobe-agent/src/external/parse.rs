@@ -1,0 +1,335 @@
+//! Reading each agent CLI's output: Claude Code's result object, Codex's JSONL events, Gemini
+//! CLI's JSON; the answer, turns, tokens and cost it reports, or why there is none.
+
+use super::presets::ExternalAgent;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// How much of stderr or of bad output goes into an error message.
+pub(super) const ERROR_TAIL_CHARS: usize = 600;
+
+/// What a run gave, parsed. Never holds a secret.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AgentResult {
+    /// The final answer; `None` whenever `error` is set.
+    pub answer: Option<String>,
+    pub error: Option<String>,
+    /// Model round trips as the CLI counts them (Claude Code `num_turns`; Gemini API requests;
+    /// Codex `turn.completed` events, one per prompt).
+    pub turns: Option<u32>,
+    /// All input tokens, cached ones included.
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    /// Of `input_tokens`, those read from the prompt cache.
+    pub cache_read_tokens: Option<u64>,
+    /// Of `input_tokens`, those written to the prompt cache (Claude).
+    pub cache_creation_tokens: Option<u64>,
+    /// As the CLI reports it (Claude Code prices tokens with its own table); Codex and Gemini
+    /// report none.
+    pub cost_usd: Option<f64>,
+    /// Anything else worth keeping: session id, subtype, stop reason, tool calls, warnings.
+    pub meta: BTreeMap<String, Value>,
+}
+
+/// Parses a CLI's output. `exit_code` is `None` when the process was killed.
+pub fn parse(
+    agent: ExternalAgent,
+    stdout: &str,
+    stderr: &str,
+    exit_code: Option<i32>,
+) -> AgentResult {
+    let mut r = match agent {
+        ExternalAgent::ClaudeCode => parse_claude(stdout),
+        ExternalAgent::Codex => parse_codex(stdout),
+        ExternalAgent::Gemini => parse_gemini(stdout),
+        ExternalAgent::Command => AgentResult {
+            answer: Some(stdout.trim().to_string()),
+            ..AgentResult::default()
+        },
+    };
+    if r.error.is_none() && exit_code != Some(0) {
+        let status = match exit_code {
+            Some(c) => format!("exit status {c}"),
+            None => "killed by a signal".to_string(),
+        };
+        let detail = tail(stderr.trim(), ERROR_TAIL_CHARS);
+        r.error = Some(if detail.is_empty() {
+            status
+        } else {
+            format!("{status}: {detail}")
+        });
+    }
+    if r.error.is_none() && r.answer.as_deref().is_none_or(|a| a.trim().is_empty()) {
+        r.error = Some("empty answer".to_string());
+    }
+    if r.error.is_some() {
+        r.answer = None;
+    }
+    r
+}
+
+/// Claude Code `--output-format json`: one `type: result` object (the last such line, should
+/// anything precede it).
+pub(super) fn parse_claude(stdout: &str) -> AgentResult {
+    let Some(v) = json_object(stdout, |v| {
+        v.get("type").and_then(Value::as_str) == Some("result")
+    }) else {
+        return unparsable("Claude Code JSON result", stdout);
+    };
+    let mut r = AgentResult::default();
+    let subtype = v.get("subtype").and_then(Value::as_str).unwrap_or("");
+    let is_error = v.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+    if subtype == "success" && !is_error {
+        r.answer = v.get("result").and_then(Value::as_str).map(str::to_string);
+    } else {
+        let errors: Vec<&str> = v
+            .get("errors")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let detail = if !errors.is_empty() {
+            errors.join("; ")
+        } else {
+            v.get("result")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let what = if subtype.is_empty() { "error" } else { subtype };
+        r.error = Some(if detail.is_empty() {
+            format!("Claude Code: {what}")
+        } else {
+            format!("Claude Code: {what}: {}", tail(&detail, ERROR_TAIL_CHARS))
+        });
+    }
+    r.turns = v.get("num_turns").and_then(Value::as_u64).map(|n| n as u32);
+    r.cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);
+    if let Some(u) = v.get("usage") {
+        let n = |k: &str| u.get(k).and_then(Value::as_u64);
+        let (input, created, read) = (
+            n("input_tokens"),
+            n("cache_creation_input_tokens"),
+            n("cache_read_input_tokens"),
+        );
+        r.input_tokens = input.map(|i| i + created.unwrap_or(0) + read.unwrap_or(0));
+        r.output_tokens = n("output_tokens");
+        r.cache_creation_tokens = created;
+        r.cache_read_tokens = read;
+    }
+    for k in [
+        "subtype",
+        "session_id",
+        "stop_reason",
+        "terminal_reason",
+        "duration_ms",
+        "duration_api_ms",
+        "permission_denials",
+        "api_error_status",
+    ] {
+        if let Some(x) = v.get(k).filter(|x| !x.is_null()) {
+            r.meta.insert(k.to_string(), x.clone());
+        }
+    }
+    r
+}
+
+/// Codex `exec --json`: JSONL events. The answer is the last `agent_message`; usage is summed
+/// over `turn.completed`; a `turn.failed`, or an `error` event with no completed turn after it,
+/// is the error.
+pub(super) fn parse_codex(stdout: &str) -> AgentResult {
+    let mut r = AgentResult::default();
+    let (mut events, mut not_json) = (0u32, 0u32);
+    let (mut input, mut cached, mut output, mut turns) = (0u64, 0u64, 0u64, 0u32);
+    let mut answer: Option<String> = None;
+    let mut failed: Option<String> = None;
+    let mut pending_error: Option<String> = None;
+    let mut warnings: Vec<Value> = Vec::new();
+    let mut tool_calls = 0u32;
+    let mut file_changes = 0u32;
+    for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            not_json += 1;
+            continue;
+        };
+        events += 1;
+        let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "thread.started" => {
+                if let Some(id) = v.get("thread_id") {
+                    r.meta.insert("thread_id".into(), id.clone());
+                }
+            }
+            "turn.completed" => {
+                turns += 1;
+                pending_error = None;
+                if let Some(u) = v.get("usage") {
+                    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+                    input += n("input_tokens");
+                    cached += n("cached_input_tokens");
+                    output += n("output_tokens");
+                }
+            }
+            "turn.failed" => {
+                let msg = v.get("error").and_then(|e| s(e, "message"));
+                failed = Some(msg.unwrap_or_else(|| "turn failed".into()));
+            }
+            "error" => {
+                let msg = s(&v, "message").unwrap_or_else(|| "error event".into());
+                warnings.push(Value::String(msg.clone()));
+                pending_error = Some(msg);
+            }
+            "item.completed" => {
+                let Some(item) = v.get("item") else { continue };
+                match item.get("type").and_then(Value::as_str).unwrap_or("") {
+                    "agent_message" => answer = s(item, "text"),
+                    "error" => {
+                        if let Some(m) = s(item, "message") {
+                            warnings.push(Value::String(m));
+                        }
+                    }
+                    "command_execution" | "mcp_tool_call" | "web_search" => tool_calls += 1,
+                    "file_change" => file_changes += 1,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    if events == 0 {
+        return unparsable("Codex JSONL events", stdout);
+    }
+    r.turns = Some(turns);
+    if turns > 0 {
+        r.input_tokens = Some(input);
+        r.cache_read_tokens = Some(cached);
+        r.output_tokens = Some(output);
+    }
+    r.meta.insert("tool_calls".into(), tool_calls.into());
+    if file_changes > 0 {
+        r.meta.insert("file_changes".into(), file_changes.into());
+    }
+    if not_json > 0 {
+        r.meta.insert("non_json_lines".into(), not_json.into());
+    }
+    if !warnings.is_empty() {
+        r.meta.insert("errors".into(), Value::Array(warnings));
+    }
+    if let Some(e) = failed.or(pending_error) {
+        r.error = Some(format!("Codex: {}", tail(&e, ERROR_TAIL_CHARS)));
+    } else if turns == 0 {
+        r.error = Some("Codex: no completed turn".into());
+    } else {
+        r.answer = answer;
+    }
+    r
+}
+
+/// Gemini CLI `--output-format json`: one (pretty-printed) object.
+pub(super) fn parse_gemini(stdout: &str) -> AgentResult {
+    let Some(v) = json_object(stdout, |v| {
+        v.get("response").is_some() || v.get("error").is_some() || v.get("stats").is_some()
+    }) else {
+        return unparsable("Gemini JSON output", stdout);
+    };
+    let mut r = AgentResult::default();
+    if let Some(e) = v.get("error").filter(|e| !e.is_null()) {
+        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+        let kind = e.get("type").and_then(Value::as_str).unwrap_or("error");
+        r.error = Some(format!("Gemini: {kind}: {}", tail(msg, ERROR_TAIL_CHARS)));
+        if let Some(code) = e.get("code") {
+            r.meta.insert("error_code".into(), code.clone());
+        }
+    } else {
+        r.answer = v
+            .get("response")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    if let Some(id) = v.get("session_id") {
+        r.meta.insert("session_id".into(), id.clone());
+    }
+    if let Some(stats) = v.get("stats") {
+        let mut found = false;
+        let (mut requests, mut prompt, mut out, mut cached) = (0u64, 0u64, 0u64, 0u64);
+        if let Some(models) = stats.get("models").and_then(Value::as_object) {
+            for m in models.values() {
+                found = true;
+                let n = |a: &str, b: &str| {
+                    m.get(a)
+                        .and_then(|x| x.get(b))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0)
+                };
+                requests += n("api", "totalRequests");
+                prompt += n("tokens", "prompt");
+                // Thinking tokens are output the model was paid for.
+                out += n("tokens", "candidates") + n("tokens", "thoughts");
+                cached += n("tokens", "cached");
+            }
+            r.meta.insert(
+                "models".into(),
+                Value::Array(models.keys().cloned().map(Value::String).collect()),
+            );
+        }
+        if found {
+            r.turns = Some(requests as u32);
+            r.input_tokens = Some(prompt);
+            r.output_tokens = Some(out);
+            r.cache_read_tokens = Some(cached);
+        }
+        if let Some(calls) = stats.get("tools").and_then(|t| t.get("totalCalls")) {
+            r.meta.insert("tool_calls".into(), calls.clone());
+        }
+    }
+    r
+}
+
+pub(super) fn unparsable(what: &str, stdout: &str) -> AgentResult {
+    let shown = tail(stdout.trim(), ERROR_TAIL_CHARS);
+    AgentResult {
+        error: Some(if shown.is_empty() {
+            format!("no output (expected {what})")
+        } else {
+            format!("could not parse the output as {what}: {shown:?}")
+        }),
+        ..AgentResult::default()
+    }
+}
+
+/// The whole text as one JSON object, else the last line-started object (possibly spanning
+/// several lines) that `wanted` accepts.
+pub(super) fn json_object(text: &str, wanted: impl Fn(&Value) -> bool) -> Option<Value> {
+    let text = text.trim();
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        return wanted(&v).then_some(v);
+    }
+    let mut starts: Vec<usize> = text
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .filter(|&i| text[i..].starts_with('{'))
+        .collect();
+    if text.starts_with('{') {
+        starts.insert(0, 0);
+    }
+    for &start in starts.iter().rev() {
+        let mut de = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        if let Some(Ok(v)) = de.next()
+            && v.is_object()
+            && wanted(&v)
+        {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// The last `max` characters of `s`.
+pub(super) fn tail(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let t: String = s.chars().skip(n - max).collect();
+    format!("…{t}")
+}

@@ -1,0 +1,159 @@
+//! The agent CLIs we know (presets) and what a run of one is configured with.
+
+use super::process::DEFAULT_MAX_STDOUT;
+use crate::sandbox::Bubblewrap;
+use serde::Serialize;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Claude Code's `--settings`: no hook runs, whichever settings file defines it.
+pub const CLAUDE_SETTINGS: &str = r#"{"disableAllHooks":true}"#;
+/// Claude Code's `--mcp-config` (with `--strict-mcp-config`): no MCP server at all.
+pub const CLAUDE_MCP_CONFIG: &str = r#"{"mcpServers":{}}"#;
+
+/// The external agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExternalAgent {
+    /// Anthropic's Claude Code (`claude -p … --output-format json`), read-only tools.
+    ClaudeCode,
+    /// OpenAI's Codex CLI (`codex exec --json -s read-only`).
+    Codex,
+    /// Google's Gemini CLI (`gemini -p … --output-format json`).
+    Gemini,
+    /// Any command template with `{prompt_file}`, `{model}`, `{workdir}`; stdout is the answer.
+    Command,
+}
+
+impl ExternalAgent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExternalAgent::ClaudeCode => "claude-code",
+            ExternalAgent::Codex => "codex",
+            ExternalAgent::Gemini => "gemini",
+            ExternalAgent::Command => "command",
+        }
+    }
+
+    /// The program looked up on PATH when no path is given; `None` for `command`.
+    pub fn default_program(self) -> Option<&'static str> {
+        match self {
+            ExternalAgent::ClaudeCode => Some("claude"),
+            ExternalAgent::Codex => Some("codex"),
+            ExternalAgent::Gemini => Some("gemini"),
+            ExternalAgent::Command => None,
+        }
+    }
+
+    /// The variables a preset usually needs passed through (its key and base URL); a suggestion
+    /// for the caller's default, never read unless listed in [`AgentConfig::pass_env`].
+    pub fn usual_env(self) -> &'static [&'static str] {
+        match self {
+            ExternalAgent::ClaudeCode => &[
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_AUTH_TOKEN",
+                "ANTHROPIC_BASE_URL",
+            ],
+            // Not CODEX_HOME: the run's fresh HOME holds Codex's config (see `home_settings`).
+            ExternalAgent::Codex => &["OPENAI_API_KEY", "OPENAI_BASE_URL"],
+            ExternalAgent::Gemini => {
+                &["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"]
+            }
+            ExternalAgent::Command => &[],
+        }
+    }
+
+    /// Fixed variables of the preset: no telemetry, update checks or other traffic besides the
+    /// model calls. Listed variables with the same name win.
+    pub(super) fn fixed_env(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            ExternalAgent::ClaudeCode => &[
+                ("DISABLE_TELEMETRY", "1"),
+                ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+                ("DISABLE_AUTOUPDATER", "1"),
+            ],
+            ExternalAgent::Gemini => &[("GEMINI_TELEMETRY_ENABLED", "false")],
+            ExternalAgent::Codex | ExternalAgent::Command => &[],
+        }
+    }
+}
+
+/// Everything about the runs that does not change from one question to the next.
+#[derive(Clone)]
+pub struct AgentConfig {
+    pub agent: ExternalAgent,
+    /// The agent's executable; [`ExternalAgent::default_program`] on PATH when `None`.
+    pub program: Option<PathBuf>,
+    pub model: String,
+    /// Claude Code's `--max-turns` (Codex and Gemini have no such flag).
+    pub max_turns: Option<u32>,
+    /// The template of `command`, run by `sh -c` after substitution of `{prompt_file}`,
+    /// `{model}` and `{workdir}` by shell-quoted values (write them unquoted).
+    pub command: Option<String>,
+    /// Extra arguments appended to a preset's.
+    pub extra_args: Vec<String>,
+    /// Names of our environment variables passed to the agent (its key, its base URL).
+    pub pass_env: Vec<String>,
+    /// Variables set explicitly (name, value); they win over passed-through ones.
+    pub set_env: Vec<(String, String)>,
+    /// The agent's HOME (a scratch directory keeps user settings out of the benchmark); our
+    /// HOME when `None`.
+    pub home: Option<PathBuf>,
+    pub timeout: Duration,
+    pub max_stdout: usize,
+    /// The confinement of every process of a run; `None` runs them unconfined (`--no-sandbox`).
+    pub sandbox: Option<Bubblewrap>,
+}
+
+impl fmt::Debug for AgentConfig {
+    /// Values of `set_env` are not shown: they may be keys.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentConfig")
+            .field("agent", &self.agent)
+            .field("program", &self.program)
+            .field("model", &self.model)
+            .field("max_turns", &self.max_turns)
+            .field("command", &self.command)
+            .field("extra_args", &self.extra_args)
+            .field("pass_env", &self.pass_env)
+            .field(
+                "set_env",
+                &self.set_env.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("home", &self.home)
+            .field("timeout", &self.timeout)
+            .field("sandbox", &self.sandbox)
+            .finish()
+    }
+}
+
+impl AgentConfig {
+    /// A configuration with the defaults: no overrides, 30 minutes, 32 MiB of stdout.
+    pub fn new(agent: ExternalAgent, model: impl Into<String>) -> AgentConfig {
+        AgentConfig {
+            agent,
+            program: None,
+            model: model.into(),
+            max_turns: None,
+            command: None,
+            extra_args: Vec::new(),
+            pass_env: Vec::new(),
+            set_env: Vec::new(),
+            home: None,
+            timeout: Duration::from_secs(1800),
+            max_stdout: DEFAULT_MAX_STDOUT,
+            sandbox: None,
+        }
+    }
+
+    /// The executable that runs (`sh` for `command`).
+    pub fn program(&self) -> OsString {
+        match (&self.program, self.agent.default_program()) {
+            (Some(p), _) => p.clone().into_os_string(),
+            (None, Some(p)) => p.into(),
+            (None, None) => "sh".into(),
+        }
+    }
+}

@@ -1,0 +1,449 @@
+//! The report's tables: each table of the paper (and the additions) built from a
+//! [`ScoreReport`] as a [`Table`] of cells, whatever it is rendered as.
+
+use crate::metrics::{ScoreReport, Stratum};
+use crate::model::FailureMode;
+
+/// Displays a percentage as the paper does: one decimal; `—` where undefined.
+pub fn pct(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("{v:.1}"),
+        _ => "—".to_string(),
+    }
+}
+
+/// Best and second-best marks of a table column (§5.2, Table 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    None,
+    Best,
+    Second,
+}
+
+/// One cell: the text shown, its mark, and for numbers the unrounded value behind the text (the
+/// site puts it in a `data-value` attribute, so tests can compare it with the CLI's JSON to the
+/// last digit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    pub text: String,
+    pub mark: Mark,
+    pub value: Option<f64>,
+}
+
+impl From<String> for Cell {
+    fn from(text: String) -> Self {
+        Cell {
+            text,
+            mark: Mark::None,
+            value: None,
+        }
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(text: &str) -> Self {
+        Cell::from(text.to_string())
+    }
+}
+
+/// A percentage cell: one decimal shown, the unrounded value kept.
+pub fn num(x: Option<f64>) -> Cell {
+    Cell {
+        text: pct(x),
+        mark: Mark::None,
+        value: x.filter(|v| v.is_finite()),
+    }
+}
+
+/// A table in a form every renderer takes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub title: String,
+    pub headers: Vec<String>,
+    /// Per column: right-align (numbers) or not.
+    pub numeric: Vec<bool>,
+    pub rows: Vec<Vec<Cell>>,
+    pub note: Option<String>,
+}
+
+impl Table {
+    /// Marks the highest displayed value of each listed column bold and the second underlined
+    /// (ties share a mark, since they print the same).
+    pub fn mark_best(&mut self, columns: &[usize]) {
+        for &c in columns {
+            let mut values: Vec<f64> = self
+                .rows
+                .iter()
+                .filter_map(|r| r[c].text.parse::<f64>().ok())
+                .collect();
+            values.sort_unstable_by(|a, b| b.total_cmp(a));
+            values.dedup();
+            let (best, second) = (values.first().copied(), values.get(1).copied());
+            for r in &mut self.rows {
+                let v = r[c].text.parse::<f64>().ok();
+                r[c].mark = if v.is_some() && v == best {
+                    Mark::Best
+                } else if v.is_some() && v == second {
+                    Mark::Second
+                } else {
+                    Mark::None
+                };
+            }
+        }
+    }
+}
+
+pub(super) fn plain(cells: Vec<String>) -> Vec<Cell> {
+    cells.into_iter().map(Cell::from).collect()
+}
+
+/// Table 3: one row per (model, judge), sorted by Overall, best bold and second underlined.
+pub fn models_table(r: &ScoreReport) -> Table {
+    let mut models: Vec<_> = r.models.iter().collect();
+    models.sort_unstable_by(|a, b| {
+        b.overall
+            .unwrap_or(f64::NEG_INFINITY)
+            .total_cmp(&a.overall.unwrap_or(f64::NEG_INFINITY))
+            .then_with(|| a.model.cmp(&b.model))
+            .then_with(|| a.judge.cmp(&b.judge))
+    });
+    let with_ci = r.models.iter().any(|m| m.ci95.is_some());
+    let mut headers: Vec<String> = [
+        "Model",
+        "Judge",
+        "Overall",
+        "Knowledge",
+        "Clarity",
+        "Perfect",
+        "Coverage",
+    ]
+    .map(String::from)
+    .to_vec();
+    if with_ci {
+        headers.push("95% CI".into());
+    }
+    let rows = models
+        .iter()
+        .map(|m| {
+            let mut row: Vec<Cell> = vec![
+                m.model.clone().into(),
+                m.judge.clone().into(),
+                num(m.overall),
+                num(m.knowledge),
+                num(m.clarity),
+                num(m.perfect),
+                num(m.coverage.map(|c| 100.0 * c)),
+            ];
+            if with_ci {
+                row.push(
+                    m.ci95
+                        .map_or("—".to_string(), |[lo, hi]| format!("{lo:.1}–{hi:.1}"))
+                        .into(),
+                );
+            }
+            row
+        })
+        .collect();
+    let mut numeric = vec![false, false, true, true, true, true, true];
+    if with_ci {
+        numeric.push(true);
+    }
+    let mut t = Table {
+        title: "Table 3 — overall performance (%)".into(),
+        headers,
+        numeric,
+        rows,
+        note: Some(policy_note(r)),
+    };
+    t.mark_best(&[2, 3, 4, 5]);
+    t
+}
+
+fn policy_note(r: &ScoreReport) -> String {
+    let missing = match r.policy.missing {
+        crate::MissingPolicy::Zero => {
+            "a question without a valid judgment counts as 0 (missing = zero)"
+        }
+        crate::MissingPolicy::Exclude => {
+            "questions without a valid judgment are left out (missing = exclude)"
+        }
+    };
+    let ci = if r.policy.bootstrap > 0 {
+        format!(
+            "; 95% CI: percentile bootstrap over questions, B = {}, seed {}",
+            r.policy.bootstrap, r.policy.seed
+        )
+    } else {
+        String::new()
+    };
+    let dropped = match r.policy.dropped_questions.as_slice() {
+        [] => String::new(),
+        ids => format!(
+            "; WITHOUT {} question(s) dropped by the reader: {}",
+            ids.len(),
+            ids.join(", ")
+        ),
+    };
+    let weights = match r.policy.weights.as_slice() {
+        [] => String::new(),
+        rules => format!(
+            "; RE-WEIGHTED by the reader (not the checklists' own weights): {}",
+            rules.join(", ")
+        ),
+    };
+    format!(
+        "{missing}; coverage = judged cells / (questions × attempts × judge runs){ci}{dropped}{weights}"
+    )
+}
+
+/// The paper's Table 3 as reported (SPEC §2.7), marked like the paper (best bold, second
+/// underlined), with the audit's finding beside each row it flags.
+pub fn reported_table3(r: &ScoreReport, values: &[crate::model::ReportedValue]) -> Option<Table> {
+    let mut rows: Vec<(&str, [Option<f64>; 4])> = Vec::new();
+    const COLS: [&str; 4] = ["overall", "knowledge", "clarity", "perfect"];
+    for v in values.iter().filter(|v| v.table == "3") {
+        let Some(c) = COLS.iter().position(|c| *c == v.column) else {
+            continue;
+        };
+        match rows.iter_mut().find(|(m, _)| *m == v.row) {
+            Some((_, cells)) => cells[c] = Some(v.value),
+            None => {
+                let mut cells = [None; 4];
+                cells[c] = Some(v.value);
+                rows.push((&v.row, cells));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let mut t = Table {
+        title: "Table 3 as reported in the paper (%)".into(),
+        headers: [
+            "Model",
+            "Overall",
+            "Knowledge",
+            "Clarity",
+            "Perfect",
+            "Audit",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: vec![false, true, true, true, true, false],
+        rows: rows
+            .iter()
+            .map(|(m, cells)| {
+                let audit: Vec<&str> = r
+                    .audit
+                    .iter()
+                    .filter(|f| f.table == "3" && f.row == *m)
+                    .map(|f| f.message.as_str())
+                    .collect();
+                let mut row: Vec<Cell> = vec![m.to_string().into()];
+                row.extend(cells.iter().map(|c| num(*c)));
+                row.push(audit.join("; ").into());
+                row
+            })
+            .collect(),
+        note: Some("as printed; never mixed with recomputed numbers".into()),
+    };
+    t.mark_best(&[1, 2, 3, 4]);
+    Some(t)
+}
+
+/// Table 4 for one axis: mean (std) over models of Overall and Perfect per stratum.
+pub fn strata_table(r: &ScoreReport, axis: Stratum) -> Option<Table> {
+    let rows = r.strata.get(axis.as_str())?;
+    let judge = r.judge.clone().unwrap_or_default();
+    Some(Table {
+        title: format!(
+            "Table 4 — by {} (mean and sample std over models, judge {judge})",
+            axis.as_str()
+        ),
+        headers: ["Stratum", "Questions", "Overall", "Std", "Perfect", "Std"]
+            .map(String::from)
+            .to_vec(),
+        numeric: vec![false, true, true, true, true, true],
+        rows: rows
+            .iter()
+            .map(|s| {
+                vec![
+                    Cell::from(s.stratum.clone()),
+                    Cell::from(s.questions.to_string()),
+                    num(s.mean),
+                    num(s.std),
+                    num(s.perfect_mean),
+                    num(s.perfect_std),
+                ]
+            })
+            .collect(),
+        note: Some("std is the sample standard deviation (n − 1) of the per-model values".into()),
+    })
+}
+
+/// Table 5: checklist and scalar Overall across judge runs.
+pub fn reliability_table(r: &ScoreReport) -> Option<Table> {
+    if r.reliability
+        .iter()
+        .all(|x| x.runs < 2 && x.scalar.is_none())
+    {
+        return None;
+    }
+    Some(Table {
+        title: format!(
+            "Table 5 — reliability across judge runs (judge {})",
+            r.judge.clone().unwrap_or_default()
+        ),
+        headers: [
+            "Model",
+            "Runs",
+            "Scalar",
+            "Std",
+            "Range",
+            "Checklist",
+            "Std",
+            "Range",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: vec![false, true, true, true, true, true, true, true],
+        rows: r
+            .reliability
+            .iter()
+            .map(|x| {
+                let s = x.scalar.as_ref();
+                vec![
+                    Cell::from(x.model.clone()),
+                    Cell::from(x.runs.to_string()),
+                    num(s.and_then(|s| s.mean)),
+                    num(s.and_then(|s| s.std)),
+                    num(s.and_then(|s| s.range)),
+                    num(x.checklist.mean),
+                    num(x.checklist.std),
+                    num(x.checklist.range),
+                ]
+            })
+            .collect(),
+        note: Some("mean, sample std and range (max − min) of Overall over judge runs".into()),
+    })
+}
+
+/// Table 7: failure-mode shares per model and their average.
+pub fn failure_table(r: &ScoreReport) -> Option<Table> {
+    if r.failure_modes.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["Failure mode".to_string()];
+    headers.extend(r.failure_modes.iter().map(|f| f.model.clone()));
+    headers.push("Average".into());
+    let mut rows: Vec<Vec<Cell>> = FailureMode::ALL
+        .iter()
+        .map(|m| {
+            let mut row: Vec<Cell> = vec![m.label().into()];
+            row.extend(
+                r.failure_modes
+                    .iter()
+                    .map(|f| num(f.shares.get(m.as_str()).copied())),
+            );
+            row.push(num(r.failure_mode_average.get(m.as_str()).copied()));
+            row
+        })
+        .collect();
+    let mut count = vec!["Failures (labels)".to_string()];
+    count.extend(r.failure_modes.iter().map(|f| f.failures.to_string()));
+    count.push(String::new());
+    rows.push(plain(count));
+    let n = headers.len();
+    Some(Table {
+        title: format!(
+            "Table 7 — failure modes (%), classifier {}",
+            r.classifier.clone().unwrap_or_default()
+        ),
+        headers,
+        numeric: std::iter::once(false)
+            .chain(std::iter::repeat_n(true, n - 1))
+            .collect(),
+        rows,
+        note: Some("shares over the labels given to answers scoring below 60%".into()),
+    })
+}
+
+/// Paired comparison, as a one-row table.
+pub fn paired_table(r: &ScoreReport) -> Option<Table> {
+    let p = r.paired.as_ref()?;
+    Some(Table {
+        title: format!("Paired comparison — {} vs {} (judge {})", p.a, p.b, p.judge),
+        headers: [
+            "A",
+            "B",
+            "Questions",
+            "Mean diff (pp)",
+            "95% CI",
+            "A better in (%)",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: vec![false, false, true, true, true, true],
+        rows: vec![vec![
+            Cell::from(p.a.clone()),
+            Cell::from(p.b.clone()),
+            Cell::from(p.questions.to_string()),
+            num(p.mean_diff),
+            Cell::from(
+                p.ci95
+                    .map_or("—".into(), |[lo, hi]| format!("{lo:.1}–{hi:.1}")),
+            ),
+            num(p.a_better_pct),
+        ]],
+        note: Some("per-question difference of mean scores; bootstrap over questions".into()),
+    })
+}
+
+/// The audit findings of reported tables.
+pub fn audit_table(r: &ScoreReport) -> Option<Table> {
+    if r.audit.is_empty() {
+        return None;
+    }
+    Some(Table {
+        title: "Audit of reported tables".into(),
+        headers: ["Table", "Row", "Column", "Printed", "Implied", "Finding"]
+            .map(String::from)
+            .to_vec(),
+        numeric: vec![false, false, false, true, true, false],
+        rows: r
+            .audit
+            .iter()
+            .map(|f| {
+                let row = if f.group.is_empty() {
+                    f.row.clone()
+                } else {
+                    format!("{} / {}", f.group, f.row)
+                };
+                plain(vec![
+                    f.table.clone(),
+                    row,
+                    f.column.clone(),
+                    format!("{:.1}", f.reported),
+                    format!("{:.2}", f.expected),
+                    f.message.clone(),
+                ])
+            })
+            .collect(),
+        note: None,
+    })
+}
+
+/// The tables a full report shows, in order: Table 3, then Table 4 for `by`, 5, 7, paired, audit.
+pub fn tables(r: &ScoreReport, by: Option<Stratum>) -> Vec<Table> {
+    let mut out = Vec::new();
+    // Reported tables alone (no benchmark) have nothing to rank: only the audit is shown.
+    if !r.models.is_empty() {
+        out.push(models_table(r));
+    }
+    out.extend(by.and_then(|b| strata_table(r, b)));
+    out.extend(reliability_table(r));
+    out.extend(failure_table(r));
+    out.extend(paired_table(r));
+    out.extend(audit_table(r));
+    out
+}

@@ -1,0 +1,467 @@
+//! The serde side of loading: one parse of a record into [`AnyRecord`] (every field of every
+//! kind, all optional), long texts kept or skipped by the [`Texts`] type parameter, and the
+//! visitors that read arrays and containers element by element (so that a syntax error keeps
+//! what came before it) or straight into records (the fast pass).
+
+use super::record::{Location, Record, RecordKind};
+use crate::model::*;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// How long free texts (answers, rationales) are read: kept, or checked as JSON strings and
+/// left empty (scoring never reads them, and a first load that skips them is faster). A type
+/// parameter of the parse, because serde's derive has no way to pass options to a field's
+/// deserializer.
+pub(super) trait Texts: 'static {
+    /// A long free text.
+    fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error>;
+
+    /// [`Texts::text`] for a field that may be `null`, telling `null` from missing like
+    /// [`present`].
+    fn present_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error>;
+
+    fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        Self::text(d).map(Some)
+    }
+}
+
+/// Texts kept.
+#[derive(Default)]
+pub(super) struct KeepTexts;
+
+/// Texts checked as JSON strings, not copied: left empty.
+#[derive(Default)]
+pub(super) struct SkipTexts;
+
+impl Texts for KeepTexts {
+    fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        String::deserialize(d)
+    }
+    fn present_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+        Option::<String>::deserialize(d).map(Some)
+    }
+}
+
+impl Texts for SkipTexts {
+    fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        IgnoredAny::deserialize(d)?;
+        Ok(String::new())
+    }
+    fn present_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+        let v = Option::<IgnoredAny>::deserialize(d)?;
+        Ok(Some(v.map(|_| String::new())))
+    }
+}
+
+/// Parses `T` fast; on failure parses again with path tracking to say where the error is.
+pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(
+    text: &str,
+) -> Result<T, (String, String)> {
+    if let Ok(v) = serde_json::from_str::<T>(text) {
+        return Ok(v);
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let describe = |inner: serde_json::Error| {
+        if inner.is_syntax() || inner.is_eof() {
+            format!("invalid JSON: {}", strip_position(&inner.to_string()))
+        } else {
+            strip_position(&inner.to_string())
+        }
+    };
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(v) => match de.end() {
+            Ok(()) => Ok(v),
+            Err(e) => Err((String::new(), describe(e))),
+        },
+        Err(e) => {
+            let path = e.path().to_string();
+            Err((path, describe(e.into_inner())))
+        }
+    }
+}
+
+/// serde_json appends " at line L column C"; locations are given separately.
+pub(super) fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// Collects the elements of a JSON array as raw text into `out`, so that the elements read
+/// before a syntax error survive it.
+pub(super) struct CollectSeq<'a, 'de> {
+    pub(super) out: &'a mut Vec<&'de RawValue>,
+}
+
+impl<'de> DeserializeSeed<'de> for CollectSeq<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CollectSeq<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of records")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(v) = seq.next_element::<&'de RawValue>()? {
+            self.out.push(v);
+        }
+        Ok(())
+    }
+}
+
+/// What a fast pass does with each record: classify and keep it (`FileCx::accept_any`).
+pub(super) type Sink<'s, T> = dyn FnMut(AnyRecord<T>, Location, Option<RecordKind>) + 's;
+
+/// Reads a JSON array straight into records, handing each to the sink as it is read.
+pub(super) struct FastSeq<'a, 's, T> {
+    pub(super) key: Option<&'static str>,
+    pub(super) kind: Option<RecordKind>,
+    pub(super) sink: &'a mut Sink<'s, T>,
+}
+
+impl<'de, T: Texts> DeserializeSeed<'de> for FastSeq<'_, '_, T> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Texts> Visitor<'de> for FastSeq<'_, '_, T> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of records")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0;
+        while let Some(v) = seq.next_element::<ObjectRecord<T>>()? {
+            (self.sink)(v.0, Location::Index(self.key, i), self.kind);
+            i += 1;
+        }
+        Ok(())
+    }
+}
+
+/// An [`AnyRecord`] that must be a JSON object: serde's derive would also take an array.
+pub(super) struct ObjectRecord<T>(AnyRecord<T>);
+
+impl<'de, T: Texts> Deserialize<'de> for ObjectRecord<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<fn() -> T>);
+        impl<'de, T: Texts> Visitor<'de> for V<T> {
+            type Value = ObjectRecord<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a record object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ObjectRecord<T>, A::Error> {
+                AnyRecord::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(ObjectRecord)
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
+}
+
+/// The top level of a JSON object file: either a container (bundle or reported tables) or a
+/// single record. Arrays are collected element by element, so a syntax error keeps the
+/// elements before it.
+#[derive(Default)]
+pub(super) struct TopLevel<'de> {
+    pub(super) format: Option<String>,
+    pub(super) version: Option<serde_json::Value>,
+    pub(super) meta: Option<serde_json::Value>,
+    pub(super) arrays: Vec<(&'static str, Vec<&'de RawValue>)>,
+    pub(super) duplicate_keys: Vec<(String, usize)>,
+}
+
+pub(super) const CONTAINER_ARRAYS: [&str; 7] = [
+    "benchmark",
+    "answers",
+    "judgments",
+    "scalar_judgments",
+    "failure_modes",
+    "reported",
+    "values",
+];
+
+pub(super) struct TopVisitor<'a, 'de, 's, T> {
+    pub(super) top: &'a mut TopLevel<'de>,
+    /// Set for the fast pass: bundle arrays go straight into records through it.
+    pub(super) sink: Option<&'a mut Sink<'s, T>>,
+}
+
+impl<'de, T: Texts> DeserializeSeed<'de> for TopVisitor<'_, 'de, '_, T> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, T: Texts> Visitor<'de> for TopVisitor<'_, 'de, '_, T> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let n = seen.entry(key.to_string()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                self.top.duplicate_keys.push((key.to_string(), *n));
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            if let Some(name) = CONTAINER_ARRAYS.iter().find(|k| **k == key) {
+                let kind = RecordKind::from_bundle_key(name).filter(|k| *k != RecordKind::Reported);
+                if let (Some(sink), Some(kind)) = (self.sink.as_deref_mut(), kind) {
+                    map.next_value_seed(FastSeq {
+                        key: Some(name),
+                        kind: Some(kind),
+                        sink,
+                    })?;
+                    continue;
+                }
+                let mut items = Vec::new();
+                let r = map.next_value_seed(CollectSeq { out: &mut items });
+                self.top.arrays.push((name, items));
+                r?;
+                continue;
+            }
+            match key.as_ref() {
+                "format" => self.top.format = map.next_value::<Option<String>>()?,
+                "version" => self.top.version = Some(map.next_value()?),
+                "meta" => self.top.meta = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every field of every record kind, all optional: one parse of a record tells both what it is
+/// and its values. Unknown fields are ignored.
+#[derive(Deserialize)]
+#[serde(bound = "T: Texts")]
+pub(super) struct AnyRecord<T> {
+    pub(super) format: Option<IgnoredAny>,
+    // question
+    pub(super) id: Option<String>,
+    pub(super) repo: Option<Repo>,
+    pub(super) category: Option<String>,
+    pub(super) question: Option<String>,
+    pub(super) reference_answer: Option<String>,
+    pub(super) external_context: Option<bool>,
+    pub(super) checklist: Option<Vec<ChecklistItem>>,
+    // shared by answers, judgments, labels
+    pub(super) question_id: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) attempt: Option<u32>,
+    // answer
+    #[serde(default, deserialize_with = "T::present_text")]
+    pub(super) answer: Option<Option<String>>,
+    pub(super) agent: Option<serde_json::Value>,
+    pub(super) usage: Option<Usage>,
+    pub(super) duration_s: Option<f64>,
+    #[serde(default, deserialize_with = "present")]
+    pub(super) error: Option<Option<String>>,
+    // judgments
+    pub(super) judge: Option<String>,
+    pub(super) judge_run: Option<u32>,
+    pub(super) items: Option<Vec<LenientItem<T>>>,
+    pub(super) dimensions: Option<BTreeMap<String, u32>>,
+    pub(super) max_per_dimension: Option<u32>,
+    #[serde(default, deserialize_with = "T::opt_text")]
+    pub(super) rationale: Option<String>,
+    // failure-mode label
+    pub(super) classifier: Option<String>,
+    pub(super) mode: Option<FailureMode>,
+    #[serde(skip)]
+    pub(super) texts: PhantomData<fn() -> T>,
+}
+
+/// An [`ItemScore`] whose rationale is read as `T` says (named like it in messages).
+#[derive(Deserialize)]
+#[serde(
+    rename = "ItemScore",
+    expecting = "struct ItemScore",
+    bound = "T: Texts"
+)]
+pub(super) struct LenientItem<T> {
+    id: String,
+    #[serde(default, deserialize_with = "T::text")]
+    rationale: String,
+    score: u32,
+    #[serde(skip)]
+    texts: PhantomData<fn() -> T>,
+}
+
+/// Tells a field given as `null` (Some(None)) from a missing one (None).
+pub(super) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+impl<T: Texts> AnyRecord<T> {
+    pub(super) fn detect(&self) -> Option<RecordKind> {
+        if self.checklist.is_some() || (self.question.is_some() && self.reference_answer.is_some())
+        {
+            Some(RecordKind::Question)
+        } else if self.items.is_some() {
+            Some(RecordKind::Judgment)
+        } else if self.dimensions.is_some() {
+            Some(RecordKind::ScalarJudgment)
+        } else if self.mode.is_some() || self.classifier.is_some() {
+            Some(RecordKind::FailureLabel)
+        } else if self.answer.is_some() || (self.question_id.is_some() && self.error.is_some()) {
+            Some(RecordKind::Answer)
+        } else {
+            None
+        }
+    }
+
+    pub(super) fn into_record(self, kind: RecordKind) -> Result<Record, Vec<&'static str>> {
+        let mut missing = Vec::new();
+        macro_rules! req {
+            ($field:ident) => {
+                match self.$field {
+                    Some(v) => Some(v),
+                    None => {
+                        missing.push(concat!("`", stringify!($field), "`"));
+                        None
+                    }
+                }
+            };
+        }
+        let record = match kind {
+            RecordKind::Question => {
+                let (id, repo, category, question, reference_answer, checklist) = (
+                    req!(id),
+                    req!(repo),
+                    req!(category),
+                    req!(question),
+                    req!(reference_answer),
+                    req!(checklist),
+                );
+                match (id, repo, category, question, reference_answer, checklist) {
+                    (
+                        Some(id),
+                        Some(repo),
+                        Some(category),
+                        Some(question),
+                        Some(reference_answer),
+                        Some(checklist),
+                    ) => Record::Question(Question {
+                        id,
+                        repo,
+                        category,
+                        question,
+                        reference_answer,
+                        external_context: self.external_context.unwrap_or(false),
+                        checklist,
+                    }),
+                    _ => return Err(missing),
+                }
+            }
+            RecordKind::Answer => {
+                let (question_id, model) = (req!(question_id), req!(model));
+                match (question_id, model) {
+                    (Some(question_id), Some(model)) => Record::Answer(Answer {
+                        question_id,
+                        model,
+                        attempt: self.attempt.unwrap_or(0),
+                        answer: self.answer.flatten(),
+                        agent: self.agent,
+                        usage: self.usage,
+                        duration_s: self.duration_s,
+                        error: self.error.flatten(),
+                    }),
+                    _ => return Err(missing),
+                }
+            }
+            RecordKind::Judgment => {
+                let (question_id, model, judge, items) =
+                    (req!(question_id), req!(model), req!(judge), req!(items));
+                match (question_id, model, judge, items) {
+                    (Some(question_id), Some(model), Some(judge), Some(items)) => {
+                        Record::Judgment(Judgment {
+                            question_id,
+                            model,
+                            attempt: self.attempt.unwrap_or(0),
+                            judge,
+                            judge_run: self.judge_run.unwrap_or(0),
+                            items: items
+                                .into_iter()
+                                .map(|i| ItemScore {
+                                    id: i.id,
+                                    rationale: i.rationale,
+                                    score: i.score,
+                                })
+                                .collect(),
+                        })
+                    }
+                    _ => return Err(missing),
+                }
+            }
+            RecordKind::ScalarJudgment => {
+                let (question_id, model, judge, dimensions, max_per_dimension) = (
+                    req!(question_id),
+                    req!(model),
+                    req!(judge),
+                    req!(dimensions),
+                    req!(max_per_dimension),
+                );
+                match (question_id, model, judge, dimensions, max_per_dimension) {
+                    (
+                        Some(question_id),
+                        Some(model),
+                        Some(judge),
+                        Some(dimensions),
+                        Some(max_per_dimension),
+                    ) => Record::ScalarJudgment(ScalarJudgment {
+                        question_id,
+                        model,
+                        attempt: self.attempt.unwrap_or(0),
+                        judge,
+                        judge_run: self.judge_run.unwrap_or(0),
+                        dimensions,
+                        max_per_dimension,
+                        rationale: self.rationale.unwrap_or_default(),
+                    }),
+                    _ => return Err(missing),
+                }
+            }
+            RecordKind::FailureLabel => {
+                let (question_id, model, classifier, mode) =
+                    (req!(question_id), req!(model), req!(classifier), req!(mode));
+                match (question_id, model, classifier, mode) {
+                    (Some(question_id), Some(model), Some(classifier), Some(mode)) => {
+                        Record::FailureLabel(FailureLabel {
+                            question_id,
+                            model,
+                            attempt: self.attempt.unwrap_or(0),
+                            classifier,
+                            mode,
+                            rationale: self.rationale.unwrap_or_default(),
+                        })
+                    }
+                    _ => return Err(missing),
+                }
+            }
+            // Reported values have their own type and never come through here.
+            RecordKind::Reported => return Err(vec!["`table`"]),
+        };
+        Ok(record)
+    }
+}

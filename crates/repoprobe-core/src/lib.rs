@@ -7,6 +7,8 @@
 //! [`report`] (text formats).
 
 pub mod dataset;
+#[cfg(test)]
+mod fixtures;
 pub mod issue;
 pub mod load;
 pub mod model;

@@ -207,6 +207,16 @@ pub fn winners(rules: &[WeightRule], q: &Question) -> Vec<Option<usize>> {
         .collect()
 }
 
+/// The weight each checklist item of `q` has under `rules`: the winning rule's (see
+/// [`winners`]), else the checklist's own. What the site shows beside a question's items.
+pub fn in_force(rules: &[WeightRule], q: &Question) -> Vec<u32> {
+    winners(rules, q)
+        .into_iter()
+        .zip(&q.checklist)
+        .map(|(w, c)| w.map_or(c.weight, |r| rules[r].weight))
+        .collect()
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
@@ -292,5 +302,25 @@ mod tests {
         assert!(r("q/k1=1") > r("q/@knowledge=1"));
         assert!(r("q/@knowledge=1") > r("*/k1=1"));
         assert!(r("*/k1=1") > r("*/@knowledge=1"));
+    }
+
+    #[test]
+    fn weights_in_force_are_the_winners_or_the_checklists_own() {
+        let q = crate::fixtures::question();
+        let rules: Vec<WeightRule> = ["*/@clarity=0", "q1/k1=2"]
+            .iter()
+            .map(|r| WeightRule::parse(r).unwrap())
+            .collect();
+        let own: Vec<u32> = q.checklist.iter().map(|c| c.weight).collect();
+        assert_eq!(in_force(&[], &q), own);
+        let got = in_force(&rules, &q);
+        for (i, c) in q.checklist.iter().enumerate() {
+            let want = match (c.id.as_str(), c.kind) {
+                ("k1", _) => 2,
+                (_, crate::model::ItemKind::Clarity) => 0,
+                _ => c.weight,
+            };
+            assert_eq!(got[i], want, "{}", c.id);
+        }
     }
 }

@@ -266,7 +266,7 @@ mod tests {
     use crate::model::ItemScore;
 
     fn dataset() -> Dataset {
-        let q = crate::protocol::fixtures::one_knowledge_item_question();
+        let q = crate::fixtures::one_knowledge_item_question();
         let judgment = |model: &str, judge: &str, run: u32, k1: u32| Judgment {
             question_id: "q1".into(),
             model: model.into(),

@@ -330,7 +330,7 @@ impl Protocol for ChecklistJudge<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::fixtures::question;
+    use crate::fixtures::question;
 
     const GOOD: &str = r#"{"k1": {"rationale": "names Y", "score": 3},
         "k2": {"rationale": "misses Z", "score": 0},

@@ -7,7 +7,7 @@
 //! schema, re-ask and reply check. The answer prompt ([`answer`]) has a prompt only: an agent's
 //! answer is free text, with no schema to impose or check. What they share is in `prompt`
 //! (template sections, substitution, reply-format section, re-ask) and `reply` (finding the
-//! reply's object, flat replies); their tests share `fixtures`.
+//! reply's object, flat replies); their tests share `crate::fixtures`.
 
 pub mod answer;
 pub mod checklist_gen;
@@ -17,9 +17,6 @@ pub mod scalar;
 
 pub(crate) mod prompt;
 pub(crate) mod reply;
-
-#[cfg(test)]
-pub(crate) mod fixtures;
 
 pub use prompt::JudgePrompt;
 
@@ -75,6 +72,7 @@ mod tests {
     use super::judge::ChecklistJudge;
     use super::scalar::ScalarJudge;
     use super::*;
+    use crate::fixtures;
 
     #[test]
     fn each_protocol_describes_its_own_tool() {

@@ -210,7 +210,7 @@ impl Protocol for ScalarJudge<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::fixtures::one_knowledge_item_question as question;
+    use crate::fixtures::one_knowledge_item_question as question;
 
     const GOOD: &str = r#"{"rationale": "mostly right", "correctness": 7, "completeness": 6,
         "relevance": 9, "clarity": 8, "reasoning": 7}"#;

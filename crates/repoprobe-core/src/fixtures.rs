@@ -1,4 +1,4 @@
-//! Test fixtures every protocol's tests share (they were copied between the modules).
+//! Test fixtures the unit tests share (they were copied between the protocols' modules).
 
 use crate::model::{ChecklistItem, ItemKind, Question, Repo, RubricTier};
 

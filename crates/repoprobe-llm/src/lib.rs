@@ -500,6 +500,15 @@ mod tests {
             "Record the failure mode of the answer."
         );
         assert_eq!(body["tool_choice"]["name"], "failure_mode");
+        let mut openai = settings(String::new());
+        openai.provider = Provider::Openai;
+        let body: serde_json::Value =
+            serde_json::from_slice(&openai::body(&openai, req).unwrap()).unwrap();
+        assert_eq!(body["tools"][0]["function"]["name"], "failure_mode");
+        assert_eq!(
+            body["tools"][0]["function"]["description"],
+            "Record the failure mode of the answer."
+        );
     }
 
     #[test]

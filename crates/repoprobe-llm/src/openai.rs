@@ -95,7 +95,7 @@ pub fn body(s: &Settings, req: Request<'_>) -> serde_json::Result<Vec<u8>> {
                 kind: "function",
                 function: Function {
                     name: req.schema_name,
-                    description: "Record the grading of every checklist item.",
+                    description: req.tool_description,
                     strict: true,
                     parameters: req.schema,
                 },

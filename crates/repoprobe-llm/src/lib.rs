@@ -481,6 +481,97 @@ mod tests {
         }
     }
 
+    /// The request bytes of a structured call for each provider and mode, and of a built-in
+    /// agent's chat: the wire format, byte for byte (key order included).
+    #[test]
+    fn request_bodies_are_their_snapshots() {
+        let schema = RawValue::from_string(
+            r#"{"type":"object","properties":{"k1":{"type":"integer"}},"required":["k1"]}"#.into(),
+        )
+        .unwrap();
+        let messages = [
+            Message {
+                role: Role::User,
+                content: "Grade this.".into(),
+            },
+            Message {
+                role: Role::Assistant,
+                content: "{}".into(),
+            },
+            Message {
+                role: Role::User,
+                content: "Your reply cannot be accepted.".into(),
+            },
+        ];
+        let req = Request {
+            system: "You grade.",
+            messages: &messages,
+            schema_name: "checklist_judgment",
+            schema: &schema,
+            tool_description: "Record the grading of every checklist item.",
+        };
+        let mut out = String::new();
+        for provider in [Provider::Openai, Provider::Anthropic] {
+            for structured in [Structured::Schema, Structured::Tool, Structured::Prompt] {
+                let mut s = settings(String::new());
+                s.provider = provider;
+                s.structured = structured;
+                s.temperature = Some(0.0);
+                s.seed = Some(7);
+                let body = match provider {
+                    Provider::Openai => openai::body(&s, req),
+                    Provider::Anthropic => anthropic::body(&s, req),
+                }
+                .unwrap();
+                out.push_str(&format!(
+                    "{} {}\n{}\n",
+                    provider.as_str(),
+                    structured.as_str(),
+                    String::from_utf8(body).unwrap()
+                ));
+            }
+            let s = Settings {
+                provider,
+                temperature: Some(0.0),
+                seed: Some(7),
+                ..settings(String::new())
+            };
+            let tools = [chat::ToolDef {
+                name: "read_file".into(),
+                description: "Read a file.".into(),
+                input_schema: serde_json::json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+            }];
+            let conversation = [
+                chat::ChatMessage::User {
+                    text: "Where is main?".into(),
+                },
+                chat::ChatMessage::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![chat::ToolCall {
+                        id: "c1".into(),
+                        name: "read_file".into(),
+                        input: serde_json::json!({"path": "src/main.rs"}),
+                        invalid: None,
+                    }],
+                },
+                chat::ChatMessage::ToolResults {
+                    results: vec![chat::ToolResult {
+                        id: "c1".into(),
+                        content: "no such file".into(),
+                        is_error: true,
+                    }],
+                },
+            ];
+            let body = chat::body(&s, "You explore.", &tools, &conversation).unwrap();
+            out.push_str(&format!(
+                "{} chat\n{}\n",
+                provider.as_str(),
+                String::from_utf8(body).unwrap()
+            ));
+        }
+        insta::assert_snapshot!(out);
+    }
+
     #[test]
     fn the_forced_tool_says_what_the_caller_says_it_records() {
         let schema = RawValue::from_string(r#"{"type":"object"}"#.into()).unwrap();

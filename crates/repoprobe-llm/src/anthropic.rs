@@ -1,6 +1,8 @@
 //! Anthropic Messages: `POST {base}/v1/messages` with `x-api-key` and `anthropic-version`.
 //! Structured output by a forced tool (`tool_choice: {type: "tool", name}`) whose input schema is
 //! the reply schema, or by `output_config.format` (JSON schema); in prompt mode neither is sent.
+//! The request types here are the one wire format of this API: structured calls build them from
+//! a [`Request`], the built-in agent's chats (`chat.rs`) from its conversation.
 
 use super::{Reply, Request, Settings, Structured, Tokens};
 use serde::{Deserialize, Serialize};
@@ -17,27 +19,78 @@ pub fn url(base: &str) -> String {
     format!("{}/v1/messages", base.trim_end_matches('/'))
 }
 
+/// A request body; `M` is the type of the messages, `P` of the tools' input schemas.
 #[derive(Serialize)]
-struct Body<'a> {
+pub(crate) struct Body<'a, M: Serialize, P: Serialize + ?Sized> {
     model: &'a str,
     max_tokens: u32,
     system: &'a str,
-    messages: &'a [super::Message],
+    messages: &'a [M],
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    tools: Option<[Tool<'a>; 1]>,
+    pub(crate) tools: Option<Vec<Tool<'a, P>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     output_config: Option<OutputConfig<'a>>,
 }
 
+impl<'a, M: Serialize, P: Serialize + ?Sized> Body<'a, M, P> {
+    /// A body with the settings' model, output limit (required here) and sampling, no tools.
+    pub(crate) fn new(s: &'a Settings, system: &'a str, messages: &'a [M]) -> Body<'a, M, P> {
+        Body {
+            model: &s.model,
+            max_tokens: s.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            system,
+            messages,
+            temperature: s.temperature,
+            tools: None,
+            tool_choice: None,
+            output_config: None,
+        }
+    }
+}
+
 #[derive(Serialize)]
-struct Tool<'a> {
-    name: &'a str,
-    description: &'a str,
-    input_schema: &'a RawValue,
+pub(crate) struct Tool<'a, P: Serialize + ?Sized> {
+    pub(crate) name: &'a str,
+    pub(crate) description: &'a str,
+    pub(crate) input_schema: &'a P,
+}
+
+/// A message of a chat: plain text, or content blocks.
+#[derive(Serialize)]
+pub(crate) struct Msg<'a> {
+    pub(crate) role: &'a str,
+    pub(crate) content: Content<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum Content<'a> {
+    Text(&'a str),
+    Blocks(Vec<BlockOut<'a>>),
+}
+
+/// A content block we send: text, the assistant's tool call, a tool's result.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum BlockOut<'a> {
+    Text {
+        text: &'a str,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: &'a serde_json::Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: &'a str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
 }
 
 #[derive(Serialize)]
@@ -54,19 +107,10 @@ struct Format<'a> {
 
 /// The request body.
 pub fn body(s: &Settings, req: Request<'_>) -> serde_json::Result<Vec<u8>> {
-    let mut b = Body {
-        model: &s.model,
-        max_tokens: s.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-        system: req.system,
-        messages: req.messages,
-        temperature: s.temperature,
-        tools: None,
-        tool_choice: None,
-        output_config: None,
-    };
+    let mut b = Body::new(s, req.system, req.messages);
     match s.structured {
         Structured::Tool => {
-            b.tools = Some([Tool {
+            b.tools = Some(vec![Tool {
                 name: req.schema_name,
                 description: req.tool_description,
                 input_schema: req.schema,

@@ -13,9 +13,10 @@
 //! arguments are not a JSON object is kept with [`ToolCall::invalid`] set, so the caller can
 //! tell the model rather than fail the run.
 
-use super::{Provider, Settings, Tokens};
+use super::{Provider, Settings, Tokens, anthropic, openai};
 use serde::Serialize;
 use serde_json::{Value, json};
+use std::borrow::Cow;
 
 /// A tool offered to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -98,11 +99,10 @@ pub fn body(
     tools: &[ToolDef],
     messages: &[ChatMessage],
 ) -> serde_json::Result<Vec<u8>> {
-    let v = match s.provider {
-        Provider::Openai => openai_body(s, system, tools, messages),
-        Provider::Anthropic => anthropic_body(s, system, tools, messages),
-    };
-    serde_json::to_vec(&v)
+    match s.provider {
+        Provider::Openai => serde_json::to_vec(&openai_request(s, system, tools, messages)),
+        Provider::Anthropic => anthropic_bytes(s, system, tools, messages),
+    }
 }
 
 /// Reads a 2xx body of `provider`; `Err` when it is not that API's response (the client retries
@@ -115,131 +115,143 @@ pub fn parse(provider: Provider, bytes: &[u8]) -> Result<Turn, String> {
     }
 }
 
-/// An OpenAI Chat Completions request.
-pub fn openai_body(
-    s: &Settings,
-    system: &str,
-    tools: &[ToolDef],
-    messages: &[ChatMessage],
-) -> Value {
-    let mut msgs = vec![json!({"role": "system", "content": system})];
+/// An OpenAI Chat Completions request, in `openai.rs`' types.
+fn openai_request<'a>(
+    s: &'a Settings,
+    system: &'a str,
+    tools: &'a [ToolDef],
+    messages: &'a [ChatMessage],
+) -> openai::Body<'a, Value> {
+    let mut b = openai::Body::new(s, system);
     for m in messages {
         match m {
-            ChatMessage::User { text } => msgs.push(json!({"role": "user", "content": text})),
-            ChatMessage::Assistant { text, tool_calls } => {
-                let mut a = json!({
-                    "role": "assistant",
-                    "content": if text.is_empty() { Value::Null } else { json!(text) },
-                });
-                if !tool_calls.is_empty() {
-                    a["tool_calls"] = tool_calls
-                        .iter()
-                        .map(|c| {
-                            let arguments = match (&c.invalid, &c.input) {
+            ChatMessage::User { text } => b.messages.push(openai::Msg::text("user", text)),
+            ChatMessage::Assistant { text, tool_calls } => b.messages.push(openai::Msg {
+                role: "assistant",
+                content: (!text.is_empty()).then_some(Cow::Borrowed(text.as_str())),
+                tool_calls: tool_calls
+                    .iter()
+                    .map(|c| openai::CallOut {
+                        id: &c.id,
+                        kind: "function",
+                        function: openai::CalledOut {
+                            name: &c.name,
+                            arguments: match (&c.invalid, &c.input) {
                                 (Some(_), Value::String(raw)) => raw.clone(),
                                 _ => c.input.to_string(),
-                            };
-                            json!({
-                                "id": c.id,
-                                "type": "function",
-                                "function": {"name": c.name, "arguments": arguments},
-                            })
-                        })
-                        .collect();
-                }
-                msgs.push(a);
-            }
+                            },
+                        },
+                    })
+                    .collect(),
+                tool_call_id: None,
+            }),
+            // No error flag in this API: the text says it.
             ChatMessage::ToolResults { results } => {
-                // No error flag in this API: the text says it.
-                msgs.extend(results.iter().map(|r| {
-                    let content = if r.is_error {
-                        format!("error: {}", r.content)
+                b.messages.extend(results.iter().map(|r| openai::Msg {
+                    role: "tool",
+                    content: Some(if r.is_error {
+                        Cow::Owned(format!("error: {}", r.content))
                     } else {
-                        r.content.clone()
-                    };
-                    json!({"role": "tool", "tool_call_id": r.id, "content": content})
-                }));
+                        Cow::Borrowed(r.content.as_str())
+                    }),
+                    tool_calls: Vec::new(),
+                    tool_call_id: Some(&r.id),
+                }))
             }
         }
     }
-    let mut b = json!({"model": s.model, "messages": msgs});
     if !tools.is_empty() {
-        b["tools"] = tools
-            .iter()
-            .map(|t| {
-                json!({
-                    "type": "function",
-                    "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
-                })
-            })
-            .collect();
-    }
-    if let Some(t) = s.temperature {
-        b["temperature"] = json!(t);
-    }
-    if let Some(seed) = s.seed {
-        b["seed"] = json!(seed);
-    }
-    if let Some(m) = s.max_tokens {
-        b["max_completion_tokens"] = json!(m);
+        b.tools = Some(
+            tools
+                .iter()
+                .map(|t| openai::Tool::function(&t.name, &t.description, false, &t.input_schema))
+                .collect(),
+        );
     }
     b
 }
 
-/// An Anthropic Messages request.
-pub fn anthropic_body(
+/// [`openai_request`] as a JSON value (for tests).
+#[cfg(test)]
+fn openai_body(s: &Settings, system: &str, tools: &[ToolDef], messages: &[ChatMessage]) -> Value {
+    serde_json::to_value(openai_request(s, system, tools, messages)).unwrap()
+}
+
+/// An Anthropic Messages request, in `anthropic.rs`' types, as bytes.
+fn anthropic_bytes(
+    s: &Settings,
+    system: &str,
+    tools: &[ToolDef],
+    messages: &[ChatMessage],
+) -> serde_json::Result<Vec<u8>> {
+    // The API takes only an object as a call's input; what the model wrote is in the error result.
+    let empty = json!({});
+    let msgs: Vec<anthropic::Msg<'_>> = messages
+        .iter()
+        .map(|m| match m {
+            ChatMessage::User { text } => anthropic::Msg {
+                role: "user",
+                content: anthropic::Content::Text(text),
+            },
+            ChatMessage::Assistant { text, tool_calls } => {
+                let mut blocks = Vec::new();
+                if !text.is_empty() {
+                    blocks.push(anthropic::BlockOut::Text { text });
+                }
+                blocks.extend(tool_calls.iter().map(|c| anthropic::BlockOut::ToolUse {
+                    id: &c.id,
+                    name: &c.name,
+                    input: if c.input.is_object() {
+                        &c.input
+                    } else {
+                        &empty
+                    },
+                }));
+                anthropic::Msg {
+                    role: "assistant",
+                    content: anthropic::Content::Blocks(blocks),
+                }
+            }
+            ChatMessage::ToolResults { results } => anthropic::Msg {
+                role: "user",
+                content: anthropic::Content::Blocks(
+                    results
+                        .iter()
+                        .map(|r| anthropic::BlockOut::ToolResult {
+                            tool_use_id: &r.id,
+                            content: &r.content,
+                            is_error: r.is_error,
+                        })
+                        .collect(),
+                ),
+            },
+        })
+        .collect();
+    let mut b = anthropic::Body::new(s, system, &msgs);
+    if !tools.is_empty() {
+        b.tools = Some(
+            tools
+                .iter()
+                .map(|t| anthropic::Tool {
+                    name: &t.name,
+                    description: &t.description,
+                    input_schema: &t.input_schema,
+                })
+                .collect(),
+        );
+    }
+    serde_json::to_vec(&b)
+}
+
+/// [`anthropic_bytes`] as a JSON value (for tests).
+#[cfg(test)]
+fn anthropic_body(
     s: &Settings,
     system: &str,
     tools: &[ToolDef],
     messages: &[ChatMessage],
 ) -> Value {
-    let msgs: Vec<Value> = messages
-        .iter()
-        .map(|m| match m {
-            ChatMessage::User { text } => json!({"role": "user", "content": text}),
-            ChatMessage::Assistant { text, tool_calls } => {
-                let mut blocks = Vec::new();
-                if !text.is_empty() {
-                    blocks.push(json!({"type": "text", "text": text}));
-                }
-                for c in tool_calls {
-                    // The API takes only an object; what the model wrote is in the error result.
-                    let input = if c.input.is_object() { c.input.clone() } else { json!({}) };
-                    blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
-                }
-                json!({"role": "assistant", "content": blocks})
-            }
-            ChatMessage::ToolResults { results } => {
-                let blocks: Vec<Value> = results
-                    .iter()
-                    .map(|r| {
-                        let mut b = json!({"type": "tool_result", "tool_use_id": r.id, "content": r.content});
-                        if r.is_error {
-                            b["is_error"] = json!(true);
-                        }
-                        b
-                    })
-                    .collect();
-                json!({"role": "user", "content": blocks})
-            }
-        })
-        .collect();
-    let mut b = json!({
-        "model": s.model,
-        "max_tokens": s.max_tokens.unwrap_or(super::anthropic::DEFAULT_MAX_TOKENS),
-        "system": system,
-        "messages": msgs,
-    });
-    if !tools.is_empty() {
-        b["tools"] = tools
-            .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
-            .collect();
-    }
-    if let Some(t) = s.temperature {
-        b["temperature"] = json!(t);
-    }
-    b
+    serde_json::from_slice(&anthropic_bytes(s, system, tools, messages).unwrap()).unwrap()
 }
 
 fn openai_parse(v: &Value) -> Result<Turn, String> {

@@ -65,8 +65,9 @@ pub use env::{BASE_ENV, agent_env};
 pub use parse::AgentResult;
 pub use parse::parse;
 use parse::{ERROR_TAIL_CHARS, tail};
-pub use presets::{AgentConfig, CLAUDE_MCP_CONFIG, CLAUDE_SETTINGS, ExternalAgent};
-pub use process::DEFAULT_MAX_STDOUT;
+pub use presets::{
+    AgentConfig, CLAUDE_MCP_CONFIG, CLAUDE_SETTINGS, DEFAULT_MAX_STDOUT, ExternalAgent,
+};
 pub use process::Invocation;
 use process::{RawOutput, execute};
 

@@ -1,12 +1,14 @@
 //! The agent CLIs we know (presets) and what a run of one is configured with.
 
-use super::process::DEFAULT_MAX_STDOUT;
 use crate::sandbox::Bubblewrap;
 use serde::Serialize;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// Most stdout kept (a bigger output is an error: the result object would be cut).
+pub const DEFAULT_MAX_STDOUT: usize = 32 << 20;
 
 /// Claude Code's `--settings`: no hook runs, whichever settings file defines it.
 pub const CLAUDE_SETTINGS: &str = r#"{"disableAllHooks":true}"#;

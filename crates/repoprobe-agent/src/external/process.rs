@@ -10,8 +10,6 @@ use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-/// Most stdout kept (a bigger output is an error: the result object would be cut).
-pub const DEFAULT_MAX_STDOUT: usize = 32 << 20;
 /// The tail of stderr kept.
 pub(super) const MAX_STDERR: usize = 64 << 10;
 /// How long the pipes may stay open after the agent's process group is gone (a process that

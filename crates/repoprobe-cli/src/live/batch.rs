@@ -9,7 +9,9 @@
 //! paying for it twice; the file is removed once its results are merged.
 
 use super::events::Event;
-use super::{Failed, Live, Outcome, Provenance, Tally, Task};
+use super::run::Live;
+use super::tally::Tally;
+use super::task::{Failed, Outcome, Provenance, Task};
 use crate::output::Journal;
 use anyhow::{Context, bail};
 use repoprobe_llm::batch::BatchRequest;

@@ -226,7 +226,7 @@ pub struct ScoreReport {
 }
 
 impl ScoreReport {
-    /// The report of no data, without running [`score`]: what a page shows before any file is
+    /// The report of no data, without running [`score`](super::score): what a page shows before any file is
     /// loaded, at the cost of a few structs rather than the metrics code (a test checks it is
     /// what `score` gives for an empty dataset).
     pub fn empty(opts: &ScoreOptions) -> ScoreReport {

@@ -1,4 +1,4 @@
-//! Text forms of a [`ScoreReport`]: an aligned terminal table like the paper's Table 3, CSV,
+//! Text forms of a [`ScoreReport`](crate::ScoreReport): an aligned terminal table like the paper's Table 3, CSV,
 //! Markdown and a LaTeX booktabs table. The site's exports call the same functions, so a table
 //! copied from either is the same text.
 

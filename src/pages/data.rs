@@ -27,6 +27,7 @@ pub fn Data() -> impl IntoView {
             let issues = l.issues.clone();
             let notes = l.notes.clone();
             view! {
+                <div class="table-scroll">
                 <table class="files">
                     <caption>"Files loaded"</caption>
                     <thead>
@@ -57,6 +58,7 @@ pub fn Data() -> impl IntoView {
                             .collect_view()}
                     </tbody>
                 </table>
+                </div>
                 <table class="counts">
                     <caption>"Valid records"</caption>
                     <tbody>
@@ -72,6 +74,7 @@ pub fn Data() -> impl IntoView {
                     view! { <p>"No issues: every record is valid."</p> }.into_any()
                 } else {
                     view! {
+                        <div class="table-scroll">
                         <table class="issues">
                             <thead>
                                 <tr>
@@ -87,6 +90,7 @@ pub fn Data() -> impl IntoView {
                                     .collect_view()}
                             </tbody>
                         </table>
+                        </div>
                     }
                         .into_any()
                 }}

@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Installs the external agent CLIs that `repoprobe answer --agent …` drives and its tests run:
 # today the real Claude Code CLI (npm `@anthropic-ai/claude-code`, pinned) into $REPO/tools, only
-# when that exact version is missing. Prints where `claude` is.
+# when that exact version is missing. Prints where `claude` is. First, bubblewrap (Debian
+# `bubblewrap`), which confines every agent process, when `bwrap` is missing.
 #
 # Never fails the caller: without npm or without the registry it says so and exits 0, and the
 # end-to-end test of the Claude Code preset then skips with a message. Nothing is downloaded but
 # the npm package (which ships its own native binary).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+# `answer` refuses external agents without bwrap (unless --no-sandbox), and the confinement
+# tests fail rather than skip without it: a failed install shows there, not here.
+if ! command -v bwrap >/dev/null; then
+    echo "== installing Debian bubblewrap"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }; then
+        echo "setup-agents: could not install the Debian package bubblewrap; agent runs will be refused"
+    fi
+fi
 
 CLAUDE_CODE_VERSION=2.1.332    # the version the end-to-end test was last run against
 TOOLS="$PWD/tools"             # npm packages live here (git-ignored)

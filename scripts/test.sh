@@ -5,8 +5,9 @@ cd "$(dirname "$0")/.."
 
 # wasm target, trunk, wasm-bindgen-cli, wasm-opt, Chromium + ChromeDriver (each only if missing).
 bash scripts/setup-site.sh --browser
-# The real Claude Code CLI for the end-to-end test of `answer --agent claude-code` (never fails:
-# without npm or the registry that test says SKIPPED).
+# bubblewrap (Debian package; the confinement tests need it and fail without it) and the real
+# Claude Code CLI for the end-to-end tests of `answer --agent claude-code` (never fails: without
+# npm or the registry those tests say SKIPPED).
 bash scripts/setup-agents.sh
 export PATH="$PWD/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 

@@ -71,8 +71,9 @@ fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
 
 /// Prints issues to stderr with their count: never hidden, never mixed into stdout.
 pub fn print_issues(loaded: &Loaded) {
+    use repoprobe_core::report::terminal_safe_lines as safe;
     for n in &loaded.notes {
-        eprintln!("note: {n}");
+        eprintln!("note: {}", safe(n));
     }
     if loaded.issues.is_empty() {
         return;
@@ -82,24 +83,38 @@ pub fn print_issues(loaded: &Loaded) {
         loaded.issues.len()
     );
     for i in &loaded.issues {
-        eprintln!("  {}: {}: {}", i.file, i.location, i.message);
+        eprintln!(
+            "  {}: {}: {}",
+            safe(&i.file),
+            safe(&i.location),
+            safe(&i.message)
+        );
     }
 }
 
 /// Writes `text` to `path` through a temporary file and a rename, so a reader never sees half
-/// a file.
+/// a file, and a crash right after leaves the old file or the new one, never an empty one. The
+/// temporary file has an unpredictable name (created exclusively: nobody can have put a link
+/// there first) in `path`'s directory; it is flushed to disk before the rename, and the
+/// directory after it.
 pub fn write_atomically(path: &Path, text: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("out"),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        // As `std::fs::write` would create it (the umask applies), not tempfile's 0600.
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)?;
+    tmp.write_all(text)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    std::fs::File::open(dir)?.sync_all()
 }
 
 /// Reads a file of JSON records that the core does not know (the source records of
@@ -131,4 +146,32 @@ pub fn read_json_records(
             (format!("line {}", n + 1), parsed)
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_writes_replace_the_file_and_leave_no_temporary_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.json");
+        std::fs::write(&p, "old").unwrap();
+        write_atomically(&p, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["out.json"]);
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode();
+        assert_ne!(
+            mode & 0o044,
+            0,
+            "readable by others as a plain write makes it: {mode:o}"
+        );
+        // A bare file name means the current directory's file; a missing directory is an error.
+        assert!(write_atomically(&dir.path().join("no/such/dir.json"), b"x").is_err());
+    }
 }

@@ -50,7 +50,13 @@ enum Command {
 }
 
 /// Runs the command line and returns the process exit code.
+///
+/// First of all the process marks itself non-dumpable, so that no process of the same user —
+/// an agent CLI we start included — can read our `/proc/<pid>/environ` (the keys we hold) or
+/// attach to us; agent children are started without the capabilities that would let root read it anyway
+/// (`agent::external`).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
+    harden();
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -77,8 +83,23 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     match result {
         Ok(code) => code.into(),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Errors quote files and model replies: no escape sequence reaches the terminal.
+            eprintln!(
+                "error: {}",
+                repoprobe_core::report::terminal_safe_lines(&format!("{e:#}"))
+            );
             Exit::Unusable.into()
         }
+    }
+}
+
+/// `prctl(PR_SET_DUMPABLE, 0)`: our `/proc/<pid>/{environ,mem,…}` become root's and closed to
+/// processes without `CAP_SYS_PTRACE`, and ptrace by the same user is refused. Not on other
+/// systems (they have no `/proc/<pid>/environ`).
+fn harden() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a plain syscall on our own process; it cannot fail with these arguments.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
 }

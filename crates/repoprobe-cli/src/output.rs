@@ -1,8 +1,10 @@
 //! The output files of the live calls: append-only JSONL journals, one record per line, written
-//! whole and handed to the OS as each key finishes. On opening, a torn last line (a kill
+//! whole and handed to the OS as each key finishes, flushed to disk when the run ends (the
+//! journal is dropped). On opening, a torn last line (a kill
 //! mid-write) is cut away, a whole last record without its newline is kept, and the keys of the
 //! records already there are read back, so that a rerun skips them. Lines with
 //! `"status": "failed"` are failure records (kept in a separate journal): never a done key.
+//! Also the record keys, and [`file_name_part`], their one-to-one form in file names.
 
 use anyhow::Context;
 use serde::Serialize;
@@ -131,9 +133,12 @@ impl<K: Eq + Hash> Journal<K> {
             .with_context(|| format!("cannot open {}", self.path.display()))
     }
 
-    /// Writes one record as one line and hands it to the OS at once.
+    /// Writes one record as one line and hands it to the OS at once. Every journal of every
+    /// command goes through here, so this is where a secret of our environment (a key echoed
+    /// in a model's reply or an error) is scrubbed from what is written.
     pub fn append<T: Serialize>(&mut self, record: &T) -> anyhow::Result<()> {
-        let mut line = serde_json::to_vec(record)?;
+        let text = serde_json::to_string(record)?;
+        let mut line = scrubbed_line(text, crate::llm::key::env_secrets())?.into_bytes();
         line.push(b'\n');
         if self.file.is_none() {
             self.file = Some(self.open_file()?);
@@ -142,6 +147,50 @@ impl<K: Eq + Hash> Journal<K> {
         file.write_all(&line)
             .and_then(|()| file.flush())
             .with_context(|| format!("cannot write to {}", self.path.display()))
+    }
+}
+
+/// A record's JSON text without any secret of our environment. A replacement in the text
+/// keeps it JSON whenever the secret sits inside a string, which is where keys end up; when it
+/// does not (a secret of digits matching a number), the strings are scrubbed one by one.
+fn scrubbed_line(text: String, secrets: &[String]) -> anyhow::Result<String> {
+    use crate::llm::key::scrub_all;
+    let clean = scrub_all(secrets, &text);
+    if clean == text || serde_json::from_str::<serde::de::IgnoredAny>(&clean).is_ok() {
+        return Ok(clean);
+    }
+    fn walk(v: &mut Value, secrets: &[String]) {
+        match v {
+            Value::String(s) => *s = scrub_all(secrets, s),
+            Value::Array(a) => a.iter_mut().for_each(|v| walk(v, secrets)),
+            Value::Object(o) => o.values_mut().for_each(|v| walk(v, secrets)),
+            _ => {}
+        }
+    }
+    let mut v: Value = serde_json::from_str(&text)?;
+    walk(&mut v, secrets);
+    Ok(v.to_string())
+}
+
+impl<K> Journal<K> {
+    /// Flushes what was appended to the disk (`fsync`): done when the journal is dropped, at the
+    /// end of a run, so the records a run reported as written survive a crash of the machine.
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        match &self.file {
+            Some(f) => f.sync_all(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<K> Drop for Journal<K> {
+    fn drop(&mut self) {
+        if let Err(e) = self.sync() {
+            eprintln!(
+                "warning: {}: could not flush to disk: {e}",
+                self.path.display()
+            );
+        }
     }
 }
 
@@ -178,6 +227,38 @@ pub fn beside(out: &Path, suffix: &str) -> PathBuf {
 pub fn failures_path(out: &Path) -> PathBuf {
     beside(out, "failures.ndjson")
 }
+
+/// A key part (a question id, a model name) as part of a file name, one to one: ASCII letters,
+/// digits, `-` and `.` stay, every other byte becomes `_` and two hex digits (`q/1` → `q_2F1`,
+/// `q_1` → `q_5F1`), so two keys never share a worktree or a transcript, and the parts joined by
+/// `__` can be told apart (an encoded part never holds `__`). A part longer than
+/// [`MAX_NAME_PART`] keeps its first characters and ends in `_~` and a stable hash of the whole.
+pub fn file_name_part(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("_{b:02X}"));
+        }
+    }
+    if out.len() <= MAX_NAME_PART {
+        return out;
+    }
+    let mut cut = MAX_NAME_PART - 18;
+    while !out.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{}_~{:016x}",
+        &out[..cut],
+        crate::shard::fnv1a(s.as_bytes())
+    )
+}
+
+/// Longest [`file_name_part`]: three of them and a suffix stay well under the 255 bytes of a
+/// file name.
+pub const MAX_NAME_PART: usize = 72;
 
 /// The key of a judgment-like record (SPEC §2.3, §2.4): (question_id, model, attempt, judge,
 /// judge_run), `attempt` and `judge_run` 0 when absent.
@@ -267,6 +348,25 @@ pub fn count(v: &Value, k: &str) -> Option<u32> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_journal_line_never_carries_a_secret_of_ours_and_stays_json() {
+        let secrets = vec!["sk-judge-0123456789".to_string(), "31415926535".to_string()];
+        let rec = serde_json::json!({
+            "rationale": "the key is sk-judge-0123456789, see",
+            "n": 31415926535u64,
+            "items": [{"note": "pi 31415926535"}],
+        });
+        let line = scrubbed_line(rec.to_string(), &secrets).unwrap();
+        let v: Value = serde_json::from_str(&line).expect("still JSON");
+        assert_eq!(v["rationale"], "the key is [redacted], see");
+        assert_eq!(v["items"][0]["note"], "pi [redacted]");
+        // A number is no text that could carry a key: it stays, the line stays JSON.
+        assert_eq!(v["n"], 31415926535u64);
+        assert!(!line.contains("sk-judge"));
+        let plain = serde_json::json!({"a": "nothing secret"}).to_string();
+        assert_eq!(scrubbed_line(plain.clone(), &secrets).unwrap(), plain);
+    }
+
     fn key(v: &Value) -> Option<JudgmentKey> {
         JudgmentKey::of(v, "items")
     }
@@ -281,6 +381,34 @@ mod tests {
             failures_path(Path::new("j.json")),
             Path::new("j.json.failures.ndjson")
         );
+    }
+
+    #[test]
+    fn file_name_parts_never_collide_and_common_ids_stay_as_they_are() {
+        assert_eq!(file_name_part("q17"), "q17");
+        assert_eq!(file_name_part("claude-sonnet-4.5"), "claude-sonnet-4.5");
+        assert_eq!(file_name_part("q/1"), "q_2F1");
+        assert_eq!(file_name_part("q_1"), "q_5F1");
+        assert_eq!(file_name_part("django/q 1"), "django_2Fq_201");
+        assert_eq!(file_name_part("é"), "_C3_A9");
+        let parts = [
+            "q/1", "q_1", "q 1", "q_2F1", "q1", "", "_", "a__b", "a_", "a",
+        ];
+        let names: HashSet<String> = parts.iter().map(|p| file_name_part(p)).collect();
+        assert_eq!(names.len(), parts.len());
+        // Joined by `__`, (a, b) pairs stay apart too.
+        let joined: HashSet<String> = [("a_", "b"), ("a", "_b"), ("a__b", ""), ("a", "b")]
+            .iter()
+            .map(|(a, b)| format!("{}__{}", file_name_part(a), file_name_part(b)))
+            .collect();
+        assert_eq!(joined.len(), 4);
+        let long_a = "x".repeat(300);
+        let long_b = format!("{}y", "x".repeat(299));
+        let (a, b) = (file_name_part(&long_a), file_name_part(&long_b));
+        assert!(a.len() <= MAX_NAME_PART && b.len() <= MAX_NAME_PART, "{a}");
+        assert_ne!(a, b);
+        assert_eq!(a, file_name_part(&long_a), "stable");
+        assert!(file_name_part(&"/".repeat(100)).len() <= MAX_NAME_PART);
     }
 
     #[test]

@@ -480,3 +480,55 @@ exit 1
         f[0]
     );
 }
+
+#[test]
+fn questions_whose_ids_differ_only_in_punctuation_get_worktrees_and_transcripts_of_their_own() {
+    let c = case(None);
+    // `q/1` and `q_1` once mapped to the same `q_1` directory and transcript.
+    let text: String = std::fs::read_to_string(&c.bench)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut q: Value = serde_json::from_str(l).unwrap();
+            let id = match q["id"].as_str().unwrap() {
+                "q1" => "q/1",
+                "q2" => "q_1",
+                other => other,
+            };
+            q["id"] = json!(id);
+            format!("{q}\n")
+        })
+        .collect();
+    std::fs::write(&c.bench, text).unwrap();
+    let r = c
+        .cmd()
+        .args(["--agent", "command", "--model", "sh", "--concurrency", "2"])
+        .args(["--question", "q/1", "--question", "q_1"])
+        .args([
+            "--command",
+            "sleep 0.2; grep -o 'Question q[0-9]' {prompt_file} | head -n 1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let recs = records(&c.out);
+    assert_eq!(recs.len(), 2);
+    let mut transcripts = Vec::new();
+    for a in &recs {
+        let want = match a["question_id"].as_str().unwrap() {
+            "q/1" => "Question q1",
+            _ => "Question q2",
+        };
+        assert_eq!(a["answer"], want, "{a}");
+        let t = a["agent"]["transcript"].as_str().unwrap().to_string();
+        let saved = std::fs::read_to_string(c.path().join(&t)).unwrap();
+        assert!(saved.contains(want), "{t}: {saved}");
+        transcripts.push(t);
+    }
+    assert_ne!(transcripts[0], transcripts[1]);
+}

@@ -947,3 +947,165 @@ fn score_weight_reweights_items_and_names_the_rules() {
         assert!(bad.stderr.contains(says), "{rule}: {}", bad.stderr);
     }
 }
+
+/// A directory with the golden fixture plus a judgment of A's first one (q1 by J, run 0) given
+/// to `model`, who has no answer record: `model` answered 1 of 3 questions and never saw two.
+fn golden_with_extra_model(model: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in GOLDEN_FILES {
+        std::fs::copy(golden_file(f), dir.path().join(f)).unwrap();
+    }
+    let first = std::fs::read_to_string(golden_file("judgments.jsonl")).unwrap();
+    let mut j: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    j["model"] = json!(model);
+    std::fs::write(
+        dir.path().join("zz-extra.jsonl"),
+        serde_json::to_string(&j).unwrap() + "\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn score_says_which_models_never_answered_questions_and_not_failed_runs() {
+    let dir = golden_with_extra_model("C");
+    let r = run(&["score", path_str(dir.path()), "--format", "json"]);
+    r.expect_code(0);
+    let notes: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("note: model"))
+        .collect();
+    // C never saw q2 and q3; B's failed run on q3 is a plain zero and gets no note.
+    assert_eq!(notes.len(), 1, "{}", r.stderr);
+    assert!(
+        notes[0].starts_with(
+            "note: model \"C\" (judge \"J\"): answered 1 of 3 questions; 2 counted as 0"
+        ),
+        "{}",
+        notes[0]
+    );
+    let v = r.json();
+    let c = v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == "C")
+        .unwrap();
+    assert_eq!(c["never_answered"], 2);
+    assert_eq!(c["benchmark_questions"], 3);
+    // Under `zero` the two count: (10 + 0 + 0) / 3 cells.
+    close(&c["overall"], 100.0 / 3.0);
+    let entries: Vec<&Value> = v["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["location"] == "model \"C\", judge \"J\"")
+        .collect();
+    assert_eq!(entries.len(), 1, "{}", v["issues"]);
+    let msg = entries[0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("answered 1 of 3 questions; 2 counted as 0"),
+        "{msg}"
+    );
+    for m in v["models"].as_array().unwrap() {
+        if m["model"] != "C" {
+            assert_eq!(m["never_answered"], 0, "{m}");
+        }
+    }
+
+    // Left out under `exclude`: nothing to say.
+    let r = run(&[
+        "score",
+        path_str(dir.path()),
+        "--format",
+        "json",
+        "--missing",
+        "exclude",
+    ]);
+    assert!(!r.stderr.contains("note: model"), "{}", r.stderr);
+    assert!(!r.stdout.contains("counted as 0"), "{}", r.stdout);
+}
+
+/// Characters that act on a terminal (OSC retitle, clear screen, bell), a spreadsheet
+/// (formula), TeX (a line break ending a `%` comment, `\end`) or a reader (bidi override).
+const HOSTILE_NAME: &str =
+    "=HYPERLINK(\"http://x\")\u{1b}]0;pwned\u{7}\u{1b}[2J\r\n\u{2028}\u{202E}%\n\\end{table}";
+
+#[test]
+fn hostile_model_names_stay_inert_in_every_export_format() {
+    let hostile = golden_with_extra_model(HOSTILE_NAME);
+    let plain = golden_with_extra_model("C");
+    for format in ["table", "markdown", "latex"] {
+        let h = run(&["score", path_str(hostile.path()), "--format", format]);
+        let p = run(&["score", path_str(plain.path()), "--format", format]);
+        h.expect_code(0);
+        for (what, text) in [("stdout", &h.stdout), ("stderr", &h.stderr)] {
+            let bad: Vec<char> = text
+                .chars()
+                .filter(|&c| {
+                    (c.is_control() && c != '\n')
+                        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}')
+                })
+                .collect();
+            assert!(bad.is_empty(), "{format} {what}: {bad:?}\n{text}");
+        }
+        // The name adds no line anywhere: the same layout as with a plain name.
+        assert_eq!(
+            h.stdout.lines().count(),
+            p.stdout.lines().count(),
+            "{format}:\n{}",
+            h.stdout
+        );
+        assert_eq!(
+            h.stderr.lines().count(),
+            p.stderr.lines().count(),
+            "{}",
+            h.stderr
+        );
+    }
+    // The terminal shows the escapes themselves.
+    let t = run(&["score", path_str(hostile.path())]);
+    assert!(t.stdout.contains("\\u{1b}]0;pwned\\u{7}"), "{}", t.stdout);
+    assert!(t.stderr.contains("\\u{1b}]0;pwned"), "{}", t.stderr);
+    // LaTeX: the name's `\end{table}` is text, not a command.
+    let l = run(&["score", path_str(hostile.path()), "--format", "latex"]);
+    assert!(
+        l.stdout.contains("\\textbackslash{}end\\{table\\}"),
+        "{}",
+        l.stdout
+    );
+
+    // CSV: the formula is neutralised, the field is quoted as RFC 4180 wants.
+    let c = run(&["score", path_str(hostile.path()), "--format", "csv"]);
+    assert!(
+        c.stdout.contains("\"'=HYPERLINK(\"\"http://x\"\")"),
+        "{}",
+        c.stdout
+    );
+    for lead in ["+1", "-1", "@SUM(A1)", "\tx", "\rx"] {
+        let d = golden_with_extra_model(lead);
+        let c = run(&["score", path_str(d.path()), "--format", "csv"]);
+        let rows: Vec<&str> = c
+            .stdout
+            .split('\n')
+            .skip(1)
+            .filter(|l| !l.is_empty() && !l.starts_with("A,") && !l.starts_with("B,"))
+            .collect();
+        assert_eq!(rows.len(), 1, "{lead:?}:\n{}", c.stdout);
+        let row = rows[0];
+        assert!(
+            row.starts_with('\'') || row.starts_with("\"'"),
+            "{lead:?}: {row:?}"
+        );
+    }
+    // JSON keeps the name exactly (it is data, escaped by JSON itself).
+    let j = run(&["score", path_str(hostile.path()), "--format", "json"]).json();
+    assert!(
+        j["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["model"] == HOSTILE_NAME)
+    );
+}

@@ -450,17 +450,76 @@ pub fn tables(r: &ScoreReport, by: Option<Stratum>) -> Vec<Table> {
     out
 }
 
-/// Renders an aligned terminal table; `ansi` turns on bold/underline for the marks.
+/// Whether a character may not reach a terminal, a spreadsheet or a TeX file as itself: C0
+/// and C1 controls (ESC starts ANSI/OSC sequences that recolour, retitle or rewrite the
+/// screen), DEL, Unicode's line and paragraph separators, and the bidirectional overrides
+/// and isolates that make text read otherwise than it is stored.
+fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+        )
+        || ('\u{202A}'..='\u{202E}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// Untrusted text (model, judge and stratum names, messages) as one inert terminal line: every
+/// control, separator or bidi character is shown escaped (`\u{1b}`, `\n`), everything else as
+/// it is. Borrowed when there is nothing to escape, which is nearly always.
+pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(is_unsafe_char) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_unsafe_char(c) => out.extend(c.escape_unicode()),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`terminal_safe`] for text of several lines (a progress message, an error): each line is
+/// made inert on its own and the line breaks are kept.
+pub fn terminal_safe_lines(s: &str) -> String {
+    s.split('\n')
+        .map(|l| terminal_safe(l.strip_suffix('\r').unwrap_or(l)).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Renders an aligned terminal table; `ansi` turns on bold/underline for the marks. Every
+/// text is passed through [`terminal_safe`]: a model name cannot move the cursor or retitle
+/// the window.
 pub fn render_text(t: &Table, ansi: bool) -> String {
     let width = |s: &str| s.chars().count();
-    let mut widths: Vec<usize> = t.headers.iter().map(|h| width(h)).collect();
-    for r in &t.rows {
+    let safe = |s: &str| terminal_safe(s).into_owned();
+    let headers: Vec<String> = t.headers.iter().map(|h| safe(h)).collect();
+    let rows: Vec<Vec<Cell>> = t
+        .rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|c| Cell {
+                    text: safe(&c.text),
+                    ..c.clone()
+                })
+                .collect()
+        })
+        .collect();
+    let mut widths: Vec<usize> = headers.iter().map(|h| width(h)).collect();
+    for r in &rows {
         for (i, Cell { text: c, .. }) in r.iter().enumerate() {
             widths[i] = widths[i].max(width(c));
         }
     }
     let mut out = String::new();
-    let _ = writeln!(out, "{}", t.title);
+    let _ = writeln!(out, "{}", safe(&t.title));
     let line = |cells: Vec<Cell>, out: &mut String| {
         let mut parts = Vec::new();
         for (i, Cell { text: c, mark, .. }) in cells.into_iter().enumerate() {
@@ -478,14 +537,14 @@ pub fn render_text(t: &Table, ansi: bool) -> String {
         }
         let _ = writeln!(out, "{}", parts.join("  ").trim_end());
     };
-    line(plain(t.headers.clone()), &mut out);
+    line(plain(headers), &mut out);
     let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
     let _ = writeln!(out, "{}", "─".repeat(total));
-    for r in &t.rows {
-        line(r.clone(), &mut out);
+    for r in rows {
+        line(r, &mut out);
     }
     if let Some(n) = &t.note {
-        let _ = writeln!(out, "{n}");
+        let _ = writeln!(out, "{}", terminal_safe(n));
     }
     out
 }
@@ -493,7 +552,8 @@ pub fn render_text(t: &Table, ansi: bool) -> String {
 /// GitHub-flavoured Markdown; best in bold, second underlined (`<u>`).
 pub fn render_markdown(t: &Table) -> String {
     let esc = |s: &str| {
-        s.replace('\\', "\\\\")
+        s.replace(is_unsafe_char, " ")
+            .replace('\\', "\\\\")
             .replace('|', "\\|")
             .replace('<', "&lt;")
             .replace('*', "\\*")
@@ -539,11 +599,14 @@ pub fn render_markdown(t: &Table) -> String {
     out
 }
 
-/// Escapes LaTeX's special characters in untrusted text.
+/// Escapes LaTeX's special characters in untrusted text. Controls and line or paragraph
+/// separators become spaces: no line break of any kind reaches the file, so escaped text can
+/// stand in a `%` comment too and never ends one.
 pub fn latex_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            c if is_unsafe_char(c) => out.push(' '),
             '\\' => out.push_str("\\textbackslash{}"),
             '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
                 out.push('\\');
@@ -569,7 +632,7 @@ pub fn render_latex(t: &Table) -> String {
         .map(|&n| if n { 'r' } else { 'l' })
         .collect();
     let mut out = String::new();
-    let _ = writeln!(out, "% {}", t.title.replace('\n', " "));
+    let _ = writeln!(out, "% {}", latex_escape(&t.title));
     let _ = writeln!(out, "\\begin{{table}}[t]\n\\centering");
     let _ = writeln!(out, "\\caption{{{}}}", latex_escape(&t.title));
     let _ = writeln!(out, "\\begin{{tabular}}{{{spec}}}\n\\toprule");
@@ -648,10 +711,10 @@ pub fn strata_csv(r: &ScoreReport, axis: Stratum) -> String {
     out
 }
 
-/// Quotes a CSV field when needed; a leading `=`, `+`, `-` or `@` is prefixed with `'` so that
-/// a model name cannot become a spreadsheet formula.
+/// Quotes a CSV field when needed; a leading `=`, `+`, `-`, `@`, tab or carriage return is
+/// prefixed with `'` (OWASP's advice) so that a model name cannot become a spreadsheet formula.
 pub fn csv_field(s: &str) -> String {
-    let s = if s.starts_with(['=', '+', '-', '@']) {
+    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{s}")
     } else {
         s.to_string()
@@ -672,6 +735,81 @@ mod tests {
         assert_eq!(pct(Some(62.74)), "62.7");
         assert_eq!(pct(Some(26.0)), "26.0");
         assert_eq!(pct(None), "—");
+    }
+
+    /// A name with every kind of character that can act on a reader's tools.
+    const HOSTILE: &str =
+        "=HYPERLINK(\"x\")\u{1b}]0;pwned\u{7}\u{1b}[2J\r\n\u{2028}\u{202E}evil\u{85}%\\end{table}";
+
+    fn hostile_table() -> Table {
+        Table {
+            title: format!("Title {HOSTILE}"),
+            headers: vec!["Model".into(), "Overall".into()],
+            numeric: vec![false, true],
+            rows: vec![vec![Cell::from(HOSTILE), Cell::from("1.0")]],
+            note: Some(format!("note {HOSTILE}")),
+        }
+    }
+
+    #[test]
+    fn terminal_text_carries_no_control_or_bidi_character() {
+        let out = render_text(&hostile_table(), false);
+        let bad: Vec<char> = out
+            .chars()
+            .filter(|&c| c != '\n' && is_unsafe_char(c))
+            .collect();
+        assert!(bad.is_empty(), "{bad:?} in {out}");
+        assert!(out.contains("\\u{1b}]0;pwned\\u{7}"), "{out}");
+        assert!(out.contains("\\r\\n\\u{2028}\\u{202e}evil"), "{out}");
+        // Title, header rule, header, one row, note: no line added by the name.
+        assert_eq!(out.lines().count(), 5, "{out}");
+        assert_eq!(terminal_safe("plain name"), "plain name");
+        assert_eq!(terminal_safe_lines("a\u{1b}\nb"), "a\\u{1b}\nb");
+    }
+
+    #[test]
+    fn latex_has_no_line_break_inside_any_text() {
+        let out = render_latex(&hostile_table());
+        // The comment line is one line: everything after `% ` is the escaped title.
+        let first = out.lines().next().unwrap();
+        assert!(first.starts_with("% Title =HYPERLINK"), "{first}");
+        assert!(
+            first.ends_with("\\%\\textbackslash{}end\\{table\\}"),
+            "{first}"
+        );
+        assert!(
+            !out.chars().any(|c| c != '\n' && is_unsafe_char(c)),
+            "{out}"
+        );
+        // Only the renderer's own lines: comment, begin, centering, caption, tabular, toprule,
+        // header, midrule, one row, bottomrule, end tabular, note, end table.
+        assert_eq!(out.lines().count(), 13, "{out}");
+        assert!(!out.contains("\\end{table}\n\\begin"), "{out}");
+    }
+
+    #[test]
+    fn markdown_rows_stay_one_line() {
+        let out = render_markdown(&hostile_table());
+        assert!(
+            !out.chars().any(|c| c != '\n' && is_unsafe_char(c)),
+            "{out}"
+        );
+        let rows: Vec<&str> = out.lines().filter(|l| l.starts_with('|')).collect();
+        assert_eq!(rows.len(), 3, "{out}");
+    }
+
+    #[test]
+    fn csv_neutralises_every_formula_start() {
+        for lead in ['=', '+', '-', '@', '\t', '\r'] {
+            let f = csv_field(&format!("{lead}1+1"));
+            assert!(
+                f.starts_with('\'') || f.starts_with("\"'"),
+                "{lead:?}: {f:?}"
+            );
+        }
+        assert_eq!(csv_field("\tx"), "'\tx");
+        assert_eq!(csv_field("\rx"), "\"'\rx\"");
+        assert_eq!(csv_field("gpt-5"), "gpt-5");
     }
 
     #[test]

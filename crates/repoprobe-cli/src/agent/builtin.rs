@@ -12,7 +12,13 @@ use super::tools::{self, Sandbox, ToolOutput};
 use crate::llm::chat::{self, ChatMessage, ToolResult};
 use crate::llm::{Client, Tokens};
 use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// How long a tool told to stop (the run's time limit) is waited for; tools check the flag
+/// between files and buffers, so this is only reached by a stuck file system.
+const STOP_GRACE: Duration = Duration::from_secs(10);
 
 /// The bounds of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,11 +198,34 @@ pub async fn run(
                         fail(&mut run, time_limit(limits));
                         return run;
                     };
-                    // Off the runtime's thread, so the time limit holds during a long search.
+                    // Off the runtime's thread, so the time limit holds during a long search; at
+                    // the limit the tool is told to stop, and its thread is waited for.
                     let (sb, name, input) = (sandbox.clone(), c.name.clone(), c.input.clone());
-                    let job = tokio::task::spawn_blocking(move || tools::call(&sb, &name, &input));
-                    match tokio::time::timeout(left, job).await {
+                    let stop = Arc::new(AtomicBool::new(false));
+                    let flag = Arc::clone(&stop);
+                    let mut job = tokio::task::spawn_blocking(move || {
+                        tools::call_until(&sb, &name, &input, &flag)
+                    });
+                    match tokio::time::timeout(left, &mut job).await {
                         Err(_) => {
+                            stop.store(true, Ordering::Relaxed);
+                            let stopped = tokio::time::timeout(STOP_GRACE, job).await;
+                            let content = match stopped {
+                                Ok(Ok(out)) => out.content,
+                                _ => format!(
+                                    "the tool did not stop within {} s of being told to",
+                                    STOP_GRACE.as_secs()
+                                ),
+                            };
+                            run.transcript.push(json!({
+                                "kind": "tool",
+                                "turn": run.turns,
+                                "id": c.id,
+                                "name": c.name,
+                                "input": c.input,
+                                "content": content,
+                                "is_error": true,
+                            }));
                             fail(&mut run, time_limit(limits));
                             return run;
                         }
@@ -922,5 +951,44 @@ mod tests {
         let run = rt().block_on(run(&client, &sandbox, "sys", "q", &lim));
         assert_eq!(run.answer, None);
         assert!(run.error.unwrap().starts_with("time limit reached"));
+    }
+
+    #[test]
+    fn a_tool_running_at_the_time_limit_is_stopped_and_its_thread_waited_for() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::agent::tools::tests::heavy(dir.path(), 400);
+        let sandbox = Sandbox::new(dir.path()).unwrap();
+        let server = serve(
+            Provider::Openai,
+            Box::new(|n, _| match n {
+                0 => Next::Call(
+                    "search",
+                    json!({"pattern": crate::agent::tools::tests::SLOW_PATTERN}),
+                ),
+                _ => panic!("the run should have ended at its time limit"),
+            }),
+        );
+        let client = client(Provider::Openai, server.addr);
+        let lim = Limits {
+            timeout: Duration::from_millis(400),
+            ..limits()
+        };
+        let started = Instant::now();
+        let run = rt().block_on(run(&client, &sandbox, "sys", "q", &lim));
+        let took = started.elapsed();
+        assert!(run.error.unwrap().starts_with("time limit reached"));
+        // The tool's own (stopped) result is in the transcript: its thread returned before the
+        // run did.
+        let tool = run
+            .transcript
+            .iter()
+            .find(|e| e["kind"] == "tool")
+            .expect("the stopped call is in the transcript");
+        assert_eq!(tool["is_error"], true);
+        assert!(
+            tool["content"].as_str().unwrap().starts_with("stopped"),
+            "{tool}"
+        );
+        assert!(took < Duration::from_secs(3), "{took:?}");
     }
 }

@@ -24,12 +24,28 @@
 //!   (`packages/core/src/telemetry/uiTelemetry.ts`, commit 024891a); exit status 53 when the turn
 //!   limit is hit. Not run live here.
 //!
+//! Project settings are off: each preset starts its CLI so that the repository's own settings,
+//! hooks, MCP servers and environment overrides are ignored — Claude Code with
+//! `--setting-sources user` (the run's fresh HOME), `--settings {"disableAllHooks":true}` and
+//! `--strict-mcp-config --mcp-config {"mcpServers":{}}` (flags of 2.1.332's `--help`); Gemini CLI
+//! and Codex through files written in the fresh HOME by [`home_settings`] (folder trust on and the
+//! worktree not trusted, `security.folderTrust` and `trustedFolders.json` of gemini-cli
+//! `docs/trusted-folders.md`; the worktree `untrusted` in `~/.codex/config.toml`, whose project
+//! `.codex/` layers codex-rs `core/src/config_loader/mod.rs` loads only for trusted projects).
+//!
+//! Confinement: with [`AgentConfig::sandbox`] every process (the `--version` probe included) runs
+//! under bubblewrap (`super::sandbox`), seeing the worktree and its scratch directory only. Without
+//! it, the child still cannot read our `/proc/<pid>/environ`: we are non-dumpable
+//! (`crate::run`) and the child loses `CAP_SYS_PTRACE`, `CAP_SYS_ADMIN` and `CAP_PERFMON` before it
+//! starts, so even root cannot.
+//!
 //! Secrets: the agent's environment is built from scratch (a few base variables plus the names
 //! and values the caller lists) and the values of secret-looking variables are scrubbed from
 //! everything read back, so no returned struct or message ever holds a key. A failed run never
 //! yields an answer: a non-zero exit, unparsable output, an error result or a timeout sets
 //! `error` and leaves `answer` empty.
 
+use super::sandbox::{self, Bubblewrap, Mounts};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -40,6 +56,11 @@ use std::pin::Pin;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, ReadBuf};
+
+/// Claude Code's `--settings`: no hook runs, whichever settings file defines it.
+pub const CLAUDE_SETTINGS: &str = r#"{"disableAllHooks":true}"#;
+/// Claude Code's `--mcp-config` (with `--strict-mcp-config`): no MCP server at all.
+pub const CLAUDE_MCP_CONFIG: &str = r#"{"mcpServers":{}}"#;
 
 /// Variables every agent gets from our own environment (when set), besides the listed ones.
 pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "TZ"];
@@ -54,6 +75,11 @@ const ERROR_TAIL_CHARS: usize = 600;
 /// How long the pipes may stay open after the agent's process group is gone (a process that
 /// left the group still holds them).
 const DRAIN_GRACE: Duration = Duration::from_secs(3);
+/// The capabilities (numbers of `<linux/capability.h>`) any of which opens a non-dumpable
+/// process's `/proc/<pid>/environ` to another: `CAP_SYS_PTRACE`, `CAP_SYS_ADMIN`,
+/// `CAP_PERFMON` (measured on Linux 6.18: each alone grants the read).
+#[cfg(target_os = "linux")]
+const PTRACE_CAPS: [libc::c_ulong; 3] = [19, 21, 38];
 
 /// The external agents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -98,7 +124,8 @@ impl ExternalAgent {
                 "ANTHROPIC_AUTH_TOKEN",
                 "ANTHROPIC_BASE_URL",
             ],
-            ExternalAgent::Codex => &["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"],
+            // Not CODEX_HOME: the run's fresh HOME holds Codex's config (see `home_settings`).
+            ExternalAgent::Codex => &["OPENAI_API_KEY", "OPENAI_BASE_URL"],
             ExternalAgent::Gemini => {
                 &["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"]
             }
@@ -144,6 +171,8 @@ pub struct AgentConfig {
     pub home: Option<PathBuf>,
     pub timeout: Duration,
     pub max_stdout: usize,
+    /// The confinement of every process of a run; `None` runs them unconfined (`--no-sandbox`).
+    pub sandbox: Option<Bubblewrap>,
 }
 
 impl fmt::Debug for AgentConfig {
@@ -163,6 +192,7 @@ impl fmt::Debug for AgentConfig {
             )
             .field("home", &self.home)
             .field("timeout", &self.timeout)
+            .field("sandbox", &self.sandbox)
             .finish()
     }
 }
@@ -182,6 +212,7 @@ impl AgentConfig {
             home: None,
             timeout: Duration::from_secs(1800),
             max_stdout: DEFAULT_MAX_STDOUT,
+            sandbox: None,
         }
     }
 
@@ -292,12 +323,22 @@ pub fn invocation(
             if let Some(n) = cfg.max_turns {
                 args.extend(["--max-turns".into(), n.to_string().into()]);
             }
+            // The repository's `.claude/settings*.json` (hooks, env, apiKeyHelper, plugins) and
+            // `.mcp.json` are never read: user settings only (the fresh HOME's), every hook off,
+            // no MCP server but the empty set given here. `--mcp-config` takes several values,
+            // so an option follows it.
             args.extend(
                 [
+                    "--setting-sources",
+                    "user",
+                    "--settings",
+                    CLAUDE_SETTINGS,
+                    "--mcp-config",
+                    CLAUDE_MCP_CONFIG,
+                    "--strict-mcp-config",
                     "--tools",
                     "Read,Grep,Glob",
                     "--no-session-persistence",
-                    "--strict-mcp-config",
                 ]
                 .map(OsString::from),
             );
@@ -333,11 +374,7 @@ pub fn invocation(
         // After every option: read the prompt from stdin.
         args.push("-".into());
     }
-    let secrets = env
-        .iter()
-        .filter(|(k, v)| is_secret(k, v))
-        .map(|(_, v)| v.to_string_lossy().into_owned())
-        .collect();
+    let secrets = secrets_of(&env);
     Ok(Invocation {
         program: cfg.program(),
         args,
@@ -416,11 +453,18 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
         Ok(inv) => inv,
         Err(e) => return failed(e, Vec::new()),
     };
+    // Writable: the worktree (edits stay observable), the scratch directory (prompt, fresh HOME)
+    // and a HOME of the user's choosing; the worktree's `.git` pointer read-only.
+    let mut writable = vec![workdir.to_path_buf(), scratch.to_path_buf()];
+    if let Some(home) = cfg.home.as_ref().filter(|h| !h.starts_with(scratch)) {
+        writable.push(home.clone());
+    }
+    let inv = confine(cfg, inv, &writable, Some(&workdir.join(".git")));
     let command: Vec<String> = std::iter::once(&inv.program)
         .chain(&inv.args)
         .map(|a| inv.scrub(&a.to_string_lossy()))
         .collect();
-    let raw = match execute(&inv, cfg.timeout, cfg.max_stdout).await {
+    let raw = match execute(&inv, cfg.timeout, cfg.max_stdout, cfg.sandbox.is_none()).await {
         Ok(raw) => raw,
         Err(e) => {
             let e = format!("could not start {}: {e}", inv.program.to_string_lossy());
@@ -430,6 +474,13 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
     let stdout = inv.scrub(&String::from_utf8_lossy(&raw.stdout));
     let stderr = inv.scrub(&String::from_utf8_lossy(&raw.stderr));
     let mut result = parse(cfg.agent, &stdout, &stderr, raw.exit_code);
+    if let Some(why) = sandbox_failure(cfg, &raw, &stderr) {
+        // bwrap itself could not set the sandbox up: the agent never ran.
+        result = AgentResult {
+            error: Some(format!("could not start the agent in its sandbox: {why}")),
+            ..AgentResult::default()
+        };
+    }
     if raw.stdout_truncated {
         result.answer = None;
         result.error = Some(format!("output over {} bytes, not parsed", cfg.max_stdout));
@@ -449,6 +500,129 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
     }
 }
 
+/// `inv` run under `cfg.sandbox` when there is one: bwrap's command line with the agent's after
+/// `--`, `TMPDIR` the fresh `/tmp`; `writable` (absolute) are bound back, `git_pointer`
+/// read-only over itself when it exists; cwd stays the worktree (or `/tmp` for a run without
+/// one). Without a sandbox, `inv` unchanged.
+fn confine(
+    cfg: &AgentConfig,
+    mut inv: Invocation,
+    writable: &[PathBuf],
+    git_pointer: Option<&Path>,
+) -> Invocation {
+    let Some(bw) = &cfg.sandbox else {
+        return inv;
+    };
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let path_var = inv
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone());
+    let mounts = Mounts {
+        writable: writable.iter().map(|p| canonical(p)).collect(),
+        read_only_over: git_pointer
+            .filter(|p| p.symlink_metadata().is_ok())
+            .map(|p| vec![canonical(p)])
+            .unwrap_or_default(),
+        exposed: sandbox::program_dirs(&inv.program, path_var.as_deref()),
+        cwd: if writable.is_empty() {
+            PathBuf::from("/tmp")
+        } else {
+            canonical(&inv.cwd)
+        },
+    };
+    let (program, args) = bw.wrap(&inv.program, &inv.args, &mounts);
+    inv.program = program;
+    inv.args = args;
+    if let Some(t) = inv.env.iter_mut().find(|(k, _)| k == "TMPDIR") {
+        t.1 = "/tmp".into();
+    } else {
+        inv.env.push(("TMPDIR".into(), "/tmp".into()));
+    }
+    inv
+}
+
+/// Why bwrap could not start the agent (exit status 1, a `bwrap: ` message and no output), or
+/// `None` when the agent ran.
+fn sandbox_failure(cfg: &AgentConfig, raw: &RawOutput, stderr: &str) -> Option<String> {
+    cfg.sandbox.as_ref()?;
+    let first = stderr.trim_start().lines().next().unwrap_or("");
+    (raw.exit_code == Some(1) && raw.stdout.is_empty() && first.starts_with("bwrap: "))
+        .then(|| tail(first, ERROR_TAIL_CHARS))
+}
+
+/// The values of `env` that must never come back, and every secret-looking value of our own
+/// environment (a key we hold for the judge, say), longest first.
+fn secrets_of(env: &[(OsString, OsString)]) -> Vec<String> {
+    let mut s: Vec<String> = env
+        .iter()
+        .filter(|(k, v)| is_secret(k, v))
+        .map(|(_, v)| v.to_string_lossy().into_owned())
+        .chain(crate::llm::key::env_secrets().iter().cloned())
+        .collect();
+    s.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    s.dedup();
+    s
+}
+
+/// The fresh HOME's settings that keep a preset from loading the repository's own project
+/// configuration, written before the run; returns the variables that point the CLI at them.
+/// `workdir` is the worktree as the agent will see it.
+pub fn home_settings(
+    agent: ExternalAgent,
+    home: &Path,
+    workdir: &Path,
+) -> std::io::Result<Vec<(String, String)>> {
+    let workdir = workdir
+        .canonicalize()
+        .unwrap_or_else(|_| workdir.to_path_buf());
+    let wd = workdir.to_string_lossy().into_owned();
+    match agent {
+        ExternalAgent::Gemini => {
+            // Folder trust on (it is off by default), the worktree explicitly not trusted: the
+            // project's `.gemini/settings.json` (mcpServers, tools), `.env` and extensions are
+            // ignored.
+            let dir = home.join(".gemini");
+            std::fs::create_dir_all(&dir)?;
+            let settings = serde_json::json!({
+                "security": {"folderTrust": {"enabled": true}},
+                "telemetry": {"enabled": false},
+            });
+            std::fs::write(dir.join("settings.json"), format!("{settings:#}\n"))?;
+            let trusted = dir.join("trustedFolders.json");
+            let rules = serde_json::json!({ wd.clone(): "DO_NOT_TRUST" });
+            std::fs::write(&trusted, format!("{rules:#}\n"))?;
+            Ok(vec![
+                (
+                    "GEMINI_CLI_HOME".into(),
+                    home.to_string_lossy().into_owned(),
+                ),
+                (
+                    "GEMINI_CLI_TRUSTED_FOLDERS_PATH".into(),
+                    trusted.to_string_lossy().into_owned(),
+                ),
+            ])
+        }
+        ExternalAgent::Codex => {
+            // The project's `.codex/` layers (config.toml, its MCP servers) load only for a
+            // trusted project; the worktree is marked untrusted in the user config.
+            let dir = home.join(".codex");
+            std::fs::create_dir_all(&dir)?;
+            let key = serde_json::to_string(&wd).unwrap_or_default();
+            std::fs::write(
+                dir.join("config.toml"),
+                format!("[projects.{key}]\ntrust_level = \"untrusted\"\n"),
+            )?;
+            Ok(vec![(
+                "CODEX_HOME".into(),
+                dir.to_string_lossy().into_owned(),
+            )])
+        }
+        ExternalAgent::ClaudeCode | ExternalAgent::Command => Ok(Vec::new()),
+    }
+}
+
 /// The CLI's version (`--version`, first line), or why not; `None` for `command`.
 pub async fn version(cfg: &AgentConfig) -> Option<Result<String, String>> {
     cfg.agent.default_program()?;
@@ -461,14 +635,18 @@ pub async fn version(cfg: &AgentConfig) -> Option<Result<String, String>> {
         args: vec!["--version".into()],
         cwd: dir,
         stdin: None,
-        secrets: env
-            .iter()
-            .filter(|(k, v)| is_secret(k, v))
-            .map(|(_, v)| v.to_string_lossy().into_owned())
-            .collect(),
+        secrets: secrets_of(&env),
         env,
     };
-    let raw = match execute(&inv, Duration::from_secs(60), 1 << 16).await {
+    let inv = confine(cfg, inv, &[], None);
+    let raw = match execute(
+        &inv,
+        Duration::from_secs(60),
+        1 << 16,
+        cfg.sandbox.is_none(),
+    )
+    .await
+    {
         Ok(raw) => raw,
         Err(e) => {
             return Some(Err(format!(
@@ -868,6 +1046,7 @@ async fn execute(
     inv: &Invocation,
     timeout: Duration,
     max_stdout: usize,
+    unconfined: bool,
 ) -> std::io::Result<RawOutput> {
     let stdin = match &inv.stdin {
         Some(p) => Stdio::from(std::fs::File::open(p)?),
@@ -883,6 +1062,26 @@ async fn execute(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: only async-signal-safe calls between fork and exec. A child running as root
+        // would otherwise keep the capabilities that open our `/proc/<pid>/environ` although we
+        // are non-dumpable; out of its bounding set, its exec never regains them. bwrap needs
+        // them for itself and drops every capability of the sandboxed process, so this is for
+        // unconfined runs only. EPERM (not root) is fine: nothing to drop.
+        if unconfined {
+            unsafe {
+                cmd.pre_exec(|| {
+                    for cap in PTRACE_CAPS {
+                        libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+                    }
+                    Ok(())
+                });
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = unconfined;
     let mut child = cmd.spawn()?;
     let mut guard = GroupGuard(child.id().map(|p| p as i32));
     let out_task = tokio::spawn(read_head(child.stdout.take(), max_stdout));
@@ -1210,7 +1409,11 @@ mod tests {
             args(&claude),
             (
                 "claude".into(),
-                "-p --output-format json --model claude-sonnet-4-5 --max-turns 30 --tools Read,Grep,Glob --no-session-persistence --strict-mcp-config".into(),
+                "-p --output-format json --model claude-sonnet-4-5 --max-turns 30 \
+                 --setting-sources user --settings {\"disableAllHooks\":true} \
+                 --mcp-config {\"mcpServers\":{}} --strict-mcp-config \
+                 --tools Read,Grep,Glob --no-session-persistence"
+                    .into(),
                 Some(pf.to_path_buf())
             )
         );
@@ -1268,6 +1471,48 @@ mod tests {
         assert_eq!(
             inv.scrub("key=sk-ant-test-0123456789 url=http://127.0.0.1:9"),
             "key=[redacted] url=http://127.0.0.1:9"
+        );
+    }
+
+    #[test]
+    fn the_fresh_home_turns_project_settings_off_for_gemini_and_codex() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (home, wt) = (tmp.path().join("home"), tmp.path().join("wt \"q\""));
+        std::fs::create_dir_all(&wt).unwrap();
+        let wt_s = wt.canonicalize().unwrap().to_string_lossy().into_owned();
+        let vars = home_settings(ExternalAgent::Gemini, &home, &wt).unwrap();
+        let read = |p: &str| std::fs::read_to_string(home.join(p)).unwrap();
+        let settings: Value = serde_json::from_str(&read(".gemini/settings.json")).unwrap();
+        assert_eq!(settings["security"]["folderTrust"]["enabled"], true);
+        let trusted: Value = serde_json::from_str(&read(".gemini/trustedFolders.json")).unwrap();
+        assert_eq!(trusted, serde_json::json!({ wt_s.clone(): "DO_NOT_TRUST" }));
+        assert!(
+            vars.contains(&(
+                "GEMINI_CLI_TRUSTED_FOLDERS_PATH".into(),
+                home.join(".gemini/trustedFolders.json")
+                    .to_string_lossy()
+                    .into_owned()
+            ))
+        );
+        let vars = home_settings(ExternalAgent::Codex, &home, &wt).unwrap();
+        assert_eq!(
+            read(".codex/config.toml"),
+            format!(
+                "[projects.{}]\ntrust_level = \"untrusted\"\n",
+                serde_json::to_string(&wt_s).unwrap()
+            )
+        );
+        assert_eq!(
+            vars,
+            [(
+                "CODEX_HOME".to_string(),
+                home.join(".codex").to_string_lossy().into_owned()
+            )]
+        );
+        assert!(
+            home_settings(ExternalAgent::ClaudeCode, &home, &wt)
+                .unwrap()
+                .is_empty()
         );
     }
 

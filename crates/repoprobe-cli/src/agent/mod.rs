@@ -2,9 +2,12 @@
 //! `workspace` gives each question a fresh worktree at its pinned commit (from a cache of
 //! clones) and says afterwards whether the agent changed anything; `external` runs a coding-agent
 //! CLI (Claude Code, Codex, Gemini, any command) in it; `tools` and `builtin` are our own
-//! read-only tool-calling agent for any model behind the judge's client.
+//! read-only tool-calling agent for any model behind the judge's client; `sandbox` confines
+//! every process an external agent run spawns (bubblewrap).
 
 pub mod builtin;
 pub mod external;
+pub mod git;
+pub mod sandbox;
 pub mod tools;
 pub mod workspace;

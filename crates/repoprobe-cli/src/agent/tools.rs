@@ -8,6 +8,11 @@
 //! model's input. Listing and search walk with ripgrep's `ignore` (honouring `.gitignore`, but
 //! not the user's global ignore file, so results do not depend on the machine) in file-name
 //! order, so the same worktree gives the same output.
+//!
+//! Every tool is bounded: the files it reads (a file named to `search` as much as a walk), the
+//! regular expressions it compiles ([`REGEX_SIZE_LIMIT`], [`REGEX_DFA_LIMIT`]) and the search's
+//! buffer ([`SEARCH_HEAP_LIMIT`]); and [`call_until`] stops a walk or search as soon as its
+//! caller raises the stop flag (a run's time limit), between two files or two buffers of one.
 
 use crate::llm::chat::ToolDef;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -17,7 +22,9 @@ use ignore::overrides::OverrideBuilder;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Most bytes of text one tool result holds.
 pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
@@ -31,6 +38,15 @@ const MAX_MATCH_CHARS: usize = 300;
 const MAX_READ_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// Files larger than this are not searched (generated data, vendored blobs).
 const MAX_SEARCH_FILE_BYTES: u64 = 8 * 1024 * 1024;
+/// Largest compiled regular expression (the model's pattern, or `find_symbol`'s).
+pub const REGEX_SIZE_LIMIT: usize = 2 * 1024 * 1024;
+/// Largest lazy DFA cache of one regular expression.
+pub const REGEX_DFA_LIMIT: usize = 8 * 1024 * 1024;
+/// Largest buffer the searcher grows to for one line (a file is at most
+/// [`MAX_SEARCH_FILE_BYTES`], so any of its lines fits).
+pub const SEARCH_HEAP_LIMIT: usize = MAX_SEARCH_FILE_BYTES as usize + 64 * 1024;
+/// What a stopped tool says.
+const STOPPED: &str = "stopped: the run's time limit was reached while this tool was running";
 /// Most entries `list_dir` shows.
 pub const MAX_LIST_ENTRIES: usize = 400;
 /// Deepest `list_dir` goes.
@@ -335,12 +351,20 @@ pub fn specs() -> Vec<ToolDef> {
 
 /// Runs tool `name` with the model's `input`. An unknown tool, an input that does not fit the
 /// schema and every refusal are error outputs the model reads; this never panics.
+#[cfg(test)]
 pub fn call(sandbox: &Sandbox, name: &str, input: &Value) -> ToolOutput {
+    call_until(sandbox, name, input, &AtomicBool::new(false))
+}
+
+/// [`call`], giving up (an error output) soon after `stop` is raised: walks check it at every
+/// entry, searches at every file and every buffer read, so a thread running a tool is free
+/// again at once.
+pub fn call_until(sandbox: &Sandbox, name: &str, input: &Value, stop: &AtomicBool) -> ToolOutput {
     let result = match name {
-        "list_dir" => parse(name, input).and_then(|i| list_dir(sandbox, i)),
+        "list_dir" => parse(name, input).and_then(|i| list_dir(sandbox, i, stop)),
         "read_file" => parse(name, input).and_then(|i| read_file(sandbox, i)),
-        "search" => parse(name, input).and_then(|i| search(sandbox, i)),
-        "find_symbol" => parse(name, input).and_then(|i| find_symbol(sandbox, i)),
+        "search" => parse(name, input).and_then(|i| search(sandbox, i, stop)),
+        "find_symbol" => parse(name, input).and_then(|i| find_symbol(sandbox, i, stop)),
         _ => Err(format!(
             "there is no tool of that name; the tools are list_dir, read_file, search and find_symbol: {}",
             quote(name)
@@ -434,7 +458,7 @@ fn resolve(sandbox: &Sandbox, path: Option<&str>) -> Result<Resolved, String> {
     sandbox.resolve(path).map_err(|e| e.to_string())
 }
 
-fn list_dir(sandbox: &Sandbox, input: ListDirInput) -> Result<String, String> {
+fn list_dir(sandbox: &Sandbox, input: ListDirInput, stop: &AtomicBool) -> Result<String, String> {
     let dir = resolve(sandbox, input.path.as_deref())?;
     if !dir.path.is_dir() {
         return Err(format!(
@@ -447,6 +471,9 @@ fn list_dir(sandbox: &Sandbox, input: ListDirInput) -> Result<String, String> {
     let mut shown = 0usize;
     let mut more = 0usize;
     for entry in sandbox.walker(&dir.path, Some(depth)).build() {
+        if stop.load(Ordering::Relaxed) {
+            return Err(STOPPED.to_string());
+        }
         let Ok(entry) = entry else { continue };
         let path = entry.path();
         if !path.starts_with(&dir.path) || path == dir.path {
@@ -576,8 +603,31 @@ struct Found {
     files: usize,
 }
 
+/// A file being searched: refuses to read on once `stop` is raised, and ends at `left` bytes
+/// (the size cap holds even for a file that grows while it is read).
+struct Guarded<'a> {
+    file: std::fs::File,
+    stop: &'a AtomicBool,
+    left: u64,
+}
+
+impl Read for Guarded<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(std::io::Error::other(STOPPED));
+        }
+        let max = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = self.file.read(&mut buf[..max])?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
 /// Searches `start` (a file, searched even when ignored, or a directory, walked honouring
-/// `.gitignore`) with `matcher`; keeps the hits `keep` accepts, up to `limit`.
+/// `.gitignore`) with `matcher`; keeps the hits `keep` accepts, up to `limit`. Files larger than
+/// [`MAX_SEARCH_FILE_BYTES`] are skipped in a walk and refused when named.
 fn search_files(
     sandbox: &Sandbox,
     start: &Resolved,
@@ -585,10 +635,12 @@ fn search_files(
     matcher: &RegexMatcher,
     limit: usize,
     keep: &dyn Fn(&str) -> bool,
+    stop: &AtomicBool,
 ) -> Result<Found, String> {
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
         .binary_detection(BinaryDetection::quit(0))
+        .heap_limit(Some(SEARCH_HEAP_LIMIT))
         .build();
     let mut found = Found {
         hits: Vec::new(),
@@ -597,6 +649,15 @@ fn search_files(
     };
     let mut files: Vec<PathBuf> = Vec::new();
     if start.path.is_file() {
+        let size = std::fs::metadata(&start.path).map_or(0, |m| m.len());
+        if size > MAX_SEARCH_FILE_BYTES {
+            return Err(format!(
+                "the file is {size} bytes, too large to search (at most {} MiB); search a \
+                 smaller file: {}",
+                MAX_SEARCH_FILE_BYTES / (1024 * 1024),
+                quote(&start.rel)
+            ));
+        }
         files.push(start.path.clone());
     } else {
         let mut w = sandbox.walker(&start.path, None);
@@ -611,6 +672,9 @@ fn search_files(
             w.overrides(ov);
         }
         for entry in w.build() {
+            if stop.load(Ordering::Relaxed) {
+                return Err(STOPPED.to_string());
+            }
             let Ok(entry) = entry else { continue };
             // Links are skipped: one pointing out must not be read, one pointing in is a
             // duplicate.
@@ -623,11 +687,22 @@ fn search_files(
         if found.cut {
             break;
         }
+        if stop.load(Ordering::Relaxed) {
+            return Err(STOPPED.to_string());
+        }
         found.files += 1;
         let shown = sandbox.show(&path);
-        let _ = searcher.search_path(
+        let Ok(file) = std::fs::File::open(&path) else {
+            continue;
+        };
+        let reader = Guarded {
+            file,
+            stop,
+            left: MAX_SEARCH_FILE_BYTES,
+        };
+        let _ = searcher.search_reader(
             matcher,
-            &path,
+            reader,
             Lossy(|line, text| {
                 if !keep(text) {
                     return Ok(true);
@@ -644,6 +719,9 @@ fn search_files(
                 Ok(true)
             }),
         );
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Err(STOPPED.to_string());
     }
     Ok(found)
 }
@@ -664,10 +742,12 @@ fn matcher(pattern: &str) -> Result<RegexMatcher, grep_regex::Error> {
     RegexMatcherBuilder::new()
         .line_terminator(Some(b'\n'))
         .multi_line(true)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_DFA_LIMIT)
         .build(pattern)
 }
 
-fn search(sandbox: &Sandbox, input: SearchInput) -> Result<String, String> {
+fn search(sandbox: &Sandbox, input: SearchInput, stop: &AtomicBool) -> Result<String, String> {
     if input.pattern.is_empty() {
         return Err("the pattern is empty: give a regular expression".to_string());
     }
@@ -681,7 +761,15 @@ fn search(sandbox: &Sandbox, input: SearchInput) -> Result<String, String> {
         .max_results
         .unwrap_or(DEFAULT_SEARCH_RESULTS)
         .clamp(1, MAX_SEARCH_RESULTS) as usize;
-    let found = search_files(sandbox, &start, input.glob.as_deref(), &m, limit, &|_| true)?;
+    let found = search_files(
+        sandbox,
+        &start,
+        input.glob.as_deref(),
+        &m,
+        limit,
+        &|_| true,
+        stop,
+    )?;
     if found.hits.is_empty() {
         return Ok(format!(
             "no matches in {} ({} files searched; files ignored by .gitignore and binary files are skipped): {}",
@@ -743,7 +831,11 @@ const STATEMENT_WORDS: &[&str] = &[
     "is", "when", "match",
 ];
 
-fn find_symbol(sandbox: &Sandbox, input: FindSymbolInput) -> Result<String, String> {
+fn find_symbol(
+    sandbox: &Sandbox,
+    input: FindSymbolInput,
+    stop: &AtomicBool,
+) -> Result<String, String> {
     let raw = input.name.trim();
     let name = raw
         .rsplit([':', '.', '#'])
@@ -780,7 +872,7 @@ fn find_symbol(sandbox: &Sandbox, input: FindSymbolInput) -> Result<String, Stri
             .unwrap_or("");
         !STATEMENT_WORDS.contains(&first)
     };
-    let found = search_files(sandbox, &root, None, &m, MAX_SYMBOL_RESULTS, &keep)?;
+    let found = search_files(sandbox, &root, None, &m, MAX_SYMBOL_RESULTS, &keep, stop)?;
     if found.hits.is_empty() {
         return Ok(format!(
             "no definition found ({} files searched); try search with a regular expression: {}",
@@ -822,7 +914,7 @@ fn quote(value: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::fs;
 
@@ -1184,6 +1276,74 @@ mod tests {
         );
         let bad_glob = run(&sb, "search", json!({"pattern": "x", "glob": "a[" }));
         assert!(bad_glob.is_error, "{bad_glob:?}");
+    }
+
+    /// A worktree of `n` text files of 256 KiB each: a search over it takes a while.
+    pub(crate) fn heavy(dir: &Path, n: usize) {
+        let line = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod\n";
+        let text = line.repeat(256 * 1024 / line.len());
+        for i in 0..n {
+            fs::write(dir.join(format!("f{i:04}.txt")), &text).unwrap();
+        }
+    }
+
+    /// A pattern that matches nothing but makes the matcher work on every byte.
+    pub(crate) const SLOW_PATTERN: &str = r"(?i)\w{3,}\s+\w{3,}\s+\w{3,}\s+\w*zq";
+
+    #[test]
+    fn a_raised_stop_flag_ends_a_long_search_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        heavy(dir.path(), 200);
+        let sb = Sandbox::new(dir.path()).unwrap();
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let flag = std::sync::Arc::clone(&stop);
+        let job = std::thread::spawn(move || {
+            call_until(&sb, "search", &json!({"pattern": SLOW_PATTERN}), &flag)
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let raised = std::time::Instant::now();
+        stop.store(true, Ordering::Relaxed);
+        let out = job.join().unwrap();
+        let took = raised.elapsed();
+        assert!(
+            out.is_error && out.content.starts_with("stopped"),
+            "{out:?}"
+        );
+        assert!(took < std::time::Duration::from_millis(500), "{took:?}");
+        // The same search, not stopped, runs to its end.
+        let sb = Sandbox::new(dir.path()).unwrap();
+        let out = run(
+            &sb,
+            "search",
+            json!({"pattern": SLOW_PATTERN, "path": "f0000.txt"}),
+        );
+        assert!(
+            !out.is_error && out.content.starts_with("no matches"),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_named_file_is_size_capped_like_a_walk_and_regexes_are_size_capped() {
+        let (d, _o, sb) = fixture();
+        let big = vec![b'a'; MAX_SEARCH_FILE_BYTES as usize + 1];
+        fs::write(d.path().join("huge.txt"), &big).unwrap();
+        let out = run(&sb, "search", json!({"pattern": "a", "path": "huge.txt"}));
+        assert!(
+            out.is_error && out.content.contains("too large to search"),
+            "{out:?}"
+        );
+        // Walks skip it, as before.
+        let out = run(&sb, "search", json!({"pattern": "^a+$"}));
+        assert!(out.content.starts_with("no matches"), "{out:?}");
+        // A pattern whose compiled form would be huge is refused, not built.
+        let out = run(&sb, "search", json!({"pattern": r"(?:\w{50}){50}"}));
+        assert!(
+            out.is_error && out.content.contains("size limit"),
+            "{out:?}"
+        );
+        // find_symbol's own pattern fits.
+        assert!(!run(&sb, "find_symbol", json!({"name": "Parser"})).is_error);
     }
 
     #[test]

@@ -9,22 +9,54 @@
 //!
 //! Git operations on one cached repository are serialised by an exclusive `flock` on
 //! `DIR/<owner>__<name>.lock`, so concurrent questions (threads or processes) never race on git's
-//! own locks. Everything here is synchronous (`std::process::Command`): callers on the async
-//! runtime use `spawn_blocking`. Git never prompts (`GIT_TERMINAL_PROMPT=0`) and runs in the C
-//! locale so its messages, which errors quote, read the same everywhere.
+//! own locks. Everything here is synchronous: callers on the async runtime use `spawn_blocking`.
+//!
+//! **The agent is not trusted with git.** Every git command is hardened ([`super::git`]: empty
+//! environment, no system or global config, fsmonitor and hooks off, a timeout). On top of that:
+//! - files are never checked out or compared by git running on the cache's git directory, which
+//!   the agent can write (a worktree shares the cache's `config`, `hooks/`, `info/`): `git
+//!   worktree add --no-checkout` only registers the worktree, and the checkout (`read-tree -u`)
+//!   and `status` afterwards run in a [`Shadow`], a private repository of ours whose config we
+//!   wrote, borrowing only the cache's object store. So a planted filter driver, `include.path`
+//!   or `config.worktree` is never even read. The status compares the files with a fresh index
+//!   of the pinned commit, so index flags the agent set (`--assume-unchanged`, `skip-worktree`)
+//!   hide nothing, and committed edits show as what they are: differences from the pin;
+//! - the cache is checked ([`inspect_cache`]) before every use and after every run: a config key
+//!   our own clone never writes, a `config.worktree`, a hook, `info/attributes`, alternates. A
+//!   tampered cache is refused with what was found and how to mend it (delete it: it is cloned
+//!   again on next use), not repaired: what else the agent changed (refs, objects) cannot be
+//!   known, and a fresh clone is cheap next to a benchmark built on a poisoned one.
 //!
 //! This module must not decide what an answer is worth: it only reports.
 
+use super::git::{self, Git};
 use repoprobe_core::Repo;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-/// Longest git stderr quoted in an error.
-const STDERR_CHARS: usize = 600;
+/// Longest untrusted value (a config value, a hook's name) quoted in a message.
+const QUOTE_CHARS: usize = 120;
+/// Most findings of [`inspect_cache`] named one by one (the rest are counted).
+const MAX_FINDINGS: usize = 20;
+
+/// Config keys `git clone --bare` writes (and older git versions did), with any value: anything
+/// else in a cache's `config` was put there by someone else.
+const CLONE_KEYS: &[&str] = &[
+    "core.repositoryformatversion",
+    "core.filemode",
+    "core.bare",
+    "core.ignorecase",
+    "core.precomposeunicode",
+    "core.symlinks",
+    "core.logallrefupdates",
+    "remote.origin.url",
+    "remote.origin.fetch",
+    "extensions.objectformat",
+    "extensions.refstorage",
+];
 
 /// Where repositories come from and how a question without a pinned commit is treated.
 #[derive(Debug, Clone)]
@@ -47,18 +79,26 @@ pub struct Worktree {
     /// (only with [`RepoSource::allow_head`]); the answer record should say so.
     pub from_head: bool,
     git_dir: PathBuf,
+    /// The worktree's own git directory, `<git_dir>/worktrees/<id>` (its HEAD and index).
+    admin_dir: PathBuf,
     lock_path: PathBuf,
 }
 
 /// What the agent left behind in its worktree.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Changes {
-    /// Files modified, added, deleted, renamed, untracked or ignored, in git's order.
+    /// Files that differ from the pinned commit — modified, added, deleted, untracked or ignored
+    /// — in git's order (whether the agent committed them or not).
     pub files: Vec<Change>,
     /// The new HEAD when the agent moved it (a commit, a checkout); `None` when it is still the
     /// pinned commit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub head_moved_to: Option<String>,
+    /// What the clone cache's check found after the run (git configuration planted where every
+    /// run on the cache would meet it; with concurrent runs, any of them may have planted it).
+    /// None of it was run; the next run refuses the cache.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cache_tampered: Vec<String>,
 }
 
 impl Changes {
@@ -133,6 +173,17 @@ pub enum WorkspaceError {
         commit: String,
         path: PathBuf,
     },
+    #[error(
+        "{repo}: the cached clone {} has been tampered with (an agent may have planted git \
+         configuration there; none of it was run) and will not be used: delete {} (it is cloned \
+         again on next use) and look into which run planted it; found: {}",
+        .path.display(), .path.display(), .found.join("; ")
+    )]
+    Tampered {
+        repo: String,
+        path: PathBuf,
+        found: Vec<String>,
+    },
     #[error("{context}: {source}")]
     Io {
         context: String,
@@ -186,7 +237,8 @@ impl RepoSource {
 
     /// A fresh detached worktree of `repo` at its pinned commit, at `worktree_dir` (which must
     /// not exist, or be a stale worktree of the same cache, which is replaced). Clones the
-    /// repository on first use and fetches when the commit is missing.
+    /// repository on first use and fetches when the commit is missing; refuses a cached clone
+    /// that [`inspect_cache`] finds tampered with.
     pub fn prepare(&self, repo: &Repo, worktree_dir: &Path) -> Result<Worktree, WorkspaceError> {
         let name = repo.name.as_str();
         let stem = cache_stem(name)?;
@@ -194,7 +246,7 @@ impl RepoSource {
         if wanted.is_empty() && !self.allow_head {
             return Err(WorkspaceError::NoCommit { repo: name.into() });
         }
-        // Git runs with `-C <clone>`, so local paths are made absolute first.
+        // Git runs from `/`, so local paths are made absolute first.
         let (source, offline) = match self.map.get(name) {
             Some(p) => (absolute(p).into_os_string(), true),
             None if !repo.url.trim().is_empty() => {
@@ -219,10 +271,20 @@ impl RepoSource {
             context: format!("creating the repository cache {}", self.cache_dir.display()),
             source: e,
         })?;
-        let git_dir = self.clone_path(name)?;
+        let git_dir = absolute(&self.clone_path(name)?);
         let lock_path = self.cache_dir.join(format!("{stem}.lock"));
         let _lock = RepoLock::acquire(&lock_path)?;
 
+        if git_dir.exists() {
+            let found = inspect_cache(&git_dir);
+            if !found.is_empty() {
+                return Err(WorkspaceError::Tampered {
+                    repo: name.into(),
+                    path: git_dir,
+                    found,
+                });
+            }
+        }
         if !git_dir.join("HEAD").exists() {
             self.clone_into(name, &source, &source_desc, &git_dir)?;
         }
@@ -255,7 +317,10 @@ impl RepoSource {
             stderr,
         };
         // Entries whose directories are gone (an earlier run killed before its cleanup).
-        git(Some(&git_dir), ["worktree", "prune"]).map_err(|e| git_err("worktree prune", e))?;
+        Git::at(&git_dir)
+            .args(["worktree", "prune"])
+            .run()
+            .map_err(|e| git_err("worktree prune", e))?;
         if worktree_dir.exists() {
             if !is_worktree_of(&git_dir, worktree_dir) {
                 return Err(WorkspaceError::PathTaken {
@@ -264,17 +329,11 @@ impl RepoSource {
                     path: worktree_dir.to_path_buf(),
                 });
             }
-            git(
-                Some(&git_dir),
-                [
-                    OsStr::new("worktree"),
-                    OsStr::new("remove"),
-                    OsStr::new("--force"),
-                    OsStr::new("--force"),
-                    worktree_dir.as_os_str(),
-                ],
-            )
-            .map_err(|e| git_err("worktree remove (stale worktree)", e))?;
+            Git::at(&git_dir)
+                .args(["worktree", "remove", "--force", "--force"])
+                .arg(worktree_dir)
+                .run()
+                .map_err(|e| git_err("worktree remove (stale worktree)", e))?;
         }
         if let Some(parent) = worktree_dir.parent() {
             std::fs::create_dir_all(parent).map_err(|e| WorkspaceError::Io {
@@ -282,30 +341,38 @@ impl RepoSource {
                 source: e,
             })?;
         }
-        git(
-            Some(&git_dir),
-            [
-                OsStr::new("worktree"),
-                OsStr::new("add"),
-                OsStr::new("--detach"),
-                OsStr::new("--quiet"),
-                worktree_dir.as_os_str(),
-                OsStr::new(&commit),
-            ],
-        )
-        .map_err(|e| git_err("worktree add", e))?;
-        // The path as git will report it, so `changes` and `remove` name the same directory.
+        // Registered only; the files come from a checkout in a repository of ours.
+        Git::at(&git_dir)
+            .args(["worktree", "add", "--detach", "--no-checkout", "--quiet"])
+            .arg(worktree_dir)
+            .arg(&commit)
+            .run()
+            .map_err(|e| git_err("worktree add", e))?;
+        // The path as git will report it, so `remove` names the same directory.
         let path = worktree_dir
             .canonicalize()
             .unwrap_or_else(|_| worktree_dir.to_path_buf());
-        Ok(Worktree {
+        let admin_dir = admin_dir_of(&git_dir, &path).map_err(|e| git_err("worktree add", e))?;
+        let wt = Worktree {
             path,
             repo: name.into(),
             commit,
             from_head: wanted.is_empty(),
             git_dir,
+            admin_dir,
             lock_path,
-        })
+        };
+        let shadow = Shadow::new(&wt.commit).map_err(|e| WorkspaceError::Io {
+            context: "creating a private git directory in the temporary directory".into(),
+            source: e,
+        })?;
+        shadow
+            .git(&wt, &wt.admin_dir.join("index"))
+            .args(["read-tree", "-u", "--reset"])
+            .arg(&wt.commit)
+            .run()
+            .map_err(|e| wt.error("checkout (read-tree -u)", e))?;
+        Ok(wt)
     }
 
     /// Clones into a temporary name and renames, so a killed clone never leaves a half cache.
@@ -318,17 +385,14 @@ impl RepoSource {
     ) -> Result<(), WorkspaceError> {
         let tmp = git_dir.with_extension(format!("git.tmp-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
-        let result = git(
-            None,
-            [
-                OsStr::new("clone"),
-                OsStr::new("--bare"),
-                OsStr::new("--quiet"),
-                OsStr::new("--"),
-                source,
-                tmp.as_os_str(),
-            ],
-        );
+        // No template: no sample hooks or `info/exclude`, nor whatever else a template directory
+        // of this machine holds, so a fresh clone is exactly what `inspect_cache` accepts.
+        let result = Git::new()
+            .network()
+            .args(["clone", "--bare", "--quiet", "--template=", "--"])
+            .arg(source)
+            .arg(&tmp)
+            .run();
         if let Err(stderr) = result {
             let _ = std::fs::remove_dir_all(&tmp);
             return Err(WorkspaceError::Clone {
@@ -346,52 +410,76 @@ impl RepoSource {
 
 impl Worktree {
     /// What differs from the pinned commit: `git status --porcelain=v1 -z --untracked-files=all
-    /// --ignored=matching` (ignored directories are listed once, not file by file) and whether
-    /// HEAD moved.
+    /// --ignored=matching` (ignored directories are listed once, not file by file) run in a
+    /// [`Shadow`] against a fresh index of the pinned commit; whether HEAD moved (read from the
+    /// worktree's own HEAD file, not by git); and what [`inspect_cache`] finds in the cache.
     pub fn changes(&self) -> Result<Changes, WorkspaceError> {
-        let out = git(
-            Some(&self.path),
-            [
+        let cache_tampered = inspect_cache(&self.git_dir);
+        let shadow = Shadow::new(&self.commit).map_err(|e| WorkspaceError::Io {
+            context: "creating a private git directory in the temporary directory".into(),
+            source: e,
+        })?;
+        let index = shadow.dir.path().join("index");
+        shadow
+            .git(self, &index)
+            .arg("read-tree")
+            .arg(&self.commit)
+            .run()
+            .map_err(|e| self.error("read-tree", e))?;
+        let out = shadow
+            .git(self, &index)
+            .args([
                 "status",
                 "--porcelain=v1",
                 "-z",
                 "--untracked-files=all",
                 "--ignored=matching",
                 "--no-renames",
-            ],
-        )
-        .map_err(|e| self.error("status", e))?;
+                // A submodule the agent populated shows when its HEAD is not the recorded
+                // commit; git never runs inside it.
+                "--ignore-submodules=dirty",
+            ])
+            .run()
+            .map_err(|e| self.error("status", e))?;
         let files = parse_status(&out);
-        let head = git(Some(&self.path), ["rev-parse", "--verify", "HEAD"])
-            .map_err(|e| self.error("rev-parse HEAD", e))?;
-        let head = head.trim();
+        let head = read_head(&self.admin_dir, &self.git_dir);
         Ok(Changes {
             files,
-            head_moved_to: (head != self.commit).then(|| head.to_string()),
+            head_moved_to: (head != self.commit).then_some(head),
+            cache_tampered,
         })
     }
 
     /// Removes the worktree (`git worktree remove --force --force`, then `prune`); the directory
-    /// is deleted even when git no longer knows it.
+    /// is deleted even when git no longer knows it. A cache found tampered with is not given to
+    /// git at all: the directory is deleted and the error says what was found.
     pub fn remove(self) -> Result<(), WorkspaceError> {
         let _lock = RepoLock::acquire(&self.lock_path)?;
-        let removed = git(
-            Some(&self.git_dir),
-            [
-                OsStr::new("worktree"),
-                OsStr::new("remove"),
-                OsStr::new("--force"),
-                OsStr::new("--force"),
-                self.path.as_os_str(),
-            ],
-        );
+        let found = inspect_cache(&self.git_dir);
+        let removed = if found.is_empty() {
+            Git::at(&self.git_dir)
+                .args(["worktree", "remove", "--force", "--force"])
+                .arg(&self.path)
+                .run()
+        } else {
+            Err(String::new())
+        };
         if removed.is_err() && self.path.exists() {
             std::fs::remove_dir_all(&self.path).map_err(|e| WorkspaceError::Io {
                 context: format!("removing the worktree {}", self.path.display()),
                 source: e,
             })?;
         }
-        git(Some(&self.git_dir), ["worktree", "prune"])
+        if !found.is_empty() {
+            return Err(WorkspaceError::Tampered {
+                repo: self.repo,
+                path: self.git_dir,
+                found,
+            });
+        }
+        Git::at(&self.git_dir)
+            .args(["worktree", "prune"])
+            .run()
             .map_err(|e| self.error("worktree prune", e))?;
         Ok(())
     }
@@ -404,6 +492,191 @@ impl Worktree {
             stderr,
         }
     }
+}
+
+/// A private, throw-away git directory of ours (in the temporary directory) that borrows the
+/// cache's object store: `HEAD` is the pinned commit, `config` is ours, there are no hooks,
+/// attributes or refs. Files of a worktree are checked out and compared only through one, so
+/// nothing the agent wrote into a git directory is read.
+struct Shadow {
+    dir: tempfile::TempDir,
+}
+
+impl Shadow {
+    fn new(commit: &str) -> std::io::Result<Shadow> {
+        let dir = tempfile::Builder::new()
+            .prefix("repoprobe-git-")
+            .tempdir()?;
+        let p = dir.path();
+        std::fs::create_dir(p.join("refs"))?;
+        std::fs::create_dir(p.join("objects"))?;
+        std::fs::write(p.join("HEAD"), format!("{commit}\n"))?;
+        // A 64-digit sha is a SHA-256 repository's.
+        let config = if commit.len() == 64 {
+            "[core]\n\trepositoryformatversion = 1\n\tbare = false\n[extensions]\n\tobjectformat = sha256\n"
+        } else {
+            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+        };
+        std::fs::write(p.join("config"), config)?;
+        Ok(Shadow { dir })
+    }
+
+    /// Git in this directory over `wt`'s files, with `index` as the index.
+    fn git(&self, wt: &Worktree, index: &Path) -> Git {
+        Git::at(self.dir.path())
+            .arg("--work-tree")
+            .arg(&wt.path)
+            .env("GIT_INDEX_FILE", index)
+            .env("GIT_OBJECT_DIRECTORY", wt.git_dir.join("objects"))
+    }
+}
+
+/// What in a cached clone's git directory a clone of ours never holds and an agent (whose
+/// worktree shares that directory) could have planted: config keys outside [`CLONE_KEYS`]
+/// (`core.fsmonitor`, `core.hooksPath`, `include.path`, `filter.*`, `extensions.worktreeConfig`
+/// …), a `config.worktree` (the cache's or a worktree's), hooks (anything in `hooks/` but git's
+/// `*.sample` files, which clones made before `--template=` hold), files in `info/` other than `exclude` (`attributes`, `grafts`,
+/// `sparse-checkout`) and alternates. One line per finding, untrusted values quoted last; empty
+/// when the cache is clean.
+pub fn inspect_cache(git_dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    match git::config_entries(&git_dir.join("config")) {
+        Ok(entries) => {
+            for (key, value) in entries {
+                if !CLONE_KEYS.contains(&key.to_ascii_lowercase().as_str()) {
+                    found.push(format!(
+                        "config sets {key} = {}",
+                        git::quote(&value, QUOTE_CHARS)
+                    ));
+                }
+            }
+        }
+        Err(e) => found.push(format!(
+            "config cannot be read: {}",
+            git::quote(&e, QUOTE_CHARS)
+        )),
+    }
+    let listing = |rel: &str| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(git_dir.join(rel))
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let exists = |rel: &str| git_dir.join(rel).symlink_metadata().is_ok();
+    if exists("config.worktree") {
+        found.push("config.worktree exists".into());
+    }
+    for id in listing("worktrees") {
+        let rel = format!("worktrees/{id}/config.worktree");
+        if exists(&rel) {
+            found.push(format!("{rel} exists"));
+        }
+    }
+    for hook in listing("hooks") {
+        if !hook.ends_with(".sample") {
+            found.push(format!(
+                "hook {}",
+                git::quote(&format!("hooks/{hook}"), QUOTE_CHARS)
+            ));
+        }
+    }
+    for info in listing("info") {
+        if info != "exclude" {
+            found.push(format!(
+                "{} exists",
+                git::quote(&format!("info/{info}"), QUOTE_CHARS)
+            ));
+        }
+    }
+    for alt in ["objects/info/alternates", "objects/info/http-alternates"] {
+        if exists(alt) {
+            found.push(format!("{alt} exists"));
+        }
+    }
+    if found.len() > MAX_FINDINGS {
+        let more = found.len() - MAX_FINDINGS;
+        found.truncate(MAX_FINDINGS);
+        found.push(format!("and {more} more"));
+    }
+    found
+}
+
+/// The worktree's own git directory, from the `.git` file `git worktree add` just wrote (before
+/// any agent ran); it must lie in `<git_dir>/worktrees/`.
+fn admin_dir_of(git_dir: &Path, worktree: &Path) -> Result<PathBuf, String> {
+    let text = std::fs::read_to_string(worktree.join(".git"))
+        .map_err(|e| format!("cannot read {}: {e}", worktree.join(".git").display()))?;
+    let dir = text
+        .trim()
+        .strip_prefix("gitdir:")
+        .map(|p| PathBuf::from(p.trim()))
+        .ok_or_else(|| format!("unexpected .git file: {}", git::quote(&text, QUOTE_CHARS)))?;
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let dir = canonical(&dir);
+    if dir.parent() != Some(&canonical(&git_dir.join("worktrees"))) {
+        return Err(format!(
+            "the worktree's git directory is not in the cache: {}",
+            dir.display()
+        ));
+    }
+    Ok(dir)
+}
+
+/// The commit the worktree's HEAD names, read from its files as git would (a detached sha, or a
+/// branch in the loose refs or `packed-refs`) without running git; anything else is described.
+fn read_head(admin_dir: &Path, git_dir: &Path) -> String {
+    // A ref file is one line; the agent may have written anything there.
+    let read = |p: PathBuf| -> std::io::Result<String> {
+        use std::io::Read;
+        let mut text = String::new();
+        File::open(p)?.take(512).read_to_string(&mut text)?;
+        Ok(text.trim().to_string())
+    };
+    let Ok(mut text) = read(admin_dir.join("HEAD")) else {
+        return "(HEAD is missing or unreadable)".into();
+    };
+    for _ in 0..5 {
+        let Some(name) = text.strip_prefix("ref:").map(str::trim) else {
+            let sha = matches!(text.len(), 40 | 64) && text.chars().all(|c| c.is_ascii_hexdigit());
+            return if sha {
+                text
+            } else {
+                format!("(HEAD holds {})", git::quote(&text, QUOTE_CHARS))
+            };
+        };
+        let valid = name.starts_with("refs/")
+            && !name.split('/').any(|c| c.is_empty() || c.starts_with('.'))
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'));
+        if !valid {
+            return format!("(HEAD names the ref {})", git::quote(name, QUOTE_CHARS));
+        }
+        let per_worktree = ["refs/bisect/", "refs/worktree/", "refs/rewritten/"]
+            .iter()
+            .any(|p| name.starts_with(p));
+        let base = if per_worktree { admin_dir } else { git_dir };
+        if let Ok(next) = read(base.join(name)) {
+            text = next;
+            continue;
+        }
+        let packed = std::fs::read_to_string(git_dir.join("packed-refs")).unwrap_or_default();
+        return packed
+            .lines()
+            .filter(|l| !l.starts_with(['#', '^']))
+            .find_map(|l| {
+                l.split_once(' ')
+                    .filter(|(_, r)| *r == name)
+                    .map(|(sha, _)| sha.to_string())
+            })
+            .unwrap_or_else(|| format!("(HEAD is the unborn branch {name})"));
+    }
+    "(HEAD: too many symbolic refs)".into()
 }
 
 /// An exclusive `flock` on the repository's lock file, released on drop (and by the kernel when
@@ -472,8 +745,10 @@ fn resolve(git_dir: &Path, rev: &str) -> Option<String> {
     if rev.starts_with('-') {
         return None;
     }
-    let spec = format!("{rev}^{{commit}}");
-    git(Some(git_dir), ["rev-parse", "--verify", "--quiet", &spec])
+    Git::at(git_dir)
+        .args(["rev-parse", "--verify", "--quiet"])
+        .arg(format!("{rev}^{{commit}}"))
+        .run()
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
@@ -483,33 +758,24 @@ fn resolve(git_dir: &Path, rev: &str) -> Option<String> {
 /// no branch reaches). Returns git's stderr of the last failure, for the error message.
 fn fetch(git_dir: &Path, source: &OsStr, commit: &str) -> String {
     let mut last = String::new();
-    let refs = git(
-        Some(git_dir),
-        [
-            OsStr::new("fetch"),
-            OsStr::new("--quiet"),
-            OsStr::new("--"),
-            source,
-            OsStr::new("+refs/heads/*:refs/heads/*"),
-            OsStr::new("+refs/tags/*:refs/tags/*"),
-        ],
-    );
+    let refs = Git::at(git_dir)
+        .network()
+        .args(["fetch", "--quiet", "--"])
+        .arg(source)
+        .args(["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"])
+        .run();
     if let Err(e) = refs {
         last = e;
     }
     let full_sha = commit.len() == 40 && commit.chars().all(|c| c.is_ascii_hexdigit());
     if full_sha
         && resolve(git_dir, commit).is_none()
-        && let Err(e) = git(
-            Some(git_dir),
-            [
-                OsStr::new("fetch"),
-                OsStr::new("--quiet"),
-                OsStr::new("--"),
-                source,
-                OsStr::new(commit),
-            ],
-        )
+        && let Err(e) = Git::at(git_dir)
+            .network()
+            .args(["fetch", "--quiet", "--"])
+            .arg(source)
+            .arg(commit)
+            .run()
     {
         last = e;
     }
@@ -521,7 +787,10 @@ fn is_worktree_of(git_dir: &Path, dir: &Path) -> bool {
     let Ok(dir) = dir.canonicalize() else {
         return false;
     };
-    let Ok(list) = git(Some(git_dir), ["worktree", "list", "--porcelain", "-z"]) else {
+    let Ok(list) = Git::at(git_dir)
+        .args(["worktree", "list", "--porcelain", "-z"])
+        .run()
+    else {
         return false;
     };
     list.split('\0')
@@ -562,49 +831,6 @@ fn parse_status(out: &str) -> Vec<Change> {
         });
     }
     files
-}
-
-/// Runs git; stdout on success, trimmed and cut stderr (or the spawn error) on failure.
-fn git<I, S>(dir: Option<&Path>, args: I) -> Result<String, String>
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    let mut cmd = Command::new("git");
-    if let Some(dir) = dir {
-        cmd.arg("-C").arg(dir);
-    }
-    cmd.args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_ASKPASS", "")
-        .env("SSH_ASKPASS", "")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null());
-    let out = cmd
-        .output()
-        .map_err(|e| format!("could not run git: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let stderr = stderr.trim();
-        let stderr = if stderr.is_empty() {
-            format!("exit status {}", out.status)
-        } else {
-            cut(stderr, STDERR_CHARS)
-        };
-        Err(stderr)
-    }
-}
-
-/// The last `max` characters of `s` (git's last lines say what went wrong).
-fn cut(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s.to_string();
-    }
-    let tail: String = s.chars().skip(n - max).collect();
-    format!("…{tail}")
 }
 
 #[cfg(test)]
@@ -855,8 +1081,28 @@ mod tests {
         std::fs::write(wt.path.join("src/lib.txt"), "committed by the agent\n").unwrap();
         git(&wt.path, &["commit", "--quiet", "-am", "agent"]);
         let changes = wt.changes().unwrap();
-        assert!(changes.files.is_empty());
-        assert!(changes.head_moved_to.is_some());
+        // A committed edit is still a difference from the pinned commit.
+        assert_eq!(
+            changes.files,
+            vec![Change {
+                path: "src/lib.txt".into(),
+                kind: ChangeKind::Modified,
+                from: None
+            }]
+        );
+        let moved = git(&wt.path, &["rev-parse", "HEAD"]);
+        assert_eq!(changes.head_moved_to.as_deref(), Some(moved.as_str()));
+        // On a branch (a loose ref, then a packed one), HEAD is read through the ref.
+        git(&wt.path, &["checkout", "--quiet", "-b", "agent-branch"]);
+        assert_eq!(
+            wt.changes().unwrap().head_moved_to.as_deref(),
+            Some(moved.as_str())
+        );
+        git(&wt.path, &["pack-refs", "--all"]);
+        assert_eq!(
+            wt.changes().unwrap().head_moved_to.as_deref(),
+            Some(moved.as_str())
+        );
         wt.remove().unwrap();
     }
 
@@ -982,6 +1228,244 @@ mod tests {
         assert_eq!(wt2.commit, third);
         wt.remove().unwrap();
         wt2.remove().unwrap();
+    }
+
+    /// An executable that appends its name and arguments to `mark`.
+    fn evil(dir: &Path, mark: &Path) -> PathBuf {
+        let p = dir.join("evil.sh");
+        std::fs::write(
+            &p,
+            format!("#!/bin/sh\necho \"$0 $*\" >> {}\ncat\n", mark.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        p
+    }
+
+    #[test]
+    fn git_config_planted_through_a_worktree_never_runs_and_the_cache_is_refused_next() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, second) = origin(tmp.path());
+        let url = origin.to_str().unwrap();
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let wt = source
+            .prepare(&repo("acme/widget", url, &first), &tmp.path().join("wt"))
+            .unwrap();
+        let mark = tmp.path().join("ran");
+        let evil = evil(tmp.path(), &mark);
+        let evil = evil.to_str().unwrap();
+        // What an agent in the worktree can do with git alone.
+        for (k, v) in [
+            ("core.fsmonitor", evil),
+            ("filter.x.clean", evil),
+            ("filter.x.smudge", evil),
+            ("filter.x.required", "true"),
+            ("diff.external", evil),
+            ("extensions.worktreeConfig", "true"),
+        ] {
+            git(&wt.path, &["config", k, v]);
+        }
+        git(
+            &wt.path,
+            &[
+                "config",
+                "--worktree",
+                "core.hooksPath",
+                tmp.path().to_str().unwrap(),
+            ],
+        );
+        std::fs::write(wt.path.join(".gitattributes"), "* filter=x diff=x\n").unwrap();
+        std::fs::write(wt.path.join("src/lib.txt"), "edited\n").unwrap();
+        let cache = tmp.path().join("cache/acme__widget.git");
+        assert!(
+            !cache.join("hooks").exists(),
+            "a clone has no template hooks"
+        );
+        std::fs::create_dir_all(cache.join("hooks")).unwrap();
+        std::fs::create_dir_all(cache.join("info")).unwrap();
+        std::fs::copy(evil, cache.join("hooks/post-checkout")).unwrap();
+        std::fs::write(cache.join("info/attributes"), "* filter=x\n").unwrap();
+
+        let changes = wt.changes().unwrap();
+        let got: Vec<(&str, ChangeKind)> = changes
+            .files
+            .iter()
+            .map(|c| (c.path.as_str(), c.kind))
+            .collect();
+        assert!(
+            got.contains(&("src/lib.txt", ChangeKind::Modified)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&(".gitattributes", ChangeKind::Untracked)),
+            "{got:?}"
+        );
+        assert!(!changes.is_empty());
+        let found = changes.cache_tampered.join("\n");
+        for what in [
+            "core.fsmonitor",
+            "filter.x.clean",
+            "extensions.worktreeconfig",
+            "config.worktree exists",
+            "hooks/post-checkout",
+            "info/attributes",
+        ] {
+            assert!(found.contains(what), "{what} not in {found}");
+        }
+        let wt_path = wt.path.clone();
+        let err = wt.remove().unwrap_err();
+        assert!(matches!(err, WorkspaceError::Tampered { .. }), "{err}");
+        assert!(!wt_path.exists());
+        let err = source
+            .prepare(&repo("acme/widget", url, &second), &tmp.path().join("wt2"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("tampered with") && err.contains(&format!("delete {}", cache.display())),
+            "{err}"
+        );
+        assert!(
+            err.contains("core.fsmonitor") && err.contains(evil),
+            "{err}"
+        );
+        assert!(!tmp.path().join("wt2").exists());
+        assert!(
+            !mark.exists(),
+            "{}",
+            std::fs::read_to_string(&mark).unwrap()
+        );
+
+        // The plant is real: git as a user runs it has the filter and hooks run.
+        let plain = tmp.path().join("plain");
+        git(
+            &cache,
+            &[
+                "worktree",
+                "add",
+                "--detach",
+                "-q",
+                plain.to_str().unwrap(),
+                &first,
+            ],
+        );
+        assert!(
+            mark.exists(),
+            "the plant does not work: the test proves nothing"
+        );
+
+        // Deleting the cache, as the message says, mends it.
+        std::fs::remove_dir_all(&cache).unwrap();
+        let wt = source
+            .prepare(&repo("acme/widget", url, &second), &tmp.path().join("wt2"))
+            .unwrap();
+        assert!(wt.changes().unwrap().is_empty());
+        wt.remove().unwrap();
+    }
+
+    #[test]
+    fn a_cache_cloned_by_plain_git_with_its_sample_hooks_is_accepted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, _) = origin(tmp.path());
+        let cache = tmp.path().join("cache");
+        std::fs::create_dir_all(&cache).unwrap();
+        // As repoprobe cloned before `--template=`: git's template, sample hooks and all.
+        git(
+            &cache,
+            &[
+                "clone",
+                "--bare",
+                "-q",
+                origin.to_str().unwrap(),
+                "acme__widget.git",
+            ],
+        );
+        assert!(cache.join("acme__widget.git/hooks").exists());
+        assert_eq!(
+            inspect_cache(&cache.join("acme__widget.git")),
+            Vec::<String>::new()
+        );
+        let wt = RepoSource::new(&cache)
+            .prepare(
+                &repo("acme/widget", "https://invalid.example/x", &first),
+                &tmp.path().join("wt"),
+            )
+            .unwrap();
+        assert!(wt.changes().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_hostile_head_is_described_not_followed_and_a_flood_of_findings_is_counted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (admin, common) = (tmp.path().join("admin"), tmp.path().join("common"));
+        std::fs::create_dir_all(common.join("refs/heads")).unwrap();
+        std::fs::create_dir_all(&admin).unwrap();
+        std::fs::write(
+            tmp.path().join("secret"),
+            "0123456789012345678901234567890123456789",
+        )
+        .unwrap();
+        let head = |text: &str| {
+            std::fs::write(admin.join("HEAD"), text).unwrap();
+            read_head(&admin, &common)
+        };
+        assert_eq!(
+            head("ref: refs/heads/../../secret\n"),
+            "(HEAD names the ref \"refs/heads/../../secret\")"
+        );
+        assert!(head(&"x".repeat(5000)).starts_with("(HEAD holds \"xxx"));
+        assert!(head(&"x".repeat(5000)).len() < 200);
+        std::fs::write(common.join("refs/heads/b"), "ref: refs/heads/b\n").unwrap();
+        assert_eq!(head("ref: refs/heads/b"), "(HEAD: too many symbolic refs)");
+        assert_eq!(
+            head("ref: refs/heads/none"),
+            "(HEAD is the unborn branch refs/heads/none)"
+        );
+
+        std::fs::create_dir_all(common.join("hooks")).unwrap();
+        std::fs::write(common.join("config"), "[core]\n\tbare = true\n").unwrap();
+        assert!(inspect_cache(&common).is_empty());
+        for i in 0..30 {
+            std::fs::write(common.join(format!("hooks/h{i:02}")), "").unwrap();
+        }
+        let found = inspect_cache(&common);
+        assert_eq!(found.len(), MAX_FINDINGS + 1);
+        assert_eq!(found.last().unwrap(), "and 10 more");
+    }
+
+    #[test]
+    fn index_flags_set_by_the_agent_hide_no_edit() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (origin, first, _) = origin(tmp.path());
+        let source = RepoSource::new(tmp.path().join("cache"));
+        let wt = source
+            .prepare(
+                &repo("acme/widget", origin.to_str().unwrap(), &first),
+                &tmp.path().join("wt"),
+            )
+            .unwrap();
+        std::fs::write(wt.path.join("src/lib.txt"), "edited\n").unwrap();
+        git(
+            &wt.path,
+            &["update-index", "--assume-unchanged", "src/lib.txt"],
+        );
+        git(&wt.path, &["update-index", "--skip-worktree", ".gitignore"]);
+        std::fs::remove_file(wt.path.join(".gitignore")).unwrap();
+        assert_eq!(git(&wt.path, &["status", "--porcelain"]), "");
+        let got: Vec<(String, ChangeKind)> = wt
+            .changes()
+            .unwrap()
+            .files
+            .into_iter()
+            .map(|c| (c.path, c.kind))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (".gitignore".to_string(), ChangeKind::Deleted),
+                ("src/lib.txt".to_string(), ChangeKind::Modified)
+            ]
+        );
+        wt.remove().unwrap();
     }
 
     #[test]

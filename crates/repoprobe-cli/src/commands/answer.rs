@@ -17,9 +17,11 @@
 
 use crate::agent::builtin::{self, BuiltinRun, Limits};
 use crate::agent::external::{self, AgentConfig, ExternalAgent, RunOutcome};
+use crate::agent::sandbox::{self, Bubblewrap};
 use crate::agent::tools::Sandbox;
 use crate::agent::workspace::{RepoSource, Worktree};
 use crate::exit::Exit;
+use crate::llm::key::scrub_env;
 use crate::llm::price::Price;
 use crate::llm::progress::Meter;
 use crate::llm::run::{ApiArgs, RunArgs, Summary, Tally, drive, load_inputs};
@@ -98,6 +100,10 @@ pub struct Args {
     /// [default: a fresh directory per run].
     #[arg(long)]
     agent_home: Option<PathBuf>,
+    /// Run agent CLIs and commands without the bubblewrap sandbox (they can then read every file
+    /// you can); recorded as agent.sandbox on every answer.
+    #[arg(long)]
+    no_sandbox: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -134,7 +140,7 @@ enum Runner {
         limits: Limits,
     },
     External {
-        config: AgentConfig,
+        config: Box<AgentConfig>,
         version: Option<String>,
         fresh_home: bool,
     },
@@ -284,7 +290,9 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
 }
 
 /// The agent of `--agent`, checked before anything runs: the model's client, or the CLI (its
-/// version asked once, so a missing CLI stops the run at once rather than failing every key).
+/// version asked once, so a missing CLI stops the run at once rather than failing every key)
+/// with its sandbox (probed once: without one, external agents are refused unless
+/// `--no-sandbox`).
 fn runner(a: &Args) -> anyhow::Result<Runner> {
     let timeout = Duration::from_secs_f64(a.agent_timeout_s);
     let Some(agent) = a.agent.external() else {
@@ -318,6 +326,24 @@ fn runner(a: &Args) -> anyhow::Result<Runner> {
             "--agent command needs --command '<template with {{prompt_file}}, {{model}}, {{workdir}}>'"
         );
     }
+    config.sandbox = if a.no_sandbox {
+        eprintln!(
+            "warning: --no-sandbox: the agent runs unconfined and can read every file you can \
+             (recorded as agent.sandbox = \"{}\")",
+            sandbox::NONE
+        );
+        None
+    } else {
+        let (mut hidden, mapped) = hidden_dirs(a);
+        // They are made before the first run anyway; hidden, they must exist now.
+        for d in hidden.iter().filter(|d| !d.exists()) {
+            std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+        }
+        hidden.extend(mapped);
+        // The benchmark holds the reference answers and checklists.
+        let masked = [a.benchmark.clone()];
+        Some(Bubblewrap::probe(&hidden, &masked).map_err(anyhow::Error::msg)?)
+    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -331,10 +357,38 @@ fn runner(a: &Args) -> anyhow::Result<Runner> {
         ),
     };
     Ok(Runner::External {
-        config,
+        config: Box::new(config),
         version,
         fresh_home: a.agent_home.is_none(),
     })
+}
+
+/// What a confined agent must not see of ours: the clone cache, the worktrees (others'), the
+/// journals' and transcripts' directories, and the local clones of `--repo-map` (their history
+/// goes past the pinned commit): (ours, the mapped clones). Relative paths are taken from the
+/// current directory.
+fn hidden_dirs(a: &Args) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut dirs = vec![a.repos.clone()];
+    dirs.extend(a.worktrees.clone());
+    let out_dir = a
+        .run
+        .out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    dirs.push(out_dir.to_path_buf());
+    dirs.push(
+        a.transcripts
+            .clone()
+            .unwrap_or_else(|| transcripts_dir(&a.run.out)),
+    );
+    let mapped = a
+        .repo_map
+        .iter()
+        .filter_map(|m| RepoSource::parse_map_arg(m).ok())
+        .map(|(_, p)| p)
+        .collect();
+    (dirs, mapped)
 }
 
 /// `out/answers.jsonl` → `out/answers.transcripts`.
@@ -342,17 +396,9 @@ fn transcripts_dir(out: &Path) -> PathBuf {
     crate::output::beside(out, "transcripts")
 }
 
-/// A file-name-safe form of a key part.
+/// A file-name-safe form of a key part, one to one (`q/1` and `q_1` stay apart).
 fn safe(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    crate::output::file_name_part(s)
 }
 
 /// Does one key: worktree, agent, changes, transcript, cleanup.
@@ -524,6 +570,8 @@ async fn run_builtin(
         agent: json!({
             "name": "builtin",
             "version": concat!("repoprobe ", env!("CARGO_PKG_VERSION")),
+            // No process is started: the tools confine their own paths.
+            "sandbox": "none (in-process read-only tools)",
             "provider": s.provider.as_str(),
             "turns": r.turns,
             "stop_reason": r.stop_reason,
@@ -556,6 +604,14 @@ async fn run_external(
         let home = scratch.join("home");
         std::fs::create_dir_all(&home)
             .map_err(|e| format!("cannot create {}: {e}", home.display()))?;
+        // The settings that keep the CLI from loading the repository's own (Gemini, Codex).
+        let vars = external::home_settings(config.agent, &home, &wt.path).map_err(|e| {
+            format!(
+                "cannot write the agent's settings in {}: {e}",
+                home.display()
+            )
+        })?;
+        config.set_env.extend(vars);
         config.home = Some(home);
     }
     let r: RunOutcome = external::run(&config, &wt.path, &text, scratch).await;
@@ -588,6 +644,7 @@ async fn run_external(
             "turns": res.turns,
             "exit_code": r.exit_code,
             "timed_out": r.timed_out,
+            "sandbox": config.sandbox.as_ref().map_or(sandbox::NONE, |b| b.describe()),
             "cache_read_tokens": res.cache_read_tokens,
             "cache_creation_tokens": res.cache_creation_tokens,
             "meta": res.meta,
@@ -606,9 +663,22 @@ async fn run_external(
     })
 }
 
+/// Writes a transcript, scrubbed of every secret of our environment.
 fn write_transcript(path: &Path, v: &Value) -> Result<(), String> {
-    let bytes = serde_json::to_vec_pretty(v).map_err(|e| e.to_string())?;
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+    crate::input::write_atomically(path, scrub_env(&text).as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `v` with every secret of our environment replaced in its strings (a secret holds no quote
+/// or backslash once found in JSON text, so the replacement keeps the JSON whole).
+fn scrubbed(v: Value) -> Value {
+    let text = v.to_string();
+    let clean = scrub_env(&text);
+    if clean == text {
+        return v;
+    }
+    serde_json::from_str(&clean).unwrap_or_else(|_| json!({"error": "[redacted record]"}))
 }
 
 /// Writes how a key ended and counts it.
@@ -622,7 +692,8 @@ fn record(
     tally.tokens += o.tokens;
     tally.http_retries += u64::from(o.http_retries);
     tally.calls += u64::from(o.turns);
-    match o.result {
+    // Whatever a run gave, no secret of ours is written or printed.
+    match o.result.map(scrubbed).map_err(|r| scrub_env(&r)) {
         Ok(record) => {
             if let Some(e) = record["error"].as_str() {
                 meter.println(&format!("no answer: {}: {e}", o.key));
@@ -650,8 +721,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_record_scrubbed_of_secrets_stays_json() {
+        let v = json!({"answer": "ok", "n": 1});
+        assert_eq!(scrubbed(v.clone()), v);
+    }
+
+    #[test]
     fn names_are_safe_and_transcripts_sit_beside_the_answers() {
-        assert_eq!(safe("django/q 1"), "django_q_1");
+        assert_eq!(safe("django/q 1"), "django_2Fq_201");
         assert_eq!(
             transcripts_dir(Path::new("runs/answers.jsonl")),
             Path::new("runs/answers.transcripts")

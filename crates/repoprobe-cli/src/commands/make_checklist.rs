@@ -131,7 +131,10 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             Ok(s) => s,
             Err(errs) => {
                 for e in errs {
-                    eprintln!("  {name}: {location}: {e}");
+                    eprintln!(
+                        "  {name}: {location}: {}",
+                        repoprobe_core::report::terminal_safe_lines(&e.to_string())
+                    );
                 }
                 bad += 1;
                 continue;

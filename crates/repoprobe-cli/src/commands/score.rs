@@ -141,6 +141,16 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Format::Latex => join(report::tables(&r, by).iter().map(report::render_latex)),
     };
     print!("{out}");
+    for m in &r.models {
+        if let Some(note) = m.never_answered_note(r.policy.missing) {
+            eprintln!(
+                "note: model {} (judge {}): {note} — no answer and no judgment at all (not failed \
+                 runs); `--missing exclude` leaves them out",
+                report::terminal_safe(&format!("{:?}", m.model)),
+                report::terminal_safe(&format!("{:?}", m.judge)),
+            );
+        }
+    }
     if !loaded.issues.is_empty() {
         eprintln!(
             "{} issue(s) in the input (listed above); scores use the valid records only",

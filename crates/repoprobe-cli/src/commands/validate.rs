@@ -42,10 +42,14 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             println!("{}", serde_json::to_string_pretty(&out)?);
         }
         Format::Text => {
+            use repoprobe_core::report::terminal_safe_lines as safe;
             for f in &loaded.files {
                 println!(
                     "{}: {} ({} bytes), {} record(s) read",
-                    f.name, f.shape, f.bytes, f.records
+                    safe(&f.name),
+                    f.shape,
+                    f.bytes,
+                    f.records
                 );
             }
             let valid: Vec<String> = RecordKind::ALL
@@ -68,14 +72,19 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                 }
             );
             for n in &loaded.notes {
-                println!("note: {n}");
+                println!("note: {}", safe(n));
             }
             if loaded.issues.is_empty() {
                 println!("no issues");
             } else {
                 println!("{} issue(s):", loaded.issues.len());
                 for i in &loaded.issues {
-                    println!("  {}: {}: {}", i.file, i.location, i.message);
+                    println!(
+                        "  {}: {}: {}",
+                        safe(&i.file),
+                        safe(&i.location),
+                        safe(&i.message)
+                    );
                 }
             }
         }

@@ -6,7 +6,9 @@
 //! Transient failures (connection errors, timeouts, HTTP 408, 409, 429, 5xx and Anthropic's 529,
 //! a 2xx whose body is not the API's JSON) are retried with exponential backoff and jitter,
 //! honouring `retry-after-ms` and `retry-after`; a 429 saying the quota is exhausted and every
-//! other 4xx are not. Nothing here knows about checklists: the caller validates replies.
+//! other 4xx are not. No redirect is followed (the key's headers never go to another host), and
+//! every body is scrubbed of keys before it is cut into a message. Nothing here knows about
+//! checklists: the caller validates replies.
 
 pub mod anthropic;
 pub mod batch;
@@ -186,7 +188,10 @@ pub struct Client {
 
 impl Client {
     pub fn new(settings: Settings, key: ApiKey) -> anyhow::Result<Client> {
+        // No redirect is followed: a 3xx would carry the key's headers to another host (and
+        // an API never redirects a POST); it is an error like any other 3xx.
         let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
             .timeout(settings.timeout)
             .user_agent(concat!("repoprobe/", env!("CARGO_PKG_VERSION")))
             .build()?;
@@ -365,12 +370,13 @@ impl Client {
                     format!(
                         "HTTP {status} with a body that is not a {} response ({e}): {}",
                         self.settings.provider.as_str(),
-                        self.scrub(&cut(&text))
+                        cut(&self.scrub(&text))
                     ),
                 ),
             };
         }
-        let body = self.scrub(&cut(&text));
+        // Scrubbed whole, then cut: a key cut in two would no longer be found.
+        let body = cut(&self.scrub(&text));
         let retryable = matches!(status, 408 | 409 | 429 | 500..=599);
         if retryable && !(status == 429 && quota_exhausted(&text)) {
             Attempt::Retry(wait, format!("HTTP {status}: {body}"))
@@ -450,6 +456,101 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn settings(base_url: String) -> Settings {
+        Settings {
+            provider: Provider::Anthropic,
+            base_url,
+            model: "m".into(),
+            structured: Structured::Tool,
+            temperature: None,
+            seed: None,
+            max_tokens: None,
+            max_http_retries: 0,
+            backoff: Duration::from_millis(1),
+            timeout: Duration::from_secs(10),
+            rpm: None,
+            tpm: None,
+        }
+    }
+
+    /// Answers every connection on `l` with `reply` and counts the connections.
+    fn serve(
+        l: std::net::TcpListener,
+        reply: String,
+    ) -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
+        use std::io::{Read, Write};
+        let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let h = hits.clone();
+        std::thread::spawn(move || {
+            for c in l.incoming() {
+                let Ok(mut c) = c else { return };
+                h.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let mut buf = [0u8; 65536];
+                let _ = c.read(&mut buf);
+                let _ = c.write_all(reply.as_bytes());
+            }
+        });
+        hits
+    }
+
+    #[test]
+    fn a_redirect_is_not_followed_and_the_key_stays_home() {
+        let elsewhere = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let to = format!("http://{}/steal", elsewhere.local_addr().unwrap());
+        let stolen = serve(
+            elsewhere,
+            "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".into(),
+        );
+        let api = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", api.local_addr().unwrap());
+        serve(
+            api,
+            format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nlocation: {to}\r\ncontent-length: 0\r\n\
+                 connection: close\r\n\r\n"
+            ),
+        );
+        let client = Client::new(settings(base), ApiKey::for_test("sk-redirect-test-1")).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut retries = 0;
+        let r = rt.block_on(client.send(b"{}".to_vec(), &mut retries, |b| Ok(b.to_vec())));
+        match r {
+            Err(CallError::Status { status, .. }) => assert_eq!(status, 307),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(stolen.load(std::sync::atomic::Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn an_error_body_is_scrubbed_before_it_is_cut() {
+        let key = "sk-cut-test-0123456789";
+        let api = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", api.local_addr().unwrap());
+        // The key straddles the cut: cutting first would leave its head in the message.
+        let body = format!("{}{key}", "x".repeat(ERROR_BODY_CHARS - 6));
+        serve(
+            api,
+            format!(
+                "HTTP/1.1 400 Bad Request\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        );
+        let client = Client::new(settings(base), ApiKey::for_test(key)).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut retries = 0;
+        let err = rt
+            .block_on(client.send(b"{}".to_vec(), &mut retries, |b| Ok(b.to_vec())))
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("sk-cut"), "{err}");
+    }
 
     #[test]
     fn backoff_grows_with_jitter_and_is_capped() {

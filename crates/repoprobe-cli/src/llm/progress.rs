@@ -29,8 +29,10 @@ impl Meter {
         self.bar.set_message(status(t, self.price, paused));
     }
 
-    /// Prints a line above the bar without tearing it.
+    /// Prints a line above the bar without tearing it. The line carries text from files and
+    /// model replies (model names, error bodies): its control characters are shown escaped.
     pub fn println(&self, line: &str) {
+        let line = repoprobe_core::report::terminal_safe_lines(line);
         self.bar.suspend(|| eprintln!("{line}"));
     }
 

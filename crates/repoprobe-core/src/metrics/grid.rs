@@ -142,6 +142,16 @@ pub struct Grid<'d> {
 }
 
 impl Grid<'_> {
+    /// Questions with neither a cell of this grid nor an answer record of its model
+    /// (`answered`, indexed by question, from [`answered_questions`]).
+    pub fn never_answered(&self, answered: Option<&Vec<bool>>, questions: usize) -> usize {
+        let mut seen = answered.cloned().unwrap_or_else(|| vec![false; questions]);
+        for c in &self.cells {
+            seen[c.q as usize] = true;
+        }
+        seen.iter().filter(|&&s| !s).count()
+    }
+
     /// Cells per question: attempts × runs.
     pub fn per_question(&self) -> u64 {
         self.attempts.len() as u64 * self.runs.len() as u64
@@ -232,6 +242,18 @@ pub fn cell(j: &Judgment, q_index: u32, q: &Question, weights: &Resolved) -> Cel
 }
 
 /// Every (model, judge) grid of the dataset, keyed and sorted by (model, judge).
+/// For each model, which questions (by index) it has an answer record for, failed runs included.
+pub fn answered_questions<'d>(ds: &'d Dataset, index: &Index<'d>) -> HashMap<&'d str, Vec<bool>> {
+    let mut out: HashMap<&str, Vec<bool>> = HashMap::new();
+    for a in &ds.answers {
+        if let Some(&qi) = index.by_id.get(a.question_id.as_str()) {
+            out.entry(a.model.as_str())
+                .or_insert_with(|| vec![false; index.questions.len()])[qi as usize] = true;
+        }
+    }
+    out
+}
+
 pub fn grids<'d>(
     ds: &'d Dataset,
     index: &Index<'d>,

@@ -126,6 +126,30 @@ pub struct ModelScore {
     /// Attempts and judge runs seen: the grid is questions × attempts × runs.
     pub attempts: usize,
     pub runs: usize,
+    /// Benchmark questions the grid runs over (after dropped questions).
+    #[serde(default)]
+    pub benchmark_questions: usize,
+    /// Of those, questions this model never answered: no answer record (not even a failed run)
+    /// and no valid judgment by this judge. Under `missing = zero` they count as 0 like a failed
+    /// run, but the reader is told (SPEC §4 "never answered vs failed"): a model run on a
+    /// subset of the benchmark is not a model that failed the rest.
+    #[serde(default)]
+    pub never_answered: usize,
+}
+
+impl ModelScore {
+    /// The note a reader needs when questions this model never saw count as 0, e.g. "answered
+    /// 3 of 27 questions; 24 counted as 0"; `None` when there are none or they are left out.
+    pub fn never_answered_note(&self, policy: MissingPolicy) -> Option<String> {
+        (policy == MissingPolicy::Zero && self.never_answered > 0).then(|| {
+            format!(
+                "answered {} of {} questions; {} counted as 0",
+                self.benchmark_questions - self.never_answered.min(self.benchmark_questions),
+                self.benchmark_questions,
+                self.never_answered
+            )
+        })
+    }
 }
 
 /// One stratum of Table 4: statistics over models of their per-stratum values.
@@ -314,12 +338,15 @@ fn score_all(
     let p = opts.missing;
 
     let resamples = bootstrap::Resamples::new(nq, opts.bootstrap, opts.seed);
+    let answered = grid::answered_questions(ds, &index);
     let models: Vec<ModelScore> = grids
         .values()
         .map(|g| {
             let t = g.tally(nq);
             let per_q = g.per_question_tallies(nq);
             ModelScore {
+                benchmark_questions: nq,
+                never_answered: g.never_answered(answered.get(g.model), nq),
                 model: g.model.to_string(),
                 judge: g.judge.to_string(),
                 questions: g.questions_judged(),
@@ -368,6 +395,18 @@ fn score_all(
 
     let items = opts.items.then(|| items::rows(ds, &index, &judged));
     let audit = audit::audit(&ds.reported);
+    let mut issues: Vec<IssueOut> = issues.iter().map(IssueOut::from).collect();
+    issues.extend(models.iter().filter_map(|m| {
+        m.never_answered_note(p).map(|note| IssueOut {
+            file: String::new(),
+            location: format!("model {:?}, judge {:?}", m.model, m.judge),
+            message: format!(
+                "{note}: {} question(s) have no answer record and no judgment of this model \
+                 (not a failed run); `--missing exclude` leaves them out",
+                m.never_answered
+            ),
+        })
+    }));
 
     Ok(ScoreReport {
         policy: PolicyInfo {
@@ -388,7 +427,7 @@ fn score_all(
         paired,
         items,
         audit,
-        issues: issues.iter().map(IssueOut::from).collect(),
+        issues,
     })
 }
 

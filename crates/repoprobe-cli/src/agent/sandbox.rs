@@ -1,0 +1,402 @@
+//! The confinement of every process an agent run spawns (`--agent claude-code | codex | gemini |
+//! command`): on Linux, bubblewrap (`bwrap`, Debian package `bubblewrap`) with its own PID
+//! namespace and `/proc`, the whole filesystem read-only, a fresh `/tmp`, repoprobe's own
+//! directories (clone cache, worktrees, journals, transcripts, mapped clones) and the users'
+//! homes hidden under empty tmpfs, and only the question's worktree and the run's scratch
+//! directory (the fresh HOME, the prompt) bound back writable; the benchmark file (reference
+//! answers, checklists) reads as empty. The worktree's `.git` pointer is
+//! bound read-only over itself; what it points to is hidden. The network stays on: the agent must
+//! reach its API.
+//!
+//! [`Bubblewrap::probe`] is asked once per run, before any question: a missing or broken bwrap
+//! stops `answer` with [`unavailable`]'s message unless the user passed `--no-sandbox`.
+//! [`Bubblewrap::wrap`] turns one command into its confined form; the argument list is pure and
+//! pinned in the tests below. This module must not decide what runs or read the agent's output.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The environment variable naming the bwrap program to use instead of `bwrap` on PATH (for
+/// tests, and for installs outside PATH).
+pub const BWRAP_ENV: &str = "REPOPROBE_BWRAP";
+/// The Debian package that provides bwrap.
+pub const PACKAGE: &str = "bubblewrap";
+/// Directories never exposed again, whatever PATH says.
+const NEVER_EXPOSED: &[&str] = &[".ssh", ".gnupg", ".aws", ".kube", ".docker", ".netrc"];
+/// What a record says when agents ran unconfined.
+pub const NONE: &str = "none (--no-sandbox)";
+
+/// A bwrap that was found to work, and the directories every run must not see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bubblewrap {
+    program: PathBuf,
+    /// `bubblewrap 0.8.0`, as `bwrap --version` says.
+    version: String,
+    /// Directories hidden under an empty tmpfs (absolute, existing, canonical).
+    hidden: Vec<PathBuf>,
+    /// Files replaced by an empty one (`/dev/null`): the benchmark, whose reference answers and
+    /// checklists the agent must not read.
+    masked: Vec<PathBuf>,
+}
+
+/// What one confined command may touch besides the read-only root.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mounts {
+    /// Bound writable at the same path, after everything is hidden (the worktree, the scratch
+    /// directory with the fresh HOME).
+    pub writable: Vec<PathBuf>,
+    /// Bound read-only over themselves last (the worktree's `.git` pointer).
+    pub read_only_over: Vec<PathBuf>,
+    /// Re-exposed read-only although inside a hidden directory (the agent's own program, PATH
+    /// entries under a home).
+    pub exposed: Vec<PathBuf>,
+    /// The working directory inside.
+    pub cwd: PathBuf,
+}
+
+/// The message of a refused run: why, the package, and the way out.
+pub fn unavailable(why: &str) -> String {
+    if cfg!(target_os = "linux") {
+        format!(
+            "agent CLIs run confined by bubblewrap, which cannot start here: {why}. Install the \
+             Debian package `{PACKAGE}` (apt-get install {PACKAGE}), or pass --no-sandbox to run \
+             the agent unconfined (recorded as agent.sandbox = \"{NONE}\")"
+        )
+    } else {
+        format!(
+            "agent CLIs run confined by bubblewrap, which exists on Linux only; pass --no-sandbox \
+             to run the agent unconfined on this system (recorded as agent.sandbox = \"{NONE}\")"
+        )
+    }
+}
+
+impl Bubblewrap {
+    /// Finds bwrap (`$REPOPROBE_BWRAP`, else `bwrap` on PATH), asks its version and starts one
+    /// confined `true` with the options every run uses. `hidden` are the directories to hide
+    /// besides the homes (`$HOME`, `/root`, `/home`); missing ones are skipped. `Err` is the
+    /// refusal message. `masked` are files to replace by an empty one.
+    pub fn probe(hidden: &[PathBuf], masked: &[PathBuf]) -> Result<Bubblewrap, String> {
+        if !cfg!(target_os = "linux") {
+            return Err(unavailable("not Linux"));
+        }
+        let program = match std::env::var_os(BWRAP_ENV).filter(|p| !p.is_empty()) {
+            Some(p) => PathBuf::from(p),
+            None => find_on_path(OsStr::new("bwrap"), std::env::var_os("PATH").as_deref())
+                .ok_or_else(|| unavailable("no `bwrap` on PATH"))?,
+        };
+        // Neither the probe nor its trial gets our environment (our keys): PATH only.
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let out = Command::new(&program)
+            .arg("--version")
+            .env_clear()
+            .env("PATH", &path)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| unavailable(&format!("{} --version: {e}", program.display())))?;
+        let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !out.status.success() || version.is_empty() {
+            return Err(unavailable(&format!(
+                "{} --version failed ({}): {}",
+                program.display(),
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let mut all: Vec<PathBuf> = hidden.to_vec();
+        all.extend(homes());
+        let mut masked: Vec<PathBuf> = masked
+            .iter()
+            .filter_map(|f| f.canonicalize().ok())
+            .filter(|f| f.is_file())
+            .collect();
+        masked.sort();
+        masked.dedup();
+        let bw = Bubblewrap {
+            program,
+            version,
+            hidden: canonical_dirs(&all),
+            masked,
+        };
+        let mut trial = Command::new(&bw.program);
+        trial
+            .args(bw.args(&Mounts {
+                cwd: "/".into(),
+                ..Mounts::default()
+            }))
+            .arg("true")
+            .env_clear()
+            .env("PATH", &path)
+            .stdin(Stdio::null());
+        let out = trial
+            .output()
+            .map_err(|e| unavailable(&format!("{}: {e}", bw.program.display())))?;
+        if !out.status.success() {
+            return Err(unavailable(&format!(
+                "a trial run failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(bw)
+    }
+
+    /// What the records say: `bubblewrap 0.8.0`.
+    pub fn describe(&self) -> &str {
+        &self.version
+    }
+
+    /// bwrap's options for `m`, up to and including the `--` before the command. Order matters:
+    /// later mounts lie on top of earlier ones, so the hiding tmpfs come first (parents before
+    /// children), then what is exposed again, then the writable binds, then the read-only
+    /// pointers over them.
+    pub fn args(&self, m: &Mounts) -> Vec<OsString> {
+        let mut a: Vec<OsString> = Vec::new();
+        let mut push = |xs: &[&OsStr]| a.extend(xs.iter().map(|x| x.to_os_string()));
+        push(&[
+            "--ro-bind".as_ref(),
+            "/".as_ref(),
+            "/".as_ref(),
+            "--dev".as_ref(),
+            "/dev".as_ref(),
+            "--proc".as_ref(),
+            "/proc".as_ref(),
+            "--tmpfs".as_ref(),
+            "/tmp".as_ref(),
+        ]);
+        let mut hidden: Vec<&PathBuf> = self
+            .hidden
+            .iter()
+            // `/tmp` is a fresh tmpfs already; hiding `/` would hide everything.
+            .filter(|h| h.as_path() != Path::new("/") && !h.starts_with("/tmp"))
+            .collect();
+        hidden.sort_by_key(|p| (p.components().count(), p.as_os_str().to_os_string()));
+        hidden.dedup();
+        for h in &hidden {
+            push(&["--tmpfs".as_ref(), h.as_os_str()]);
+        }
+        let is_hidden =
+            |p: &Path| p.starts_with("/tmp") || hidden.iter().any(|h| p.starts_with(h.as_path()));
+        let mut exposed: Vec<&PathBuf> = m
+            .exposed
+            .iter()
+            .filter(|p| {
+                p.is_absolute()
+                    && is_hidden(p)
+                    && !hidden.contains(p)
+                    && !p
+                        .components()
+                        .any(|c| NEVER_EXPOSED.contains(&c.as_os_str().to_string_lossy().as_ref()))
+            })
+            .collect();
+        exposed.sort();
+        exposed.dedup();
+        for p in &exposed {
+            push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
+        }
+        // What an exposed directory brought back of a hidden one goes again (a PATH entry that
+        // holds the clone cache, say).
+        for h in hidden.iter().filter(|h| {
+            exposed
+                .iter()
+                .any(|e| h.starts_with(e) && h.as_path() != e.as_path())
+        }) {
+            push(&["--tmpfs".as_ref(), h.as_os_str()]);
+        }
+        for p in &m.writable {
+            push(&["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+        }
+        for f in self.masked.iter().filter(|f| !is_hidden(f)) {
+            push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), f.as_os_str()]);
+        }
+        for p in &m.read_only_over {
+            push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
+        }
+        push(&[
+            "--unshare-pid".as_ref(),
+            "--unshare-ipc".as_ref(),
+            "--unshare-uts".as_ref(),
+            "--unshare-cgroup-try".as_ref(),
+            "--die-with-parent".as_ref(),
+            "--new-session".as_ref(),
+            "--chdir".as_ref(),
+            m.cwd.as_os_str(),
+            "--".as_ref(),
+        ]);
+        a
+    }
+
+    /// `program args…` confined: bwrap's program and the whole argument list.
+    pub fn wrap(
+        &self,
+        program: &OsStr,
+        args: &[OsString],
+        m: &Mounts,
+    ) -> (OsString, Vec<OsString>) {
+        let mut all = self.args(m);
+        all.push(program.to_os_string());
+        all.extend(args.iter().cloned());
+        (self.program.clone().into_os_string(), all)
+    }
+}
+
+/// The users' homes: ours, `/root` and `/home` (where `~/.ssh` and every token file live).
+fn homes() -> Vec<PathBuf> {
+    let mut h: Vec<PathBuf> = vec!["/root".into(), "/home".into()];
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        h.push(home.into());
+    }
+    h
+}
+
+/// The existing directories of `dirs`, absolute and canonical, sorted, without duplicates.
+fn canonical_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = dirs
+        .iter()
+        .filter_map(|d| d.canonicalize().ok())
+        .filter(|d| d.is_dir())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `name` looked up on `path` the way `execvp` does (a name with a `/` is taken as it is).
+pub fn find_on_path(name: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let p = Path::new(name);
+    if p.components().count() > 1 || p.is_absolute() {
+        return Some(p.to_path_buf());
+    }
+    std::env::split_paths(path?)
+        .map(|d| d.join(name))
+        .find(|c| {
+            c.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// What a confined agent program needs to see when it lies under a hidden directory: the
+/// directory of its real file, the package it belongs to (up to a `node_modules` ancestor), and
+/// the PATH entries of its environment.
+pub fn program_dirs(program: &OsStr, path: Option<&OsStr>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(found) = find_on_path(program, path) {
+        for p in [found.clone(), found.canonicalize().unwrap_or(found)] {
+            if let Some(parent) = p.parent() {
+                out.push(parent.to_path_buf());
+            }
+            let mut acc = PathBuf::new();
+            for c in p.components() {
+                acc.push(c);
+                if c.as_os_str() == "node_modules" {
+                    out.push(acc.clone());
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(path) = path {
+        out.extend(std::env::split_paths(path).filter(|d| d.is_absolute()));
+    }
+    let mut canon: Vec<PathBuf> = out
+        .into_iter()
+        .map(|p| p.canonicalize().unwrap_or(p))
+        .collect();
+    canon.sort();
+    canon.dedup();
+    canon
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(a: &[OsString]) -> String {
+        a.iter()
+            .map(|x| x.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn hides_first_then_exposes_then_binds_the_worktree_and_its_pointer() {
+        let bw = Bubblewrap {
+            program: "/usr/bin/bwrap".into(),
+            version: "bubblewrap 0.8.0".into(),
+            hidden: vec![
+                "/root".into(),
+                "/srv/cache/worktrees".into(),
+                "/srv/cache".into(),
+                "/root/bin/cache".into(),
+                "/".into(),
+            ],
+            masked: vec!["/srv/bench.jsonl".into(), "/srv/cache/gone.jsonl".into()],
+        };
+        let m = Mounts {
+            writable: vec![
+                "/srv/cache/worktrees/q1".into(),
+                "/srv/cache/worktrees/q1.scratch".into(),
+            ],
+            read_only_over: vec!["/srv/cache/worktrees/q1/.git".into()],
+            exposed: vec![
+                "/root/.local/bin".into(),
+                "/root/bin".into(),
+                "/root/.ssh/bin".into(),
+                "/usr/bin".into(),
+                "/root".into(),
+                "relative".into(),
+            ],
+            cwd: "/srv/cache/worktrees/q1".into(),
+        };
+        let (program, args) = bw.wrap("claude".as_ref(), &["-p".into()], &m);
+        assert_eq!(program, "/usr/bin/bwrap");
+        assert_eq!(
+            strings(&args),
+            "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp \
+             --tmpfs /root --tmpfs /srv/cache --tmpfs /root/bin/cache --tmpfs /srv/cache/worktrees \
+             --ro-bind-try /root/.local/bin /root/.local/bin --ro-bind-try /root/bin /root/bin \
+             --tmpfs /root/bin/cache \
+             --bind /srv/cache/worktrees/q1 /srv/cache/worktrees/q1 \
+             --bind /srv/cache/worktrees/q1.scratch /srv/cache/worktrees/q1.scratch \
+             --ro-bind /dev/null /srv/bench.jsonl \
+             --ro-bind-try /srv/cache/worktrees/q1/.git /srv/cache/worktrees/q1/.git \
+             --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent \
+             --new-session --chdir /srv/cache/worktrees/q1 -- claude -p"
+        );
+        assert_eq!(bw.describe(), "bubblewrap 0.8.0");
+    }
+
+    #[test]
+    fn the_refusal_names_the_package_and_the_way_out() {
+        let m = unavailable("no `bwrap` on PATH");
+        assert!(m.contains("--no-sandbox"), "{m}");
+        if cfg!(target_os = "linux") {
+            assert!(
+                m.contains("`bubblewrap`") && m.contains("no `bwrap` on PATH"),
+                "{m}"
+            );
+        }
+    }
+
+    #[test]
+    fn programs_are_found_as_execvp_finds_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let bin = tmp.path().join("node_modules/.bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let exe = bin.join("agent");
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = std::env::join_paths(["/nonexistent".as_ref(), bin.as_path()]).unwrap();
+        assert_eq!(
+            find_on_path("agent".as_ref(), Some(&path)),
+            Some(exe.clone())
+        );
+        assert_eq!(find_on_path("missing".as_ref(), Some(&path)), None);
+        let dirs = program_dirs("agent".as_ref(), Some(&path));
+        let root = tmp.path().canonicalize().unwrap();
+        assert!(dirs.contains(&root.join("node_modules")), "{dirs:?}");
+        assert!(dirs.contains(&root.join("node_modules/.bin")), "{dirs:?}");
+    }
+}

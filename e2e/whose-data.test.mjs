@@ -136,3 +136,41 @@ test('the landing view of the paper set leads with Table 3 as printed, then the 
   assert.equal(await p.$$eval('.case-study', (s) => s.length), 0);
   assert.deepEqual(p.errors, []);
 });
+
+test('a model that never saw a question is said so in its row, not silently zeroed; a failed run stays a plain zero', async () => {
+  // The user's bundle, with synth-model-01 run on its first 3 questions only (no answer, no
+  // judgment for the other 21), and one failed run (an answer with `error`, no judgment) of
+  // synth-model-02.
+  const full = JSON.parse(text);
+  const ids = full.benchmark.map((q) => q.id);
+  const seen = new Set(ids.slice(0, 3));
+  const partial = structuredClone(full);
+  const keep = (r) => r.model !== 'synth-model-01' || seen.has(r.question_id);
+  for (const k of ['answers', 'judgments', 'scalar_judgments', 'failure_modes']) partial[k] = (partial[k] || []).filter(keep);
+  const failed = partial.answers.find((a) => a.model === 'synth-model-02' && a.question_id === ids[5]);
+  failed.error = 'agent timed out';
+  failed.answer = null;
+  partial.judgments = partial.judgments.filter((j) => !(j.model === 'synth-model-02' && j.question_id === ids[5]));
+  const file = path.join(path.dirname(bundle), 'partial.json');
+  fs.writeFileSync(file, JSON.stringify(partial));
+  const cli = cliJson(['score', file, '--format', 'json']);
+  const m1 = cli.models.find((m) => m.model === 'synth-model-01');
+  const m2 = cli.models.find((m) => m.model === 'synth-model-02');
+  assert.deepEqual([m1.never_answered, m1.benchmark_questions, m2.never_answered], [21, 24, 0]);
+
+  const p = await page(b);
+  await p.goto(server.url + '?set=none');
+  await p.setInputFiles('input[type=file]', file);
+  await assertShows(p, cli);
+  const notes = await p.$$eval('#leaderboard tbody tr', (rows) => rows.map((r) => [r.querySelector('th').textContent, r.querySelector('.row-note')?.textContent ?? null]));
+  assert.deepEqual(Object.fromEntries(notes), {
+    'synth-model-01': 'answered 3 of 24 questions; 21 counted as 0',
+    'synth-model-02': null, // its failed run is a plain zero
+    'synth-model-03': null,
+  });
+  // Under `exclude` they are left out, and nothing needs saying.
+  await p.selectOption('.controls select >> nth=0', 'exclude');
+  await assertShows(p, cliJson(['score', file, '--format', 'json', '--missing', 'exclude']));
+  assert.equal(await p.$$eval('#leaderboard .row-note', (n) => n.length), 0);
+  assert.deepEqual(p.errors, []);
+});

@@ -6,7 +6,7 @@
 use super::controls::Controls;
 use crate::charts::{Bar, ChartData};
 use crate::components::chart::Chart;
-use crate::components::report_table::ReportTable;
+use crate::components::report_table::{ReportTable, RowNotes};
 use crate::state::{AppState, request_paired};
 use crate::{href, view_href};
 use leptos::prelude::*;
@@ -106,7 +106,7 @@ fn Recomputed() -> impl IntoView {
             bars.sort_unstable_by(|a, b| b.value.total_cmp(&a.value));
             let height = 60 + 28 * bars.len() as u32;
             view! {
-                <ReportTable table=report::models_table(&r) id="leaderboard" />
+                <ReportTable table=report::models_table(&r) id="leaderboard" notes=never_answered(&r) />
                 <Chart
                     id="overall-bars"
                     title=format!("Overall per model with 95% CI (judge {judge})")
@@ -117,6 +117,25 @@ fn Recomputed() -> impl IntoView {
             }
             .into_any()
         }
+    }
+}
+
+/// Under `missing = zero`, the rows of models that never answered some questions (no answer
+/// record, no judgment: not failed runs) say so in their coverage cell, e.g. "answered 3 of 27
+/// questions; 24 counted as 0" (SPEC §4 "never answered vs failed").
+fn never_answered(r: &repoprobe_core::ScoreReport) -> RowNotes {
+    /// The coverage column of `report::models_table`.
+    const COVERAGE: usize = 6;
+    RowNotes {
+        column: COVERAGE,
+        notes: r
+            .models
+            .iter()
+            .filter_map(|m| {
+                let note = m.never_answered_note(r.policy.missing)?;
+                Some(((m.model.clone(), m.judge.clone()), note))
+            })
+            .collect(),
     }
 }
 

@@ -89,6 +89,7 @@ test('a bundle dropped on the default page gives exactly the CLI numbers for it 
   await p.click('header nav a:has-text("Data")');
   await p.waitForSelector('table.files tbody tr');
   assert.deepEqual(await p.$$eval('table.files tbody th', (ths) => ths.map((t) => t.textContent)), ['mine.json']);
+  assert.match(await p.textContent('main'), /Not counted: the bundled “paper” set \(6 files\), which your files replace/);
   assert.deepEqual(p.errors, []);
 });
 

@@ -107,6 +107,9 @@ thread_local! {
     /// Messages wait here until the worker says it is ready: a worker drops messages that
     /// arrive before its (asynchronously instantiated) wasm has set its handler.
     static PENDING: RefCell<Option<Vec<Message>>> = const { RefCell::new(Some(Vec::new())) };
+    /// Questions asked of the worker since the last load (a view that lists several asks again
+    /// as each answer arrives; the worker answers each once).
+    static ASKED: RefCell<std::collections::BTreeSet<String>> = const { RefCell::new(std::collections::BTreeSet::new()) };
     /// The worker's answers, parsed, waiting to be applied (see [`apply_later`]).
     static INBOX: RefCell<VecDeque<Response>> = const { RefCell::new(VecDeque::new()) };
 }
@@ -206,7 +209,8 @@ pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::Ar
 
 /// Asks the worker for one question's judgments and answers (once per question and load).
 pub fn request_question(state: AppState, id: &str) {
-    if !state.questions.with_untracked(|q| q.contains_key(id)) {
+    let asked = ASKED.with(|a| !a.borrow_mut().insert(id.to_string()));
+    if !asked && !state.questions.with_untracked(|q| q.contains_key(id)) {
         post(&Request::Question { id: id.to_string() }, None);
     }
 }
@@ -281,6 +285,7 @@ fn on_response(state: AppState, r: Response) {
             snapshot,
             report,
         } => {
+            ASKED.with(|a| a.borrow_mut().clear());
             state.questions.set(BTreeMap::new());
             state.paired.set(None);
             state.items.set(None);

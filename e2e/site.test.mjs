@@ -276,6 +276,8 @@ test('on a phone-sized screen no view scrolls sideways: wide tables scroll in th
   try {
     const p = await watch(await c.newPage());
     const errors = p.errors;
+    // The layout viewport's width (clientWidth), not innerWidth: on a phone the browser zooms out
+    // to show a page wider than the screen, and innerWidth grows with it.
     await p.goto(server.url + '?set=demo&view=questions');
     await p.waitForSelector('table.questions tbody tr');
     const id = await p.$eval('table.questions tbody th a', (a) => a.textContent);
@@ -285,7 +287,9 @@ test('on a phone-sized screen no view scrolls sideways: wide tables scroll in th
       await p.goto(server.url + '?set=demo&' + q);
       await p.waitForSelector('main h1, main table', { timeout: 20000 });
       await p.waitForFunction(() => !document.querySelector('[aria-busy=true]'));
-      const [page, view] = await p.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      // Measured once the data is in (the heading alone comes first; the tables are what is wide).
+      await p.waitForFunction(() => !document.querySelector('.busy')?.textContent && document.querySelector('main table, main .empty'), null, { timeout: 20000 });
+      const [page, view] = await p.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
       assert.ok(page <= view, `${q}: the page is ${page} px wide on a ${view} px screen`);
     }
     // The landing view of the paper set, each case study's question, and its Data view.
@@ -293,7 +297,7 @@ test('on a phone-sized screen no view scrolls sideways: wide tables scroll in th
       await p.goto(server.url + '?' + q);
       await p.waitForSelector('main h1', { timeout: 20000 });
       await p.waitForFunction(() => !document.querySelector('.busy')?.textContent);
-      const [page, view] = await p.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      const [page, view] = await p.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
       assert.ok(page <= view, `?${q}: the page is ${page} px wide on a ${view} px screen`);
     }
     assert.deepEqual(errors, []);

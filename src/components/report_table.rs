@@ -18,7 +18,8 @@ fn sort_key(cell: &str) -> Result<f64, String> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RowNotes {
     pub column: usize,
-    pub notes: std::collections::BTreeMap<(String, String), String>,
+    /// ((first cell, second cell), note); a list, not a map: a few rows at most.
+    pub notes: Vec<((String, String), String)>,
 }
 
 /// Renders `table`; `id` names the element and its export files; `notes` adds a line to some
@@ -111,11 +112,11 @@ pub fn ReportTable(
                                 .into_iter()
                                 .map(|row| {
                                     let note = notes.with_value(|n| {
-                                        let key = (
-                                            row.first().map(|c| c.text.clone()).unwrap_or_default(),
-                                            row.get(1).map(|c| c.text.clone()).unwrap_or_default(),
-                                        );
-                                        n.notes.get(&key).map(|text| (n.column, text.clone()))
+                                        let cell = |i: usize| row.get(i).map_or("", |c| c.text.as_str());
+                                        n.notes
+                                            .iter()
+                                            .find(|((a, b), _)| a == cell(0) && b == cell(1))
+                                            .map(|(_, text)| (n.column, text.clone()))
                                     });
                                     view! {
                                         <tr>

@@ -51,11 +51,26 @@ export async function browser() {
   });
 }
 
-/** A page that fails the test on any uncaught error in the app. */
+/** A page that fails the test on any uncaught error in the app, any breach of the page's
+ * Content-Security-Policy (the `securitypolicyviolation` event, or Chromium's console error) and
+ * any dialog (`alert(1)` from a hostile file would open one). */
 export async function page(b) {
-  const p = await b.newPage();
+  return watch(await b.newPage());
+}
+
+/** Collects `p`'s errors, CSP violations and dialogs in `p.errors`. */
+export async function watch(p) {
   p.errors = [];
   p.on('pageerror', (e) => p.errors.push(String(e)));
+  p.on('dialog', (d) => { p.errors.push(`a dialog opened: ${d.type()} ${d.message()}`); d.dismiss().catch(() => {}); });
+  p.on('console', (m) => {
+    if (m.type() === 'error' && /Content[ -]Security[ -]Policy/i.test(m.text())) p.errors.push(`CSP: ${m.text()}`);
+  });
+  await p.exposeFunction('__rpViolation', (v) => p.errors.push(`CSP violation: ${v}`));
+  await p.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.__rpViolation?.(`${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile}:${e.lineNumber}`));
+  });
   return p;
 }
 

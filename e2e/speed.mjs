@@ -36,8 +36,10 @@ await p.addInitScript(() => {
 });
 
 // First render, timed inside the page: from the navigation's start (performance.timeOrigin) to
-// the paint of the leaderboard as the browser reports it (Element Timing API: the table's
-// caption carries `elementtiming="leaderboard"`; its rows enter the DOM in the same update).
+// the paint of the landing view's first table as the browser reports it (Element Timing API:
+// each table's caption carries `elementtiming` = its id; its rows enter the DOM in the same
+// update). On the paper set that is Table 3 as reported (the recomputed one is folded below the
+// case studies); with data to rank on, the recomputed leaderboard.
 // Nothing of the test's own runs in the page meanwhile (waitForSelector would inject
 // playwright's script, ~35 ms of parsing on the main thread, right in the window measured).
 // The time the rows entered the DOM, and the driver's wall clock (goto → painted, over CDP),
@@ -46,14 +48,14 @@ const FIRST = () => {
   window.__rows = new Promise((done) => {
     const r = {};
     const mo = new MutationObserver(() => {
-      if (!document.querySelector('#leaderboard tbody tr')) return;
+      if (!document.querySelector('#leaderboard tbody tr, #reported-table3 tbody tr')) return;
       mo.disconnect();
       r.inserted = performance.now();
     });
     document.addEventListener('DOMContentLoaded', () => mo.observe(document.body, { childList: true, subtree: true }));
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
-        if (e.identifier === 'leaderboard' && r.painted === undefined) {
+        if ((e.identifier === 'leaderboard' || e.identifier === 'reported-table3') && r.painted === undefined) {
           r.painted = e.renderTime || e.loadTime;
           done(r);
         }
@@ -80,7 +82,7 @@ for (let i = 0; i < 5; i++) {
   await c.close();
 }
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-console.log(`first render (bundled paper set, loopback), navigation start → leaderboard rows painted: ${fmt(cold)} ms in a fresh browser; median ${median(warm.map((r) => r.painted)).toFixed(0)} ms of 5 in fresh contexts (${warm.map(fmt).join(', ')}) (target ≤ 500 ms)`);
+console.log(`first render (bundled paper set, loopback), navigation start → first table painted: ${fmt(cold)} ms in a fresh browser; median ${median(warm.map((r) => r.painted)).toFixed(0)} ms of 5 in fresh contexts (${warm.map(fmt).join(', ')}) (target ≤ 500 ms)`);
 console.log(`  rows in the DOM at ${[cold, ...warm].map((r) => r.inserted.toFixed(0)).join(', ')} ms; driver's wall clock goto → rows seen ${[cold, ...warm].map((r) => r.wall).join(', ')} ms`);
 
 await p.goto(server.url + '?set=none');

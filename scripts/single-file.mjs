@@ -4,10 +4,12 @@
 // A page opened from file:// may fetch nothing (no wasm, no data, no module script) and may not
 // start a worker from a file, so everything goes inside: the stylesheet as <style>; the page's
 // wasm-bindgen glue as an inline module that instantiates its wasm from base64; the worker as a
-// blob made of its start script (src/bin/repoprobe-worker-start.js), with its glue, its wasm and
-// the data sets of public-data/index.json in `self.__rpInline`. The app itself is the same build, unchanged.
+// blob made of its glue and start script (src/bin/repoprobe-worker-start.js), with its wasm and
+// the data sets of public-data/index.json in `self.__rpInline`; and a Content-Security-Policy of
+// its own (scripts/csp.mjs). The app itself is the same build, unchanged.
 import fs from 'node:fs';
 import path from 'node:path';
+import { policyOf, withPolicy, withScriptHashes } from './csp.mjs';
 
 const [dist = 'dist', out = 'dist-single/repoprobe-results.html'] = process.argv.slice(2);
 const read = (f) => fs.readFileSync(path.join(dist, f));
@@ -76,16 +78,25 @@ for (const [name, set] of Object.entries(manifest.sets || {})) {
     files[rel] = b64(read(rel));
   }
 }
+// The glue goes in the same blob (defining `wasm_bindgen`): the worker inherits the page's
+// policy, under which it could not import a script from another blob.
 const worker = `self.__rpInline = ${JSON.stringify({
   wasm: b64(read('repoprobe-worker_bg.wasm')),
-  glue: read('repoprobe-worker.js').toString(),
   files,
-})};\n${read('repoprobe-worker-start.js')}`;
+})};\n${read('repoprobe-worker.js')}\n${read('repoprobe-worker-start.js')}`;
 const start = 'new Worker("./repoprobe-worker-start.js", { name: location.search })';
 if (!html.includes(start)) fail(`index.html does not start its worker with ${start}`);
 html = html.replace(start, () => 'new Worker(URL.createObjectURL(new Blob([document.getElementById("rp-worker").textContent], { type: "text/javascript" })), { name: location.search })');
 // Before the script that starts the worker (it runs while <head> is parsed).
 html = html.replace('<script>', () => `<script type="text/plain" id="rp-worker">${scriptSafe(worker, 'the worker')}</script>\n    <script>`);
+
+// 6. Its own Content-Security-Policy: nothing from anywhere ('none'; a file:// page has no
+// origin to call 'self'), its inline scripts by hash (computed here, on the final text), its
+// wasm, its worker from a blob, ?data= URLs over http(s), its inline stylesheet and style
+// attributes.
+if (!policyOf(html)) fail('index.html has no Content-Security-Policy meta (scripts/csp.mjs)');
+html = withPolicy(html, withScriptHashes("default-src 'none'; script-src 'wasm-unsafe-eval'; worker-src blob:; " +
+  "connect-src https: http:; style-src 'unsafe-inline'; img-src data: blob:; object-src 'none'; base-uri 'none'; form-action 'none'", html));
 
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.writeFileSync(out, html);

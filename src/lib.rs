@@ -46,6 +46,22 @@ pub fn href(set: &[(&str, Option<&str>)]) -> String {
     }
 }
 
+/// A link to a URL that came from data (a repository's URL, ...): `Some` only for `http` and
+/// `https`, so that no file can make a `javascript:`, `data:` or `vbscript:` link (anything
+/// else is shown as text). The URL is read as a browser reads an `href`: leading and trailing
+/// C0 controls and spaces are stripped and tabs and newlines anywhere removed before the scheme
+/// is compared, case-insensitively; the cleaned URL is returned.
+pub fn external_href(url: &str) -> Option<String> {
+    let cleaned: String = url
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let (scheme, rest) = cleaned.split_once(':')?;
+    let http = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
+    (http && !rest.is_empty()).then_some(cleaned)
+}
+
 /// A link to another view: only the options that hold across views are kept.
 pub fn view_href(view: &str, extra: &[(&str, &str)]) -> String {
     let mut set: Vec<(&str, Option<&str>)> = vec![("view", Some(view))];
@@ -151,8 +167,10 @@ fn Shell() -> impl IntoView {
                         on:change=on_pick
                     />
                 </label>
+                <KeepBundled state=state />
                 <pages::theme::ThemeSwitch />
             </header>
+            <Sources state=state />
             {move || {
                 let synthetic = state.snapshot.get().synthetic();
                 synthetic.then(|| view! {
@@ -184,6 +202,74 @@ fn Shell() -> impl IntoView {
     }
 }
 
+/// The switch that keeps the bundled set beside the user's files (`&keep=1`; `?set=NAME&data=…`
+/// keeps it too). Shown while a bundled set is loaded.
+#[component]
+fn KeepBundled(state: AppState) -> impl IntoView {
+    let navigate = leptos_router::hooks::use_navigate();
+    move || {
+        let set = state.bundled_set.get()?;
+        let navigate = navigate.clone();
+        Some(view! {
+            <label class="keep" title="Files you add replace the bundled example data unless this is on">
+                <input
+                    type="checkbox"
+                    prop:checked=move || state.options.get().keep_bundled
+                    on:change=move |ev| {
+                        let keep = if event_target_checked(&ev) { "1" } else { "0" };
+                        navigate(&href(&[("keep", Some(keep))]), Default::default());
+                    }
+                />
+                {format!(" Keep the bundled “{}” set with my files", set.name)}
+            </label>
+        })
+    }
+}
+
+/// One line saying which files the numbers come from.
+#[component]
+fn Sources(state: AppState) -> impl IntoView {
+    move || {
+        let counted = state.counted_files();
+        if counted.is_empty() {
+            return None;
+        }
+        let set = state.bundled_set.get().map(|s| s.name).unwrap_or_default();
+        let bundled = counted
+            .iter()
+            .filter(|f| f.origin == state::Origin::Bundled)
+            .count();
+        let own: Vec<String> = counted
+            .iter()
+            .filter(|f| f.origin != state::Origin::Bundled)
+            .map(|f| f.name.rsplit('/').next().unwrap_or(&f.name).to_string())
+            .collect();
+        let mut text = String::from("Numbers from ");
+        if !own.is_empty() {
+            text += &format!("your {} file(s): {}", own.len(), own.join(", "));
+            if bundled > 0 {
+                text += &format!(", and the bundled “{set}” set ({bundled} files), kept by you.");
+            } else if state
+                .files
+                .with(|f| f.iter().any(|f| f.origin == state::Origin::Bundled))
+            {
+                text += &format!(" only (they replace the bundled “{set}” set).");
+            } else {
+                text += ".";
+            }
+        } else {
+            text += &format!(
+                "the bundled “{set}” set ({bundled} files), an example: files you add replace it."
+            );
+        }
+        Some(view! {
+            <p class="sources" role="note">
+                {text} " " <a href=view_href("data", &[])>"Files"</a>
+            </p>
+        })
+    }
+}
+
 /// The missing-answer policy in force, always on screen.
 #[component]
 fn PolicyLine(state: AppState) -> impl IntoView {
@@ -206,5 +292,44 @@ fn PolicyLine(state: AppState) -> impl IntoView {
                 extra
             }}
         </span>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::external_href;
+
+    #[test]
+    fn only_http_and_https_urls_from_data_become_links() {
+        for ok in [
+            "https://github.com/a/b",
+            "http://example.org/x",
+            "HTTPS://GitHub.com/a/b",
+            "  https://github.com/a/b\n",
+            "ht\ttps://github.com/a",
+        ] {
+            let got = external_href(ok).unwrap_or_else(|| panic!("{ok:?} is a link"));
+            assert!(got.to_ascii_lowercase().starts_with("http"), "{got}");
+            assert!(!got.contains(['\t', '\n']), "{got:?}");
+        }
+        for bad in [
+            "javascript:alert(1)",
+            " JaVaScRiPt:alert(1)",
+            "\u{1}javascript:alert(1)",
+            "java\nscript:alert(1)",
+            "java\tscript:alert(document.domain)",
+            "data:text/html,<script>alert(1)</script>",
+            "vbscript:msgbox(1)",
+            "VBScript:msgbox(1)",
+            "file:///etc/passwd",
+            "//evil.example/x",
+            "/relative/path",
+            "github.com/a/b",
+            "https:",
+            "",
+            "https\u{0}://x",
+        ] {
+            assert_eq!(external_href(bad), None, "{bad:?} must be text");
+        }
     }
 }

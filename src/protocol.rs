@@ -43,6 +43,36 @@ pub struct StartFile {
     pub size: usize,
 }
 
+/// The bundled set the worker fetched at start (`?set=NAME` or the manifest's default), as
+/// `public-data/index.json` describes it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BundledSet {
+    pub name: String,
+    #[serde(default)]
+    pub label: String,
+    /// The set is a few case studies, not enough questions to rank models on (the paper's):
+    /// the landing view leads with the paper's reported table, then the case studies.
+    #[serde(default)]
+    pub case_studies: bool,
+}
+
+/// Whether a file counts in the numbers. The bundled set is an example: files the user adds
+/// (drop, picker, `?data=`) replace it, unless the user keeps it (`keep`). With no file of the
+/// user's, the bundled set is what there is.
+pub fn counted(origin: Origin, keep_bundled: bool, user_files: bool) -> bool {
+    origin != Origin::Bundled || keep_bundled || !user_files
+}
+
+/// The `keep` of the URL: `keep=1`/`keep=0` say it; without it, the bundled set is kept only
+/// when the URL names both a set and data (`?set=paper&data=…`), never for `?data=…` alone.
+/// (`bin/repoprobe-worker-start.js` reads it the same way for the first load.)
+pub fn keep_bundled(keep: Option<&str>, set: Option<&str>, data: bool) -> bool {
+    match keep {
+        Some(k) => k == "1",
+        None => data && set.is_some_and(|s| !s.is_empty() && s != "none"),
+    }
+}
+
 /// The options of the view, read from the URL (`?missing=exclude&judge=...&drop=q1,q2&w=q1/k1=2`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ViewOptions {
@@ -54,6 +84,10 @@ pub struct ViewOptions {
     /// Weight rules (`repoprobe score --weight`), in force order: `QUESTION/ITEM=W`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub weights: Vec<String>,
+    /// The bundled set counts beside the user's files (see [`counted`]); not a scoring option,
+    /// but a report is for one set of files, so it is part of what a report answers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_bundled: bool,
 }
 
 /// The `drop` parameter of the URL: comma-separated question ids → sorted, unique, no blanks.
@@ -235,6 +269,14 @@ pub enum Request {
     /// Files to add to those the worker holds (their bytes travel beside the JSON).
     Add {
         names: Vec<String>,
+        /// Where each file came from (by position; `dropped` when not given).
+        #[serde(default)]
+        origins: Vec<Origin>,
+        options: ViewOptions,
+    },
+    /// Load again from the files held, which count under `options.keep_bundled` (answered
+    /// with `Loaded`).
+    Reload {
         options: ViewOptions,
     },
     Score {
@@ -263,6 +305,9 @@ pub enum Response {
     Started {
         files: Vec<StartFile>,
         failures: Vec<String>,
+        /// The bundled set asked for, if any.
+        #[serde(default)]
+        set: Option<BundledSet>,
     },
     /// The files' data and the report under `options` (those of the `Add` request).
     Loaded {
@@ -356,7 +401,11 @@ mod tests {
         }
         let req = Request::Add {
             names: vec!["x".into()],
-            options: ViewOptions::default(),
+            origins: vec![Origin::Dropped],
+            options: ViewOptions {
+                keep_bundled: true,
+                ..ViewOptions::default()
+            },
         };
         assert_eq!(
             serde_json::from_str::<Request>(&serde_json::to_string(&req).unwrap()).unwrap(),
@@ -385,19 +434,35 @@ mod tests {
                     },
                 ],
                 failures: vec!["y.json: HTTP 404 for y.json".into()],
+                set: None,
             }
         );
+        // With the set it fetched.
+        let text = r#"{"started":{"files":[],"failures":[],"set":{"name":"paper","label":"The paper","case_studies":true}}}"#;
+        let Response::Started { set, .. } = serde_json::from_str(text).unwrap() else {
+            panic!("a started response");
+        };
+        assert_eq!(
+            set,
+            Some(BundledSet {
+                name: "paper".into(),
+                label: "The paper".into(),
+                case_studies: true
+            })
+        );
         // And the `add` request it hands to the wasm, with the options it read from the URL.
-        let add = r#"{"add":{"names":["a"],"options":{"missing":"exclude","judge":null}}}"#;
+        let add = r#"{"add":{"names":["a","b"],"origins":["bundled","url"],"options":{"missing":"exclude","judge":null,"keep_bundled":true}}}"#;
         assert_eq!(
             serde_json::from_str::<Request>(add).unwrap(),
             Request::Add {
-                names: vec!["a".into()],
+                names: vec!["a".into(), "b".into()],
+                origins: vec![Origin::Bundled, Origin::Url],
                 options: ViewOptions {
                     missing: MissingPolicy::Exclude,
                     judge: None,
                     drop: Vec::new(),
                     weights: Vec::new(),
+                    keep_bundled: true,
                 },
             }
         );
@@ -462,6 +527,31 @@ mod tests {
         assert_eq!(weights_in_force(&rules, q("q1")), [3, 1, 1]);
         assert_eq!(weights_in_force(&rules, q("q2")), [1, 1, 1]);
         assert_eq!(weights_in_force(&[], q("q2")), [5, 4, 1]);
+    }
+
+    #[test]
+    fn added_files_replace_the_bundled_set_unless_it_is_kept() {
+        // The URL: `?data=` alone replaces, `?set=NAME&data=` keeps, `keep=` says it outright.
+        assert!(!keep_bundled(None, None, false));
+        assert!(!keep_bundled(None, Some("paper"), false));
+        assert!(!keep_bundled(None, None, true));
+        assert!(keep_bundled(None, Some("paper"), true));
+        assert!(!keep_bundled(None, Some("none"), true));
+        assert!(keep_bundled(Some("1"), None, false));
+        assert!(!keep_bundled(Some("0"), Some("paper"), true));
+        // Which files count.
+        assert!(
+            counted(Origin::Bundled, false, false),
+            "nothing of the user's yet"
+        );
+        assert!(
+            !counted(Origin::Bundled, false, true),
+            "the user's files replace it"
+        );
+        assert!(counted(Origin::Bundled, true, true), "kept");
+        for o in [Origin::Dropped, Origin::Url] {
+            assert!(counted(o, false, true) && counted(o, true, true));
+        }
     }
 
     #[test]

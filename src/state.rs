@@ -3,7 +3,7 @@
 //! [`Snapshot`] of what the views list, and the report for the options in the URL. Pages read it
 //! with `expect_context::<AppState>()`.
 
-use crate::protocol::{QuestionData, READY, Request, Response, Snapshot, ViewOptions};
+use crate::protocol::{BundledSet, QuestionData, READY, Request, Response, Snapshot, ViewOptions};
 use js_sys::Array;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -58,7 +58,10 @@ type Paired = (
 
 #[derive(Clone, Copy)]
 pub struct AppState {
+    /// Every file given, counted or not (see [`AppState::counted_files`]).
     pub files: RwSignal<Vec<InputFile>>,
+    /// The bundled set fetched at start, if any.
+    pub bundled_set: RwSignal<Option<BundledSet>>,
     /// Hex SHA-256 of each file by name, filled in after the tables are shown (the Data view).
     pub hashes: RwSignal<BTreeMap<String, String>>,
     /// A message while files are being fetched, read or scored.
@@ -76,6 +79,26 @@ pub struct AppState {
     pub items: RwSignal<Option<(ViewOptions, Shared<Vec<ItemRow>>)>>,
 }
 
+impl AppState {
+    /// Whether the user gave files of their own (dropped, picked, `?data=`).
+    pub fn user_files(&self) -> bool {
+        self.files
+            .with(|f| f.iter().any(|f| f.origin != Origin::Bundled))
+    }
+
+    /// The files the numbers come from: the user's, and the bundled set if kept or alone.
+    pub fn counted_files(&self) -> Vec<InputFile> {
+        let keep = self.options.get().keep_bundled;
+        let user = self.user_files();
+        self.files.with(|f| {
+            f.iter()
+                .filter(|f| crate::protocol::counted(f.origin, keep, user))
+                .cloned()
+                .collect()
+        })
+    }
+}
+
 /// A request to the worker: its JSON and the buffers it transfers.
 type Message = (String, Option<Array>);
 
@@ -84,6 +107,9 @@ thread_local! {
     /// Messages wait here until the worker says it is ready: a worker drops messages that
     /// arrive before its (asynchronously instantiated) wasm has set its handler.
     static PENDING: RefCell<Option<Vec<Message>>> = const { RefCell::new(Some(Vec::new())) };
+    /// Questions asked of the worker since the last load (a view that lists several asks again
+    /// as each answer arrives; the worker answers each once).
+    static ASKED: RefCell<std::collections::BTreeSet<String>> = const { RefCell::new(std::collections::BTreeSet::new()) };
     /// The worker's answers, parsed, waiting to be applied (see [`apply_later`]).
     static INBOX: RefCell<VecDeque<Response>> = const { RefCell::new(VecDeque::new()) };
 }
@@ -165,6 +191,7 @@ pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::Ar
     }
     state.busy.set(Some("Validating and scoring…".into()));
     let names = files.iter().map(|f| f.name.clone()).collect();
+    let origins = files.iter().map(|f| f.origin).collect();
     state.files.update(|f| f.extend(files));
     let transfer = Array::new();
     for b in buffers {
@@ -173,6 +200,7 @@ pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::Ar
     post(
         &Request::Add {
             names,
+            origins,
             options: state.options.get_untracked(),
         },
         Some(transfer),
@@ -181,7 +209,8 @@ pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::Ar
 
 /// Asks the worker for one question's judgments and answers (once per question and load).
 pub fn request_question(state: AppState, id: &str) {
-    if !state.questions.with_untracked(|q| q.contains_key(id)) {
+    let asked = ASKED.with(|a| !a.borrow_mut().insert(id.to_string()));
+    if !asked && !state.questions.with_untracked(|q| q.contains_key(id)) {
         post(&Request::Question { id: id.to_string() }, None);
     }
 }
@@ -256,6 +285,7 @@ fn on_response(state: AppState, r: Response) {
             snapshot,
             report,
         } => {
+            ASKED.with(|a| a.borrow_mut().clear());
             state.questions.set(BTreeMap::new());
             state.paired.set(None);
             state.items.set(None);
@@ -265,6 +295,8 @@ fn on_response(state: AppState, r: Response) {
             let now = state.options.get_untracked();
             if options == now {
                 state.report.set(shared(report));
+            } else if options.keep_bundled != now.keep_bundled {
+                post(&Request::Reload { options: now }, None);
             } else {
                 post(&Request::Score { options: now }, None);
             }
@@ -280,8 +312,13 @@ fn on_response(state: AppState, r: Response) {
                 state.report.set(shared(report));
             }
         }
-        Response::Started { files, failures } => {
+        Response::Started {
+            files,
+            failures,
+            set,
+        } => {
             let none = files.is_empty();
+            state.bundled_set.set(set);
             state.files.update(|f| {
                 f.extend(files.into_iter().map(|f| InputFile {
                     name: f.name,
@@ -326,14 +363,20 @@ pub fn provide_state() -> AppState {
             judge: q.get("judge").filter(|j| !j.is_empty()),
             drop: crate::protocol::parse_drop(&q.get("drop").unwrap_or_default()),
             weights: crate::protocol::parse_weights(&q.get("w").unwrap_or_default()),
+            keep_bundled: crate::protocol::keep_bundled(
+                q.get("keep").as_deref(),
+                q.get("set").as_deref(),
+                q.get("data").is_some(),
+            ),
         }
     });
     let state = AppState {
         files: RwSignal::new(Vec::new()),
+        bundled_set: RwSignal::new(None),
         hashes: RwSignal::new(BTreeMap::new()),
         // The worker fetches the data of the URL's query at start (`bin/repoprobe-worker-start.js`)
         // and says which files it got (`Started`), then their tables (`Loaded`).
-        busy: RwSignal::new(Some("Loading the bundled data…".into())),
+        busy: RwSignal::new(Some("Loading the data…".into())),
         snapshot: RwSignal::new(Shared(Arc::new(Snapshot::default()))),
         options,
         report: RwSignal::new(empty_report(&ViewOptions::default())),
@@ -381,12 +424,20 @@ pub fn provide_state() -> AppState {
             .set(Some(format!("Could not start the worker: {e:?}"))),
     }
 
-    // New options: only the report changes.
-    Effect::new(move |prev: Option<()>| {
+    // New options: only the report changes, unless the files that count change (the bundled
+    // set kept or not): then the worker loads again.
+    Effect::new(move |prev: Option<ViewOptions>| {
         let o = options.get();
-        if prev.is_some() && !state.files.with_untracked(|f| f.is_empty()) {
-            post(&Request::Score { options: o }, None);
+        if let Some(prev) = prev
+            && !state.files.with_untracked(|f| f.is_empty())
+        {
+            if prev.keep_bundled != o.keep_bundled {
+                post(&Request::Reload { options: o.clone() }, None);
+            } else {
+                post(&Request::Score { options: o.clone() }, None);
+            }
         }
+        o
     });
     provide_context(state);
     state

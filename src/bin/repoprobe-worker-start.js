@@ -6,9 +6,15 @@
 // (a `started` response, see src/protocol.rs) and, once the wasm (src/bin/repoprobe-worker.rs)
 // listens, hands them to it as an `add` request, exactly like files the page adds later.
 //
+// The bundled set is an example: `?data=` files replace it unless the URL keeps it
+// (`?set=NAME&data=…`, or `keep=1`; src/protocol.rs `keep_bundled`). It is fetched even then
+// (it is small), so that keeping it is one click with no reload; the wasm loads only the files
+// that count (`protocol::counted`).
+//
 // The single-file build (scripts/single-file.mjs) runs this same script from a blob, with
-// `self.__rpInline` set: its wasm, glue and every file of public-data/ as base64, so that it
-// needs no fetch at all (a page opened from file:// may fetch nothing).
+// `self.__rpInline` set: its wasm and every file of public-data/ as base64, so that it needs no
+// fetch at all (a page opened from file:// may fetch nothing), and the glue (`wasm_bindgen`)
+// already defined in the same blob (its page's Content-Security-Policy lets no other script run).
 "use strict";
 (function () {
     // The wasm and its glue are fetched at once and without blocking (importScripts of the
@@ -20,7 +26,7 @@
         return out;
     };
     var wasm = inline ? Promise.resolve(decode(inline.wasm)) : fetch("./repoprobe-worker_bg.wasm");
-    var glue = inline ? Promise.resolve(inline.glue) : fetch("./repoprobe-worker.js").then(function (r) {
+    var glue = inline ? Promise.resolve(null) : fetch("./repoprobe-worker.js").then(function (r) {
         if (!r.ok) throw new Error("HTTP " + r.status + " for repoprobe-worker.js");
         return r.text();
     });
@@ -39,6 +45,11 @@
     var data = query.getAll("data").map(function (u) { return [u, "url", bytes(u)]; });
     var failures = [];
     var set = query.get("set");
+    // As src/protocol.rs `keep_bundled` reads the URL.
+    var keep = query.has("keep") ? query.get("keep") === "1" : (data.length > 0 && !!set && set !== "none");
+    // The bundled set's failures matter only when it counts.
+    var bundledCounts = keep || data.length === 0;
+    var setInfo = null;
     var MANIFEST = "public-data/index.json";
     var bundled = set === "none" ? Promise.resolve([]) : bytes(MANIFEST)
         .then(function (b) {
@@ -48,13 +59,17 @@
             var name = set || m.default || "paper";
             var files = m.sets && m.sets[name] && m.sets[name].files;
             if (!Array.isArray(files)) throw new Error("no bundled data set named " + JSON.stringify(name));
+            setInfo = { name: name, label: String(m.sets[name].label || ""), case_studies: m.sets[name].case_studies === true };
             return files.map(function (f) { var u = "public-data/" + f; return [u, "bundled", bytes(u)]; });
         })
-        .catch(function (e) { failures.push(message(e)); return []; });
+        .catch(function (e) { if (bundledCounts) failures.push(message(e)); return []; });
     var given = bundled.then(function (list) {
         list = list.concat(data);
         return Promise.all(list.map(function (f) {
-            return f[2].catch(function (e) { failures.push(f[0] + ": " + message(e)); return null; });
+            return f[2].catch(function (e) {
+                if (f[1] !== "bundled" || bundledCounts) failures.push(f[0] + ": " + message(e));
+                return null;
+            });
         })).then(function (buffers) {
             var files = [], kept = [];
             list.forEach(function (f, i) {
@@ -62,13 +77,13 @@
                 files.push({ name: f[0], origin: f[1], size: buffers[i].byteLength });
                 kept.push(buffers[i]);
             });
-            self.postMessage(JSON.stringify({ started: { files: files, failures: failures } }));
+            self.postMessage(JSON.stringify({ started: { files: files, failures: failures, set: setInfo } }));
             return { files: files, buffers: kept };
         });
     });
 
     var ready = glue.then(function (text) {
-        importScripts(URL.createObjectURL(new Blob([text], { type: "text/javascript" })));
+        if (text !== null) importScripts(URL.createObjectURL(new Blob([text], { type: "text/javascript" })));
         return wasm_bindgen({ module_or_path: wasm });
     });
     // Without its wasm the worker can do nothing: say so on the page rather than load forever.
@@ -85,8 +100,12 @@
         // if that changes them, the page asks for its tables again).
         var weights = (query.get("w") || "").split(",").map(function (x) { return x.trim(); })
             .filter(function (x) { return x; });
-        var options = { missing: query.get("missing") === "exclude" ? "exclude" : "zero", judge: query.get("judge") || null, drop: drop, weights: weights };
-        var add = { add: { names: files.map(function (f) { return f.name; }), options: options } };
+        var options = { missing: query.get("missing") === "exclude" ? "exclude" : "zero", judge: query.get("judge") || null, drop: drop, weights: weights, keep_bundled: keep };
+        var add = { add: {
+            names: files.map(function (f) { return f.name; }),
+            origins: files.map(function (f) { return f.origin; }),
+            options: options,
+        } };
         self.dispatchEvent(new MessageEvent("message", { data: [JSON.stringify(add), r[0].buffers] }));
     });
 })();

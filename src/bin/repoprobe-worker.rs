@@ -14,7 +14,7 @@ mod worker {
     use js_sys::{Array, Uint8Array};
     use repoprobe_core::{LoadOptions, Loaded, SourceFile, load, score};
     use repoprobe_site::protocol::{
-        QuestionData, Request, Response, Snapshot, ViewOptions, score_options,
+        Origin, QuestionData, Request, Response, Snapshot, ViewOptions, counted, score_options,
     };
     use std::cell::RefCell;
     use wasm_bindgen::JsCast;
@@ -23,8 +23,9 @@ mod worker {
 
     thread_local! {
         static LOADED: RefCell<Loaded> = RefCell::new(Loaded::default());
-        /// Every file added so far: the dataset is always loaded from all of them.
-        static FILES: RefCell<Vec<(String, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
+        /// Every file added so far, with its origin: the dataset is loaded from those that count
+        /// (`protocol::counted`).
+        static FILES: RefCell<Vec<(String, Origin, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
     }
 
     pub fn start() {
@@ -53,6 +54,40 @@ mod worker {
         })
     }
 
+    /// Loads the files that count under `options` (the bundled set only if kept or alone, see
+    /// `protocol::counted`) and answers with their tables.
+    fn reload(options: ViewOptions) {
+        FILES.with(|files| {
+            let files = files.borrow();
+            let user = files.iter().any(|(_, o, _)| *o != Origin::Bundled);
+            let sources: Vec<SourceFile> = files
+                .iter()
+                .filter(|(_, o, _)| counted(*o, options.keep_bundled, user))
+                .map(|(name, _, bytes)| SourceFile { name, bytes })
+                .collect();
+            // First without rationales and answers (scores never read them): the tables show
+            // sooner. Then with them, for the question views; requests that arrive meanwhile
+            // wait in the worker's queue.
+            let fast = load(
+                &sources,
+                LoadOptions {
+                    skip_text: true,
+                    ..LoadOptions::default()
+                },
+            );
+            let snapshot = Snapshot::of(&fast);
+            LOADED.with(|l| *l.borrow_mut() = fast);
+            let report = report(&options);
+            reply(&Response::Loaded {
+                options,
+                snapshot,
+                report,
+            });
+            let full = load(&sources, LoadOptions::default());
+            LOADED.with(|l| *l.borrow_mut() = full);
+        });
+    }
+
     /// A message is `[json, [ArrayBuffer...]]`: the request and, for `load`, the files' bytes.
     fn handle(ev: MessageEvent) {
         let data = Array::from(&ev.data());
@@ -63,50 +98,42 @@ mod worker {
             return;
         };
         match req {
-            Request::Add { names, options } => {
+            Request::Add {
+                names,
+                origins,
+                options,
+            } => {
                 let buffers = Array::from(&data.get(1));
                 let added: Vec<String> = names.clone();
                 FILES.with(|files| {
-                    let mut files = files.borrow_mut();
-                    files.extend(
+                    files.borrow_mut().extend(
                         names
                             .into_iter()
-                            .zip(buffers.iter().map(|b| Uint8Array::new(&b).to_vec())),
+                            .enumerate()
+                            .zip(buffers.iter().map(|b| Uint8Array::new(&b).to_vec()))
+                            .map(|((i, name), bytes)| {
+                                (
+                                    name,
+                                    origins.get(i).copied().unwrap_or(Origin::Dropped),
+                                    bytes,
+                                )
+                            }),
                     );
-                    let sources: Vec<SourceFile> = files
+                });
+                reload(options);
+                let hashes = FILES.with(|files| {
+                    files
+                        .borrow()
                         .iter()
-                        .map(|(name, bytes)| SourceFile { name, bytes })
-                        .collect();
-                    // First without rationales and answers (scores never read them): the tables
-                    // show sooner. Then with them, for the question views; requests that arrive
-                    // meanwhile wait in the worker's queue.
-                    let fast = load(
-                        &sources,
-                        LoadOptions {
-                            skip_text: true,
-                            ..LoadOptions::default()
-                        },
-                    );
-                    let snapshot = Snapshot::of(&fast);
-                    LOADED.with(|l| *l.borrow_mut() = fast);
-                    let report = report(&options);
-                    reply(&Response::Loaded {
-                        options,
-                        snapshot,
-                        report,
-                    });
-                    let full = load(&sources, LoadOptions::default());
-                    LOADED.with(|l| *l.borrow_mut() = full);
-                    let hashes = files
-                        .iter()
-                        .filter(|(name, _)| added.contains(name))
-                        .map(|(name, bytes)| {
+                        .filter(|(name, _, _)| added.contains(name))
+                        .map(|(name, _, bytes)| {
                             (name.clone(), repoprobe_site::protocol::sha256_hex(bytes))
                         })
-                        .collect();
-                    reply(&Response::Hashes(hashes));
+                        .collect()
                 });
+                reply(&Response::Hashes(hashes));
             }
+            Request::Reload { options } => reload(options),
             Request::Score { options } => {
                 let r = report(&options);
                 reply(&Response::Report { options, report: r });

@@ -13,9 +13,24 @@ fn sort_key(cell: &str) -> Result<f64, String> {
     head.parse::<f64>().map_err(|_| cell.to_lowercase())
 }
 
-/// Renders `table`; `id` names the element and its export files.
+/// A note shown in one cell of some rows (not exported: the exports are the core's table), each
+/// row found by the text of its first two cells (a leaderboard's model and judge).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RowNotes {
+    pub column: usize,
+    /// ((first cell, second cell), note); a list, not a map: a few rows at most.
+    pub notes: Vec<((String, String), String)>,
+}
+
+/// Renders `table`; `id` names the element and its export files; `notes` adds a line to some
+/// rows' cells.
 #[component]
-pub fn ReportTable(table: Table, #[prop(into)] id: String) -> impl IntoView {
+pub fn ReportTable(
+    table: Table,
+    #[prop(into)] id: String,
+    #[prop(optional)] notes: RowNotes,
+) -> impl IntoView {
+    let notes = StoredValue::new(notes);
     let sort = RwSignal::new(None::<(usize, bool)>);
     let t = StoredValue::new(table);
     let rows = move || {
@@ -96,6 +111,13 @@ pub fn ReportTable(table: Table, #[prop(into)] id: String) -> impl IntoView {
                             rows()
                                 .into_iter()
                                 .map(|row| {
+                                    let note = notes.with_value(|n| {
+                                        let cell = |i: usize| row.get(i).map_or("", |c| c.text.as_str());
+                                        n.notes
+                                            .iter()
+                                            .find(|((a, b), _)| a == cell(0) && b == cell(1))
+                                            .map(|(_, text)| (n.column, text.clone()))
+                                    });
                                     view! {
                                         <tr>
                                             {row
@@ -111,10 +133,14 @@ pub fn ReportTable(table: Table, #[prop(into)] id: String) -> impl IntoView {
                                                         Mark::Second => view! { <u>{text}</u> }.into_any(),
                                                         Mark::None => text.into_any(),
                                                     };
+                                                    let note = note
+                                                        .as_ref()
+                                                        .filter(|(c, _)| *c == i)
+                                                        .map(|(_, text)| view! { <span class="row-note">{text.clone()}</span> });
                                                     if i == 0 {
                                                         view! { <th scope="row">{body}</th> }.into_any()
                                                     } else {
-                                                        view! { <td class:num=num data-value=value>{body}</td> }.into_any()
+                                                        view! { <td class:num=num data-value=value>{body}{note}</td> }.into_any()
                                                     }
                                                 })
                                                 .collect_view()}

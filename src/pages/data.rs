@@ -18,6 +18,22 @@ pub fn Data() -> impl IntoView {
                 }
             )}
         </p>
+        // The bundled files held but not counted (the user's files replace them).
+        {move || {
+            let keep = state.options.get().keep_bundled;
+            let user = state.user_files();
+            let left = state
+                .files
+                .with(|f| f.iter().filter(|f| !crate::protocol::counted(f.origin, keep, user)).count());
+            let set = state.bundled_set.get().map(|s| s.name).unwrap_or_default();
+            (left > 0).then(|| view! {
+                <p class="note" role="note">
+                    {format!(
+                        "Not counted: the bundled “{set}” set ({left} files), which your files replace. The switch “Keep the bundled … set with my files”, by “Add results…”, counts it too."
+                    )}
+                </p>
+            })
+        }}
         {move || {
             let l = state.snapshot.get();
             let files = state.files.get();
@@ -27,6 +43,7 @@ pub fn Data() -> impl IntoView {
             let issues = l.issues.clone();
             let notes = l.notes.clone();
             view! {
+                <div class="table-scroll">
                 <table class="files">
                     <caption>"Files loaded"</caption>
                     <thead>
@@ -57,6 +74,7 @@ pub fn Data() -> impl IntoView {
                             .collect_view()}
                     </tbody>
                 </table>
+                </div>
                 <table class="counts">
                     <caption>"Valid records"</caption>
                     <tbody>
@@ -72,6 +90,7 @@ pub fn Data() -> impl IntoView {
                     view! { <p>"No issues: every record is valid."</p> }.into_any()
                 } else {
                     view! {
+                        <div class="table-scroll">
                         <table class="issues">
                             <thead>
                                 <tr>
@@ -87,6 +106,7 @@ pub fn Data() -> impl IntoView {
                                     .collect_view()}
                             </tbody>
                         </table>
+                        </div>
                     }
                         .into_any()
                 }}

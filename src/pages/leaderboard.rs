@@ -1,70 +1,220 @@
 //! The leaderboard: Table 3 recomputed from the loaded data (with CIs and coverage), the paired
 //! comparison of any two models, and Table 3 as the paper reported it with the audit's marks.
+//! On the bundled paper set alone (a few case studies, no ranking to make) it leads with the
+//! paper's Table 3 as printed, then the case studies.
 
 use super::controls::Controls;
 use crate::charts::{Bar, ChartData};
 use crate::components::chart::Chart;
-use crate::components::report_table::ReportTable;
-use crate::href;
+use crate::components::report_table::{ReportTable, RowNotes};
 use crate::state::{AppState, request_paired};
+use crate::{href, view_href};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
-use repoprobe_core::report;
+use repoprobe_core::{Judgment, report};
+use std::collections::BTreeMap;
 
 #[component]
 pub fn Leaderboard() -> impl IntoView {
     let state = expect_context::<AppState>();
+    // The bundled paper set alone is three case studies, each answered by one model: no ranking.
+    // It leads with the paper's own Table 3, then the case studies; the recomputed table, which
+    // is the headline for any data with enough questions (the user's files, the demo), is folded
+    // away under a title that says what it is.
+    let case_studies = Memo::new(move |_| {
+        state.bundled_set.get().is_some_and(|s| s.case_studies) && !state.user_files()
+    });
+    let reported = move || {
+        let r = state.report.get().ok()?;
+        report::reported_table3(&r, &state.snapshot.get().reported)
+    };
     view! {
         <h1>"Leaderboard"</h1>
-        <Controls />
-        {move || match state.report.get() {
-            Err(e) => view! { <p class="error">{e}</p> }.into_any(),
-            // Not "nothing loaded" while the first files are still on their way.
-            Ok(r) if r.models.is_empty() && state.busy.get().is_some_and(|b| b.ends_with('…')) => {
-                view! { <p class="empty">"Loading…"</p> }.into_any()
-            }
-            Ok(r) if r.models.is_empty() => {
+        {move || {
+            if case_studies.get() {
                 view! {
-                    <p class="empty">
-                        "No judgments are loaded yet: drop a results file (JSON or JSONL) on the page."
-                    </p>
+                    {move || reported().map(|t| view! {
+                        <h2>"Table 3 as printed in the paper"</h2>
+                        <p class="hint">
+                            "The paper's own numbers, as printed, not recomputed here; rows the audit flags say why. Add your results files (the button above, or drop them on the page) to score them instead."
+                        </p>
+                        <ReportTable table=t id="reported-table3" />
+                    })}
+                    <CaseStudies />
+                    <details class="recomputed">
+                        <summary>{move || recomputed_summary(state)}</summary>
+                        <Controls />
+                        <Recomputed />
+                    </details>
                 }
                     .into_any()
-            }
-            Ok(r) => {
-                let judge = r.judge.clone().unwrap_or_default();
-                let mut bars: Vec<Bar> = r
-                    .models
-                    .iter()
-                    .filter(|m| m.judge == judge)
-                    .map(|m| Bar { label: m.model.clone(), value: m.overall.unwrap_or(0.0), ci: m.ci95 })
-                    .collect();
-                bars.sort_unstable_by(|a, b| b.value.total_cmp(&a.value));
-                let height = 60 + 28 * bars.len() as u32;
+            } else {
                 view! {
-                    <ReportTable table=report::models_table(&r) id="leaderboard" />
-                    <Chart
-                        id="overall-bars"
-                        title=format!("Overall per model with 95% CI (judge {judge})")
-                        width=760
-                        height=height
-                        data=ChartData::ScoreBars(bars)
-                    />
+                    <Controls />
+                    <Recomputed />
+                    <Paired />
+                    {move || reported().map(|t| view! {
+                        <h2>"As reported"</h2>
+                        <p class="hint">
+                            "The paper's own numbers, as printed; rows the audit flags say why. Never mixed with the recomputed table above."
+                        </p>
+                        <ReportTable table=t id="reported-table3" />
+                    })}
                 }
                     .into_any()
             }
         }}
-        <Paired />
-        {move || {
-            let r = state.report.get().ok()?;
-            let t = report::reported_table3(&r, &state.snapshot.get().reported)?;
-            Some(view! {
-                <h2>"As reported"</h2>
-                <p class="hint">
-                    "The paper's own numbers, as printed; rows the audit flags say why. Never mixed with the recomputed table above."
-                </p>
-                <ReportTable table=t id="reported-table3" />
+    }
+}
+
+/// What the folded recomputed table of the case studies is.
+fn recomputed_summary(state: AppState) -> String {
+    let n = state.snapshot.with(|s| s.questions.len());
+    format!(
+        "Table 3 recomputed over these {n} question(s): not a ranking, each model answered only its own"
+    )
+}
+
+/// Table 3 recomputed from the data loaded, with its chart.
+#[component]
+fn Recomputed() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || match state.report.get() {
+        Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+        // Not "nothing loaded" while the first files are still on their way.
+        Ok(r) if r.models.is_empty() && state.busy.get().is_some_and(|b| b.ends_with('…')) => {
+            view! { <p class="empty">"Loading…"</p> }.into_any()
+        }
+        Ok(r) if r.models.is_empty() => view! {
+            <p class="empty">
+                "No judgments are loaded yet: drop a results file (JSON or JSONL) on the page."
+            </p>
+        }
+        .into_any(),
+        Ok(r) => {
+            let judge = r.judge.clone().unwrap_or_default();
+            let mut bars: Vec<Bar> = r
+                .models
+                .iter()
+                .filter(|m| m.judge == judge)
+                .map(|m| Bar {
+                    label: m.model.clone(),
+                    value: m.overall.unwrap_or(0.0),
+                    ci: m.ci95,
+                })
+                .collect();
+            bars.sort_unstable_by(|a, b| b.value.total_cmp(&a.value));
+            let height = 60 + 28 * bars.len() as u32;
+            view! {
+                <ReportTable table=report::models_table(&r) id="leaderboard" notes=never_answered(&r) />
+                <Chart
+                    id="overall-bars"
+                    title=format!("Overall per model with 95% CI (judge {judge})")
+                    width=760
+                    height=height
+                    data=ChartData::ScoreBars(bars)
+                />
+            }
+            .into_any()
+        }
+    }
+}
+
+/// Under `missing = zero`, the rows of models that never answered some questions (no answer
+/// record, no judgment: not failed runs) say so in their coverage cell, e.g. "answered 3 of 27
+/// questions; 24 counted as 0" (SPEC §4 "never answered vs failed").
+fn never_answered(r: &repoprobe_core::ScoreReport) -> RowNotes {
+    /// The coverage column of `report::models_table`.
+    const COVERAGE: usize = 6;
+    RowNotes {
+        column: COVERAGE,
+        notes: r
+            .models
+            .iter()
+            .filter_map(|m| {
+                let note = m.never_answered_note(r.policy.missing)?;
+                Some(((m.model.clone(), m.judge.clone()), note))
             })
+            .collect(),
+    }
+}
+
+/// The case studies: each question with the model that answered it, that answer's score per
+/// checklist item (mean over the judge's runs) and a link from each score to the judge's
+/// rationales.
+#[component]
+fn CaseStudies() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    view! {
+        <h2>"The case studies"</h2>
+        <p class="hint">
+            {move || format!(
+                "{} question(s) reconstructed from the paper's text, each with the answer of the model the paper discusses, judged item by item. Too few to rank models on; click a score for the judge's rationales.",
+                state.snapshot.with(|s| s.questions.len()),
+            )}
+        </p>
+        {move || {
+            let judge = state.report.get().ok().and_then(|r| r.judge.clone()).unwrap_or_default();
+            let snapshot = state.snapshot.get();
+            let data = state.questions.get();
+            snapshot
+                .questions
+                .iter()
+                .map(|q| {
+                    crate::state::request_question(state, &q.id);
+                    let mut runs: BTreeMap<String, Vec<&Judgment>> = BTreeMap::new();
+                    for j in data.get(&q.id).iter().flat_map(|d| d.judgments.iter()).filter(|j| j.judge == judge) {
+                        runs.entry(j.model.clone()).or_default().push(j);
+                    }
+                    let items = q.checklist.clone();
+                    let title = q.question.chars().take(240).collect::<String>()
+                        + if q.question.chars().count() > 240 { "…" } else { "" };
+                    view! {
+                        <section class="case-study">
+                            <h3>
+                                <a href=view_href("question", &[("id", &q.id)])>{q.id.clone()}</a>
+                                {format!(" — {} · {}", q.category, q.repo.name)}
+                            </h3>
+                            <p class="prose">{title}</p>
+                            <div class="table-scroll">
+                                <table class="matrix case">
+                                    <caption>{format!("Score per checklist item, mean of judge {judge}'s runs")}</caption>
+                                    <thead>
+                                        <tr>
+                                            <th scope="col">"Model"</th>
+                                            {items.iter().map(|it| view! { <th scope="col" class="num">{format!("{} /{}", it.id, it.weight)}</th> }).collect_view()}
+                                            <th scope="col" class="num">"Total /10"</th>
+                                        </tr>
+                                    </thead>
+                                    <tbody>
+                                        {runs
+                                            .iter()
+                                            .map(|(m, js)| {
+                                                let n = js.len() as f64;
+                                                let mean = |f: &dyn Fn(&Judgment) -> u32| js.iter().map(|j| f(j) as f64).sum::<f64>() / n;
+                                                view! {
+                                                    <tr>
+                                                        <th scope="row">{m.clone()}</th>
+                                                        {items
+                                                            .iter()
+                                                            .map(|it| {
+                                                                let v = mean(&|j: &Judgment| j.items.iter().find(|x| x.id == it.id).map_or(0, |x| x.score));
+                                                                let link = view_href("question", &[("id", &q.id), ("model", m), ("item", &it.id)]);
+                                                                view! { <td class="num"><a href=link title="The judge's rationales">{format!("{v:.1}")}</a></td> }
+                                                            })
+                                                            .collect_view()}
+                                                        <td class="num">{format!("{:.1}", mean(&|j: &Judgment| j.items.iter().map(|x| x.score).sum()))}</td>
+                                                    </tr>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </tbody>
+                                </table>
+                            </div>
+                        </section>
+                    }
+                })
+                .collect_view()
         }}
     }
 }

@@ -3,10 +3,9 @@
 //! rationales), each model's answer, and two answers side by side. `j`/`k` (or the arrow keys)
 //! go to the next/previous question.
 
-use crate::href;
 use crate::protocol::{set_weight, weights_in_force};
 use crate::state::AppState;
-use crate::view_href;
+use crate::{external_href, href, view_href};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use repoprobe_core::{ChecklistItem, ItemKind, Judgment, Question, WeightRule};
@@ -142,11 +141,11 @@ pub fn QuestionDetail() -> impl IntoView {
             let sel_item = q.get("item");
             let (prev, next) = neighbours.get();
             let repo = question.repo.clone();
-            let commit_link = if repo.url.is_empty() || repo.commit.is_empty() {
-                None
-            } else {
-                Some(format!("{}/tree/{}", repo.url.trim_end_matches('/'), repo.commit))
-            };
+            // A link only to an http(s) URL (`external_href`); any other URL is shown as text.
+            let commit_link = (!repo.url.is_empty() && !repo.commit.is_empty()).then(|| {
+                let url = format!("{}/tree/{}", repo.url.trim_end_matches('/'), repo.commit);
+                external_href(&url).ok_or(url)
+            });
             let items = question.checklist.clone();
             let rules = state.options.get().weights;
             let in_force = weights_in_force(&rules, &question);
@@ -170,7 +169,8 @@ pub fn QuestionDetail() -> impl IntoView {
                     {format!("{} · {} · {} · {}", question.category, repo.language, repo.theme, repo.name)}
                     " · "
                     {match commit_link {
-                        Some(url) => view! { <a href=url rel="noopener noreferrer">{format!("commit {}", repo.commit.chars().take(12).collect::<String>())}</a> }.into_any(),
+                        Some(Ok(url)) => view! { <a href=url rel="noopener noreferrer">{format!("commit {}", repo.commit.chars().take(12).collect::<String>())}</a> }.into_any(),
+                        Some(Err(text)) => view! { <span class="url-text" title="not an http(s) URL, so not a link">{text}</span> }.into_any(),
                         None => view! { <span>"commit not given"</span> }.into_any(),
                     }}
                 </p>

@@ -129,6 +129,7 @@ pub fn Questions() -> impl IntoView {
             let dropped = state.options.get().drop;
             view! {
                 <p>{format!("{n} question(s)")}</p>
+                <div class="table-scroll">
                 <table class="questions">
                     <thead>
                         <tr>
@@ -163,6 +164,7 @@ pub fn Questions() -> impl IntoView {
                             .collect_view()}
                     </tbody>
                 </table>
+                </div>
             }
         }}
     }

@@ -60,3 +60,64 @@ pub fn openai_message(message: Value) -> String {
         "usage": {"prompt_tokens": 50, "completion_tokens": 10}})
     .to_string()
 }
+
+/// A streamed OpenAI Responses API reply (`POST /v1/responses` with `"stream": true`, as the
+/// Codex CLI sends it) as server-sent events: `response.created`, `response.output_item.added`
+/// and `.done` for each of `items` (a `message` with `output_text` parts, or a `function_call`
+/// with `call_id`, `name` and JSON-text `arguments`), then `response.completed` with `usage`.
+/// The shapes Codex 0.171.0 reads were checked by running it against this server.
+pub fn responses_sse(id: &str, model: &str, items: &[Value], usage: Value) -> String {
+    let mut events = vec![json!({"type": "response.created", "response": {"id": id,
+        "object": "response", "model": model, "status": "in_progress", "output": []}})];
+    for (i, item) in items.iter().enumerate() {
+        events.push(json!({"type": "response.output_item.added", "output_index": i, "item": item}));
+        events.push(json!({"type": "response.output_item.done", "output_index": i, "item": item}));
+    }
+    events.push(json!({"type": "response.completed", "response": {"id": id,
+        "object": "response", "model": model, "status": "completed", "output": items,
+        "usage": usage}}));
+    events
+        .iter()
+        .enumerate()
+        .map(|(n, e)| {
+            let mut e = e.clone();
+            e["sequence_number"] = json!(n);
+            format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or(""))
+        })
+        .collect()
+}
+
+/// The Responses API's `usage` object.
+pub fn responses_usage(input: u64, cached: u64, output: u64) -> Value {
+    json!({"input_tokens": input, "input_tokens_details": {"cached_tokens": cached},
+        "output_tokens": output, "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": input + output})
+}
+
+/// A Gemini API `GenerateContentResponse` (`generateContent`, or one chunk of
+/// `streamGenerateContent`): one candidate whose content holds `parts` (`{"text": …}` or
+/// `{"functionCall": {"name", "args"}}`), and `usageMetadata`.
+pub fn gemini_response(
+    model: &str,
+    parts: Vec<Value>,
+    prompt: u64,
+    cached: u64,
+    out: u64,
+) -> Value {
+    json!({
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
+                        "index": 0}],
+        "usageMetadata": {"promptTokenCount": prompt, "cachedContentTokenCount": cached,
+            "candidatesTokenCount": out, "totalTokenCount": prompt + out},
+        "modelVersion": model,
+        "responseId": "gemini-e2e"
+    })
+}
+
+/// `streamGenerateContent?alt=sse`: each chunk as one `data:` event.
+pub fn gemini_sse(chunks: &[Value]) -> String {
+    chunks
+        .iter()
+        .map(|c| format!("data: {c}\r\n\r\n"))
+        .collect()
+}

@@ -17,6 +17,14 @@
 //!   {id, type: agent_message {text} | reasoning | command_execution | file_change | mcp_tool_call
 //!   | web_search | todo_list | error {message}}}`, `error {message}`. Flags from
 //!   `codex-rs/exec/src/cli.rs` (commit 0280533): the prompt is read from stdin when it is `-`.
+//!   Run for real, version 0.171.0 (npm `@openai/codex`), against the tests' loopback Responses
+//!   API: it ignores `OPENAI_BASE_URL` (hence a model provider of ours in `-c` overrides, see
+//!   `codex_overrides`), posts only `/v1/responses` (SSE), runs its `exec_command` tool under
+//!   its own read-only bwrap sandbox nested in ours (writes fail with "Read-only file system"),
+//!   needs no `--skip-git-repo-check` for a worktree whose `.git` pointer leads to a hidden git
+//!   directory, refuses to set its sandbox helper up when CODEX_HOME lies under TMPDIR (see
+//!   `run`), and words a model API failure as `error` events "Reconnecting... n/5 (…)" then
+//!   `turn.failed` (a 5xx without its status), exit status 1.
 //! - **Gemini CLI** `--output-format json`: one object `{"session_id", "response", "stats",
 //!   "error": {"type", "message", "code"}}` (google-gemini/gemini-cli
 //!   `packages/core/src/output/json-formatter.ts`, commit 04fbf50; `docs/cli/headless.md`);
@@ -129,7 +137,17 @@ pub fn invocation(
             );
         }
         ExternalAgent::Codex => {
+            // No `--skip-git-repo-check`: the worktree's `.git` pointer is enough for 0.171.0,
+            // though the sandbox hides the git directory it leads to (run for real).
             args.extend(["exec", "--json", "-s", "read-only", "-m", model].map(OsString::from));
+            let base_url = env
+                .iter()
+                .find(|(k, _)| k == "OPENAI_BASE_URL")
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+                .filter(|v| !v.trim().is_empty());
+            for o in codex_overrides(base_url.as_deref().unwrap_or(CODEX_DEFAULT_BASE_URL)) {
+                args.extend(["-c".into(), o.into()]);
+            }
         }
         ExternalAgent::Gemini => {
             // `-p` is appended to stdin input, so stdin stays empty.
@@ -169,6 +187,31 @@ pub fn invocation(
         secrets,
     })
 }
+
+/// The Responses API Codex calls when `OPENAI_BASE_URL` is not passed.
+pub const CODEX_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// Codex's `-c` overrides (values are TOML): the model provider of the run, and analytics,
+/// feedback and update checks off. Codex 0.171.0 no longer reads `OPENAI_BASE_URL` itself (run
+/// for real, it went to api.openai.com, first over a WebSocket), so the base URL comes in a
+/// provider of ours that speaks the Responses API over HTTPS with server-sent events, its key
+/// read from `OPENAI_API_KEY` (never on the command line).
+fn codex_overrides(base_url: &str) -> Vec<String> {
+    let url = serde_json::to_string(base_url).unwrap_or_default();
+    vec![
+        format!("model_provider={CODEX_PROVIDER}"),
+        format!(
+            "model_providers.{CODEX_PROVIDER}={{name=\"{CODEX_PROVIDER}\",base_url={url},\
+             env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}}"
+        ),
+        "analytics.enabled=false".into(),
+        "feedback.enabled=false".into(),
+        "check_for_update_on_startup=false".into(),
+    ]
+}
+
+/// The name of the model provider the Codex preset defines.
+const CODEX_PROVIDER: &str = "repoprobe";
 
 /// Runs the agent once in `workdir` on `prompt`, which is written to `scratch/prompt.txt`
 /// (`scratch` must lie outside the worktree, or the prompt would count as the agent's edit).
@@ -210,7 +253,19 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
     if let Some(home) = cfg.home.as_ref().filter(|h| !h.starts_with(scratch)) {
         writable.push(home.clone());
     }
-    let inv = confine(cfg, inv, &writable, Some(&workdir.join(".git")));
+    let mut inv = confine(cfg, inv, &writable, Some(&workdir.join(".git")));
+    if cfg.agent == ExternalAgent::Codex {
+        // Codex puts the helper its own sandbox execs (`codex-linux-sandbox`) next to
+        // CODEX_HOME, and refuses to when CODEX_HOME lies under the temporary directory: every
+        // command then fails ("bwrap: execvp codex-linux-sandbox"). Its TMPDIR is the scratch
+        // directory's own, which the fresh HOME is not under, whatever TMPDIR we have.
+        let tmp = scratch.join("tmp");
+        if let Err(e) = std::fs::create_dir_all(&tmp) {
+            return failed(format!("cannot create {}: {e}", tmp.display()), Vec::new());
+        }
+        inv.env.retain(|(k, _)| k != "TMPDIR");
+        inv.env.push(("TMPDIR".into(), tmp.into_os_string()));
+    }
     let command: Vec<String> = std::iter::once(&inv.program)
         .chain(&inv.args)
         .map(|a| inv.scrub(&a.to_string_lossy()))
@@ -449,6 +504,15 @@ mod tests {
 {"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized"}}
 "#;
 
+    /// Codex 0.171.0 after a 429 and then 500 for good from a loopback Responses API.
+    const CODEX_RETRIES_EXHAUSTED: &str = r#"{"type":"thread.started","thread_id":"01a22d60-39c6-7e43-aaac-2299b1453263"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"/bin/bash -lc 'ls -R'","aggregated_output":".:\nREADME.md\n","exit_code":0,"status":"completed"}}
+{"type":"error","message":"Reconnecting... 1/5 (exceeded retry limit, last status: 429 Too Many Requests)"}
+{"type":"error","message":"Reconnecting... 2/5 (We’re currently experiencing high demand, which may cause temporary errors.)"}
+{"type":"turn.failed","error":{"message":"We’re currently experiencing high demand, which may cause temporary errors."}}
+"#;
+
     /// Gemini CLI `--output-format json`, in the shape of json-formatter.ts and uiTelemetry.ts.
     const GEMINI_SUCCESS: &str = r#"{
   "session_id": "c0ffee",
@@ -558,9 +622,34 @@ mod tests {
         assert_eq!(r.answer, None);
         assert_eq!(
             r.error.as_deref(),
-            Some("Codex: unexpected status 401 Unauthorized")
+            Some("Codex: model API error (last status 401): unexpected status 401 Unauthorized")
         );
         assert_eq!(r.meta["errors"][0], "Reconnecting... 1/5");
+        assert_eq!(r.meta["api_error_status"], 401, "the model API failed");
+        // Codex 0.171.0 after one 429 and then 500s (run for real): no status in the failure.
+        let r = parse(ExternalAgent::Codex, CODEX_RETRIES_EXHAUSTED, "", Some(1));
+        assert_eq!(r.answer, None);
+        assert_eq!(r.meta["api_error_status"], 429);
+        assert_eq!(
+            r.error.as_deref(),
+            Some(
+                "Codex: model API error (last status 429): We’re currently experiencing high demand, which may cause temporary errors."
+            )
+        );
+        let last_only = CODEX_RETRIES_EXHAUSTED.replace(
+            "exceeded retry limit, last status: 429 Too Many Requests",
+            "x",
+        );
+        let r = parse(ExternalAgent::Codex, &last_only, "", Some(1));
+        assert_eq!(r.meta["api_error_status"], "retries exhausted");
+        // A failure that is no API error (no status, no retries) is the agent's.
+        let r = parse(
+            ExternalAgent::Codex,
+            "{\"type\":\"turn.failed\",\"error\":{\"message\":\"context window exceeded\"}}",
+            "",
+            Some(1),
+        );
+        assert_eq!(r.meta.get("api_error_status"), None);
         // A stream that stops before any turn completes has no answer either.
         let cut: String = CODEX_SUCCESS
             .lines()
@@ -685,9 +774,28 @@ mod tests {
             args(&codex),
             (
                 "/opt/codex".into(),
-                "exec --json -s read-only -m gpt-5-codex --skip-git-repo-check -".into(),
+                "exec --json -s read-only -m gpt-5-codex -c model_provider=repoprobe \
+                 -c model_providers.repoprobe={name=\"repoprobe\",\
+                 base_url=\"https://api.openai.com/v1\",env_key=\"OPENAI_API_KEY\",\
+                 wire_api=\"responses\"} -c analytics.enabled=false -c feedback.enabled=false \
+                 -c check_for_update_on_startup=false --skip-git-repo-check -"
+                    .into(),
                 Some(pf.to_path_buf())
             )
+        );
+        // A passed OPENAI_BASE_URL is the provider's base URL (Codex 0.171.0 ignores it).
+        let env = vec![("OPENAI_BASE_URL".into(), "http://127.0.0.1:9/v1".into())];
+        let inv = invocation(&codex, tmp, "Why?", pf, env).unwrap();
+        let shown: Vec<String> = inv
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into())
+            .collect();
+        assert!(
+            shown
+                .iter()
+                .any(|a| a.contains("base_url=\"http://127.0.0.1:9/v1\"")),
+            "{shown:?}"
         );
         let gemini = AgentConfig::new(ExternalAgent::Gemini, "gemini-2.5-pro");
         assert_eq!(

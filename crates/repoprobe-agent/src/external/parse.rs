@@ -212,17 +212,56 @@ pub(super) fn parse_codex(stdout: &str) -> AgentResult {
     if not_json > 0 {
         r.meta.insert("non_json_lines".into(), not_json.into());
     }
+    if let Some(e) = failed.as_ref().or(pending_error.as_ref())
+        && let Some(status) = codex_api_status(&warnings, e)
+    {
+        r.meta.insert("api_error_status".into(), status);
+    }
     if !warnings.is_empty() {
         r.meta.insert("errors".into(), Value::Array(warnings));
     }
     if let Some(e) = failed.or(pending_error) {
-        r.error = Some(format!("Codex: {}", tail(&e, ERROR_TAIL_CHARS)));
+        let e = tail(&e, ERROR_TAIL_CHARS);
+        r.error = Some(match r.meta.get("api_error_status") {
+            Some(Value::Number(n)) => format!("Codex: model API error (last status {n}): {e}"),
+            Some(_) => format!("Codex: model API error (retries exhausted): {e}"),
+            None => format!("Codex: {e}"),
+        });
     } else if turns == 0 {
         r.error = Some("Codex: no completed turn".into());
     } else {
         r.answer = answer;
     }
     r
+}
+
+/// Whether a failed Codex run failed at the model API, and how: the HTTP status a message names
+/// (`last status: 429 Too Many Requests`, `unexpected status 401 Unauthorized`), else
+/// `"retries exhausted"` when Codex retried before giving up (`Reconnecting... 2/5 (…)`).
+/// Codex 0.171.0 words a 5xx as "We're currently experiencing high demand…", naming no status;
+/// its retries tell.
+fn codex_api_status(warnings: &[Value], failure: &str) -> Option<Value> {
+    let messages: Vec<&str> = warnings
+        .iter()
+        .filter_map(Value::as_str)
+        .chain([failure])
+        .collect();
+    let status = messages.iter().rev().find_map(|m| {
+        ["last status: ", "unexpected status "]
+            .iter()
+            .find_map(|p| {
+                let rest = &m[m.find(p)? + p.len()..];
+                let code: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                code.parse::<u16>().ok()
+            })
+    });
+    match status {
+        Some(code) => Some(code.into()),
+        None => messages
+            .iter()
+            .any(|m| m.starts_with("Reconnecting..."))
+            .then(|| "retries exhausted".into()),
+    }
 }
 
 /// Gemini CLI `--output-format json`: one (pretty-printed) object.

@@ -8,6 +8,7 @@ mod answer;
 mod batch;
 mod claude_code;
 mod cli;
+mod codex;
 mod confinement;
 mod git_hardening;
 mod judge;

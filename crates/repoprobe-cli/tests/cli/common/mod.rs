@@ -7,8 +7,10 @@
 //! rationale before score; for the other commands their own schemas and prompts, see [`Kind`])
 //! and records each violation; tests assert there are none.
 
+pub mod agent_cli;
 pub mod batch;
 pub mod claude;
+pub mod codex;
 
 pub use repoprobe_test_support::reply::{Api, Mode};
 use repoprobe_test_support::{FakeServer, Request, Response};

@@ -1,0 +1,146 @@
+//! The Codex preset end to end: `repoprobe answer --agent codex` runs the REAL Codex CLI
+//! (pinned by `scripts/setup-agents.sh`, or `REPOPROBE_CODEX`) in a worktree of a real git
+//! repository at a pinned commit, confined by our sandbox and its own read-only one, against the
+//! tests' fake server speaking the Responses API (`common::codex`). Skipped, with a message,
+//! when the CLI is not installed.
+
+use crate::common;
+
+use common::agent_cli::{self, Answered, FILE_CONTENT, Seen};
+use common::codex::{self, COMMANDS, KEY, MODEL, Script, USAGE};
+use serde_json::Value;
+use std::path::Path;
+
+fn run(bin: &Path, script: Script) -> (Answered, Seen) {
+    let seen = Seen::default();
+    let server = codex::start(seen.clone(), script);
+    let env = [
+        ("OPENAI_API_KEY", KEY.to_string()),
+        ("OPENAI_BASE_URL", format!("{}/v1", server.origin())),
+    ];
+    (agent_cli::answer("codex", MODEL, bin, &env, KEY), seen)
+}
+
+/// Every request Codex made reached the server as a model call: nothing else was asked of it
+/// (no model list, no telemetry), and Codex reported no connection it could not make.
+fn assert_only_model_calls(seen: &Seen, stderr: &str, transcript: &str) {
+    for r in seen.lock().unwrap().iter() {
+        assert_eq!(
+            (r.method.as_str(), r.path.as_str()),
+            ("POST", "/v1/responses")
+        );
+        assert_eq!(r.header("accept"), Some("text/event-stream"));
+        assert_eq!(r.json()["stream"], true);
+        let meta = r.header("x-codex-turn-metadata").unwrap_or("{}");
+        assert!(meta.contains("\"analytics_enabled\":false"), "{meta}");
+    }
+    for sign in ["error sending request", "resolve", "WebSocket", "websocket"] {
+        assert!(!stderr.contains(sign), "{sign}: {stderr}");
+        assert!(!transcript.contains(sign), "{sign}: {transcript}");
+    }
+}
+
+#[test]
+fn codex_answers_through_its_own_read_only_tools_and_the_record_says_so() {
+    let Some(bin) = agent_cli::installed("codex", "REPOPROBE_CODEX") else {
+        return;
+    };
+    let (a, seen) = run(&bin, Script::Answer);
+    let rec = a.record.expect(&a.stderr);
+    assert_eq!(rec["error"], Value::Null, "{rec}\n{}", a.stderr);
+    let text = rec["answer"].as_str().unwrap();
+    // What `ls`, `grep` and `cat` returned, in the worktree at the pinned commit.
+    assert!(text.contains("docs:\nnotes.txt"), "{text}");
+    assert!(
+        text.contains(&format!("./docs/notes.txt:1:{FILE_CONTENT}")),
+        "{text}"
+    );
+    assert!(text.contains(&format!("Output:\n{FILE_CONTENT}")), "{text}");
+    assert!(!text.contains("moved on"), "a later commit: {text}");
+    assert!(
+        text.contains("Read-only file system"),
+        "the write went through: {text}"
+    );
+    assert!(text.contains("my key is [redacted]"), "{text}");
+    let agent = &rec["agent"];
+    assert_eq!(agent["name"], "codex");
+    assert_eq!(agent["version"], "codex-cli 0.171.0", "{agent}");
+    assert_eq!(agent["worktree_changed"], false, "{agent}");
+    // The refused write is no completed command: Codex 0.171.0 reports three.
+    assert!(
+        agent["meta"]["tool_calls"].as_u64().unwrap() >= 3,
+        "{agent}"
+    );
+    // Codex counts one turn per prompt; its usage is the sum over the four model calls.
+    assert_eq!(agent["turns"], 1, "{agent}");
+    let calls = seen.lock().unwrap().len() as u64;
+    assert_eq!(calls, COMMANDS.len() as u64 + 1);
+    assert_eq!(rec["usage"]["input_tokens"], USAGE.0 * calls, "{rec}");
+    assert_eq!(rec["usage"]["output_tokens"], USAGE.2 * calls, "{rec}");
+    assert_eq!(agent["cache_read_tokens"], USAGE.1 * calls, "{rec}");
+    // Codex reports no cost: it is estimated from list prices when the model has one.
+    assert!(agent["cost_source"].is_string(), "{agent}");
+    assert!(rec["usage"].get("cost_usd").is_some(), "{rec}");
+    // The prompt is the versioned template with the question and the pinned commit.
+    let first = seen.lock().unwrap()[0].json()["input"].to_string();
+    assert!(first.contains("Question q1?") && first.contains(agent["commit"].as_str().unwrap()));
+    // Codex's own sandbox was read-only.
+    let meta = seen.lock().unwrap()[0]
+        .header("x-codex-turn-metadata")
+        .unwrap()
+        .to_string();
+    assert!(meta.contains("\"sandbox_mode\":\"read-only\""), "{meta}");
+    let transcript =
+        std::fs::read_to_string(a.dir.path().join(agent["transcript"].as_str().unwrap())).unwrap();
+    assert_only_model_calls(&seen, &a.stderr, &transcript);
+}
+
+#[test]
+fn codex_api_failing_mid_run_leaves_a_failure_to_retry_never_an_answer() {
+    let Some(bin) = agent_cli::installed("codex", "REPOPROBE_CODEX") else {
+        return;
+    };
+    let (a, seen) = run(&bin, Script::FailMidRun);
+    assert_eq!(a.record, None, "{}", a.stderr);
+    assert_eq!(a.failures.len(), 1, "{}", a.stderr);
+    let reason = a.failures[0]["reason"].as_str().unwrap();
+    // Codex names no status for a 5xx ("high demand"); the 429 before it, and its retries, tell.
+    assert!(
+        reason.starts_with("Codex: model API error (last status 429)"),
+        "{reason}"
+    );
+    // It got past the first call and retried what failed.
+    assert!(seen.lock().unwrap().len() > 3, "{reason}");
+}
+
+#[test]
+fn codex_exiting_non_zero_or_printing_garbage_is_a_failed_run_with_its_last_output() {
+    let Some(bin) = agent_cli::installed("codex", "REPOPROBE_CODEX") else {
+        return;
+    };
+    let bin = std::fs::canonicalize(bin).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let crashing = agent_cli::wrapper(
+        tmp.path(),
+        &bin,
+        "printf '%s\\n' \"$out\"; echo 'codex: panicked at the end' >&2; exit 3",
+    );
+    let (a, _) = run(&crashing, Script::Answer);
+    let rec = a.record.expect(&a.stderr);
+    assert_eq!(rec["answer"], Value::Null, "{rec}");
+    let err = rec["error"].as_str().unwrap();
+    assert!(
+        err.starts_with("exit status 3") && err.contains("panicked at the end"),
+        "{err}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let garbling = agent_cli::wrapper(tmp.path(), &bin, "printf '%s\\n' \"$out\" | tr '{}' '<>'");
+    let (a, _) = run(&garbling, Script::Answer);
+    let rec = a.record.expect(&a.stderr);
+    assert_eq!(rec["answer"], Value::Null, "{rec}");
+    let err = rec["error"].as_str().unwrap();
+    assert!(
+        err.starts_with("could not parse") && err.contains("turn.completed"),
+        "{err}"
+    );
+}

@@ -1,0 +1,160 @@
+//! What the end-to-end tests of the agent CLI presets share (`codex.rs`, `gemini.rs`): the
+//! installed CLI (`scripts/setup-agents.sh` puts it in `tools/`), a real git repository at a
+//! pinned commit with one file only the agent's tools can see, and `repoprobe answer` run on one
+//! question against the tests' fake API server, its key checked to appear nowhere.
+
+use super::{BENCHMARK, BIN, git, records};
+use repoprobe_test_support::Request;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+/// What only the agent's file tools can see (the fake model quotes what they returned).
+pub const FILE_CONTENT: &str = "the flux capacitor needs 1.21 gigawatts (token zq-7781)";
+
+/// Every request the fake server saw: method, path, headers, JSON body.
+pub type Seen = Arc<Mutex<Vec<Request>>>;
+
+/// The CLI `name` installed in `tools/` (or the path in `env_var`); `None` prints SKIPPED.
+pub fn installed(name: &str, env_var: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env_var) {
+        return Some(PathBuf::from(p));
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tools/node_modules/.bin")
+        .join(name);
+    if p.exists() {
+        return Some(p);
+    }
+    eprintln!("SKIPPED: no {name} CLI (run scripts/setup-agents.sh or set {env_var})");
+    None
+}
+
+/// One `repoprobe answer` run and what it left.
+pub struct Answered {
+    /// The answer record, or `None` when the key went to the failures journal.
+    pub record: Option<Value>,
+    pub failures: Vec<Value>,
+    pub stderr: String,
+    pub dir: tempfile::TempDir,
+}
+
+/// Runs `answer --agent AGENT --model MODEL` with the agent at `bin`, the variables `env` (the
+/// key among them) and nothing else of ours, on one question about a fresh repository holding
+/// `docs/notes.txt` (and a decoy `README.md`) at a pinned commit.
+pub fn answer(agent: &str, model: &str, bin: &Path, env: &[(&str, String)], key: &str) -> Answered {
+    let dir = tempfile::tempdir().unwrap();
+    let origin = dir.path().join("origin");
+    std::fs::create_dir_all(origin.join("docs")).unwrap();
+    git(&origin, &["init", "-q", "-b", "main"]);
+    std::fs::write(origin.join("docs/notes.txt"), format!("{FILE_CONTENT}\n")).unwrap();
+    std::fs::write(origin.join("README.md"), "# delorean\n").unwrap();
+    git(&origin, &["add", "."]);
+    git(&origin, &["commit", "-q", "-m", "notes"]);
+    let sha = git(&origin, &["rev-parse", "HEAD"]);
+    // A later commit the worktree must not show: the question pins the first.
+    std::fs::write(origin.join("docs/notes.txt"), "moved on\n").unwrap();
+    git(&origin, &["commit", "-q", "-am", "later"]);
+    let mut q: Value = serde_json::from_str(
+        std::fs::read_to_string(BENCHMARK)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    q["repo"] = json!({"name": "acme/delorean", "url": "", "commit": sha});
+    let bench = dir.path().join("benchmark.jsonl");
+    std::fs::write(&bench, format!("{q}\n")).unwrap();
+    let out = dir.path().join("answers.jsonl");
+    let mut c = Command::new(BIN);
+    c.env_clear().env("PATH", std::env::var_os("PATH").unwrap());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let r = c
+        .arg("answer")
+        .arg("--benchmark")
+        .arg(&bench)
+        .arg("--out")
+        .arg(&out)
+        .arg("--repos")
+        .arg(dir.path().join("cache"))
+        .arg("--repo-map")
+        .arg(format!("acme/delorean={}", origin.display()))
+        .args(["--agent", agent, "--model", model])
+        .args(["--agent-timeout-s", "240", "--agent-bin"])
+        .arg(bin)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        !stderr.contains(key) && !stdout.contains(key),
+        "the key leaked: {stderr}"
+    );
+    let failures_path = dir.path().join("answers.failures.ndjson");
+    for p in [&out, &failures_path] {
+        let text = std::fs::read_to_string(p).unwrap_or_default();
+        assert!(!text.contains(key), "the key is in {}: {text}", p.display());
+    }
+    for t in walk(dir.path()) {
+        let text = std::fs::read(&t).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&text).contains(key),
+            "the key is in {}",
+            t.display()
+        );
+    }
+    let recs = records(&out);
+    assert!(recs.len() <= 1, "{recs:?}");
+    Answered {
+        record: recs.first().cloned(),
+        failures: records(&failures_path),
+        stderr,
+        dir,
+    }
+}
+
+/// The files under `dir` outside the repositories (answers, failures, transcripts).
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            let name = e.file_name();
+            if name == "origin" || name == "cache" || name == ".git" {
+                continue;
+            }
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// A script standing in for the CLI at `real`: `--version` passes through; a run passes
+/// through, then `after` (shell) runs with the CLI's stdout in `$out`.
+pub fn wrapper(dir: &Path, real: &Path, after: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let p = bin.join("wrapped-cli");
+    std::fs::write(
+        &p,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then exec '{}' \"$@\"; fi\n\
+             out=$('{}' \"$@\")\n{after}\n",
+            real.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}

@@ -48,6 +48,9 @@ pub struct Mounts {
     pub writable: Vec<PathBuf>,
     /// Bound read-only over themselves last (the worktree's `.git` pointer).
     pub read_only_over: Vec<PathBuf>,
+    /// Emptied after the writable binds: a directory becomes an empty tmpfs, a file
+    /// `/dev/null` (the project settings a CLI would load, see `external::project_settings`).
+    pub emptied: Vec<PathBuf>,
     /// Re-exposed read-only although inside a hidden directory (the agent's own program, PATH
     /// entries under a home).
     pub exposed: Vec<PathBuf>,
@@ -209,6 +212,13 @@ impl Bubblewrap {
         for f in self.masked.iter().filter(|f| !is_hidden(f)) {
             push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), f.as_os_str()]);
         }
+        for p in &m.emptied {
+            if p.is_dir() {
+                push(&["--tmpfs".as_ref(), p.as_os_str()]);
+            } else {
+                push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), p.as_os_str()]);
+            }
+        }
         for p in &m.read_only_over {
             push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
         }
@@ -339,6 +349,8 @@ mod tests {
                 "/srv/cache/worktrees/q1.scratch".into(),
             ],
             read_only_over: vec!["/srv/cache/worktrees/q1/.git".into()],
+            // Not a directory here: a file, emptied by /dev/null (a directory gets a tmpfs).
+            emptied: vec!["/srv/cache/worktrees/q1/.env".into()],
             exposed: vec![
                 "/root/.local/bin".into(),
                 "/root/bin".into(),
@@ -360,6 +372,7 @@ mod tests {
              --bind /srv/cache/worktrees/q1 /srv/cache/worktrees/q1 \
              --bind /srv/cache/worktrees/q1.scratch /srv/cache/worktrees/q1.scratch \
              --ro-bind /dev/null /srv/bench.jsonl \
+             --ro-bind /dev/null /srv/cache/worktrees/q1/.env \
              --ro-bind-try /srv/cache/worktrees/q1/.git /srv/cache/worktrees/q1/.git \
              --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent \
              --new-session --chdir /srv/cache/worktrees/q1 -- claude -p"

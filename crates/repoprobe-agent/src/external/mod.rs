@@ -30,16 +30,23 @@
 //!   `packages/core/src/output/json-formatter.ts`, commit 04fbf50; `docs/cli/headless.md`);
 //!   `stats.models.<model>.{api.totalRequests, tokens.{prompt, candidates, cached, thoughts}}`
 //!   (`packages/core/src/telemetry/uiTelemetry.ts`, commit 024891a); exit status 53 when the turn
-//!   limit is hit. Not run live here.
+//!   limit is hit. Run for real, version 0.61.0 (npm `@google/gemini-cli`), against the tests'
+//!   loopback Gemini API (`GOOGLE_GEMINI_BASE_URL`, `streamGenerateContent?alt=sse` only): with
+//!   that variable set it picks the "gateway" auth method and refuses it unless the settings
+//!   select `gemini-api-key`; headless, it refuses to run in an untrusted folder; it offers only
+//!   read tools (no shell, no writes) in headless mode; after its retries against a failing API
+//!   it prints its error object on stderr, not stdout (exit status 244).
 //!
 //! Project settings are off: each preset starts its CLI so that the repository's own settings,
 //! hooks, MCP servers and environment overrides are ignored — Claude Code with
 //! `--setting-sources user` (the run's fresh HOME), `--settings {"disableAllHooks":true}` and
-//! `--strict-mcp-config --mcp-config {"mcpServers":{}}` (flags of 2.1.332's `--help`); Gemini CLI
-//! and Codex through files written in the fresh HOME by [`home_settings`] (folder trust on and the
-//! worktree not trusted, `security.folderTrust` and `trustedFolders.json` of gemini-cli
-//! `docs/trusted-folders.md`; the worktree `untrusted` in `~/.codex/config.toml`, whose project
-//! `.codex/` layers codex-rs `core/src/config_loader/mod.rs` loads only for trusted projects).
+//! `--strict-mcp-config --mcp-config {"mcpServers":{}}` (flags of 2.1.332's `--help`); Codex
+//! through the fresh HOME's `~/.codex/config.toml` written by [`home_settings`] (the worktree
+//! `untrusted`: codex-rs `core/src/config_loader/mod.rs` loads project `.codex/` layers only for
+//! trusted projects); Gemini CLI, which runs headless only in a trusted folder, by the sandbox:
+//! the fresh HOME trusts the worktree and [`project_settings`] (`.gemini/`, `.env`) are emptied
+//! in it, so without a sandbox Gemini CLI loads them. The tests plant each CLI's project settings
+//! and see them ignored.
 //!
 //! Confinement: with [`AgentConfig::sandbox`] every process (the `--version` probe included) runs
 //! under bubblewrap (`super::sandbox`), seeing the worktree and its scratch directory only. Without
@@ -253,7 +260,8 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
     if let Some(home) = cfg.home.as_ref().filter(|h| !h.starts_with(scratch)) {
         writable.push(home.clone());
     }
-    let mut inv = confine(cfg, inv, &writable, Some(&workdir.join(".git")));
+    let emptied = project_settings(cfg.agent, workdir);
+    let mut inv = confine(cfg, inv, &writable, Some(&workdir.join(".git")), &emptied);
     if cfg.agent == ExternalAgent::Codex {
         // Codex puts the helper its own sandbox execs (`codex-linux-sandbox`) next to
         // CODEX_HOME, and refuses to when CODEX_HOME lies under the temporary directory: every
@@ -315,6 +323,7 @@ fn confine(
     mut inv: Invocation,
     writable: &[PathBuf],
     git_pointer: Option<&Path>,
+    emptied: &[PathBuf],
 ) -> Invocation {
     let Some(bw) = &cfg.sandbox else {
         return inv;
@@ -331,6 +340,7 @@ fn confine(
             .filter(|p| p.symlink_metadata().is_ok())
             .map(|p| vec![canonical(p)])
             .unwrap_or_default(),
+        emptied: emptied.iter().map(|p| canonical(p)).collect(),
         exposed: sandbox::program_dirs(&inv.program, path_var.as_deref()),
         cwd: if writable.is_empty() {
             PathBuf::from("/tmp")
@@ -347,6 +357,23 @@ fn confine(
         inv.env.push(("TMPDIR".into(), "/tmp".into()));
     }
     inv
+}
+
+/// The repository's own settings that `agent` would load and that only the sandbox can keep
+/// from it, emptied there: Gemini CLI 0.61.0 runs headless only in a trusted folder (run for
+/// real, it refuses an untrusted one: "Gemini CLI is not running in a trusted directory"), and
+/// in a trusted folder it loads the project's `.gemini/` (settings with MCP servers, tool
+/// discovery commands, hooks; extensions) and `.env` (which could point it and its key at
+/// another server). The paths that exist in `workdir`.
+pub fn project_settings(agent: ExternalAgent, workdir: &Path) -> Vec<PathBuf> {
+    match agent {
+        ExternalAgent::Gemini => [".gemini", ".env"]
+            .iter()
+            .map(|n| workdir.join(n))
+            .filter(|p| p.symlink_metadata().is_ok())
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Why bwrap could not start the agent (exit status 1, a `bwrap: ` message and no output), or
@@ -372,18 +399,26 @@ pub fn home_settings(
     let wd = workdir.to_string_lossy().into_owned();
     match agent {
         ExternalAgent::Gemini => {
-            // Folder trust on (it is off by default), the worktree explicitly not trusted: the
-            // project's `.gemini/settings.json` (mcpServers, tools), `.env` and extensions are
-            // ignored.
+            // Folder trust on (it is off by default) and the worktree alone trusted: Gemini CLI
+            // 0.61.0 refuses to run headless anywhere else (run for real), and the project
+            // settings it then loads are emptied by the sandbox (`project_settings`). The API key
+            // is the auth method: with `GOOGLE_GEMINI_BASE_URL` set, 0.61.0 would otherwise pick
+            // the "gateway" method and refuse it ("Invalid auth method selected"). Telemetry,
+            // usage statistics and update checks off.
             let dir = home.join(".gemini");
             std::fs::create_dir_all(&dir)?;
             let settings = serde_json::json!({
-                "security": {"folderTrust": {"enabled": true}},
+                "security": {
+                    "folderTrust": {"enabled": true},
+                    "auth": {"selectedType": "gemini-api-key"},
+                },
                 "telemetry": {"enabled": false},
+                "privacy": {"usageStatisticsEnabled": false},
+                "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
             });
             std::fs::write(dir.join("settings.json"), format!("{settings:#}\n"))?;
             let trusted = dir.join("trustedFolders.json");
-            let rules = serde_json::json!({ wd.clone(): "DO_NOT_TRUST" });
+            let rules = serde_json::json!({ wd.clone(): "TRUST_FOLDER" });
             std::fs::write(&trusted, format!("{rules:#}\n"))?;
             Ok(vec![
                 (
@@ -430,7 +465,7 @@ pub async fn version(cfg: &AgentConfig) -> Option<Result<String, String>> {
         secrets: secrets_of(&env),
         env,
     };
-    let inv = confine(cfg, inv, &[], None);
+    let inv = confine(cfg, inv, &[], None, &[]);
     let raw = match execute(
         &inv,
         Duration::from_secs(60),
@@ -688,7 +723,44 @@ mod tests {
             Some("Gemini: FatalAuthenticationError: API key not valid")
         );
         assert_eq!(r.meta["error_code"], 41);
+        assert_eq!(
+            r.meta.get("api_error_status"),
+            None,
+            "41 is the CLI's own code"
+        );
+        // Gemini CLI 0.61.0 after its retries against a failing API (run for real): nothing on
+        // stdout, the stack trace and then the object on stderr, exit status 244.
+        let r = parse(
+            ExternalAgent::Gemini,
+            "",
+            GEMINI_API_FAILED_STDERR,
+            Some(244),
+        );
+        assert_eq!(r.answer, None);
+        assert_eq!(r.meta["api_error_status"], 500);
+        assert!(
+            r.error
+                .as_deref()
+                .unwrap()
+                .starts_with("Gemini: Error: {\"error\":{\"code\":500"),
+            "{r:?}"
+        );
     }
+
+    const GEMINI_API_FAILED_STDERR: &str = r#"Error when talking to Gemini API Full report available at: /tmp/gemini-client-error-Turn.run-sendMessageStream-2026-11-30T17-02-20-251Z.json _ApiError: {"error":{"code":500,"message":"upstream exploded","status":"INTERNAL"}}
+    at throwErrorIfNotOK (file:///tools/node_modules/@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:267833:24)
+    at async Turn.run (file:///tools/node_modules/@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:333001:24) {
+  status: 500
+}
+{
+  "session_id": "2b79072d-23fa-49f9-8249-ae443398b57a",
+  "error": {
+    "type": "Error",
+    "message": "{\"error\":{\"code\":500,\"message\":\"upstream exploded\",\"status\":\"INTERNAL\"}}",
+    "code": 500
+  }
+}
+"#;
 
     #[test]
     fn command_stdout_is_the_answer_and_a_failing_exit_is_an_error() {
@@ -854,7 +926,11 @@ mod tests {
         let settings: Value = serde_json::from_str(&read(".gemini/settings.json")).unwrap();
         assert_eq!(settings["security"]["folderTrust"]["enabled"], true);
         let trusted: Value = serde_json::from_str(&read(".gemini/trustedFolders.json")).unwrap();
-        assert_eq!(trusted, serde_json::json!({ wt_s.clone(): "DO_NOT_TRUST" }));
+        assert_eq!(trusted, serde_json::json!({ wt_s.clone(): "TRUST_FOLDER" }));
+        assert_eq!(
+            settings["security"]["auth"]["selectedType"],
+            "gemini-api-key"
+        );
         assert!(
             vars.contains(&(
                 "GEMINI_CLI_TRUSTED_FOLDERS_PATH".into(),

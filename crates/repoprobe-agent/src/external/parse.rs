@@ -42,7 +42,7 @@ pub fn parse(
     let mut r = match agent {
         ExternalAgent::ClaudeCode => parse_claude(stdout),
         ExternalAgent::Codex => parse_codex(stdout),
-        ExternalAgent::Gemini => parse_gemini(stdout),
+        ExternalAgent::Gemini => parse_gemini(stdout, stderr),
         ExternalAgent::Command => AgentResult {
             answer: Some(stdout.trim().to_string()),
             ..AgentResult::default()
@@ -264,10 +264,17 @@ fn codex_api_status(warnings: &[Value], failure: &str) -> Option<Value> {
     }
 }
 
-/// Gemini CLI `--output-format json`: one (pretty-printed) object.
-pub(super) fn parse_gemini(stdout: &str) -> AgentResult {
-    let Some(v) = json_object(stdout, |v| {
+/// Gemini CLI `--output-format json`: one (pretty-printed) object on stdout, or for a failure
+/// an object with `error` on stderr (0.61.0, run for real: after its retries against a failing
+/// API it prints the object there, after the stack trace, and exits with status 244). An
+/// `error.code` that is an HTTP status means the model API failed (`api_error_status`).
+pub(super) fn parse_gemini(stdout: &str, stderr: &str) -> AgentResult {
+    let result = |v: &Value| {
         v.get("response").is_some() || v.get("error").is_some() || v.get("stats").is_some()
+    };
+    let Some(v) = json_object(stdout, result).or_else(|| {
+        json_object(stderr, |v| v.get("error").is_some_and(Value::is_object))
+            .filter(|_| stdout.trim().is_empty())
     }) else {
         return unparsable("Gemini JSON output", stdout);
     };
@@ -278,6 +285,9 @@ pub(super) fn parse_gemini(stdout: &str) -> AgentResult {
         r.error = Some(format!("Gemini: {kind}: {}", tail(msg, ERROR_TAIL_CHARS)));
         if let Some(code) = e.get("code") {
             r.meta.insert("error_code".into(), code.clone());
+            if code.as_u64().is_some_and(|c| (400..600).contains(&c)) {
+                r.meta.insert("api_error_status".into(), code.clone());
+            }
         }
     } else {
         r.answer = v

@@ -623,7 +623,8 @@ async fn run_external(
     // Not the model's doing: the CLI could not start, or its model API refused or failed
     // (Claude Code reports `api_error_status`, and its result then reads "API Error: …"). A
     // rerun tries those keys again; they are never answers scored 0. Codex's parse sets
-    // `api_error_status` too, when its retries ran out or a message names an HTTP status.
+    // `api_error_status` too, when its retries ran out or a message names an HTTP status, and
+    // Gemini's when its error code is an HTTP status.
     let could_not_start = res.error.as_deref().is_some_and(|e| {
         e.starts_with("could not start") || e.starts_with("could not write the prompt")
     });

@@ -10,6 +10,7 @@ mod claude_code;
 mod cli;
 mod codex;
 mod confinement;
+mod gemini;
 mod git_hardening;
 mod judge;
 mod llm_commands;

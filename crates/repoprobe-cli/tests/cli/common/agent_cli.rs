@@ -42,12 +42,24 @@ pub struct Answered {
 
 /// Runs `answer --agent AGENT --model MODEL` with the agent at `bin`, the variables `env` (the
 /// key among them) and nothing else of ours, on one question about a fresh repository holding
-/// `docs/notes.txt` (and a decoy `README.md`) at a pinned commit.
-pub fn answer(agent: &str, model: &str, bin: &Path, env: &[(&str, String)], key: &str) -> Answered {
+/// `docs/notes.txt`, a decoy `README.md` and `files` (path, content) at a pinned commit.
+pub fn answer(
+    agent: &str,
+    model: &str,
+    bin: &Path,
+    env: &[(&str, String)],
+    key: &str,
+    files: &[(&str, &str)],
+) -> Answered {
     let dir = tempfile::tempdir().unwrap();
     let origin = dir.path().join("origin");
     std::fs::create_dir_all(origin.join("docs")).unwrap();
     git(&origin, &["init", "-q", "-b", "main"]);
+    for (path, content) in files {
+        let p = origin.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
     std::fs::write(origin.join("docs/notes.txt"), format!("{FILE_CONTENT}\n")).unwrap();
     std::fs::write(origin.join("README.md"), "# delorean\n").unwrap();
     git(&origin, &["add", "."]);
@@ -84,7 +96,7 @@ pub fn answer(agent: &str, model: &str, bin: &Path, env: &[(&str, String)], key:
         .arg("--repo-map")
         .arg(format!("acme/delorean={}", origin.display()))
         .args(["--agent", agent, "--model", model])
-        .args(["--agent-timeout-s", "240", "--agent-bin"])
+        .args(["--agent-timeout-s", "600", "--agent-bin"])
         .arg(bin)
         .output()
         .unwrap();

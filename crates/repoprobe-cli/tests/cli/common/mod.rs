@@ -11,6 +11,7 @@ pub mod agent_cli;
 pub mod batch;
 pub mod claude;
 pub mod codex;
+pub mod gemini;
 
 pub use repoprobe_test_support::reply::{Api, Mode};
 use repoprobe_test_support::{FakeServer, Request, Response};

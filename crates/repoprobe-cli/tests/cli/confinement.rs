@@ -293,7 +293,14 @@ fn without_the_sandbox_the_agent_still_cannot_read_our_environment() {
         "{answer}"
     );
     assert!(!w.written().contains(&key) && !stderr.contains(&key));
-    assert!(!answer.contains(&rot13("OPENAI_API_KEY")), "{answer}");
+    // Our environ (the variable's name included) is unreadable. Unconfined, the probe does see
+    // the agent processes of tests running beside it (the Codex tests' pass OPENAI_API_KEY),
+    // so the name is looked for in our environ's line only; the held key, everywhere.
+    let parent = answer
+        .lines()
+        .find(|l| l.starts_with("PARENT:"))
+        .unwrap_or("");
+    assert!(!parent.contains(&rot13("OPENAI_API_KEY")), "{answer}");
     assert_eq!(a["agent"]["sandbox"], "none (--no-sandbox)");
     assert_eq!(a["agent"]["worktree_changed"], true);
     assert!(answer.contains(FILE_CONTENT), "{answer}");

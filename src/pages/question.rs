@@ -395,7 +395,8 @@ fn cut(text: &str, n: usize) -> String {
 }
 
 /// The chip of a score: full, partial or none, said in words (not colour alone).
-fn chip(score: u32, weight: u32) -> impl IntoView + use<> {
+/// Runs that agree share one chip, with their count (`× 3 runs`).
+fn chip(score: u32, weight: u32, runs: usize) -> impl IntoView + use<> {
     let (class, word) = if score >= weight && weight > 0 {
         ("chip full", "full")
     } else if score == 0 {
@@ -403,7 +404,12 @@ fn chip(score: u32, weight: u32) -> impl IntoView + use<> {
     } else {
         ("chip partial", "partial")
     };
-    view! { <span class=class>{format!("{word} {score}/{weight}")}</span> }
+    let times = if runs > 1 {
+        format!(" × {runs} runs")
+    } else {
+        String::new()
+    };
+    view! { <span class=class>{format!("{word} {score}/{weight}{times}")}</span> }
 }
 
 /// One checklist item: its key point and rubric, and with a chosen answer each judge run's
@@ -447,7 +453,11 @@ fn checklist_item(
             <p class="item-head">
                 <strong>{it.id.clone()}</strong>
                 {format!(" ({kind}, {} point{}) ", it.weight, if it.weight == 1 { "" } else { "s" })}
-                {scored.iter().map(|s| chip(s.1, it.weight)).collect_view()}
+                {distinct
+                    .iter()
+                    .rev()
+                    .map(|&d| chip(d, it.weight, scored.iter().filter(|s| s.1 == d).count()))
+                    .collect_view()}
                 {disagree.then(|| view! { <span class="disagree">"judge runs disagree"</span> })}
             </p>
             <p class="key-point">{it.key_point.clone()}</p>

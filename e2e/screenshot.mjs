@@ -8,7 +8,8 @@ const b = await browser();
 const p = await b.newPage({ viewport: { width: 1280, height: 900 } });
 for (const [name, query, wait] of [
   ['leaderboard', '?set=demo', '#leaderboard tbody tr'],
-  ['question', '?view=question&id=adk-python-001&model=GPT-5.2&item=k1', '.rationale'],
+  // One answer read against its checklist: rationales in place, the answer and its evidence beside.
+  ['question', '?view=question&id=adk-python-001&model=GPT-5.2', '.checklist .item-rationale'],
 ]) {
   await p.goto(server.url + query);
   await p.waitForSelector(wait, { timeout: 20000 });

@@ -232,6 +232,8 @@ test('re-weighting items live recomputes every number as `score --weight` does, 
   await p.waitForSelector('ol.checklist li');
   const item = (await p.$eval('ol.checklist li', (li) => li.id)).replace(/^item-/, '');
   const input = `input[aria-label="Weight of ${item} in every table"]`;
+  // The weights live behind one control, out of the reading path.
+  await p.click('details.reweight > summary');
   await p.fill(input, '3');
   await p.press(input, 'Tab');
   await p.waitForFunction((r) => new URL(location.href).searchParams.get('w') === r, `${id}/${item}=3`);

@@ -9,6 +9,7 @@
 pub mod charts;
 pub mod components;
 pub mod loading;
+pub mod markdown;
 pub mod pages;
 pub mod protocol;
 pub mod state;
@@ -66,8 +67,8 @@ pub fn external_href(url: &str) -> Option<String> {
 pub fn view_href(view: &str, extra: &[(&str, &str)]) -> String {
     let mut set: Vec<(&str, Option<&str>)> = vec![("view", Some(view))];
     for k in [
-        "id", "model", "a", "b", "item", "axis", "category", "theme", "language", "repo", "q",
-        "sort",
+        "id", "model", "att", "a", "b", "item", "axis", "category", "theme", "language", "repo",
+        "q", "sort",
     ] {
         set.push((k, None));
     }
@@ -169,6 +170,7 @@ fn Shell() -> impl IntoView {
                 </label>
                 <KeepBundled state=state />
                 <pages::theme::ThemeSwitch />
+                <components::help::KeyHelp />
             </header>
             <Sources state=state />
             {move || {

@@ -4,7 +4,9 @@
 //! judgments and answers, a paired comparison). Everything but the files' bytes travels as JSON
 //! made by these types; no leptos here, so the worker binary stays small.
 
+use crate::markdown::{self, Md};
 use repoprobe_core::load::FileSummary;
+use repoprobe_core::metrics::evidence::{ModelEvidence, evidence};
 use repoprobe_core::metrics::weights::winners;
 use repoprobe_core::{
     Answer, Dataset, Issue, Judgment, Loaded, MissingPolicy, Question, RecordKind, ReportedValue,
@@ -184,6 +186,9 @@ pub struct Snapshot {
     pub questions: Vec<Question>,
     pub reported: Vec<ReportedValue>,
     pub histograms: Vec<Histogram>,
+    /// Per-model evidence of the runs (cost, tokens, turns, edits): the leaderboard's optional
+    /// columns.
+    pub evidence: Vec<ModelEvidence>,
 }
 
 impl Snapshot {
@@ -213,6 +218,7 @@ impl Snapshot {
                     counts,
                 })
                 .collect(),
+            evidence: evidence(&d.answers),
         }
     }
 
@@ -238,24 +244,39 @@ pub struct QuestionData {
     pub id: String,
     pub judgments: Vec<Judgment>,
     pub answers: Vec<Answer>,
+    /// Each answer's text as a Markdown tree, parallel to `answers` (parsed here, in the
+    /// worker, so the page's wasm carries no parser).
+    pub answers_md: Vec<Md>,
+    /// The question's reference answer as a Markdown tree.
+    pub reference_md: Option<Md>,
 }
 
 impl QuestionData {
     pub fn of(d: &Dataset, id: &str) -> QuestionData {
+        let answers: Vec<Answer> = d
+            .answers
+            .iter()
+            .filter(|a| a.question_id == id)
+            .cloned()
+            .collect();
         QuestionData {
             id: id.to_string(),
+            answers_md: answers
+                .iter()
+                .map(|a| markdown::parse(a.answer.as_deref().unwrap_or_default()))
+                .collect(),
+            reference_md: d
+                .questions
+                .iter()
+                .find(|q| q.id == id)
+                .map(|q| markdown::parse(&q.reference_answer)),
             judgments: d
                 .judgments
                 .iter()
                 .filter(|j| j.question_id == id)
                 .cloned()
                 .collect(),
-            answers: d
-                .answers
-                .iter()
-                .filter(|a| a.question_id == id)
-                .cloned()
-                .collect(),
+            answers,
         }
     }
 }

@@ -52,6 +52,7 @@ pub fn Leaderboard() -> impl IntoView {
                 view! {
                     <Controls />
                     <Recomputed />
+                    <Evidence />
                     <Paired />
                     {move || reported().map(|t| view! {
                         <h2>"As reported"</h2>
@@ -117,6 +118,24 @@ fn Recomputed() -> impl IntoView {
             }
             .into_any()
         }
+    }
+}
+
+/// The evidence of the runs beside the scores: mean cost, tokens, turns and seconds per answer
+/// and the share of runs that edited the repository (the core's `evidence_table`, so an export
+/// is what the core computes); nothing when no answer record carries any.
+#[component]
+fn Evidence() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        let t = state
+            .snapshot
+            .with(|s| report::evidence_table(&s.evidence))?;
+        Some(view! {
+            <h2>"Evidence of the runs"</h2>
+            <p class="hint">"What an answer cost and whether the agent edited the repository, from the answer records."</p>
+            <ReportTable table=t id="evidence" />
+        })
     }
 }
 

@@ -47,6 +47,11 @@ pub struct Args {
     /// weight); the report's policy names the rules.
     #[arg(long = "weight", value_name = "RULE", value_parser = parse_weight)]
     weights: Vec<repoprobe_core::WeightRule>,
+    /// Add the evidence of the runs per model (mean cost, tokens, turns and seconds per answer,
+    /// share of runs that edited the repository), from the answer records: one more table, or
+    /// an `evidence` array in JSON; the site's leaderboard shows the same table. Not with CSV.
+    #[arg(long)]
+    evidence: bool,
 }
 
 fn parse_weight(s: &str) -> Result<repoprobe_core::WeightRule, String> {
@@ -121,24 +126,43 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         drop_questions: a.drop_questions.into_iter().collect(),
         weights: a.weights,
     };
+    if a.evidence && matches!(a.format, Format::Csv) {
+        anyhow::bail!(
+            "--evidence adds a table, which one CSV cannot hold: use --format table, markdown, latex or json"
+        );
+    }
     let r =
         repoprobe_core::score(&loaded.dataset, &loaded.issues, &opts).context("cannot score")?;
+    let evidence = a
+        .evidence
+        .then(|| repoprobe_core::metrics::evidence::evidence(&loaded.dataset.answers));
+    // The report's tables, then (with --evidence) the evidence table when any answer carries any.
+    let tables = || {
+        let mut t = report::tables(&r, by);
+        t.extend(evidence.as_deref().and_then(report::evidence_table));
+        t
+    };
     let out = match a.format {
-        Format::Json => serde_json::to_string_pretty(&r)? + "\n",
+        Format::Json => match &evidence {
+            None => serde_json::to_string_pretty(&r)? + "\n",
+            Some(e) => {
+                let mut v = serde_json::to_value(&r)?;
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("evidence".into(), serde_json::to_value(e)?);
+                }
+                serde_json::to_string_pretty(&v)? + "\n"
+            }
+        },
         Format::Csv => match by {
             Some(b) => report::strata_csv(&r, b),
             None => report::models_csv(&r),
         },
         Format::Table => {
             let ansi = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            join(
-                report::tables(&r, by)
-                    .iter()
-                    .map(|t| report::render_text(t, ansi)),
-            )
+            join(tables().iter().map(|t| report::render_text(t, ansi)))
         }
-        Format::Markdown => join(report::tables(&r, by).iter().map(report::render_markdown)),
-        Format::Latex => join(report::tables(&r, by).iter().map(report::render_latex)),
+        Format::Markdown => join(tables().iter().map(report::render_markdown)),
+        Format::Latex => join(tables().iter().map(report::render_latex)),
     };
     print!("{out}");
     for m in &r.models {

@@ -1110,6 +1110,56 @@ fn hostile_model_names_stay_inert_in_every_export_format() {
     );
 }
 
+/// `repoprobe score --evidence` adds the evidence of the runs (the site's leaderboard table): the
+/// means of the answer records' fields, here computed by hand from the file written below.
+#[test]
+fn score_evidence_adds_the_means_of_the_answer_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let answers = dir.path().join("answers.jsonl");
+    std::fs::write(
+        &answers,
+        concat!(
+            r#"{"question_id":"q1","model":"A","answer":"a","usage":{"input_tokens":100,"output_tokens":10,"cost_usd":0.5},"duration_s":2.0,"agent":{"name":"x","turns":3,"worktree_changed":true}}"#,
+            "\n",
+            r#"{"question_id":"q2","model":"A","answer":"a","usage":{"input_tokens":300,"output_tokens":30,"cost_usd":0.25},"duration_s":4.0,"agent":{"name":"x","turns":5,"worktree_changed":false}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let bench = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/golden/benchmark.jsonl"
+    );
+    let judgments = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/golden/judgments.jsonl"
+    );
+    let files = [bench, judgments, path_str(&answers)];
+    let md = run(&[
+        &["score", "--format", "markdown", "--evidence"][..],
+        &files[..],
+    ]
+    .concat());
+    md.expect_code(0);
+    let from = md
+        .stdout
+        .find("**Evidence of the runs")
+        .expect("the evidence table");
+    let table = &md.stdout[from..];
+    insta::assert_snapshot!("score_evidence_markdown", table);
+    let j = run(&[&["score", "--format", "json", "--evidence"][..], &files[..]].concat()).json();
+    let a = &j["evidence"][0];
+    assert_eq!(a["model"], "A");
+    assert_eq!(a["mean_cost_usd"], 0.375);
+    assert_eq!(a["mean_input_tokens"], 200.0);
+    assert_eq!(a["mean_turns"], 4.0);
+    assert_eq!(a["edited_pct"], 50.0);
+    // Without the flag the output is what it always was.
+    let plain = run(&[&["score", "--format", "json"][..], &files[..]].concat()).json();
+    assert!(plain.get("evidence").is_none());
+    run(&[&["score", "--format", "csv", "--evidence"][..], &files[..]].concat()).expect_code(2);
+}
+
 /// `repoprobe score` on the bundled data (what the site shows) in every format, stdout and
 /// stderr: any byte that changes in any output is a snapshot diff to review.
 #[test]

@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod bootstrap;
 pub mod error;
+pub mod evidence;
 pub mod grid;
 pub mod index;
 pub mod items;

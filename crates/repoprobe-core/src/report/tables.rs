@@ -447,3 +447,57 @@ pub fn tables(r: &ScoreReport, by: Option<Stratum>) -> Vec<Table> {
     out.extend(audit_table(r));
     out
 }
+
+/// The evidence of the runs per model (mean cost, tokens, turns and seconds per answer, share of
+/// runs that edited the repository), or `None` when no answer carries any.
+pub fn evidence_table(e: &[crate::metrics::evidence::ModelEvidence]) -> Option<Table> {
+    if !e.iter().any(|m| m.any()) {
+        return None;
+    }
+    let fixed = |x: Option<f64>, digits: usize| Cell {
+        text: x
+            .filter(|v| v.is_finite())
+            .map_or("—".to_string(), |v| format!("{v:.digits$}")),
+        mark: Mark::None,
+        value: x.filter(|v| v.is_finite()),
+    };
+    let rows = e
+        .iter()
+        .map(|m| {
+            vec![
+                m.model.clone().into(),
+                Cell {
+                    text: m.answers.to_string(),
+                    mark: Mark::None,
+                    value: Some(m.answers as f64),
+                },
+                fixed(m.mean_cost_usd, 4),
+                fixed(m.mean_input_tokens, 0),
+                fixed(m.mean_output_tokens, 0),
+                fixed(m.mean_turns, 1),
+                fixed(m.mean_duration_s, 1),
+                num(m.edited_pct),
+            ]
+        })
+        .collect();
+    Some(Table {
+        title: "Evidence of the runs — means per answer".into(),
+        headers: [
+            "Model",
+            "Answers",
+            "Cost (USD)",
+            "Input tokens",
+            "Output tokens",
+            "Turns",
+            "Duration (s)",
+            "Edited repo (%)",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: vec![false, true, true, true, true, true, true, true],
+        rows,
+        note: Some(
+            "each mean is over the answers that carry the field (failed runs included); edited repo = share of runs whose agent left the worktree changed (edit bias)".into(),
+        ),
+    })
+}

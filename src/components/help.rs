@@ -1,0 +1,76 @@
+//! The keyboard shortcuts in a help dialog: `?` (or the header's button) opens it, Escape or
+//! its button closes it and gives focus back to the page.
+
+use leptos::html;
+use leptos::prelude::*;
+
+/// Each shortcut and what it does (the question view's keys are read in `pages/question.rs`).
+const KEYS: [(&str, &str); 6] = [
+    ("?", "Show or hide this list"),
+    ("j / →", "Next question (question view)"),
+    ("k / ←", "Previous question (question view)"),
+    (
+        "n / p",
+        "Next / previous checklist item: its rationales below the matrix",
+    ),
+    (
+        "m / M",
+        "Next / previous model: its answer beside the checklist",
+    ),
+    ("Esc", "Close this list"),
+];
+
+#[component]
+pub fn KeyHelp() -> impl IntoView {
+    let open = RwSignal::new(false);
+    let close_button = NodeRef::<html::Button>::new();
+    let handle = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
+        let tag = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .map(|e| e.tag_name())
+            .unwrap_or_default();
+        if matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+            || ev.ctrl_key()
+            || ev.meta_key()
+            || ev.alt_key()
+        {
+            return;
+        }
+        match ev.key().as_str() {
+            "?" => open.update(|o| *o = !*o),
+            "Escape" if open.get_untracked() => open.set(false),
+            _ => {}
+        }
+    });
+    on_cleanup(move || handle.remove());
+    Effect::new(move |_| {
+        if open.get()
+            && let Some(b) = close_button.get()
+        {
+            let _ = b.focus();
+        }
+    });
+    view! {
+        <button type="button" class="help-open" aria-haspopup="dialog" on:click=move |_| open.set(true)>
+            "Keys (?)"
+        </button>
+        <Show when=move || open.get()>
+            <div class="help-backdrop" on:click=move |_| open.set(false)>
+                <div
+                    class="help"
+                    role="dialog"
+                    aria-modal="true"
+                    aria-labelledby="help-title"
+                    on:click=|ev| ev.stop_propagation()
+                >
+                    <h2 id="help-title">"Keyboard shortcuts"</h2>
+                    <dl>
+                        {KEYS.iter().map(|(k, what)| view! { <div><dt><kbd>{*k}</kbd></dt><dd>{*what}</dd></div> }).collect_view()}
+                    </dl>
+                    <button type="button" node_ref=close_button on:click=move |_| open.set(false)>"Close"</button>
+                </div>
+            </div>
+        </Show>
+    }
+}

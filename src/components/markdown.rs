@@ -1,0 +1,353 @@
+//! Untrusted text made readable, and never anything but text: answers' Markdown (the worker's
+//! parsed tree, `crate::markdown::Md`, made DOM nodes one by one — raw HTML arrives as text, a
+//! link only to an http(s) URL through `external_href`), and repository paths (`src/lib.rs`,
+//! `src/lib.rs:12`, `src/lib.rs#L12-L20`) in answers and rationales made links to the file at the
+//! question's pinned commit when the repository is on a known forge.
+
+use crate::external_href;
+use crate::markdown::{Md, MdKind};
+use leptos::prelude::*;
+
+/// Where the files of one repository at one commit live: the link of a path is `base` + path +
+/// the forge's line anchor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileLinks {
+    base: String,
+    forge: Forge,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Forge {
+    GitHub,
+    GitLab,
+    Gitea,
+}
+
+impl FileLinks {
+    /// The links of a repository `url` at `commit`, when the URL is http(s) on a forge we know
+    /// (GitHub, GitLab, Codeberg) and the commit is a hex id; otherwise paths stay text.
+    pub fn new(url: &str, commit: &str) -> Option<FileLinks> {
+        let url = external_href(url)?;
+        let commit_ok =
+            (7..=64).contains(&commit.len()) && commit.bytes().all(|b| b.is_ascii_hexdigit());
+        if !commit_ok {
+            return None;
+        }
+        let url = url.trim_end_matches('/');
+        let url = url.strip_suffix(".git").unwrap_or(url);
+        let (_, rest) = url.split_once("://")?;
+        let (host, repo) = rest.split_once('/')?;
+        // owner/name (GitLab allows groups): no query, fragment, credentials or dot segments.
+        let repo_ok = repo.split('/').count() >= 2
+            && repo.split('/').all(|s| {
+                !s.is_empty()
+                    && s != "."
+                    && s != ".."
+                    && s.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+            });
+        if !repo_ok || host.contains('@') {
+            return None;
+        }
+        let (forge, tree) = match host.to_ascii_lowercase().as_str() {
+            "github.com" | "www.github.com" => (Forge::GitHub, "blob"),
+            "gitlab.com" => (Forge::GitLab, "-/blob"),
+            "codeberg.org" => (Forge::Gitea, "src/commit"),
+            _ => return None,
+        };
+        Some(FileLinks {
+            base: format!("{url}/{tree}/{commit}/"),
+            forge,
+        })
+    }
+
+    /// The link of `path` (lines `from`–`to` when given).
+    pub fn href(&self, path: &str, lines: Option<(u32, Option<u32>)>) -> String {
+        let anchor = match (lines, self.forge) {
+            (None, _) => String::new(),
+            (Some((a, None)), _) => format!("#L{a}"),
+            (Some((a, Some(b))), Forge::GitLab) => format!("#L{a}-{b}"),
+            (Some((a, Some(b))), _) => format!("#L{a}-L{b}"),
+        };
+        format!("{}{}{anchor}", self.base, path.trim_start_matches("./"))
+    }
+}
+
+/// A piece of text: plain, or a repository path with its lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece<'a> {
+    Text(&'a str),
+    Path {
+        text: &'a str,
+        path: &'a str,
+        lines: Option<(u32, Option<u32>)>,
+    },
+}
+
+fn path_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')
+}
+
+/// Whether `s` looks like a relative file path: a `/`, no empty, `.` or `..` segment past a
+/// leading `./`, and a last segment with an extension.
+fn looks_like_path(s: &str) -> bool {
+    let s = s.strip_prefix("./").unwrap_or(s);
+    if !s.contains('/') || s.starts_with('/') {
+        return false;
+    }
+    if s.split('/')
+        .any(|seg| seg.is_empty() || seg == "." || seg == "..")
+    {
+        return false;
+    }
+    let last = s.rsplit('/').next().unwrap_or("");
+    match last.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty()
+                && (1..=10).contains(&ext.len())
+                && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+                && ext.bytes().any(|b| b.is_ascii_alphabetic())
+        }
+        None => false,
+    }
+}
+
+/// Reads lines after a path: `:12`, `:12-20`, `:L12-L20`, `#L12`, `#L12-L20` (`-` or `–`).
+fn lines_after(s: &str) -> Option<((u32, Option<u32>), usize)> {
+    let mut it = s.char_indices().peekable();
+    let (_, first) = it.next()?;
+    if first != ':' && first != '#' {
+        return None;
+    }
+    let rest = &s[first.len_utf8()..];
+    let (rest, skipped) = match rest.strip_prefix('L') {
+        Some(r) => (r, 1),
+        None if first == '#' => return None,
+        None => (rest, 0),
+    };
+    let digits = |t: &str| t.bytes().take_while(u8::is_ascii_digit).count();
+    let n = digits(rest);
+    if n == 0 || n > 7 {
+        return None;
+    }
+    let from: u32 = rest[..n].parse().ok()?;
+    let mut used = first.len_utf8() + skipped + n;
+    let after = &rest[n..];
+    let dash = after
+        .strip_prefix('-')
+        .map(|r| (r, 1))
+        .or_else(|| after.strip_prefix('–').map(|r| (r, '–'.len_utf8())));
+    let mut to = None;
+    if let Some((r, dl)) = dash {
+        let (r, l) = match r.strip_prefix('L') {
+            Some(r) => (r, 1),
+            None => (r, 0),
+        };
+        let m = digits(r);
+        if m > 0 && m <= 7 {
+            to = r[..m].parse().ok();
+            used += dl + l + m;
+        }
+    }
+    Some(((from, to), used))
+}
+
+/// Splits `text` into plain text and repository paths.
+pub fn pieces(text: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    let mut plain_from = 0;
+    let mut i = 0;
+    while i < text.len() {
+        let c = text[i..].chars().next().unwrap_or(' ');
+        let boundary = i == 0
+            || !text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|p| path_char(p) || p == ':' || p == '@');
+        if !(path_char(c) && boundary) {
+            i += c.len_utf8();
+            continue;
+        }
+        let len = text[i..]
+            .find(|c: char| !path_char(c))
+            .unwrap_or(text.len() - i);
+        // Sentence punctuation after a path is not part of it.
+        let token = text[i..i + len].trim_end_matches(['.', '-']);
+        let mut end = i + token.len();
+        if looks_like_path(token) {
+            let lines = if end == i + len {
+                lines_after(&text[end..])
+            } else {
+                None
+            };
+            if let Some((_, used)) = lines {
+                end += used;
+            }
+            if plain_from < i {
+                out.push(Piece::Text(&text[plain_from..i]));
+            }
+            out.push(Piece::Path {
+                text: &text[i..end],
+                path: token,
+                lines: lines.map(|l| l.0),
+            });
+            plain_from = end;
+            i = end;
+        } else {
+            i += len.max(1);
+        }
+    }
+    if plain_from < text.len() {
+        out.push(Piece::Text(&text[plain_from..]));
+    }
+    out
+}
+
+/// Text with its repository paths linked (when `links` is given); everything else a text node.
+pub fn linked_text(text: &str, links: Option<&FileLinks>) -> AnyView {
+    let Some(links) = links else {
+        return text.to_string().into_any();
+    };
+    pieces(text)
+        .into_iter()
+        .map(|p| match p {
+            Piece::Text(t) => t.to_string().into_any(),
+            Piece::Path { text, path, lines } => view! {
+                <a class="path" href=links.href(path, lines) rel="noopener noreferrer">{text.to_string()}</a>
+            }
+            .into_any(),
+        })
+        .collect_view()
+        .into_any()
+}
+
+/// Untrusted plain text (a rationale) with its paths linked.
+#[component]
+pub fn LinkedText(#[prop(into)] text: String, links: Option<FileLinks>) -> impl IntoView {
+    view! { <span class="prose">{linked_text(&text, links.as_ref())}</span> }
+}
+
+fn render(node: &Md, links: Option<&FileLinks>) -> AnyView {
+    let inner = |children: &[Md]| children.iter().map(|c| render(c, links)).collect_view();
+    match node {
+        Md::Text(t) => linked_text(t, links),
+        Md::Code(t) => view! { <code>{linked_text(t, links)}</code> }.into_any(),
+        Md::Break => view! { <br /> }.into_any(),
+        Md::Rule => view! { <hr /> }.into_any(),
+        // Checked again here: only an http(s) URL becomes a link.
+        Md::Link(dest, children) => match external_href(dest) {
+            Some(h) => {
+                view! { <a href=h rel="noopener noreferrer">{inner(children)}</a> }.into_any()
+            }
+            None => view! { <span class="url-text">{inner(children)}</span> }.into_any(),
+        },
+        Md::El(kind, children) => {
+            let inner = inner(children);
+            match kind {
+                MdKind::Root => view! { <div class="markdown">{inner}</div> }.into_any(),
+                MdKind::Paragraph => view! { <p>{inner}</p> }.into_any(),
+                MdKind::Heading => {
+                    view! { <p class="md-heading"><strong>{inner}</strong></p> }.into_any()
+                }
+                MdKind::Quote => view! { <blockquote>{inner}</blockquote> }.into_any(),
+                MdKind::CodeBlock => view! { <pre><code>{inner}</code></pre> }.into_any(),
+                MdKind::Ordered => view! { <ol>{inner}</ol> }.into_any(),
+                MdKind::Bullets => view! { <ul>{inner}</ul> }.into_any(),
+                MdKind::Item => view! { <li>{inner}</li> }.into_any(),
+                MdKind::Emphasis => view! { <em>{inner}</em> }.into_any(),
+                MdKind::Strong => view! { <strong>{inner}</strong> }.into_any(),
+                MdKind::Strike => view! { <del>{inner}</del> }.into_any(),
+                MdKind::Span => view! { <span>{inner}</span> }.into_any(),
+            }
+        }
+    }
+}
+
+/// An answer's Markdown (parsed by the worker) as DOM nodes, its repository paths linked; the
+/// plain text (`fallback`) until the worker's tree is there.
+#[component]
+pub fn Markdown(
+    tree: Option<Md>,
+    #[prop(into)] fallback: String,
+    links: Option<FileLinks>,
+) -> impl IntoView {
+    match tree {
+        Some(t) => render(&t, links.as_ref()),
+        None => {
+            view! { <div class="markdown prose">{linked_text(&fallback, links.as_ref())}</div> }
+                .into_any()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const C: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    #[test]
+    fn github_paths_link_to_the_pinned_commit_with_lines() {
+        let l = FileLinks::new("https://github.com/o/r.git", C).unwrap();
+        assert_eq!(
+            l.href("src/lib.rs", Some((12, None))),
+            format!("https://github.com/o/r/blob/{C}/src/lib.rs#L12")
+        );
+        assert_eq!(
+            l.href("src/lib.rs", Some((12, Some(20)))),
+            format!("https://github.com/o/r/blob/{C}/src/lib.rs#L12-L20")
+        );
+        let g = FileLinks::new("https://gitlab.com/g/s/r", C).unwrap();
+        assert_eq!(
+            g.href("a/b.py", Some((3, Some(4)))),
+            format!("https://gitlab.com/g/s/r/-/blob/{C}/a/b.py#L3-4")
+        );
+    }
+
+    #[test]
+    fn unknown_hosts_other_schemes_and_odd_commits_give_no_links() {
+        assert_eq!(FileLinks::new("https://example.invalid/o/r", C), None);
+        assert_eq!(
+            FileLinks::new("javascript:alert(1)//github.com/o/r", C),
+            None
+        );
+        assert_eq!(FileLinks::new("git@github.com:o/r.git", C), None);
+        assert_eq!(FileLinks::new("https://github.com/o/r", "main; rm"), None);
+        assert_eq!(FileLinks::new("https://github.com/o/r?x=1", C), None);
+    }
+
+    #[test]
+    fn paths_and_lines_are_found_in_prose() {
+        let p = pieces("See src/lib.rs:12, and `a/b.py#L3-L9`. Not e.g. or 1.5 or http://x/y.rs.");
+        let paths: Vec<_> = p
+            .iter()
+            .filter_map(|x| match x {
+                Piece::Path { text, path, lines } => Some((*text, *path, *lines)),
+                Piece::Text(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                ("src/lib.rs:12", "src/lib.rs", Some((12, None))),
+                ("a/b.py#L3-L9", "a/b.py", Some((3, Some(9))))
+            ]
+        );
+        let back: String = p
+            .iter()
+            .map(|x| match x {
+                Piece::Text(t) => *t,
+                Piece::Path { text, .. } => *text,
+            })
+            .collect();
+        assert!(back.starts_with("See src/lib.rs:12, and"));
+        assert_eq!(
+            pieces("x/y.rs:L12–L20")[0],
+            Piece::Path {
+                text: "x/y.rs:L12–L20",
+                path: "x/y.rs",
+                lines: Some((12, Some(20)))
+            }
+        );
+    }
+}

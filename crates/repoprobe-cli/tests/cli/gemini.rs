@@ -92,30 +92,11 @@ fn gemini_exiting_non_zero_or_printing_garbage_is_a_failed_run_with_its_last_out
     let Some(bin) = agent_cli::installed("gemini", "REPOPROBE_GEMINI") else {
         return;
     };
-    let bin = std::fs::canonicalize(bin).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let crashing = agent_cli::wrapper(
-        tmp.path(),
+    agent_cli::assert_crash_and_garble_fail(
         &bin,
-        "printf '%s\\n' \"$out\"; echo 'gemini: out of memory at the end' >&2; exit 3",
-    );
-    let (a, _) = run(&crashing, Script::Answer);
-    let rec = a.record.expect(&a.stderr);
-    assert_eq!(rec["answer"], Value::Null, "{rec}");
-    let err = rec["error"].as_str().unwrap();
-    assert!(
-        err.starts_with("exit status 3") && err.contains("out of memory at the end"),
-        "{err}"
-    );
-    let tmp = tempfile::tempdir().unwrap();
-    let garbling = agent_cli::wrapper(tmp.path(), &bin, "printf '%s\\n' \"$out\" | tr '{}' '<>'");
-    let (a, _) = run(&garbling, Script::Answer);
-    let rec = a.record.expect(&a.stderr);
-    assert_eq!(rec["answer"], Value::Null, "{rec}");
-    let err = rec["error"].as_str().unwrap();
-    assert!(
-        err.starts_with("could not parse") && err.contains("totalLinesRemoved"),
-        "{err}"
+        |cli| run(cli, Script::Answer).0,
+        "gemini: out of memory at the end",
+        "totalLinesRemoved",
     );
 }
 

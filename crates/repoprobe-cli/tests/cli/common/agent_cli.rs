@@ -170,3 +170,41 @@ pub fn wrapper(dir: &Path, real: &Path, after: &str) -> PathBuf {
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
     p
 }
+
+/// The real CLI at `bin` crashing after its output (`crash`: shell run with the output in
+/// `$out`, ending non-zero with `last_words` on stderr), then printing its output garbled: each
+/// is a failed run (an answer record with `error`, no answer) that carries the CLI's last words
+/// or names what could not be parsed (`unparsed`, a field of the CLI's real output). `run` runs
+/// `answer` with the CLI at the path it is given.
+pub fn assert_crash_and_garble_fail(
+    bin: &Path,
+    run: impl Fn(&Path) -> Answered,
+    last_words: &str,
+    unparsed: &str,
+) {
+    let bin = std::fs::canonicalize(bin).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let crashing = wrapper(
+        tmp.path(),
+        &bin,
+        &format!("printf '%s\\n' \"$out\"; echo '{last_words}' >&2; exit 3"),
+    );
+    let a = run(&crashing);
+    let rec = a.record.expect(&a.stderr);
+    assert_eq!(rec["answer"], serde_json::Value::Null, "{rec}");
+    let err = rec["error"].as_str().unwrap();
+    assert!(
+        err.starts_with("exit status 3") && err.contains(last_words),
+        "{err}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let garbling = wrapper(tmp.path(), &bin, "printf '%s\\n' \"$out\" | tr '{}' '<>'");
+    let a = run(&garbling);
+    let rec = a.record.expect(&a.stderr);
+    assert_eq!(rec["answer"], serde_json::Value::Null, "{rec}");
+    let err = rec["error"].as_str().unwrap();
+    assert!(
+        err.starts_with("could not parse") && err.contains(unparsed),
+        "{err}"
+    );
+}

@@ -7,7 +7,7 @@
 use crate::markdown::{self, Md};
 use repoprobe_core::load::FileSummary;
 use repoprobe_core::metrics::evidence::{ModelEvidence, evidence};
-use repoprobe_core::metrics::weights::winners;
+use repoprobe_core::metrics::weights;
 use repoprobe_core::{
     Answer, Dataset, Issue, Judgment, Loaded, MissingPolicy, Question, RecordKind, ReportedValue,
     ScoreOptions, ScoreReport, WeightRule,
@@ -137,17 +137,14 @@ pub fn set_weight(rules: &[String], target: &str, weight: Option<u32>) -> Vec<St
 }
 
 /// The weight each checklist item of `q` has under the URL's rules (a rule that does not parse
-/// changes nothing here; the tables say what is wrong with it).
+/// changes nothing here; the tables say what is wrong with it). The rule that wins is the core's
+/// (`weights::in_force`), the one `score` applies.
 pub fn weights_in_force(rules: &[String], q: &Question) -> Vec<u32> {
     let parsed: Vec<WeightRule> = rules
         .iter()
         .filter_map(|r| WeightRule::parse(r).ok())
         .collect();
-    winners(&parsed, q)
-        .into_iter()
-        .zip(&q.checklist)
-        .map(|(w, c)| w.map_or(c.weight, |r| parsed[r].weight))
-        .collect()
+    weights::in_force(&parsed, q)
 }
 
 /// The CLI's defaults, so that the site shows what `repoprobe score` prints; an error names a

@@ -1,6 +1,7 @@
 //! The confinement of every process an agent run spawns (`--agent claude-code | codex | gemini |
 //! command`): on Linux, bubblewrap (`bwrap`, Debian package `bubblewrap`) with its own PID
-//! namespace and `/proc`, the whole filesystem read-only, a fresh `/tmp`, repoprobe's own
+//! namespace and `/proc`, the whole filesystem read-only (`/tmp` too: the agent's TMPDIR is its
+//! scratch directory's), repoprobe's own
 //! directories (clone cache, worktrees, journals, transcripts, mapped clones) and the users'
 //! homes hidden under empty tmpfs, and only the question's worktree and the run's scratch
 //! directory (the fresh HOME, the prompt) bound back writable; the benchmark file (reference
@@ -164,22 +165,22 @@ impl Bubblewrap {
             "/dev".as_ref(),
             "--proc".as_ref(),
             "/proc".as_ref(),
-            "--tmpfs".as_ref(),
-            "/tmp".as_ref(),
         ]);
         let mut hidden: Vec<&PathBuf> = self
             .hidden
             .iter()
-            // `/tmp` is a fresh tmpfs already; hiding `/` would hide everything.
-            .filter(|h| h.as_path() != Path::new("/") && !h.starts_with("/tmp"))
+            // Hiding `/` would hide everything. `/tmp` is read-only like the rest (the agent's
+            // TMPDIR is its scratch directory's), so what we keep there is hidden like anywhere:
+            // a fresh tmpfs over `/tmp` would also hide a checkout, a program or a worktree that
+            // lives there.
+            .filter(|h| h.as_path() != Path::new("/"))
             .collect();
         hidden.sort_by_key(|p| (p.components().count(), p.as_os_str().to_os_string()));
         hidden.dedup();
         for h in &hidden {
             push(&["--tmpfs".as_ref(), h.as_os_str()]);
         }
-        let is_hidden =
-            |p: &Path| p.starts_with("/tmp") || hidden.iter().any(|h| p.starts_with(h.as_path()));
+        let is_hidden = |p: &Path| hidden.iter().any(|h| p.starts_with(h.as_path()));
         let mut exposed: Vec<&PathBuf> = m
             .exposed
             .iter()
@@ -287,8 +288,8 @@ pub fn find_on_path(name: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
 }
 
 /// What a confined agent program needs to see when it lies under a hidden directory: the
-/// directory of its real file, the package it belongs to (up to a `node_modules` ancestor), and
-/// the PATH entries of its environment.
+/// program (as found and its real file), their directories, the package it belongs to (up to a
+/// `node_modules` ancestor), and the PATH entries of its environment.
 pub fn program_dirs(program: &OsStr, path: Option<&OsStr>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Some(found) = find_on_path(program, path) {
@@ -296,6 +297,9 @@ pub fn program_dirs(program: &OsStr, path: Option<&OsStr>) -> Vec<PathBuf> {
             if let Some(parent) = p.parent() {
                 out.push(parent.to_path_buf());
             }
+            // The program itself too: its directory may be one that stays hidden (an
+            // `--agent-bin` kept beside the journals, say), and then only the file comes back.
+            out.push(p.clone());
             let mut acc = PathBuf::new();
             for c in p.components() {
                 acc.push(c);
@@ -365,7 +369,7 @@ mod tests {
         assert_eq!(program, "/usr/bin/bwrap");
         assert_eq!(
             strings(&args),
-            "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp \
+            "--ro-bind / / --dev /dev --proc /proc \
              --tmpfs /root --tmpfs /srv/cache --tmpfs /root/bin/cache --tmpfs /srv/cache/worktrees \
              --ro-bind-try /root/.local/bin /root/.local/bin --ro-bind-try /root/bin /root/bin \
              --tmpfs /root/bin/cache \

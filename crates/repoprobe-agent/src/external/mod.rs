@@ -262,11 +262,12 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
     }
     let emptied = project_settings(cfg.agent, workdir);
     let mut inv = confine(cfg, inv, &writable, Some(&workdir.join(".git")), &emptied);
-    if cfg.agent == ExternalAgent::Codex {
-        // Codex puts the helper its own sandbox execs (`codex-linux-sandbox`) next to
-        // CODEX_HOME, and refuses to when CODEX_HOME lies under the temporary directory: every
-        // command then fails ("bwrap: execvp codex-linux-sandbox"). Its TMPDIR is the scratch
-        // directory's own, which the fresh HOME is not under, whatever TMPDIR we have.
+    if cfg.agent == ExternalAgent::Codex || cfg.sandbox.is_some() {
+        // In the sandbox `/tmp` is read-only: the agent's temporary files go to the scratch
+        // directory's own. Codex needs that even unconfined: it puts the helper its own sandbox
+        // execs (`codex-linux-sandbox`) next to CODEX_HOME, and refuses to when CODEX_HOME lies
+        // under the temporary directory: every command then fails ("bwrap: execvp
+        // codex-linux-sandbox"); the fresh HOME is not under the scratch directory's `tmp`.
         let tmp = scratch.join("tmp");
         if let Err(e) = std::fs::create_dir_all(&tmp) {
             return failed(format!("cannot create {}: {e}", tmp.display()), Vec::new());
@@ -315,7 +316,7 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
 }
 
 /// `inv` run under `cfg.sandbox` when there is one: bwrap's command line with the agent's after
-/// `--`, `TMPDIR` the fresh `/tmp`; `writable` (absolute) are bound back, `git_pointer`
+/// `--` (its `TMPDIR` is set by the caller: the scratch directory's `tmp`); `writable` (absolute) are bound back, `git_pointer`
 /// read-only over itself when it exists; cwd stays the worktree (or `/tmp` for a run without
 /// one). Without a sandbox, `inv` unchanged.
 fn confine(
@@ -351,11 +352,6 @@ fn confine(
     let (program, args) = bw.wrap(&inv.program, &inv.args, &mounts);
     inv.program = program;
     inv.args = args;
-    if let Some(t) = inv.env.iter_mut().find(|(k, _)| k == "TMPDIR") {
-        t.1 = "/tmp".into();
-    } else {
-        inv.env.push(("TMPDIR".into(), "/tmp".into()));
-    }
     inv
 }
 

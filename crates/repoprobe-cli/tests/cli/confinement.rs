@@ -10,8 +10,8 @@
 //! repository commits Claude Code hooks, an `env` block, an `apiKeyHelper`, MCP servers
 //! (`.mcp.json`) and Gemini settings, each of which leaves a marker when it runs.
 //!
-//! The test directories live under Cargo's target tmp dir, not /tmp: the sandbox's fresh /tmp
-//! would hide them whatever repoprobe asked, and the point is to see that it asks.
+//! The test directories live under Cargo's target tmp dir, wherever the checkout is (/tmp
+//! included: the sandbox hides what repoprobe asks it to hide, not a whole /tmp).
 
 use crate::common;
 

@@ -5,35 +5,10 @@ use repoprobe_core::{
     LoadOptions, Loaded, MissingPolicy, ScoreOptions, SourceFile, Stratum, load, score,
 };
 
-const FILES: [(&str, &[u8]); 5] = [
-    (
-        "benchmark.jsonl",
-        include_bytes!("../../../testdata/golden/benchmark.jsonl"),
-    ),
-    (
-        "answers.jsonl",
-        include_bytes!("../../../testdata/golden/answers.jsonl"),
-    ),
-    (
-        "judgments.jsonl",
-        include_bytes!("../../../testdata/golden/judgments.jsonl"),
-    ),
-    (
-        "scalar_judgments.jsonl",
-        include_bytes!("../../../testdata/golden/scalar_judgments.jsonl"),
-    ),
-    (
-        "failure_modes.json",
-        include_bytes!("../../../testdata/golden/failure_modes.json"),
-    ),
-];
+mod common;
 
 fn loaded() -> Loaded {
-    let files: Vec<SourceFile> = FILES
-        .iter()
-        .map(|(name, bytes)| SourceFile { name, bytes })
-        .collect();
-    load(&files, LoadOptions::default())
+    load(&common::golden_with(&[]), LoadOptions::default())
 }
 
 fn row(r: &repoprobe_core::ScoreReport, m: &str, j: &str) -> repoprobe_core::metrics::ModelScore {
@@ -308,7 +283,7 @@ fn the_empty_report_is_what_score_gives_for_no_data() {
 #[test]
 fn dropping_a_question_equals_scoring_the_files_without_it() {
     let drop = "q2";
-    let without: Vec<(String, Vec<u8>)> = FILES
+    let without: Vec<(String, Vec<u8>)> = common::GOLDEN
         .iter()
         .map(|(name, bytes)| {
             let text = std::str::from_utf8(bytes).unwrap();

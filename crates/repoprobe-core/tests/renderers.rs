@@ -6,43 +6,20 @@
 use repoprobe_core::report::{
     models_csv, render_latex, render_markdown, render_text, strata_csv, tables,
 };
-use repoprobe_core::{LoadOptions, ScoreOptions, ScoreReport, SourceFile, Stratum, load, score};
+use repoprobe_core::{LoadOptions, ScoreOptions, ScoreReport, Stratum, load, score};
 
-const FILES: [(&str, &[u8]); 6] = [
-    (
-        "benchmark.jsonl",
-        include_bytes!("../../../testdata/golden/benchmark.jsonl"),
-    ),
-    (
-        "answers.jsonl",
-        include_bytes!("../../../testdata/golden/answers.jsonl"),
-    ),
-    (
-        "judgments.jsonl",
-        include_bytes!("../../../testdata/golden/judgments.jsonl"),
-    ),
-    (
-        "scalar_judgments.jsonl",
-        include_bytes!("../../../testdata/golden/scalar_judgments.jsonl"),
-    ),
-    (
-        "failure_modes.json",
-        include_bytes!("../../../testdata/golden/failure_modes.json"),
-    ),
-    (
-        "repoprobe-paper.json",
-        include_bytes!("../../../public-data/reported/repoprobe-paper.json"),
-    ),
-];
+mod common;
+
+/// The paper's reported tables, so that Table 3 as reported and the audit are rendered too.
+const REPORTED: (&str, &[u8]) = (
+    "repoprobe-paper.json",
+    include_bytes!("../../../public-data/reported/repoprobe-paper.json"),
+);
 
 /// The golden report with every table the renderers know: strata, reliability, failure modes,
 /// the paired comparison, Table 3 as reported and its audit.
 fn report() -> ScoreReport {
-    let files: Vec<SourceFile> = FILES
-        .iter()
-        .map(|(name, bytes)| SourceFile { name, bytes })
-        .collect();
-    let loaded = load(&files, LoadOptions::default());
+    let loaded = load(&common::golden_with(&[REPORTED]), LoadOptions::default());
     let mut models: Vec<String> = loaded
         .dataset
         .answers

@@ -58,8 +58,17 @@ export async function page(b) {
   return watch(await b.newPage());
 }
 
-/** Collects `p`'s errors, CSP violations and dialogs in `p.errors`. */
+/** Collects `p`'s errors, CSP violations and dialogs in `p.errors`. Its `goto` returns once the
+ * app has taken over the landing view prerendered in index.html (src/lib.rs `takeover`): the
+ * tests drive the app, whose controls work, not the static page it replaces (e2e/prerender.test.mjs
+ * tests that one); `p.gotoStatic` returns at the load event. */
 export async function watch(p) {
+  p.gotoStatic = p.goto.bind(p);
+  p.goto = async (url, options) => {
+    const r = await p.gotoStatic(url, options);
+    await p.waitForFunction(() => !document.getElementById('prerendered'), null, { timeout: 20000 });
+    return r;
+  };
   p.errors = [];
   p.on('pageerror', (e) => p.errors.push(String(e)));
   p.on('dialog', (d) => { p.errors.push(`a dialog opened: ${d.type()} ${d.message()}`); d.dismiss().catch(() => {}); });

@@ -31,5 +31,5 @@ if (main) {
     cwd: root, env, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'],
   });
   fs.writeFileSync(file, withPrerendered(fs.readFileSync(file, 'utf8'), landing));
-  console.log(`prerender: the landing view (${landing.length} bytes of HTML) put into ${path.relative(root, file)}`);
+  console.log(`prerender: the landing view (${landing.length} characters of HTML) put into ${path.relative(root, file)}`);
 }

@@ -17,16 +17,17 @@ const TYPES = {
   '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-/** Serves `dir` (and `extra` files by URL path) on an ephemeral loopback port, under `prefix`
- * (a static host's sub-path: anything outside it is 404). */
+/** Serves `dir` (and `extra` files by URL path: JSON text, or `{ type, body }`) on an ephemeral
+ * loopback port, under `prefix` (a static host's sub-path: anything outside it is 404). */
 export async function serve(dir = DIST, extra = {}, prefix = '/') {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     if (!url.pathname.startsWith(prefix)) { res.writeHead(404); res.end('outside the sub-path'); return; }
     url.pathname = '/' + url.pathname.slice(prefix.length);
     if (extra[url.pathname]) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(extra[url.pathname]);
+      const e = extra[url.pathname];
+      res.writeHead(200, { 'content-type': typeof e === 'string' ? 'application/json' : e.type });
+      res.end(typeof e === 'string' ? e : e.body);
       return;
     }
     let file = path.join(dir, decodeURIComponent(url.pathname));

@@ -164,9 +164,10 @@ mod tests {
 
     /// The figure of the reported Table 3 in `html`.
     fn reported_figure(html: &str) -> &str {
-        let start = html
-            .find("<figure class=\"report-table\" id=\"reported-table3\"")
+        let id = html
+            .find(" id=\"reported-table3\"")
             .expect("the reported Table 3 is rendered");
+        let start = html[..id].rfind("<figure").expect("in a figure");
         let end = html[start..].find("</figure>").expect("closed") + start;
         &html[start..end + "</figure>".len()]
     }

@@ -144,3 +144,14 @@ test('an address with ?data= or another view never shows the prerendered paper t
     await c.close();
   }
 });
+
+test('the prerendered theme switch says the theme remembered, as the app\'s will', async () => {
+  const c = await b.newContext();
+  const p = await watch(await c.newPage());
+  await p.route(/repoprobe-site-[^/]*_bg\.wasm$/, (route) => route.abort());
+  await p.addInitScript(() => localStorage.setItem('theme', 'dark'));
+  await p.gotoStatic(server.url);
+  assert.equal(await p.getAttribute('html', 'data-theme'), 'dark');
+  assert.equal(await p.$eval('#prerendered select[aria-label="Theme"]', (s) => s.value), 'dark');
+  await c.close();
+});

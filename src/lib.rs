@@ -247,6 +247,9 @@ fn Shell() -> impl IntoView {
     // The prerendered landing view gives way once this one shows what it shows (the bundled
     // set's tables and every case study's scores), or as soon as this one will show something
     // else (another view, the user's files, an error).
+    // Should a case study's data never come, the app's page shows after a while all the same:
+    // a page left inert for good would be worse than a row filling in.
+    let fallback = StoredValue::new(false);
     Effect::new(move |done: Option<bool>| {
         if done == Some(true) {
             return true;
@@ -258,8 +261,12 @@ fn Shell() -> impl IntoView {
         let case_studies = state
             .bundled_set
             .with(|s| s.as_ref().is_some_and(|s| s.case_studies));
-        let complete = busy.is_none()
-            && state.snapshot.with(|s| !s.files.is_empty())
+        let loaded = busy.is_none() && state.snapshot.with(|s| !s.files.is_empty());
+        if loaded && !fallback.get_value() {
+            fallback.set_value(true);
+            set_timeout(takeover::now, std::time::Duration::from_secs(3));
+        }
+        let complete = loaded
             && (!case_studies
                 || state.snapshot.with(|s| {
                     state

@@ -66,8 +66,9 @@ test('the Content-Security-Policy is in dist/: inline scripts by hash only, no e
   assert.ok(html.indexOf(policy) < html.indexOf('<script'), 'the policy comes before any script');
   const d = Object.fromEntries(policy.split(';').map((x) => x.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
   assert.deepEqual(d['script-src'].filter((s) => !s.startsWith("'sha256-")), ["'self'", "'wasm-unsafe-eval'"]);
-  // One hash per inline script: the worker's start and trunk's loader.
-  assert.equal(d['script-src'].filter((s) => s.startsWith("'sha256-")).length, 2);
+  // One hash per inline script: the worker's start, the prerendered landing view's check of the
+  // address (src/lib.rs `takeover`) and trunk's loader.
+  assert.equal(d['script-src'].filter((s) => s.startsWith("'sha256-")).length, 3);
   assert.deepEqual(d['default-src'], ["'self'"]);
   assert.deepEqual(d['worker-src'], ["'self'"]);
   assert.deepEqual(d['object-src'], ["'none'"]);

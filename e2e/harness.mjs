@@ -17,16 +17,17 @@ const TYPES = {
   '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-/** Serves `dir` (and `extra` files by URL path) on an ephemeral loopback port, under `prefix`
- * (a static host's sub-path: anything outside it is 404). */
+/** Serves `dir` (and `extra` files by URL path: JSON text, or `{ type, body }`) on an ephemeral
+ * loopback port, under `prefix` (a static host's sub-path: anything outside it is 404). */
 export async function serve(dir = DIST, extra = {}, prefix = '/') {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     if (!url.pathname.startsWith(prefix)) { res.writeHead(404); res.end('outside the sub-path'); return; }
     url.pathname = '/' + url.pathname.slice(prefix.length);
     if (extra[url.pathname]) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(extra[url.pathname]);
+      const e = extra[url.pathname];
+      res.writeHead(200, { 'content-type': typeof e === 'string' ? 'application/json' : e.type });
+      res.end(typeof e === 'string' ? e : e.body);
       return;
     }
     let file = path.join(dir, decodeURIComponent(url.pathname));
@@ -58,8 +59,17 @@ export async function page(b) {
   return watch(await b.newPage());
 }
 
-/** Collects `p`'s errors, CSP violations and dialogs in `p.errors`. */
+/** Collects `p`'s errors, CSP violations and dialogs in `p.errors`. Its `goto` returns once the
+ * app has taken over the landing view prerendered in index.html (src/lib.rs `takeover`): the
+ * tests drive the app, whose controls work, not the static page it replaces (e2e/prerender.test.mjs
+ * tests that one); `p.gotoStatic` returns at the load event. */
 export async function watch(p) {
+  p.gotoStatic = p.goto.bind(p);
+  p.goto = async (url, options) => {
+    const r = await p.gotoStatic(url, options);
+    await p.waitForFunction(() => !document.getElementById('prerendered'), null, { timeout: 20000 });
+    return r;
+  };
   p.errors = [];
   p.on('pageerror', (e) => p.errors.push(String(e)));
   p.on('dialog', (d) => { p.errors.push(`a dialog opened: ${d.type()} ${d.message()}`); d.dismiss().catch(() => {}); });

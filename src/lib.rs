@@ -5,28 +5,159 @@
 //! The URL is the state: `?view=question&id=...&missing=exclude` reproduces a view, so every
 //! view is a link. Query parameters rather than paths keep deep links working on any static
 //! host, under any sub-path, without server rewrites.
+//!
+//! The landing view is also rendered to HTML at build time, natively, from these same
+//! components (`prerender`, `bin/prerender`): `index.html` shows the paper's tables before any
+//! script runs, and without JavaScript. The app takes the page over once its own landing view
+//! shows the same thing ([`takeover`]).
 
 pub mod charts;
 pub mod components;
 pub mod loading;
 pub mod markdown;
 pub mod pages;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod prerender;
 pub mod protocol;
 pub mod state;
 
 use leptos::prelude::*;
 use leptos_router::components::Router;
-use leptos_router::hooks::use_query_map;
 use state::AppState;
 use wasm_bindgen::JsCast;
 
-/// Mounts the app on `<body>`.
+/// Mounts the app on `<body>`, beside the landing view index.html carries prerendered.
 pub fn main() {
     console_error_panic_hook::set_once();
+    takeover::before_mount();
     leptos::mount::mount_to_body(App);
 }
 
+/// The router's hooks where there is a router: the browser. The build-time prerender renders
+/// the same components natively, where a router cannot start (it reads the browser's
+/// address); there the address is the landing page's, with no query, and nothing navigates.
+pub mod nav {
+    use leptos::prelude::*;
+    use leptos_router::NavigateOptions;
+    use leptos_router::params::ParamsMap;
+
+    /// The query of the address (`use_query_map` in the browser).
+    #[cfg(target_arch = "wasm32")]
+    pub fn query_map() -> Memo<ParamsMap> {
+        leptos_router::hooks::use_query_map()
+    }
+
+    /// The query of the address (`use_query_map` in the browser).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn query_map() -> Memo<ParamsMap> {
+        Memo::new(|_| ParamsMap::new())
+    }
+
+    /// Goes to another address of the app (`use_navigate` in the browser).
+    #[cfg(target_arch = "wasm32")]
+    pub fn navigate() -> impl Fn(&str, NavigateOptions) + Clone {
+        leptos_router::hooks::use_navigate()
+    }
+
+    /// Goes to another address of the app (`use_navigate` in the browser).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn navigate() -> impl Fn(&str, NavigateOptions) + Clone {
+        |_: &str, _: NavigateOptions| {}
+    }
+}
+
+/// The landing view as the build rendered it (`<div id="prerendered">` of index.html, filled
+/// by `scripts/prerender.mjs`) stays on screen until the app's own landing view shows the same
+/// data; then, in the same task, it goes and the app's appears in its place (identical
+/// markup, so nothing moves). Until then the app's root is hidden by the stylesheet
+/// (`#prerendered ~ .app`). An address other than the bare landing page's shows something else:
+/// index.html's first script hides the prerendered view before it is painted, and the app
+/// removes it at once.
+pub mod takeover {
+    /// The id of the prerendered landing view's container in index.html.
+    pub const ID: &str = "prerendered";
+
+    /// Whether an address's query is the one the build rendered: none. index.html's first
+    /// script reads it the same way (`location.search.length <= 1`).
+    pub fn renders_prerendered(search: &str) -> bool {
+        search.len() <= 1
+    }
+
+    /// Removes the prerendered view now unless the address is the landing page's; else makes it
+    /// inert: its buttons and links would act on nothing now that the app's own are there.
+    pub fn before_mount() {
+        #[cfg(target_arch = "wasm32")]
+        {
+            let Some(window) = web_sys::window() else {
+                return;
+            };
+            let search = window.location().search().unwrap_or_default();
+            let Some(el) = window.document().and_then(|d| d.get_element_by_id(ID)) else {
+                return;
+            };
+            if renders_prerendered(&search) {
+                let _ = el.set_attribute("inert", "");
+            } else {
+                el.remove();
+            }
+        }
+    }
+
+    /// Removes the prerendered view (if still there): the app's root shows in its place.
+    pub fn now() {
+        #[cfg(target_arch = "wasm32")]
+        if let Some(el) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(ID))
+        {
+            el.remove();
+        }
+    }
+}
+
 /// A link to the current view with some query parameters set (`Some`) or removed (`None`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn href(set: &[(&str, Option<&str>)]) -> String {
+    // The prerendered landing page's address has no query; applied as `URLSearchParams` does
+    // (`set` replaces in place or appends, `delete` removes) and written as it writes, so the
+    // links are the very ones the browser builds.
+    let mut params: Vec<(&str, &str)> = Vec::new();
+    for (k, v) in set {
+        match v {
+            Some(v) => match params.iter_mut().find(|(x, _)| x == k) {
+                Some(p) => p.1 = v,
+                None => params.push((k, v)),
+            },
+            None => params.retain(|(x, _)| x != k),
+        }
+    }
+    let q = params
+        .iter()
+        .map(|(k, v)| format!("{}={}", form_urlencode(k), form_urlencode(v)))
+        .collect::<Vec<_>>()
+        .join("&");
+    format!("?{q}")
+}
+
+/// The `application/x-www-form-urlencoded` serializer of the URL standard, as
+/// `URLSearchParams.toString()` applies it.
+#[cfg(not(target_arch = "wasm32"))]
+fn form_urlencode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// A link to the current view with some query parameters set (`Some`) or removed (`None`).
+#[cfg(target_arch = "wasm32")]
 pub fn href(set: &[(&str, Option<&str>)]) -> String {
     let search = web_sys::window()
         .and_then(|w| w.location().search().ok())
@@ -100,14 +231,53 @@ const VIEWS: [(&str, &str); 7] = [
 
 #[component]
 fn Shell() -> impl IntoView {
+    // The build-time prerender provides the state the app has once its data arrived.
+    #[cfg(target_arch = "wasm32")]
     let state = state::provide_state();
-    let query = use_query_map();
+    #[cfg(not(target_arch = "wasm32"))]
+    let state = expect_context::<AppState>();
+    let query = nav::query_map();
 
     let view_name = Memo::new(move |_| {
         query
             .get()
             .get("view")
             .unwrap_or_else(|| "leaderboard".into())
+    });
+    // The prerendered landing view gives way once this one shows what it shows (the bundled
+    // set's tables and every case study's scores), or as soon as this one will show something
+    // else (another view, the user's files, an error).
+    // Should a case study's data never come, the app's page shows after a while all the same:
+    // a page left inert for good would be worse than a row filling in.
+    let fallback = StoredValue::new(false);
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) {
+            return true;
+        }
+        let elsewhere =
+            query.with(|q| q.latest_values().next().is_some()) || view_name.get() != "leaderboard";
+        let busy = state.busy.get();
+        let failed = busy.as_ref().is_some_and(|b| !b.ends_with('…'));
+        let case_studies = state
+            .bundled_set
+            .with(|s| s.as_ref().is_some_and(|s| s.case_studies));
+        let loaded = busy.is_none() && state.snapshot.with(|s| !s.files.is_empty());
+        if loaded && !fallback.get_value() {
+            fallback.set_value(true);
+            set_timeout(takeover::now, std::time::Duration::from_secs(3));
+        }
+        let complete = loaded
+            && (!case_studies
+                || state.snapshot.with(|s| {
+                    state
+                        .questions
+                        .with(|have| s.questions.iter().all(|q| have.contains_key(&q.id)))
+                }));
+        let go = elsewhere || failed || complete || state.user_files();
+        if go {
+            takeover::now();
+        }
+        go
     });
     let dragging = RwSignal::new(false);
     let on_drop = move |ev: web_sys::DragEvent| {
@@ -208,7 +378,7 @@ fn Shell() -> impl IntoView {
 /// keeps it too). Shown while a bundled set is loaded.
 #[component]
 fn KeepBundled(state: AppState) -> impl IntoView {
-    let navigate = leptos_router::hooks::use_navigate();
+    let navigate = nav::navigate();
     move || {
         let set = state.bundled_set.get()?;
         let navigate = navigate.clone();

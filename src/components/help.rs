@@ -24,6 +24,8 @@ const KEYS: [(&str, &str); 6] = [
 pub fn KeyHelp() -> impl IntoView {
     let open = RwSignal::new(false);
     let close_button = NodeRef::<html::Button>::new();
+    // In the browser only: the build-time prerender has no window to listen on.
+    #[cfg(target_arch = "wasm32")]
     let handle = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
         let tag = ev
             .target()
@@ -43,6 +45,7 @@ pub fn KeyHelp() -> impl IntoView {
             _ => {}
         }
     });
+    #[cfg(target_arch = "wasm32")]
     on_cleanup(move || handle.remove());
     Effect::new(move |_| {
         if open.get()

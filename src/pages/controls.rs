@@ -5,7 +5,6 @@ use crate::href;
 use crate::protocol::set_weight;
 use crate::state::AppState;
 use leptos::prelude::*;
-use leptos_router::hooks::use_navigate;
 use std::collections::BTreeSet;
 
 /// The rules these switches set (`repoprobe score --weight`).
@@ -22,7 +21,7 @@ pub fn weights_href(rules: &[String]) -> String {
 #[component]
 pub fn Controls() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let navigate = use_navigate();
+    let navigate = crate::nav::navigate();
     let nav2 = navigate.clone();
     let nav3 = navigate.clone();
     let nav4 = navigate.clone();

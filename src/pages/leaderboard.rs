@@ -10,7 +10,6 @@ use crate::components::report_table::{ReportTable, RowNotes};
 use crate::state::{AppState, request_paired};
 use crate::{href, view_href};
 use leptos::prelude::*;
-use leptos_router::hooks::{use_navigate, use_query_map};
 use repoprobe_core::{Judgment, report};
 use std::collections::BTreeMap;
 
@@ -242,8 +241,8 @@ fn CaseStudies() -> impl IntoView {
 #[component]
 fn Paired() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let query = use_query_map();
-    let navigate = use_navigate();
+    let query = crate::nav::query_map();
+    let navigate = crate::nav::navigate();
     let models = Memo::new(move |_| {
         let r = state.report.get().ok();
         let judge = r.as_ref().and_then(|r| r.judge.clone());

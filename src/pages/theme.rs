@@ -22,12 +22,16 @@ fn apply(theme: &str) {
 pub fn ThemeSwitch() -> impl IntoView {
     // index.html's first script applied the remembered theme before the first paint (no flash
     // of the other theme, and the storage is read while the page still waits for its wasm).
+    // (At build time, prerendering, there is no page: the system's theme.)
+    #[cfg(target_arch = "wasm32")]
     let initial = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
         .and_then(|root| root.get_attribute("data-theme"))
         .filter(|t| t == "light" || t == "dark")
         .unwrap_or_else(|| "system".into());
+    #[cfg(not(target_arch = "wasm32"))]
+    let initial = String::from("system");
     let theme = RwSignal::new(initial);
     view! {
         <label class="theme">

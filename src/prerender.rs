@@ -1,0 +1,218 @@
+//! The landing view rendered to HTML at build time, natively, so that `dist/index.html` shows
+//! the paper's tables before any script runs (and to visitors without JavaScript), and the app
+//! takes over a page that already shows what it will show (`crate::takeover`).
+//!
+//! One source of truth: the data are loaded and scored by the same core calls, with the same
+//! options, as the worker's first `Loaded` (`bin/repoprobe-worker`), the state is the one the
+//! app holds once that and the case studies' data arrived, and the markup comes from the app's
+//! own components (`Shell`), written by tachys, which escapes every text and attribute.
+
+use crate::protocol::{BundledSet, Origin, QuestionData, Snapshot, ViewOptions, score_options};
+use crate::state::{AppState, InputFile, Shared};
+use leptos::prelude::*;
+use leptos::tachys::view::RenderHtml;
+use repoprobe_core::{LoadOptions, SourceFile, load, score};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The manifest of bundled sets (`public-data/index.json`), as the worker's start script reads it.
+#[derive(serde::Deserialize)]
+struct Manifest {
+    default: Option<String>,
+    sets: BTreeMap<String, SetEntry>,
+}
+
+#[derive(serde::Deserialize)]
+struct SetEntry {
+    #[serde(default)]
+    label: String,
+    #[serde(default)]
+    case_studies: bool,
+    files: Vec<String>,
+}
+
+/// What the app holds after its first load of the default bundled set with no option in the
+/// address: the files (as `Started` lists them), the snapshot and report (as `Loaded` carries
+/// them), and every question's data (as `Question` answers carry them).
+pub struct Landing {
+    pub set: BundledSet,
+    pub files: Vec<InputFile>,
+    pub snapshot: Snapshot,
+    pub report: Result<repoprobe_core::ScoreReport, String>,
+    pub questions: BTreeMap<String, QuestionData>,
+}
+
+/// Loads the manifest's default set from `public_data` (the directory the site serves as
+/// `public-data/`) as the worker does for the bare landing page.
+pub fn load_landing(public_data: &Path) -> Result<Landing, String> {
+    let path = public_data.join("index.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let manifest: Manifest =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = manifest.default.unwrap_or_else(|| "paper".into());
+    let entry = manifest
+        .sets
+        .get(&name)
+        .ok_or_else(|| format!("{}: no bundled data set named {name:?}", path.display()))?;
+    let mut files = Vec::new();
+    let mut bytes = Vec::new();
+    for f in &entry.files {
+        let b = std::fs::read(public_data.join(f))
+            .map_err(|e| format!("{}: {e}", public_data.join(f).display()))?;
+        // The name the worker gives it: its URL, relative to the page.
+        let name = format!("public-data/{f}");
+        files.push(InputFile {
+            name: name.clone(),
+            origin: Origin::Bundled,
+            size: b.len(),
+        });
+        bytes.push((name, b));
+    }
+    let sources: Vec<SourceFile> = bytes
+        .iter()
+        .map(|(name, bytes)| SourceFile { name, bytes })
+        .collect();
+    // As the worker's `reload`: the tables from a load without the texts, the questions' data
+    // from the full load.
+    let fast = load(
+        &sources,
+        LoadOptions {
+            skip_text: true,
+            ..LoadOptions::default()
+        },
+    );
+    let snapshot = Snapshot::of(&fast);
+    let report = score_options(&ViewOptions::default()).and_then(|mut o| {
+        o.items = false;
+        score(&fast.dataset, &fast.issues, &o).map_err(|e| e.to_string())
+    });
+    let full = load(&sources, LoadOptions::default());
+    let questions = snapshot
+        .questions
+        .iter()
+        .map(|q| (q.id.clone(), QuestionData::of(&full.dataset, &q.id)))
+        .collect();
+    Ok(Landing {
+        set: BundledSet {
+            name,
+            label: entry.label.clone(),
+            case_studies: entry.case_studies,
+        },
+        files,
+        snapshot,
+        report,
+        questions,
+    })
+}
+
+/// Effects are the browser's business (drawing charts, focusing, asking the worker): handed to
+/// this executor, they are dropped, not run.
+struct NoEffects;
+
+impl any_spawner::CustomExecutor for NoEffects {
+    fn spawn(&self, _: any_spawner::PinnedFuture<()>) {}
+    fn spawn_local(&self, _: any_spawner::PinnedLocalFuture<()>) {}
+    fn poll_local(&self) {}
+}
+
+/// The app's page (`Shell`: header, landing view, footer) as HTML, for `landing`'s state.
+pub fn render(landing: Landing) -> String {
+    // Already set (a second render in the same process) is as good.
+    let _ = any_spawner::Executor::init_custom_executor(NoEffects);
+    let owner = Owner::new();
+    owner.with(|| {
+        let Landing {
+            set,
+            files,
+            snapshot,
+            report,
+            questions,
+        } = landing;
+        let state = AppState {
+            files: RwSignal::new(files),
+            bundled_set: RwSignal::new(Some(set)),
+            hashes: RwSignal::new(BTreeMap::new()),
+            busy: RwSignal::new(None),
+            snapshot: RwSignal::new(Shared(Arc::new(snapshot))),
+            options: Memo::new(|_| ViewOptions::default()),
+            report: RwSignal::new(report.map(|r| Shared(Arc::new(r)))),
+            questions: RwSignal::new(
+                questions
+                    .into_iter()
+                    .map(|(id, q)| (id, Shared(Arc::new(q))))
+                    .collect(),
+            ),
+            paired: RwSignal::new(None),
+            items: RwSignal::new(None),
+        };
+        provide_context(state);
+        // Rendered once, with nothing to react to: reading signals outside a tracking context
+        // is what this is (debug builds would warn of each read otherwise).
+        let _quiet = leptos::reactive::diagnostics::SpecialNonReactiveZone::enter();
+        view! { <crate::Shell /> }.to_html()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn public_data() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("public-data")
+    }
+
+    /// The figure of the reported Table 3 in `html`.
+    fn reported_figure(html: &str) -> &str {
+        let id = html
+            .find(" id=\"reported-table3\"")
+            .expect("the reported Table 3 is rendered");
+        let start = html[..id].rfind("<figure").expect("in a figure");
+        let end = html[start..].find("</figure>").expect("closed") + start;
+        &html[start..end + "</figure>".len()]
+    }
+
+    #[test]
+    fn the_landing_page_shows_the_papers_table_3_as_the_app_would() {
+        let landing = load_landing(&public_data()).expect("the bundled data load");
+        assert!(landing.set.case_studies, "the default set is the paper's");
+        let expected = repoprobe_core::report::reported_table3(
+            landing.report.as_ref().expect("a report"),
+            &landing.snapshot.reported,
+        )
+        .expect("the paper's set has a reported Table 3");
+        let html = render(landing);
+        let figure = reported_figure(&html);
+        // Every cell of the core's table, in order.
+        let mut at = 0;
+        for row in &expected.rows {
+            for cell in row {
+                let text = cell.text.replace('&', "&amp;").replace('<', "&lt;");
+                let found = figure[at..]
+                    .find(&text)
+                    .unwrap_or_else(|| panic!("{text:?} after byte {at} of {figure}"));
+                at += found + text.len();
+            }
+        }
+        assert!(html.starts_with("<div class=\"app\""), "{}", &html[..80]);
+        assert!(html.contains("The case studies"));
+        assert!(
+            !html.contains("<script"),
+            "no script in the prerendered page"
+        );
+        insta::assert_snapshot!("reported_table3", figure);
+    }
+
+    #[test]
+    fn text_from_data_is_escaped() {
+        let mut landing = load_landing(&public_data()).expect("the bundled data load");
+        let evil = "<img src=x onerror=alert(1)>\"'&";
+        for q in &mut landing.snapshot.questions {
+            q.question = evil.into();
+            q.repo.name = evil.into();
+        }
+        let html = render(landing);
+        assert!(!html.contains("<img"), "raw markup from data");
+        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
+    }
+}

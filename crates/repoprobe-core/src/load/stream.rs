@@ -59,7 +59,7 @@ impl Out {
         if self.batch.units.is_empty() {
             return;
         }
-        let batch = std::mem::take(&mut self.batch);
+        let batch = std::mem::replace(&mut self.batch, Batch::with_capacity(BATCH_BYTES));
         #[cfg(feature = "parallel")]
         if let Some(pool) = self.pool.as_mut() {
             for segments in pool.send(batch) {
@@ -79,7 +79,7 @@ impl StreamLoader {
             files: Vec::new(),
             splitter: None,
             out: Out {
-                batch: Batch::default(),
+                batch: Batch::with_capacity(BATCH_BYTES),
                 options,
                 merge: Merge::default(),
                 #[cfg(feature = "parallel")]

@@ -7,9 +7,9 @@
 //! What it cannot cut it keeps and hands over whole (`What::Whole`): a file that is one object
 //! (a single record), or an object whose `format` is not known before its end (a bundle whose
 //! arrays come before its `format` key). Errors in the structure (a missing comma, a bracket
-//! that closes the wrong thing, the end of the file inside a record, nesting deeper than
-//! [`MAX_DEPTH`]) make the rest of the file unusable, as a syntax error did when files were
-//! parsed whole; an error inside one record's text costs only that record.
+//! that closes the wrong thing, the end of the file inside a record, absurd nesting) make the
+//! rest of the file unusable, as a syntax error did when files were parsed whole, located where
+//! the JSON parser finds the damage; an error inside one record's text costs only that record.
 //!
 //! It must not parse records or know what they hold beyond their container's key.
 
@@ -1060,10 +1060,10 @@ impl Splitter {
     }
 }
 
+/// A closing bracket of the watched array (`array`) or object in `phase`.
 fn close_allowed(phase: Phase, i: usize, array: bool) -> Result<(), Fatal> {
     match phase {
         Phase::Open | Phase::After => Ok(()),
-        Phase::Next if array => Err(Fatal(i, "trailing comma".into())),
         Phase::Next => Err(Fatal(i, "trailing comma".into())),
         Phase::Colon => Err(Fatal(i, "expected `:`".into())),
         Phase::Value | Phase::In => Err(Fatal(i, "expected value".into())),
@@ -1071,6 +1071,7 @@ fn close_allowed(phase: Phase, i: usize, array: bool) -> Result<(), Fatal> {
     }
 }
 
+/// A comma in the watched array (`array`) or object in `phase`.
 fn comma_allowed(phase: Phase, i: usize, array: bool) -> Result<(), Fatal> {
     match phase {
         Phase::After => Ok(()),

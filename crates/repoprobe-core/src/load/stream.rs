@@ -335,3 +335,49 @@ mod pool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::synth::{SynthOptions, generate};
+    use crate::{LoadOptions, SourceFile, load};
+
+    /// Several batches' worth of records, as a bundle and as JSONL, loaded on threads and on
+    /// one: the same load (batches come back in the order they were cut).
+    #[test]
+    fn threads_give_the_load_of_one_thread() {
+        let bundle = generate(SynthOptions {
+            models: 10,
+            questions: 100,
+            runs: 2,
+            seed: 3,
+        });
+        let json = serde_json::to_vec(&bundle).unwrap();
+        assert!(json.len() > 3 * super::BATCH_BYTES, "{} bytes", json.len());
+        let mut jsonl = Vec::new();
+        for j in &bundle.judgments {
+            jsonl.extend(serde_json::to_vec(j).unwrap());
+            jsonl.push(b'\n');
+        }
+        let files = [
+            SourceFile {
+                name: "a.json",
+                bytes: &json,
+            },
+            SourceFile {
+                name: "b.jsonl",
+                bytes: &jsonl,
+            },
+        ];
+        let print = |l: &crate::Loaded| format!("{:?} {:?} {:?}", l.dataset, l.issues, l.files);
+        let one = load(&files, LoadOptions::default());
+        assert!(one.issues.iter().all(|i| i.message.contains("duplicate")));
+        let three = load(
+            &files,
+            LoadOptions {
+                threads: 3,
+                ..LoadOptions::default()
+            },
+        );
+        assert_eq!(print(&three), print(&one));
+    }
+}

@@ -3,8 +3,10 @@
 //!
 //! The core takes the world as arguments (bytes, seeds, options): no file system, clock,
 //! environment, randomness from the OS or async. Data flows
-//! bytes → [`load()`] (parse, validate) → [`Dataset`] → [`metrics::score`] → [`ScoreReport`] →
-//! [`report`] (text formats).
+//! bytes → [`load()`] or [`StreamLoader`] (parse, validate) → [`Dataset`] → [`metrics::score`] →
+//! [`ScoreReport`] → [`report`] (text formats). Files may come whole or as streams of chunks;
+//! with the `parallel` feature (the CLI's, never the site's) records are parsed on threads of
+//! the loader's own while the caller feeds it.
 
 pub mod dataset;
 #[cfg(test)]
@@ -15,9 +17,9 @@ pub mod model;
 pub mod protocol;
 pub mod validate;
 
-pub use dataset::{Dataset, LoadOptions, Loaded, load};
+pub use dataset::{Dataset, LoadOptions, Loaded, Spans, load};
 pub use issue::{Issue, Severity};
-pub use load::{RecordKind, SourceFile};
+pub use load::{RecordKind, SourceFile, Span, StreamLoader};
 pub use model::*;
 
 /// Version of the file formats this crate reads and writes (`version` of bundles).

@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 
 pub use crate::protocol::Origin;
 
-/// One input file. Its bytes went to the worker, which holds them.
+/// One input file. Its handle (a `Blob`) went to the worker, which holds it.
 #[derive(Debug, Clone)]
 pub struct InputFile {
     pub name: String,
@@ -99,7 +99,7 @@ impl AppState {
     }
 }
 
-/// A request to the worker: its JSON and the buffers it transfers.
+/// A request to the worker: its JSON and the files (`Blob`s) that go with it.
 type Message = (String, Option<Array>);
 
 thread_local! {
@@ -117,34 +117,32 @@ thread_local! {
 /// The worker's start script (`bin/repoprobe-worker-start.js`); index.html starts it.
 const WORKER_URL: &str = "./repoprobe-worker-start.js";
 
-fn post(req: &Request, buffers: Option<Array>) {
+fn post(req: &Request, blobs: Option<Array>) {
     let Ok(text) = serde_json::to_string(req) else {
         return;
     };
     let queued = PENDING.with(|p| match p.borrow_mut().as_mut() {
         Some(queue) => {
-            queue.push((text.clone(), buffers.clone()));
+            queue.push((text.clone(), blobs.clone()));
             true
         }
         None => false,
     });
     if !queued {
-        send(&text, buffers);
+        send(&text, blobs);
     }
 }
 
-fn send(text: &str, buffers: Option<Array>) {
+/// Posts a request; `Blob`s are cloned as handles (the browser shares the data), so nothing is
+/// copied or transferred.
+fn send(text: &str, blobs: Option<Array>) {
     WORKER.with(|w| {
         if let Some(w) = w.borrow().as_ref() {
             let msg = Array::of2(
                 &JsValue::from_str(text),
-                &buffers.clone().map(JsValue::from).unwrap_or(JsValue::NULL),
+                &blobs.map(JsValue::from).unwrap_or(JsValue::NULL),
             );
-            let result = match buffers {
-                Some(b) => w.post_message_with_transfer(&msg, &b),
-                None => w.post_message(&msg),
-            };
-            if let Err(e) = result {
+            if let Err(e) = w.post_message(&msg) {
                 web_sys::console::error_2(&"posting to the worker failed".into(), &e);
             }
         }
@@ -183,9 +181,9 @@ fn early_messages() -> Vec<String> {
         .collect()
 }
 
-/// Adds files: their buffers are transferred to the worker (no copy on this thread), which adds
-/// them to the files it holds and loads and scores them all again.
-pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::ArrayBuffer>) {
+/// Adds files: their handles go to the worker (nothing is read on this thread), which adds them
+/// to the files it holds and loads and scores them all again, reading them as streams.
+pub fn add_files(state: AppState, files: Vec<InputFile>, blobs: Vec<web_sys::Blob>) {
     if files.is_empty() {
         return;
     }
@@ -193,9 +191,9 @@ pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::Ar
     let names = files.iter().map(|f| f.name.clone()).collect();
     let origins = files.iter().map(|f| f.origin).collect();
     state.files.update(|f| f.extend(files));
-    let transfer = Array::new();
-    for b in buffers {
-        transfer.push(&b);
+    let list = Array::new();
+    for b in blobs {
+        list.push(&b);
     }
     post(
         &Request::Add {
@@ -203,7 +201,7 @@ pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::Ar
             origins,
             options: state.options.get_untracked(),
         },
-        Some(transfer),
+        Some(list),
     );
 }
 
@@ -391,8 +389,8 @@ pub fn provide_state() -> AppState {
             let handle = move |text: String, now: bool| {
                 if text == READY {
                     let queue = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
-                    for (text, buffers) in queue {
-                        send(&text, buffers);
+                    for (text, blobs) in queue {
+                        send(&text, blobs);
                     }
                 } else if let Ok(r) = serde_json::from_str::<Response>(&text) {
                     if now {

@@ -1,5 +1,11 @@
 //! The site's Web Worker: it owns the loaded dataset and runs `load` and `score` off the main
 //! thread, so that a large results file never freezes the page. It speaks `protocol`.
+//!
+//! It holds the files as `Blob`s (a dropped `File` is the user's file on disk; a fetched body is
+//! the browser's copy), never their bytes: each load streams them chunk by chunk into the core's
+//! `StreamLoader` with the texts skipped, hashing the same chunks, so a 1 GB file never sits
+//! whole in wasm memory. The answers and rationales of a question are read back by byte range
+//! when its view first asks for them.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -12,21 +18,55 @@ fn main() {}
 #[cfg(target_arch = "wasm32")]
 mod worker {
     use js_sys::{Array, Uint8Array};
-    use repoprobe_core::{LoadOptions, Loaded, SourceFile, load, score};
-    use repoprobe_site::protocol::{
-        Origin, QuestionData, Request, Response, Snapshot, ViewOptions, counted, score_options,
+    use repoprobe_core::{
+        Issue, LoadOptions, Loaded, RecordKind, Severity, Span, StreamLoader, score,
     };
-    use std::cell::RefCell;
+    use repoprobe_site::protocol::{
+        Origin, QuestionData, Request, Response, Snapshot, ViewOptions, batch_ranges, counted, hex,
+        score_options,
+    };
+    use sha2::Digest;
+    use std::cell::{Cell, RefCell};
+    use std::collections::{BTreeSet, VecDeque};
     use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
-    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+    use wasm_bindgen_futures::JsFuture;
+    use web_sys::{
+        Blob, DedicatedWorkerGlobalScope, MessageEvent, ReadableStreamDefaultReader,
+        ReadableStreamReadResult,
+    };
+
+    /// A file given to the worker.
+    struct Held {
+        name: String,
+        origin: Origin,
+        blob: Blob,
+        /// Hex SHA-256, once the file has been read through.
+        hash: Option<String>,
+    }
 
     thread_local! {
         static LOADED: RefCell<Loaded> = RefCell::new(Loaded::default());
         /// Every file added so far, with its origin: the dataset is loaded from those that count
         /// (`protocol::counted`).
-        static FILES: RefCell<Vec<(String, Origin, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
+        static FILES: RefCell<Vec<Held>> = const { RefCell::new(Vec::new()) };
+        /// The files of the dataset loaded, by the number the loader gave them (`Span::file`).
+        static SOURCES: RefCell<Vec<Blob>> = const { RefCell::new(Vec::new()) };
+        /// Records whose texts were read back since the last load: (kind, index).
+        static FILLED: RefCell<BTreeSet<(u8, usize)>> = const { RefCell::new(BTreeSet::new()) };
+        /// Requests not served yet, in order: serving one may wait for the browser (reading a
+        /// file), and the next must not start before it ends (a `Question` after an `Add` must
+        /// see the new data).
+        static QUEUE: RefCell<VecDeque<(Request, JsValue)>> = const { RefCell::new(VecDeque::new()) };
+        static SERVING: Cell<bool> = const { Cell::new(false) };
     }
+
+    /// Records this close together (bytes) are read back with one slice of their file: a
+    /// slice read costs a round trip to the browser, a few KB more cost nothing.
+    const GAP: u64 = 64 * 1024;
+    /// The most one slice read holds (bytes), so that a question whose records are spread over
+    /// a large file does not read all of it.
+    const MAX_READ: u64 = 8 * 1024 * 1024;
 
     pub fn start() {
         console_error_panic_hook::set_once();
@@ -34,6 +74,8 @@ mod worker {
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(handle);
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
+        // For e2e/speed.mjs, which prints how large the worker's wasm memory grew.
+        let _ = js_sys::Reflect::set(&scope, &"__rpMemory".into(), &wasm_bindgen::memory());
         let _ = scope.post_message(&JsValue::from_str(repoprobe_site::protocol::READY));
     }
 
@@ -41,6 +83,13 @@ mod worker {
         let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
         let text = serde_json::to_string(r).unwrap_or_default();
         let _ = scope.post_message(&JsValue::from_str(&text));
+    }
+
+    fn js_err(e: JsValue) -> String {
+        e.dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .or_else(|| e.as_string())
+            .unwrap_or_else(|| format!("{e:?}"))
     }
 
     /// The report for the page, without the per-item rows: those are large and only some
@@ -54,41 +103,212 @@ mod worker {
         })
     }
 
+    /// Reads `blob` through as a stream, handing each chunk to `f`; the bytes read so far and
+    /// the reason if the browser could not read it all (the file changed or went away).
+    async fn stream(blob: &Blob, mut f: impl FnMut(&[u8])) -> Result<u64, (u64, String)> {
+        let reader: ReadableStreamDefaultReader = blob.stream().get_reader().unchecked_into();
+        let mut buf: Vec<u8> = Vec::new();
+        let mut read = 0u64;
+        loop {
+            let r: ReadableStreamReadResult = JsFuture::from(reader.read())
+                .await
+                .map_err(|e| (read, js_err(e)))?
+                .unchecked_into();
+            if r.get_done().unwrap_or(true) {
+                return Ok(read);
+            }
+            let chunk = r.get_value().dyn_into::<Uint8Array>().map_err(|_| {
+                (
+                    read,
+                    "the browser gave something else than bytes".to_string(),
+                )
+            })?;
+            buf.resize(chunk.length() as usize, 0);
+            chunk.copy_to(&mut buf);
+            read += buf.len() as u64;
+            f(&buf);
+        }
+    }
+
     /// Loads the files that count under `options` (the bundled set only if kept or alone, see
-    /// `protocol::counted`) and answers with their tables.
-    fn reload(options: ViewOptions) {
-        FILES.with(|files| {
+    /// `protocol::counted`), reading each as a stream with the texts skipped (scores never read
+    /// them; a question view reads its own back, see [`fill_question`]), and answers with their
+    /// tables. Files read through get their hash on the way.
+    async fn reload(options: ViewOptions) {
+        let sources: Vec<(usize, String, Blob, bool)> = FILES.with(|files| {
             let files = files.borrow();
-            let user = files.iter().any(|(_, o, _)| *o != Origin::Bundled);
-            let sources: Vec<SourceFile> = files
+            let user = files.iter().any(|f| f.origin != Origin::Bundled);
+            files
                 .iter()
-                .filter(|(_, o, _)| counted(*o, options.keep_bundled, user))
-                .map(|(name, _, bytes)| SourceFile { name, bytes })
-                .collect();
-            // First without rationales and answers (scores never read them): the tables show
-            // sooner. Then with them, for the question views; requests that arrive meanwhile
-            // wait in the worker's queue.
-            let fast = load(
-                &sources,
-                LoadOptions {
-                    skip_text: true,
-                    ..LoadOptions::default()
-                },
-            );
-            let snapshot = Snapshot::of(&fast);
-            LOADED.with(|l| *l.borrow_mut() = fast);
-            let report = report(&options);
-            reply(&Response::Loaded {
-                options,
-                snapshot,
-                report,
-            });
-            let full = load(&sources, LoadOptions::default());
-            LOADED.with(|l| *l.borrow_mut() = full);
+                .enumerate()
+                .filter(|(_, f)| counted(f.origin, options.keep_bundled, user))
+                .map(|(i, f)| (i, f.name.clone(), f.blob.clone(), f.hash.is_none()))
+                .collect()
+        });
+        let mut loader = StreamLoader::new(LoadOptions {
+            skip_text: true,
+            ..LoadOptions::default()
+        });
+        let mut unread = Vec::new();
+        for (i, name, blob, hash) in &sources {
+            loader.begin_file(name);
+            let mut hasher = hash.then(sha2::Sha256::new);
+            let r = stream(blob, |chunk| {
+                loader.feed(chunk);
+                if let Some(h) = hasher.as_mut() {
+                    h.update(chunk);
+                }
+            })
+            .await;
+            loader.end_file();
+            match r {
+                Ok(_) => {
+                    if let Some(h) = hasher {
+                        let h = hex(&h.finalize());
+                        FILES.with(|f| f.borrow_mut()[*i].hash = Some(h));
+                    }
+                }
+                Err((at, why)) => unread.push(Issue {
+                    file: name.clone(),
+                    location: format!("byte {at}"),
+                    message: format!(
+                        "the browser could not read the file beyond this point: {why}"
+                    ),
+                    severity: Severity::File,
+                }),
+            }
+        }
+        let mut loaded = loader.finish();
+        loaded.issues.extend(unread);
+        let snapshot = Snapshot::of(&loaded);
+        LOADED.with(|l| *l.borrow_mut() = loaded);
+        SOURCES.with(|s| *s.borrow_mut() = sources.into_iter().map(|(_, _, b, _)| b).collect());
+        FILLED.with(|f| f.borrow_mut().clear());
+        let report = report(&options);
+        reply(&Response::Loaded {
+            options,
+            snapshot,
+            report,
         });
     }
 
-    /// A message is `[json, [ArrayBuffer...]]`: the request and, for `load`, the files' bytes.
+    /// Hashes the files not hashed yet (those the last load did not read: the bundled set
+    /// when the user's files replace it).
+    async fn hash_the_rest() {
+        let todo: Vec<(usize, Blob)> = FILES.with(|f| {
+            f.borrow()
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.hash.is_none())
+                .map(|(i, f)| (i, f.blob.clone()))
+                .collect()
+        });
+        for (i, blob) in todo {
+            let mut h = sha2::Sha256::new();
+            if stream(&blob, |c| h.update(c)).await.is_ok() {
+                let h = hex(&h.finalize());
+                FILES.with(|f| f.borrow_mut()[i].hash = Some(h));
+            }
+        }
+    }
+
+    fn kind_code(kind: RecordKind) -> u8 {
+        RecordKind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as u8
+    }
+
+    /// Reads back the texts of question `id`'s answers and judgments that the load skipped;
+    /// what could not be read (a file changed since it was loaded) is said in the error.
+    async fn fill_question(id: &str) -> Result<(), String> {
+        // (file, span, kind, index) of each record still without its texts.
+        let wanted: Vec<(RecordKind, usize, Span)> = LOADED.with(|l| {
+            let l = l.borrow();
+            let d = &l.dataset;
+            let Some(spans) = d.spans.as_ref() else {
+                return Vec::new();
+            };
+            let filled = FILLED.with(|f| f.borrow().clone());
+            let mut out = Vec::new();
+            let mut take = |kind: RecordKind, i: usize, spans: &[Span]| {
+                if let Some(&s) = spans.get(i)
+                    && !filled.contains(&(kind_code(kind), i))
+                {
+                    out.push((kind, i, s));
+                }
+            };
+            for (i, a) in d.answers.iter().enumerate() {
+                if a.question_id == id {
+                    take(RecordKind::Answer, i, &spans.answers);
+                }
+            }
+            for (i, j) in d.judgments.iter().enumerate() {
+                if j.question_id == id {
+                    take(RecordKind::Judgment, i, &spans.judgments);
+                }
+            }
+            out
+        });
+        let sources = SOURCES.with(|s| s.borrow().clone());
+        let mut errors: Vec<String> = Vec::new();
+        let files: BTreeSet<u32> = wanted.iter().map(|w| w.2.file).collect();
+        for file in files {
+            let mine: Vec<&(RecordKind, usize, Span)> =
+                wanted.iter().filter(|w| w.2.file == file).collect();
+            let Some(blob) = sources.get(file as usize) else {
+                errors.push(format!("no file number {file}"));
+                continue;
+            };
+            let ranges: Vec<(u64, u64)> = mine.iter().map(|w| (w.2.start, w.2.end)).collect();
+            let batches = batch_ranges(&ranges, GAP, MAX_READ);
+            // Every slice asked for at once: the browser reads them while none is waited on.
+            let reads = Array::new();
+            for b in &batches {
+                match blob.slice_with_f64_and_f64(b.start as f64, b.end as f64) {
+                    Ok(s) => reads.push(&s.array_buffer()),
+                    Err(e) => reads.push(&js_sys::Promise::reject(&e)),
+                };
+            }
+            let buffers = match JsFuture::from(js_sys::Promise::all(&reads)).await {
+                Ok(v) => Array::from(&v),
+                Err(e) => {
+                    errors.push(js_err(e));
+                    continue;
+                }
+            };
+            for (b, buffer) in batches.iter().zip(buffers.iter()) {
+                let bytes = Uint8Array::new(&buffer).to_vec();
+                for &m in &b.members {
+                    let (kind, index, span) = *mine[m];
+                    let (from, to) = (
+                        (span.start - b.start) as usize,
+                        (span.end - b.start) as usize,
+                    );
+                    let Some(record) = bytes.get(from..to) else {
+                        errors.push(format!(
+                            "bytes {}–{} are no longer in the file",
+                            span.start, span.end
+                        ));
+                        continue;
+                    };
+                    match LOADED.with(|l| l.borrow_mut().dataset.fill_texts(kind, index, record)) {
+                        Ok(()) => FILLED.with(|f| f.borrow_mut().insert((kind_code(kind), index))),
+                        Err(e) => {
+                            errors.push(e);
+                            false
+                        }
+                    };
+                }
+            }
+        }
+        match errors.len() {
+            0 => Ok(()),
+            n => Err(format!(
+                "{n} answer text(s) or rationale(s) could not be read back from the files (did a file change since it was loaded? load it again): {}",
+                errors.first().map(String::as_str).unwrap_or_default()
+            )),
+        }
+    }
+
+    /// A message is `[json, [Blob...]]`: the request and, for `add`, the files.
     fn handle(ev: MessageEvent) {
         let data = Array::from(&ev.data());
         let Some(text) = data.get(0).as_string() else {
@@ -97,43 +317,51 @@ mod worker {
         let Ok(req) = serde_json::from_str::<Request>(&text) else {
             return;
         };
+        QUEUE.with(|q| q.borrow_mut().push_back((req, data.get(1))));
+        if !SERVING.with(|s| s.replace(true)) {
+            wasm_bindgen_futures::spawn_local(async {
+                while let Some((req, blobs)) = QUEUE.with(|q| q.borrow_mut().pop_front()) {
+                    serve(req, blobs).await;
+                }
+                SERVING.with(|s| s.set(false));
+            });
+        }
+    }
+
+    async fn serve(req: Request, blobs: JsValue) {
         match req {
             Request::Add {
                 names,
                 origins,
                 options,
             } => {
-                let buffers = Array::from(&data.get(1));
-                let added: Vec<String> = names.clone();
+                let blobs = Array::from(&blobs);
+                let first = FILES.with(|f| f.borrow().len());
                 FILES.with(|files| {
                     files.borrow_mut().extend(
                         names
                             .into_iter()
                             .enumerate()
-                            .zip(buffers.iter().map(|b| Uint8Array::new(&b).to_vec()))
-                            .map(|((i, name), bytes)| {
-                                (
-                                    name,
-                                    origins.get(i).copied().unwrap_or(Origin::Dropped),
-                                    bytes,
-                                )
+                            .zip(blobs.iter().filter_map(|b| b.dyn_into::<Blob>().ok()))
+                            .map(|((i, name), blob)| Held {
+                                name,
+                                origin: origins.get(i).copied().unwrap_or(Origin::Dropped),
+                                blob,
+                                hash: None,
                             }),
                     );
                 });
-                reload(options);
+                reload(options).await;
+                hash_the_rest().await;
                 let hashes = FILES.with(|files| {
-                    files
-                        .borrow()
+                    files.borrow()[first..]
                         .iter()
-                        .filter(|(name, _, _)| added.contains(name))
-                        .map(|(name, _, bytes)| {
-                            (name.clone(), repoprobe_site::protocol::sha256_hex(bytes))
-                        })
+                        .filter_map(|f| Some((f.name.clone(), f.hash.clone()?)))
                         .collect()
                 });
                 reply(&Response::Hashes(hashes));
             }
-            Request::Reload { options } => reload(options),
+            Request::Reload { options } => reload(options).await,
             Request::Score { options } => {
                 let r = report(&options);
                 reply(&Response::Report { options, report: r });
@@ -154,7 +382,9 @@ mod worker {
                 reply(&Response::Items { options, items });
             }
             Request::Question { id } => {
-                let q = LOADED.with(|l| QuestionData::of(&l.borrow().dataset, &id));
+                let filled = fill_question(&id).await;
+                let mut q = LOADED.with(|l| QuestionData::of(&l.borrow().dataset, &id));
+                q.texts_error = filled.err();
                 reply(&Response::Question(q));
             }
             Request::Paired { options, a, b } => {

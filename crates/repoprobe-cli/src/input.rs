@@ -1,31 +1,75 @@
 //! The only place the CLI reads input files. A directory stands for the `.json` and `.jsonl`
 //! files directly in it, in name order. An unreadable file is an issue, like any other.
+//!
+//! Files are read as streams, a chunk at a time, into the core's [`StreamLoader`]: a results
+//! file is never held whole, and its records are parsed on every core while it is read.
 
-use repoprobe_core::{Issue, LoadOptions, Loaded, Severity, SourceFile};
+use repoprobe_core::{Issue, LoadOptions, Loaded, Severity, StreamLoader};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// Bytes read at a time.
+const CHUNK: usize = 1 << 20;
+
+/// Threads that parse records: one per core, or `REPOPROBE_THREADS` (1 parses on the reading
+/// thread; for measurements).
+pub const THREADS_VAR: &str = "REPOPROBE_THREADS";
+
+fn threads() -> usize {
+    std::env::var(THREADS_VAR)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
 
 /// Reads and loads every path.
 pub fn load_paths(paths: &[PathBuf], options: LoadOptions) -> Loaded {
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut loader = StreamLoader::new(LoadOptions {
+        threads: threads(),
+        ..options
+    });
     let mut read_issues = Vec::new();
+    let mut buf = vec![0u8; CHUNK];
     for path in paths {
         for file in expand(path, &mut read_issues) {
-            match std::fs::read(&file) {
-                Ok(bytes) => files.push((file.display().to_string(), bytes)),
-                Err(e) => read_issues.push(Issue {
-                    file: file.display().to_string(),
-                    location: "file".into(),
-                    message: format!("cannot read the file: {e}"),
-                    severity: Severity::File,
-                }),
+            let name = file.display().to_string();
+            let cannot = |e: std::io::Error, at: u64| Issue {
+                file: name.clone(),
+                location: "file".into(),
+                message: if at == 0 {
+                    format!("cannot read the file: {e}")
+                } else {
+                    format!("cannot read the file beyond byte {at}: {e}")
+                },
+                severity: Severity::File,
+            };
+            let mut f = match std::fs::File::open(&file) {
+                Ok(f) => f,
+                Err(e) => {
+                    read_issues.push(cannot(e, 0));
+                    continue;
+                }
+            };
+            loader.begin_file(&name);
+            let mut at = 0u64;
+            loop {
+                match f.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        loader.feed(&buf[..n]);
+                        at += n as u64;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        read_issues.push(cannot(e, at));
+                        break;
+                    }
+                }
             }
+            loader.end_file();
         }
     }
-    let sources: Vec<SourceFile> = files
-        .iter()
-        .map(|(name, bytes)| SourceFile { name, bytes })
-        .collect();
-    let mut loaded = repoprobe_core::load(&sources, options);
+    let mut loaded = loader.finish();
     read_issues.append(&mut loaded.issues);
     loaded.issues = read_issues;
     loaded

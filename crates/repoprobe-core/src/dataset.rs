@@ -3,7 +3,9 @@
 //! keeps every valid record and reports every other one.
 
 use crate::issue::{Issue, Severity, quote};
-use crate::load::{FileSummary, Located, Parsed, Record, RecordKind, SourceFile, parse_files};
+use crate::load::{
+    FileSummary, Located, Parsed, Record, RecordKind, Records, SourceFile, Span, StreamLoader,
+};
 use crate::model::*;
 use crate::validate;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -21,6 +23,10 @@ pub struct Dataset {
     /// Each kept record's JSON text, unknown fields included, parallel to the vectors above;
     /// present only when loaded with [`LoadOptions::keep_raw`].
     pub raw: Option<RawRecords>,
+    /// Where each kept record lies in its file, parallel to the vectors above; present when
+    /// loaded with [`LoadOptions::skip_text`], so that the texts it skipped can be read back
+    /// ([`Dataset::fill_texts`]).
+    pub spans: Option<Spans>,
 }
 
 impl Dataset {
@@ -62,6 +68,7 @@ impl Dataset {
                 .collect(),
             reported: self.reported.clone(),
             raw: None,
+            spans: None,
         }
     }
 }
@@ -77,7 +84,101 @@ pub struct RawRecords {
     pub reported: Vec<Box<RawValue>>,
 }
 
+/// Where each kept record lies in its file, in the same order as the typed vectors of
+/// [`Dataset`].
+#[derive(Debug, Clone, Default)]
+pub struct Spans {
+    pub questions: Vec<Span>,
+    pub answers: Vec<Span>,
+    pub judgments: Vec<Span>,
+    pub scalar_judgments: Vec<Span>,
+    pub failure_labels: Vec<Span>,
+    pub reported: Vec<Span>,
+}
+
 impl Dataset {
+    /// Puts back the long texts (answer, rationales) of record `index` of `kind` that a load
+    /// with [`LoadOptions::skip_text`] left empty, from `bytes`: those of the record's
+    /// [`Span`] in its file. An error when the bytes are not that record (the file changed
+    /// since it was loaded); the record is then left as it was.
+    pub fn fill_texts(
+        &mut self,
+        kind: RecordKind,
+        index: usize,
+        bytes: &[u8],
+    ) -> Result<(), String> {
+        let parsed = crate::load::parse_one(kind, bytes)
+            .map_err(|e| format!("the {} at this place is unreadable now: {e}", kind.noun()))?;
+        let changed = || {
+            format!(
+                "another {} is at this place now: the file changed",
+                kind.noun()
+            )
+        };
+        let missing = || format!("no {} number {index}", kind.noun());
+        match (kind, parsed) {
+            (RecordKind::Answer, Record::Answer(new)) => {
+                let a = self.answers.get_mut(index).ok_or_else(missing)?;
+                if (&a.question_id, &a.model, a.attempt)
+                    != (&new.question_id, &new.model, new.attempt)
+                {
+                    return Err(changed());
+                }
+                a.answer = new.answer;
+            }
+            (RecordKind::Judgment, Record::Judgment(new)) => {
+                let j = self.judgments.get_mut(index).ok_or_else(missing)?;
+                let same = (&j.question_id, &j.model, j.attempt, &j.judge, j.judge_run)
+                    == (
+                        &new.question_id,
+                        &new.model,
+                        new.attempt,
+                        &new.judge,
+                        new.judge_run,
+                    )
+                    && j.items.len() == new.items.len()
+                    && j.items
+                        .iter()
+                        .zip(&new.items)
+                        .all(|(a, b)| a.id == b.id && a.score == b.score);
+                if !same {
+                    return Err(changed());
+                }
+                for (item, new) in j.items.iter_mut().zip(new.items) {
+                    item.rationale = new.rationale;
+                }
+            }
+            (RecordKind::ScalarJudgment, Record::ScalarJudgment(new)) => {
+                let s = self.scalar_judgments.get_mut(index).ok_or_else(missing)?;
+                if (&s.question_id, &s.model, s.attempt, &s.judge, s.judge_run)
+                    != (
+                        &new.question_id,
+                        &new.model,
+                        new.attempt,
+                        &new.judge,
+                        new.judge_run,
+                    )
+                {
+                    return Err(changed());
+                }
+                s.rationale = new.rationale;
+            }
+            (RecordKind::FailureLabel, Record::FailureLabel(new)) => {
+                let l = self.failure_labels.get_mut(index).ok_or_else(missing)?;
+                if (&l.question_id, &l.model, l.attempt, &l.classifier)
+                    != (&new.question_id, &new.model, new.attempt, &new.classifier)
+                {
+                    return Err(changed());
+                }
+                l.rationale = new.rationale;
+            }
+            // Questions and reported values keep every text.
+            (RecordKind::Question | RecordKind::Reported, _) => {}
+            _ => return Err(changed()),
+        }
+        Ok(())
+    }
+
     pub fn count(&self, kind: RecordKind) -> usize {
         match kind {
             RecordKind::Question => self.questions.len(),
@@ -101,7 +202,12 @@ pub struct LoadOptions {
     pub keep_raw: bool,
     /// Leave long free texts (rationales, answers) empty: for scoring only, where they are
     /// never read, it saves copying most of a results file. Ignored when `keep_raw` is set.
+    /// The records' [`Spans`] are kept instead, to read the texts back.
     pub skip_text: bool,
+    /// Threads that parse records while the caller's thread cuts them out of the files; 0 or
+    /// 1 parses on the caller's thread. Only with the `parallel` feature (never in the site's
+    /// wasm); the result is the same whatever the number.
+    pub threads: usize,
 }
 
 /// Everything a load produced: the valid records, every issue, what each file held, and
@@ -121,21 +227,43 @@ impl Loaded {
     }
 }
 
-/// Loads files into one dataset. Never panics and never aborts: see the module docs.
+/// Loads files into one dataset. Never panics and never aborts: see the module docs. The same
+/// as giving each file to a [`StreamLoader`].
 pub fn load(files: &[SourceFile<'_>], options: LoadOptions) -> Loaded {
-    let parsed = parse_files(files, options);
-    assemble(parsed, options)
+    let mut loader = StreamLoader::new(options);
+    for f in files {
+        loader.begin_file(f.name);
+        // Fed as a reader would: the splitter then never copies more than a chunk at once.
+        for chunk in f.bytes.chunks(1 << 20) {
+            loader.feed(chunk);
+        }
+        loader.end_file();
+    }
+    loader.finish()
 }
 
-fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
+/// The records of every file, parsed, made into a dataset (the rules of the module docs).
+pub(crate) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     let Parsed {
         records,
         mut issues,
         files,
     } = parsed;
+    let Records {
+        questions,
+        answers,
+        judgments,
+        scalar_judgments,
+        failure_labels,
+        reported,
+    } = records;
     let mut b = Builder {
         ds: Dataset {
             raw: options.keep_raw.then(RawRecords::default),
+            spans: (options.skip_text && !options.keep_raw).then(Spans::default),
+            questions: Vec::with_capacity(questions.len()),
+            answers: Vec::with_capacity(answers.len()),
+            judgments: Vec::with_capacity(judgments.len()),
             ..Dataset::default()
         },
         issues: Vec::new(),
@@ -145,14 +273,9 @@ fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
 
     // Questions first, from every file, so that file order never decides whether a judgment's
     // question is known.
-    let (questions, rest): (Vec<Located>, Vec<Located>) = records
-        .into_iter()
-        .partition(|r| r.record.kind() == RecordKind::Question);
     let mut question_ids = HashSet::default();
     for loc in questions {
-        let Record::Question(q) = &loc.record else {
-            continue;
-        };
+        let q = &loc.record;
         let errs = validate::question(q);
         if !errs.is_empty() {
             for e in errs {
@@ -170,7 +293,12 @@ fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
             );
             continue;
         }
-        b.keep(loc);
+        b.keep(
+            loc,
+            |ds| &mut ds.questions,
+            |r| &mut r.questions,
+            |s| &mut s.questions,
+        );
     }
     let index: HashMap<String, usize> =
         b.ds.questions
@@ -181,16 +309,11 @@ fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     let have_benchmark = !index.is_empty();
 
     // Answers before judgments: a judgment of a failed run is reported.
-    let (answers, rest): (Vec<Located>, Vec<Located>) = rest
-        .into_iter()
-        .partition(|r| r.record.kind() == RecordKind::Answer);
     let mut names = Interner::default();
     let mut failed_runs: HashSet<(u32, u32, u32)> = HashSet::default();
     let mut answer_keys = HashSet::default();
     for loc in answers {
-        let Record::Answer(a) = &loc.record else {
-            continue;
-        };
+        let a = &loc.record;
         if have_benchmark && !index.contains_key(&a.question_id) {
             b.issue(
                 &loc,
@@ -214,166 +337,190 @@ fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
         if a.error.is_some() {
             failed_runs.insert(key);
         }
-        b.keep(loc);
+        b.keep(
+            loc,
+            |ds| &mut ds.answers,
+            |r| &mut r.answers,
+            |s| &mut s.answers,
+        );
     }
 
     let mut unchecked = [0usize; 3];
     let mut judgment_keys = HashSet::default();
-    let mut scalar_keys = HashSet::default();
-    let mut label_keys = HashSet::default();
-    let mut reported_keys = HashSet::default();
-    for loc in rest {
-        match &loc.record {
-            Record::Judgment(j) => {
-                if have_benchmark {
-                    let Some(&qi) = index.get(&j.question_id) else {
-                        b.issue(
-                            &loc,
-                            format!("judgment of unknown question {}", quote(&j.question_id)),
-                        );
-                        continue;
-                    };
-                    let errs = validate::judgment_items(j, &b.ds.questions[qi]);
-                    if !errs.is_empty() {
-                        for e in errs {
-                            b.issue(&loc, format!("invalid judgment: {e}"));
-                        }
-                        continue;
-                    }
-                } else {
-                    unchecked[0] += 1;
-                }
-                let (q, m) = (names.id(&j.question_id), names.id(&j.model));
-                if failed_runs.contains(&(q, m, j.attempt)) {
-                    b.issue(
-                        &loc,
-                        format!(
-                            "judgment of a failed run (the answer of model {} to {} has `error` set): not scored",
-                            quote(&j.model),
-                            quote(&j.question_id)
-                        ),
-                    );
-                    continue;
-                }
-                let key = (
-                    j.question_id.clone(),
-                    j.model.clone(),
-                    j.attempt,
-                    j.judge.clone(),
-                    j.judge_run,
+    for loc in judgments {
+        let j = &loc.record;
+        if have_benchmark {
+            let Some(&qi) = index.get(&j.question_id) else {
+                b.issue(
+                    &loc,
+                    format!("judgment of unknown question {}", quote(&j.question_id)),
                 );
-                if !judgment_keys.insert(key) {
-                    b.issue(
-                        &loc,
-                        format!(
-                            "duplicate judgment (question {}, model {}, attempt {}, judge {}, judge_run {}): the first is kept",
-                            quote(&j.question_id),
-                            quote(&j.model),
-                            j.attempt,
-                            quote(&j.judge),
-                            j.judge_run
-                        ),
-                    );
-                    continue;
+                continue;
+            };
+            let errs = validate::judgment_items(j, &b.ds.questions[qi]);
+            if !errs.is_empty() {
+                for e in errs {
+                    b.issue(&loc, format!("invalid judgment: {e}"));
                 }
+                continue;
             }
-            Record::ScalarJudgment(s) => {
-                let mut errs = validate::scalar(s);
-                if have_benchmark && !index.contains_key(&s.question_id) {
-                    errs.push(format!("unknown question {}", quote(&s.question_id)));
-                } else if !have_benchmark {
-                    unchecked[1] += 1;
-                }
-                if !errs.is_empty() {
-                    for e in errs {
-                        b.issue(&loc, format!("invalid scalar judgment: {e}"));
-                    }
-                    continue;
-                }
-                let key = (
-                    s.question_id.clone(),
-                    s.model.clone(),
-                    s.attempt,
-                    s.judge.clone(),
-                    s.judge_run,
-                );
-                if !scalar_keys.insert(key) {
-                    b.issue(
-                        &loc,
-                        format!(
-                            "duplicate scalar judgment (question {}, model {}, judge {}, judge_run {}): the first is kept",
-                            quote(&s.question_id),
-                            quote(&s.model),
-                            quote(&s.judge),
-                            s.judge_run
-                        ),
-                    );
-                    continue;
-                }
-            }
-            Record::FailureLabel(f) => {
-                if have_benchmark && !index.contains_key(&f.question_id) {
-                    b.issue(
-                        &loc,
-                        format!(
-                            "failure-mode label of unknown question {}",
-                            quote(&f.question_id)
-                        ),
-                    );
-                    continue;
-                } else if !have_benchmark {
-                    unchecked[2] += 1;
-                }
-                let key = (
-                    f.question_id.clone(),
-                    f.model.clone(),
-                    f.attempt,
-                    f.classifier.clone(),
-                );
-                if !label_keys.insert(key) {
-                    b.issue(
-                        &loc,
-                        format!(
-                            "duplicate failure-mode label (question {}, model {}, classifier {}): the first is kept",
-                            quote(&f.question_id),
-                            quote(&f.model),
-                            quote(&f.classifier)
-                        ),
-                    );
-                    continue;
-                }
-            }
-            Record::Reported(r) => {
-                if !r.value.is_finite() {
-                    b.issue(
-                        &loc,
-                        "invalid reported value: `value` is not a finite number".to_string(),
-                    );
-                    continue;
-                }
-                let key = (
-                    r.table.clone(),
-                    r.group.clone(),
-                    r.row.clone(),
-                    r.column.clone(),
-                );
-                if !reported_keys.insert(key) {
-                    b.issue(
-                        &loc,
-                        format!(
-                            "duplicate reported value (table {}, row {}, column {}): the first is kept",
-                            quote(&r.table),
-                            quote(&r.row),
-                            quote(&r.column)
-                        ),
-                    );
-                    continue;
-                }
-            }
-            Record::Question(_) | Record::Answer(_) => {}
+        } else {
+            unchecked[0] += 1;
         }
-        b.keep(loc);
+        let (q, m) = (names.id(&j.question_id), names.id(&j.model));
+        if failed_runs.contains(&(q, m, j.attempt)) {
+            b.issue(
+                &loc,
+                format!(
+                    "judgment of a failed run (the answer of model {} to {} has `error` set): not scored",
+                    quote(&j.model),
+                    quote(&j.question_id)
+                ),
+            );
+            continue;
+        }
+        if !judgment_keys.insert((q, m, j.attempt, names.id(&j.judge), j.judge_run)) {
+            b.issue(
+                &loc,
+                format!(
+                    "duplicate judgment (question {}, model {}, attempt {}, judge {}, judge_run {}): the first is kept",
+                    quote(&j.question_id),
+                    quote(&j.model),
+                    j.attempt,
+                    quote(&j.judge),
+                    j.judge_run
+                ),
+            );
+            continue;
+        }
+        b.keep(
+            loc,
+            |ds| &mut ds.judgments,
+            |r| &mut r.judgments,
+            |s| &mut s.judgments,
+        );
     }
+
+    let mut scalar_keys = HashSet::default();
+    for loc in scalar_judgments {
+        let s = &loc.record;
+        let mut errs = validate::scalar(s);
+        if have_benchmark && !index.contains_key(&s.question_id) {
+            errs.push(format!("unknown question {}", quote(&s.question_id)));
+        } else if !have_benchmark {
+            unchecked[1] += 1;
+        }
+        if !errs.is_empty() {
+            for e in errs {
+                b.issue(&loc, format!("invalid scalar judgment: {e}"));
+            }
+            continue;
+        }
+        let key = (
+            names.id(&s.question_id),
+            names.id(&s.model),
+            s.attempt,
+            names.id(&s.judge),
+            s.judge_run,
+        );
+        if !scalar_keys.insert(key) {
+            b.issue(
+                &loc,
+                format!(
+                    "duplicate scalar judgment (question {}, model {}, judge {}, judge_run {}): the first is kept",
+                    quote(&s.question_id),
+                    quote(&s.model),
+                    quote(&s.judge),
+                    s.judge_run
+                ),
+            );
+            continue;
+        }
+        b.keep(
+            loc,
+            |ds| &mut ds.scalar_judgments,
+            |r| &mut r.scalar_judgments,
+            |s| &mut s.scalar_judgments,
+        );
+    }
+
+    let mut label_keys = HashSet::default();
+    for loc in failure_labels {
+        let f = &loc.record;
+        if have_benchmark && !index.contains_key(&f.question_id) {
+            b.issue(
+                &loc,
+                format!(
+                    "failure-mode label of unknown question {}",
+                    quote(&f.question_id)
+                ),
+            );
+            continue;
+        } else if !have_benchmark {
+            unchecked[2] += 1;
+        }
+        let key = (
+            names.id(&f.question_id),
+            names.id(&f.model),
+            f.attempt,
+            names.id(&f.classifier),
+        );
+        if !label_keys.insert(key) {
+            b.issue(
+                &loc,
+                format!(
+                    "duplicate failure-mode label (question {}, model {}, classifier {}): the first is kept",
+                    quote(&f.question_id),
+                    quote(&f.model),
+                    quote(&f.classifier)
+                ),
+            );
+            continue;
+        }
+        b.keep(
+            loc,
+            |ds| &mut ds.failure_labels,
+            |r| &mut r.failure_labels,
+            |s| &mut s.failure_labels,
+        );
+    }
+
+    let mut reported_keys = HashSet::default();
+    for loc in reported {
+        let r = &loc.record;
+        if !r.value.is_finite() {
+            b.issue(
+                &loc,
+                "invalid reported value: `value` is not a finite number".to_string(),
+            );
+            continue;
+        }
+        let key = (
+            r.table.clone(),
+            r.group.clone(),
+            r.row.clone(),
+            r.column.clone(),
+        );
+        if !reported_keys.insert(key) {
+            b.issue(
+                &loc,
+                format!(
+                    "duplicate reported value (table {}, row {}, column {}): the first is kept",
+                    quote(&r.table),
+                    quote(&r.row),
+                    quote(&r.column)
+                ),
+            );
+            continue;
+        }
+        b.keep(
+            loc,
+            |ds| &mut ds.reported,
+            |r| &mut r.reported,
+            |s| &mut s.reported,
+        );
+    }
+
     for (n, what) in unchecked
         .iter()
         .zip(["judgments", "scalar judgments", "failure-mode labels"])
@@ -424,7 +571,7 @@ struct Builder<'f> {
 }
 
 impl Builder<'_> {
-    fn issue(&mut self, loc: &Located, message: String) {
+    fn issue<R>(&mut self, loc: &Located<R>, message: String) {
         let file = self
             .files
             .get(loc.file)
@@ -438,24 +585,20 @@ impl Builder<'_> {
         });
     }
 
-    fn keep(&mut self, loc: Located) {
-        let raw = loc.raw;
-        let ds = &mut self.ds;
-        macro_rules! put {
-            ($field:ident, $v:expr) => {{
-                ds.$field.push($v);
-                if let (Some(all), Some(r)) = (ds.raw.as_mut(), raw) {
-                    all.$field.push(r);
-                }
-            }};
+    /// Keeps a record, with its raw text and span when those are kept.
+    fn keep<R>(
+        &mut self,
+        loc: Located<R>,
+        records: impl FnOnce(&mut Dataset) -> &mut Vec<R>,
+        raw: impl FnOnce(&mut RawRecords) -> &mut Vec<Box<RawValue>>,
+        spans: impl FnOnce(&mut Spans) -> &mut Vec<Span>,
+    ) {
+        if let (Some(all), Some(r)) = (self.ds.raw.as_mut(), loc.raw) {
+            raw(all).push(r);
         }
-        match loc.record {
-            Record::Question(v) => put!(questions, v),
-            Record::Answer(v) => put!(answers, v),
-            Record::Judgment(v) => put!(judgments, v),
-            Record::ScalarJudgment(v) => put!(scalar_judgments, v),
-            Record::FailureLabel(v) => put!(failure_labels, v),
-            Record::Reported(v) => put!(reported, v),
+        if let Some(all) = self.ds.spans.as_mut() {
+            spans(all).push(loc.span);
         }
+        records(&mut self.ds).push(loc.record);
     }
 }

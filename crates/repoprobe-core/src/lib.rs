@@ -15,9 +15,9 @@ pub mod model;
 pub mod protocol;
 pub mod validate;
 
-pub use dataset::{Dataset, LoadOptions, Loaded, load};
+pub use dataset::{Dataset, LoadOptions, Loaded, Spans, load};
 pub use issue::{Issue, Severity};
-pub use load::{RecordKind, SourceFile};
+pub use load::{RecordKind, SourceFile, Span, StreamLoader};
 pub use model::*;
 
 /// Version of the file formats this crate reads and writes (`version` of bundles).

@@ -1,23 +1,32 @@
-//! From bytes to typed records: detects the file's shape by content (JSON array, single object,
+//! From bytes to typed records: detects a file's shape by content (JSON array, single object,
 //! results bundle, JSONL; a UTF-8 BOM is skipped), reads every record on its own so that one bad
 //! record never costs the others, and reports each problem with its location.
+//!
+//! Files arrive as streams: [`StreamLoader`] takes each file's bytes chunk by chunk, `split`
+//! cuts them into records (never holding the whole file), and batches of records are parsed
+//! here (`parse_batch`), on the calling thread or — with the `parallel` feature and
+//! [`crate::LoadOptions::threads`] — on several. Each record keeps its [`Span`], where its text
+//! lies in its file, so that texts skipped by a load can be read back later.
 //!
 //! This module only parses records one by one. Rules that need other records (unknown question,
 //! duplicates, items against the checklist) are applied by [`crate::dataset`].
 
 mod record;
+mod split;
+mod stream;
 mod visitors;
 
-pub use record::{Located, Location, Record, RecordKind, SourceFile};
+pub use record::{Located, Location, Record, RecordKind, Records, SourceFile, Span};
+pub use stream::StreamLoader;
 
 use crate::issue::{Issue, Severity, quote};
 use crate::model::*;
-use serde::de::{DeserializeSeed, IgnoredAny};
+use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
+use split::{Batch, What};
 use std::marker::PhantomData;
 use visitors::{
-    AnyRecord, CollectSeq, FastSeq, KeepTexts, SkipTexts, Texts, TopLevel, TopVisitor, parse_typed,
-    strip_position,
+    AnyRecord, KeepTexts, SkipTexts, Texts, TopLevel, TopVisitor, parse_typed, strip_position,
 };
 
 /// The `format` of a file of published table values (SPEC §2.7).
@@ -36,119 +45,160 @@ pub struct FileSummary {
     pub meta: Option<serde_json::Value>,
 }
 
-/// The records of all files, in input order, with every issue found on the way.
+/// The records of all files, by kind, with every issue found on the way.
 #[derive(Debug, Default)]
 pub struct Parsed {
-    pub records: Vec<Located>,
+    pub records: Records,
     pub issues: Vec<Issue>,
     pub files: Vec<FileSummary>,
 }
 
-/// Reads every file. `keep_raw` keeps each record's JSON text (for writing bundles that keep
-/// unknown fields); `skip_text` leaves long free texts empty (scoring does not read them).
-pub fn parse_files(files: &[SourceFile<'_>], options: crate::LoadOptions) -> Parsed {
+/// What parsing a batch found for one file (a batch may hold the end of one file and the start
+/// of the next). The file names of the issues are filled in by the loader.
+#[derive(Debug, Default)]
+struct Segment {
+    pub(super) file: usize,
+    pub(super) records: Records,
+    pub(super) issues: Vec<Issue>,
+    /// A problem that ends the file was met: nothing after it in the file counts.
+    pub(super) fatal: bool,
+    /// The file's records before this point are void (a container of an unsupported version).
+    pub(super) void: bool,
+    /// The shape and `meta` of a file parsed whole.
+    pub(super) whole: Option<(&'static str, Option<serde_json::Value>)>,
+}
+
+/// Parses the units of a batch; long free texts are skipped when `options` say so.
+fn parse_batch(batch: &Batch, options: crate::LoadOptions) -> Vec<Segment> {
     if options.skip_text && !options.keep_raw {
-        parse_all::<SkipTexts>(files, options.keep_raw)
+        parse_units::<SkipTexts>(batch, false)
     } else {
-        parse_all::<KeepTexts>(files, options.keep_raw)
+        parse_units::<KeepTexts>(batch, options.keep_raw)
     }
 }
 
-/// [`parse_files`] with long free texts read as `T` says.
-fn parse_all<T: Texts>(files: &[SourceFile<'_>], keep_raw: bool) -> Parsed {
-    let mut out = Parsed::default();
-    for (index, file) in files.iter().enumerate() {
-        let mut cx = FileCx::<T> {
-            index,
-            name: file.name,
+fn parse_units<T: Texts>(batch: &Batch, keep_raw: bool) -> Vec<Segment> {
+    let mut segments: Vec<Segment> = Vec::new();
+    for unit in &batch.units {
+        if segments.last().is_none_or(|s| s.file != unit.file) {
+            segments.push(Segment {
+                file: unit.file,
+                ..Segment::default()
+            });
+        }
+        let Some(seg) = segments.last_mut() else {
+            continue;
+        };
+        if let What::Void(issue) = &unit.what {
+            seg.records.clear();
+            seg.issues.clear();
+            seg.void = true;
+            seg.issues.push(issue.clone());
+            continue;
+        }
+        if seg.fatal {
+            continue;
+        }
+        let bytes = &batch.buf[unit.range.clone()];
+        let mut cx = Cx::<T> {
+            file: unit.file,
+            seg,
             keep_raw,
-            out: &mut out,
-            records: 0,
+            base: bytes.as_ptr() as usize,
+            offset: unit.at.offset,
             meta: None,
             texts: PhantomData,
         };
-        let shape = cx.parse(file.bytes);
-        let records = cx.records;
-        let meta = cx.meta.take();
-        out.files.push(FileSummary {
-            name: file.name.to_string(),
-            shape: shape.to_string(),
-            bytes: file.bytes.len(),
-            records,
-            meta,
-        });
+        match &unit.what {
+            What::Issue { issue, fatal } => {
+                cx.seg.issues.push(issue.clone());
+                cx.seg.fatal |= *fatal;
+            }
+            What::Void(_) => {}
+            What::Whole => {
+                let shape = cx.parse_whole(bytes);
+                let meta = cx.meta.take();
+                cx.seg.whole = Some((shape, meta));
+            }
+            &What::Record {
+                location,
+                expected,
+                jsonl,
+                before,
+            } => match std::str::from_utf8(bytes) {
+                Ok(text) => cx.parse_record_text(text, location, expected, jsonl),
+                Err(_) if jsonl => cx.issue(
+                    location,
+                    "not UTF-8 text: the line is left out",
+                    Severity::Record,
+                ),
+                Err(e) => {
+                    // Where the bad byte is in the file.
+                    let (l, c) = line_col(bytes, e.valid_up_to());
+                    let (line, column) = if l == 1 {
+                        (unit.at.line, unit.at.column + c - 1)
+                    } else {
+                        (unit.at.line + l - 1, c)
+                    };
+                    cx.issue(
+                        format!("line {line}, column {column}"),
+                        format!(
+                            "not UTF-8 text: JSON files must be UTF-8 encoded{}",
+                            kept(before)
+                        ),
+                        Severity::File,
+                    );
+                    cx.seg.fatal = true;
+                }
+            },
+        }
     }
-    out
+    segments
 }
 
-struct FileCx<'o, T> {
-    index: usize,
-    name: &'o str,
+/// The end of a message about a problem that stops a file's reading.
+fn kept(before: usize) -> String {
+    if before > 0 {
+        format!("; the {before} record(s) before it were read, the rest of the file was not")
+    } else {
+        "; the rest of the file was not read".to_string()
+    }
+}
+
+/// Parses the texts of one unit into a segment.
+struct Cx<'s, T> {
+    file: usize,
+    seg: &'s mut Segment,
     keep_raw: bool,
-    out: &'o mut Parsed,
-    records: usize,
+    /// Address of the unit's first byte and its offset in the file: a record's span is where
+    /// its text lies in the unit.
+    base: usize,
+    offset: u64,
     meta: Option<serde_json::Value>,
     texts: PhantomData<fn() -> T>,
 }
 
-impl<T: Texts> FileCx<'_, T> {
+impl<T: Texts> Cx<'_, T> {
     fn issue(
         &mut self,
         location: impl std::fmt::Display,
         message: impl Into<String>,
         severity: Severity,
     ) {
-        self.out.issues.push(Issue {
-            file: self.name.to_string(),
+        self.seg.issues.push(Issue {
+            file: String::new(),
             location: location.to_string(),
             message: message.into(),
             severity,
         });
     }
 
-    fn parse(&mut self, bytes: &[u8]) -> &'static str {
+    /// A file that is one JSON object, read whole: a single record, a container whose `format`
+    /// came after its arrays, or something the splitter could not cut.
+    fn parse_whole(&mut self, bytes: &[u8]) -> &'static str {
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let Some(first) = bytes.iter().position(|b| !b.is_ascii_whitespace()) else {
-            self.issue(
-                "file",
-                "the file is empty: expected JSON or JSONL records",
-                Severity::File,
-            );
-            return "unknown";
-        };
-        match bytes[first] {
-            b'[' => {
-                if let Some(text) = self.utf8(bytes) {
-                    self.parse_json_array(text);
-                }
-                "json"
-            }
-            b'{' if looks_like_jsonl(&bytes[first..]) => {
-                self.parse_jsonl(bytes);
-                "jsonl"
-            }
-            b'{' => match self.utf8(bytes) {
-                Some(text) => self.parse_json_object(text),
-                None => "unknown",
-            },
-            other => {
-                let (line, column) = line_col(bytes, first);
-                self.issue(
-                    format!("line {line}, column {column}"),
-                    format!(
-                        "not JSON: a RepoProbe file starts with `[`, `{{` or a JSON object per line, found {}",
-                        describe_byte(other)
-                    ),
-                    Severity::File,
-                );
-                "unknown"
-            }
-        }
-    }
-
-    fn utf8<'b>(&mut self, bytes: &'b [u8]) -> Option<&'b str> {
         match std::str::from_utf8(bytes) {
-            Ok(t) => Some(t),
+            Ok(text) => self.parse_json_object(text),
             Err(e) => {
                 let (line, column) = line_col(bytes, e.valid_up_to());
                 self.issue(
@@ -156,113 +206,17 @@ impl<T: Texts> FileCx<'_, T> {
                     "not UTF-8 text: JSON files must be UTF-8 encoded",
                     Severity::File,
                 );
-                None
+                "unknown"
             }
-        }
-    }
-
-    /// Where the output stands, to undo a fast pass that met an error.
-    fn mark(&self) -> (usize, usize, usize) {
-        (self.out.records.len(), self.out.issues.len(), self.records)
-    }
-
-    fn rollback(&mut self, (records, issues, count): (usize, usize, usize)) {
-        self.out.records.truncate(records);
-        self.out.issues.truncate(issues);
-        self.records = count;
-    }
-
-    fn parse_jsonl(&mut self, bytes: &[u8]) {
-        let mut line_no = 0usize;
-        for line in bytes.split(|&b| b == b'\n') {
-            line_no += 1;
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if line.iter().all(|b| b.is_ascii_whitespace()) {
-                continue;
-            }
-            let location = Location::Line(line_no);
-            let Ok(text) = std::str::from_utf8(line) else {
-                self.issue(
-                    location,
-                    "not UTF-8 text: the line is left out",
-                    Severity::Record,
-                );
-                continue;
-            };
-            self.parse_record_text(text, location, None, true);
-        }
-    }
-
-    fn parse_json_array(&mut self, text: &str) {
-        if !self.keep_raw {
-            // One pass straight into records; any error anywhere undoes it and falls back to the
-            // record-by-record path below, which locates the error and keeps everything else.
-            let mark = self.mark();
-            let mut de = serde_json::Deserializer::from_str(text);
-            let ok = {
-                let mut sink = |any, loc, kind| self.accept_any(any, loc, kind, None);
-                FastSeq {
-                    key: None,
-                    kind: None,
-                    sink: &mut sink,
-                }
-                .deserialize(&mut de)
-                .and_then(|()| de.end())
-                .is_ok()
-            };
-            if ok {
-                return;
-            }
-            self.rollback(mark);
-        }
-        let mut items: Vec<&RawValue> = Vec::new();
-        let mut de = serde_json::Deserializer::from_str(text);
-        let result = CollectSeq { out: &mut items }
-            .deserialize(&mut de)
-            .and_then(|()| de.end());
-        let count = items.len();
-        for (i, raw) in items.into_iter().enumerate() {
-            self.parse_record_text(raw.get(), Location::Index(None, i), None, false);
-        }
-        if let Err(e) = result {
-            self.syntax_issue(&e, count);
         }
     }
 
     fn parse_json_object(&mut self, text: &str) -> &'static str {
-        if !self.keep_raw {
-            let mark = self.mark();
-            let mut top = TopLevel::default();
-            let mut de = serde_json::Deserializer::from_str(text);
-            let ok = {
-                let mut sink = |any, loc, kind| self.accept_any(any, loc, kind, None);
-                TopVisitor {
-                    top: &mut top,
-                    sink: Some(&mut sink),
-                }
-                .deserialize(&mut de)
-                .and_then(|()| de.end())
-                .is_ok()
-            };
-            let version_ok = top
-                .version
-                .as_ref()
-                .is_none_or(|v| v.as_u64() == Some(u64::from(crate::FORMAT_VERSION)));
-            if ok
-                && top.format.as_deref() == Some(BUNDLE_FORMAT)
-                && top.duplicate_keys.is_empty()
-                && version_ok
-            {
-                self.container_records(&mut top, false);
-                return "bundle";
-            }
-            self.rollback(mark);
-        }
         let mut top = TopLevel::default();
         let mut de = serde_json::Deserializer::from_str(text);
         let result = TopVisitor::<T> {
             top: &mut top,
-            sink: None,
+            texts: PhantomData,
         }
         .deserialize(&mut de)
         .and_then(|()| de.end());
@@ -349,14 +303,13 @@ impl<T: Texts> FileCx<'_, T> {
     }
 
     fn syntax_issue(&mut self, e: &serde_json::Error, recovered: usize) {
-        let kept = if recovered > 0 {
-            format!("; the {recovered} record(s) before it were read, the rest of the file was not")
-        } else {
-            "; the rest of the file was not read".to_string()
-        };
         self.issue(
             format!("line {}, column {}", e.line(), e.column()),
-            format!("invalid JSON: {}{kept}", strip_position(&e.to_string())),
+            format!(
+                "invalid JSON: {}{}",
+                strip_position(&e.to_string()),
+                kept(recovered)
+            ),
             Severity::File,
         );
     }
@@ -413,10 +366,12 @@ impl<T: Texts> FileCx<'_, T> {
         };
         if jsonl && any.format.is_some() {
             // A bundle written on one line.
+            let meta = self.meta.take();
             self.parse_json_object(text);
+            self.meta = meta;
             return;
         }
-        self.accept_any(any, location, expected, Some(text));
+        self.accept_any(any, location, expected, text);
     }
 
     /// Classifies a parsed record and keeps it, or reports what it lacks.
@@ -425,7 +380,7 @@ impl<T: Texts> FileCx<'_, T> {
         any: AnyRecord<T>,
         location: Location,
         expected: Option<RecordKind>,
-        text: Option<&str>,
+        text: &str,
     ) {
         let kind = match expected.or_else(|| any.detect()) {
             Some(k) => k,
@@ -440,7 +395,7 @@ impl<T: Texts> FileCx<'_, T> {
             }
         };
         match any.into_record(kind) {
-            Ok(record) => self.push(location, record, text.unwrap_or_default()),
+            Ok(record) => self.push(location, record, text),
             Err(missing) => self.issue(
                 location,
                 format!(
@@ -453,41 +408,45 @@ impl<T: Texts> FileCx<'_, T> {
         }
     }
 
+    /// Keeps a record; `text` is its JSON text, a slice of the unit's.
     fn push(&mut self, location: Location, record: Record, text: &str) {
-        self.records += 1;
         let raw = if self.keep_raw {
             RawValue::from_string(text.to_string()).ok()
         } else {
             None
         };
-        self.out.records.push(Located {
-            file: self.index,
+        let start = self.offset + (text.as_ptr() as usize).wrapping_sub(self.base) as u64;
+        self.seg.records.push(Located {
+            file: self.file,
             location,
             record,
             raw,
+            span: Span {
+                file: self.file as u32,
+                start,
+                end: start + text.len() as u64,
+            },
         });
     }
 }
 
-/// JSONL when the first line is a complete JSON object and more content follows it. A file
-/// that is one object (on one line or pretty-printed over many) is read as one JSON value.
-fn looks_like_jsonl(bytes: &[u8]) -> bool {
-    let end = bytes
-        .iter()
-        .position(|&b| b == b'\n')
-        .unwrap_or(bytes.len());
-    let rest_has_content = bytes[end..].iter().any(|b| !b.is_ascii_whitespace());
-    let line = bytes[..end].trim_ascii();
-    rest_has_content
-        && line.len() >= 2
-        && line.starts_with(b"{")
-        && line.ends_with(b"}")
-        && serde_json::from_slice::<IgnoredAny>(line).is_ok()
+/// Parses one record's bytes (those of its [`Span`]) as a record of `kind`, texts kept: how a
+/// text that a load skipped is read back.
+pub(crate) fn parse_one(kind: RecordKind, bytes: &[u8]) -> Result<Record, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+    if kind == RecordKind::Reported {
+        return parse_typed::<ReportedValue>(text)
+            .map(Record::Reported)
+            .map_err(|(_, m)| m);
+    }
+    let any = parse_typed::<AnyRecord<KeepTexts>>(text).map_err(|(_, m)| m)?;
+    any.into_record(kind)
+        .map_err(|missing| format!("missing field(s) {}", missing.join(", ")))
 }
 
-fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
     let before = &bytes[..offset.min(bytes.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
     let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
     (line, column)
 }
@@ -498,6 +457,25 @@ fn describe_byte(b: u8) -> String {
     } else {
         format!("byte 0x{b:02x}")
     }
+}
+
+/// Parses files fed in chunks of `chunk` bytes, without assembling them.
+#[cfg(test)]
+fn parse_chunked(files: &[SourceFile<'_>], options: crate::LoadOptions, chunk: usize) -> Parsed {
+    let mut loader = StreamLoader::new(options);
+    for f in files {
+        loader.begin_file(f.name);
+        for c in f.bytes.chunks(chunk.max(1)) {
+            loader.feed(c);
+        }
+        loader.end_file();
+    }
+    loader.parsed()
+}
+
+#[cfg(test)]
+fn parse_files(files: &[SourceFile<'_>], options: crate::LoadOptions) -> Parsed {
+    parse_chunked(files, options, 1 << 20)
 }
 
 #[cfg(test)]
@@ -517,13 +495,185 @@ mod tests {
     const Q: &str = r#"{"id":"q1","repo":{"name":"o/r"},"category":"Business Logic","question":"?","reference_answer":"!","checklist":[]}"#;
     const J: &str = r#"{"question_id":"q1","model":"m","judge":"j","items":[{"id":"k1","rationale":"r","score":1}]}"#;
 
+    /// Every shape, and the ways each can go wrong, as one file each.
+    fn corpus() -> Vec<String> {
+        let bundle = |body: &str| format!(r#"{{"format":"repoprobe-results","version":1,{body}}}"#);
+        vec![
+            format!("{Q}\n{J}\n"),
+            format!("\u{feff}{Q}\r\n\r\n  {J}  \r\n{J}"),
+            format!("[{Q},\n{J},\n{{\"oops\": ]"),
+            format!("[{Q} {J}]"),
+            format!("[{Q}, {J},]"),
+            format!("[{Q}, 7, \"x\", null, [1], {J}]  \n"),
+            format!("[{Q}] x"),
+            format!("[{Q}, {{\"a\": tru}}, {J}]"),
+            format!("[{Q}, {J}"),
+            format!("[{Q}, \"unterminated"),
+            bundle(&format!(r#""meta":{{"x":[1,{{"y":"]"}}]}},"benchmark":[{Q}],"judgments":[{J},{{"question_id":"q1"}}]"#)),
+            bundle(&format!(r#""benchmark":[{Q}],"benchmark":[{Q},{Q}],"judgments":[]"#)),
+            format!(r#"{{"benchmark":[{Q}],"format":"repoprobe-results","judgments":[{J}]}}"#),
+            format!(r#"{{"format":"repoprobe-results","version":2,"judgments":[{J}]}}"#),
+            format!(r#"{{"judgments":[{J}],"version":"1","format":"repoprobe-results"}}"#),
+            format!("{{\"format\":\"repoprobe-results\",\n\"judgments\":[{J}]}}\n{J}"),
+            format!("{}\n{J}\n", bundle(&format!(r#""judgments":[{J}]"#))),
+            format!("{}\n", bundle(&format!(r#""judgments":{J}"#))),
+            bundle(&format!(r#""judgments":[{J}]"#)).replace("}}]}", "}}]"),
+            r#"{"format":"repoprobe-reported","version":1,"values":[{"table":"3","row":"m","column":"Overall","value":1.5},{"table":"3"}],"benchmark":[7]}"#.into(),
+            r#"{"format":"something-else","judgments":[]}"#.into(),
+            format!("{J}"),
+            format!("{{\n  \"question_id\": \"q1\",\n  \"model\": \"m\", \"judge\": \"j\", \"items\": []\n}}\n"),
+            format!("{J} {J}\n{J}"),
+            format!("{{\"a\": tru}}\n{J}\n"),
+            format!("[{Q},\n{}]", J.replace("\"r\"", "\"caf\u{e9} \\\" \\\\ ]}}\"")),
+            "hello".into(),
+            "  \n ".into(),
+            String::new(),
+            "\u{feff}".into(),
+            "[]".into(),
+            "{}".into(),
+            "[1 2]".into(),
+            "[{\"a\":1}}".into(),
+            "{\"a\" 1}".into(),
+            "{\"a\": 1,}".into(),
+        ]
+    }
+
+    fn fingerprint(p: &Parsed) -> String {
+        format!("{:?}\n{:?}\n{:?}", p.records.all(), p.issues, p.files)
+    }
+
+    #[test]
+    fn chunking_never_changes_what_is_read() {
+        let mut files = corpus()
+            .into_iter()
+            .map(String::into_bytes)
+            .collect::<Vec<_>>();
+        // Invalid UTF-8 inside an array element, after a record, and in a JSONL line.
+        let bad = |text: String| -> Vec<u8> {
+            // `é` is 0xc3 0xa9: with 0xff for 0xc3 it is not UTF-8.
+            text.into_bytes()
+                .into_iter()
+                .map(|b| if b == 0xc3 { 0xff } else { b })
+                .collect()
+        };
+        files.push(bad(format!("[{Q},\n  \"é\", {J}]")));
+        files.push(b"[{\"id\": \"\xff\"}, {}]".to_vec());
+        files.push(bad(format!("{Q}\n{{\"x\": \"é\"}}\n{J}\n")));
+        files.push(bad(format!(
+            r#"{{"format":"repoprobe-results","judgments":[{J},{{"é":1}}],"benchmark":[{Q}]}}"#
+        )));
+        for (n, bytes) in files.iter().enumerate() {
+            for options in [
+                crate::LoadOptions::default(),
+                crate::LoadOptions {
+                    skip_text: true,
+                    ..Default::default()
+                },
+                crate::LoadOptions {
+                    keep_raw: true,
+                    ..Default::default()
+                },
+            ] {
+                let source = [SourceFile { name: "f", bytes }];
+                let whole = fingerprint(&parse_files(&source, options));
+                for chunk in [1, 2, 3, 5, 17, 64] {
+                    let got = fingerprint(&parse_chunked(&source, options, chunk));
+                    assert_eq!(
+                        got,
+                        whole,
+                        "file {n} ({:?}) in chunks of {chunk}",
+                        String::from_utf8_lossy(bytes)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn spans_give_each_record_back() {
+        for (n, text) in corpus().iter().enumerate() {
+            let p = parse(&format!("f{n}"), text);
+            for r in &p.records.all() {
+                let bytes = &text.as_bytes()[r.span.start as usize..r.span.end as usize];
+                let again = parse_one(r.record.kind(), bytes).unwrap_or_else(|e| {
+                    panic!(
+                        "file {n}, {:?}: {e}: {:?}",
+                        r.location,
+                        String::from_utf8_lossy(bytes)
+                    )
+                });
+                assert_eq!(again, r.record, "file {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_structure_error_stops_the_file_and_a_record_error_does_not() {
+        // A missing comma: the records before it are read, nothing after.
+        let p = parse("a.json", &format!("[{Q}\n {J}, {J}]"));
+        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.issues.len(), 1);
+        assert_eq!(p.issues[0].severity, Severity::File);
+        assert_eq!(p.issues[0].location, "line 2, column 2");
+        assert!(
+            p.issues[0].message.contains("expected `,` or `]`"),
+            "{}",
+            p.issues[0].message
+        );
+        assert!(
+            p.issues[0]
+                .message
+                .contains("the 1 record(s) before it were read"),
+            "{}",
+            p.issues[0].message
+        );
+        // Invalid JSON inside one element costs that element only.
+        let p = parse("a.json", &format!("[{Q}, {{\"a\": tru}}, {J}]"));
+        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.issues.len(), 1);
+        assert_eq!(p.issues[0].severity, Severity::Record);
+        assert_eq!(p.issues[0].location, "$[1].a");
+        // The end of the file inside a bundle's array.
+        let p = parse(
+            "b.json",
+            &format!(r#"{{"format":"repoprobe-results","judgments":[{J},{J}"#),
+        );
+        assert_eq!(p.records.len(), 2);
+        assert!(
+            p.issues[0].message.contains("EOF while parsing a list"),
+            "{:?}",
+            p.issues
+        );
+        assert_eq!(p.files[0].shape, "bundle");
+    }
+
+    #[test]
+    fn a_bundle_whose_format_comes_last_and_one_of_another_version() {
+        let p = parse(
+            "b.json",
+            &format!(r#"{{"benchmark":[{Q}],"judgments":[{J}],"format":"repoprobe-results"}}"#),
+        );
+        assert_eq!(p.records.len(), 2, "{:?}", p.issues);
+        assert_eq!(p.files[0].shape, "bundle");
+        assert_eq!(p.records.all()[1].location.to_string(), "$.judgments[0]");
+        for text in [
+            format!(r#"{{"format":"repoprobe-results","version":2,"judgments":[{J}]}}"#),
+            format!(r#"{{"format":"repoprobe-results","judgments":[{J}],"version":2}}"#),
+        ] {
+            let p = parse("b.json", &text);
+            assert!(p.records.is_empty());
+            assert_eq!(p.issues.len(), 1, "{:?}", p.issues);
+            assert!(p.issues[0].message.contains("unsupported version 2"));
+        }
+    }
+
     #[test]
     fn bom_is_skipped_and_crlf_lines_are_read() {
         let text = format!("\u{feff}{Q}\r\n{J}\r\n");
         let p = parse("a.jsonl", &text);
         assert!(p.issues.is_empty(), "{:?}", p.issues);
         assert_eq!(p.records.len(), 2);
-        assert_eq!(p.records[1].record.kind(), RecordKind::Judgment);
+        assert_eq!(p.records.all()[1].record.kind(), RecordKind::Judgment);
         assert_eq!(p.files[0].shape, "jsonl");
     }
 
@@ -682,7 +832,7 @@ mod tests {
         let text = J.replace("\"rationale\":\"r\"", &format!("\"rationale\":\"{big}\""));
         let p = parse("big.jsonl", &text);
         assert!(p.issues.is_empty());
-        let Record::Judgment(j) = &p.records[0].record else {
+        let Record::Judgment(j) = &p.records.all()[0].record else {
             panic!("not a judgment")
         };
         assert_eq!(j.items[0].rationale.len(), big.len());
@@ -702,7 +852,7 @@ mod tests {
             }],
             o,
         );
-        let Record::Judgment(j) = &p.records[1].record else {
+        let Record::Judgment(j) = &p.records.all()[1].record else {
             panic!("not a judgment")
         };
         assert_eq!(j.items[0].rationale, "");
@@ -717,7 +867,7 @@ mod tests {
         assert_eq!(p.issues.len(), 0, "a skipped text accepts any JSON value");
         // And the flag does not leak into the next load.
         let p = parse("a.jsonl", &text);
-        let Record::Judgment(j) = &p.records[1].record else {
+        let Record::Judgment(j) = &p.records.all()[1].record else {
             panic!("not a judgment")
         };
         assert_eq!(j.items[0].rationale, "r");
@@ -740,13 +890,13 @@ mod tests {
             },
         );
         assert!(
-            p.records[0]
+            p.records.all()[0]
                 .raw
                 .as_ref()
                 .unwrap()
                 .get()
                 .contains("prompt_version")
         );
-        assert!(parse("a", &text).records[0].raw.is_none());
+        assert!(parse("a", &text).records.all()[0].raw.is_none());
     }
 }

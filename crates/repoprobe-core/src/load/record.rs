@@ -1,5 +1,5 @@
 //! What the loader gives: the records (`Record`, `RecordKind`), where each was found
-//! (`Location`, `Located`) and the input files (`SourceFile`).
+//! (`Location`, `Span`, `Located`) and the input files (`SourceFile`).
 
 use crate::model::*;
 use serde_json::value::RawValue;
@@ -109,12 +109,166 @@ impl std::fmt::Display for Location {
     }
 }
 
-/// A record and where it came from.
+/// Where a record's JSON text lies in its file: bytes `start..end` of file number `file` (in
+/// the order the files were given to the loader). Reading those bytes back gives the record
+/// again, texts included ([`crate::Dataset::fill_texts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Span {
+    pub file: u32,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// A record (of any kind, or of one kind `R`) and where it came from.
 #[derive(Debug, Clone)]
-pub struct Located {
+pub struct Located<R = Record> {
     pub file: usize,
     pub location: Location,
-    pub record: Record,
+    pub record: R,
     /// The record's JSON text, unknown fields included; kept only when asked for.
     pub raw: Option<Box<RawValue>>,
+    pub span: Span,
+}
+
+/// Parsed records by kind, each kind in input order (input order across kinds is the order of
+/// (`file`, `span.start`)). Kept apart from the start, so that assembling a dataset never moves
+/// records of one kind past those of another.
+#[derive(Debug, Default)]
+pub struct Records {
+    pub questions: Vec<Located<Question>>,
+    pub answers: Vec<Located<Answer>>,
+    pub judgments: Vec<Located<Judgment>>,
+    pub scalar_judgments: Vec<Located<ScalarJudgment>>,
+    pub failure_labels: Vec<Located<FailureLabel>>,
+    pub reported: Vec<Located<ReportedValue>>,
+}
+
+/// Calls `$m!(field)` for each kind's vector of [`Records`].
+macro_rules! each_kind {
+    ($m:ident) => {
+        $m!(questions);
+        $m!(answers);
+        $m!(judgments);
+        $m!(scalar_judgments);
+        $m!(failure_labels);
+        $m!(reported);
+    };
+}
+
+impl Records {
+    pub(super) fn push(&mut self, r: Located) {
+        let Located {
+            file,
+            location,
+            record,
+            raw,
+            span,
+        } = r;
+        macro_rules! put {
+            ($field:ident, $v:expr) => {
+                self.$field.push(Located {
+                    file,
+                    location,
+                    record: $v,
+                    raw,
+                    span,
+                })
+            };
+        }
+        match record {
+            Record::Question(v) => put!(questions, v),
+            Record::Answer(v) => put!(answers, v),
+            Record::Judgment(v) => put!(judgments, v),
+            Record::ScalarJudgment(v) => put!(scalar_judgments, v),
+            Record::FailureLabel(v) => put!(failure_labels, v),
+            Record::Reported(v) => put!(reported, v),
+        }
+    }
+
+    /// How many records of each kind (a mark to truncate back to).
+    pub(super) fn lens(&self) -> [usize; 6] {
+        let mut out = [0; 6];
+        let mut i = 0;
+        macro_rules! len {
+            ($field:ident) => {
+                out[i] = self.$field.len();
+                i += 1;
+            };
+        }
+        each_kind!(len);
+        let _ = i;
+        out
+    }
+
+    pub(super) fn truncate(&mut self, lens: [usize; 6]) {
+        let mut i = 0;
+        macro_rules! cut {
+            ($field:ident) => {
+                self.$field.truncate(lens[i]);
+                i += 1;
+            };
+        }
+        each_kind!(cut);
+        let _ = i;
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.truncate([0; 6]);
+    }
+
+    /// Moves every record of `other` to the end of these.
+    pub(super) fn append(&mut self, other: &mut Records) {
+        macro_rules! app {
+            ($field:ident) => {
+                self.$field.append(&mut other.$field);
+            };
+        }
+        each_kind!(app);
+    }
+
+    /// Records per file number, added to `counts`.
+    pub(super) fn count_files(&self, counts: &mut [usize]) {
+        macro_rules! count {
+            ($field:ident) => {
+                for r in &self.$field {
+                    if let Some(c) = counts.get_mut(r.file) {
+                        *c += 1;
+                    }
+                }
+            };
+        }
+        each_kind!(count);
+    }
+
+    pub fn len(&self) -> usize {
+        self.lens().iter().sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every record as a [`Record`], in input order.
+    pub fn all(&self) -> Vec<Located> {
+        let mut out: Vec<Located> = Vec::with_capacity(self.len());
+        macro_rules! all {
+            ($field:ident, $variant:ident) => {
+                out.extend(self.$field.iter().map(|r| Located {
+                    file: r.file,
+                    location: r.location,
+                    record: Record::$variant(r.record.clone()),
+                    raw: r.raw.clone(),
+                    span: r.span,
+                }));
+            };
+        }
+        all!(questions, Question);
+        all!(answers, Answer);
+        all!(judgments, Judgment);
+        all!(scalar_judgments, ScalarJudgment);
+        all!(failure_labels, FailureLabel);
+        all!(reported, Reported);
+        out.sort_by_key(|r| (r.file, r.span.start));
+        out
+    }
 }

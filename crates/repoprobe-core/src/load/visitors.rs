@@ -1,9 +1,9 @@
 //! The serde side of loading: one parse of a record into [`AnyRecord`] (every field of every
 //! kind, all optional), long texts kept or skipped by the [`Texts`] type parameter, and the
-//! visitors that read arrays and containers element by element (so that a syntax error keeps
-//! what came before it) or straight into records (the fast pass).
+//! visitors that read a container read whole element by element (so that a syntax error keeps
+//! what came before it).
 
-use super::record::{Location, Record, RecordKind};
+use super::record::{Record, RecordKind};
 use crate::model::*;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -118,58 +118,6 @@ impl<'de> Visitor<'de> for CollectSeq<'_, 'de> {
     }
 }
 
-/// What a fast pass does with each record: classify and keep it (`FileCx::accept_any`).
-pub(super) type Sink<'s, T> = dyn FnMut(AnyRecord<T>, Location, Option<RecordKind>) + 's;
-
-/// Reads a JSON array straight into records, handing each to the sink as it is read.
-pub(super) struct FastSeq<'a, 's, T> {
-    pub(super) key: Option<&'static str>,
-    pub(super) kind: Option<RecordKind>,
-    pub(super) sink: &'a mut Sink<'s, T>,
-}
-
-impl<'de, T: Texts> DeserializeSeed<'de> for FastSeq<'_, '_, T> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de, T: Texts> Visitor<'de> for FastSeq<'_, '_, T> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of records")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut i = 0;
-        while let Some(v) = seq.next_element::<ObjectRecord<T>>()? {
-            (self.sink)(v.0, Location::Index(self.key, i), self.kind);
-            i += 1;
-        }
-        Ok(())
-    }
-}
-
-/// An [`AnyRecord`] that must be a JSON object: serde's derive would also take an array.
-pub(super) struct ObjectRecord<T>(AnyRecord<T>);
-
-impl<'de, T: Texts> Deserialize<'de> for ObjectRecord<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(PhantomData<fn() -> T>);
-        impl<'de, T: Texts> Visitor<'de> for V<T> {
-            type Value = ObjectRecord<T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a record object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ObjectRecord<T>, A::Error> {
-                AnyRecord::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(ObjectRecord)
-            }
-        }
-        d.deserialize_map(V(PhantomData))
-    }
-}
-
 /// The top level of a JSON object file: either a container (bundle or reported tables) or a
 /// single record. Arrays are collected element by element, so a syntax error keeps the
 /// elements before it.
@@ -192,25 +140,24 @@ pub(super) const CONTAINER_ARRAYS: [&str; 7] = [
     "values",
 ];
 
-pub(super) struct TopVisitor<'a, 'de, 's, T> {
+pub(super) struct TopVisitor<'a, 'de, T> {
     pub(super) top: &'a mut TopLevel<'de>,
-    /// Set for the fast pass: bundle arrays go straight into records through it.
-    pub(super) sink: Option<&'a mut Sink<'s, T>>,
+    pub(super) texts: PhantomData<fn() -> T>,
 }
 
-impl<'de, T: Texts> DeserializeSeed<'de> for TopVisitor<'_, 'de, '_, T> {
+impl<'de, T: Texts> DeserializeSeed<'de> for TopVisitor<'_, 'de, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de, T: Texts> Visitor<'de> for TopVisitor<'_, 'de, '_, T> {
+impl<'de, T: Texts> Visitor<'de> for TopVisitor<'_, 'de, T> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
     }
-    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             let n = seen.entry(key.to_string()).or_insert(0);
@@ -221,15 +168,6 @@ impl<'de, T: Texts> Visitor<'de> for TopVisitor<'_, 'de, '_, T> {
                 continue;
             }
             if let Some(name) = CONTAINER_ARRAYS.iter().find(|k| **k == key) {
-                let kind = RecordKind::from_bundle_key(name).filter(|k| *k != RecordKind::Reported);
-                if let (Some(sink), Some(kind)) = (self.sink.as_deref_mut(), kind) {
-                    map.next_value_seed(FastSeq {
-                        key: Some(name),
-                        kind: Some(kind),
-                        sink,
-                    })?;
-                    continue;
-                }
                 let mut items = Vec::new();
                 let r = map.next_value_seed(CollectSeq { out: &mut items });
                 self.top.arrays.push((name, items));

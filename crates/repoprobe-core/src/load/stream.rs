@@ -1,0 +1,337 @@
+//! [`StreamLoader`]: files given chunk by chunk, as they are read. Each file's splitter cuts its
+//! records into batches; a full batch is parsed — here, or with the `parallel` feature on a few
+//! threads of our own — and the results are put back in input order, so that a load gives the
+//! same records, issues and numbers however its files were chunked or its batches scheduled.
+//!
+//! Memory: the batches in flight (about a megabyte each) and the parsed records; never a whole
+//! file (but for a file that is one JSON object which is not a container, kept whole to be
+//! parsed as one value).
+
+use super::split::{Batch, Output, Splitter};
+use super::{FileSummary, Parsed, Segment, parse_batch};
+use crate::{LoadOptions, Loaded};
+
+/// A batch is handed on to be parsed once it holds this many bytes of records.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Loads files given as streams of bytes: `begin_file`, `feed` each chunk as it comes,
+/// `end_file`; then `finish` gives what [`crate::load`] gives for the same bytes.
+///
+/// ```
+/// use repoprobe_core::{LoadOptions, StreamLoader};
+/// let mut loader = StreamLoader::new(LoadOptions::default());
+/// loader.begin_file("judgments.jsonl");
+/// loader.feed(br#"{"question_id": "q1", "model": "m", "judge": "j", "#);
+/// loader.feed(b"\"items\": []}\n");
+/// loader.end_file();
+/// let loaded = loader.finish();
+/// assert_eq!(loaded.dataset.judgments.len(), 1);
+/// ```
+pub struct StreamLoader {
+    files: Vec<FileSummary>,
+    splitter: Option<Splitter>,
+    out: Out,
+}
+
+/// The splitters' output: the batch being filled, and where full batches go.
+struct Out {
+    batch: Batch,
+    options: LoadOptions,
+    merge: Merge,
+    #[cfg(feature = "parallel")]
+    pool: Option<pool::Pool>,
+}
+
+impl Output for Out {
+    fn batch(&mut self) -> &mut Batch {
+        &mut self.batch
+    }
+
+    fn unit_done(&mut self) {
+        if self.batch.buf.len() >= BATCH_BYTES {
+            self.dispatch();
+        }
+    }
+}
+
+impl Out {
+    fn dispatch(&mut self) {
+        if self.batch.units.is_empty() {
+            return;
+        }
+        let batch = std::mem::take(&mut self.batch);
+        #[cfg(feature = "parallel")]
+        if let Some(pool) = self.pool.as_mut() {
+            for segments in pool.send(batch) {
+                self.merge.add(segments);
+            }
+            return;
+        }
+        let segments = parse_batch(&batch, self.options);
+        drop(batch);
+        self.merge.add(segments);
+    }
+}
+
+impl StreamLoader {
+    pub fn new(options: LoadOptions) -> Self {
+        StreamLoader {
+            files: Vec::new(),
+            splitter: None,
+            out: Out {
+                batch: Batch::default(),
+                options,
+                merge: Merge::default(),
+                #[cfg(feature = "parallel")]
+                pool: (options.threads > 1)
+                    .then(|| pool::Pool::new(options.threads, options))
+                    .flatten(),
+            },
+        }
+    }
+
+    /// Starts the next file (ending the one before, if still open). Issues name it `name`;
+    /// its records' [`crate::Span`]s carry its number: how many files were begun before it.
+    pub fn begin_file(&mut self, name: &str) {
+        self.end_file();
+        self.out.merge.names.push(name.to_string());
+        self.files.push(FileSummary {
+            name: name.to_string(),
+            ..FileSummary::default()
+        });
+        self.splitter = Some(Splitter::new(self.files.len() - 1));
+    }
+
+    /// The file's next bytes. A chunk may end anywhere, even inside a UTF-8 character.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if self.splitter.is_none() {
+            self.begin_file("input");
+        }
+        if let Some(s) = self.splitter.as_mut() {
+            s.feed(chunk, &mut self.out);
+        }
+    }
+
+    /// The file has no more bytes.
+    pub fn end_file(&mut self) {
+        let Some(mut s) = self.splitter.take() else {
+            return;
+        };
+        s.finish(&mut self.out);
+        if let Some(f) = self.files.last_mut() {
+            f.shape = s.shape().to_string();
+            f.bytes = usize::try_from(s.bytes()).unwrap_or(usize::MAX);
+            f.meta = s.take_meta();
+        }
+    }
+
+    /// Every record of every file, validated and assembled (see [`crate::dataset`]).
+    pub fn finish(self) -> Loaded {
+        let options = self.out.options;
+        crate::dataset::assemble(self.parsed(), options)
+    }
+
+    /// Every record of every file as parsed, in input order, not yet assembled.
+    pub(super) fn parsed(mut self) -> Parsed {
+        self.end_file();
+        self.out.dispatch();
+        #[cfg(feature = "parallel")]
+        if let Some(pool) = self.out.pool.take() {
+            for segments in pool.finish() {
+                self.out.merge.add(segments);
+            }
+        }
+        let Merge {
+            records,
+            issues,
+            files: states,
+            ..
+        } = self.out.merge;
+        let mut files = self.files;
+        let mut counts = vec![0; files.len()];
+        records.count_files(&mut counts);
+        for (f, n) in files.iter_mut().zip(counts) {
+            f.records = n;
+        }
+        for (f, state) in files.iter_mut().zip(states) {
+            if let Some((shape, meta)) = state.whole {
+                f.shape = shape.to_string();
+                f.meta = meta;
+            }
+        }
+        Parsed {
+            records,
+            issues,
+            files,
+        }
+    }
+}
+
+/// The parsed batches put together in input order.
+#[derive(Default)]
+struct Merge {
+    records: super::Records,
+    issues: Vec<crate::Issue>,
+    names: Vec<String>,
+    files: Vec<FileState>,
+}
+
+#[derive(Default)]
+struct FileState {
+    /// Where the file's records and issues start.
+    records_from: [usize; 6],
+    issues_from: usize,
+    /// Nothing more of the file counts.
+    dead: bool,
+    whole: Option<(&'static str, Option<serde_json::Value>)>,
+}
+
+impl Merge {
+    /// Adds the segments of the next batch (batches come in input order).
+    fn add(&mut self, segments: Vec<Segment>) {
+        for mut seg in segments {
+            while self.files.len() <= seg.file {
+                self.files.push(FileState {
+                    records_from: self.records.lens(),
+                    issues_from: self.issues.len(),
+                    ..FileState::default()
+                });
+            }
+            let state = &mut self.files[seg.file];
+            if seg.void {
+                self.records.truncate(state.records_from);
+                self.issues.truncate(state.issues_from);
+            } else if state.dead {
+                continue;
+            }
+            state.dead |= seg.fatal;
+            if seg.whole.is_some() {
+                state.whole = seg.whole;
+            }
+            let name = self.names.get(seg.file).cloned().unwrap_or_default();
+            self.records.append(&mut seg.records);
+            self.issues.extend(seg.issues.into_iter().map(|mut i| {
+                i.file.clone_from(&name);
+                i
+            }));
+        }
+    }
+}
+
+/// Threads of our own that parse batches: the splitter runs on the caller's thread, the parses
+/// on these, and results come back in the order the batches were sent.
+#[cfg(feature = "parallel")]
+mod pool {
+    use super::super::Segment;
+    use super::super::parse_batch;
+    use super::super::split::Batch;
+    use crate::LoadOptions;
+    use std::collections::BTreeMap;
+    use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
+    use std::sync::{Arc, Mutex};
+    use std::thread::JoinHandle;
+
+    pub(super) struct Pool {
+        jobs: Option<SyncSender<(usize, Batch)>>,
+        done: Receiver<(usize, Vec<Segment>)>,
+        workers: Vec<JoinHandle<()>>,
+        options: LoadOptions,
+        sent: usize,
+        next: usize,
+        ready: BTreeMap<usize, Vec<Segment>>,
+    }
+
+    impl Pool {
+        /// `None` when no thread could be started: batches are then parsed by the caller.
+        pub(super) fn new(threads: usize, options: LoadOptions) -> Option<Pool> {
+            // Two batches waiting per thread keep every thread busy; more would only hold
+            // memory while the caller's thread, which cuts the batches, is the slower one.
+            let (jobs, queue) = sync_channel::<(usize, Batch)>(threads * 2);
+            let queue = Arc::new(Mutex::new(queue));
+            let (done_tx, done) = channel();
+            let mut workers = Vec::new();
+            for _ in 0..threads {
+                let queue = Arc::clone(&queue);
+                let done_tx = done_tx.clone();
+                let worker = std::thread::Builder::new()
+                    .name("repoprobe-load".into())
+                    .spawn(move || {
+                        loop {
+                            let job = match queue.lock() {
+                                Ok(q) => q.recv(),
+                                Err(_) => return,
+                            };
+                            let Ok((seq, batch)) = job else { return };
+                            let segments = parse_batch(&batch, options);
+                            drop(batch);
+                            if done_tx.send((seq, segments)).is_err() {
+                                return;
+                            }
+                        }
+                    });
+                match worker {
+                    Ok(w) => workers.push(w),
+                    Err(_) => break,
+                }
+            }
+            if workers.is_empty() {
+                return None;
+            }
+            Some(Pool {
+                jobs: Some(jobs),
+                done,
+                workers,
+                options,
+                sent: 0,
+                next: 0,
+                ready: BTreeMap::new(),
+            })
+        }
+
+        /// Sends a batch to be parsed (waiting while the queue is full); gives back the
+        /// results ready by now, in order.
+        pub(super) fn send(&mut self, batch: Batch) -> Vec<Vec<Segment>> {
+            let seq = self.sent;
+            self.sent += 1;
+            if let Some(jobs) = &self.jobs
+                && let Err(e) = jobs.send((seq, batch))
+            {
+                // Every worker is gone: parse here.
+                let (seq, batch) = e.0;
+                self.ready.insert(seq, parse_batch(&batch, self.options));
+            }
+            while let Ok((s, r)) = self.done.try_recv() {
+                self.ready.insert(s, r);
+            }
+            self.in_order()
+        }
+
+        fn in_order(&mut self) -> Vec<Vec<Segment>> {
+            let mut out = Vec::new();
+            while let Some(r) = self.ready.remove(&self.next) {
+                out.push(r);
+                self.next += 1;
+            }
+            out
+        }
+
+        /// Waits for every result; gives them back in order.
+        pub(super) fn finish(mut self) -> Vec<Vec<Segment>> {
+            self.jobs = None;
+            while self.next + self.ready.len() < self.sent {
+                match self.done.recv() {
+                    Ok((s, r)) => {
+                        self.ready.insert(s, r);
+                    }
+                    Err(_) => break,
+                }
+            }
+            for w in self.workers.drain(..) {
+                let _ = w.join();
+            }
+            let mut out = self.in_order();
+            out.extend(std::mem::take(&mut self.ready).into_values());
+            out
+        }
+    }
+}

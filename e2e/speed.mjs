@@ -122,12 +122,16 @@ const status = (pid) => {
   } catch { return { hwm: 0, rss: 0 }; }
 };
 const MB = (x) => (x / 1e6).toFixed(0);
-const wasmMemory = async (q) => {
+/** The worker's wasm memory size and the phases of its last load (its User Timing measures). */
+const workerFigures = async (q) => {
   for (const w of q.workers()) {
-    const m = await w.evaluate(() => self.__rpMemory && self.__rpMemory.buffer.byteLength).catch(() => undefined);
-    if (m) return m;
+    const f = await w.evaluate(() => self.__rpMemory && {
+      wasm: self.__rpMemory.buffer.byteLength,
+      phases: performance.getEntriesByType('measure').map((m) => `${m.name.replace('rp:', '')} ${m.duration.toFixed(0)}`).join(', '),
+    }).catch(() => undefined);
+    if (f) return f;
   }
-  return undefined;
+  return {};
 };
 /** Drops `f` (a path) into a fresh page of a fresh context; the times, and the page's renderer
  * processes' peak memory. */
@@ -153,7 +157,7 @@ async function drop(f, n, timeout) {
   clearInterval(poll);
   const long = await q.evaluate(() => window.__long);
   const hwm = mine.reduce((a, pid) => a + status(pid).hwm, 0);
-  return { q, c, ...inPage, wall, long, hwm, sampled, pids: mine, wasm: await wasmMemory(q) };
+  return { q, c, ...inPage, wall, long, hwm, sampled, pids: mine, ...(await workerFigures(q)) };
 }
 
 const n = Number(models);
@@ -180,6 +184,7 @@ const shownMs = median(drops.map((d) => d.frame));
 const parseMs = median(parses.map((x) => x.parse));
 console.log(`drop ${(size / 1e6).toFixed(1)} MB: ${shownMs.toFixed(0)} ms vs JSON.parse ${parseMs.toFixed(0)} ms = ${(shownMs / parseMs).toFixed(2)}× (target ≤ 2×)`);
 console.log(`  (${models} models × ${questions} questions × ${runs} runs) change event → rows in the DOM ${drops.map((d) => d.rows.toFixed(0)).join(', ')} ms, → next frame ${drops.map((d) => d.frame.toFixed(0)).join(', ')} ms, driver's wall clock ${drops.map((d) => d.wall).join(', ')} ms; JSON.parse ${parses.map((x) => x.parse.toFixed(0)).join(', ')} ms after File.text() ${parses.map((x) => x.read.toFixed(0)).join(', ')} ms`);
+console.log(`  the worker's phases (ms): ${drops.map((d) => d.phases || 'unknown').join(' | ')}`);
 console.log(`  longest main-thread task while loading: ${Math.max(0, ...last.long).toFixed(0)} ms over ${last.long.length} long task(s) (target ≤ 100 ms); renderer peak RSS ${MB(last.hwm)} MB (before the JSON.parse runs), worker wasm memory ${last.wasm ? MB(last.wasm) + ' MB' : 'unknown'}`);
 const p2 = last.q;
 for (const view of ['breakdown', 'reliability', 'failures', 'questions']) {
@@ -205,7 +210,7 @@ if (gigabyte) {
   console.log(`(synth of ${(bigSize / 1e6).toFixed(0)} MB took ${Date.now() - t} ms)`);
   try {
     const r = await drop(big, gm, 600000);
-    console.log(`drop ${(bigSize / 1e6).toFixed(0)} MB (${gm} models × ${gq} questions × ${gr} runs): every table shown after ${r.frame.toFixed(0)} ms (driver's wall clock ${r.wall} ms); tab peak RSS ${MB(r.hwm)} MB (VmHWM of renderer pid ${r.pids.join(', ')}; sampled every 100 ms: ${MB(r.sampled)} MB) (target < 1500 MB); worker wasm memory ${r.wasm ? MB(r.wasm) + ' MB' : 'unknown'}; longest main-thread task ${Math.max(0, ...r.long).toFixed(0)} ms`);
+    console.log(`drop ${(bigSize / 1e6).toFixed(0)} MB (${gm} models × ${gq} questions × ${gr} runs): every table shown after ${r.frame.toFixed(0)} ms (driver's wall clock ${r.wall} ms); tab peak RSS ${MB(r.hwm)} MB (VmHWM of renderer pid ${r.pids.join(', ')}; sampled every 100 ms: ${MB(r.sampled)} MB) (target < 1500 MB); worker wasm memory ${r.wasm ? MB(r.wasm) + ' MB' : 'unknown'}; longest main-thread task ${Math.max(0, ...r.long).toFixed(0)} ms; the worker's phases (ms): ${r.phases || 'unknown'}`);
     t = Date.now();
     await r.q.click('header nav a[href*="view=questions"]');
     await r.q.waitForSelector('main table a[href*="view=question"]', { timeout: 120000 });

@@ -389,7 +389,8 @@ pub enum Response {
         b: String,
         report: Result<ScoreReport, String>,
     },
-    /// Hex SHA-256 of the files just added, by name: sent after the tables.
+    /// Hex SHA-256 of files added, by name: sent after the tables, as each is known (the
+    /// worker hashes in the background).
     Hashes(Vec<(String, String)>),
     Items {
         options: ViewOptions,

@@ -3,9 +3,9 @@
 //!
 //! It holds the files as `Blob`s (a dropped `File` is the user's file on disk; a fetched body is
 //! the browser's copy), never their bytes: each load streams them chunk by chunk into the core's
-//! `StreamLoader` with the texts skipped, hashing the same chunks, so a 1 GB file never sits
-//! whole in wasm memory. The answers and rationales of a question are read back by byte range
-//! when its view first asks for them.
+//! `StreamLoader` with the texts skipped, so a 1 GB file never sits whole in wasm memory (nor
+//! in the page's), and hashes them in a second read after the tables are out. The answers and
+//! rationales of a question are read back by byte range when its view first asks for them.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -41,8 +41,8 @@ mod worker {
         name: String,
         origin: Origin,
         blob: Blob,
-        /// Hex SHA-256, once the file has been read through.
-        hash: Option<String>,
+        /// Whether its hash was computed (or tried: a file that cannot be read has none).
+        hash_tried: bool,
     }
 
     thread_local! {
@@ -59,6 +59,8 @@ mod worker {
         /// see the new data).
         static QUEUE: RefCell<VecDeque<(Request, JsValue)>> = const { RefCell::new(VecDeque::new()) };
         static SERVING: Cell<bool> = const { Cell::new(false) };
+        /// Whether a task is hashing files (see [`hash_in_background`]).
+        static HASHING: Cell<bool> = const { Cell::new(false) };
     }
 
     /// Records this close together (bytes) are read back with one slice of their file: a
@@ -103,20 +105,55 @@ mod worker {
         })
     }
 
+    /// The phases of a load as User Timing measures: the browser's profiler shows them, and
+    /// e2e/speed.mjs prints them.
+    struct Phases {
+        perf: Option<web_sys::Performance>,
+        last: String,
+    }
+
+    impl Phases {
+        fn start() -> Phases {
+            let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+            let perf = scope.performance();
+            if let Some(p) = &perf {
+                p.clear_marks();
+                p.clear_measures();
+                let _ = p.mark("rp:start");
+            }
+            Phases {
+                perf,
+                last: "rp:start".into(),
+            }
+        }
+
+        fn end(&mut self, name: &str) {
+            if let Some(p) = &self.perf {
+                let mark = format!("{name}:end");
+                let _ = p.mark(&mark);
+                let _ = p.measure_with_start_mark_and_end_mark(name, &self.last, &mark);
+                self.last = mark;
+            }
+        }
+    }
+
     /// Reads `blob` through as a stream, handing each chunk to `f`; the bytes read so far and
-    /// the reason if the browser could not read it all (the file changed or went away).
+    /// the reason if the browser could not read it all (the file changed or went away). The
+    /// next chunk is asked for before `f` runs on this one, so the browser reads while we parse.
     async fn stream(blob: &Blob, mut f: impl FnMut(&[u8])) -> Result<u64, (u64, String)> {
         let reader: ReadableStreamDefaultReader = blob.stream().get_reader().unchecked_into();
         let mut buf: Vec<u8> = Vec::new();
         let mut read = 0u64;
+        let mut next = reader.read();
         loop {
-            let r: ReadableStreamReadResult = JsFuture::from(reader.read())
+            let r: ReadableStreamReadResult = JsFuture::from(next)
                 .await
                 .map_err(|e| (read, js_err(e)))?
                 .unchecked_into();
             if r.get_done().unwrap_or(true) {
                 return Ok(read);
             }
+            next = reader.read();
             let chunk = r.get_value().dyn_into::<Uint8Array>().map_err(|_| {
                 (
                     read,
@@ -133,16 +170,15 @@ mod worker {
     /// Loads the files that count under `options` (the bundled set only if kept or alone, see
     /// `protocol::counted`), reading each as a stream with the texts skipped (scores never read
     /// them; a question view reads its own back, see [`fill_question`]), and answers with their
-    /// tables. Files read through get their hash on the way.
+    /// tables.
     async fn reload(options: ViewOptions) {
-        let sources: Vec<(usize, String, Blob, bool)> = FILES.with(|files| {
+        let sources: Vec<(String, Blob)> = FILES.with(|files| {
             let files = files.borrow();
             let user = files.iter().any(|f| f.origin != Origin::Bundled);
             files
                 .iter()
-                .enumerate()
-                .filter(|(_, f)| counted(f.origin, options.keep_bundled, user))
-                .map(|(i, f)| (i, f.name.clone(), f.blob.clone(), f.hash.is_none()))
+                .filter(|f| counted(f.origin, options.keep_bundled, user))
+                .map(|f| (f.name.clone(), f.blob.clone()))
                 .collect()
         });
         let mut loader = StreamLoader::new(LoadOptions {
@@ -150,66 +186,70 @@ mod worker {
             ..LoadOptions::default()
         });
         let mut unread = Vec::new();
-        for (i, name, blob, hash) in &sources {
+        let mut phases = Phases::start();
+        for (name, blob) in &sources {
             loader.begin_file(name);
-            let mut hasher = hash.then(sha2::Sha256::new);
-            let r = stream(blob, |chunk| {
-                loader.feed(chunk);
-                if let Some(h) = hasher.as_mut() {
-                    h.update(chunk);
-                }
-            })
-            .await;
+            let r = stream(blob, |chunk| loader.feed(chunk)).await;
             loader.end_file();
-            match r {
-                Ok(_) => {
-                    if let Some(h) = hasher {
-                        let h = hex(&h.finalize());
-                        FILES.with(|f| f.borrow_mut()[*i].hash = Some(h));
-                    }
-                }
-                Err((at, why)) => unread.push(Issue {
+            if let Err((at, why)) = r {
+                unread.push(Issue {
                     file: name.clone(),
                     location: format!("byte {at}"),
                     message: format!(
                         "the browser could not read the file beyond this point: {why}"
                     ),
                     severity: Severity::File,
-                }),
+                });
             }
         }
+        phases.end("rp:read+parse");
         let mut loaded = loader.finish();
+        phases.end("rp:finish");
         loaded.issues.extend(unread);
         let snapshot = Snapshot::of(&loaded);
         LOADED.with(|l| *l.borrow_mut() = loaded);
-        SOURCES.with(|s| *s.borrow_mut() = sources.into_iter().map(|(_, _, b, _)| b).collect());
+        SOURCES.with(|s| *s.borrow_mut() = sources.into_iter().map(|(_, b)| b).collect());
         FILLED.with(|f| f.borrow_mut().clear());
+        phases.end("rp:snapshot");
         let report = report(&options);
+        phases.end("rp:score");
         reply(&Response::Loaded {
             options,
             snapshot,
             report,
         });
+        phases.end("rp:reply");
     }
 
-    /// Hashes the files not hashed yet (those the last load did not read: the bundled set
-    /// when the user's files replace it).
-    async fn hash_the_rest() {
-        let todo: Vec<(usize, Blob)> = FILES.with(|f| {
-            f.borrow()
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| f.hash.is_none())
-                .map(|(i, f)| (i, f.blob.clone()))
-                .collect()
-        });
-        for (i, blob) in todo {
-            let mut h = sha2::Sha256::new();
-            if stream(&blob, |c| h.update(c)).await.is_ok() {
-                let h = hex(&h.finalize());
-                FILES.with(|f| f.borrow_mut()[i].hash = Some(h));
-            }
+    /// Hashes every file not hashed yet, in a task of its own, answering each hash as it is
+    /// known: hashing runs at ~100 MB/s in wasm, so it must neither hold back the tables (it
+    /// runs after the load that reads the files) nor the requests that come meanwhile (they are
+    /// served between the chunks it reads). One such task at a time; it picks up files added
+    /// while it runs.
+    fn hash_in_background() {
+        if HASHING.with(|h| h.replace(true)) {
+            return;
         }
+        wasm_bindgen_futures::spawn_local(async {
+            loop {
+                let next = FILES.with(|f| {
+                    f.borrow()
+                        .iter()
+                        .position(|f| !f.hash_tried)
+                        .map(|i| (i, f.borrow()[i].blob.clone()))
+                });
+                let Some((i, blob)) = next else { break };
+                FILES.with(|f| f.borrow_mut()[i].hash_tried = true);
+                let mut h = sha2::Sha256::new();
+                // A file that cannot be read has no hash; its load says why.
+                if stream(&blob, |c| h.update(c)).await.is_ok() {
+                    let hash = hex(&h.finalize());
+                    let name = FILES.with(|f| f.borrow()[i].name.clone());
+                    reply(&Response::Hashes(vec![(name, hash)]));
+                }
+            }
+            HASHING.with(|h| h.set(false));
+        });
     }
 
     fn kind_code(kind: RecordKind) -> u8 {
@@ -336,7 +376,6 @@ mod worker {
                 options,
             } => {
                 let blobs = Array::from(&blobs);
-                let first = FILES.with(|f| f.borrow().len());
                 FILES.with(|files| {
                     files.borrow_mut().extend(
                         names
@@ -347,19 +386,12 @@ mod worker {
                                 name,
                                 origin: origins.get(i).copied().unwrap_or(Origin::Dropped),
                                 blob,
-                                hash: None,
+                                hash_tried: false,
                             }),
                     );
                 });
                 reload(options).await;
-                hash_the_rest().await;
-                let hashes = FILES.with(|files| {
-                    files.borrow()[first..]
-                        .iter()
-                        .filter_map(|f| Some((f.name.clone(), f.hash.clone()?)))
-                        .collect()
-                });
-                reply(&Response::Hashes(hashes));
+                hash_in_background();
             }
             Request::Reload { options } => reload(options).await,
             Request::Score { options } => {

@@ -348,9 +348,13 @@ pub enum Request {
     Question {
         id: String,
     },
-    /// Per-item attainment and agreement under these options (large, so only when a view needs it).
+    /// Per-item attainment and agreement under these options (large, so only when a view needs
+    /// it), with the attainment per model of `model` only: every model's would be rows × models
+    /// (~20 MB of JSON for 100 models on 1,400 questions), and one view shows one model's.
     Items {
         options: ViewOptions,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
     },
     Paired {
         options: ViewOptions,
@@ -394,6 +398,8 @@ pub enum Response {
     Hashes(Vec<(String, String)>),
     Items {
         options: ViewOptions,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
         items: Vec<repoprobe_core::metrics::items::ItemRow>,
     },
 }

@@ -49,6 +49,8 @@ impl<T> std::ops::Deref for Shared<T> {
     }
 }
 
+type Items = (ViewOptions, Option<String>, Shared<Vec<ItemRow>>);
+
 type Paired = (
     ViewOptions,
     String,
@@ -75,8 +77,9 @@ pub struct AppState {
     pub questions: RwSignal<BTreeMap<String, Shared<QuestionData>>>,
     /// The last paired comparison asked for.
     pub paired: RwSignal<Option<Paired>>,
-    /// Per-item rows (attainment, agreement) for the options they were asked under.
-    pub items: RwSignal<Option<(ViewOptions, Shared<Vec<ItemRow>>)>>,
+    /// Per-item rows (attainment, agreement) for the options and the model (whose attainment
+    /// per item they carry) they were asked for.
+    pub items: RwSignal<Option<Items>>,
 }
 
 impl AppState {
@@ -214,25 +217,38 @@ pub fn request_question(state: AppState, id: &str) {
 }
 
 /// The per-item rows for the options in force, asked of the worker when a view needs them
-/// (again after every load or change of options); `None` until they arrive.
+/// (again after every load or change of options); `None` until they arrive. Without any model's
+/// attainment per item (see [`use_model_items`]).
 pub fn use_items(state: AppState) -> Memo<Option<Shared<Vec<ItemRow>>>> {
+    use_model_items(state, Signal::derive(|| None))
+}
+
+/// The per-item rows with `model`'s attainment per item (`ItemRow::per_model` holds that model
+/// alone: the rows of every model would be large).
+pub fn use_model_items(
+    state: AppState,
+    model: Signal<Option<String>>,
+) -> Memo<Option<Shared<Vec<ItemRow>>>> {
     Effect::new(move |_| {
         state.snapshot.track();
         let options = state.options.get();
-        let have = state
-            .items
-            .with_untracked(|i| i.as_ref().is_some_and(|(o, _)| *o == options));
+        let model = model.get();
+        let have = state.items.with_untracked(|i| {
+            i.as_ref()
+                .is_some_and(|(o, m, _)| *o == options && *m == model)
+        });
         if !have {
-            post(&Request::Items { options }, None);
+            post(&Request::Items { options, model }, None);
         }
     });
     Memo::new(move |_| {
         let options = state.options.get();
+        let model = model.get();
         state
             .items
             .get()
-            .filter(|(o, _)| *o == options)
-            .map(|(_, i)| i)
+            .filter(|(o, m, _)| *o == options && *m == model)
+            .map(|(_, _, i)| i)
     })
 }
 
@@ -342,9 +358,13 @@ fn on_response(state: AppState, r: Response) {
             report,
         } => state.paired.set(Some((options, a, b, shared(report)))),
         Response::Hashes(h) => state.hashes.update(|m| m.extend(h)),
-        Response::Items { options, items } => {
-            state.items.set(Some((options, Shared(Arc::new(items)))))
-        }
+        Response::Items {
+            options,
+            model,
+            items,
+        } => state
+            .items
+            .set(Some((options, model, Shared(Arc::new(items))))),
     }
 }
 

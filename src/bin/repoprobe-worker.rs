@@ -398,8 +398,8 @@ mod worker {
                 let r = report(&options);
                 reply(&Response::Report { options, report: r });
             }
-            Request::Items { options } => {
-                let items = LOADED.with(|l| {
+            Request::Items { options, model } => {
+                let mut items = LOADED.with(|l| {
                     let l = l.borrow();
                     // The items do not depend on the bootstrap: skip it.
                     score_options(&options)
@@ -411,7 +411,14 @@ mod worker {
                         .and_then(|r| r.items)
                         .unwrap_or_default()
                 });
-                reply(&Response::Items { options, items });
+                for i in &mut items {
+                    i.per_model.retain(|m, _| Some(m) == model.as_ref());
+                }
+                reply(&Response::Items {
+                    options,
+                    model,
+                    items,
+                });
             }
             Request::Question { id } => {
                 let filled = fill_question(&id).await;

@@ -1,5 +1,9 @@
 //! Load + score of 50,000 judgments (`synth --models 20 --questions 500 --runs 5`) against a bare
 //! `serde_json` parse of the same bytes into a `Value`. Target: load + score ≤ 2× the bare parse.
+//!
+//! With `--features parallel` the loads are also timed with records parsed on one thread per
+//! core while the bytes are cut (what the CLI does): `cargo bench -p repoprobe-core --features
+//! parallel --bench load_score`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use repoprobe_core::synth::{SynthOptions, generate};
@@ -33,6 +37,32 @@ fn bench(c: &mut Criterion) {
     g.bench_function("load", |b| {
         b.iter(|| black_box(load(black_box(&files), LoadOptions::default())))
     });
+    // What `repoprobe score` does: texts skipped, parsed on every core.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let score_load = |threads: usize| LoadOptions {
+        skip_text: true,
+        threads,
+        ..LoadOptions::default()
+    };
+    g.bench_function("load_skip_text_1_thread", |b| {
+        b.iter(|| black_box(load(black_box(&files), score_load(1))))
+    });
+    if cfg!(feature = "parallel") && threads > 1 {
+        eprintln!("parallel loads: {threads} threads");
+        g.bench_function(format!("load_skip_text_{threads}_threads"), |b| {
+            b.iter(|| black_box(load(black_box(&files), score_load(threads))))
+        });
+        g.bench_function(
+            format!("load_skip_text_{threads}_threads_and_score_bootstrap_1000"),
+            |b| {
+                let o = ScoreOptions::default();
+                b.iter(|| {
+                    let l = load(black_box(&files), score_load(threads));
+                    black_box(score(&l.dataset, &l.issues, &o).unwrap())
+                })
+            },
+        );
+    }
     let loaded = load(&files, LoadOptions::default());
     assert!(loaded.issues.is_empty());
     g.bench_function("score_no_bootstrap", |b| {

@@ -3,8 +3,10 @@
 //!
 //! The core takes the world as arguments (bytes, seeds, options): no file system, clock,
 //! environment, randomness from the OS or async. Data flows
-//! bytes → [`load()`] (parse, validate) → [`Dataset`] → [`metrics::score`] → [`ScoreReport`] →
-//! [`report`] (text formats).
+//! bytes → [`load()`] or [`StreamLoader`] (parse, validate) → [`Dataset`] → [`metrics::score`] →
+//! [`ScoreReport`] → [`report`] (text formats). Files may come whole or as streams of chunks;
+//! with the `parallel` feature (the CLI's, never the site's) records are parsed on threads of
+//! the loader's own while the caller feeds it.
 
 pub mod dataset;
 #[cfg(test)]

@@ -111,6 +111,16 @@ pub fn question(q: &Question) -> Vec<String> {
 
 /// Every way a judgment fails to match its question's checklist (SPEC §2.3, §3).
 pub fn judgment_items(j: &Judgment, q: &Question) -> Vec<String> {
+    // Nearly every judgment scores each item of the checklist once, in its order (item ids are
+    // unique in a valid question): nothing to look up, nothing to allocate.
+    if j.items.len() == q.checklist.len()
+        && j.items
+            .iter()
+            .zip(&q.checklist)
+            .all(|(it, c)| it.id == c.id && c.allows(it.score))
+    {
+        return Vec::new();
+    }
     let mut errs = Vec::new();
     let mut seen = BTreeSet::new();
     for (n, it) in j.items.iter().enumerate() {

@@ -80,6 +80,74 @@ proptest! {
     }
 }
 
+/// Everything a load gives, as text to compare.
+fn fingerprint(l: &repoprobe_core::Loaded) -> String {
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}",
+        l.dataset, l.issues, l.files, l.notes
+    )
+}
+
+/// The golden files as one bundle (format first), as one JSON array and as JSONL.
+fn golden_shapes() -> Vec<Vec<u8>> {
+    let lines: Vec<serde_json::Value> = [GOLDEN_BENCH, GOLDEN]
+        .iter()
+        .flat_map(|b| std::str::from_utf8(b).unwrap().lines())
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let questions: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|v| v.get("checklist").is_some())
+        .collect();
+    let judgments: Vec<&serde_json::Value> =
+        lines.iter().filter(|v| v.get("items").is_some()).collect();
+    let bundle = serde_json::json!({"format": "repoprobe-results", "version": 1, "benchmark": questions, "judgments": judgments});
+    vec![
+        serde_json::to_vec_pretty(&bundle).unwrap(),
+        serde_json::to_vec(&lines).unwrap(),
+        [GOLDEN_BENCH, GOLDEN].concat(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Streamed in chunks of any sizes (and, with the `parallel` feature, parsed on threads),
+    /// a file loads exactly as it does whole, damaged or not.
+    #[test]
+    fn chunks_and_threads_never_change_a_load(
+        shape in 0usize..3,
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 0..6),
+        cuts in proptest::collection::vec(1usize..400, 1..40),
+        skip_text in any::<bool>(),
+        threads in 1usize..4,
+    ) {
+        let mut bytes = golden_shapes().swap_remove(shape);
+        for (at, byte, op) in edits {
+            if bytes.is_empty() { break; }
+            let i = at.index(bytes.len());
+            match op {
+                0 => bytes[i] = byte,
+                1 => bytes.insert(i, byte),
+                _ => { bytes.remove(i); }
+            }
+        }
+        let options = LoadOptions { skip_text, ..Default::default() };
+        let whole = load(&[SourceFile { name: "x", bytes: &bytes }], options);
+        let mut loader = repoprobe_core::StreamLoader::new(LoadOptions { threads, ..options });
+        loader.begin_file("x");
+        let mut rest = &bytes[..];
+        for n in cuts.iter().cycle() {
+            if rest.is_empty() { break; }
+            let (a, b) = rest.split_at((*n).min(rest.len()));
+            loader.feed(a);
+            rest = b;
+        }
+        loader.end_file();
+        prop_assert_eq!(fingerprint(&loader.finish()), fingerprint(&whole));
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 

@@ -227,33 +227,69 @@ fn validate_on_a_missing_path_exits_2_and_says_it_cannot_read_it() {
 }
 
 #[test]
-fn validate_on_a_json_array_with_a_syntax_error_exits_2_and_keeps_the_two_questions_before_it() {
+fn validate_on_a_json_array_keeps_every_record_but_a_broken_one_and_stops_at_a_broken_structure() {
     let bench = std::fs::read_to_string(golden_file("benchmark.jsonl")).unwrap();
-    let two: Vec<&str> = bench
+    let three: Vec<&str> = bench
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .take(2)
+        .take(3)
         .collect();
-    assert_eq!(two.len(), 2);
-    let text = format!("[\n{},\n{},\n{{\"id\": \"q3\", oops}}\n]\n", two[0], two[1]);
+    assert_eq!(three.len(), 3);
     let dir = tempfile::tempdir().unwrap();
+
+    // Invalid JSON inside one element: that record is left out, the others are read.
+    let text = format!(
+        "[\n{},\n{},\n{{\"id\": \"q3\", oops}},\n{}\n]\n",
+        three[0], three[1], three[2]
+    );
     let path = dir.path().join("broken.json");
     std::fs::write(&path, text).unwrap();
-
     let r = run(&["validate", path_str(&path)]);
-    r.expect_code(2);
-    assert!(r.stdout.contains("valid: 2 questions"), "{}", r.stdout);
-
+    r.expect_code(1);
+    assert!(r.stdout.contains("valid: 3 questions"), "{}", r.stdout);
     let r = run(&["validate", path_str(&path), "--format", "json"]);
-    r.expect_code(2);
+    r.expect_code(1);
     let v = r.json();
     assert_eq!(v["valid"], false);
-    assert_eq!(v["counts"]["benchmark"], 2);
+    assert_eq!(v["counts"]["benchmark"], 3);
     let issues = v["issues"].as_array().unwrap();
     assert_eq!(issues.len(), 1, "{issues:#?}");
     assert!(
-        issues[0]["location"].as_str().unwrap().contains("line 4"),
-        "the syntax error is on line 4: {}",
+        issues[0]["location"].as_str().unwrap().starts_with("$[2]"),
+        "the broken record is the third: {}",
+        issues[0]
+    );
+    assert!(
+        issues[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("invalid JSON")
+    );
+
+    // A comma missing between records breaks the array itself: the records before it are
+    // read, the rest of the file is not, and the file is unusable from there (exit 2).
+    let text = format!(
+        "[\n{},\n{},\n{}\n{}\n]\n",
+        three[0], three[1], three[2], three[2]
+    );
+    std::fs::write(&path, text).unwrap();
+    let r = run(&["validate", path_str(&path), "--format", "json"]);
+    r.expect_code(2);
+    let v = r.json();
+    assert_eq!(v["counts"]["benchmark"], 3);
+    let issues = v["issues"].as_array().unwrap();
+    assert_eq!(issues.len(), 1, "{issues:#?}");
+    assert!(
+        issues[0]["location"].as_str().unwrap().contains("line 5"),
+        "the missing comma is before line 5: {}",
+        issues[0]
+    );
+    assert!(
+        issues[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the 3 record(s) before it were read"),
+        "{}",
         issues[0]
     );
 }

@@ -7,9 +7,9 @@
 //! What it cannot cut it keeps and hands over whole (`What::Whole`): a file that is one object
 //! (a single record), or an object whose `format` is not known before its end (a bundle whose
 //! arrays come before its `format` key). Errors in the structure (a missing comma, a bracket
-//! that closes the wrong thing, the end of the file inside a record, nesting deeper than
-//! [`MAX_DEPTH`]) make the rest of the file unusable, as a syntax error did when files were
-//! parsed whole; an error inside one record's text costs only that record.
+//! that closes the wrong thing, the end of the file inside a record, absurd nesting) make the
+//! rest of the file unusable, as a syntax error did when files were parsed whole, located where
+//! the JSON parser finds the damage; an error inside one record's text costs only that record.
 //!
 //! It must not parse records or know what they hold beyond their container's key.
 
@@ -32,6 +32,18 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub(super) struct Batch {
     pub(super) buf: Vec<u8>,
     pub(super) units: Vec<Unit>,
+}
+
+impl Batch {
+    /// A batch that holds `bytes` of records without growing (a record that ends past them
+    /// still fits: the buffer grows for it).
+    pub(super) fn with_capacity(bytes: usize) -> Self {
+        Batch {
+            // Room for the record that crosses the mark.
+            buf: Vec::with_capacity(bytes + bytes / 4),
+            units: Vec::new(),
+        }
+    }
 }
 
 /// One thing to parse, or a problem found while cutting.
@@ -318,8 +330,10 @@ impl Splitter {
                     } else {
                         "a list"
                     };
-                    let pos = self.pos(0);
-                    self.fatal(pos, &format!("EOF while parsing {what}"), out);
+                    // Where the JSON parser reports the end of a file: its last byte.
+                    let mut pos = self.pos(0);
+                    pos.column = pos.column.saturating_sub(1).max(1);
+                    self.fatal(pos, &format!("EOF while parsing {what}"), &[], out);
                 }
                 self.end_container(out);
             }
@@ -402,8 +416,12 @@ impl Splitter {
                             Flow::Continue
                         }
                         Err(Fatal(at, message)) => {
+                            let tail = match self.cap {
+                                Cap::Record { from, .. } => &chunk[from..(at + 1).min(chunk.len())],
+                                _ => &[],
+                            };
                             let pos = self.pos(at);
-                            self.fatal(pos, &message, out);
+                            self.fatal(pos, &message, tail, out);
                             Flow::Continue
                         }
                     }
@@ -950,12 +968,21 @@ impl Splitter {
         }
     }
 
-    /// A problem with the rest of the file at `pos`: nothing after it is read.
-    fn fatal(&mut self, pos: Pos, message: &str, out: &mut impl Output) {
-        if let Cap::Record { unit, .. } = self.cap
-            && unit != usize::MAX
-        {
-            out.batch().buf.truncate(unit);
+    /// A problem with the rest of the file at `pos`: nothing after it is read. `tail`: the
+    /// bytes of the record being read that are not in the batch yet.
+    fn fatal(&mut self, mut pos: Pos, message: &str, tail: &[u8], out: &mut impl Output) {
+        let mut message = message.to_string();
+        if let Cap::Record { unit, at, .. } = self.cap {
+            let buf = &mut out.batch().buf;
+            let unit = if unit == usize::MAX { buf.len() } else { unit };
+            // The structure is found broken here, but the damage is most often inside the record
+            // being read (a quote lost turns strings inside out until a bracket does not
+            // match): the JSON parser tells where, as when files were parsed whole.
+            buf.extend_from_slice(tail);
+            if let Some((p, m)) = syntax_error(&buf[unit..], at) {
+                (pos, message) = (p, m);
+            }
+            buf.truncate(unit);
         }
         self.cap = Cap::None;
         let kept = if self.count > 0 {
@@ -1033,10 +1060,10 @@ impl Splitter {
     }
 }
 
+/// A closing bracket of the watched array (`array`) or object in `phase`.
 fn close_allowed(phase: Phase, i: usize, array: bool) -> Result<(), Fatal> {
     match phase {
         Phase::Open | Phase::After => Ok(()),
-        Phase::Next if array => Err(Fatal(i, "trailing comma".into())),
         Phase::Next => Err(Fatal(i, "trailing comma".into())),
         Phase::Colon => Err(Fatal(i, "expected `:`".into())),
         Phase::Value | Phase::In => Err(Fatal(i, "expected value".into())),
@@ -1044,6 +1071,7 @@ fn close_allowed(phase: Phase, i: usize, array: bool) -> Result<(), Fatal> {
     }
 }
 
+/// A comma in the watched array (`array`) or object in `phase`.
 fn comma_allowed(phase: Phase, i: usize, array: bool) -> Result<(), Fatal> {
     match phase {
         Phase::After => Ok(()),
@@ -1052,6 +1080,30 @@ fn comma_allowed(phase: Phase, i: usize, array: bool) -> Result<(), Fatal> {
         Phase::Value => Err(Fatal(i, "expected value".into())),
         _ => Err(Fatal(i, "key must be a string".into())),
     }
+}
+
+/// The first syntax error in `bytes` (a record's, from `at` in its file), as the JSON parser
+/// words it, and where it is in the file; `None` when the bytes are fine as far as they go.
+fn syntax_error(bytes: &[u8], at: Pos) -> Option<(Pos, String)> {
+    use serde::Deserialize;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let e = serde::de::IgnoredAny::deserialize(&mut de).err()?;
+    if !e.is_syntax() {
+        return None;
+    }
+    let (line, column) = match e.line() {
+        1 => (at.line, at.column + e.column().max(1) - 1),
+        l => (at.line + l - 1, e.column().max(1)),
+    };
+    let message = super::visitors::strip_position(&e.to_string());
+    Some((
+        Pos {
+            offset: at.offset,
+            line,
+            column,
+        },
+        message,
+    ))
 }
 
 /// Bytes that matter inside a record: strings, brackets and newlines.

@@ -59,7 +59,7 @@ impl Out {
         if self.batch.units.is_empty() {
             return;
         }
-        let batch = std::mem::take(&mut self.batch);
+        let batch = std::mem::replace(&mut self.batch, Batch::with_capacity(BATCH_BYTES));
         #[cfg(feature = "parallel")]
         if let Some(pool) = self.pool.as_mut() {
             for segments in pool.send(batch) {
@@ -79,7 +79,7 @@ impl StreamLoader {
             files: Vec::new(),
             splitter: None,
             out: Out {
-                batch: Batch::default(),
+                batch: Batch::with_capacity(BATCH_BYTES),
                 options,
                 merge: Merge::default(),
                 #[cfg(feature = "parallel")]
@@ -333,5 +333,51 @@ mod pool {
             out.extend(std::mem::take(&mut self.ready).into_values());
             out
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::synth::{SynthOptions, generate};
+    use crate::{LoadOptions, SourceFile, load};
+
+    /// Several batches' worth of records, as a bundle and as JSONL, loaded on threads and on
+    /// one: the same load (batches come back in the order they were cut).
+    #[test]
+    fn threads_give_the_load_of_one_thread() {
+        let bundle = generate(SynthOptions {
+            models: 10,
+            questions: 100,
+            runs: 2,
+            seed: 3,
+        });
+        let json = serde_json::to_vec(&bundle).unwrap();
+        assert!(json.len() > 3 * super::BATCH_BYTES, "{} bytes", json.len());
+        let mut jsonl = Vec::new();
+        for j in &bundle.judgments {
+            jsonl.extend(serde_json::to_vec(j).unwrap());
+            jsonl.push(b'\n');
+        }
+        let files = [
+            SourceFile {
+                name: "a.json",
+                bytes: &json,
+            },
+            SourceFile {
+                name: "b.jsonl",
+                bytes: &jsonl,
+            },
+        ];
+        let print = |l: &crate::Loaded| format!("{:?} {:?} {:?}", l.dataset, l.issues, l.files);
+        let one = load(&files, LoadOptions::default());
+        assert!(one.issues.iter().all(|i| i.message.contains("duplicate")));
+        let three = load(
+            &files,
+            LoadOptions {
+                threads: 3,
+                ..LoadOptions::default()
+            },
+        );
+        assert_eq!(print(&three), print(&one));
     }
 }

@@ -181,6 +181,10 @@ mod worker {
                 .map(|f| (f.name.clone(), f.blob.clone()))
                 .collect()
         });
+        // The last load's data goes first: requests wait while this one runs, so nothing reads
+        // it, and a second large load then reuses its memory rather than adding to it.
+        LOADED.with(|l| *l.borrow_mut() = Loaded::default());
+        SOURCES.with(|s| s.borrow_mut().clear());
         let mut loader = StreamLoader::new(LoadOptions {
             skip_text: true,
             ..LoadOptions::default()

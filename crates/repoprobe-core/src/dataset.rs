@@ -245,25 +245,29 @@ pub fn load(files: &[SourceFile<'_>], options: LoadOptions) -> Loaded {
 /// The records of every file, parsed, made into a dataset (the rules of the module docs).
 pub(crate) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     let Parsed {
-        records,
+        records: mut parts,
         mut issues,
         files,
     } = parsed;
-    let Records {
-        questions,
-        answers,
-        judgments,
-        scalar_judgments,
-        failure_labels,
-        reported,
-    } = records;
+    // One kind at a time, part by part; each part's vector of that kind is freed once read.
+    macro_rules! take {
+        ($field:ident) => {
+            parts.iter_mut().flat_map(|p| std::mem::take(&mut p.$field))
+        };
+    }
+    let count = |f: fn(&Records) -> usize| parts.iter().map(f).sum::<usize>();
+    let (n_questions, n_answers, n_judgments) = (
+        count(|r| r.questions.len()),
+        count(|r| r.answers.len()),
+        count(|r| r.judgments.len()),
+    );
     let mut b = Builder {
         ds: Dataset {
             raw: options.keep_raw.then(RawRecords::default),
             spans: (options.skip_text && !options.keep_raw).then(Spans::default),
-            questions: Vec::with_capacity(questions.len()),
-            answers: Vec::with_capacity(answers.len()),
-            judgments: Vec::with_capacity(judgments.len()),
+            questions: Vec::with_capacity(n_questions),
+            answers: Vec::with_capacity(n_answers),
+            judgments: Vec::with_capacity(n_judgments),
             ..Dataset::default()
         },
         issues: Vec::new(),
@@ -274,7 +278,7 @@ pub(crate) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     // Questions first, from every file, so that file order never decides whether a judgment's
     // question is known.
     let mut question_ids = HashSet::default();
-    for loc in questions {
+    for loc in take!(questions) {
         let q = &loc.record;
         let errs = validate::question(q);
         if !errs.is_empty() {
@@ -312,7 +316,7 @@ pub(crate) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     let mut names = Interner::default();
     let mut failed_runs: HashSet<(u32, u32, u32)> = HashSet::default();
     let mut answer_keys = HashSet::default();
-    for loc in answers {
+    for loc in take!(answers) {
         let a = &loc.record;
         if have_benchmark && !index.contains_key(&a.question_id) {
             b.issue(
@@ -347,7 +351,7 @@ pub(crate) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
 
     let mut unchecked = [0usize; 3];
     let mut judgment_keys = HashSet::default();
-    for loc in judgments {
+    for loc in take!(judgments) {
         let j = &loc.record;
         if have_benchmark {
             let Some(&qi) = index.get(&j.question_id) else {
@@ -402,7 +406,7 @@ pub(crate) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     }
 
     let mut scalar_keys = HashSet::default();
-    for loc in scalar_judgments {
+    for loc in take!(scalar_judgments) {
         let s = &loc.record;
         let mut errs = validate::scalar(s);
         if have_benchmark && !index.contains_key(&s.question_id) {
@@ -445,7 +449,7 @@ pub(crate) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     }
 
     let mut label_keys = HashSet::default();
-    for loc in failure_labels {
+    for loc in take!(failure_labels) {
         let f = &loc.record;
         if have_benchmark && !index.contains_key(&f.question_id) {
             b.issue(
@@ -486,7 +490,7 @@ pub(crate) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     }
 
     let mut reported_keys = HashSet::default();
-    for loc in reported {
+    for loc in take!(reported) {
         let r = &loc.record;
         if !r.value.is_finite() {
             b.issue(

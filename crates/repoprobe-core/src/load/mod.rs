@@ -45,12 +45,31 @@ pub struct FileSummary {
     pub meta: Option<serde_json::Value>,
 }
 
-/// The records of all files, by kind, with every issue found on the way.
+/// The records of all files, by kind, in parts (one per file per batch, in input order), with
+/// every issue found on the way. Parts are never merged: assembling takes their records kind by
+/// kind and frees each part's vector as soon as it is read.
 #[derive(Debug, Default)]
 pub struct Parsed {
-    pub records: Records,
+    pub records: Vec<Records>,
     pub issues: Vec<Issue>,
     pub files: Vec<FileSummary>,
+}
+
+impl Parsed {
+    /// Every record as a [`Record`], in input order.
+    pub fn all(&self) -> Vec<Located> {
+        let mut out: Vec<Located> = self.records.iter().flat_map(Records::all).collect();
+        out.sort_by_key(|r| (r.file, r.span.start));
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.iter().map(Records::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// What parsing a batch found for one file (a batch may hold the end of one file and the start
@@ -539,7 +558,7 @@ mod tests {
     }
 
     fn fingerprint(p: &Parsed) -> String {
-        format!("{:?}\n{:?}\n{:?}", p.records.all(), p.issues, p.files)
+        format!("{:?}\n{:?}\n{:?}", p.all(), p.issues, p.files)
     }
 
     #[test]
@@ -593,7 +612,7 @@ mod tests {
     fn spans_give_each_record_back() {
         for (n, text) in corpus().iter().enumerate() {
             let p = parse(&format!("f{n}"), text);
-            for r in &p.records.all() {
+            for r in &p.all() {
                 let bytes = &text.as_bytes()[r.span.start as usize..r.span.end as usize];
                 let again = parse_one(r.record.kind(), bytes).unwrap_or_else(|e| {
                     panic!(
@@ -611,7 +630,7 @@ mod tests {
     fn a_structure_error_stops_the_file_and_a_record_error_does_not() {
         // A missing comma: the records before it are read, nothing after.
         let p = parse("a.json", &format!("[{Q}\n {J}, {J}]"));
-        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.len(), 1);
         assert_eq!(p.issues.len(), 1);
         assert_eq!(p.issues[0].severity, Severity::File);
         assert_eq!(p.issues[0].location, "line 2, column 2");
@@ -629,7 +648,7 @@ mod tests {
         );
         // Invalid JSON inside one element costs that element only.
         let p = parse("a.json", &format!("[{Q}, {{\"a\": tru}}, {J}]"));
-        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.len(), 2);
         assert_eq!(p.issues.len(), 1);
         assert_eq!(p.issues[0].severity, Severity::Record);
         assert_eq!(p.issues[0].location, "$[1].a");
@@ -638,7 +657,7 @@ mod tests {
             "b.json",
             &format!(r#"{{"format":"repoprobe-results","judgments":[{J},{J}"#),
         );
-        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.len(), 2);
         assert!(
             p.issues[0].message.contains("EOF while parsing a list"),
             "{:?}",
@@ -653,15 +672,15 @@ mod tests {
             "b.json",
             &format!(r#"{{"benchmark":[{Q}],"judgments":[{J}],"format":"repoprobe-results"}}"#),
         );
-        assert_eq!(p.records.len(), 2, "{:?}", p.issues);
+        assert_eq!(p.len(), 2, "{:?}", p.issues);
         assert_eq!(p.files[0].shape, "bundle");
-        assert_eq!(p.records.all()[1].location.to_string(), "$.judgments[0]");
+        assert_eq!(p.all()[1].location.to_string(), "$.judgments[0]");
         for text in [
             format!(r#"{{"format":"repoprobe-results","version":2,"judgments":[{J}]}}"#),
             format!(r#"{{"format":"repoprobe-results","judgments":[{J}],"version":2}}"#),
         ] {
             let p = parse("b.json", &text);
-            assert!(p.records.is_empty());
+            assert!(p.is_empty());
             assert_eq!(p.issues.len(), 1, "{:?}", p.issues);
             assert!(p.issues[0].message.contains("unsupported version 2"));
         }
@@ -672,8 +691,8 @@ mod tests {
         let text = format!("\u{feff}{Q}\r\n{J}\r\n");
         let p = parse("a.jsonl", &text);
         assert!(p.issues.is_empty(), "{:?}", p.issues);
-        assert_eq!(p.records.len(), 2);
-        assert_eq!(p.records.all()[1].record.kind(), RecordKind::Judgment);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p.all()[1].record.kind(), RecordKind::Judgment);
         assert_eq!(p.files[0].shape, "jsonl");
     }
 
@@ -681,7 +700,7 @@ mod tests {
     fn json_array_syntax_error_keeps_the_records_before_it() {
         let text = format!("[{Q},\n{J},\n{{\"oops\": ]");
         let p = parse("a.json", &text);
-        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.len(), 2);
         assert_eq!(p.issues.len(), 1);
         assert_eq!(p.issues[0].severity, Severity::File);
         assert!(
@@ -702,7 +721,7 @@ mod tests {
     fn a_type_error_is_located_by_json_path() {
         let bad = J.replace("\"score\":1", "\"score\":\"two\"");
         let p = parse("a.json", &format!("[{Q}, {bad}]"));
-        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.len(), 1);
         assert_eq!(
             p.issues[0].location, "$[1].items[0].score",
             "{:?}",
@@ -726,7 +745,7 @@ mod tests {
         let p = parse("b.json", &text);
         assert_eq!(p.files[0].shape, "bundle");
         assert_eq!(p.files[0].meta, Some(serde_json::json!({"x": 1})));
-        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.len(), 2);
         assert_eq!(p.issues.len(), 1);
         assert_eq!(p.issues[0].location, "$.judgments[1]");
         assert!(p.issues[0].message.contains("`model`") && p.issues[0].message.contains("`items`"));
@@ -750,7 +769,7 @@ mod tests {
             r#"{{"format":"repoprobe-results","version":1,"benchmark":[{Q}],"benchmark":[{Q},{Q}]}}"#
         );
         let p = parse("b.json", &text);
-        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.len(), 1);
         assert!(
             p.issues
                 .iter()
@@ -832,7 +851,7 @@ mod tests {
         let text = J.replace("\"rationale\":\"r\"", &format!("\"rationale\":\"{big}\""));
         let p = parse("big.jsonl", &text);
         assert!(p.issues.is_empty());
-        let Record::Judgment(j) = &p.records.all()[0].record else {
+        let Record::Judgment(j) = &p.all()[0].record else {
             panic!("not a judgment")
         };
         assert_eq!(j.items[0].rationale.len(), big.len());
@@ -852,7 +871,7 @@ mod tests {
             }],
             o,
         );
-        let Record::Judgment(j) = &p.records.all()[1].record else {
+        let Record::Judgment(j) = &p.all()[1].record else {
             panic!("not a judgment")
         };
         assert_eq!(j.items[0].rationale, "");
@@ -867,7 +886,7 @@ mod tests {
         assert_eq!(p.issues.len(), 0, "a skipped text accepts any JSON value");
         // And the flag does not leak into the next load.
         let p = parse("a.jsonl", &text);
-        let Record::Judgment(j) = &p.records.all()[1].record else {
+        let Record::Judgment(j) = &p.all()[1].record else {
             panic!("not a judgment")
         };
         assert_eq!(j.items[0].rationale, "r");
@@ -890,13 +909,13 @@ mod tests {
             },
         );
         assert!(
-            p.records.all()[0]
+            p.all()[0]
                 .raw
                 .as_ref()
                 .unwrap()
                 .get()
                 .contains("prompt_version")
         );
-        assert!(parse("a", &text).records.all()[0].raw.is_none());
+        assert!(parse("a", &text).all()[0].raw.is_none());
     }
 }

@@ -216,16 +216,6 @@ impl Records {
         self.truncate([0; 6]);
     }
 
-    /// Moves every record of `other` to the end of these.
-    pub(super) fn append(&mut self, other: &mut Records) {
-        macro_rules! app {
-            ($field:ident) => {
-                self.$field.append(&mut other.$field);
-            };
-        }
-        each_kind!(app);
-    }
-
     /// Records per file number, added to `counts`.
     pub(super) fn count_files(&self, counts: &mut [usize]) {
         macro_rules! count {

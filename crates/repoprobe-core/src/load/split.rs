@@ -613,9 +613,9 @@ impl Splitter {
                         return Err(Fatal(i, format!("unexpected `{}`", b as char)));
                     }
                     if self.at_records(depth) {
-                        close_allowed(self.rec, i, true)?;
+                        close_allowed(self.rec, i)?;
                     } else if depth == 1 && self.is_object() {
-                        close_allowed(self.top, i, false)?;
+                        close_allowed(self.top, i)?;
                     }
                     self.stack.pop();
                     let depth = depth - 1;
@@ -1060,8 +1060,8 @@ impl Splitter {
     }
 }
 
-/// A closing bracket of the watched array (`array`) or object in `phase`.
-fn close_allowed(phase: Phase, i: usize, array: bool) -> Result<(), Fatal> {
+/// A closing bracket of the watched array or object in `phase`.
+fn close_allowed(phase: Phase, i: usize) -> Result<(), Fatal> {
     match phase {
         Phase::Open | Phase::After => Ok(()),
         Phase::Next => Err(Fatal(i, "trailing comma".into())),

@@ -3,7 +3,7 @@
 //! threads of our own — and the results are put back in input order, so that a load gives the
 //! same records, issues and numbers however its files were chunked or its batches scheduled.
 //!
-//! Memory: the batches in flight (about a megabyte each) and the parsed records; never a whole
+//! Memory: the batches in flight (half a megabyte each) and the parsed records; never a whole
 //! file (but for a file that is one JSON object which is not a container, kept whole to be
 //! parsed as one value).
 
@@ -11,11 +11,13 @@ use super::split::{Batch, Output, Splitter};
 use super::{FileSummary, Parsed, Segment, parse_batch};
 use crate::{LoadOptions, Loaded};
 
-/// A batch is handed on to be parsed once it holds this many bytes of records.
-const BATCH_BYTES: usize = 1 << 20;
+/// A batch is handed on to be parsed once it holds this many bytes of records. Small enough
+/// that the batches in flight (one being cut, one waiting and one being parsed per thread) add
+/// little to the memory of a load; large enough that handing them on costs nothing.
+const BATCH_BYTES: usize = 512 << 10;
 
 /// Loads files given as streams of bytes: `begin_file`, `feed` each chunk as it comes,
-/// `end_file`; then `finish` gives what [`crate::load`] gives for the same bytes.
+/// `end_file`; then `finish` gives what [`crate::load()`] gives for the same bytes.
 ///
 /// ```
 /// use repoprobe_core::{LoadOptions, StreamLoader};
@@ -149,7 +151,10 @@ impl StreamLoader {
         } = self.out.merge;
         let mut files = self.files;
         let mut counts = vec![0; files.len()];
-        records.count_files(&mut counts);
+        let records: Vec<super::Records> = records.into_iter().map(|(_, r)| r).collect();
+        for r in &records {
+            r.count_files(&mut counts);
+        }
         for (f, n) in files.iter_mut().zip(counts) {
             f.records = n;
         }
@@ -170,7 +175,8 @@ impl StreamLoader {
 /// The parsed batches put together in input order.
 #[derive(Default)]
 struct Merge {
-    records: super::Records,
+    /// Each segment's records, with its file.
+    records: Vec<(usize, super::Records)>,
     issues: Vec<crate::Issue>,
     names: Vec<String>,
     files: Vec<FileState>,
@@ -178,8 +184,7 @@ struct Merge {
 
 #[derive(Default)]
 struct FileState {
-    /// Where the file's records and issues start.
-    records_from: [usize; 6],
+    /// Where the file's issues start.
     issues_from: usize,
     /// Nothing more of the file counts.
     dead: bool,
@@ -189,17 +194,19 @@ struct FileState {
 impl Merge {
     /// Adds the segments of the next batch (batches come in input order).
     fn add(&mut self, segments: Vec<Segment>) {
-        for mut seg in segments {
+        for seg in segments {
             while self.files.len() <= seg.file {
                 self.files.push(FileState {
-                    records_from: self.records.lens(),
                     issues_from: self.issues.len(),
                     ..FileState::default()
                 });
             }
             let state = &mut self.files[seg.file];
             if seg.void {
-                self.records.truncate(state.records_from);
+                // The file's parts are the last ones.
+                while self.records.last().is_some_and(|(f, _)| *f == seg.file) {
+                    self.records.pop();
+                }
                 self.issues.truncate(state.issues_from);
             } else if state.dead {
                 continue;
@@ -209,7 +216,9 @@ impl Merge {
                 state.whole = seg.whole;
             }
             let name = self.names.get(seg.file).cloned().unwrap_or_default();
-            self.records.append(&mut seg.records);
+            if !seg.records.is_empty() {
+                self.records.push((seg.file, seg.records));
+            }
             self.issues.extend(seg.issues.into_iter().map(|mut i| {
                 i.file.clone_from(&name);
                 i
@@ -244,9 +253,9 @@ mod pool {
     impl Pool {
         /// `None` when no thread could be started: batches are then parsed by the caller.
         pub(super) fn new(threads: usize, options: LoadOptions) -> Option<Pool> {
-            // Two batches waiting per thread keep every thread busy; more would only hold
-            // memory while the caller's thread, which cuts the batches, is the slower one.
-            let (jobs, queue) = sync_channel::<(usize, Batch)>(threads * 2);
+            // One batch waiting per thread keeps every thread busy (the caller's thread, which
+            // cuts the batches, is the slower side); more would only hold memory.
+            let (jobs, queue) = sync_channel::<(usize, Batch)>(threads);
             let queue = Arc::new(Mutex::new(queue));
             let (done_tx, done) = channel();
             let mut workers = Vec::new();

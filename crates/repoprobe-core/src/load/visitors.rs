@@ -339,14 +339,20 @@ impl<T: Texts> AnyRecord<T> {
                             attempt: self.attempt.unwrap_or(0),
                             judge,
                             judge_run: self.judge_run.unwrap_or(0),
-                            items: items
-                                .into_iter()
-                                .map(|i| ItemScore {
-                                    id: i.id,
-                                    rationale: i.rationale,
-                                    score: i.score,
-                                })
-                                .collect(),
+                            items: {
+                                let mut items: Vec<ItemScore> = items
+                                    .into_iter()
+                                    .map(|i| ItemScore {
+                                        id: i.id,
+                                        rationale: i.rationale,
+                                        score: i.score,
+                                    })
+                                    .collect();
+                                // The parse's vector grew by doubling: 4 places for 2 items is
+                                // 5 MB of nothing over 50,000 judgments.
+                                items.shrink_to_fit();
+                                items
+                            },
                         })
                     }
                     _ => return Err(missing),

@@ -322,9 +322,10 @@ mod worker {
                 let bytes = Uint8Array::new(&buffer).to_vec();
                 for &m in &b.members {
                     let (kind, index, span) = *mine[m];
+                    // A span that is not inside its read (it cannot be) reads as nothing, below.
                     let (from, to) = (
-                        (span.start - b.start) as usize,
-                        (span.end - b.start) as usize,
+                        span.start.saturating_sub(b.start) as usize,
+                        span.end.saturating_sub(b.start) as usize,
                     );
                     let Some(record) = bytes.get(from..to) else {
                         errors.push(format!(

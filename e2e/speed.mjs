@@ -200,7 +200,7 @@ for (const view of ['breakdown', 'reliability', 'failures', 'questions']) {
 t = Date.now();
 await p2.click('main table a[href*="view=question"]');
 await p2.waitForSelector('table.matrix tbody td a');
-console.log(`open a question (its texts read back from the file): ${Date.now() - t} ms`);
+console.log(`open a question (its texts read back from the file): ${Date.now() - t} ms; the worker's phases (ms): ${(await workerFigures(p2)).phases || 'unknown'}`);
 await last.c.close();
 fs.rmSync(file);
 
@@ -222,7 +222,8 @@ if (gigabyte) {
     t = Date.now();
     await r.q.click('main table a[href*="view=question"]');
     await r.q.waitForSelector('table.matrix tbody td a', { timeout: 120000 });
-    console.log(`  then a question, its texts read back from the file: ${Date.now() - t} ms, the tab's peak RSS since ${mem()}; worker wasm memory ${MB((await workerFigures(r.q)).wasm || 0)} MB`);
+    const after = await workerFigures(r.q);
+    console.log(`  then a question, its texts read back from the file: ${Date.now() - t} ms, the tab's peak RSS since ${mem()}; worker wasm memory ${MB(after.wasm || 0)} MB; the worker's phases (ms): ${after.phases || 'unknown'}`);
     await r.c.close();
   } finally {
     fs.rmSync(big, { force: true });

@@ -113,17 +113,20 @@ mod worker {
     }
 
     impl Phases {
-        fn start() -> Phases {
+        /// Phases from now on, named after `start`; a load (`clear`) forgets earlier ones.
+        fn start(start: &str, clear: bool) -> Phases {
             let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
             let perf = scope.performance();
             if let Some(p) = &perf {
-                p.clear_marks();
-                p.clear_measures();
-                let _ = p.mark("rp:start");
+                if clear {
+                    p.clear_marks();
+                    p.clear_measures();
+                }
+                let _ = p.mark(start);
             }
             Phases {
                 perf,
-                last: "rp:start".into(),
+                last: start.into(),
             }
         }
 
@@ -190,7 +193,7 @@ mod worker {
             ..LoadOptions::default()
         });
         let mut unread = Vec::new();
-        let mut phases = Phases::start();
+        let mut phases = Phases::start("rp:start", true);
         for (name, blob) in &sources {
             loader.begin_file(name);
             let r = stream(blob, |chunk| loader.feed(chunk)).await;
@@ -426,10 +429,14 @@ mod worker {
                 });
             }
             Request::Question { id } => {
+                let mut phases = Phases::start("rp:question", false);
                 let filled = fill_question(&id).await;
+                phases.end("rp:texts");
                 let mut q = LOADED.with(|l| QuestionData::of(&l.borrow().dataset, &id));
                 q.texts_error = filled.err();
+                phases.end("rp:question-data");
                 reply(&Response::Question(q));
+                phases.end("rp:question-reply");
             }
             Request::Paired { options, a, b } => {
                 let r = score_options(&options).and_then(|mut o| {

@@ -249,6 +249,10 @@ if (gigabyte) {
     await r.q.click('main table a[href*="view=question"]');
     await r.q.waitForSelector('table.matrix tbody td a', { timeout: 120000 });
     const after = await workerFigures(r.q);
+    const cdpPage = await r.c.newCDPSession(r.q);
+    const heap = await cdpPage.send('Runtime.getHeapUsage');
+    const pageWasm = await r.q.evaluate(() => window.__rpMemory && window.__rpMemory.buffer.byteLength);
+    console.log(`  the page's own: wasm memory ${MB(pageWasm || 0)} MB, JS heap ${MB(heap.usedSize)} MB used of ${MB(heap.totalSize)} MB`);
     console.log(`  then a question, its texts read back from the file: ${Date.now() - t} ms, the tab's peak RSS since ${mem()}; worker wasm memory ${MB(after.wasm || 0)} MB; the worker's phases (ms): ${after.phases || 'unknown'}`);
     await r.c.close();
   } finally {

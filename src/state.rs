@@ -403,6 +403,10 @@ pub fn provide_state() -> AppState {
         items: RwSignal::new(None),
     };
 
+    // For e2e/speed.mjs, which prints how large the page's wasm memory grew.
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &"__rpMemory".into(), &wasm_bindgen::memory());
+    }
     match started_worker().map(Ok).unwrap_or_else(start_worker) {
         Ok(worker) => {
             // `now`: apply at once rather than in a later task (see `apply_later`).

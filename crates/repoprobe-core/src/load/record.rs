@@ -185,8 +185,8 @@ impl Records {
         }
     }
 
-    /// How many records of each kind (a mark to truncate back to).
-    pub(super) fn lens(&self) -> [usize; 6] {
+    /// How many records of each kind.
+    fn lens(&self) -> [usize; 6] {
         let mut out = [0; 6];
         let mut i = 0;
         macro_rules! len {
@@ -200,20 +200,8 @@ impl Records {
         out
     }
 
-    pub(super) fn truncate(&mut self, lens: [usize; 6]) {
-        let mut i = 0;
-        macro_rules! cut {
-            ($field:ident) => {
-                self.$field.truncate(lens[i]);
-                i += 1;
-            };
-        }
-        each_kind!(cut);
-        let _ = i;
-    }
-
     pub(super) fn clear(&mut self) {
-        self.truncate([0; 6]);
+        *self = Records::default();
     }
 
     /// Records per file number, added to `counts`.

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,4 +102,21 @@ export async function tableRows(p, id) {
     head: r.querySelector('th').textContent,
     cells: [...r.querySelectorAll('td')].map((td) => ({ text: td.textContent, value: td.dataset.value })),
   })));
+}
+
+const COLUMNS = ['overall', 'knowledge', 'clarity', 'perfect'];
+
+/** Every number of the recomputed Table 3 (`rows`, from `tableRows(p, 'leaderboard')`) equals
+ * the CLI's JSON, to the last digit. */
+export function assertParity(rows, cli) {
+  assert.equal(rows.length, cli.models.length, 'one row per (model, judge)');
+  for (const m of cli.models) {
+    const row = rows.find((r) => r.head === m.model && r.cells[0].text === m.judge);
+    assert.ok(row, `row for ${m.model} / ${m.judge}`);
+    COLUMNS.forEach((k, i) => {
+      assert.equal(Number(row.cells[1 + i].value), m[k], `${m.model} ${k}: DOM ${row.cells[1 + i].value} vs CLI ${m[k]}`);
+    });
+    assert.equal(Number(row.cells[5].value), m.coverage * 100, `${m.model} coverage`);
+    assert.equal(row.cells[6].text, `${m.ci95[0].toFixed(1)}–${m.ci95[1].toFixed(1)}`.replace(/NaN/g, ''), `${m.model} CI`);
+  }
 }

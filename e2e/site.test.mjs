@@ -5,13 +5,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { serve, browser, page, watch, cliJson, setFiles, tableRows, ROOT } from './harness.mjs';
+import { serve, browser, page, watch, cliJson, setFiles, tableRows, assertParity, ROOT } from './harness.mjs';
 
 let server, b;
 before(async () => { server = await serve(); b = await browser(); });
 after(async () => { await b?.close(); await server?.close(); });
-
-const COLUMNS = ['overall', 'knowledge', 'clarity', 'perfect'];
 
 async function leaderboard(p, query = '') {
   await p.goto(server.url + query);
@@ -19,20 +17,6 @@ async function leaderboard(p, query = '') {
   // the reported one and the case studies (whose-data.test.mjs).
   await p.waitForSelector('#leaderboard tbody tr', { state: 'attached', timeout: 20000 });
   return tableRows(p, 'leaderboard');
-}
-
-/** Every number of the recomputed Table 3 equals the CLI's JSON, to the last digit. */
-function assertParity(rows, cli) {
-  assert.equal(rows.length, cli.models.length, 'one row per (model, judge)');
-  for (const m of cli.models) {
-    const row = rows.find((r) => r.head === m.model && r.cells[0].text === m.judge);
-    assert.ok(row, `row for ${m.model} / ${m.judge}`);
-    COLUMNS.forEach((k, i) => {
-      assert.equal(Number(row.cells[1 + i].value), m[k], `${m.model} ${k}: DOM ${row.cells[1 + i].value} vs CLI ${m[k]}`);
-    });
-    assert.equal(Number(row.cells[5].value), m.coverage * 100, `${m.model} coverage`);
-    assert.equal(row.cells[6].text, `${m.ci95[0].toFixed(1)}–${m.ci95[1].toFixed(1)}`.replace(/NaN/g, ''), `${m.model} CI`);
-  }
 }
 
 test('the leaderboard shows exactly what `repoprobe score --format json` prints for the same files', async () => {

@@ -1,8 +1,9 @@
 //! What the page and the worker say to each other. The worker owns the dataset (load + score
 //! run there, off the main thread); the page gets a [`Snapshot`] of what every view lists, the
 //! [`ScoreReport`] for the options in the URL, and answers to small queries (one question's
-//! judgments and answers, a paired comparison). Everything but the files' bytes travels as JSON
-//! made by these types; no leptos here, so the worker binary stays small.
+//! judgments and answers, a paired comparison). Everything but the files themselves (`Blob`
+//! handles, never their bytes) travels as JSON made by these types; no leptos here, so the
+//! worker binary stays small.
 
 use crate::markdown::{self, Md};
 use repoprobe_core::load::FileSummary;
@@ -246,6 +247,11 @@ pub struct QuestionData {
     pub answers_md: Vec<Md>,
     /// The question's reference answer as a Markdown tree.
     pub reference_md: Option<Md>,
+    /// Why some answer texts or rationales could not be read back from their files (the
+    /// worker reads them lazily, when a question is first viewed: a file changed on disk
+    /// since it was loaded); those texts are left empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texts_error: Option<String>,
 }
 
 impl QuestionData {
@@ -274,17 +280,56 @@ impl QuestionData {
                 .cloned()
                 .collect(),
             answers,
+            texts_error: None,
         }
     }
 }
 
-/// A request from the page. `Add` comes with the files' bytes beside the JSON.
+/// One read of a file that serves several records' byte ranges (see [`batch_ranges`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    pub start: u64,
+    pub end: u64,
+    /// Indices into the ranges given, in the order of their starts.
+    pub members: Vec<usize>,
+}
+
+/// Groups byte ranges `[start, end)` of one file into fewer reads: each read of a `Blob` slice
+/// costs a round trip to the browser's file thread, so ranges less than `gap` bytes apart share
+/// one read, as long as it stays within `max` bytes (a range longer than `max` is a read of its
+/// own). Overlapping ranges are allowed; an empty or reversed range is a read of nothing.
+pub fn batch_ranges(ranges: &[(u64, u64)], gap: u64, max: u64) -> Vec<Batch> {
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&i| (ranges[i].0, ranges[i].1));
+    let mut out: Vec<Batch> = Vec::new();
+    for i in order {
+        let (start, end) = (ranges[i].0, ranges[i].1.max(ranges[i].0));
+        match out.last_mut() {
+            Some(b)
+                if start <= b.end.saturating_add(gap)
+                    && end.max(b.end).saturating_sub(b.start) <= max =>
+            {
+                b.end = b.end.max(end);
+                b.members.push(i);
+            }
+            _ => out.push(Batch {
+                start,
+                end,
+                members: vec![i],
+            }),
+        }
+    }
+    out
+}
+
+/// A request from the page. `Add` comes with the files' `Blob`s beside the JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 // Externally tagged: serde reads internally tagged enums through a buffer that cannot turn the
 // string keys of a JSON object back into numbers (`Spread::per_run`).
 #[serde(rename_all = "snake_case")]
 pub enum Request {
-    /// Files to add to those the worker holds (their bytes travel beside the JSON).
+    /// Files to add to those the worker holds (their `Blob`s travel beside the JSON: handles
+    /// to the browser's copy, which the worker reads as streams, never whole).
     Add {
         names: Vec<String>,
         /// Where each file came from (by position; `dropped` when not given).
@@ -303,9 +348,13 @@ pub enum Request {
     Question {
         id: String,
     },
-    /// Per-item attainment and agreement under these options (large, so only when a view needs it).
+    /// Per-item attainment and agreement under these options (large, so only when a view needs
+    /// it), with the attainment per model of `model` only: every model's would be rows × models
+    /// (~20 MB of JSON for 100 models on 1,400 questions), and one view shows one model's.
     Items {
         options: ViewOptions,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
     },
     Paired {
         options: ViewOptions,
@@ -344,10 +393,13 @@ pub enum Response {
         b: String,
         report: Result<ScoreReport, String>,
     },
-    /// Hex SHA-256 of the files just added, by name: sent after the tables.
+    /// Hex SHA-256 of files added, by name: sent after the tables, as each is known (the
+    /// worker hashes in the background).
     Hashes(Vec<(String, String)>),
     Items {
         options: ViewOptions,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
         items: Vec<repoprobe_core::metrics::items::ItemRow>,
     },
 }
@@ -355,10 +407,12 @@ pub enum Response {
 /// Hex SHA-256 of some bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&sha2::Sha256::digest(bytes))
+}
+
+/// Lower-case hex of a digest (the worker hashes files chunk by chunk as it reads them).
+pub fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -406,6 +460,10 @@ mod tests {
                 report: report.clone(),
             },
             Response::Question(QuestionData::of(&l.dataset, "q1")),
+            Response::Question(QuestionData {
+                texts_error: Some("1 answer text(s) could not be read back".into()),
+                ..QuestionData::of(&l.dataset, "q2")
+            }),
             Response::Paired {
                 options,
                 a: "A".into(),
@@ -570,6 +628,60 @@ mod tests {
         for o in [Origin::Dropped, Origin::Url] {
             assert!(counted(o, false, true) && counted(o, true, true));
         }
+    }
+
+    #[test]
+    fn near_ranges_share_one_read_and_far_ones_do_not() {
+        // Out of order, overlapping, one far away, one too long to join.
+        let ranges = [
+            (100, 150),
+            (0, 40),
+            (45, 90),
+            (10_000, 10_010),
+            (140, 160),
+            (170, 5_000),
+        ];
+        let b = batch_ranges(&ranges, 10, 1_000);
+        assert_eq!(
+            b,
+            [
+                Batch {
+                    start: 0,
+                    end: 160,
+                    members: vec![1, 2, 0, 4]
+                },
+                Batch {
+                    start: 170,
+                    end: 5_000,
+                    members: vec![5]
+                },
+                Batch {
+                    start: 10_000,
+                    end: 10_010,
+                    members: vec![3]
+                },
+            ]
+        );
+        // Every range lies inside the read that serves it.
+        for batch in &b {
+            for &i in &batch.members {
+                assert!(batch.start <= ranges[i].0 && ranges[i].1 <= batch.end);
+            }
+        }
+        // With no gap allowed only touching ranges join; a reversed range reads nothing.
+        let b = batch_ranges(&[(0, 10), (10, 20), (21, 30), (50, 40)], 0, u64::MAX);
+        assert_eq!(
+            b.iter().map(|b| (b.start, b.end)).collect::<Vec<_>>(),
+            [(0, 20), (21, 30), (50, 50)]
+        );
+        assert!(batch_ranges(&[], 10, 10).is_empty());
+        // Near the end of the address space nothing overflows.
+        let b = batch_ranges(
+            &[(u64::MAX - 5, u64::MAX), (u64::MAX - 2, u64::MAX)],
+            u64::MAX,
+            u64::MAX,
+        );
+        assert_eq!(b.len(), 1);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 
 pub use crate::protocol::Origin;
 
-/// One input file. Its bytes went to the worker, which holds them.
+/// One input file. Its handle (a `Blob`) went to the worker, which holds it.
 #[derive(Debug, Clone)]
 pub struct InputFile {
     pub name: String,
@@ -49,6 +49,8 @@ impl<T> std::ops::Deref for Shared<T> {
     }
 }
 
+type Items = (ViewOptions, Option<String>, Shared<Vec<ItemRow>>);
+
 type Paired = (
     ViewOptions,
     String,
@@ -75,8 +77,9 @@ pub struct AppState {
     pub questions: RwSignal<BTreeMap<String, Shared<QuestionData>>>,
     /// The last paired comparison asked for.
     pub paired: RwSignal<Option<Paired>>,
-    /// Per-item rows (attainment, agreement) for the options they were asked under.
-    pub items: RwSignal<Option<(ViewOptions, Shared<Vec<ItemRow>>)>>,
+    /// Per-item rows (attainment, agreement) for the options and the model (whose attainment
+    /// per item they carry) they were asked for.
+    pub items: RwSignal<Option<Items>>,
 }
 
 impl AppState {
@@ -99,7 +102,7 @@ impl AppState {
     }
 }
 
-/// A request to the worker: its JSON and the buffers it transfers.
+/// A request to the worker: its JSON and the files (`Blob`s) that go with it.
 type Message = (String, Option<Array>);
 
 thread_local! {
@@ -117,34 +120,32 @@ thread_local! {
 /// The worker's start script (`bin/repoprobe-worker-start.js`); index.html starts it.
 const WORKER_URL: &str = "./repoprobe-worker-start.js";
 
-fn post(req: &Request, buffers: Option<Array>) {
+fn post(req: &Request, blobs: Option<Array>) {
     let Ok(text) = serde_json::to_string(req) else {
         return;
     };
     let queued = PENDING.with(|p| match p.borrow_mut().as_mut() {
         Some(queue) => {
-            queue.push((text.clone(), buffers.clone()));
+            queue.push((text.clone(), blobs.clone()));
             true
         }
         None => false,
     });
     if !queued {
-        send(&text, buffers);
+        send(&text, blobs);
     }
 }
 
-fn send(text: &str, buffers: Option<Array>) {
+/// Posts a request; `Blob`s are cloned as handles (the browser shares the data), so nothing is
+/// copied or transferred.
+fn send(text: &str, blobs: Option<Array>) {
     WORKER.with(|w| {
         if let Some(w) = w.borrow().as_ref() {
             let msg = Array::of2(
                 &JsValue::from_str(text),
-                &buffers.clone().map(JsValue::from).unwrap_or(JsValue::NULL),
+                &blobs.map(JsValue::from).unwrap_or(JsValue::NULL),
             );
-            let result = match buffers {
-                Some(b) => w.post_message_with_transfer(&msg, &b),
-                None => w.post_message(&msg),
-            };
-            if let Err(e) = result {
+            if let Err(e) = w.post_message(&msg) {
                 web_sys::console::error_2(&"posting to the worker failed".into(), &e);
             }
         }
@@ -183,9 +184,9 @@ fn early_messages() -> Vec<String> {
         .collect()
 }
 
-/// Adds files: their buffers are transferred to the worker (no copy on this thread), which adds
-/// them to the files it holds and loads and scores them all again.
-pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::ArrayBuffer>) {
+/// Adds files: their handles go to the worker (nothing is read on this thread), which adds them
+/// to the files it holds and loads and scores them all again, reading them as streams.
+pub fn add_files(state: AppState, files: Vec<InputFile>, blobs: Vec<web_sys::Blob>) {
     if files.is_empty() {
         return;
     }
@@ -193,9 +194,9 @@ pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::Ar
     let names = files.iter().map(|f| f.name.clone()).collect();
     let origins = files.iter().map(|f| f.origin).collect();
     state.files.update(|f| f.extend(files));
-    let transfer = Array::new();
-    for b in buffers {
-        transfer.push(&b);
+    let list = Array::new();
+    for b in blobs {
+        list.push(&b);
     }
     post(
         &Request::Add {
@@ -203,7 +204,7 @@ pub fn add_files(state: AppState, files: Vec<InputFile>, buffers: Vec<js_sys::Ar
             origins,
             options: state.options.get_untracked(),
         },
-        Some(transfer),
+        Some(list),
     );
 }
 
@@ -216,25 +217,38 @@ pub fn request_question(state: AppState, id: &str) {
 }
 
 /// The per-item rows for the options in force, asked of the worker when a view needs them
-/// (again after every load or change of options); `None` until they arrive.
+/// (again after every load or change of options); `None` until they arrive. Without any model's
+/// attainment per item (see [`use_model_items`]).
 pub fn use_items(state: AppState) -> Memo<Option<Shared<Vec<ItemRow>>>> {
+    use_model_items(state, Signal::derive(|| None))
+}
+
+/// The per-item rows with `model`'s attainment per item (`ItemRow::per_model` holds that model
+/// alone: the rows of every model would be large).
+pub fn use_model_items(
+    state: AppState,
+    model: Signal<Option<String>>,
+) -> Memo<Option<Shared<Vec<ItemRow>>>> {
     Effect::new(move |_| {
         state.snapshot.track();
         let options = state.options.get();
-        let have = state
-            .items
-            .with_untracked(|i| i.as_ref().is_some_and(|(o, _)| *o == options));
+        let model = model.get();
+        let have = state.items.with_untracked(|i| {
+            i.as_ref()
+                .is_some_and(|(o, m, _)| *o == options && *m == model)
+        });
         if !have {
-            post(&Request::Items { options }, None);
+            post(&Request::Items { options, model }, None);
         }
     });
     Memo::new(move |_| {
         let options = state.options.get();
+        let model = model.get();
         state
             .items
             .get()
-            .filter(|(o, _)| *o == options)
-            .map(|(_, i)| i)
+            .filter(|(o, m, _)| *o == options && *m == model)
+            .map(|(_, _, i)| i)
     })
 }
 
@@ -344,9 +358,13 @@ fn on_response(state: AppState, r: Response) {
             report,
         } => state.paired.set(Some((options, a, b, shared(report)))),
         Response::Hashes(h) => state.hashes.update(|m| m.extend(h)),
-        Response::Items { options, items } => {
-            state.items.set(Some((options, Shared(Arc::new(items)))))
-        }
+        Response::Items {
+            options,
+            model,
+            items,
+        } => state
+            .items
+            .set(Some((options, model, Shared(Arc::new(items))))),
     }
 }
 
@@ -385,14 +403,18 @@ pub fn provide_state() -> AppState {
         items: RwSignal::new(None),
     };
 
+    // For e2e/speed.mjs, which prints how large the page's wasm memory grew.
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &"__rpMemory".into(), &wasm_bindgen::memory());
+    }
     match started_worker().map(Ok).unwrap_or_else(start_worker) {
         Ok(worker) => {
             // `now`: apply at once rather than in a later task (see `apply_later`).
             let handle = move |text: String, now: bool| {
                 if text == READY {
                     let queue = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
-                    for (text, buffers) in queue {
-                        send(&text, buffers);
+                    for (text, blobs) in queue {
+                        send(&text, blobs);
                     }
                 } else if let Ok(r) = serde_json::from_str::<Response>(&text) {
                     if now {

@@ -32,17 +32,19 @@
     });
     var query = new URLSearchParams(self.name || "");
     var message = function (e) { return (e && e.message) || String(e); };
-    var bytes = function (url) {
+    // A file's body is kept as a Blob: the browser holds it, the wasm reads it as a stream and
+    // reads a question's texts back from it by byte range, never holding it whole.
+    var blob = function (url) {
         if (inline && Object.prototype.hasOwnProperty.call(inline.files, url)) {
-            return Promise.resolve(decode(inline.files[url]).buffer);
+            return Promise.resolve(new Blob([decode(inline.files[url])]));
         }
         return fetch(url).then(function (r) {
             if (!r.ok) throw new Error("HTTP " + r.status + " for " + url);
-            return r.arrayBuffer();
+            return r.blob();
         });
     };
-    // [url, origin, Promise<ArrayBuffer>], in the order the files are loaded.
-    var data = query.getAll("data").map(function (u) { return [u, "url", bytes(u)]; });
+    // [url, origin, Promise<Blob>], in the order the files are loaded.
+    var data = query.getAll("data").map(function (u) { return [u, "url", blob(u)]; });
     var failures = [];
     var set = query.get("set");
     // As src/protocol.rs `keep_bundled` reads the URL.
@@ -51,16 +53,17 @@
     var bundledCounts = keep || data.length === 0;
     var setInfo = null;
     var MANIFEST = "public-data/index.json";
-    var bundled = set === "none" ? Promise.resolve([]) : bytes(MANIFEST)
-        .then(function (b) {
-            try { return JSON.parse(new TextDecoder().decode(b)); } catch (e) { throw new Error(MANIFEST + ": " + message(e)); }
+    var bundled = set === "none" ? Promise.resolve([]) : blob(MANIFEST)
+        .then(function (b) { return b.text(); })
+        .then(function (t) {
+            try { return JSON.parse(t); } catch (e) { throw new Error(MANIFEST + ": " + message(e)); }
         })
         .then(function (m) {
             var name = set || m.default || "paper";
             var files = m.sets && m.sets[name] && m.sets[name].files;
             if (!Array.isArray(files)) throw new Error("no bundled data set named " + JSON.stringify(name));
             setInfo = { name: name, label: String(m.sets[name].label || ""), case_studies: m.sets[name].case_studies === true };
-            return files.map(function (f) { var u = "public-data/" + f; return [u, "bundled", bytes(u)]; });
+            return files.map(function (f) { var u = "public-data/" + f; return [u, "bundled", blob(u)]; });
         })
         .catch(function (e) { if (bundledCounts) failures.push(message(e)); return []; });
     var given = bundled.then(function (list) {
@@ -70,15 +73,15 @@
                 if (f[1] !== "bundled" || bundledCounts) failures.push(f[0] + ": " + message(e));
                 return null;
             });
-        })).then(function (buffers) {
+        })).then(function (blobs) {
             var files = [], kept = [];
             list.forEach(function (f, i) {
-                if (!buffers[i]) return;
-                files.push({ name: f[0], origin: f[1], size: buffers[i].byteLength });
-                kept.push(buffers[i]);
+                if (!blobs[i]) return;
+                files.push({ name: f[0], origin: f[1], size: blobs[i].size });
+                kept.push(blobs[i]);
             });
             self.postMessage(JSON.stringify({ started: { files: files, failures: failures, set: setInfo } }));
-            return { files: files, buffers: kept };
+            return { files: files, blobs: kept };
         });
     });
 
@@ -106,6 +109,6 @@
             origins: files.map(function (f) { return f.origin; }),
             options: options,
         } };
-        self.dispatchEvent(new MessageEvent("message", { data: [JSON.stringify(add), r[0].buffers] }));
+        self.dispatchEvent(new MessageEvent("message", { data: [JSON.stringify(add), r[0].blobs] }));
     });
 })();

@@ -12,8 +12,10 @@ use repoprobe_core::report;
 #[component]
 pub fn ModelDetail() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let item_rows = crate::state::use_items(state);
     let query = use_query_map();
+    // The rows with this model's attainment per item only.
+    let item_rows =
+        crate::state::use_model_items(state, Signal::derive(move || query.get().get("model")));
     view! {
         {move || {
             let r = match state.report.get() {

@@ -146,6 +146,8 @@ pub fn QuestionDetail() -> impl IntoView {
                 .flat_map(|d| d.answers.iter().enumerate().map(|(i, a)| (a.clone(), d.answers_md.get(i).cloned())))
                 .collect();
             let reference_md = data.as_ref().and_then(|d| d.reference_md.clone());
+            // The worker reads texts back from the files when a question is first viewed.
+            let texts_error = data.as_ref().and_then(|d| d.texts_error.clone());
             let sel_model = q.get("model");
             let sel_item = q.get("item");
             let (prev, next) = neighbours.get();
@@ -214,6 +216,7 @@ pub fn QuestionDetail() -> impl IntoView {
                         None => view! { <span>"commit not given"</span> }.into_any(),
                     }}
                 </p>
+                {texts_error.map(|e| view! { <p class="error" role="alert">{e}</p> })}
                 <h2>"Question"</h2>
                 <p class="prose">{linked_text(&question.question, links.as_ref())}</p>
                 <details class="reference">

@@ -214,6 +214,8 @@ test('re-weighting items live recomputes every number as `score --weight` does, 
   // One item of one question, in its detail view: its weight to 3.
   await p.goto(server.url + `?set=demo&view=question&id=${encodeURIComponent(id)}`);
   await p.waitForSelector('ol.checklist li');
+  // Typed once the question's answers and judgments are read back (the view is built again then).
+  await p.waitForFunction(() => !document.querySelector('.question-loading'));
   const item = (await p.$eval('ol.checklist li', (li) => li.id)).replace(/^item-/, '');
   const input = `input[aria-label="Weight of ${item} in every table"]`;
   // The weights live behind one control, out of the reading path.

@@ -13,6 +13,7 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 use repoprobe_core::metrics::evidence::{changes, turns, worktree_changed};
 use repoprobe_core::{Answer, ChecklistItem, ItemKind, Judgment, Question, WeightRule};
 use std::collections::BTreeMap;
+use wasm_bindgen::JsCast;
 
 #[component]
 pub fn QuestionDetail() -> impl IntoView {
@@ -115,6 +116,10 @@ pub fn QuestionDetail() -> impl IntoView {
     });
     on_cleanup(move || handle.remove());
     let choose = use_navigate();
+    // The view is built again when the question's answers and judgments arrive from the worker
+    // (read back from the files, which can take seconds on a gigabyte): a re-weight panel the
+    // reader opened meanwhile stays open.
+    let reweight_open = RwSignal::new(false);
 
     view! {
         {move || {
@@ -217,6 +222,9 @@ pub fn QuestionDetail() -> impl IntoView {
                     }}
                 </p>
                 {texts_error.map(|e| view! { <p class="error" role="alert">{e}</p> })}
+                {data.is_none().then(|| view! {
+                    <p class="muted question-loading" role="status">"Reading this question's answers and judgments from the files…"</p>
+                })}
                 <h2>"Question"</h2>
                 <p class="prose">{linked_text(&question.question, links.as_ref())}</p>
                 <details class="reference">
@@ -254,7 +262,15 @@ pub fn QuestionDetail() -> impl IntoView {
                         </label>
                     })}
                 </div>
-                <details class="reweight" open=reweighted>
+                <details
+                    class="reweight"
+                    open=reweighted || reweight_open.get_untracked()
+                    on:toggle=move |ev| {
+                        if let Some(d) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+                            reweight_open.set(d.has_attribute("open"));
+                        }
+                    }
+                >
                     <summary>"Re-weight this question"</summary>
                     <p class="hint">"A weight changes this item in every number of every view (the URL keeps it, as `repoprobe score --weight` does); its judged attainment, score / own weight, stays."</p>
                     <ul class="weights">

@@ -38,6 +38,9 @@ pub struct StreamLoader {
 /// The splitters' output: the batch being filled, and where full batches go.
 struct Out {
     batch: Batch,
+    /// Parsed batches' buffers, emptied, to be filled again (no fresh half-megabyte to allocate
+    /// and fault in for every batch).
+    spare: Vec<Batch>,
     options: LoadOptions,
     merge: Merge,
     #[cfg(feature = "parallel")]
@@ -61,17 +64,34 @@ impl Out {
         if self.batch.units.is_empty() {
             return;
         }
-        let batch = std::mem::replace(&mut self.batch, Batch::with_capacity(BATCH_BYTES));
+        let fresh = self
+            .spare
+            .pop()
+            .unwrap_or_else(|| Batch::with_capacity(BATCH_BYTES));
+        let batch = std::mem::replace(&mut self.batch, fresh);
         #[cfg(feature = "parallel")]
         if let Some(pool) = self.pool.as_mut() {
-            for segments in pool.send(batch) {
+            let (done, spare) = pool.send(batch);
+            for segments in done {
                 self.merge.add(segments);
             }
+            self.recycle(spare);
             return;
         }
         let segments = parse_batch(&batch, self.options);
-        drop(batch);
+        self.recycle(Some(batch));
         self.merge.add(segments);
+    }
+
+    /// Keeps a parsed batch's buffers for a next batch, unless a large record made them grow.
+    fn recycle(&mut self, batch: Option<Batch>) {
+        if let Some(mut b) = batch
+            && b.buf.capacity() <= 2 * BATCH_BYTES
+        {
+            b.buf.clear();
+            b.units.clear();
+            self.spare.push(b);
+        }
     }
 }
 
@@ -82,6 +102,7 @@ impl StreamLoader {
             splitter: None,
             out: Out {
                 batch: Batch::with_capacity(BATCH_BYTES),
+                spare: Vec::new(),
                 options,
                 merge: Merge::default(),
                 #[cfg(feature = "parallel")]
@@ -242,12 +263,14 @@ mod pool {
 
     pub(super) struct Pool {
         jobs: Option<SyncSender<(usize, Batch)>>,
-        done: Receiver<(usize, Vec<Segment>)>,
+        done: Receiver<(usize, Vec<Segment>, Batch)>,
         workers: Vec<JoinHandle<()>>,
         options: LoadOptions,
         sent: usize,
         next: usize,
         ready: BTreeMap<usize, Vec<Segment>>,
+        /// Parsed batches, for their buffers to be used again.
+        spare: Vec<Batch>,
     }
 
     impl Pool {
@@ -272,8 +295,7 @@ mod pool {
                             };
                             let Ok((seq, batch)) = job else { return };
                             let segments = parse_batch(&batch, options);
-                            drop(batch);
-                            if done_tx.send((seq, segments)).is_err() {
+                            if done_tx.send((seq, segments, batch)).is_err() {
                                 return;
                             }
                         }
@@ -294,12 +316,13 @@ mod pool {
                 sent: 0,
                 next: 0,
                 ready: BTreeMap::new(),
+                spare: Vec::new(),
             })
         }
 
         /// Sends a batch to be parsed (waiting while the queue is full); gives back the
-        /// results ready by now, in order.
-        pub(super) fn send(&mut self, batch: Batch) -> Vec<Vec<Segment>> {
+        /// results ready by now, in order, and a parsed batch to fill again, if any.
+        pub(super) fn send(&mut self, batch: Batch) -> (Vec<Vec<Segment>>, Option<Batch>) {
             let seq = self.sent;
             self.sent += 1;
             if let Some(jobs) = &self.jobs
@@ -308,11 +331,13 @@ mod pool {
                 // Every worker is gone: parse here.
                 let (seq, batch) = e.0;
                 self.ready.insert(seq, parse_batch(&batch, self.options));
+                self.spare.push(batch);
             }
-            while let Ok((s, r)) = self.done.try_recv() {
+            while let Ok((s, r, b)) = self.done.try_recv() {
                 self.ready.insert(s, r);
+                self.spare.push(b);
             }
-            self.in_order()
+            (self.in_order(), self.spare.pop())
         }
 
         fn in_order(&mut self) -> Vec<Vec<Segment>> {
@@ -329,7 +354,7 @@ mod pool {
             self.jobs = None;
             while self.next + self.ready.len() < self.sent {
                 match self.done.recv() {
-                    Ok((s, r)) => {
+                    Ok((s, r, _)) => {
                         self.ready.insert(s, r);
                     }
                     Err(_) => break,

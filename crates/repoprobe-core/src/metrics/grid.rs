@@ -8,7 +8,8 @@ pub use super::index::Index;
 use super::weights::Resolved;
 use crate::dataset::Dataset;
 use crate::model::{ItemKind, Judgment, Question};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The missing-answer policy (SPEC §4): how grid cells without a valid judgment count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -225,7 +226,7 @@ pub fn cell(j: &Judgment, q_index: u32, q: &Question, weights: &Resolved) -> Cel
 /// Every (model, judge) grid of the dataset, keyed and sorted by (model, judge).
 /// For each model, which questions (by index) it has an answer record for, failed runs included.
 pub fn answered_questions<'d>(ds: &'d Dataset, index: &Index<'d>) -> HashMap<&'d str, Vec<bool>> {
-    let mut out: HashMap<&str, Vec<bool>> = HashMap::new();
+    let mut out: HashMap<&str, Vec<bool>> = HashMap::default();
     for a in &ds.answers {
         if let Some(&qi) = index.by_id.get(a.question_id.as_str()) {
             out.entry(a.model.as_str())
@@ -240,27 +241,37 @@ pub fn grids<'d>(
     index: &Index<'d>,
     weights: &Resolved,
 ) -> BTreeMap<(&'d str, &'d str), Grid<'d>> {
-    let mut out: BTreeMap<(&str, &str), Grid> = BTreeMap::new();
+    // Found by hash while filled (one lookup per judgment), sorted once at the end.
+    let mut slot: HashMap<(&str, &str), usize> = HashMap::default();
+    let mut filled: Vec<Grid> = Vec::new();
     for j in &ds.judgments {
         let Some(&qi) = index.by_id.get(j.question_id.as_str()) else {
             continue;
         };
-        let g = out
+        let i = *slot
             .entry((j.model.as_str(), j.judge.as_str()))
-            .or_insert_with(|| Grid {
-                model: &j.model,
-                judge: &j.judge,
-                attempts: BTreeSet::new(),
-                runs: BTreeSet::new(),
-                cells: Vec::new(),
+            .or_insert_with(|| {
+                filled.push(Grid {
+                    model: &j.model,
+                    judge: &j.judge,
+                    attempts: BTreeSet::new(),
+                    runs: BTreeSet::new(),
+                    cells: Vec::new(),
+                });
+                filled.len() - 1
             });
+        let g = &mut filled[i];
         g.attempts.insert(j.attempt);
         g.runs.insert(j.judge_run);
         g.cells
             .push(cell(j, qi, index.questions[qi as usize], weights));
     }
+    let mut out: BTreeMap<(&str, &str), Grid> = filled
+        .into_iter()
+        .map(|g| ((g.model, g.judge), g))
+        .collect();
     // An answered attempt that was never judged (or failed) is still part of the grid.
-    let mut answer_attempts: HashMap<&str, BTreeSet<u32>> = HashMap::new();
+    let mut answer_attempts: HashMap<&str, BTreeSet<u32>> = HashMap::default();
     for a in &ds.answers {
         if index.by_id.contains_key(a.question_id.as_str()) {
             answer_attempts

@@ -3,7 +3,9 @@
 
 use crate::dataset::Dataset;
 use crate::model::Question;
-use std::collections::HashMap;
+// Fx: the ids are the file's, not an attacker's keys into a long-lived table, and this is
+// looked up once per record scored.
+use rustc_hash::FxHashMap as HashMap;
 
 /// The questions sorted by id, with a lookup from id; the frame every grid is laid on.
 #[derive(Debug)]

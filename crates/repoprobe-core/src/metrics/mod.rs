@@ -63,34 +63,69 @@ fn score_all(
     let index = Index::new(ds);
     let nq = index.questions.len();
     let weights = weights::Resolved::new(&opts.weights, &index, check_weights)?;
-    let grids = grid::grids(ds, &index, &weights);
     let p = opts.missing;
+    let new_resamples = || bootstrap::Resamples::new(nq, opts.bootstrap, opts.seed);
+    // With threads, the resamples are drawn beside the grids' building (one sequence from the
+    // seed, as without threads).
+    #[cfg(feature = "parallel")]
+    let (grids, answered, resamples) = std::thread::scope(|s| {
+        let drawn = s.spawn(new_resamples);
+        let grids = grid::grids(ds, &index, &weights);
+        let answered = grid::answered_questions(ds, &index);
+        let resamples = drawn
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (grids, answered, resamples)
+    });
+    #[cfg(not(feature = "parallel"))]
+    let (grids, answered, resamples) = (
+        grid::grids(ds, &index, &weights),
+        grid::answered_questions(ds, &index),
+        new_resamples(),
+    );
 
-    let resamples = bootstrap::Resamples::new(nq, opts.bootstrap, opts.seed);
-    let answered = grid::answered_questions(ds, &index);
-    let models: Vec<ModelScore> = grids
-        .values()
-        .map(|g| {
-            let t = g.tally(nq);
-            let per_q = g.per_question_tallies(nq);
-            ModelScore {
-                benchmark_questions: nq,
-                never_answered: g.never_answered(answered.get(g.model), nq),
-                model: g.model.to_string(),
-                judge: g.judge.to_string(),
-                questions: g.questions_judged(),
-                judgments: g.cells.len(),
-                coverage: t.coverage(),
-                overall: t.overall(p),
-                knowledge: t.knowledge(p),
-                clarity: t.clarity(p),
-                perfect: t.perfect_rate(p),
-                ci95: resamples.as_ref().and_then(|r| r.overall_ci(&per_q, p)),
-                attempts: g.attempts.len(),
-                runs: g.runs.len(),
+    let model_score = |g: &Grid| {
+        let t = g.tally(nq);
+        let per_q = g.per_question_tallies(nq);
+        ModelScore {
+            benchmark_questions: nq,
+            never_answered: g.never_answered(answered.get(g.model), nq),
+            model: g.model.to_string(),
+            judge: g.judge.to_string(),
+            questions: g.questions_judged(),
+            judgments: g.cells.len(),
+            coverage: t.coverage(),
+            overall: t.overall(p),
+            knowledge: t.knowledge(p),
+            clarity: t.clarity(p),
+            perfect: t.perfect_rate(p),
+            ci95: resamples.as_ref().and_then(|r| r.overall_ci(&per_q, p)),
+            attempts: g.attempts.len(),
+            runs: g.runs.len(),
+        }
+    };
+    let all: Vec<&Grid> = grids.values().collect();
+    // Each row depends on its own grid only (and the shared resamples): rows computed on
+    // threads, in contiguous runs put back in order, are the rows of one thread.
+    #[cfg(feature = "parallel")]
+    let models: Vec<ModelScore> = {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let per = all.len().div_ceil(threads.max(1)).max(1);
+        std::thread::scope(|s| {
+            let mut runs = all.chunks(per);
+            let first = runs.next().unwrap_or(&[]);
+            let others: Vec<_> = runs
+                .map(|run| s.spawn(|| run.iter().map(|g| model_score(g)).collect::<Vec<_>>()))
+                .collect();
+            let mut models: Vec<ModelScore> = first.iter().map(|g| model_score(g)).collect();
+            for h in others {
+                models.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             }
+            models
         })
-        .collect();
+    };
+    #[cfg(not(feature = "parallel"))]
+    let models: Vec<ModelScore> = all.iter().map(|g| model_score(g)).collect();
 
     let judge = choose_judge(&grids, opts.judge.as_deref())?;
     let judged: Vec<&Grid> = match &judge {

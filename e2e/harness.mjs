@@ -18,7 +18,7 @@ const TYPES = {
   '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-/** Serves `dir` (and `extra` files by URL path: JSON text, or `{ type, body }`) on an ephemeral
+/** Serves `dir` (and `extra` files by URL path: JSON text or bytes, or `{ type, body }`) on an ephemeral
  * loopback port, under `prefix` (a static host's sub-path: anything outside it is 404). */
 export async function serve(dir = DIST, extra = {}, prefix = '/') {
   const server = http.createServer((req, res) => {
@@ -27,8 +27,9 @@ export async function serve(dir = DIST, extra = {}, prefix = '/') {
     url.pathname = '/' + url.pathname.slice(prefix.length);
     if (extra[url.pathname]) {
       const e = extra[url.pathname];
-      res.writeHead(200, { 'content-type': typeof e === 'string' ? 'application/json' : e.type });
-      res.end(typeof e === 'string' ? e : e.body);
+      const json = typeof e === 'string' || Buffer.isBuffer(e);
+      res.writeHead(200, { 'content-type': json ? 'application/json' : e.type });
+      res.end(json ? e : e.body);
       return;
     }
     let file = path.join(dir, decodeURIComponent(url.pathname));

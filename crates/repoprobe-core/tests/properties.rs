@@ -64,15 +64,7 @@ proptest! {
         edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..20)
     ) {
         let mut bytes = [GOLDEN_BENCH, GOLDEN].concat();
-        for (at, byte, op) in edits {
-            if bytes.is_empty() { break; }
-            let i = at.index(bytes.len());
-            match op {
-                0 => bytes[i] = byte,
-                1 => bytes.insert(i, byte),
-                _ => { bytes.remove(i); }
-            }
-        }
+        mutate(&mut bytes, &edits);
         let l = load_one(&bytes);
         // Everything kept is valid: scoring it never fails for want of a judge.
         let r = score(&l.dataset, &l.issues, &ScoreOptions { bootstrap: 10, items: true, ..Default::default() });
@@ -123,15 +115,7 @@ proptest! {
         threads in 1usize..4,
     ) {
         let mut bytes = golden_shapes().swap_remove(shape);
-        for (at, byte, op) in edits {
-            if bytes.is_empty() { break; }
-            let i = at.index(bytes.len());
-            match op {
-                0 => bytes[i] = byte,
-                1 => bytes.insert(i, byte),
-                _ => { bytes.remove(i); }
-            }
-        }
+        mutate(&mut bytes, &edits);
         let options = LoadOptions { skip_text, ..Default::default() };
         let whole = load(&[SourceFile { name: "x", bytes: &bytes }], options);
         let mut loader = repoprobe_core::StreamLoader::new(LoadOptions { threads, ..options });
@@ -246,6 +230,23 @@ proptest! {
         let r = score(&l.dataset, &l.issues, &ScoreOptions { bootstrap: 0, weights: rules, ..Default::default() }).unwrap();
         for m in &r.models {
             prop_assert!((0.0..=100.0).contains(&m.overall.unwrap()));
+        }
+    }
+}
+
+/// Applies `edits` to `bytes`: each replaces (op 0), inserts (1) or removes (2) the byte at an index.
+fn mutate(bytes: &mut Vec<u8>, edits: &[(prop::sample::Index, u8, u8)]) {
+    for &(at, byte, op) in edits {
+        if bytes.is_empty() {
+            break;
+        }
+        let i = at.index(bytes.len());
+        match op {
+            0 => bytes[i] = byte,
+            1 => bytes.insert(i, byte),
+            _ => {
+                bytes.remove(i);
+            }
         }
     }
 }

@@ -44,6 +44,18 @@ impl Batch {
             units: Vec::new(),
         }
     }
+
+    /// Appends a record's last bytes; its first ones went in at `unit` when it crossed a chunk
+    /// (`usize::MAX`: it lies within this chunk). Where the record starts in `buf`.
+    fn end_record(&mut self, unit: usize, tail: &[u8]) -> usize {
+        let unit = if unit == usize::MAX {
+            self.buf.len()
+        } else {
+            unit
+        };
+        self.buf.extend_from_slice(tail);
+        unit
+    }
 }
 
 /// One thing to parse, or a problem found while cutting.
@@ -490,12 +502,7 @@ impl Splitter {
             return;
         };
         let batch = out.batch();
-        let unit = if unit == usize::MAX {
-            batch.buf.len()
-        } else {
-            unit
-        };
-        batch.buf.extend_from_slice(&chunk[from..end]);
+        let unit = batch.end_record(unit, &chunk[from..end]);
         if batch.buf.len() > unit && batch.buf.last() == Some(&b'\r') {
             batch.buf.pop();
         }
@@ -835,12 +842,7 @@ impl Splitter {
                 _ => (Location::Index(None, self.index), None),
             };
             let batch = out.batch();
-            let unit = if unit == usize::MAX {
-                batch.buf.len()
-            } else {
-                unit
-            };
-            batch.buf.extend_from_slice(&chunk[from..end]);
+            let unit = batch.end_record(unit, &chunk[from..end]);
             batch.units.push(Unit {
                 file: self.file,
                 range: unit..batch.buf.len(),

@@ -8,13 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { serve, browser, watch, tableRows, CLI, ROOT } from './harness.mjs';
+import { serve, browser, watch, tableRows, assertParity, cliJson, CLI, ROOT } from './harness.mjs';
 
-let server, b, mine;
+let server, b, mine, mineFile;
 before(async () => {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rp-prerender-')), 'mine.json');
   execFileSync(CLI, ['synth', '--models', '3', '--questions', '6', '--runs', '1', '--seed', '3', '--out', file], { stdio: 'ignore' });
   mine = fs.readFileSync(file, 'utf8');
+  mineFile = file;
   server = await serve(undefined, { '/mine/results.json': mine });
   b = await browser();
 });
@@ -154,4 +155,33 @@ test('the prerendered theme switch says the theme remembered, as the app\'s will
   assert.equal(await p.getAttribute('html', 'data-theme'), 'dark');
   assert.equal(await p.$eval('#prerendered select[aria-label="Theme"]', (s) => s.value), 'dark');
   await c.close();
+});
+
+test('a file dropped on the prerendered view before the app takes over is the app\'s, not the browser\'s', async () => {
+  const p = await watch(await b.newPage());
+  // The page's wasm waits until the file has been dropped.
+  let release;
+  const gate = new Promise((ok) => { release = ok; });
+  await p.route(/repoprobe-site-[^/]*_bg\.wasm$/, async (route) => { await gate; await route.continue(); });
+  await p.gotoStatic(server.url);
+  const url = p.url();
+  const dt = await p.evaluateHandle((t) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], 'mine.json', { type: 'application/json' }));
+    return dt;
+  }, mine);
+  await p.dispatchEvent('#prerendered', 'dragover', { dataTransfer: dt });
+  await p.dispatchEvent('#prerendered', 'drop', { dataTransfer: dt });
+  // Kept for the app (the browser did not take it: the drop's default was prevented).
+  assert.equal(await p.evaluate(() => window.__rpEarlyDrops.length), 1);
+  assert.equal(p.url(), url);
+  release();
+  await p.waitForFunction(() => !document.getElementById('prerendered'), null, { timeout: 20000 });
+  // The app counts the dropped file alone, as a drop on its own view does.
+  const cli = cliJson(['score', mineFile, '--format', 'json']);
+  await p.waitForFunction((m) => [...document.querySelectorAll('#leaderboard tbody th')].some((t) => t.textContent.includes(m)), cli.models[0].model, { timeout: 20000 });
+  assertParity(await tableRows(p, 'leaderboard'), cli);
+  assert.match(await p.textContent('.sources'), /mine\.json/);
+  assert.equal(await p.evaluate(() => window.__rpEarlyDrops.length), 0);
+  assert.deepEqual(p.errors, []);
 });

@@ -103,6 +103,33 @@ pub mod takeover {
         }
     }
 
+    /// Hands `take` the files dropped on the prerendered view so far, and those dropped on it
+    /// until it goes: index.html keeps them in `__rpEarlyDrops` until this sets `__rpOnDrop`.
+    pub fn early_drops(take: impl Fn(web_sys::FileList) + 'static) {
+        #[cfg(target_arch = "wasm32")]
+        {
+            use wasm_bindgen::{JsCast, JsValue, closure::Closure};
+            let Some(window) = web_sys::window() else {
+                return;
+            };
+            if let Ok(kept) = js_sys::Reflect::get(&window, &JsValue::from_str("__rpEarlyDrops"))
+                && let Ok(kept) = kept.dyn_into::<js_sys::Array>()
+            {
+                for files in kept.iter() {
+                    if let Ok(files) = files.dyn_into::<web_sys::FileList>() {
+                        take(files);
+                    }
+                }
+                kept.set_length(0);
+            }
+            let hook = Closure::<dyn Fn(web_sys::FileList)>::new(take);
+            let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__rpOnDrop"), hook.as_ref());
+            hook.forget();
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        let _ = take;
+    }
+
     /// Removes the prerendered view (if still there): the app's root shows in its place.
     pub fn now() {
         #[cfg(target_arch = "wasm32")]
@@ -279,6 +306,8 @@ fn Shell() -> impl IntoView {
         }
         go
     });
+    // Files dropped on the prerendered view before this app took it over (index.html kept them).
+    takeover::early_drops(move |files| loading::load_user_files(state, files));
     let dragging = RwSignal::new(false);
     let on_drop = move |ev: web_sys::DragEvent| {
         ev.prevent_default();

@@ -121,3 +121,14 @@ export function assertParity(rows, cli) {
     assert.equal(row.cells[6].text, `${m.ci95[0].toFixed(1)}–${m.ci95[1].toFixed(1)}`.replace(/NaN/g, ''), `${m.model} CI`);
   }
 }
+
+/** Drops a file named `name` holding `text` on `selector`, as a user's drag and drop does. */
+export async function dropFile(p, selector, name, text) {
+  const dt = await p.evaluateHandle(([n, t]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], n, { type: 'application/json' }));
+    return dt;
+  }, [name, text]);
+  await p.dispatchEvent(selector, 'dragover', { dataTransfer: dt });
+  await p.dispatchEvent(selector, 'drop', { dataTransfer: dt });
+}

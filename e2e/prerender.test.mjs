@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { serve, browser, watch, tableRows, assertParity, cliJson, CLI, ROOT } from './harness.mjs';
+import { serve, browser, watch, tableRows, assertParity, cliJson, CLI, ROOT, dropFile } from './harness.mjs';
 
 let server, b, mine, mineFile;
 before(async () => {
@@ -165,13 +165,7 @@ test('a file dropped on the prerendered view before the app takes over is the ap
   await p.route(/repoprobe-site-[^/]*_bg\.wasm$/, async (route) => { await gate; await route.continue(); });
   await p.gotoStatic(server.url);
   const url = p.url();
-  const dt = await p.evaluateHandle((t) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([t], 'mine.json', { type: 'application/json' }));
-    return dt;
-  }, mine);
-  await p.dispatchEvent('#prerendered', 'dragover', { dataTransfer: dt });
-  await p.dispatchEvent('#prerendered', 'drop', { dataTransfer: dt });
+  await dropFile(p, '#prerendered', 'mine.json', mine);
   // Kept for the app (the browser did not take it: the drop's default was prevented).
   assert.equal(await p.evaluate(() => window.__rpEarlyDrops.length), 1);
   assert.equal(p.url(), url);

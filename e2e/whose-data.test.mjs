@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { serve, browser, page, cliJson, setFiles, tableRows, CLI, ROOT } from './harness.mjs';
+import { serve, browser, page, cliJson, setFiles, tableRows, CLI, ROOT, dropFile } from './harness.mjs';
 
 let server, b, bundle, text;
 before(async () => {
@@ -77,13 +77,7 @@ test('a bundle dropped on the default page gives exactly the CLI numbers for it 
   const p = await page(b);
   await p.goto(server.url + '?set=paper');
   await p.waitForSelector('#reported-table3 tbody tr', { timeout: 20000 });
-  const dt = await p.evaluateHandle((t) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([t], 'mine.json', { type: 'application/json' }));
-    return dt;
-  }, text);
-  await p.dispatchEvent('.app', 'dragover', { dataTransfer: dt });
-  await p.dispatchEvent('.app', 'drop', { dataTransfer: dt });
+  await dropFile(p, '.app', 'mine.json', text);
   await assertShows(p, alone());
   // Its Data view lists the user's file only.
   await p.click('header nav a:has-text("Data")');

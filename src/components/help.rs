@@ -27,16 +27,7 @@ pub fn KeyHelp() -> impl IntoView {
     // In the browser only: the build-time prerender has no window to listen on.
     #[cfg(target_arch = "wasm32")]
     let handle = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
-        let tag = ev
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .map(|e| e.tag_name())
-            .unwrap_or_default();
-        if matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
-            || ev.ctrl_key()
-            || ev.meta_key()
-            || ev.alt_key()
-        {
+        if not_a_shortcut(&ev) {
             return;
         }
         match ev.key().as_str() {
@@ -76,4 +67,18 @@ pub fn KeyHelp() -> impl IntoView {
             </div>
         </Show>
     }
+}
+
+/// A key typed into a form field, or pressed with Ctrl, Meta or Alt, is the browser's or the
+/// field's: the page's one-key shortcuts leave it alone.
+pub fn not_a_shortcut(ev: &web_sys::KeyboardEvent) -> bool {
+    let tag = ev
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .map(|e| e.tag_name())
+        .unwrap_or_default();
+    matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+        || ev.ctrl_key()
+        || ev.meta_key()
+        || ev.alt_key()
 }

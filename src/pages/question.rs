@@ -55,16 +55,7 @@ pub fn QuestionDetail() -> impl IntoView {
         (items, models)
     });
     let handle = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
-        let tag = ev
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .map(|e| e.tag_name())
-            .unwrap_or_default();
-        if matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
-            || ev.ctrl_key()
-            || ev.meta_key()
-            || ev.alt_key()
-        {
+        if crate::components::help::not_a_shortcut(&ev) {
             return;
         }
         let key = ev.key();

@@ -13,6 +13,9 @@ pub struct Price {
 }
 
 /// List prices (USD per million tokens, standard tier, no caching) as published in late 2025.
+/// Gemini's Pro models charge more for prompts over 200k tokens; the table has the price of
+/// shorter prompts (an agent's turn or a judge's prompt stays well under), so a run with longer
+/// prompts is underestimated.
 const LIST: &[(&str, f64, f64)] = &[
     ("claude-opus-4-5", 5.0, 25.0),
     ("claude-opus-4", 15.0, 75.0),
@@ -27,6 +30,10 @@ const LIST: &[(&str, f64, f64)] = &[
     ("gpt-4.1", 2.0, 8.0),
     ("gpt-4o-mini", 0.15, 0.6),
     ("gpt-4o", 2.5, 10.0),
+    ("gemini-3-pro", 2.0, 12.0),
+    ("gemini-2.5-pro", 1.25, 10.0),
+    ("gemini-2.5-flash-lite", 0.1, 0.4),
+    ("gemini-2.5-flash", 0.3, 2.5),
 ];
 
 impl Price {
@@ -84,6 +91,14 @@ mod tests {
             15.0
         );
         assert_eq!(Price::of("my-local-model", None, None), None);
+        // Gemini (the `gemini` agent's default model): the longest prefix wins.
+        assert_eq!(
+            Price::of("gemini-2.5-flash-lite", None, None)
+                .unwrap()
+                .output,
+            0.4
+        );
+        assert_eq!(Price::of("gemini-2.5-pro", None, None).unwrap().input, 1.25);
         assert_eq!(
             Price::of("my-local-model", Some(1.0), None),
             Some(Price {

@@ -147,6 +147,8 @@ pub fn render(landing: Landing) -> String {
             items: RwSignal::new(None),
         };
         provide_context(state);
+        // Look-alikes of the form controls (`components::stand_in`): quicker to a first paint.
+        provide_context(crate::components::stand_in::Prerendering);
         // Rendered once, with nothing to react to: reading signals outside a tracking context
         // is what this is (debug builds would warn of each read otherwise).
         let _quiet = leptos::reactive::diagnostics::SpecialNonReactiveZone::enter();

@@ -70,18 +70,25 @@ test('the built index.html carries the table and no script of its own', () => {
   for (const s of standIns) assert.match(s, /aria-hidden="true"/, s);
 });
 
-test('the page\'s wasm is fetched only after the landing view\'s first paint', async () => {
+test('the page\'s glue and wasm and the worker are fetched only after the landing view\'s first paint', async () => {
   const c = await b.newContext();
   const p = await watch(await c.newPage());
   await p.goto(server.url);
-  const { painted, wasm, worker } = await p.evaluate(async () => {
+  const { painted, ...fetched } = await p.evaluate(async () => {
     const start = (re) => performance.getEntriesByType('resource').find((r) => re.test(r.name))?.startTime;
     const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-    return { painted: fcp?.startTime, wasm: start(/repoprobe-site-[^/]*_bg\.wasm$/), worker: start(/repoprobe-worker-start\.js$/) };
+    return {
+      painted: fcp?.startTime,
+      glue: start(/repoprobe-site-[^/]*\.js$/),
+      wasm: start(/repoprobe-site-[^/]*_bg\.wasm$/),
+      worker: start(/repoprobe-worker-start\.js$/),
+    };
   });
   assert.ok(painted !== undefined, 'a first contentful paint');
-  assert.ok(wasm !== undefined && worker !== undefined, 'both fetched');
-  assert.ok(wasm >= painted, `the page's wasm requested at ${wasm} ms, before the table was painted at ${painted} ms`);
+  for (const [what, at] of Object.entries(fetched)) {
+    assert.ok(at !== undefined, `${what} fetched`);
+    assert.ok(at >= painted, `${what} requested at ${at} ms, before the first paint at ${painted} ms`);
+  }
   assert.deepEqual(p.errors, []);
   await c.close();
 });

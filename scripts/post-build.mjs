@@ -11,35 +11,32 @@ import { fileURLToPath } from 'node:url';
 import { ROOT, renderLanding, withPrerendered } from './prerender.mjs';
 import { inlineScripts, policyOf, withPolicy, withScriptHashes } from './csp.mjs';
 
-const LOADER = /<script type="module">\s*(import init, \* as bindings from '[^']+';)/;
+const LOADER = /<script type="module">\s*import init, \* as bindings from '([^']+)';/;
+const GLUE_PRELOAD = /<link rel="modulepreload" ([^>]*)>/;
 const WASM_PRELOAD = /<link rel="preload" [^>]*type="application\/wasm"[^>]*>/;
 
-/** What trunk's loader waits for before it fetches and starts the page's wasm: on the landing
- * page (the prerendered view, src/lib.rs `takeover`), its first contentful paint on screen (the
- * paint timing entry; where there is none, one frame and a task after it; 2 s at most).
- * Fetching and compiling the wasm and mounting the app (hidden) during that paint only delay it
- * on a busy machine (issue 14, benches/README "Site first paint"); the worker, started in the
- * head, loads the data meanwhile, and a file dropped before the app runs is kept for it
- * (index.html, `takeover::early_drops`). Other addresses show nothing until the app runs: no wait. */
-export const AFTER_FIRST_PAINT = `if (location.search.length <= 1 && document.visibilityState !== "hidden") await new Promise((go) => {
-    setTimeout(go, 2000);
-    if ((PerformanceObserver.supportedEntryTypes || []).includes("paint")) {
-        new PerformanceObserver((list, o) => {
-            if (list.getEntriesByName("first-contentful-paint").length) { o.disconnect(); go(); }
-        }).observe({ type: "paint", buffered: true });
-    } else requestAnimationFrame(() => setTimeout(go));
-});`;
-
-/** `html` whose trunk loader waits for the first paint before it starts the page's wasm, and
- * without the wasm's preload (which would fetch it during that paint); throws if trunk's loader
- * is not as expected. The glue module is still imported (and modulepreloaded) at once: small,
- * and scripts/single-file.mjs reads the loader's import. */
+/** `html` whose trunk loader fetches the page's glue module and wasm only once index.html's
+ * `__rpAfterFirstPaint` has resolved: on the landing page, the prerendered view's first paint
+ * on screen (src/lib.rs `takeover`). Fetching, compiling and mounting the app (hidden) during
+ * that paint only delay it on a busy machine (issue 14, benches/README "Site first paint"); a
+ * file dropped before the app runs is kept for it (index.html, `takeover::early_drops`). The
+ * glue's modulepreload (with its integrity) is added then, before its import; the wasm's preload
+ * goes. Throws if trunk's loader or preloads are not as expected. */
 export function deferLoader(html) {
-  if (!LOADER.test(html)) throw new Error("no trunk loader (<script type=\"module\"> import init, * as bindings from '…') in the html");
+  const loader = html.match(LOADER);
+  const glue = html.match(GLUE_PRELOAD);
+  if (!loader) throw new Error("no trunk loader (<script type=\"module\"> import init, * as bindings from '…') in the html");
+  if (!glue || !glue[1].includes(`href="${loader[1]}"`)) throw new Error('no modulepreload of the loader\'s glue in the html');
   if (!WASM_PRELOAD.test(html)) throw new Error('no preload of the page\'s wasm in the html');
-  return html
-    .replace(LOADER, (m) => `${m}\n${AFTER_FIRST_PAINT}`)
-    .replace(WASM_PRELOAD, '');
+  const attrs = Object.fromEntries([...glue[1].matchAll(/([\w-]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+  const wait = `<script type="module">
+// (scripts/post-build.mjs) After the landing view's first paint (index.html), then as trunk wrote it.
+if (window.__rpAfterFirstPaint) await window.__rpAfterFirstPaint;
+const glue = document.createElement("link");
+for (const [k, v] of Object.entries(${JSON.stringify({ rel: 'modulepreload', ...attrs })})) glue.setAttribute(k, v);
+document.head.append(glue);
+const bindings = await import(${JSON.stringify(loader[1])}), init = bindings.default;`;
+  return html.replace(LOADER, () => wait).replace(GLUE_PRELOAD, '').replace(WASM_PRELOAD, '');
 }
 
 const main = fileURLToPath(import.meta.url) === path.resolve(process.argv[1] ?? '');

@@ -70,7 +70,7 @@ test('the built index.html carries the table and no script of its own', () => {
   for (const s of standIns) assert.match(s, /aria-hidden="true"/, s);
 });
 
-test('the page\'s glue and wasm and the worker are fetched only after the landing view\'s first paint', async () => {
+test('the page\'s glue and wasm are fetched only after the landing view\'s first paint', async () => {
   const c = await b.newContext();
   const p = await watch(await c.newPage());
   await p.goto(server.url);
@@ -81,7 +81,6 @@ test('the page\'s glue and wasm and the worker are fetched only after the landin
       painted: fcp?.startTime,
       glue: start(/repoprobe-site-[^/]*\.js$/),
       wasm: start(/repoprobe-site-[^/]*_bg\.wasm$/),
-      worker: start(/repoprobe-worker-start\.js$/),
     };
   });
   assert.ok(painted !== undefined, 'a first contentful paint');

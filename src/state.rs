@@ -152,15 +152,9 @@ fn send(text: &str, blobs: Option<Array>) {
     });
 }
 
-/// The worker index.html started, if it could. On the landing page it starts it after the first
-/// paint, as the page's wasm: should the app run first, `__rpStartWorker` starts it now (once).
+/// The worker index.html started before the page's wasm, if it could.
 fn started_worker() -> Option<web_sys::Worker> {
     let window: JsValue = web_sys::window()?.into();
-    if let Ok(start) = js_sys::Reflect::get(&window, &JsValue::from_str("__rpStartWorker"))
-        && let Ok(start) = start.dyn_into::<js_sys::Function>()
-    {
-        let _ = start.call0(&window);
-    }
     let w = js_sys::Reflect::get(&window, &JsValue::from_str("__rpWorker")).ok()?;
     w.dyn_into::<web_sys::Worker>().ok()
 }

@@ -68,8 +68,9 @@ pub mod nav {
 
 /// The landing view as the build rendered it (`<div id="prerendered">` of index.html, filled
 /// by `scripts/prerender.mjs`) stays on screen until the app's own landing view shows the same
-/// data; then, in the same task, it goes and the app's appears in its place (identical
-/// markup, so nothing moves). Until then the app's root is hidden by the stylesheet
+/// data; then, in the same task, it goes and the app's appears in its place (the same
+/// markup but for the form controls, whose look-alikes `components::stand_in` sizes as them:
+/// nothing moves). Until then the app's root is hidden by the stylesheet
 /// (`#prerendered ~ .app`). An address other than the bare landing page's shows something else:
 /// index.html's first script hides the prerendered view before it is painted, and the app
 /// removes it at once.

@@ -50,3 +50,21 @@ for (const scheme of ['light', 'dark']) {
     }
   });
 }
+
+// The landing view as prerendered at build time (the app kept from taking it over): its form
+// controls are look-alikes (src/components/stand_in.rs), which must not read as broken controls.
+for (const scheme of ['light', 'dark']) {
+  test(`no WCAG 2.1 AA violation on the prerendered landing view, ${scheme} theme`, async () => {
+    const c = await b.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
+    try {
+      const p = await c.newPage();
+      await p.route(/repoprobe-site-[^/]*_bg\.wasm$/, (route) => route.abort());
+      await p.goto(server.url);
+      assert.ok(await p.isVisible('#prerendered .stand-in'), 'the prerendered view with its look-alikes');
+      await p.$$eval('main details', (ds) => ds.forEach((d) => { d.open = true; }));
+      assert.deepEqual(await violations(p), []);
+    } finally {
+      await c.close();
+    }
+  });
+}

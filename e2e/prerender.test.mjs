@@ -62,6 +62,34 @@ test('the built index.html carries the table and no script of its own', () => {
   const inside = html.slice(start, html.indexOf('<script', start));
   assert.match(inside, /<figure[^>]*id="reported-table3"/);
   assert.match(inside, /<caption elementtiming="reported-table3">Table 3 as reported in the paper/);
+  // Its form controls are look-alikes (src/components/stand_in.rs), hidden from assistive
+  // technology; its buttons stay buttons.
+  assert.doesNotMatch(inside, /<(select|input|textarea)\b/);
+  const standIns = inside.match(/<span [^>]*class="stand-in[^"]*"[^>]*>/g) ?? [];
+  assert.ok(standIns.length >= 5, `the header's and the controls' look-alikes: ${standIns.length}`);
+  for (const s of standIns) assert.match(s, /aria-hidden="true"/, s);
+});
+
+test('the page\'s glue and wasm are fetched only after the landing view\'s first paint', async () => {
+  const c = await b.newContext();
+  const p = await watch(await c.newPage());
+  await p.goto(server.url);
+  const { painted, ...fetched } = await p.evaluate(async () => {
+    const start = (re) => performance.getEntriesByType('resource').find((r) => re.test(r.name))?.startTime;
+    const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+    return {
+      painted: fcp?.startTime,
+      glue: start(/repoprobe-site-[^/]*\.js$/),
+      wasm: start(/repoprobe-site-[^/]*_bg\.wasm$/),
+    };
+  });
+  assert.ok(painted !== undefined, 'a first contentful paint');
+  for (const [what, at] of Object.entries(fetched)) {
+    assert.ok(at !== undefined, `${what} fetched`);
+    assert.ok(at >= painted, `${what} requested at ${at} ms, before the first paint at ${painted} ms`);
+  }
+  assert.deepEqual(p.errors, []);
+  await c.close();
 });
 
 test('the app takes the landing view over without a layout shift and with the same numbers, then works', async () => {
@@ -90,10 +118,16 @@ test('the app takes the landing view over without a layout shift and with the sa
   });
   await p.gotoStatic(server.url);
   assert.ok(await p.isVisible('#prerendered #reported-table3 tbody tr'), 'shown before the app runs');
+  // The boxes of the header's pieces (its controls look-alikes in the prerendered copy).
+  const headerBoxes = () => p.$$eval('header > *, header label > *', (es) => es.map((e) => {
+    const r = e.getBoundingClientRect();
+    return { what: `${e.tagName.toLowerCase()}.${e.className}`, type: e.type, x: r.x, y: r.y, width: r.width, height: r.height };
+  }));
   const before = {
     rows: await tableRows(p, 'reported-table3'),
     main: await p.innerText('main'),
     box: await p.$eval('#reported-table3', (e) => JSON.stringify(e.getBoundingClientRect())),
+    header: await headerBoxes(),
   };
   assertReportedNumbers(before.rows);
   release();
@@ -105,6 +139,17 @@ test('the app takes the landing view over without a layout shift and with the sa
   assert.equal(await p.evaluate(() => window.__atTakeover), await p.evaluate(() => window.__pre), 'the app\'s view when it took over');
   assert.equal(await p.innerText('main'), before.main);
   assert.equal(await p.$eval('#reported-table3', (e) => JSON.stringify(e.getBoundingClientRect())), before.box);
+  // The header's controls where their look-alikes were: the same heights and places to a
+  // pixel (a select's width is its widest option's rounded up to a whole pixel, the
+  // look-alike's is not: < 1 px apart).
+  const after = await headerBoxes();
+  assert.equal(after.length, before.header.length + 1, 'the same pieces, and the file input (hidden) added');
+  const shown = after.filter((a) => a.type !== 'file');
+  assert.equal(shown.length, before.header.length, shown.map((a) => a.what).join(' '));
+  shown.forEach((a, i) => {
+    const w = before.header[i];
+    for (const k of ['x', 'y', 'width', 'height']) assert.ok(Math.abs(a[k] - w[k]) < 1, `${a.what} ${k}: ${a[k]} where ${w.what} was ${w[k]}`);
+  });
   // Two frames later, every layout shift the page ever had is in.
   await p.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
   assert.deepEqual(await p.evaluate(() => window.__shift), [], 'no layout shift');
@@ -153,7 +198,9 @@ test('the prerendered theme switch says the theme remembered, as the app\'s will
   await p.addInitScript(() => localStorage.setItem('theme', 'dark'));
   await p.gotoStatic(server.url);
   assert.equal(await p.getAttribute('html', 'data-theme'), 'dark');
-  assert.equal(await p.$eval('#prerendered select[aria-label="Theme"]', (s) => s.value), 'dark');
+  // Its look-alike (src/components/stand_in.rs) shows that option alone.
+  assert.deepEqual(await p.$$eval('#prerendered .theme .stand-in > .shown', (es) => es.map((e) => e.dataset.value)), ['dark']);
+  assert.equal(await p.innerText('#prerendered .theme .stand-in'), 'Dark');
   await c.close();
 });
 

@@ -2,10 +2,10 @@
 // static host serves it, headers or not). It lets no inline script run but those the page
 // itself has, each by the SHA-256 of its text: the one in index.html that starts the worker and
 // the loader trunk writes for the page's wasm, whose text (it names the hashed file names) is
-// only known after a build. So trunk runs this as a post-build hook (Trunk.toml) on the
-// finished index.html in its staging directory, for `trunk build`, `trunk serve` and
-// `--public-url` builds alike; scripts/single-file.mjs uses the same functions for its own
-// policy.
+// only known after a build. So trunk's post-build hook (scripts/post-build.mjs, Trunk.toml)
+// applies this last, on the finished index.html in its staging directory, for `trunk build`,
+// `trunk serve` and `--public-url` builds alike; scripts/single-file.mjs uses the same functions
+// for its own policy.
 //   node scripts/csp.mjs [FILE]   (FILE: $TRUNK_STAGING_DIR/index.html, else dist/index.html)
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -1,5 +1,6 @@
-// The landing view rendered at build time: trunk runs this as a post-build hook (Trunk.toml),
-// before scripts/csp.mjs, on the finished index.html in its staging directory. It builds and
+// The landing view rendered at build time: scripts/post-build.mjs (trunk's post-build hook,
+// Trunk.toml) runs this on the finished index.html in its staging directory, before the page's
+// loader is deferred and the inline scripts are hashed into the CSP. It builds and
 // runs the site's native `prerender` binary (src/bin/prerender.rs: the app's own components,
 // the same core calls and data as the worker's first load of the default bundled set) and puts
 // its HTML into `<div id="prerendered">`, so the page shows the paper's tables before any
@@ -19,17 +20,24 @@ export function withPrerendered(html, landing) {
   return html.replace(MARKER, () => `<div id="prerendered">${landing}</div>`);
 }
 
-const main = fileURLToPath(import.meta.url) === path.resolve(process.argv[1] ?? '');
-if (main) {
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const file = process.argv[2]
-    ?? (process.env.TRUNK_STAGING_DIR ? path.join(process.env.TRUNK_STAGING_DIR, 'index.html') : path.join(root, 'dist', 'index.html'));
+/** Runs the site's native `prerender` binary of the checkout at `root` on its public-data and
+ * returns the landing view's HTML. */
+export function renderLanding(root) {
   // Natively (trunk's environment names the wasm target for its own cargo runs, not for this).
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('CARGO_BUILD_TARGET')) delete env[k];
-  const landing = execFileSync('cargo', ['run', '--quiet', '--offline', '-p', 'repoprobe-site', '--bin', 'prerender', '--', path.join(root, 'public-data')], {
+  return execFileSync('cargo', ['run', '--quiet', '--offline', '-p', 'repoprobe-site', '--bin', 'prerender', '--', path.join(root, 'public-data')], {
     cwd: root, env, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'],
   });
+}
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const main = fileURLToPath(import.meta.url) === path.resolve(process.argv[1] ?? '');
+if (main) {
+  const file = process.argv[2]
+    ?? (process.env.TRUNK_STAGING_DIR ? path.join(process.env.TRUNK_STAGING_DIR, 'index.html') : path.join(ROOT, 'dist', 'index.html'));
+  const landing = renderLanding(ROOT);
   fs.writeFileSync(file, withPrerendered(fs.readFileSync(file, 'utf8'), landing));
-  console.log(`prerender: the landing view (${landing.length} characters of HTML) put into ${path.relative(root, file)}`);
+  console.log(`prerender: the landing view (${landing.length} characters of HTML) put into ${path.relative(ROOT, file)}`);
 }

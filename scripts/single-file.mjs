@@ -35,7 +35,8 @@ html = html.replace(/<link rel="stylesheet" href="([^"]+)"[^>]*>/, (_, href) =>
 // glue is inlined as a module (its exports kept local) and given the wasm's bytes.
 const loader = html.match(/<script type="module">([\s\S]*?)<\/script>/);
 if (!loader) fail('no trunk loader (<script type="module">) in index.html');
-const gluePath = loader[1].match(/import init, \* as bindings from '([^']+)'/)?.[1];
+// (As trunk writes it, or as scripts/post-build.mjs defers it: a dynamic import.)
+const gluePath = loader[1].match(/import init, \* as bindings from '([^']+)'|await import\("([^"]+)"\)/)?.slice(1).find(Boolean);
 const wasmPath = loader[1].match(/module_or_path: '([^']+)'/)?.[1];
 if (!gluePath || !wasmPath) fail('the trunk loader does not name its glue and wasm as expected');
 let glue = read(local(gluePath)).toString();

@@ -68,8 +68,9 @@ pub mod nav {
 
 /// The landing view as the build rendered it (`<div id="prerendered">` of index.html, filled
 /// by `scripts/prerender.mjs`) stays on screen until the app's own landing view shows the same
-/// data; then, in the same task, it goes and the app's appears in its place (identical
-/// markup, so nothing moves). Until then the app's root is hidden by the stylesheet
+/// data; then, in the same task, it goes and the app's appears in its place (the same
+/// markup but for the form controls, whose look-alikes `components::stand_in` sizes as them:
+/// nothing moves). Until then the app's root is hidden by the stylesheet
 /// (`#prerendered ~ .app`). An address other than the bare landing page's shows something else:
 /// index.html's first script hides the prerendered view before it is painted, and the app
 /// removes it at once.
@@ -360,12 +361,15 @@ fn Shell() -> impl IntoView {
                 </nav>
                 <label class="file-pick">
                     "Add results…"
-                    <input
-                        type="file"
-                        multiple
-                        accept=".json,.jsonl,application/json"
-                        on:change=on_pick
-                    />
+                    // (Hidden by the stylesheet: the label is what shows. None at build time.)
+                    {(!components::stand_in::active()).then(|| view! {
+                        <input
+                            type="file"
+                            multiple
+                            accept=".json,.jsonl,application/json"
+                            on:change=on_pick
+                        />
+                    })}
                 </label>
                 <KeepBundled state=state />
                 <pages::theme::ThemeSwitch />
@@ -408,19 +412,29 @@ fn Shell() -> impl IntoView {
 #[component]
 fn KeepBundled(state: AppState) -> impl IntoView {
     let navigate = nav::navigate();
+    let stand_in = components::stand_in::active();
     move || {
         let set = state.bundled_set.get()?;
         let navigate = navigate.clone();
-        Some(view! {
-            <label class="keep" title="Files you add replace the bundled example data unless this is on">
+        let checked = move || state.options.get().keep_bundled;
+        let control = if stand_in {
+            components::stand_in::checkbox(checked()).into_any()
+        } else {
+            view! {
                 <input
                     type="checkbox"
-                    prop:checked=move || state.options.get().keep_bundled
+                    prop:checked=checked
                     on:change=move |ev| {
                         let keep = if event_target_checked(&ev) { "1" } else { "0" };
                         navigate(&href(&[("keep", Some(keep))]), Default::default());
                     }
                 />
+            }
+            .into_any()
+        };
+        Some(view! {
+            <label class="keep" title="Files you add replace the bundled example data unless this is on">
+                {control}
                 {format!(" Keep the bundled “{}” set with my files", set.name)}
             </label>
         })

@@ -147,6 +147,8 @@ pub fn render(landing: Landing) -> String {
             items: RwSignal::new(None),
         };
         provide_context(state);
+        // Look-alikes of the form controls (`components::stand_in`): quicker to a first paint.
+        provide_context(crate::components::stand_in::Prerendering);
         // Rendered once, with nothing to react to: reading signals outside a tracking context
         // is what this is (debug builds would warn of each read otherwise).
         let _quiet = leptos::reactive::diagnostics::SpecialNonReactiveZone::enter();
@@ -211,8 +213,34 @@ mod tests {
             q.question = evil.into();
             q.repo.name = evil.into();
         }
+        // Judges' names reach the look-alike of the judge select (`components::stand_in`).
+        if let Ok(report) = &mut landing.report {
+            report.judge = Some(evil.into());
+            for m in &mut report.models {
+                m.judge = evil.into();
+            }
+        }
         let html = render(landing);
         assert!(!html.contains("<img"), "raw markup from data");
         assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
+        assert!(html.contains("most judgments (&lt;img src=x onerror=alert(1)&gt;"));
+    }
+
+    #[test]
+    fn form_controls_are_prerendered_as_look_alikes_hidden_from_assistive_technology() {
+        let html = render(load_landing(&public_data()).expect("the bundled data load"));
+        for control in ["<select", "<input", "<textarea"] {
+            assert!(!html.contains(control), "{control} in the prerendered page");
+        }
+        let look_alikes: Vec<&str> = html
+            .match_indices("class=\"stand-in")
+            .map(|(i, _)| &html[html[..i].rfind('<').expect("in a tag")..i])
+            .collect();
+        // The header's checkbox and theme select; the folded controls' two selects, number input
+        // and checkbox.
+        assert_eq!(look_alikes.len(), 6, "{look_alikes:?}");
+        for tag in look_alikes {
+            assert!(tag.contains("aria-hidden=\"true\""), "{tag}");
+        }
     }
 }

@@ -3,3 +3,4 @@ pub mod chart;
 pub mod help;
 pub mod markdown;
 pub mod report_table;
+pub mod stand_in;

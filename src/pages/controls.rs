@@ -1,6 +1,7 @@
 //! The switches every table view shares: missing-answer policy, judge and the weights of the
 //! checklists' items (clarity's, and knowledge items counting alike; one item's in the question
 //! view), and the questions the reader dropped (see the Questions view). They live in the URL.
+use crate::components::stand_in;
 use crate::href;
 use crate::protocol::set_weight;
 use crate::state::AppState;
@@ -59,10 +60,27 @@ pub fn Controls() -> impl IntoView {
             .and_then(|r| r.judge.clone())
             .unwrap_or_default()
     };
-    view! {
-        <div class="controls">
-            <label>
-                "Missing answers "
+    // The four switches: at build time look-alikes (`stand_in`), in the browser controls.
+    let (missing, judge, clarity_weight, alike_box) = if stand_in::active() {
+        let o = state.options.get_untracked();
+        let mut judge_options = vec![(String::new(), format!("most judgments ({})", in_force()))];
+        judge_options.extend(judges.get_untracked().into_iter().map(|j| (j.clone(), j)));
+        (
+            stand_in::select(
+                vec![
+                    ("zero".into(), "count as 0".into()),
+                    ("exclude".into(), "are left out".into()),
+                ],
+                o.missing.as_str(),
+            )
+            .into_any(),
+            stand_in::select(judge_options, &o.judge.unwrap_or_default()).into_any(),
+            stand_in::number(clarity()).into_any(),
+            stand_in::checkbox(alike()).into_any(),
+        )
+    } else {
+        (
+            view! {
                 <select
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
@@ -73,9 +91,9 @@ pub fn Controls() -> impl IntoView {
                     <option value="zero">"count as 0"</option>
                     <option value="exclude">"are left out"</option>
                 </select>
-            </label>
-            <label>
-                "Judge "
+            }
+            .into_any(),
+            view! {
                 <select
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
@@ -92,9 +110,9 @@ pub fn Controls() -> impl IntoView {
                             .collect_view()
                     }}
                 </select>
-            </label>
-            <label title="Every question's clarity item weighs this much against its knowledge items' 9 (the paper: 1)">
-                "Clarity weight "
+            }
+            .into_any(),
+            view! {
                 <input
                     type="number"
                     min="0"
@@ -107,8 +125,9 @@ pub fn Controls() -> impl IntoView {
                         nav3(&weights_href(&rules), Default::default());
                     }
                 />
-            </label>
-            <label title="Each knowledge item of a question counts the same, whatever its weight">
+            }
+            .into_any(),
+            view! {
                 <input
                     type="checkbox"
                     prop:checked=alike
@@ -118,7 +137,19 @@ pub fn Controls() -> impl IntoView {
                         nav4(&weights_href(&rules), Default::default());
                     }
                 />
-                " Knowledge items count alike"
+            }
+            .into_any(),
+        )
+    };
+    view! {
+        <div class="controls">
+            <label>"Missing answers " {missing}</label>
+            <label>"Judge " {judge}</label>
+            <label title="Every question's clarity item weighs this much against its knowledge items' 9 (the paper: 1)">
+                "Clarity weight " {clarity_weight}
+            </label>
+            <label title="Each knowledge item of a question counts the same, whatever its weight">
+                {alike_box} " Knowledge items count alike"
             </label>
             {move || {
                 let rules = rules();

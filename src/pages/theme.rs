@@ -33,6 +33,20 @@ pub fn ThemeSwitch() -> impl IntoView {
     #[cfg(not(target_arch = "wasm32"))]
     let initial = String::from("system");
     let theme = RwSignal::new(initial);
+    if crate::components::stand_in::active() {
+        // index.html's script shows the remembered theme's option (`data-value`).
+        let options = THEMES
+            .iter()
+            .map(|(v, text)| (v.to_string(), text.to_string()))
+            .collect();
+        return view! {
+            <label class="theme">
+                <span class="sr-only">"Theme"</span>
+                {crate::components::stand_in::select(options, &theme.get_untracked())}
+            </label>
+        }
+        .into_any();
+    }
     view! {
         <label class="theme">
             <span class="sr-only">"Theme"</span>
@@ -48,10 +62,19 @@ pub fn ThemeSwitch() -> impl IntoView {
                 }
                 prop:value=move || theme.get()
             >
-                <option value="system">"System theme"</option>
-                <option value="light">"Light"</option>
-                <option value="dark">"Dark"</option>
+                {THEMES
+                    .into_iter()
+                    .map(|(v, text)| view! { <option value=v>{text}</option> })
+                    .collect_view()}
             </select>
         </label>
     }
+    .into_any()
 }
+
+/// The switch's options: (value, text).
+const THEMES: [(&str, &str); 3] = [
+    ("system", "System theme"),
+    ("light", "Light"),
+    ("dark", "Dark"),
+];

@@ -85,50 +85,6 @@
         });
     });
 
-    // The wasm reads a file as slices, each asked for of `self.__rpRead(blob, start, end)`
-    // (a Promise of an ArrayBuffer). The bytes are read on a thread of its own (a nested worker
-    // made from `READER` below, with FileReaderSync) and handed over without a copy: read on
-    // this thread, a 73 MB file cost ~100 ms of its time besides the parse (the browser's reply
-    // for each chunk and its bytes are handled here). If that thread cannot be had (or fails),
-    // `Blob.slice().arrayBuffer()` here does the same. The wasm asks for one slice ahead at most.
-    var READER = "onmessage = function (e) { var m = e.data; try { var b = new FileReaderSync().readAsArrayBuffer(m.blob.slice(m.start, m.end)); postMessage({ id: m.id, buf: b }, [b]); } catch (x) { postMessage({ id: m.id, error: (x && x.name ? x.name + ': ' : '') + ((x && x.message) || String(x)) }); } };";
-    // Not in the single-file build: its worker runs from a blob under the page's
-    // Content-Security-Policy, which lets no blob: worker start.
-    var helper = null, helperBroken = !!inline, asked = {}, nextId = 0;
-    var here = function (blob, start, end) { return blob.slice(start, end).arrayBuffer(); };
-    var giveUp = function () {
-        helperBroken = true;
-        if (helper) helper.terminate();
-        helper = null;
-        // Whatever it still owed is read here instead.
-        Object.keys(asked).forEach(function (id) {
-            var a = asked[id];
-            delete asked[id];
-            here(a.blob, a.start, a.end).then(a.ok, a.no);
-        });
-    };
-    self.__rpRead = function (blob, start, end) {
-        if (!helper && !helperBroken) {
-            try {
-                helper = new Worker(URL.createObjectURL(new Blob([READER], { type: "text/javascript" })));
-                helper.onmessage = function (e) {
-                    var a = asked[e.data.id];
-                    if (!a) return;
-                    delete asked[e.data.id];
-                    if (e.data.error !== undefined) a.no(new Error(e.data.error));
-                    else a.ok(e.data.buf);
-                };
-                helper.onerror = function (e) { e.preventDefault(); giveUp(); };
-            } catch (e) { helperBroken = true; helper = null; }
-        }
-        if (!helper) return here(blob, start, end);
-        return new Promise(function (ok, no) {
-            var id = nextId++;
-            asked[id] = { blob: blob, start: start, end: end, ok: ok, no: no };
-            helper.postMessage({ id: id, blob: blob, start: start, end: end });
-        });
-    };
-
     var ready = glue.then(function (text) {
         if (text !== null) importScripts(URL.createObjectURL(new Blob([text], { type: "text/javascript" })));
         return wasm_bindgen({ module_or_path: wasm });

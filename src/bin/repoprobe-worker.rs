@@ -236,101 +236,6 @@ mod worker {
         }
     }
 
-    /// Reads `blob` through in slices of `size` bytes (`Blob.slice().arrayBuffer()`, the next
-    /// asked for before `f` runs on this one; or `FileReaderSync` when `sync`), handing each to
-    /// `f`; as [`stream`] otherwise.
-    async fn slices(
-        blob: &Blob,
-        size: u64,
-        sync: bool,
-        clock: &Phases,
-        times: &mut ReadTimes,
-        mut f: impl FnMut(&[u8]),
-    ) -> Result<u64, (u64, String)> {
-        let len = blob.size() as u64;
-        // The start script's reader (a thread of its own), else a slice read here.
-        let scope = js_sys::global();
-        let read = js_sys::Reflect::get(&scope, &"__rpRead".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-        let ask = |at: u64| -> js_sys::Promise {
-            let end = (at + size).min(len) as f64;
-            if let Some(f) = &read
-                && let Ok(p) = f.call3(&scope, blob, &(at as f64).into(), &end.into())
-                && let Ok(p) = p.dyn_into::<js_sys::Promise>()
-            {
-                return p;
-            }
-            match blob.slice_with_f64_and_f64(at as f64, end) {
-                Ok(s) => s.array_buffer(),
-                Err(e) => js_sys::Promise::reject(&e),
-            }
-        };
-        let sync_reader = if sync {
-            Some(web_sys::FileReaderSync::new().map_err(|e| (0, js_err(e)))?)
-        } else {
-            None
-        };
-        let mut buf: Vec<u8> = Vec::new();
-        let mut read = 0u64;
-        let mut next = (!sync && len > 0).then(|| ask(0));
-        while read < len {
-            let t0 = clock.now();
-            let got: JsValue = match &sync_reader {
-                Some(r) => {
-                    let s = blob
-                        .slice_with_f64_and_f64(read as f64, (read + size).min(len) as f64)
-                        .map_err(|e| (read, js_err(e)))?;
-                    r.read_as_array_buffer(&s)
-                        .map_err(|e| (read, js_err(e)))?
-                        .into()
-                }
-                None => {
-                    let p = next.take().unwrap_or_else(|| ask(read));
-                    JsFuture::from(p).await.map_err(|e| (read, js_err(e)))?
-                }
-            };
-            let t1 = clock.now();
-            times.wait += t1 - t0;
-            let chunk = Uint8Array::new(&got);
-            let n = chunk.length() as u64;
-            if n == 0 {
-                return Err((read, "the file is shorter than it was".to_string()));
-            }
-            if sync_reader.is_none() && read + n < len {
-                next = Some(ask(read + n));
-            }
-            buf.resize(n as usize, 0);
-            chunk.copy_to(&mut buf);
-            times.copy += clock.now() - t1;
-            read += n;
-            f(&buf);
-        }
-        Ok(read)
-    }
-
-    /// How a load reads its files (for measuring; the worker's name carries `read=`).
-    fn read_method() -> (u64, bool, bool) {
-        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-        let name = js_sys::Reflect::get(&scope, &"name".into())
-            .ok()
-            .and_then(|n| n.as_string())
-            .unwrap_or_default();
-        let q = web_sys::UrlSearchParams::new_with_str(&name).ok();
-        let how = q.and_then(|q| q.get("read")).unwrap_or_default();
-        let mib = |s: &str| s.parse::<u64>().unwrap_or(8) << 20;
-        if let Some(n) = how.strip_prefix("sync") {
-            (mib(n), true, false)
-        } else if let Some(n) = how.strip_prefix("here") {
-            let _ = js_sys::Reflect::set(&scope, &"__rpRead".into(), &JsValue::UNDEFINED);
-            (mib(n), false, false)
-        } else if let Some(n) = how.strip_prefix("slices") {
-            (mib(n), false, false)
-        } else {
-            (0, false, true)
-        }
-    }
-
     /// Loads the files that count under `options` (the bundled set only if kept or alone, see
     /// `protocol::counted`), reading each as a stream with the texts skipped (scores never read
     /// them; a question view reads its own back, see [`fill_question`]), and answers with their
@@ -355,7 +260,6 @@ mod worker {
         });
         let mut unread = Vec::new();
         let mut phases = Phases::start("rp:start", true);
-        let (size, sync, by_stream) = read_method();
         let mut times = ReadTimes::default();
         let mut parse = 0.0;
         let begun = phases.now();
@@ -367,11 +271,7 @@ mod worker {
                 loader.feed(chunk);
                 parse += clock.now() - t;
             };
-            let r = if by_stream {
-                stream(blob, clock, &mut times, feed).await
-            } else {
-                slices(blob, size, sync, clock, &mut times, feed).await
-            };
+            let r = stream(blob, clock, &mut times, feed).await;
             loader.end_file();
             if let Err((at, why)) = r {
                 unread.push(Issue {

@@ -99,6 +99,9 @@ export function setFiles(name) {
 
 /** Rows of a report table: [{ head, cells: [{ text, value }] }]. */
 export async function tableRows(p, id) {
+  // A table with cells still to come (the leaderboard's intervals after a large load: the worker
+  // answers the tables first) is read once they are there.
+  await p.waitForFunction((id) => !document.querySelector(`#${id}[aria-busy=true]`), id, { timeout: 60000 });
   return p.$$eval(`#${id} tbody tr`, (rows) => rows.map((r) => ({
     head: r.querySelector('th').textContent,
     cells: [...r.querySelectorAll('td')].map((td) => ({ text: td.textContent, value: td.dataset.value })),

@@ -13,6 +13,8 @@ for (const [name, query, wait] of [
 ]) {
   await p.goto(server.url + query);
   await p.waitForSelector(wait, { timeout: 20000 });
+  // Nothing still to come (the leaderboard's intervals, sent after the tables on large data).
+  await p.waitForFunction(() => !document.querySelector('[aria-busy=true]'), null, { timeout: 20000 });
   await p.screenshot({ path: path.join(out, `screenshot-${name}.png`), fullPage: false });
 }
 await b.close();

@@ -14,7 +14,9 @@ let server, b, dir, file, data, cli;
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rp-stream-'));
   file = path.join(dir, 'synth.json');
-  execFileSync(CLI, ['synth', '--models', '5', '--questions', '100', '--runs', '5', '--seed', '7', '--out', file], { stdio: 'ignore' });
+  // 10 models × 100 questions: large enough that the worker sends the intervals after the
+  // tables (protocol::defer_intervals, from 10 × 100 × 1,000 resamples on).
+  execFileSync(CLI, ['synth', '--models', '10', '--questions', '100', '--runs', '5', '--seed', '7', '--out', file], { stdio: 'ignore' });
   data = JSON.parse(fs.readFileSync(file, 'utf8'));
   cli = cliJson(['score', file, '--format', 'json']);
   server = await serve();
@@ -52,7 +54,11 @@ test('a dropped multi-MB file gives the CLI\'s tables, and a question view reads
   await p.goto(server.url + '?set=none');
   await p.setInputFiles('input[type=file]', file);
   await p.waitForFunction((n) => document.querySelectorAll('#leaderboard tbody tr').length === n, cli.models.length, { timeout: 60000 });
+  // The intervals came in a second answer (the worker's User Timing says so), and the table
+  // shows them, equal to the CLI's, once they are there (tableRows waits for them).
   assertParity(await tableRows(p, 'leaderboard'), cli);
+  const measures = await Promise.all(p.workers().map((w) => w.evaluate(() => performance.getEntriesByType('measure').map((m) => m.name)).catch(() => [])));
+  assert.ok(measures.some((m) => m.includes('rp:intervals')), `the intervals were sent apart: ${JSON.stringify(measures)}`);
 
   const s = sample();
   await navigate(p, `?set=none&view=question&id=${s.id}&model=${s.model}&item=${s.item}`);

@@ -137,6 +137,7 @@ pub fn render(landing: Landing) -> String {
             snapshot: RwSignal::new(Shared(Arc::new(snapshot))),
             options: Memo::new(|_| ViewOptions::default()),
             report: RwSignal::new(report.map(|r| Shared(Arc::new(r)))),
+            intervals_pending: RwSignal::new(false),
             questions: RwSignal::new(
                 questions
                     .into_iter()

@@ -165,6 +165,27 @@ pub fn score_options(o: &ViewOptions) -> Result<ScoreOptions, String> {
     })
 }
 
+/// Whether the worker answers a report in two steps, the tables first (scored without the
+/// bootstrap) and their 95 % intervals in a second answer: when the bootstrap of `quick` (a
+/// report scored with `bootstrap: 0`) under `options` would be long. Its cost grows with the
+/// rows × the questions × the resamples (1,000 by default); from a million on, ~10 ms in the
+/// worker's wasm, the tables are not held back for it. The numbers are the same either way:
+/// the bootstrap only adds the intervals (`intervals_are_all_the_bootstrap_adds`).
+pub fn defer_intervals(quick: &ScoreReport, options: &ScoreOptions) -> bool {
+    /// Rows × questions × resamples from which the intervals come in a second answer.
+    const DEFER_AT: u64 = 1_000_000;
+    let questions = quick
+        .models
+        .iter()
+        .map(|m| m.benchmark_questions)
+        .max()
+        .unwrap_or(0);
+    (quick.models.len() as u64)
+        .saturating_mul(questions as u64)
+        .saturating_mul(u64::from(options.bootstrap))
+        >= DEFER_AT
+}
+
 /// Total-score histogram (s = 0..=10) of one (model, judge).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
@@ -381,10 +402,17 @@ pub enum Response {
         options: ViewOptions,
         snapshot: Snapshot,
         report: Result<ScoreReport, String>,
+        /// The report's bootstrap intervals are still being computed (see
+        /// [`defer_intervals`]): a `Report` for the same options brings them.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        intervals_pending: bool,
     },
     Report {
         options: ViewOptions,
         report: Result<ScoreReport, String>,
+        /// As in `Loaded`: a second `Report` for the same options brings the intervals.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        intervals_pending: bool,
     },
     Question(QuestionData),
     Paired {
@@ -454,10 +482,23 @@ mod tests {
                 options: options.clone(),
                 snapshot: Snapshot::of(&l),
                 report: report.clone(),
+                intervals_pending: false,
+            },
+            Response::Loaded {
+                options: options.clone(),
+                snapshot: Snapshot::of(&l),
+                report: report.clone(),
+                intervals_pending: true,
             },
             Response::Report {
                 options: options.clone(),
                 report: report.clone(),
+                intervals_pending: false,
+            },
+            Response::Report {
+                options: options.clone(),
+                report: report.clone(),
+                intervals_pending: true,
             },
             Response::Question(QuestionData::of(&l.dataset, "q1")),
             Response::Question(QuestionData {
@@ -486,6 +527,85 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<Request>(&serde_json::to_string(&req).unwrap()).unwrap(),
             req
+        );
+    }
+
+    fn golden() -> repoprobe_core::Loaded {
+        let sources: Vec<SourceFile> = FILES
+            .iter()
+            .map(|(name, bytes)| SourceFile { name, bytes })
+            .collect();
+        load(&sources, LoadOptions::default())
+    }
+
+    #[test]
+    fn intervals_are_all_the_bootstrap_adds() {
+        // The tables the worker answers first (no bootstrap) are those of the full report but
+        // for the intervals and the policy's count of resamples.
+        let l = golden();
+        for options in [
+            ViewOptions::default(),
+            ViewOptions {
+                missing: MissingPolicy::Exclude,
+                ..ViewOptions::default()
+            },
+        ] {
+            let full_options = score_options(&options).unwrap();
+            let full = score(&l.dataset, &l.issues, &full_options).unwrap();
+            assert!(full.models.iter().any(|m| m.ci95.is_some()));
+            let quick = score(
+                &l.dataset,
+                &l.issues,
+                &ScoreOptions {
+                    bootstrap: 0,
+                    ..full_options
+                },
+            )
+            .unwrap();
+            let mut bare = full.clone();
+            bare.policy.bootstrap = 0;
+            for m in &mut bare.models {
+                m.ci95 = None;
+            }
+            assert_eq!(quick, bare);
+        }
+    }
+
+    #[test]
+    fn only_a_long_bootstrap_is_deferred() {
+        let l = golden();
+        let o = score_options(&ViewOptions::default()).unwrap();
+        let quick = score(
+            &l.dataset,
+            &l.issues,
+            &ScoreOptions {
+                bootstrap: 0,
+                ..o.clone()
+            },
+        )
+        .unwrap();
+        assert!(!quick.models.is_empty());
+        assert!(!defer_intervals(&quick, &o), "a few questions: one answer");
+        assert!(!defer_intervals(
+            &quick,
+            &ScoreOptions {
+                bootstrap: 0,
+                ..o.clone()
+            }
+        ));
+        let mut large = quick.clone();
+        let row = large.models[0].clone();
+        large.models = vec![row; 20];
+        for m in &mut large.models {
+            m.benchmark_questions = 500;
+        }
+        assert!(
+            defer_intervals(&large, &o),
+            "20 rows × 500 questions × 1,000 resamples"
+        );
+        assert!(
+            !defer_intervals(&ScoreReport::empty(&o), &o),
+            "nothing to score"
         );
     }
 

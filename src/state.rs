@@ -73,6 +73,9 @@ pub struct AppState {
     pub options: Memo<ViewOptions>,
     /// The report for the options in force; an error message if an option cannot be honoured.
     pub report: RwSignal<Result<Shared<ScoreReport>, String>>,
+    /// Whether `report`'s 95 % intervals are still being computed: on large data the worker
+    /// answers the tables first and the intervals after (`protocol::defer_intervals`).
+    pub intervals_pending: RwSignal<bool>,
     /// Judgments and answers of the questions viewed, by id.
     pub questions: RwSignal<BTreeMap<String, Shared<QuestionData>>>,
     /// The last paired comparison asked for.
@@ -298,6 +301,7 @@ fn on_response(state: AppState, r: Response) {
             options,
             snapshot,
             report,
+            intervals_pending,
         } => {
             ASKED.with(|a| a.borrow_mut().clear());
             state.questions.set(BTreeMap::new());
@@ -308,6 +312,7 @@ fn on_response(state: AppState, r: Response) {
             // they are not those in force (read differently, or changed meanwhile), ask again.
             let now = state.options.get_untracked();
             if options == now {
+                state.intervals_pending.set(intervals_pending);
                 state.report.set(shared(report));
             } else if options.keep_bundled != now.keep_bundled {
                 post(&Request::Reload { options: now }, None);
@@ -320,9 +325,14 @@ fn on_response(state: AppState, r: Response) {
                 }
             });
         }
-        Response::Report { options, report } => {
+        Response::Report {
+            options,
+            report,
+            intervals_pending,
+        } => {
             // Only the answer for the options still in force is shown.
             if options == state.options.get_untracked() {
+                state.intervals_pending.set(intervals_pending);
                 state.report.set(shared(report));
             }
         }
@@ -398,6 +408,7 @@ pub fn provide_state() -> AppState {
         snapshot: RwSignal::new(Shared(Arc::new(Snapshot::default()))),
         options,
         report: RwSignal::new(empty_report(&ViewOptions::default())),
+        intervals_pending: RwSignal::new(false),
         questions: RwSignal::new(BTreeMap::new()),
         paired: RwSignal::new(None),
         items: RwSignal::new(None),

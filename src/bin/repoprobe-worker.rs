@@ -22,8 +22,8 @@ mod worker {
         Issue, LoadOptions, Loaded, RecordKind, Severity, Span, StreamLoader, score,
     };
     use repoprobe_site::protocol::{
-        Origin, QuestionData, Request, Response, Snapshot, ViewOptions, batch_ranges, counted, hex,
-        score_options,
+        Origin, QuestionData, Request, Response, Snapshot, ViewOptions, batch_ranges, counted,
+        defer_intervals, hex, score_options,
     };
     use sha2::Digest;
     use std::cell::{Cell, RefCell};
@@ -95,14 +95,44 @@ mod worker {
     }
 
     /// The report for the page, without the per-item rows: those are large and only some
-    /// views want them (`Request::Items`).
-    fn report(options: &ViewOptions) -> Result<repoprobe_core::ScoreReport, String> {
+    /// views want them (`Request::Items`); with `bootstrap: 0`, without the intervals too.
+    fn report(
+        options: &ViewOptions,
+        bootstrap: Option<u32>,
+    ) -> Result<repoprobe_core::ScoreReport, String> {
         LOADED.with(|l| {
             let l = l.borrow();
             let mut o = score_options(options)?;
             o.items = false;
+            o.bootstrap = bootstrap.unwrap_or(o.bootstrap);
             score(&l.dataset, &l.issues, &o).map_err(|e| e.to_string())
         })
+    }
+
+    /// The report the page gets first, and whether its intervals follow in a second answer
+    /// (`protocol::defer_intervals`: on large data the tables are not held back for the
+    /// bootstrap; every other number is the same).
+    fn first_report(options: &ViewOptions) -> (Result<repoprobe_core::ScoreReport, String>, bool) {
+        let Ok(full) = score_options(options) else {
+            return (report(options, None), false);
+        };
+        let quick = report(options, Some(0));
+        match &quick {
+            Ok(q) if full.bootstrap > 0 && defer_intervals(q, &full) => (quick, true),
+            _ => (report(options, None), false),
+        }
+    }
+
+    /// Answers the intervals [`first_report`] deferred: the whole report, as a `Report`.
+    fn send_intervals(options: ViewOptions, phases: &mut Phases) {
+        let report = report(&options, None);
+        phases.end("rp:intervals");
+        reply(&Response::Report {
+            options,
+            report,
+            intervals_pending: false,
+        });
+        phases.end("rp:intervals-reply");
     }
 
     /// The phases of a load as User Timing measures: the browser's profiler shows them, and
@@ -138,21 +168,56 @@ mod worker {
                 self.last = mark;
             }
         }
+
+        /// Now, in ms (0 without a clock).
+        fn now(&self) -> f64 {
+            self.perf.as_ref().map_or(0.0, |p| p.now())
+        }
+
+        /// A measure `name` of `ms` in all, from `start`: the sum of a phase's slices (reading,
+        /// parsing) that alternate inside one measure.
+        fn total(&self, name: &str, start: f64, ms: f64) {
+            let Some(p) = &self.perf else { return };
+            let o = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&o, &"start".into(), &start.into());
+            let _ = js_sys::Reflect::set(&o, &"duration".into(), &ms.into());
+            if let Ok(f) = js_sys::Reflect::get(p, &"measure".into())
+                && let Ok(f) = f.dyn_into::<js_sys::Function>()
+            {
+                let _ = f.call2(p, &name.into(), &o);
+            }
+        }
+    }
+
+    /// Where a load's reading time goes: waiting for the browser, copying into wasm memory, and
+    /// (measured by the caller) parsing.
+    #[derive(Default)]
+    struct ReadTimes {
+        wait: f64,
+        copy: f64,
     }
 
     /// Reads `blob` through as a stream, handing each chunk to `f`; the bytes read so far and
     /// the reason if the browser could not read it all (the file changed or went away). The
     /// next chunk is asked for before `f` runs on this one, so the browser reads while we parse.
-    async fn stream(blob: &Blob, mut f: impl FnMut(&[u8])) -> Result<u64, (u64, String)> {
+    async fn stream(
+        blob: &Blob,
+        clock: &Phases,
+        times: &mut ReadTimes,
+        mut f: impl FnMut(&[u8]),
+    ) -> Result<u64, (u64, String)> {
         let reader: ReadableStreamDefaultReader = blob.stream().get_reader().unchecked_into();
         let mut buf: Vec<u8> = Vec::new();
         let mut read = 0u64;
         let mut next = reader.read();
         loop {
+            let t0 = clock.now();
             let r: ReadableStreamReadResult = JsFuture::from(next)
                 .await
                 .map_err(|e| (read, js_err(e)))?
                 .unchecked_into();
+            let t1 = clock.now();
+            times.wait += t1 - t0;
             if r.get_done().unwrap_or(true) {
                 return Ok(read);
             }
@@ -165,6 +230,7 @@ mod worker {
             })?;
             buf.resize(chunk.length() as usize, 0);
             chunk.copy_to(&mut buf);
+            times.copy += clock.now() - t1;
             read += buf.len() as u64;
             f(&buf);
         }
@@ -194,9 +260,18 @@ mod worker {
         });
         let mut unread = Vec::new();
         let mut phases = Phases::start("rp:start", true);
+        let mut times = ReadTimes::default();
+        let mut parse = 0.0;
+        let begun = phases.now();
         for (name, blob) in &sources {
             loader.begin_file(name);
-            let r = stream(blob, |chunk| loader.feed(chunk)).await;
+            let clock = &phases;
+            let feed = |chunk: &[u8]| {
+                let t = clock.now();
+                loader.feed(chunk);
+                parse += clock.now() - t;
+            };
+            let r = stream(blob, clock, &mut times, feed).await;
             loader.end_file();
             if let Err((at, why)) = r {
                 unread.push(Issue {
@@ -210,6 +285,9 @@ mod worker {
             }
         }
         phases.end("rp:read+parse");
+        phases.total("rp:(wait)", begun, times.wait);
+        phases.total("rp:(copy)", begun, times.copy);
+        phases.total("rp:(parse)", begun, parse);
         let mut loaded = loader.finish();
         phases.end("rp:finish");
         loaded.issues.extend(unread);
@@ -218,14 +296,18 @@ mod worker {
         SOURCES.with(|s| *s.borrow_mut() = sources.into_iter().map(|(_, b)| b).collect());
         FILLED.with(|f| f.borrow_mut().clear());
         phases.end("rp:snapshot");
-        let report = report(&options);
+        let (report, pending) = first_report(&options);
         phases.end("rp:score");
         reply(&Response::Loaded {
-            options,
+            options: options.clone(),
             snapshot,
             report,
+            intervals_pending: pending,
         });
         phases.end("rp:reply");
+        if pending {
+            send_intervals(options, &mut phases);
+        }
     }
 
     /// Hashes every file not hashed yet, in a task of its own, answering each hash as it is
@@ -249,7 +331,15 @@ mod worker {
                 FILES.with(|f| f.borrow_mut()[i].hash_tried = true);
                 let mut h = sha2::Sha256::new();
                 // A file that cannot be read has no hash; its load says why.
-                if stream(&blob, |c| h.update(c)).await.is_ok() {
+                let clock = Phases {
+                    perf: None,
+                    last: String::new(),
+                };
+                let mut times = ReadTimes::default();
+                if stream(&blob, &clock, &mut times, |c| h.update(c))
+                    .await
+                    .is_ok()
+                {
                     let hash = hex(&h.finalize());
                     let name = FILES.with(|f| f.borrow()[i].name.clone());
                     reply(&Response::Hashes(vec![(name, hash)]));
@@ -403,8 +493,15 @@ mod worker {
             }
             Request::Reload { options } => reload(options).await,
             Request::Score { options } => {
-                let r = report(&options);
-                reply(&Response::Report { options, report: r });
+                let (r, pending) = first_report(&options);
+                reply(&Response::Report {
+                    options: options.clone(),
+                    report: r,
+                    intervals_pending: pending,
+                });
+                if pending {
+                    send_intervals(options, &mut Phases::start("rp:score-request", false));
+                }
             }
             Request::Items { options, model } => {
                 let mut items = LOADED.with(|l| {

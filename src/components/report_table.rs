@@ -23,12 +23,13 @@ pub struct RowNotes {
 }
 
 /// Renders `table`; `id` names the element and its export files; `notes` adds a line to some
-/// rows' cells.
+/// rows' cells; `busy`: some of its cells are still to come (`aria-busy`).
 #[component]
 pub fn ReportTable(
     table: Table,
     #[prop(into)] id: String,
     #[prop(optional)] notes: RowNotes,
+    #[prop(optional)] busy: bool,
 ) -> impl IntoView {
     let notes = StoredValue::new(notes);
     let sort = RwSignal::new(None::<(usize, bool)>);
@@ -66,7 +67,7 @@ pub fn ReportTable(
         download(&format!("{}.{ext}", file.get_value()), mime, &text);
     };
     view! {
-        <figure class="report-table" id=id.clone()>
+        <figure class="report-table" id=id.clone() aria-busy=busy.then_some("true")>
             <div class="table-scroll">
                 <table>
                     // `elementtiming`: the browser reports when the table was first painted

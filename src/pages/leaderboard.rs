@@ -105,8 +105,13 @@ fn Recomputed() -> impl IntoView {
                 .collect();
             bars.sort_unstable_by(|a, b| b.value.total_cmp(&a.value));
             let height = 60 + 28 * bars.len() as u32;
+            let pending = state.intervals_pending.get();
+            let mut table = report::models_table(&r);
+            if pending {
+                intervals_to_come(&mut table);
+            }
             view! {
-                <ReportTable table=report::models_table(&r) id="leaderboard" notes=never_answered(&r) />
+                <ReportTable table id="leaderboard" notes=never_answered(&r) busy=pending />
                 <Chart
                     id="overall-bars"
                     title=format!("Overall per model with 95% CI (judge {judge})")
@@ -135,6 +140,23 @@ fn Evidence() -> impl IntoView {
             <p class="hint">"What an answer cost and whether the agent edited the repository, from the answer records."</p>
             <ReportTable table=t id="evidence" />
         })
+    }
+}
+
+/// The models table of a report whose intervals are still being computed (the worker sent
+/// the tables first): the interval column is there, each cell saying they are on their way,
+/// so that nothing moves when they come.
+fn intervals_to_come(t: &mut report::Table) {
+    if t.headers.iter().any(|h| h == "95% CI") {
+        return;
+    }
+    t.headers.push("95% CI".into());
+    t.numeric.push(true);
+    for row in &mut t.rows {
+        row.push("…".to_string().into());
+    }
+    if let Some(n) = t.note.as_mut() {
+        n.push_str("; 95% CI: being computed…");
     }
 }
 

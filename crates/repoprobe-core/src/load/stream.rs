@@ -9,12 +9,13 @@
 
 use super::split::{Batch, Output, Splitter};
 use super::{FileSummary, Parsed, Segment, parse_batch};
+use crate::dataset::Assembler;
 use crate::{LoadOptions, Loaded};
 
 /// A batch is handed on to be parsed once it holds this many bytes of records. Small enough
 /// that the batches in flight (one being cut, one waiting and one being parsed per thread) add
 /// little to the memory of a load; large enough that handing them on costs nothing.
-const BATCH_BYTES: usize = 512 << 10;
+const BATCH_BYTES: usize = 256 << 10;
 
 /// Loads files given as streams of bytes: `begin_file`, `feed` each chunk as it comes,
 /// `end_file`; then `finish` gives what [`crate::load()`] gives for the same bytes.
@@ -104,7 +105,10 @@ impl StreamLoader {
                 batch: Batch::with_capacity(BATCH_BYTES),
                 spare: Vec::new(),
                 options,
-                merge: Merge::default(),
+                merge: Merge {
+                    asm: Some(Assembling::new(options)),
+                    ..Merge::default()
+                },
                 #[cfg(feature = "parallel")]
                 pool: (options.threads > 1)
                     .then(|| pool::Pool::new(options.threads, options))
@@ -149,13 +153,22 @@ impl StreamLoader {
     }
 
     /// Every record of every file, validated and assembled (see [`crate::dataset`]).
-    pub fn finish(self) -> Loaded {
+    pub fn finish(mut self) -> Loaded {
         let options = self.out.options;
-        crate::dataset::assemble(self.parsed(), options)
+        self.drain();
+        match self.out.merge.asm.take() {
+            // Assembled while read: the same dataset as assembled now.
+            Some(asm) => {
+                let asm = asm.into_inner();
+                let (_, issues, files) = self.summary();
+                asm.finish(issues, files)
+            }
+            None => crate::dataset::assemble(self.parsed(), options),
+        }
     }
 
-    /// Every record of every file as parsed, in input order, not yet assembled.
-    pub(super) fn parsed(mut self) -> Parsed {
+    /// Every file ended, every batch parsed and merged.
+    fn drain(&mut self) {
         self.end_file();
         self.out.dispatch();
         #[cfg(feature = "parallel")]
@@ -164,14 +177,31 @@ impl StreamLoader {
                 self.out.merge.add(segments);
             }
         }
+    }
+
+    /// Every record of every file as parsed, in input order, not yet assembled.
+    pub(crate) fn parsed(mut self) -> Parsed {
+        self.drain();
+        self.out.merge.give_back();
+        let (records, issues, files) = self.summary();
+        Parsed {
+            records,
+            issues,
+            files,
+        }
+    }
+
+    /// The records not taken by the assembler, the issues and what each file held.
+    fn summary(self) -> (Vec<super::Records>, Vec<crate::Issue>, Vec<FileSummary>) {
         let Merge {
             records,
             issues,
             files: states,
+            taken: mut counts,
             ..
         } = self.out.merge;
         let mut files = self.files;
-        let mut counts = vec![0; files.len()];
+        counts.resize(files.len(), 0);
         let records: Vec<super::Records> = records.into_iter().map(|(_, r)| r).collect();
         for r in &records {
             r.count_files(&mut counts);
@@ -185,22 +215,88 @@ impl StreamLoader {
                 f.meta = meta;
             }
         }
-        Parsed {
-            records,
-            issues,
-            files,
-        }
+        (records, issues, files)
     }
 }
 
 /// The parsed batches put together in input order.
 #[derive(Default)]
 struct Merge {
-    /// Each segment's records, with its file.
+    /// Each segment's records, with its file, when not taken by `asm`.
     records: Vec<(usize, super::Records)>,
     issues: Vec<crate::Issue>,
     names: Vec<String>,
     files: Vec<FileState>,
+    /// Assembles the records as they come, until a part would make it differ from assembling
+    /// them all at the end (it then gives back what it took and is dropped).
+    asm: Option<Assembling>,
+    /// The kinds (by [`super::RecordKind`] order) of the records handed to `asm`.
+    kinds: [bool; 6],
+    /// Records per file handed to `asm`.
+    taken: Vec<usize>,
+}
+
+/// The assembler of records as they come: here, or (`parallel` feature) on a thread of its own,
+/// beside the reading and parsing threads, the parts sent to it in order.
+enum Assembling {
+    Here(Box<Assembler>),
+    #[cfg(feature = "parallel")]
+    Thread(
+        std::sync::mpsc::Sender<(usize, String, super::Records)>,
+        std::thread::JoinHandle<Assembler>,
+    ),
+}
+
+impl Assembling {
+    fn new(options: LoadOptions) -> Self {
+        #[cfg(feature = "parallel")]
+        if options.threads > 1 {
+            let (parts, queue) = std::sync::mpsc::channel::<(usize, String, super::Records)>();
+            let thread = std::thread::Builder::new()
+                .name("repoprobe-assemble".into())
+                .spawn(move || {
+                    let mut asm = Assembler::new(options, true);
+                    for (file, name, part) in queue {
+                        asm.name(file, &name);
+                        asm.add(file, part);
+                    }
+                    asm
+                });
+            if let Ok(thread) = thread {
+                return Assembling::Thread(parts, thread);
+            }
+        }
+        Assembling::Here(Box::new(Assembler::new(options, true)))
+    }
+
+    fn add(&mut self, file: usize, name: &str, part: super::Records) {
+        match self {
+            Assembling::Here(asm) => {
+                asm.name(file, name);
+                asm.add(file, part);
+            }
+            #[cfg(feature = "parallel")]
+            Assembling::Thread(parts, _) => {
+                // The thread ends only when the sender is dropped (or it panicked: then joining
+                // it says so).
+                let _ = parts.send((file, name.to_string(), part));
+            }
+        }
+    }
+
+    /// The assembler, with every part sent taken.
+    fn into_inner(self) -> Assembler {
+        match self {
+            Assembling::Here(asm) => *asm,
+            #[cfg(feature = "parallel")]
+            Assembling::Thread(parts, thread) => {
+                drop(parts);
+                thread
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -222,6 +318,9 @@ impl Merge {
                     ..FileState::default()
                 });
             }
+            if seg.void && self.kinds.contains(&true) {
+                self.give_back();
+            }
             let state = &mut self.files[seg.file];
             if seg.void {
                 // The file's parts are the last ones.
@@ -238,12 +337,41 @@ impl Merge {
             }
             let name = self.names.get(seg.file).cloned().unwrap_or_default();
             if !seg.records.is_empty() {
-                self.records.push((seg.file, seg.records));
+                if Assembler::would_differ(self.kinds, &seg.records) {
+                    self.give_back();
+                }
+                match self.asm.as_mut() {
+                    Some(asm) => {
+                        if self.taken.len() <= seg.file {
+                            self.taken.resize(seg.file + 1, 0);
+                        }
+                        seg.records.count_files(&mut self.taken);
+                        for (k, n) in self.kinds.iter_mut().zip(seg.records.lens()) {
+                            *k |= n > 0;
+                        }
+                        asm.add(seg.file, &name, seg.records);
+                    }
+                    None => self.records.push((seg.file, seg.records)),
+                }
             }
             self.issues.extend(seg.issues.into_iter().map(|mut i| {
                 i.file.clone_from(&name);
                 i
             }));
+        }
+    }
+}
+
+impl Merge {
+    /// Stops assembling as records come: what was taken goes back into `records`, to be
+    /// assembled kind by kind at the end.
+    fn give_back(&mut self) {
+        if let Some(asm) = self.asm.take() {
+            let mut parts = asm.into_inner().undo();
+            parts.append(&mut self.records);
+            self.records = parts;
+            self.taken.clear();
+            self.kinds = [false; 6];
         }
     }
 }

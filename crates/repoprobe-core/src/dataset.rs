@@ -297,6 +297,8 @@ pub(crate) struct Assembler {
     /// Question id → its place in `ds.questions`.
     index: HashMap<String, usize>,
     interner: Interner,
+    /// The last judgment's question and its place in `index`.
+    last_question: Option<(String, usize)>,
     failed_runs: HashSet<(u32, u32, u32)>,
     answer_keys: HashSet<(u32, u32, u32)>,
     judgment_keys: HashSet<(u32, u32, u32, u32, u32)>,
@@ -323,8 +325,12 @@ struct Log {
 }
 
 struct KindLog<R> {
-    /// Every record taken: its part, location and span, and whether its raw text was kept.
-    taken: Vec<(u32, Location, Span, bool)>,
+    /// Every record taken: its part and location.
+    taken: Vec<(u32, Location)>,
+    /// The spans of the records kept, when the dataset does not keep them.
+    spans: Vec<Span>,
+    /// The places in `taken` of records kept without a raw text while the dataset keeps them.
+    no_raw: Vec<usize>,
     /// The records left out, with their place in `taken`.
     left: Vec<(usize, Located<R>)>,
 }
@@ -333,6 +339,8 @@ impl<R> Default for KindLog<R> {
     fn default() -> Self {
         KindLog {
             taken: Vec::new(),
+            spans: Vec::new(),
+            no_raw: Vec::new(),
             left: Vec::new(),
         }
     }
@@ -356,6 +364,7 @@ impl Assembler {
             question_ids: HashSet::default(),
             index: HashMap::default(),
             interner: Interner::default(),
+            last_question: None,
             failed_runs: HashSet::default(),
             answer_keys: HashSet::default(),
             judgment_keys: HashSet::default(),
@@ -428,12 +437,15 @@ impl Assembler {
         let mut parts: Vec<(usize, Records)> =
             files.iter().map(|&f| (f, Records::default())).collect();
         let mut ds = std::mem::take(&mut self.ds);
+        let raws = ds.raw.is_some();
         let mut raw = ds.raw.take().unwrap_or_default();
+        let mut spans = ds.spans.take();
         macro_rules! give_back {
             ($field:ident, $log:ident) => {
                 give_back(
                     ds.$field,
-                    std::mem::take(&mut raw.$field),
+                    raws.then(|| std::mem::take(&mut raw.$field)),
+                    spans.as_mut().map(|s| std::mem::take(&mut s.$field)),
                     $log,
                     &mut parts,
                     |r| &mut r.$field,
@@ -498,9 +510,15 @@ impl Assembler {
     ) {
         match verdict {
             Ok(()) => {
-                let keeps_raw = self.ds.raw.is_some() && loc.raw.is_some();
                 if let Some(l) = self.log.as_deref_mut() {
-                    log(l).taken.push((part, loc.location, loc.span, keeps_raw));
+                    let l = log(l);
+                    l.taken.push((part, loc.location));
+                    if self.ds.spans.is_none() {
+                        l.spans.push(loc.span);
+                    }
+                    if self.ds.raw.is_some() && loc.raw.is_none() {
+                        l.no_raw.push(l.taken.len() - 1);
+                    }
                 }
                 if let (Some(all), Some(r)) = (self.ds.raw.as_mut(), loc.raw) {
                     raw(all).push(r);
@@ -522,7 +540,7 @@ impl Assembler {
                 }
                 if let Some(l) = self.log.as_deref_mut() {
                     let l = log(l);
-                    l.taken.push((part, loc.location, loc.span, false));
+                    l.taken.push((part, loc.location));
                     l.left.push((l.taken.len() - 1, loc));
                 }
             }
@@ -574,7 +592,11 @@ impl Assembler {
                 )])
             } else {
                 let names = &mut self.interner;
-                let key = (names.id(&a.question_id), names.id(&a.model), a.attempt);
+                let key = (
+                    names.id_at(QUESTION, &a.question_id),
+                    names.id_at(MODEL, &a.model),
+                    a.attempt,
+                );
                 if !self.answer_keys.insert(key) {
                     Err(vec![format!(
                         "duplicate answer for question {}, model {}, attempt {}: the first is kept",
@@ -621,7 +643,18 @@ impl Assembler {
 
     fn judgment(&mut self, j: &Judgment, have_benchmark: bool) -> Verdict {
         if have_benchmark {
-            let Some(&qi) = self.index.get(&j.question_id) else {
+            // Judgments come in runs of the same question.
+            let found = match &self.last_question {
+                Some((id, qi)) if *id == j.question_id => Some(*qi),
+                _ => {
+                    let found = self.index.get(&j.question_id).copied();
+                    if let Some(qi) = found {
+                        self.last_question = Some((j.question_id.clone(), qi));
+                    }
+                    found
+                }
+            };
+            let Some(qi) = found else {
                 return Err(vec![format!(
                     "judgment of unknown question {}",
                     quote(&j.question_id)
@@ -638,7 +671,10 @@ impl Assembler {
             self.unchecked[0] += 1;
         }
         let names = &mut self.interner;
-        let (q, m) = (names.id(&j.question_id), names.id(&j.model));
+        let (q, m) = (
+            names.id_at(QUESTION, &j.question_id),
+            names.id_at(MODEL, &j.model),
+        );
         if self.failed_runs.contains(&(q, m, j.attempt)) {
             return Err(vec![format!(
                 "judgment of a failed run (the answer of model {} to {} has `error` set): not scored",
@@ -648,7 +684,7 @@ impl Assembler {
         }
         if !self
             .judgment_keys
-            .insert((q, m, j.attempt, names.id(&j.judge), j.judge_run))
+            .insert((q, m, j.attempt, names.id_at(JUDGE, &j.judge), j.judge_run))
         {
             return Err(vec![format!(
                 "duplicate judgment (question {}, model {}, attempt {}, judge {}, judge_run {}): the first is kept",
@@ -795,30 +831,39 @@ impl Assembler {
 }
 
 /// Puts the records of one kind back into the parts they came in, in their order: those kept
-/// (`kept`, with their raw texts `raw` where they had one) and those left out (in the log).
+/// (`kept`, with their raw texts and spans where the dataset kept them) and those left out (in
+/// the log).
 fn give_back<R>(
     kept: Vec<R>,
-    raw: Vec<Box<RawValue>>,
+    raw: Option<Vec<Box<RawValue>>>,
+    spans: Option<Vec<Span>>,
     log: KindLog<R>,
     parts: &mut [(usize, Records)],
     field: impl Fn(&mut Records) -> &mut Vec<Located<R>>,
 ) {
-    let (mut kept, mut raw, mut left) = (
+    let raws = raw.is_some();
+    let (mut kept, mut raw, mut spans, mut no_raw, mut left) = (
         kept.into_iter(),
-        raw.into_iter(),
+        raw.unwrap_or_default().into_iter(),
+        spans.unwrap_or(log.spans).into_iter(),
+        log.no_raw.into_iter().peekable(),
         log.left.into_iter().peekable(),
     );
-    for (n, (part, location, span, has_raw)) in log.taken.into_iter().enumerate() {
+    for (n, (part, location)) in log.taken.into_iter().enumerate() {
         let loc = if left.peek().is_some_and(|(at, _)| *at == n) {
             left.next().map(|(_, loc)| loc)
         } else {
-            kept.next().map(|record| Located {
-                file: span.file as usize,
-                location,
-                record,
-                raw: if has_raw { raw.next() } else { None },
-                span,
-            })
+            let has_raw = raws && no_raw.next_if_eq(&n).is_none();
+            match (kept.next(), spans.next()) {
+                (Some(record), Some(span)) => Some(Located {
+                    file: span.file as usize,
+                    location,
+                    record,
+                    raw: if has_raw { raw.next() } else { None },
+                    span,
+                }),
+                _ => None,
+            }
         };
         if let (Some(loc), Some((_, p))) = (loc, parts.get_mut(part as usize)) {
             field(p).push(loc);
@@ -829,16 +874,44 @@ fn give_back<R>(
 /// Small integer ids for the names in record keys, so that duplicate checks hash integers and
 /// never copy strings.
 #[derive(Default)]
-struct Interner(HashMap<String, u32>);
+struct Interner {
+    ids: HashMap<String, u32>,
+    /// The last name looked up at each of a few places ([`Interner::id_at`]): records come in
+    /// runs of the same question, model and judge, and comparing with the last one is cheaper
+    /// than hashing.
+    last: [(String, u32); 3],
+}
+
+/// The places of [`Interner::id_at`].
+const QUESTION: usize = 0;
+const MODEL: usize = 1;
+const JUDGE: usize = 2;
 
 impl Interner {
     fn id(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.0.get(s) {
+        if let Some(&i) = self.ids.get(s) {
             return i;
         }
-        let i = self.0.len() as u32;
-        self.0.insert(s.to_string(), i);
+        let i = self.ids.len() as u32;
+        self.ids.insert(s.to_string(), i);
         i
+    }
+
+    /// [`Interner::id`], remembered for the next name looked up at `place`.
+    fn id_at(&mut self, place: usize, s: &str) -> u32 {
+        if let Some((name, id)) = self.last.get(place)
+            && name == s
+            && !s.is_empty()
+        {
+            return *id;
+        }
+        let id = self.id(s);
+        if let Some(last) = self.last.get_mut(place) {
+            last.0.clear();
+            last.0.push_str(s);
+            last.1 = id;
+        }
+        id
     }
 }
 

@@ -17,6 +17,10 @@ use crate::{LoadOptions, Loaded};
 /// little to the memory of a load; large enough that handing them on costs nothing.
 const BATCH_BYTES: usize = 256 << 10;
 
+/// Parsed parts that may wait for the assembler thread (each a batch's records).
+#[cfg(feature = "parallel")]
+const PARTS_WAITING: usize = 16;
+
 /// Loads files given as streams of bytes: `begin_file`, `feed` each chunk as it comes,
 /// `end_file`; then `finish` gives what [`crate::load()`] gives for the same bytes.
 ///
@@ -242,7 +246,7 @@ enum Assembling {
     Here(Box<Assembler>),
     #[cfg(feature = "parallel")]
     Thread(
-        std::sync::mpsc::Sender<(usize, String, super::Records)>,
+        std::sync::mpsc::SyncSender<(usize, String, super::Records)>,
         std::thread::JoinHandle<Assembler>,
     ),
 }
@@ -251,7 +255,10 @@ impl Assembling {
     fn new(options: LoadOptions) -> Self {
         #[cfg(feature = "parallel")]
         if options.threads > 1 {
-            let (parts, queue) = std::sync::mpsc::channel::<(usize, String, super::Records)>();
+            // A few parts may wait (the assembler is the quicker side); more would hold parsed
+            // records in memory while a busy machine holds the assembler back.
+            let (parts, queue) =
+                std::sync::mpsc::sync_channel::<(usize, String, super::Records)>(PARTS_WAITING);
             let thread = std::thread::Builder::new()
                 .name("repoprobe-assemble".into())
                 .spawn(move || {

@@ -205,8 +205,9 @@ pub struct LoadOptions {
     /// never read, it saves copying most of a results file. Ignored when `keep_raw` is set.
     /// The records' [`Spans`] are kept instead, to read the texts back.
     pub skip_text: bool,
-    /// Threads that parse records while the caller's thread cuts them out of the files; 0 or
-    /// 1 parses on the caller's thread. Only with the `parallel` feature (never in the site's
+    /// Threads that parse records while the caller's thread cuts them out of the files (with
+    /// more than one, one more thread assembles the dataset as they come); 0 or 1 parses and
+    /// assembles on the caller's thread. Only with the `parallel` feature (never in the site's
     /// wasm); the result is the same whatever the number.
     pub threads: usize,
 }

@@ -98,7 +98,7 @@ fn parse_batch(batch: &Batch, options: crate::LoadOptions) -> Vec<Segment> {
 
 fn parse_units<T: Texts>(batch: &Batch, keep_raw: bool) -> Vec<Segment> {
     let mut segments: Vec<Segment> = Vec::new();
-    for unit in &batch.units {
+    for (n, unit) in batch.units.iter().enumerate() {
         if segments.last().is_none_or(|s| s.file != unit.file) {
             segments.push(Segment {
                 file: unit.file,
@@ -122,6 +122,11 @@ fn parse_units<T: Texts>(batch: &Batch, keep_raw: bool) -> Vec<Segment> {
         let mut cx = Cx::<T> {
             file: unit.file,
             seg,
+            // The units left in the batch: at most as many records of any kind.
+            room: match unit.what {
+                What::Record { .. } => batch.units.len() - n,
+                _ => 0,
+            },
             keep_raw,
             base: bytes.as_ptr() as usize,
             offset: unit.at.offset,
@@ -188,6 +193,8 @@ fn kept(before: usize) -> String {
 struct Cx<'s, T> {
     file: usize,
     seg: &'s mut Segment,
+    /// How many records this unit and the batch's next ones may hold at most (0: unknown).
+    room: usize,
     keep_raw: bool,
     /// Address of the unit's first byte and its offset in the file: a record's span is where
     /// its text lies in the unit.
@@ -435,17 +442,19 @@ impl<T: Texts> Cx<'_, T> {
             None
         };
         let start = self.offset + (text.as_ptr() as usize).wrapping_sub(self.base) as u64;
-        self.seg.records.push(Located {
+        let span = Span {
+            file: self.file as u32,
+            start,
+            end: start + text.len() as u64,
+        };
+        let record = Located {
             file: self.file,
             location,
             record,
             raw,
-            span: Span {
-                file: self.file as u32,
-                start,
-                end: start + text.len() as u64,
-            },
-        });
+            span,
+        };
+        self.seg.records.push(record, self.room);
     }
 }
 

@@ -156,7 +156,10 @@ macro_rules! each_kind {
 }
 
 impl Records {
-    pub(super) fn push(&mut self, r: Located) {
+    /// Keeps a record. `room`: how many records at most may still come into these vectors
+    /// (this one included); a kind's vector takes that room at its first record, so that it
+    /// never grows by doubling (copies into fresh memory).
+    pub(super) fn push(&mut self, r: Located, room: usize) {
         let Located {
             file,
             location,
@@ -165,7 +168,10 @@ impl Records {
             span,
         } = r;
         macro_rules! put {
-            ($field:ident, $v:expr) => {
+            ($field:ident, $v:expr) => {{
+                if self.$field.capacity() == 0 {
+                    self.$field.reserve_exact(room);
+                }
                 self.$field.push(Located {
                     file,
                     location,
@@ -173,7 +179,7 @@ impl Records {
                     raw,
                     span,
                 })
-            };
+            }};
         }
         match record {
             Record::Question(v) => put!(questions, v),
@@ -186,7 +192,7 @@ impl Records {
     }
 
     /// How many records of each kind.
-    fn lens(&self) -> [usize; 6] {
+    pub(crate) fn lens(&self) -> [usize; 6] {
         let mut out = [0; 6];
         let mut i = 0;
         macro_rules! len {

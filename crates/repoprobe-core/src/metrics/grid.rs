@@ -180,7 +180,17 @@ impl Grid<'_> {
 
 /// Sums a judgment against its question's checklist, under the reader's weights if any
 /// changed this question's.
-pub fn cell(j: &Judgment, q_index: u32, q: &Question, weights: &Resolved) -> Cell {
+///
+/// `unique_ids`: no two items of the question's checklist share an id (true of every valid
+/// question): an item scored in the checklist's order is then found at its own place, without
+/// comparing its id with the items before it.
+pub fn cell(
+    j: &Judgment,
+    q_index: u32,
+    q: &Question,
+    unique_ids: bool,
+    weights: &Resolved,
+) -> Cell {
     if let Some(new) = weights.of(q_index) {
         let scores: Vec<u32> = q
             .checklist
@@ -204,9 +214,13 @@ pub fn cell(j: &Judgment, q_index: u32, q: &Question, weights: &Resolved) -> Cel
         };
     }
     let (mut s, mut kn, mut cl) = (0u32, 0u32, 0u32);
-    for it in &j.items {
+    for (n, it) in j.items.iter().enumerate() {
         s += it.score;
-        match q.checklist.iter().find(|c| c.id == it.id).map(|c| c.kind) {
+        let item = match q.checklist.get(n) {
+            Some(c) if unique_ids && c.id == it.id => Some(c),
+            _ => q.checklist.iter().find(|c| c.id == it.id),
+        };
+        match item.map(|c| c.kind) {
             Some(ItemKind::Knowledge) => kn += it.score,
             Some(ItemKind::Clarity) => cl += it.score,
             None => {}
@@ -244,6 +258,16 @@ pub fn grids<'d>(
     // Found by hash while filled (one lookup per judgment), sorted once at the end.
     let mut slot: HashMap<(&str, &str), usize> = HashMap::default();
     let mut filled: Vec<Grid> = Vec::new();
+    let unique_ids: Vec<bool> = index
+        .questions
+        .iter()
+        .map(|q| {
+            q.checklist
+                .iter()
+                .enumerate()
+                .all(|(n, c)| q.checklist[..n].iter().all(|d| d.id != c.id))
+        })
+        .collect();
     for j in &ds.judgments {
         let Some(&qi) = index.by_id.get(j.question_id.as_str()) else {
             continue;
@@ -263,8 +287,13 @@ pub fn grids<'d>(
         let g = &mut filled[i];
         g.attempts.insert(j.attempt);
         g.runs.insert(j.judge_run);
-        g.cells
-            .push(cell(j, qi, index.questions[qi as usize], weights));
+        g.cells.push(cell(
+            j,
+            qi,
+            index.questions[qi as usize],
+            unique_ids[qi as usize],
+            weights,
+        ));
     }
     let mut out: BTreeMap<(&str, &str), Grid> = filled
         .into_iter()

@@ -7,6 +7,7 @@ mod input;
 mod live;
 mod output;
 mod shard;
+mod stdout;
 
 pub use exit::Exit;
 

@@ -164,7 +164,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Format::Markdown => join(tables().iter().map(report::render_markdown)),
         Format::Latex => join(tables().iter().map(report::render_latex)),
     };
-    print!("{out}");
+    crate::stdout::write(out.as_bytes())?;
     for m in &r.models {
         if let Some(note) = m.never_answered_note(r.policy.missing) {
             eprintln!(

@@ -3,7 +3,6 @@
 use crate::exit::Exit;
 use crate::input::write_atomically;
 use repoprobe_core::synth::{SynthOptions, generate};
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -46,9 +45,8 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             );
         }
         None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(&text)?;
-            out.write_all(b"\n")?;
+            crate::stdout::write(&text)?;
+            crate::stdout::write(b"\n")?;
         }
     }
     Ok(Exit::Ok)

@@ -39,18 +39,21 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                 "issues": loaded.issues,
                 "notes": loaded.notes,
             });
-            println!("{}", serde_json::to_string_pretty(&out)?);
+            crate::stdout::write((serde_json::to_string_pretty(&out)? + "\n").as_bytes())?;
         }
         Format::Text => {
             use repoprobe_core::report::terminal_safe_lines as safe;
+            use std::fmt::Write as _;
+            let mut text = String::new();
             for f in &loaded.files {
-                println!(
+                writeln!(
+                    text,
                     "{}: {} ({} bytes), {} record(s) read",
                     safe(&f.name),
                     f.shape,
                     f.bytes,
                     f.records
-                );
+                )?;
             }
             let valid: Vec<String> = RecordKind::ALL
                 .iter()
@@ -63,30 +66,33 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                     )
                 })
                 .collect();
-            println!(
+            writeln!(
+                text,
                 "valid: {}",
                 if valid.is_empty() {
                     "nothing".to_string()
                 } else {
                     valid.join(", ")
                 }
-            );
+            )?;
             for n in &loaded.notes {
-                println!("note: {}", safe(n));
+                writeln!(text, "note: {}", safe(n))?;
             }
             if loaded.issues.is_empty() {
-                println!("no issues");
+                writeln!(text, "no issues")?;
             } else {
-                println!("{} issue(s):", loaded.issues.len());
+                writeln!(text, "{} issue(s):", loaded.issues.len())?;
                 for i in &loaded.issues {
-                    println!(
+                    writeln!(
+                        text,
                         "  {}: {}: {}",
                         safe(&i.file),
                         safe(&i.location),
                         safe(&i.message)
-                    );
+                    )?;
                 }
             }
+            crate::stdout::write(text.as_bytes())?;
         }
     }
     Ok(exit)

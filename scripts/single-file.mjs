@@ -58,6 +58,9 @@ if (/import\.meta\.url/.test(glue.replace(/new URL\([^)]*import\.meta\.url\)/g, 
 const bindings = exported.map((n) => { const [local, as = local] = n.split(/\s+as\s+/); return as === local ? local : `${as}: ${local}`; }).join(', ');
 const page = `${glue}
 const __bytes = (s) => { const b = atob(s), a = new Uint8Array(b.length); for (let i = 0; i < b.length; i++) a[i] = b.charCodeAt(i); return a; };
+// As trunk's loader does in the built page (scripts/post-build.mjs): after the landing view's
+// first paint, and after index.html has started the worker (a promise's callbacks run in order).
+if (window.__rpAfterFirstPaint) await window.__rpAfterFirstPaint;
 const __instance = await __default({ module_or_path: __bytes("${b64(read(local(wasmPath)))}") });
 window.wasmBindings = { ${bindings} };
 dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: { wasm: __instance } }));

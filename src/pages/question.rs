@@ -180,7 +180,9 @@ pub fn QuestionDetail() -> impl IntoView {
                 .map(|js| js.iter().filter(|j| Some(j.attempt) == attempt).cloned().collect())
                 .unwrap_or_default();
             let chosen = sel_model.as_ref().and_then(|m| answers.iter().find(|(a, _)| &a.model == m && Some(a.attempt) == attempt).cloned());
-            let rationale = sel_model.as_ref().zip(sel_item.as_ref()).map(|(m, it)| {
+            // Only once the question's judgments are here: before, an empty list would read as
+            // "no judgment of this item" (the status line above says they are being read).
+            let rationale = sel_model.as_ref().zip(sel_item.as_ref()).filter(|_| data.is_some()).map(|(m, it)| {
                 let js = by_model.get(m).cloned().unwrap_or_default();
                 let rows: Vec<_> = js
                     .iter()

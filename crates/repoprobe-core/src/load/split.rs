@@ -1108,7 +1108,6 @@ fn syntax_error(bytes: &[u8], at: Pos) -> Option<(Pos, String)> {
     ))
 }
 
-/// Bytes that matter inside a record: strings, brackets and newlines.
 /// Where the scan of a string stops: its first `"`, `\\` or newline.
 ///
 /// Most strings of a results file are short (keys, ids, model names): their first 64 bytes are
@@ -1147,6 +1146,7 @@ fn string_stop(s: &[u8]) -> Option<usize> {
     }
 }
 
+/// Bytes that matter inside a record: strings, brackets and newlines.
 static STRUCTURAL: [bool; 256] = {
     let mut t = [false; 256];
     t[b'"' as usize] = true;

@@ -1,7 +1,7 @@
 //! The confinement of every process an agent run spawns (`--agent claude-code | codex | gemini |
 //! command`): on Linux, bubblewrap (`bwrap`, Debian package `bubblewrap`) with its own PID
-//! namespace and `/proc`, the whole filesystem read-only (`/tmp` too: the agent's TMPDIR is its
-//! scratch directory's), repoprobe's own
+//! namespace and `/proc`, the whole filesystem read-only but a private empty tmpfs over `/tmp`
+//! (the agent's TMPDIR is its scratch directory's), repoprobe's own
 //! directories (clone cache, worktrees, journals, transcripts, mapped clones) and the users'
 //! homes hidden under empty tmpfs, and only the question's worktree and the run's scratch
 //! directory (the fresh HOME, the prompt) bound back writable; the benchmark file (reference
@@ -25,6 +25,8 @@ pub const BWRAP_ENV: &str = "REPOPROBE_BWRAP";
 pub const PACKAGE: &str = "bubblewrap";
 /// Directories never exposed again, whatever PATH says.
 const NEVER_EXPOSED: &[&str] = &[".ssh", ".gnupg", ".aws", ".kube", ".docker", ".netrc"];
+/// The directory every run sees as its own empty tmpfs.
+const PRIVATE_TMP: &str = "/tmp";
 /// What a record says when agents ran unconfined.
 pub const NONE: &str = "none (--no-sandbox)";
 
@@ -166,18 +168,27 @@ impl Bubblewrap {
             "--proc".as_ref(),
             "/proc".as_ref(),
         ]);
+        // Each run gets a private, writable, empty `/tmp`: some CLIs write there at fixed paths
+        // whatever `TMPDIR` says (Codex 0.171.0 creates `/tmp/codex-daemon-0` before its own
+        // sandbox runs a command; read-only, every command failed), and nothing of the host's
+        // `/tmp` (other programs' files, our own temporary directories) is seen. What must be
+        // seen there (a worktree, the agent's program) is bound back below like anything hidden.
+        let tmp = PathBuf::from(PRIVATE_TMP);
         let mut hidden: Vec<&PathBuf> = self
             .hidden
             .iter()
-            // Hiding `/` would hide everything. `/tmp` is read-only like the rest (the agent's
-            // TMPDIR is its scratch directory's), so what we keep there is hidden like anywhere:
-            // a fresh tmpfs over `/tmp` would also hide a checkout, a program or a worktree that
-            // lives there.
+            // Hiding `/` would hide everything.
             .filter(|h| h.as_path() != Path::new("/"))
+            .chain(std::iter::once(&tmp))
             .collect();
         hidden.sort_by_key(|p| (p.components().count(), p.as_os_str().to_os_string()));
         hidden.dedup();
-        for h in &hidden {
+        // Inside the fresh `/tmp` a hidden directory does not exist at all (a tmpfs over it
+        // would show its name); it is hidden again only where an exposed one brings it back.
+        for h in hidden
+            .iter()
+            .filter(|h| **h == &tmp || !h.starts_with(&tmp))
+        {
             push(&["--tmpfs".as_ref(), h.as_os_str()]);
         }
         let is_hidden = |p: &Path| hidden.iter().any(|h| p.starts_with(h.as_path()));
@@ -210,7 +221,14 @@ impl Bubblewrap {
         for p in &m.writable {
             push(&["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
         }
-        for f in self.masked.iter().filter(|f| !is_hidden(f)) {
+        // A masked file that a bind brought back (a benchmark inside the worktree's parent
+        // under `/tmp`, say) is masked there too.
+        let shown = |f: &Path| {
+            !is_hidden(f)
+                || exposed.iter().any(|e| f.starts_with(e))
+                || m.writable.iter().any(|w| f.starts_with(w))
+        };
+        for f in self.masked.iter().filter(|f| shown(f)) {
             push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), f.as_os_str()]);
         }
         for p in &m.emptied {
@@ -370,7 +388,7 @@ mod tests {
         assert_eq!(
             strings(&args),
             "--ro-bind / / --dev /dev --proc /proc \
-             --tmpfs /root --tmpfs /srv/cache --tmpfs /root/bin/cache --tmpfs /srv/cache/worktrees \
+             --tmpfs /root --tmpfs /tmp --tmpfs /srv/cache --tmpfs /root/bin/cache --tmpfs /srv/cache/worktrees \
              --ro-bind-try /root/.local/bin /root/.local/bin --ro-bind-try /root/bin /root/bin \
              --tmpfs /root/bin/cache \
              --bind /srv/cache/worktrees/q1 /srv/cache/worktrees/q1 \
@@ -382,6 +400,37 @@ mod tests {
              --new-session --chdir /srv/cache/worktrees/q1 -- claude -p"
         );
         assert_eq!(bw.describe(), "bubblewrap 0.8.0");
+    }
+
+    #[test]
+    fn tmp_is_private_and_what_lives_there_comes_back_without_its_hidden_neighbours() {
+        // A checkout under /tmp (as CI's may be): the clone cache and the journals there are
+        // hidden by the fresh /tmp itself, not named by a tmpfs of their own; the agent's
+        // package, the worktree and the benchmark inside the worktree's reach come back.
+        let bw = Bubblewrap {
+            program: "/usr/bin/bwrap".into(),
+            version: "bubblewrap 0.8.0".into(),
+            hidden: vec!["/tmp/run/cache".into(), "/tmp/run/tools/cache".into()],
+            masked: vec![
+                "/tmp/run/cache/wt/bench.jsonl".into(),
+                "/tmp/bench2.jsonl".into(),
+            ],
+        };
+        let m = Mounts {
+            writable: vec!["/tmp/run/cache/wt".into()],
+            exposed: vec!["/tmp/run/tools".into(), "/usr/bin".into()],
+            cwd: "/tmp/run/cache/wt".into(),
+            ..Mounts::default()
+        };
+        assert_eq!(
+            strings(&bw.args(&m)),
+            "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp \
+             --ro-bind-try /tmp/run/tools /tmp/run/tools --tmpfs /tmp/run/tools/cache \
+             --bind /tmp/run/cache/wt /tmp/run/cache/wt \
+             --ro-bind /dev/null /tmp/run/cache/wt/bench.jsonl \
+             --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent \
+             --new-session --chdir /tmp/run/cache/wt --"
+        );
     }
 
     #[test]

@@ -119,7 +119,20 @@ pub fn invocation(
         ExternalAgent::ClaudeCode => {
             // The prompt comes on stdin: `--tools` takes several values and would swallow a
             // positional prompt, and stdin has no argument length limit.
-            args.extend(["-p", "--output-format", "json", "--model", model].map(OsString::from));
+            // The event stream (`--verbose` is required with it in `-p` mode) shows each tool
+            // result, so a run whose tools all failed is told from an answer; its last line is
+            // the same result object as `--output-format json`'s.
+            args.extend(
+                [
+                    "-p",
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--model",
+                    model,
+                ]
+                .map(OsString::from),
+            );
             if let Some(n) = cfg.max_turns {
                 args.extend(["--max-turns".into(), n.to_string().into()]);
             }
@@ -827,7 +840,7 @@ mod tests {
             args(&claude),
             (
                 "claude".into(),
-                "-p --output-format json --model claude-sonnet-4-5 --max-turns 30 \
+                "-p --output-format stream-json --verbose --model claude-sonnet-4-5 --max-turns 30 \
                  --setting-sources user --settings {\"disableAllHooks\":true} \
                  --mcp-config {\"mcpServers\":{}} --strict-mcp-config \
                  --tools Read,Grep,Glob --no-session-persistence"

@@ -30,6 +30,79 @@ pub struct AgentResult {
     pub cost_usd: Option<f64>,
     /// Anything else worth keeping: session id, subtype, stop reason, tool calls, warnings.
     pub meta: BTreeMap<String, Value>,
+    /// Why the agent's tools could not work where it ran (its sandbox failed, every tool call
+    /// failed): the run says nothing about the model, so it is a failure to retry, never an
+    /// answer. Set only with `error`.
+    pub environment_failure: Option<String>,
+}
+
+/// What a failed tool call's output says when the environment, not the model, is to blame: the
+/// sandbox could not be built (Codex's own bwrap: "error building bubblewrap command: Read-only
+/// file system", its helper missing, Landlock or seccomp refused) or a program could not be
+/// spawned. Matched case-insensitively in calls that failed only.
+const ENVIRONMENT_SIGNS: &[&str] = &[
+    "error building bubblewrap command",
+    "bwrap: ",
+    "codex-linux-sandbox",
+    "failed to apply sandbox",
+    "sandbox error",
+    "landlock",
+    "seccomp",
+    "spawn enoent",
+    "spawn eacces",
+];
+
+/// The agent's tool calls as its CLI reported them, and what they say of the environment.
+#[derive(Debug, Default)]
+pub(super) struct ToolTally {
+    pub calls: u64,
+    pub failed: u64,
+    /// The first failed call's output that names a broken environment.
+    environment: Option<String>,
+    first_error: Option<String>,
+}
+
+impl ToolTally {
+    /// One call: whether it succeeded, and its output (or error text).
+    pub fn call(&mut self, ok: bool, output: &str) {
+        self.calls += 1;
+        if ok {
+            return;
+        }
+        self.failed += 1;
+        let lower = output.to_lowercase();
+        if self.environment.is_none() && ENVIRONMENT_SIGNS.iter().any(|s| lower.contains(s)) {
+            self.environment = Some(tail(output.trim(), ERROR_TAIL_CHARS));
+        }
+        if self.first_error.is_none() {
+            self.first_error = Some(tail(output.trim(), ERROR_TAIL_CHARS));
+        }
+    }
+
+    /// Why the environment failed, if it did: a failed call named a broken sandbox, or every
+    /// call failed (two at least: one failing `grep` is the model's business).
+    pub fn verdict(&self) -> Option<String> {
+        if let Some(e) = &self.environment {
+            return Some(format!("a tool call failed in the sandbox: {e}"));
+        }
+        (self.calls >= 2 && self.failed == self.calls).then(|| {
+            format!(
+                "every tool call failed ({} of {}); the first: {}",
+                self.failed,
+                self.calls,
+                self.first_error.as_deref().unwrap_or("(no output)")
+            )
+        })
+    }
+
+    fn record(&self, r: &mut AgentResult) {
+        r.meta.insert("tool_calls".into(), self.calls.into());
+        if self.failed > 0 {
+            r.meta
+                .insert("failed_tool_calls".into(), self.failed.into());
+        }
+        r.environment_failure = self.verdict();
+    }
 }
 
 /// Parses a CLI's output. `exit_code` is `None` when the process was killed.
@@ -48,6 +121,9 @@ pub fn parse(
             ..AgentResult::default()
         },
     };
+    if let Some(why) = &r.environment_failure {
+        r.error = Some(format!("the agent's environment failed: {why}"));
+    }
     if r.error.is_none() && exit_code != Some(0) {
         let status = match exit_code {
             Some(c) => format!("exit status {c}"),
@@ -103,6 +179,10 @@ pub(super) fn parse_claude(stdout: &str) -> AgentResult {
             format!("Claude Code: {what}: {}", tail(&detail, ERROR_TAIL_CHARS))
         });
     }
+    let tools = claude_tools(stdout);
+    if tools.calls > 0 || stdout.lines().count() > 1 {
+        tools.record(&mut r);
+    }
     r.turns = v.get("num_turns").and_then(Value::as_u64).map(|n| n as u32);
     r.cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);
     if let Some(u) = v.get("usage") {
@@ -134,6 +214,38 @@ pub(super) fn parse_claude(stdout: &str) -> AgentResult {
     r
 }
 
+/// The tool results of Claude Code's `--output-format stream-json` events: each `user`
+/// message's `tool_result` blocks (`is_error`, `content` as text or text parts).
+fn claude_tools(stdout: &str) -> ToolTally {
+    let mut t = ToolTally::default();
+    for line in stdout.lines().filter(|l| l.contains("tool_result")) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v.get("type").and_then(Value::as_str) != Some("user") {
+            continue;
+        }
+        let blocks = v.pointer("/message/content").and_then(Value::as_array);
+        for b in blocks.into_iter().flatten() {
+            if b.get("type").and_then(Value::as_str) != Some("tool_result") {
+                continue;
+            }
+            let text = match b.get("content") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(parts)) => parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            let failed = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+            t.call(!failed, &text);
+        }
+    }
+    t
+}
+
 /// Codex `exec --json`: JSONL events. The answer is the last `agent_message`; usage is summed
 /// over `turn.completed`; a `turn.failed`, or an `error` event with no completed turn after it,
 /// is the error.
@@ -145,7 +257,7 @@ pub(super) fn parse_codex(stdout: &str) -> AgentResult {
     let mut failed: Option<String> = None;
     let mut pending_error: Option<String> = None;
     let mut warnings: Vec<Value> = Vec::new();
-    let mut tool_calls = 0u32;
+    let mut tools = ToolTally::default();
     let mut file_changes = 0u32;
     for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
@@ -188,7 +300,22 @@ pub(super) fn parse_codex(stdout: &str) -> AgentResult {
                             warnings.push(Value::String(m));
                         }
                     }
-                    "command_execution" | "mcp_tool_call" | "web_search" => tool_calls += 1,
+                    "command_execution" => {
+                        // `status` completed | failed | declined (a sandbox refusal).
+                        let ok = item.get("status").and_then(Value::as_str) == Some("completed")
+                            && item
+                                .get("exit_code")
+                                .and_then(Value::as_i64)
+                                .is_none_or(|c| c == 0);
+                        let output = s(item, "aggregated_output").unwrap_or_default();
+                        tools.call(ok, &output);
+                    }
+                    "mcp_tool_call" => {
+                        let ok = item.get("status").and_then(Value::as_str) != Some("failed");
+                        let e = item.get("error").and_then(|e| s(e, "message"));
+                        tools.call(ok, &e.unwrap_or_default());
+                    }
+                    "web_search" => tools.call(true, ""),
                     "file_change" => file_changes += 1,
                     _ => {}
                 }
@@ -205,7 +332,7 @@ pub(super) fn parse_codex(stdout: &str) -> AgentResult {
         r.cache_read_tokens = Some(cached);
         r.output_tokens = Some(output);
     }
-    r.meta.insert("tool_calls".into(), tool_calls.into());
+    tools.record(&mut r);
     if file_changes > 0 {
         r.meta.insert("file_changes".into(), file_changes.into());
     }
@@ -327,8 +454,15 @@ pub(super) fn parse_gemini(stdout: &str, stderr: &str) -> AgentResult {
             r.output_tokens = Some(out);
             r.cache_read_tokens = Some(cached);
         }
-        if let Some(calls) = stats.get("tools").and_then(|t| t.get("totalCalls")) {
-            r.meta.insert("tool_calls".into(), calls.clone());
+        if let Some(t) = stats.get("tools") {
+            // Only counts: `totalCalls`, `totalSuccess`, `totalFail` (uiTelemetry.ts).
+            let n = |k: &str| t.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let (calls, ok) = (n("totalCalls"), n("totalSuccess"));
+            let mut tally = ToolTally::default();
+            for i in 0..calls {
+                tally.call(i < ok, "(Gemini CLI reports no output in its stats)");
+            }
+            tally.record(&mut r);
         }
     }
     r
@@ -381,4 +515,124 @@ pub(super) fn tail(s: &str, max: usize) -> String {
     }
     let t: String = s.chars().skip(n - max).collect();
     format!("…{t}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codex_run(commands: &[(&str, i64, &str)]) -> String {
+        let mut lines = vec![r#"{"type":"thread.started","thread_id":"t1"}"#.to_string()];
+        for (i, (status, code, output)) in commands.iter().enumerate() {
+            let item = serde_json::json!({"id": format!("item_{i}"), "type": "command_execution",
+                "command": "ls", "aggregated_output": output, "exit_code": code, "status": status});
+            lines.push(serde_json::json!({"type": "item.completed", "item": item}).to_string());
+        }
+        lines.push(
+            r#"{"type":"item.completed","item":{"id":"m","type":"agent_message","text":"It is 42."}}"#
+                .into(),
+        );
+        lines.push(r#"{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}"#.into());
+        lines.join("\n")
+    }
+
+    #[test]
+    fn a_codex_run_whose_sandbox_broke_is_an_environment_failure_not_an_answer() {
+        // As Codex 0.171.0 words it when `/tmp/codex-daemon-0` cannot be made; one good call
+        // does not save the run.
+        let out = codex_run(&[
+            ("completed", 0, "docs\n"),
+            (
+                "failed",
+                1,
+                "error building bubblewrap command: Read-only file system (os error 30)",
+            ),
+        ]);
+        let r = parse(ExternalAgent::Codex, &out, "", Some(0));
+        assert_eq!(r.answer, None);
+        let why = r.environment_failure.as_deref().unwrap();
+        assert!(why.contains("error building bubblewrap command"), "{why}");
+        assert!(
+            r.error
+                .as_deref()
+                .unwrap()
+                .starts_with("the agent's environment failed"),
+            "{r:?}"
+        );
+        assert_eq!(r.meta["failed_tool_calls"], 1);
+    }
+
+    #[test]
+    fn every_call_failing_is_an_environment_failure_one_failing_grep_is_not() {
+        let all = codex_run(&[("failed", 2, "ls: cannot access"), ("failed", 1, "")]);
+        let r = parse(ExternalAgent::Codex, &all, "", Some(0));
+        assert!(
+            r.environment_failure
+                .as_deref()
+                .unwrap()
+                .starts_with("every tool call failed (2 of 2)"),
+            "{r:?}"
+        );
+        let one = codex_run(&[("failed", 1, "")]);
+        let r = parse(ExternalAgent::Codex, &one, "", Some(0));
+        assert_eq!(r.answer.as_deref(), Some("It is 42."), "{r:?}");
+        // A refused write among good reads is the model's business (and the sandbox's point).
+        let write = codex_run(&[
+            ("completed", 0, "a"),
+            ("failed", 2, "sh: can't create x: Read-only file system"),
+        ]);
+        let r = parse(ExternalAgent::Codex, &write, "", Some(0));
+        assert_eq!(r.environment_failure, None, "{r:?}");
+        assert!(r.answer.is_some());
+        // Output that merely quotes a sign, from a call that succeeded, is a file's content.
+        let quoted = codex_run(&[("completed", 0, "bwrap: setting up uid map: denied")]);
+        assert!(
+            parse(ExternalAgent::Codex, &quoted, "", Some(0))
+                .answer
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn claude_codes_tool_results_are_read_from_its_event_stream() {
+        let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":3}"#;
+        let user = |is_error: bool, text: &str| {
+            serde_json::json!({"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t", "is_error": is_error,
+                 "content": [{"type": "text", "text": text}]}]}})
+            .to_string()
+        };
+        let init = r#"{"type":"system","subtype":"init","tools":["Read","Grep","Glob"]}"#;
+        let broken = [init.to_string(), user(true, "spawn EACCES"), result.into()].join("\n");
+        let r = parse(ExternalAgent::ClaudeCode, &broken, "", Some(0));
+        assert!(r.environment_failure.is_some(), "{r:?}");
+        assert_eq!(r.answer, None);
+        let fine = [
+            init.to_string(),
+            user(true, "File does not exist."),
+            user(false, "1\tfn main() {}"),
+            result.into(),
+        ]
+        .join("\n");
+        let r = parse(ExternalAgent::ClaudeCode, &fine, "", Some(0));
+        assert_eq!(r.answer.as_deref(), Some("Done."), "{r:?}");
+        assert_eq!(r.meta["tool_calls"], 2);
+        assert_eq!(r.meta["failed_tool_calls"], 1);
+    }
+
+    #[test]
+    fn gemini_runs_whose_every_tool_call_failed_are_environment_failures() {
+        let out = |ok: u64| {
+            serde_json::json!({"response": "It is 42.", "stats": {"models": {},
+                "tools": {"totalCalls": 3, "totalSuccess": ok, "totalFail": 3 - ok}}})
+            .to_string()
+        };
+        let r = parse(ExternalAgent::Gemini, &out(0), "", Some(0));
+        assert!(
+            r.environment_failure.is_some() && r.answer.is_none(),
+            "{r:?}"
+        );
+        let r = parse(ExternalAgent::Gemini, &out(1), "", Some(0));
+        assert_eq!(r.answer.as_deref(), Some("It is 42."), "{r:?}");
+    }
 }

@@ -636,8 +636,11 @@ async fn run_external(
             .error
             .as_deref()
             .is_some_and(|e| e.contains("API Error"));
+    // Nor is a run whose tools could not work where it ran (its sandbox broke, every tool call
+    // failed): an answer written without reading the repository is no measurement.
+    let environment_failed = res.environment_failure.is_some();
     Ok(Ran {
-        infrastructure: could_not_start || api_failed,
+        infrastructure: could_not_start || api_failed || environment_failed,
         agent: json!({
             "name": config.agent.as_str(),
             "version": version,

@@ -149,3 +149,36 @@ fn codex_ignores_the_repositorys_own_settings() {
     assert_eq!(rec["agent"]["worktree_changed"], false, "{rec}");
     assert_eq!(seen.lock().unwrap().len(), COMMANDS.len() + 1);
 }
+
+#[test]
+fn codex_whose_own_sandbox_cannot_start_is_a_failure_to_retry_never_an_answer() {
+    let Some(bin) = agent_cli::installed("codex", "REPOPROBE_CODEX") else {
+        return;
+    };
+    // The failure of a machine where Codex cannot make `/tmp/codex-daemon-0` (as when our
+    // sandbox's /tmp was read-only): a file stands where it makes that directory, so its own
+    // bwrap cannot be set up and every command it runs fails.
+    use std::os::unix::fs::PermissionsExt;
+    let bin = std::fs::canonicalize(bin).unwrap();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let wrapper = dir.path().join("codex-without-its-daemon-dir");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\n: > /tmp/codex-daemon-0\nexec '{}' \"$@\"\n",
+            bin.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (a, seen) = run(&wrapper, Script::Answer);
+    assert_eq!(a.record, None, "an answer was recorded:\n{}", a.stderr);
+    assert_eq!(a.failures.len(), 1, "{}", a.stderr);
+    let reason = a.failures[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the agent's environment failed"),
+        "{reason}"
+    );
+    // The model was asked and answered: only the record tells the run apart.
+    assert_eq!(seen.lock().unwrap().len(), COMMANDS.len() + 1);
+}

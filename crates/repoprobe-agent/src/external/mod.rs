@@ -224,11 +224,18 @@ fn codex_overrides(base_url: &str) -> Vec<String> {
             "model_providers.{CODEX_PROVIDER}={{name=\"{CODEX_PROVIDER}\",base_url={url},\
              env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}}"
         ),
+        // No web search: Codex 0.171.0 offers the Responses API's hosted `web_search` tool
+        // (run at OpenAI's end, beyond any network rule of ours) unless the mode is disabled
+        // (`web_search` = disabled | cached | live in its config).
+        "web_search=\"disabled\"".into(),
         "analytics.enabled=false".into(),
         "feedback.enabled=false".into(),
         "check_for_update_on_startup=false".into(),
     ]
 }
+
+/// The Gemini CLI tools a run never offers its model: those that reach the web.
+pub const GEMINI_EXCLUDED_TOOLS: &[&str] = &["google_web_search", "web_fetch"];
 
 /// The name of the model provider the Codex preset defines.
 const CODEX_PROVIDER: &str = "repoprobe";
@@ -424,6 +431,11 @@ pub fn home_settings(
                 "telemetry": {"enabled": false},
                 "privacy": {"usageStatisticsEnabled": false},
                 "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+                // No web tools: a search runs at Google's end, beyond any network rule of ours,
+                // and would find the Discussion a question came from. 0.61.0 offers both by
+                // default (`WEB_SEARCH_TOOL_NAME`, `WEB_FETCH_TOOL_NAME` in its bundle;
+                // `tools.exclude` is merged in `mergeExcludeTools`).
+                "tools": {"exclude": GEMINI_EXCLUDED_TOOLS},
             });
             std::fs::write(dir.join("settings.json"), format!("{settings:#}\n"))?;
             let trusted = dir.join("trustedFolders.json");
@@ -858,7 +870,7 @@ mod tests {
                 "exec --json -s read-only -m gpt-5-codex -c model_provider=repoprobe \
                  -c model_providers.repoprobe={name=\"repoprobe\",\
                  base_url=\"https://api.openai.com/v1\",env_key=\"OPENAI_API_KEY\",\
-                 wire_api=\"responses\"} -c analytics.enabled=false -c feedback.enabled=false \
+                 wire_api=\"responses\"} -c web_search=\"disabled\" -c analytics.enabled=false -c feedback.enabled=false \
                  -c check_for_update_on_startup=false --skip-git-repo-check -"
                     .into(),
                 Some(pf.to_path_buf())

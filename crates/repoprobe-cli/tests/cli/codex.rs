@@ -36,6 +36,19 @@ fn assert_only_model_calls(seen: &Seen, stderr: &str, transcript: &str) {
         );
         assert_eq!(r.header("accept"), Some("text/event-stream"));
         assert_eq!(r.json()["stream"], true);
+        // No web tool is offered: only functions run here, in the sandbox.
+        let tools = r.json()["tools"].as_array().cloned().unwrap_or_default();
+        assert!(!tools.is_empty(), "no tools offered at all");
+        for t in &tools {
+            let (kind, name) = (
+                t["type"].as_str().unwrap_or(""),
+                t["name"].as_str().unwrap_or(""),
+            );
+            assert!(
+                !kind.contains("web") && !name.contains("web") && !kind.contains("search"),
+                "a web tool was offered: {t}"
+            );
+        }
         let meta = r.header("x-codex-turn-metadata").unwrap_or("{}");
         assert!(meta.contains("\"analytics_enabled\":false"), "{meta}");
     }

@@ -50,6 +50,23 @@ fn gemini_answers_through_its_own_file_tools_and_the_record_says_so() {
     let calls = requests.len() as u64;
     assert_eq!(calls, CALLS.len() as u64 + 1, "{paths:?}");
     for r in &requests {
+        // Its file tools are offered, and no tool that reaches the web.
+        let names: Vec<String> = r.json()["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|t| {
+                t["functionDeclarations"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .filter_map(|f| f["name"].as_str().map(str::to_string))
+            .collect();
+        assert!(names.iter().any(|n| n == "read_file"), "{names:?}");
+        for web in ["google_web_search", "web_fetch"] {
+            assert!(!names.iter().any(|n| n == web), "{web} offered: {names:?}");
+        }
         assert_eq!(r.method, "POST");
         assert!(
             r.path.starts_with(&format!("/v1beta/models/{MODEL}:")),

@@ -3,12 +3,14 @@
 //! clones) and says afterwards whether the agent changed anything; `external` runs a coding-agent
 //! CLI (Claude Code, Codex, Gemini, any command) in it; `tools` and `builtin` are our own
 //! read-only tool-calling agent for any model behind the judge's client; `sandbox` confines
-//! every process an external agent run spawns (bubblewrap); `git` is every git command we run.
+//! every process an external agent run spawns (bubblewrap) and `proxy` is its only way out (the
+//! model's API, the key added outside); `git` is every git command we run.
 //! No flags and no terminal here: the CLI reads the flags, reports and writes the records.
 
 pub mod builtin;
 pub mod external;
 pub mod git;
+pub mod proxy;
 pub mod sandbox;
 pub mod tools;
 pub mod workspace;

@@ -6,8 +6,9 @@
 //! homes hidden under empty tmpfs, and only the question's worktree and the run's scratch
 //! directory (the fresh HOME, the prompt) bound back writable; the benchmark file (reference
 //! answers, checklists) reads as empty. The worktree's `.git` pointer is
-//! bound read-only over itself; what it points to is hidden. The network stays on: the agent must
-//! reach its API.
+//! bound read-only over itself; what it points to is hidden. The network is the run's own
+//! namespace with loopback only: the model's API is reached through `proxy` (its socket and the
+//! bridge bound under `/run/repoprobe`, the host's `/run` hidden).
 //!
 //! [`Bubblewrap::probe`] is asked once per run, before any question: a missing or broken bwrap
 //! stops `answer` with [`unavailable`]'s message unless the user passed `--no-sandbox`.
@@ -25,6 +26,43 @@ pub const BWRAP_ENV: &str = "REPOPROBE_BWRAP";
 pub const PACKAGE: &str = "bubblewrap";
 /// Directories never exposed again, whatever PATH says.
 const NEVER_EXPOSED: &[&str] = &[".ssh", ".gnupg", ".aws", ".kube", ".docker", ".netrc"];
+/// The host's directories of programs and libraries, bound read-only (or, when a link into
+/// `/usr`, kept as that link).
+const SYSTEM_DIRS: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+];
+/// The files of `/etc` that programs read to start (user and host names, the dynamic linker,
+/// Debian's alternatives behind `/usr/bin` links, shells' start files, time zone, TLS roots),
+/// bound read-only where they exist; nothing else of `/etc` (no credentials, no services'
+/// configuration) is seen.
+const ETC_FILES: &[&str] = &[
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "hosts",
+    "host.conf",
+    "localtime",
+    "timezone",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "os-release",
+    "debian_version",
+    "profile",
+    "profile.d",
+    "bash.bashrc",
+    "inputrc",
+    "shells",
+    "environment",
+    "locale.alias",
+    "mime.types",
+    "magic",
+    "ssl",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "terminfo",
+];
 /// The directory every run sees as its own empty tmpfs.
 const PRIVATE_TMP: &str = "/tmp";
 /// What a record says when agents ran unconfined.
@@ -59,7 +97,25 @@ pub struct Mounts {
     pub exposed: Vec<PathBuf>,
     /// The working directory inside.
     pub cwd: PathBuf,
+    /// The run's one way out (its own network namespace has nothing but loopback): the API
+    /// proxy's socket and the bridge program, bound at [`API_SOCKET`] and [`BRIDGE`], the
+    /// bridge started first. `None`: no network at all.
+    pub api: Option<ApiDoor>,
 }
+
+/// What a sealed run reaches the model's API through (see `proxy`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiDoor {
+    /// The proxy's Unix socket, outside.
+    pub socket: PathBuf,
+    /// repoprobe's own binary, which runs as the bridge inside.
+    pub bridge: PathBuf,
+}
+
+/// Where the proxy's socket is inside the sandbox.
+pub const API_SOCKET: &str = "/run/repoprobe/api.sock";
+/// Where repoprobe's binary, the bridge, is inside the sandbox.
+pub const BRIDGE: &str = "/run/repoprobe/bridge";
 
 /// The message of a refused run: why, the package, and the way out.
 pub fn unavailable(why: &str) -> String {
@@ -157,12 +213,16 @@ impl Bubblewrap {
     /// children), then what is exposed again, then the writable binds, then the read-only
     /// pointers over them.
     pub fn args(&self, m: &Mounts) -> Vec<OsString> {
+        let mut a = system_args();
+        a.extend(self.run_args(m));
+        a
+    }
+
+    /// [`Bubblewrap::args`] after the system's directories: what this run sees of ours.
+    fn run_args(&self, m: &Mounts) -> Vec<OsString> {
         let mut a: Vec<OsString> = Vec::new();
         let mut push = |xs: &[&OsStr]| a.extend(xs.iter().map(|x| x.to_os_string()));
         push(&[
-            "--ro-bind".as_ref(),
-            "/".as_ref(),
-            "/".as_ref(),
             "--dev".as_ref(),
             "/dev".as_ref(),
             "--proc".as_ref(),
@@ -183,21 +243,17 @@ impl Bubblewrap {
             .collect();
         hidden.sort_by_key(|p| (p.components().count(), p.as_os_str().to_os_string()));
         hidden.dedup();
-        // Inside the fresh `/tmp` a hidden directory does not exist at all (a tmpfs over it
-        // would show its name); it is hidden again only where an exposed one brings it back.
-        for h in hidden
-            .iter()
-            .filter(|h| **h == &tmp || !h.starts_with(&tmp))
-        {
-            push(&["--tmpfs".as_ref(), h.as_os_str()]);
-        }
-        let is_hidden = |p: &Path| hidden.iter().any(|h| p.starts_with(h.as_path()));
+        // Nothing of ours exists inside but what is bound; a hidden directory is hidden again
+        // only where an exposed one brings it back (below).
+        push(&["--tmpfs".as_ref(), tmp.as_os_str()]);
+        let is_system = |p: &Path| SYSTEM_DIRS.iter().any(|d| p.starts_with(d));
         let mut exposed: Vec<&PathBuf> = m
             .exposed
             .iter()
             .filter(|p| {
                 p.is_absolute()
-                    && is_hidden(p)
+                    && p.parent().is_some()
+                    && !is_system(p)
                     && !hidden.contains(p)
                     && !p
                         .components()
@@ -224,7 +280,7 @@ impl Bubblewrap {
         // A masked file that a bind brought back (a benchmark inside the worktree's parent
         // under `/tmp`, say) is masked there too.
         let shown = |f: &Path| {
-            !is_hidden(f)
+            is_system(f)
                 || exposed.iter().any(|e| f.starts_with(e))
                 || m.writable.iter().any(|w| f.starts_with(w))
         };
@@ -241,7 +297,24 @@ impl Bubblewrap {
         for p in &m.read_only_over {
             push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
         }
+        // `/run` of the host (sockets of its services) is replaced by the run's own, which holds
+        // the way to the API only.
+        push(&["--tmpfs".as_ref(), "/run".as_ref()]);
+        if let Some(door) = &m.api {
+            push(&[
+                "--ro-bind".as_ref(),
+                door.bridge.as_os_str(),
+                BRIDGE.as_ref(),
+                "--ro-bind".as_ref(),
+                door.socket.as_os_str(),
+                API_SOCKET.as_ref(),
+            ]);
+        }
+        // The root itself (a tmpfs bwrap made) takes no new file: only the worktree, the scratch
+        // directory and the private `/tmp` are writable.
+        push(&["--remount-ro".as_ref(), "/".as_ref()]);
         push(&[
+            "--unshare-net".as_ref(),
             "--unshare-pid".as_ref(),
             "--unshare-ipc".as_ref(),
             "--unshare-uts".as_ref(),
@@ -263,10 +336,48 @@ impl Bubblewrap {
         m: &Mounts,
     ) -> (OsString, Vec<OsString>) {
         let mut all = self.args(m);
+        if m.api.is_some() {
+            // The bridge listens first, then runs the agent.
+            all.extend([
+                OsString::from(BRIDGE),
+                crate::proxy::BRIDGE_SUBCOMMAND.into(),
+                API_SOCKET.into(),
+                crate::proxy::BRIDGE_PORT.to_string().into(),
+            ]);
+        }
         all.push(program.to_os_string());
         all.extend(args.iter().cloned());
         (self.program.clone().into_os_string(), all)
     }
+}
+
+/// The host's programs, libraries and the few files of `/etc` every run sees, read-only.
+fn system_args() -> Vec<OsString> {
+    let mut a: Vec<OsString> = Vec::new();
+    let mut push = |xs: &[&OsStr]| a.extend(xs.iter().map(|x| x.to_os_string()));
+    // Nothing of the host exists inside but what is bound here: the programs and libraries,
+    // the few files of `/etc` that programs read to start, then (below) the agent's own
+    // program, the worktree and the run's scratch directory. No `/opt`, `/srv`, `/home`,
+    // `/root`, `/var`, `/mnt`, the directory repoprobe was started from, or the host's
+    // `/tmp` and `/run`.
+    for dir in SYSTEM_DIRS {
+        let p = Path::new(dir);
+        match p.symlink_metadata() {
+            // Merged /usr: `/bin -> usr/bin` stays a link into the bound /usr.
+            Ok(md) if md.file_type().is_symlink() => {
+                if let Ok(target) = p.read_link() {
+                    push(&["--symlink".as_ref(), target.as_os_str(), p.as_os_str()]);
+                }
+            }
+            Ok(md) if md.is_dir() => push(&["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()]),
+            _ => {}
+        }
+    }
+    for f in ETC_FILES {
+        let p = Path::new("/etc").join(f);
+        push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
+    }
+    a
 }
 
 /// The users' homes: ours, `/root` and `/home` (where `~/.ssh` and every token file live).
@@ -382,20 +493,23 @@ mod tests {
                 "relative".into(),
             ],
             cwd: "/srv/cache/worktrees/q1".into(),
+            api: None,
         };
         let (program, args) = bw.wrap("claude".as_ref(), &["-p".into()], &m);
         assert_eq!(program, "/usr/bin/bwrap");
+        assert!(strings(&args).starts_with(&strings(&system_args())));
+        let mut run = bw.run_args(&m);
+        run.extend(["claude".into(), "-p".into()]);
         assert_eq!(
-            strings(&args),
-            "--ro-bind / / --dev /dev --proc /proc \
-             --tmpfs /root --tmpfs /tmp --tmpfs /srv/cache --tmpfs /root/bin/cache --tmpfs /srv/cache/worktrees \
+            strings(&run),
+            "--dev /dev --proc /proc --tmpfs /tmp \
              --ro-bind-try /root/.local/bin /root/.local/bin --ro-bind-try /root/bin /root/bin \
              --tmpfs /root/bin/cache \
              --bind /srv/cache/worktrees/q1 /srv/cache/worktrees/q1 \
              --bind /srv/cache/worktrees/q1.scratch /srv/cache/worktrees/q1.scratch \
-             --ro-bind /dev/null /srv/bench.jsonl \
              --ro-bind /dev/null /srv/cache/worktrees/q1/.env \
              --ro-bind-try /srv/cache/worktrees/q1/.git /srv/cache/worktrees/q1/.git \
+             --tmpfs /run --remount-ro / --unshare-net \
              --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent \
              --new-session --chdir /srv/cache/worktrees/q1 -- claude -p"
         );
@@ -420,14 +534,25 @@ mod tests {
             writable: vec!["/tmp/run/cache/wt".into()],
             exposed: vec!["/tmp/run/tools".into(), "/usr/bin".into()],
             cwd: "/tmp/run/cache/wt".into(),
+            api: Some(ApiDoor {
+                socket: "/tmp/proxy/api.sock".into(),
+                bridge: "/usr/bin/repoprobe".into(),
+            }),
             ..Mounts::default()
         };
+        let (_, wrapped) = bw.wrap("codex".as_ref(), &["exec".into()], &m);
         assert_eq!(
-            strings(&bw.args(&m)),
-            "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp \
+            strings(&wrapped[wrapped.len() - 6..]),
+            "/run/repoprobe/bridge __agent-bridge /run/repoprobe/api.sock 41873 codex exec"
+        );
+        assert_eq!(
+            strings(&bw.run_args(&m)),
+            "--dev /dev --proc /proc --tmpfs /tmp \
              --ro-bind-try /tmp/run/tools /tmp/run/tools --tmpfs /tmp/run/tools/cache \
              --bind /tmp/run/cache/wt /tmp/run/cache/wt \
              --ro-bind /dev/null /tmp/run/cache/wt/bench.jsonl \
+             --tmpfs /run --ro-bind /usr/bin/repoprobe /run/repoprobe/bridge \
+             --ro-bind /tmp/proxy/api.sock /run/repoprobe/api.sock --remount-ro / --unshare-net \
              --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent \
              --new-session --chdir /tmp/run/cache/wt --"
         );

@@ -44,7 +44,7 @@ enum Command {
     /// Write the checklists of benchmark questions from their reference answers (paper §3.2).
     MakeChecklist(commands::make_checklist::Args),
     /// Answer benchmark questions with an agent exploring each repository at its pinned commit.
-    Answer(commands::answer::Args),
+    Answer(Box<commands::answer::Args>),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -55,6 +55,16 @@ enum Command {
 /// (`repoprobe_agent::external`).
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     harden();
+    let args: Vec<OsString> = args.into_iter().collect();
+    // Inside a sealed agent run, this binary is the bridge to the API proxy (not a command of
+    // ours: `answer` starts it in the sandbox).
+    if args
+        .get(1)
+        .is_some_and(|a| a == repoprobe_agent::proxy::BRIDGE_SUBCOMMAND)
+    {
+        let code = repoprobe_agent::proxy::bridge_main(&args[2..]);
+        return ExitCode::from(code.clamp(0, 255) as u8);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -76,7 +86,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         Command::JudgeScalar(a) => commands::judge_scalar::run(a),
         Command::ClassifyFailures(a) => commands::classify_failures::run(a),
         Command::MakeChecklist(a) => commands::make_checklist::run(a),
-        Command::Answer(a) => commands::answer::run(a),
+        Command::Answer(a) => commands::answer::run(*a),
     };
     match result {
         Ok(code) => code.into(),

@@ -36,6 +36,21 @@ pub fn agent_env(
         env.insert(k.into(), v.into());
     }
     if cfg.agent == ExternalAgent::Command {
+        if cfg.sandbox.is_some() && cfg.bridge.is_some() && cfg.api_url.is_some() {
+            // Its one way out (see `proxy`); credential variables hold placeholders there.
+            let inside = cfg
+                .api_url
+                .as_deref()
+                .and_then(|u| crate::proxy::Upstream::parse(u).ok())
+                .map(|u| u.inside_url());
+            if let Some(url) = inside {
+                env.insert("REPOPROBE_API_URL".into(), url.into());
+                env.insert(
+                    "REPOPROBE_API_SOCKET".into(),
+                    crate::sandbox::API_SOCKET.into(),
+                );
+            }
+        }
         env.insert("REPOPROBE_PROMPT_FILE".into(), prompt_file.into());
         env.insert("REPOPROBE_MODEL".into(), cfg.model.clone().into());
         env.insert("REPOPROBE_WORKDIR".into(), workdir.into());

@@ -64,6 +64,7 @@
 //! secret scrubbing), `process` (the runner), `parse` (one parser per CLI); this module builds
 //! the invocation, confines it and runs it. The submodules import none of this one.
 
+use super::proxy;
 use super::sandbox::{self, Mounts};
 use serde::Serialize;
 use std::ffi::{OsStr, OsString};
@@ -101,6 +102,9 @@ pub struct RunOutcome {
     pub stdout: String,
     /// The end of stderr (scrubbed).
     pub stderr_tail: String,
+    /// What the run could reach: `https://api.anthropic.com:443 only, through repoprobe's
+    /// proxy (key added outside)`, `none`, or `open` (no sandbox).
+    pub network: String,
 }
 
 /// Builds the command of one run: `prompt_file` already holds `prompt` and lies outside the
@@ -257,6 +261,7 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
         command,
         stdout: String::new(),
         stderr_tail: String::new(),
+        network: String::new(),
     };
     if let Err(e) =
         std::fs::create_dir_all(scratch).and_then(|_| std::fs::write(&prompt_file, prompt))
@@ -269,9 +274,21 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
             Vec::new(),
         );
     }
-    let env = agent_env(cfg, workdir, &prompt_file);
+    let mut env = agent_env(cfg, workdir, &prompt_file);
+    // The real values, scrubbed from what comes back even though the agent never sees them.
+    let real_secrets = secrets_of(&env);
+    let (proxy, network) = match seal(cfg, &mut env) {
+        Ok(sealed) => sealed,
+        Err(e) => return failed(format!("could not start the API proxy: {e}"), Vec::new()),
+    };
     let inv = match invocation(cfg, workdir, prompt, &prompt_file, env) {
-        Ok(inv) => inv,
+        Ok(mut inv) => {
+            inv.secrets.extend(real_secrets);
+            inv.secrets
+                .sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+            inv.secrets.dedup();
+            inv
+        }
         Err(e) => return failed(e, Vec::new()),
     };
     // Writable: the worktree (edits stay observable), the scratch directory (prompt, fresh HOME)
@@ -281,7 +298,21 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
         writable.push(home.clone());
     }
     let emptied = project_settings(cfg.agent, workdir);
-    let mut inv = confine(cfg, inv, &writable, Some(&workdir.join(".git")), &emptied);
+    let door = proxy
+        .as_ref()
+        .zip(cfg.bridge.as_ref())
+        .map(|(p, bridge)| sandbox::ApiDoor {
+            socket: p.socket().to_path_buf(),
+            bridge: bridge.clone(),
+        });
+    let mut inv = confine(
+        cfg,
+        inv,
+        &writable,
+        Some(&workdir.join(".git")),
+        &emptied,
+        door,
+    );
     if cfg.agent == ExternalAgent::Codex || cfg.sandbox.is_some() {
         // In the sandbox `/tmp` is read-only: the agent's temporary files go to the scratch
         // directory's own. Codex needs that even unconfined: it puts the helper its own sandbox
@@ -316,6 +347,12 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
             ..AgentResult::default()
         };
     }
+    if proxy.as_ref().is_some_and(|p| !p.is_alive()) {
+        result.answer = None;
+        let why = "the API proxy stopped during the run".to_string();
+        result.error = Some(format!("the agent's environment failed: {why}"));
+        result.environment_failure = Some(why);
+    }
     if raw.stdout_truncated {
         result.answer = None;
         result.error = Some(format!("output over {} bytes, not parsed", cfg.max_stdout));
@@ -332,7 +369,59 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
         command,
         stdout,
         stderr_tail: tail(&stderr, ERROR_TAIL_CHARS * 4),
+        network,
     }
+}
+
+/// What stands in the agent's environment for the variables that are keys, and what the proxy
+/// must reach: with a sandbox, every credential variable (by name, [`proxy::is_credential`])
+/// becomes a placeholder, the preset's base-URL variable (and `REPOPROBE_API_URL`) the bridge's
+/// address, and the proxy starts for the API's origin; returns it (none when the run reaches no
+/// API: `command` without `--agent-api-url`, or no bridge program) and the network rule in words.
+fn seal(
+    cfg: &AgentConfig,
+    env: &mut [(OsString, OsString)],
+) -> Result<(Option<proxy::ApiProxy>, String), String> {
+    if cfg.sandbox.is_none() {
+        return Ok((None, "open".into()));
+    }
+    let var = cfg.agent.base_url_var();
+    let from_env = var.and_then(|var| {
+        env.iter()
+            .find(|(k, _)| k == var)
+            .map(|(_, v)| v.to_string_lossy().into_owned())
+            .filter(|v| !v.trim().is_empty())
+    });
+    let url = cfg
+        .api_url
+        .clone()
+        .or(from_env)
+        .or(cfg.agent.default_api_url().map(str::to_string));
+    let mut secrets = Vec::new();
+    for (k, v) in env.iter_mut() {
+        let name = k.to_string_lossy().into_owned();
+        if proxy::is_credential(&name) && !v.is_empty() {
+            let ph = proxy::placeholder(&name);
+            secrets.push((ph.clone(), v.to_string_lossy().into_owned()));
+            *v = ph.into();
+        }
+    }
+    let (Some(url), Some(_)) = (url, cfg.bridge.as_ref()) else {
+        return Ok((None, "none".into()));
+    };
+    let upstream = proxy::Upstream::parse(&url)?;
+    let inside = upstream.inside_url();
+    for (k, v) in env.iter_mut() {
+        if var.is_some_and(|var| k == var) {
+            *v = inside.clone().into();
+        }
+    }
+    let origin = upstream.origin();
+    let p = proxy::ApiProxy::start(upstream, secrets).map_err(|e| e.to_string())?;
+    Ok((
+        Some(p),
+        format!("{origin} only, through repoprobe's proxy (key added outside)"),
+    ))
 }
 
 /// `inv` run under `cfg.sandbox` when there is one: bwrap's command line with the agent's after
@@ -345,6 +434,7 @@ fn confine(
     writable: &[PathBuf],
     git_pointer: Option<&Path>,
     emptied: &[PathBuf],
+    api: Option<sandbox::ApiDoor>,
 ) -> Invocation {
     let Some(bw) = &cfg.sandbox else {
         return inv;
@@ -368,8 +458,19 @@ fn confine(
         } else {
             canonical(&inv.cwd)
         },
+        api,
     };
-    let (program, args) = bw.wrap(&inv.program, &inv.args, &mounts);
+    // Inside, only the exposed directories exist: a path through others (`crates/x/../../tools`)
+    // would not resolve there. The directory is resolved here; the name stays (a `.bin` link).
+    let program = Path::new(&inv.program);
+    let program = match (program.parent(), program.file_name()) {
+        (Some(dir), Some(name)) if program.components().count() > 1 => dir
+            .canonicalize()
+            .map_or_else(|_| program.to_path_buf(), |d| d.join(name))
+            .into_os_string(),
+        _ => inv.program.clone(),
+    };
+    let (program, args) = bw.wrap(&program, &inv.args, &mounts);
     inv.program = program;
     inv.args = args;
     inv
@@ -486,7 +587,7 @@ pub async fn version(cfg: &AgentConfig) -> Option<Result<String, String>> {
         secrets: secrets_of(&env),
         env,
     };
-    let inv = confine(cfg, inv, &[], None, &[]);
+    let inv = confine(cfg, inv, &[], None, &[], None);
     let raw = match execute(
         &inv,
         Duration::from_secs(60),

@@ -67,6 +67,27 @@ impl ExternalAgent {
         }
     }
 
+    /// The variable holding the base URL of the preset's model API: the agent inside a sandbox
+    /// gets the bridge's address there; `command` is told it in `REPOPROBE_API_URL`.
+    pub fn base_url_var(self) -> Option<&'static str> {
+        match self {
+            ExternalAgent::ClaudeCode => Some("ANTHROPIC_BASE_URL"),
+            ExternalAgent::Codex => Some("OPENAI_BASE_URL"),
+            ExternalAgent::Gemini => Some("GOOGLE_GEMINI_BASE_URL"),
+            ExternalAgent::Command => None,
+        }
+    }
+
+    /// The API a preset calls when its base-URL variable is not set.
+    pub fn default_api_url(self) -> Option<&'static str> {
+        match self {
+            ExternalAgent::ClaudeCode => Some("https://api.anthropic.com"),
+            ExternalAgent::Codex => Some(super::CODEX_DEFAULT_BASE_URL),
+            ExternalAgent::Gemini => Some("https://generativelanguage.googleapis.com"),
+            ExternalAgent::Command => None,
+        }
+    }
+
     /// Fixed variables of the preset: no telemetry, update checks or other traffic besides the
     /// model calls. Listed variables with the same name win.
     pub(super) fn fixed_env(self) -> &'static [(&'static str, &'static str)] {
@@ -107,6 +128,13 @@ pub struct AgentConfig {
     pub max_stdout: usize,
     /// The confinement of every process of a run; `None` runs them unconfined (`--no-sandbox`).
     pub sandbox: Option<Bubblewrap>,
+    /// repoprobe's own binary, run inside the sandbox as the bridge to the API proxy; without
+    /// it a confined run has no network at all.
+    pub bridge: Option<PathBuf>,
+    /// The API a confined run may reach; `None` takes the preset's base-URL variable from the
+    /// agent's environment, else its default ([`ExternalAgent::default_api_url`]); `command`
+    /// without one reaches nothing.
+    pub api_url: Option<String>,
 }
 
 impl fmt::Debug for AgentConfig {
@@ -127,6 +155,8 @@ impl fmt::Debug for AgentConfig {
             .field("home", &self.home)
             .field("timeout", &self.timeout)
             .field("sandbox", &self.sandbox)
+            .field("bridge", &self.bridge)
+            .field("api_url", &self.api_url)
             .finish()
     }
 }
@@ -147,6 +177,8 @@ impl AgentConfig {
             timeout: Duration::from_secs(1800),
             max_stdout: DEFAULT_MAX_STDOUT,
             sandbox: None,
+            bridge: None,
+            api_url: None,
         }
     }
 

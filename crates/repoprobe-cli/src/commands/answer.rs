@@ -101,9 +101,15 @@ pub struct Args {
     #[arg(long)]
     agent_home: Option<PathBuf>,
     /// Run agent CLIs and commands without the bubblewrap sandbox (they can then read every file
-    /// you can); recorded as agent.sandbox on every answer.
+    /// you can and reach any server); recorded as agent.sandbox on every answer.
     #[arg(long)]
     no_sandbox: bool,
+    /// The model API a sandboxed agent may reach, the only server it reaches (through
+    /// repoprobe's proxy, which adds the key) [default: the preset's base-URL variable, else its
+    /// provider's API; `--agent command` reaches none without it, and is told the address in
+    /// REPOPROBE_API_URL].
+    #[arg(long)]
+    agent_api_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -319,6 +325,17 @@ fn runner(a: &Args) -> anyhow::Result<Runner> {
     };
     config.home = a.agent_home.clone();
     config.timeout = timeout;
+    config.api_url = a.agent_api_url.clone();
+    if let Some(url) = &a.agent_api_url {
+        repoprobe_agent::proxy::Upstream::parse(url)
+            .map_err(|e| anyhow::anyhow!("--agent-api-url: {e}"))?;
+    }
+    // This very binary is the bridge to the API proxy inside the sandbox.
+    config.bridge = Some(
+        std::env::current_exe()
+            .and_then(|p| p.canonicalize())
+            .context("cannot find repoprobe's own binary (the sandbox's bridge to the API)")?,
+    );
     if agent == ExternalAgent::Command && a.command.as_deref().is_none_or(|c| c.trim().is_empty()) {
         bail!(
             "--agent command needs --command '<template with {{prompt_file}}, {{model}}, {{workdir}}>'"
@@ -647,7 +664,11 @@ async fn run_external(
             "turns": res.turns,
             "exit_code": r.exit_code,
             "timed_out": r.timed_out,
-            "sandbox": config.sandbox.as_ref().map_or(sandbox::NONE, |b| b.describe()),
+            "sandbox": format!(
+                "{}; network: {}",
+                config.sandbox.as_ref().map_or(sandbox::NONE, |b| b.describe()),
+                r.network
+            ),
             "cache_read_tokens": res.cache_read_tokens,
             "cache_creation_tokens": res.cache_creation_tokens,
             "meta": res.meta,

@@ -301,7 +301,7 @@ fn without_the_sandbox_the_agent_still_cannot_read_our_environment() {
         .find(|l| l.starts_with("PARENT:"))
         .unwrap_or("");
     assert!(!parent.contains(&rot13("OPENAI_API_KEY")), "{answer}");
-    assert_eq!(a["agent"]["sandbox"], "none (--no-sandbox)");
+    assert_eq!(a["agent"]["sandbox"], "none (--no-sandbox); network: open");
     assert_eq!(a["agent"]["worktree_changed"], true);
     assert!(answer.contains(FILE_CONTENT), "{answer}");
 }
@@ -356,7 +356,7 @@ fn without_bubblewrap_external_agents_are_refused_unless_no_sandbox() {
     assert_eq!(r.status.code(), Some(0), "{}", stderr_of(&r));
     let a = &records(&w.out)[0];
     assert_eq!(a["answer"], "hi");
-    assert_eq!(a["agent"]["sandbox"], "none (--no-sandbox)");
+    assert_eq!(a["agent"]["sandbox"], "none (--no-sandbox); network: open");
 }
 
 /// A repository whose committed settings would run our markers: Claude Code hooks (shared and

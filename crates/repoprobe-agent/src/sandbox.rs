@@ -401,6 +401,23 @@ fn canonical_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// The program a script's `#!` line runs (the argument of `env`), or `None`.
+fn interpreter_of(script: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(script).ok()?.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = String::from_utf8_lossy(line.split(|&b| b == b'\n').next()?).into_owned();
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    let program = if Path::new(first).file_name().is_some_and(|n| n == "env") {
+        words.find(|w| !w.starts_with('-'))?
+    } else {
+        first
+    };
+    Some(PathBuf::from(program))
+}
+
 /// `name` looked up on `path` the way `execvp` does (a name with a `/` is taken as it is).
 pub fn find_on_path(name: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
@@ -416,9 +433,9 @@ pub fn find_on_path(name: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
         })
 }
 
-/// What a confined agent program needs to see when it lies under a hidden directory: the
-/// program (as found and its real file), their directories, the package it belongs to (up to a
-/// `node_modules` ancestor), and the PATH entries of its environment.
+/// What a confined agent program needs to see besides the system's directories: the program
+/// (as found and its real file), their directories, the package it belongs to (up to a
+/// `node_modules` ancestor), and a script's interpreter.
 pub fn program_dirs(program: &OsStr, path: Option<&OsStr>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Some(found) = find_on_path(program, path) {
@@ -439,8 +456,16 @@ pub fn program_dirs(program: &OsStr, path: Option<&OsStr>) -> Vec<PathBuf> {
             }
         }
     }
-    if let Some(path) = path {
-        out.extend(std::env::split_paths(path).filter(|d| d.is_absolute()));
+    // A script's interpreter (`#!/usr/bin/env node`, `#!/opt/node/bin/node`): where it lies
+    // outside the system's directories (a Node.js of nvm's, say), its directory too. Nothing
+    // else of PATH is seen.
+    if let Some(interpreter) = find_on_path(program, path).and_then(|p| interpreter_of(&p)) {
+        if let Some(found) = find_on_path(interpreter.as_os_str(), path) {
+            for p in [found.clone(), found.canonicalize().unwrap_or(found)] {
+                out.extend(p.parent().map(Path::to_path_buf));
+                out.push(p);
+            }
+        }
     }
     let mut canon: Vec<PathBuf> = out
         .into_iter()
@@ -589,5 +614,22 @@ mod tests {
         let root = tmp.path().canonicalize().unwrap();
         assert!(dirs.contains(&root.join("node_modules")), "{dirs:?}");
         assert!(dirs.contains(&root.join("node_modules/.bin")), "{dirs:?}");
+        // A script's interpreter comes along; the rest of PATH does not.
+        let interp = tmp.path().join("nvm/bin");
+        let other = tmp.path().join("other/bin");
+        std::fs::create_dir_all(&interp).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(interp.join("mynode"), "").unwrap();
+        std::fs::set_permissions(
+            interp.join("mynode"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        std::fs::write(&exe, "#!/usr/bin/env -S mynode --flag\n").unwrap();
+        let path =
+            std::env::join_paths([bin.as_path(), interp.as_path(), other.as_path()]).unwrap();
+        let dirs = program_dirs("agent".as_ref(), Some(&path));
+        assert!(dirs.contains(&root.join("nvm/bin")), "{dirs:?}");
+        assert!(!dirs.contains(&root.join("other/bin")), "{dirs:?}");
     }
 }

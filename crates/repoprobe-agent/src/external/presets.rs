@@ -135,6 +135,9 @@ pub struct AgentConfig {
     /// agent's environment, else its default ([`ExternalAgent::default_api_url`]); `command`
     /// without one reaches nothing.
     pub api_url: Option<String>,
+    /// Directories a confined run may also read (a wrapper script's real program, say): inside,
+    /// nothing exists but the system's directories, the agent program's own and the run's.
+    pub expose: Vec<PathBuf>,
 }
 
 impl fmt::Debug for AgentConfig {
@@ -157,6 +160,7 @@ impl fmt::Debug for AgentConfig {
             .field("sandbox", &self.sandbox)
             .field("bridge", &self.bridge)
             .field("api_url", &self.api_url)
+            .field("expose", &self.expose)
             .finish()
     }
 }
@@ -179,6 +183,7 @@ impl AgentConfig {
             sandbox: None,
             bridge: None,
             api_url: None,
+            expose: Vec::new(),
         }
     }
 

@@ -110,6 +110,11 @@ pub struct Args {
     /// REPOPROBE_API_URL].
     #[arg(long)]
     agent_api_url: Option<String>,
+    /// A directory the sandboxed agent may also read (a wrapper script's real program, a tool
+    /// it runs); repeatable. Inside, nothing else exists but the system's programs and
+    /// libraries, the agent program's own directory, the worktree and the run's scratch files.
+    #[arg(long = "sandbox-expose")]
+    sandbox_expose: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -326,6 +331,7 @@ fn runner(a: &Args) -> anyhow::Result<Runner> {
     config.home = a.agent_home.clone();
     config.timeout = timeout;
     config.api_url = a.agent_api_url.clone();
+    config.expose = a.sandbox_expose.clone();
     if let Some(url) = &a.agent_api_url {
         repoprobe_agent::proxy::Upstream::parse(url)
             .map_err(|e| anyhow::anyhow!("--agent-api-url: {e}"))?;

@@ -18,6 +18,15 @@ fn answer(endless: bool, max_turns: &str) -> Option<(Value, String, Seen, tempfi
         );
         return None;
     };
+    Some(answer_with(&claude, endless, max_turns))
+}
+
+/// [`answer`] with the CLI at `claude`.
+fn answer_with(
+    claude: &std::path::Path,
+    endless: bool,
+    max_turns: &str,
+) -> (Value, String, Seen, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let origin = dir.path().join("origin");
     std::fs::create_dir_all(origin.join("docs")).unwrap();
@@ -64,7 +73,9 @@ fn answer(endless: bool, max_turns: &str) -> Option<(Value, String, Seen, tempfi
             max_turns,
         ])
         .args(["--agent-timeout-s", "120", "--agent-bin"])
-        .arg(&claude)
+        .arg(claude)
+        .arg("--sandbox-expose")
+        .arg(common::agent_cli::tools_dir())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&r.stderr).into_owned();
@@ -73,7 +84,28 @@ fn answer(endless: bool, max_turns: &str) -> Option<(Value, String, Seen, tempfi
     assert!(!text.contains(KEY), "the key is in the answers: {text}");
     let recs = records(&out);
     assert_eq!(recs.len(), 1, "{stderr}");
-    Some((recs[0].clone(), stderr, seen, dir))
+    (recs[0].clone(), stderr, seen, dir)
+}
+
+#[test]
+fn claude_code_holds_a_placeholder_while_the_server_sees_the_real_key() {
+    let Some(claude) = claude_binary() else {
+        eprintln!("SKIPPED: no Claude Code CLI");
+        return;
+    };
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let probe = common::agent_cli::env_probe(tmp.path(), &claude, KEY);
+    let (rec, stderr, seen, dir) = answer_with(&probe, false, "5");
+    assert_eq!(rec["error"], Value::Null, "{rec}\n{stderr}");
+    let requests = seen.lock().unwrap().clone();
+    assert!(!requests.is_empty());
+    for (path, key, _) in &requests {
+        assert_eq!(key.as_deref(), Some(KEY), "{path}");
+    }
+    common::agent_cli::assert_only_a_placeholder_inside(
+        &dir.path()
+            .join(rec["agent"]["transcript"].as_str().unwrap()),
+    );
 }
 
 #[test]

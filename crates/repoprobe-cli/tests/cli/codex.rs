@@ -195,3 +195,27 @@ fn codex_whose_own_sandbox_cannot_start_is_a_failure_to_retry_never_an_answer() 
     // The model was asked and answered: only the record tells the run apart.
     assert_eq!(seen.lock().unwrap().len(), COMMANDS.len() + 1);
 }
+
+#[test]
+fn codex_holds_a_placeholder_while_the_server_sees_the_real_key() {
+    let Some(bin) = agent_cli::installed("codex", "REPOPROBE_CODEX") else {
+        return;
+    };
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let probe = agent_cli::env_probe(dir.path(), &bin, KEY);
+    let (a, seen) = run(&probe, Script::Answer);
+    let rec = a.record.expect(&a.stderr);
+    assert_eq!(rec["error"], Value::Null, "{rec}");
+    // The server answers only the real key (401 otherwise).
+    for r in seen.lock().unwrap().iter() {
+        assert_eq!(
+            r.header("authorization"),
+            Some(format!("Bearer {KEY}").as_str())
+        );
+    }
+    agent_cli::assert_only_a_placeholder_inside(
+        &a.dir
+            .path()
+            .join(rec["agent"]["transcript"].as_str().unwrap()),
+    );
+}

@@ -738,7 +738,10 @@ echo edited > EDITED.md && echo "EDIT: ok"
     assert!(line("DNS").contains("failed"), "{answer}");
     // The proxy refuses what names another origin, and Host leads nowhere else.
     assert!(line("CONNECT").contains(" 403 "), "{answer}");
-    assert!(line("CONNECT").contains("CONNECT is not served"), "{answer}");
+    assert!(
+        line("CONNECT").contains("CONNECT is not served"),
+        "{answer}"
+    );
     assert!(line("ABSOLUTE").contains(" 403 "), "{answer}");
     assert!(line("FORGED-HOST").contains("api-ok /forged"), "{answer}");
     let nul = line("NUL-HOST");

@@ -144,3 +144,23 @@ fn gemini_ignores_the_repositorys_own_settings_and_env() {
         assert_eq!(r.header("x-goog-api-key"), Some(KEY));
     }
 }
+
+#[test]
+fn gemini_holds_a_placeholder_while_the_server_sees_the_real_key() {
+    let Some(bin) = agent_cli::installed("gemini", "REPOPROBE_GEMINI") else {
+        return;
+    };
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let probe = agent_cli::env_probe(dir.path(), &bin, KEY);
+    let (a, seen) = run(&probe, Script::Answer);
+    let rec = a.record.expect(&a.stderr);
+    assert_eq!(rec["error"], Value::Null, "{rec}");
+    for r in seen.lock().unwrap().iter() {
+        assert_eq!(r.header("x-goog-api-key"), Some(KEY));
+    }
+    agent_cli::assert_only_a_placeholder_inside(
+        &a.dir
+            .path()
+            .join(rec["agent"]["transcript"].as_str().unwrap()),
+    );
+}

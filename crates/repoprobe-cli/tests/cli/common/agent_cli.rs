@@ -98,6 +98,9 @@ pub fn answer(
         .args(["--agent", agent, "--model", model])
         .args(["--agent-timeout-s", "600", "--agent-bin"])
         .arg(bin)
+        // A wrapper of a test runs the real CLI from there.
+        .arg("--sandbox-expose")
+        .arg(tools_dir())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&r.stderr).into_owned();
@@ -207,4 +210,46 @@ pub fn assert_crash_and_garble_fail(
         err.starts_with("could not parse") && err.contains(unparsed),
         "{err}"
     );
+}
+
+/// A script standing in for the CLI at `real` that runs it, then says on stderr (the end of the
+/// transcript's `stderr_tail`) whether any process of the sandbox holds `key` in its environ and
+/// how many placeholders its own environment holds: the agent's view of the key.
+pub fn env_probe(dir: &Path, real: &Path, key: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let real = std::fs::canonicalize(real).unwrap();
+    let p = dir.join("env-probe-cli");
+    std::fs::write(
+        &p,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then exec '{real}' \"$@\"; fi\n\
+             '{real}' \"$@\"; status=$?\n\
+             if grep -l -a -F '{key}' /proc/[0-9]*/environ >/dev/null 2>&1; \
+             then echo 'ENV-PROBE: the key is in an environ' >&2; \
+             else echo 'ENV-PROBE: no environ holds the key' >&2; fi\n\
+             echo \"ENV-PROBE: placeholders $(env | grep -c '=repoprobe-placeholder-')\" >&2\n\
+             exit $status\n",
+            real = real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+/// The `stderr_tail` of the run's transcript says the agent held a placeholder, never `key`.
+pub fn assert_only_a_placeholder_inside(transcript: &Path) {
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(transcript).unwrap()).unwrap();
+    let tail = t["stderr_tail"].as_str().unwrap_or("");
+    assert!(
+        tail.contains("ENV-PROBE: no environ holds the key"),
+        "{tail}"
+    );
+    assert!(tail.contains("ENV-PROBE: placeholders 1"), "{tail}");
+}
+
+/// Where `scripts/setup-agents.sh` installs the CLIs (the real programs behind the tests'
+/// wrappers, exposed to their sandbox).
+pub fn tools_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools")
 }

@@ -167,3 +167,22 @@ fn claude_code_stopped_by_max_turns_is_a_failed_run_without_an_answer() {
     );
     assert!(stderr.contains("no answer: q1"), "{stderr}");
 }
+
+#[test]
+fn claude_code_in_a_sandbox_that_cannot_start_is_a_failure_to_retry() {
+    let Some(claude) = claude_binary() else {
+        eprintln!("SKIPPED: no Claude Code CLI");
+        return;
+    };
+    let env = [
+        ("ANTHROPIC_API_KEY", KEY.to_string()),
+        ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9".to_string()),
+    ];
+    common::agent_cli::assert_a_broken_sandbox_is_a_failure_to_retry(
+        "claude-code",
+        "claude-sonnet-4-5",
+        &claude,
+        &env,
+        KEY,
+    );
+}

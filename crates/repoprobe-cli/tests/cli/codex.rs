@@ -219,3 +219,15 @@ fn codex_holds_a_placeholder_while_the_server_sees_the_real_key() {
             .join(rec["agent"]["transcript"].as_str().unwrap()),
     );
 }
+
+#[test]
+fn codex_in_a_sandbox_that_cannot_start_is_a_failure_to_retry() {
+    let Some(bin) = agent_cli::installed("codex", "REPOPROBE_CODEX") else {
+        return;
+    };
+    let env = [
+        ("OPENAI_API_KEY", KEY.to_string()),
+        ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1".to_string()),
+    ];
+    agent_cli::assert_a_broken_sandbox_is_a_failure_to_retry("codex", MODEL, &bin, &env, KEY);
+}

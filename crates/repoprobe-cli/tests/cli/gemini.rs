@@ -164,3 +164,15 @@ fn gemini_holds_a_placeholder_while_the_server_sees_the_real_key() {
             .join(rec["agent"]["transcript"].as_str().unwrap()),
     );
 }
+
+#[test]
+fn gemini_in_a_sandbox_that_cannot_start_is_a_failure_to_retry() {
+    let Some(bin) = agent_cli::installed("gemini", "REPOPROBE_GEMINI") else {
+        return;
+    };
+    let env = [
+        ("GEMINI_API_KEY", KEY.to_string()),
+        ("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9".to_string()),
+    ];
+    agent_cli::assert_a_broken_sandbox_is_a_failure_to_retry("gemini", MODEL, &bin, &env, KEY);
+}

@@ -253,3 +253,57 @@ pub fn assert_only_a_placeholder_inside(transcript: &Path) {
 pub fn tools_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools")
 }
+
+/// A `bwrap` that passes repoprobe's checks (its version, the trial run of `true`, the CLI's
+/// `--version`) and then cannot set up a run's sandbox, as on a machine whose kernel refuses
+/// a namespace: every run must end as a failure to retry that says so.
+pub fn failing_bwrap(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let real = std::env::split_paths(&path)
+        .map(|d| d.join("bwrap"))
+        .find(|p| p.exists())
+        .expect("bwrap on PATH (scripts/setup-agents.sh installs it)");
+    let p = dir.join("bwrap-that-fails-runs");
+    std::fs::write(
+        &p,
+        format!(
+            "#!/bin/sh
+for last; do :; done
+             case \"$last\" in --version|true) exec '{}' \"$@\";; esac
+             echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2
+exit 1
+",
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+/// `failing_bwrap`'s run of `answer --agent AGENT` (with `env`, the key among them) is a
+/// failure to retry naming the sandbox, never an answer.
+pub fn assert_a_broken_sandbox_is_a_failure_to_retry(
+    agent: &str,
+    model: &str,
+    bin: &Path,
+    env: &[(&str, String)],
+    key: &str,
+) {
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let mut env = env.to_vec();
+    env.push((
+        "REPOPROBE_BWRAP",
+        failing_bwrap(tmp.path()).display().to_string(),
+    ));
+    let a = answer(agent, model, bin, &env, key, &[]);
+    assert_eq!(a.record, None, "an answer was recorded: {}", a.stderr);
+    assert_eq!(a.failures.len(), 1, "{}", a.stderr);
+    let reason = a.failures[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("could not start the agent in its sandbox")
+            && reason.contains("Creating new namespace failed"),
+        "{reason}"
+    );
+}

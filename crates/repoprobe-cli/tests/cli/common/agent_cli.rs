@@ -307,3 +307,12 @@ pub fn assert_a_broken_sandbox_is_a_failure_to_retry(
         "{reason}"
     );
 }
+
+/// `a` is an answer (no error) whose agent held a placeholder, never `key`
+/// ([`assert_only_a_placeholder_inside`] on its transcript).
+pub fn assert_answered_with_a_placeholder_inside(a: &Answered) {
+    let rec = a.record.as_ref().expect(&a.stderr);
+    assert_eq!(rec["error"], Value::Null, "{rec}");
+    let transcript = rec["agent"]["transcript"].as_str().unwrap();
+    assert_only_a_placeholder_inside(&a.dir.path().join(transcript));
+}

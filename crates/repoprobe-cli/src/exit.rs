@@ -10,6 +10,10 @@ pub enum Exit {
     InvalidRecords = 1,
     /// Input could not be used at all (unreadable, not JSON, unknown shape), or a usage error.
     Unusable = 2,
+    /// A long run stopped by SIGTERM (preemption, `scancel --signal=TERM`, an eviction) before
+    /// every key was done: run the same command again (requeue the task) and it resumes.
+    /// 75 is `EX_TEMPFAIL` of `sysexits.h`: "try again later".
+    Requeue = 75,
 }
 
 impl From<Exit> for ExitCode {

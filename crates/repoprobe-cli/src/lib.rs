@@ -6,6 +6,7 @@ mod exit;
 mod input;
 mod live;
 mod output;
+mod runs;
 mod shard;
 mod stdout;
 
@@ -45,6 +46,12 @@ enum Command {
     MakeChecklist(commands::make_checklist::Args),
     /// Answer benchmark questions with an agent exploring each repository at its pinned commit.
     Answer(Box<commands::answer::Args>),
+    /// Where a run stands, per shard (done, failed, left, tokens, cost, last write) and an ETA;
+    /// exit 0 only when it is complete.
+    Status(commands::status::Args),
+    /// Join the outputs of a run's shards into one, refusing an incomplete run, a key given
+    /// twice or files of another run.
+    Merge(commands::merge::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -87,6 +94,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         Command::ClassifyFailures(a) => commands::classify_failures::run(a),
         Command::MakeChecklist(a) => commands::make_checklist::run(a),
         Command::Answer(a) => commands::answer::run(*a),
+        Command::Status(a) => commands::status::run(a),
+        Command::Merge(a) => commands::merge::run(a),
     };
     match result {
         Ok(code) => code.into(),

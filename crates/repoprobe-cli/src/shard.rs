@@ -1,7 +1,8 @@
-//! `--shard I/N`: splitting one run across machines. Each key belongs to exactly one shard, by a
-//! hash of its printed name that does not depend on input order, the platform or the Rust
-//! version (FNV-1a), so N machines given the same inputs do disjoint parts whose outputs
-//! `repoprobe bundle` merges.
+//! `--shard I/N` and `--shard auto`: splitting one run across machines or the tasks of a cluster
+//! job. Each key belongs to exactly one shard, by a hash of its printed name that does not depend
+//! on input order, the platform or the Rust version (FNV-1a), so N tasks given the same inputs do
+//! disjoint parts whose outputs `repoprobe merge` joins. Under `auto` the index and count come
+//! from the engine: a Slurm job array or a Kubernetes Indexed Job.
 
 use std::fmt::Display;
 use std::str::FromStr;
@@ -42,6 +43,142 @@ impl FromStr for Shard {
     }
 }
 
+impl Shard {
+    /// The shard's name in file names, `0003-of-0016`: fixed width (at least four digits), so
+    /// the files of one run sort in shard order.
+    pub fn label(&self) -> String {
+        let width = self.count.to_string().len().max(4);
+        format!("{:0width$}-of-{:0width$}", self.index, self.count)
+    }
+}
+
+/// What `--shard` says: a fixed `I/N`, or `auto` (from the cluster's job).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShardArg {
+    Fixed(Shard),
+    Auto,
+}
+
+impl FromStr for ShardArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ShardArg, String> {
+        if s.trim() == "auto" {
+            return Ok(ShardArg::Auto);
+        }
+        s.parse().map(ShardArg::Fixed).map_err(|e| {
+            format!("{e}, or `auto` under a Slurm job array or a Kubernetes Indexed Job")
+        })
+    }
+}
+
+/// The variables `--shard auto` reads, in the order it tries them (named in its error).
+pub const AUTO_VARIABLES: &str = "SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT (a Slurm job \
+     array), or JOB_COMPLETION_INDEX with --shards N or REPOPROBE_SHARDS (a Kubernetes Indexed Job)";
+
+/// The shard of this process: `--shard` (`arg`) with `--shards` (`shards`) and the environment
+/// (`env`, a lookup, so tests need no process environment). `None` without `--shard`.
+///
+/// A Slurm array need not start at 0 nor step by 1 (`--array=1-16`, `--array=0-30:2`): the index
+/// is the task's rank, `(ID − MIN) / STEP`; an array given as a list with gaps
+/// (`--array=0,3,7`) has no rank that every task can compute alike, and is refused.
+pub fn resolve(
+    arg: Option<ShardArg>,
+    shards: Option<u32>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Option<Shard>, String> {
+    match arg {
+        None if shards.is_some() => {
+            return Err(
+                "--shards is for --shard auto (the count of a Kubernetes Indexed Job)".into(),
+            );
+        }
+        None => return Ok(None),
+        Some(ShardArg::Fixed(s)) => {
+            if shards.is_some_and(|n| n != s.count) {
+                return Err(format!(
+                    "--shard {s} and --shards {} disagree",
+                    shards.unwrap_or(0)
+                ));
+            }
+            return Ok(Some(s));
+        }
+        Some(ShardArg::Auto) => {}
+    }
+    let var = |name: &str| -> Result<Option<u64>, String> {
+        match env(name) {
+            None => Ok(None),
+            Some(v) if v.trim().is_empty() => Ok(None),
+            Some(v) => v
+                .trim()
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| format!("--shard auto: {name}={v:?} is not a whole number")),
+        }
+    };
+    let fit = |index: u64, count: u64, from: &str| -> Result<Option<Shard>, String> {
+        let (Ok(index), Ok(count)) = (u32::try_from(index), u32::try_from(count)) else {
+            return Err(format!("--shard auto: {from} is too large"));
+        };
+        if count == 0 || index >= count {
+            return Err(format!(
+                "--shard auto: {from} gives shard {index} of {count}, not 0 ≤ I < N"
+            ));
+        }
+        Ok(Some(Shard { index, count }))
+    };
+    if let Some(id) = var("SLURM_ARRAY_TASK_ID")? {
+        let Some(count) = var("SLURM_ARRAY_TASK_COUNT")? else {
+            return Err(
+                "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not \
+                        (Slurm sets both in a job array)"
+                    .into(),
+            );
+        };
+        let min = var("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+        let step = var("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
+        if let Some(max) = var("SLURM_ARRAY_TASK_MAX")?
+            && (max < min || (max - min) / step + 1 != count)
+        {
+            return Err(format!(
+                "--shard auto: the Slurm array's {count} tasks are not the range {min}-{max}:{step} \
+                 (an array with gaps, e.g. --array=0,3,7?); give sbatch a range such as \
+                 --array=0-{}",
+                count.saturating_sub(1)
+            ));
+        }
+        if id < min || (id - min) % step != 0 {
+            return Err(format!(
+                "--shard auto: SLURM_ARRAY_TASK_ID={id} is not in the array {min}..:{step}"
+            ));
+        }
+        if shards.is_some_and(|n| u64::from(n) != count) {
+            return Err(format!(
+                "--shards {} disagrees with the Slurm array's {count} tasks",
+                shards.unwrap_or(0)
+            ));
+        }
+        return fit((id - min) / step, count, "the Slurm array");
+    }
+    if let Some(index) = var("JOB_COMPLETION_INDEX")? {
+        let count = match (shards, var("REPOPROBE_SHARDS")?) {
+            (Some(n), _) => u64::from(n),
+            (None, Some(n)) => n,
+            (None, None) => {
+                return Err(
+                    "--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) \
+                            but not the count: give --shards N or REPOPROBE_SHARDS (the Job's \
+                            `completions`)"
+                        .into(),
+                );
+            }
+        };
+        return fit(index, count, "the Kubernetes Indexed Job");
+    }
+    Err(format!(
+        "--shard auto: not in a cluster job; looked for {AUTO_VARIABLES}. Use --shard I/N elsewhere"
+    ))
+}
+
 /// 64-bit FNV-1a: stable across runs and machines, unlike the std's seeded hasher.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
@@ -59,6 +196,109 @@ mod tests {
         for bad in ["4/4", "1/0", "x/2", "3", "-1/2"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
+    }
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn auto_takes_the_shard_from_slurm_arrays_of_any_start_and_step() {
+        let auto = Some(ShardArg::Auto);
+        let s = |index, count| Ok(Some(Shard { index, count }));
+        let plain = [
+            ("SLURM_ARRAY_TASK_ID", "2"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ];
+        assert_eq!(resolve(auto, None, env(&plain)), s(2, 4));
+        // --array=1-16: task 16 is the last shard.
+        let from_one = [
+            ("SLURM_ARRAY_TASK_ID", "16"),
+            ("SLURM_ARRAY_TASK_COUNT", "16"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "16"),
+            ("SLURM_ARRAY_TASK_STEP", "1"),
+        ];
+        assert_eq!(resolve(auto, None, env(&from_one)), s(15, 16));
+        // --array=10-16:3 → 10, 13, 16.
+        let stepped = [
+            ("SLURM_ARRAY_TASK_ID", "13"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+            ("SLURM_ARRAY_TASK_MIN", "10"),
+            ("SLURM_ARRAY_TASK_MAX", "16"),
+            ("SLURM_ARRAY_TASK_STEP", "3"),
+        ];
+        assert_eq!(resolve(auto, None, env(&stepped)), s(1, 3));
+        // --array=0,3,7: no shared rank.
+        let gaps = [
+            ("SLURM_ARRAY_TASK_ID", "3"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+            ("SLURM_ARRAY_TASK_MIN", "0"),
+            ("SLURM_ARRAY_TASK_MAX", "7"),
+        ];
+        let e = resolve(auto, None, env(&gaps)).unwrap_err();
+        assert!(e.contains("gaps"), "{e}");
+        let e = resolve(auto, Some(5), env(&plain)).unwrap_err();
+        assert!(e.contains("disagrees"), "{e}");
+    }
+
+    #[test]
+    fn auto_takes_a_kubernetes_index_with_the_count_given_and_names_what_it_looked_for() {
+        let auto = Some(ShardArg::Auto);
+        let k8s = [("JOB_COMPLETION_INDEX", "7")];
+        assert_eq!(
+            resolve(auto, Some(8), env(&k8s)),
+            Ok(Some(Shard { index: 7, count: 8 }))
+        );
+        let with_var = [("JOB_COMPLETION_INDEX", "0"), ("REPOPROBE_SHARDS", "3")];
+        assert_eq!(
+            resolve(auto, None, env(&with_var)),
+            Ok(Some(Shard { index: 0, count: 3 }))
+        );
+        let e = resolve(auto, None, env(&k8s)).unwrap_err();
+        assert!(e.contains("--shards N or REPOPROBE_SHARDS"), "{e}");
+        let e = resolve(auto, Some(7), env(&k8s)).unwrap_err();
+        assert!(e.contains("not 0 ≤ I < N"), "{e}");
+        let e = resolve(auto, None, env(&[])).unwrap_err();
+        for var in [
+            "SLURM_ARRAY_TASK_ID",
+            "SLURM_ARRAY_TASK_COUNT",
+            "JOB_COMPLETION_INDEX",
+            "REPOPROBE_SHARDS",
+        ] {
+            assert!(e.contains(var), "{e}");
+        }
+        let e = resolve(auto, None, env(&[("SLURM_ARRAY_TASK_ID", "x")])).unwrap_err();
+        assert!(e.contains("not a whole number"), "{e}");
+        // Without --shard, nothing; a fixed shard is itself.
+        assert_eq!(resolve(None, None, env(&k8s)), Ok(None));
+        let fixed = Some(ShardArg::Fixed(Shard { index: 1, count: 2 }));
+        assert_eq!(
+            resolve(fixed, None, env(&k8s)),
+            Ok(Some(Shard { index: 1, count: 2 }))
+        );
+        assert!(resolve(None, Some(2), env(&[])).is_err());
+        assert_eq!("auto".parse(), Ok(ShardArg::Auto));
+        assert_eq!(
+            Shard {
+                index: 3,
+                count: 16
+            }
+            .label(),
+            "0003-of-0016"
+        );
+        assert_eq!(
+            Shard {
+                index: 3,
+                count: 12345
+            }
+            .label(),
+            "00003-of-12345"
+        );
     }
 
     #[test]

@@ -19,6 +19,8 @@ use crate::exit::Exit;
 use crate::live::events::{Event, Reporter};
 use crate::live::{ApiArgs, RunArgs, Summary, load_inputs, run_jobs};
 use crate::output::{AnswerKey, Journal};
+use crate::runs::Layout;
+use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_agent::builtin::{self, BuiltinRun, Limits};
 use repoprobe_agent::external::{self, AgentConfig, ExternalAgent, RunOutcome};
@@ -200,11 +202,15 @@ struct FailureRecord<'a> {
     prompt_version: &'static str,
 }
 
-pub fn run(a: Args) -> anyhow::Result<Exit> {
+pub fn run(mut a: Args) -> anyhow::Result<Exit> {
     if !(a.agent_timeout_s.is_finite() && a.agent_timeout_s > 0.0) {
         bail!("--agent-timeout-s must be a positive number of seconds");
     }
-    let runner = runner(&a)?;
+    let layout = a.run.layout()?;
+    // From here on `--out` is this shard's file (the transcripts and what the sandbox hides
+    // follow it).
+    a.run.out = layout.out.clone();
+    let runner = runner(&a, &layout)?;
     let (ds, input_issues) = load_inputs(std::slice::from_ref(&a.benchmark))?;
     if ds.questions.is_empty() {
         bail!("no valid question in {}", a.benchmark.display());
@@ -223,7 +229,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             RepoSource::parse_map_arg(m).map_err(|e| anyhow::anyhow!("--repo-map: {e}"))?;
         source = source.map_repo(name, path);
     }
-    let (mut out, mut failures) = a.run.journals(AnswerKey::of, "answer")?;
+    let (mut out, mut failures) = a.run.journals(&layout, AnswerKey::of, "answer")?;
     let out_dir = a
         .run
         .out
@@ -249,8 +255,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     std::fs::create_dir_all(&ctx.transcripts)
         .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
 
-    let (mut already_done, mut other_shards) = (0, 0);
-    let mut jobs = Vec::new();
+    let mut keys = Vec::new();
     for q in ds
         .questions
         .iter()
@@ -263,13 +268,23 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                 model: a.api.model.clone(),
                 attempt,
             };
-            if out.done.contains(&key) {
-                already_done += 1;
-            } else if a.run.shard.is_some_and(|s| !s.owns(&key)) {
-                other_shards += 1;
-            } else {
-                jobs.push((key, Arc::clone(&q)));
-            }
+            keys.push((key, Arc::clone(&q)));
+        }
+    }
+    crate::runs::join(
+        &layout,
+        &run_spec(&a, &ctx.runner),
+        keys.iter().map(|(k, _)| k),
+    )?;
+    let (mut already_done, mut other_shards) = (0, 0);
+    let mut jobs = Vec::new();
+    for (key, q) in keys {
+        if out.done.contains(&key) {
+            already_done += 1;
+        } else if layout.shard.is_some_and(|s| !s.owns(&key)) {
+            other_shards += 1;
+        } else {
+            jobs.push((key, q));
         }
     }
     let started = Instant::now();
@@ -277,20 +292,21 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let futures = jobs
         .into_iter()
         .map(|(key, q)| answer_one(Arc::clone(&ctx), key, q));
-    run_jobs(
-        a.run.concurrency as usize,
+    let ended = run_jobs(
+        (a.run.concurrency as usize, a.run.grace()),
         futures,
         &mut reporter,
         |o, reporter| record(o, &mut out, &mut failures, reporter),
     )?;
-    let tally = reporter.into_tally();
+    let mut tally = reporter.into_tally();
+    tally.stopped = ended.stopped;
     let exit = Summary {
         command: "answer",
         verb: "answered",
         already_done,
         skipped: &[],
         failures: &failures.path,
-        shard: a.run.shard,
+        shard: layout.shard,
         price: ctx.price,
         started,
     }
@@ -302,10 +318,12 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
 /// version asked once, so a missing CLI stops the run at once rather than failing every key)
 /// with its sandbox (probed once: without one, external agents are refused unless
 /// `--no-sandbox`).
-fn runner(a: &Args) -> anyhow::Result<Runner> {
+fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Runner> {
     let timeout = Duration::from_secs_f64(a.agent_timeout_s);
     let Some(agent) = a.agent.external() else {
-        let (settings, key) = a.api.settings(None)?;
+        let (mut settings, key) = a.api.settings(None)?;
+        settings.rpm = a.run.share(settings.rpm, layout);
+        settings.tpm = a.run.share(settings.tpm, layout);
         return Ok(Runner::Builtin {
             client: Arc::new(Client::new(settings, key)?),
             limits: Limits {
@@ -382,6 +400,39 @@ fn runner(a: &Args) -> anyhow::Result<Runner> {
         version,
         fresh_home: a.agent_home.is_none(),
     })
+}
+
+/// What `answer` says of its run in the run's manifest: the benchmark, the agent and its
+/// version, the model and the flags that change answers.
+fn run_spec(a: &Args, runner: &Runner) -> RunSpec {
+    let spec = RunSpec::new("answer")
+        .input("benchmark", &a.benchmark)
+        .set("prompt_version", PROMPT_VERSION)
+        .set(
+            "agent",
+            clap::ValueEnum::to_possible_value(&a.agent).map(|v| v.get_name().to_string()),
+        )
+        .set("model", &a.api.model)
+        .scope("attempts", a.attempts)
+        .scope("questions", &a.questions)
+        .set("allow_unpinned", a.allow_unpinned)
+        .set("agent_timeout_s", a.agent_timeout_s)
+        .set("max_turns", a.max_turns)
+        .set("sandbox", !a.no_sandbox);
+    match runner {
+        Runner::Builtin { client, limits } => {
+            let s = client.settings();
+            spec.set("provider", s.provider.as_str())
+                .set("temperature", s.temperature)
+                .set("seed", s.seed)
+                .set("max_tokens", s.max_tokens)
+                .set("max_run_tokens", limits.max_total_tokens)
+        }
+        Runner::External { version, .. } => spec
+            .set("agent_version", version)
+            .set("command", &a.command)
+            .set("agent_args", &a.agent_args),
+    }
 }
 
 /// What a confined agent must not see of ours: the clone cache, the worktrees (others'), the

@@ -10,6 +10,7 @@
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task, load_inputs};
 use crate::output::{count, text};
+use crate::runs::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_core::protocol::classify::{self, Candidate, PROMPT_VERSION};
 use repoprobe_core::{Answer, FailureMode, Judgment, Question};
@@ -119,9 +120,17 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Ok(None) => bail!("no valid judgment in {}", a.judgments.display()),
         Err(e) => bail!("{e}"),
     };
-    let mut live = a
-        .live
-        .start(settings, LabelKey::of, "failure label", PROMPT_VERSION)?;
+    let mut live = a.live.start(
+        settings,
+        LabelKey::of,
+        "failure label",
+        PROMPT_VERSION,
+        RunSpec::new("classify-failures")
+            .input("benchmark", &a.benchmark)
+            .input("answers", &a.answers)
+            .input("judgments", &a.judgments)
+            .set("judge", &judge),
+    )?;
     let (candidates, without_answer) = classify::candidates(&ds, &judge);
     let (mut jobs, mut already_done) = (Vec::new(), 0);
     for c in &candidates {

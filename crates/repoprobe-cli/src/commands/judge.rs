@@ -16,6 +16,7 @@
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task, load_inputs};
 use crate::output::{Journal, JudgmentKey, KeyOf};
+use crate::runs::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_core::protocol::judge::{ChecklistJudge, PROMPT_VERSION};
 use repoprobe_core::{Dataset, ItemScore, Question};
@@ -156,6 +157,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         &a.inputs,
         &a.live,
         JUDGE_RECORDS,
+        RunSpec::new("judge"),
         to_do,
         |out, key, items, provenance| {
             out.append(&JudgmentRecord {
@@ -188,6 +190,7 @@ pub fn judge_answers<T, W>(
     inputs: &AnswerInputs,
     live_args: &LiveArgs,
     kind: RecordKind,
+    spec: RunSpec,
     task: impl Fn(AnswerJob) -> T,
     write: W,
 ) -> anyhow::Result<Exit>
@@ -202,7 +205,11 @@ where
 {
     let settings = live_args.settings()?;
     let (ds, input_issues) = inputs.load()?;
-    let mut live = live_args.start(settings, kind.key_of, kind.name, kind.prompt_version)?;
+    let spec = spec
+        .input("benchmark", &inputs.benchmark)
+        .input("answers", &inputs.answers)
+        .scope("runs", inputs.runs);
+    let mut live = live_args.start(settings, kind.key_of, kind.name, kind.prompt_version, spec)?;
     let todo = inputs.jobs(&ds, live_args.model(), |k| live.is_done(k));
     let tasks = todo.jobs.into_iter().map(task).collect();
     let tally = live.run(tasks, write)?;

@@ -10,6 +10,7 @@
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::JudgmentKey;
+use crate::runs::manifest::RunSpec;
 use repoprobe_core::protocol::scalar::{self, PROMPT_VERSION, ScalarJudge, ScalarScores};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -81,13 +82,21 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         prompt_version: PROMPT_VERSION,
     };
     let task = |job| ScalarJob { job, max };
-    judge_answers(&a.inputs, &a.live, kind, task, |out, key, s, provenance| {
-        out.append(&ScalarRecord {
-            key,
-            dimensions: &s.dimensions,
-            max_per_dimension: max,
-            rationale: &s.rationale,
-            provenance,
-        })
-    })
+    let spec = RunSpec::new("judge-scalar").set("scale", max);
+    judge_answers(
+        &a.inputs,
+        &a.live,
+        kind,
+        spec,
+        task,
+        |out, key, s, provenance| {
+            out.append(&ScalarRecord {
+                key,
+                dimensions: &s.dimensions,
+                max_per_dimension: max,
+                rationale: &s.rationale,
+                provenance,
+            })
+        },
+    )
 }

@@ -13,6 +13,7 @@ use crate::exit::Exit;
 use crate::input::read_json_records;
 use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::text;
+use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_core::Question;
 use repoprobe_core::protocol::checklist_gen::{self, PROMPT_VERSION, Source};
@@ -105,6 +106,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         },
         "question",
         PROMPT_VERSION,
+        RunSpec::new("make-checklist").input("questions", &a.questions),
     )?;
     let (mut jobs, mut already_done, mut bad) = (Vec::new(), 0, 0);
     let mut seen = HashSet::new();

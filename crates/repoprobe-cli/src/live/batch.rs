@@ -70,7 +70,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             .enable_all()
             .build()
             .context("cannot start the async runtime")?;
-        let (tasks, other_shards) = self.mine(tasks);
+        let (tasks, other_shards) = self.mine(tasks)?;
         let mut reporter = self.reporter(other_shards);
         reporter.on(Event::Started { total: tasks.len() });
         let describe = self.client.settings().structured == repoprobe_llm::Structured::Prompt;

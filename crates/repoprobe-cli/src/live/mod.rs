@@ -19,9 +19,11 @@ pub mod tally;
 mod task;
 
 use crate::input::{load_paths, print_issues};
-use crate::output::{Journal, KeyOf, failures_path};
-pub use crate::shard::Shard;
-use anyhow::bail;
+use crate::output::{Journal, KeyOf};
+use crate::runs::Layout;
+use crate::runs::manifest::RunSpec;
+pub use crate::shard::ShardArg;
+use anyhow::{Context, bail};
 use repoprobe_core::{Dataset, LoadOptions};
 use repoprobe_llm::price::Price;
 use repoprobe_llm::{ApiKey, Client, Provider, Settings, Structured};
@@ -154,9 +156,21 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: u32,
     /// Run only shard I of N (`0/4` … `3/4`): each key belongs to one shard by a hash of its
-    /// name, so machines given the same inputs split a run; `repoprobe bundle` merges their outputs.
-    #[arg(long)]
-    pub shard: Option<Shard>,
+    /// name, so machines given the same inputs split a run; `repoprobe merge` joins their
+    /// outputs. `auto`: the index and count of this task of a Slurm job array
+    /// (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job
+    /// (JOB_COMPLETION_INDEX, the count from --shards or REPOPROBE_SHARDS); then --rpm and
+    /// --tpm are the whole run's, each shard taking 1/N of them. `--out` may hold `{shard}`,
+    /// replaced by e.g. `0003-of-0016`.
+    #[arg(long, value_name = "I/N|auto")]
+    pub shard: Option<ShardArg>,
+    /// The shard count of `--shard auto` in a Kubernetes Indexed Job (its `completions`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub shards: Option<u32>,
+    /// Seconds the keys in flight get to finish after SIGTERM (no new key starts); the run then
+    /// exits with 75, "run me again", and a rerun resumes.
+    #[arg(long, default_value_t = 30.0)]
+    pub grace_s: f64,
     /// Price of a million input tokens in USD, for the cost estimate [default: a small table of
     /// list prices by model name; none if the model is not in it].
     #[arg(long)]
@@ -208,18 +222,45 @@ impl ApiArgs {
 }
 
 impl RunArgs {
-    /// Opens `--out` (locked) and the failures journal beside it, printing what opening found.
+    /// This shard's files: `--shard` resolved (from the cluster's variables under `auto`) and
+    /// `{shard}` in `--out` and `--failures` replaced.
+    pub fn layout(&self) -> anyhow::Result<Layout> {
+        if !(self.grace_s.is_finite() && self.grace_s >= 0.0) {
+            bail!("--grace-s must be a non-negative number of seconds");
+        }
+        let shard = crate::shard::resolve(self.shard, self.shards, |k| std::env::var(k).ok())
+            .map_err(anyhow::Error::msg)?;
+        Layout::new(&self.out, self.failures.as_deref(), shard).map_err(anyhow::Error::msg)
+    }
+
+    /// How long the keys in flight get after SIGTERM.
+    pub fn grace(&self) -> Duration {
+        Duration::from_secs_f64(self.grace_s)
+    }
+
+    /// Under `--shard auto`, a rate limit of the whole run is this shard's 1/N of it (at least
+    /// 1); elsewhere the limit is this process's.
+    pub fn share(&self, limit: Option<u64>, layout: &Layout) -> Option<u64> {
+        match (self.shard, layout.shard) {
+            (Some(ShardArg::Auto), Some(s)) => limit.map(|l| (l / u64::from(s.count)).max(1)),
+            _ => limit,
+        }
+    }
+
+    /// Opens this shard's output (locked) and the failures journal beside it, printing what
+    /// opening found.
     pub fn journals<K: Eq + std::hash::Hash>(
         &self,
+        layout: &Layout,
         key_of: KeyOf<K>,
         kind: &str,
     ) -> anyhow::Result<(Journal<K>, Journal<K>)> {
-        let failures_path = self
-            .failures
-            .clone()
-            .unwrap_or_else(|| failures_path(&self.out));
-        let out = Journal::open(&self.out, key_of)?;
-        let failures = Journal::open_beside(&failures_path, key_of)?;
+        if let Some(dir) = layout.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let out = Journal::open(&layout.out, key_of)?;
+        let failures = Journal::open_beside(&layout.failures, key_of)?;
         out.report(kind);
         failures.report("failure");
         Ok((out, failures))
@@ -245,17 +286,33 @@ impl LiveArgs {
         &self.api.model
     }
 
-    /// Opens both journals (repairing a torn last line, reading the keys done) and builds the
-    /// client. `kind` names the records in messages.
+    /// Opens both journals of this shard (repairing a torn last line, reading the keys done)
+    /// and builds the client. `kind` names the records in messages; `spec` is what the command
+    /// says of its run (inputs, flags of its own), to which the model's settings are added.
     pub fn start<K: Eq + std::hash::Hash>(
         &self,
-        (settings, key): (Settings, ApiKey),
+        (mut settings, key): (Settings, ApiKey),
         key_of: KeyOf<K>,
         kind: &str,
         prompt_version: &'static str,
+        spec: RunSpec,
     ) -> anyhow::Result<Live<K>> {
-        let (out, failures) = self.run.journals(key_of, kind)?;
+        let layout = self.run.layout()?;
+        settings.rpm = self.run.share(settings.rpm, &layout);
+        settings.tpm = self.run.share(settings.tpm, &layout);
+        let spec = spec
+            .set("prompt_version", prompt_version)
+            .set("model", &settings.model)
+            .set("provider", settings.provider.as_str())
+            .set("structured", settings.structured.as_str())
+            .set("temperature", settings.temperature)
+            .set("seed", settings.seed)
+            .set("max_tokens", settings.max_tokens);
+        let (out, failures) = self.run.journals(&layout, key_of, kind)?;
         Ok(Live {
+            layout,
+            spec,
+            grace: self.run.grace(),
             client: Arc::new(Client::new(settings, key)?),
             out,
             failures,
@@ -263,7 +320,6 @@ impl LiveArgs {
             max_retries: self.max_retries,
             prompt_version,
             started: Instant::now(),
-            shard: self.run.shard,
             price: self.run.price(&self.api.model).map(|p| {
                 // Both providers charge half for batches; given prices are taken as they are.
                 let listed = self.run.price_in.is_none() && self.run.price_out.is_none();

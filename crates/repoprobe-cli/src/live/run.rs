@@ -7,7 +7,9 @@ use super::tally::Tally;
 use super::task::{Failed, FailureRecord, Outcome, Provenance, Task, UsageOut};
 use crate::exit::Exit;
 use crate::output::Journal;
-use crate::shard::Shard;
+use crate::runs::Layout;
+use crate::runs::manifest::RunSpec;
+use crate::runs::stop::{self, Ended, Stopped};
 use anyhow::{Context, bail};
 use repoprobe_llm::price::Price;
 use repoprobe_llm::{CallError, Client, Message, Role, Structured, Tokens};
@@ -26,7 +28,11 @@ pub struct Live<K> {
     pub(super) max_retries: u32,
     pub(super) prompt_version: &'static str,
     pub(super) started: Instant,
-    pub(super) shard: Option<Shard>,
+    /// This shard's files and the run it joins (`runs`).
+    pub(super) layout: Layout,
+    pub(super) spec: RunSpec,
+    /// What the keys in flight get after SIGTERM.
+    pub(super) grace: Duration,
     pub(super) price: Option<Price>,
     /// `--batch`: the poll interval.
     pub(super) batch: Option<Duration>,
@@ -45,7 +51,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         T: Task<Key = K>,
         W: FnMut(&mut Journal<K>, &K, T::Value, Provenance<'_>) -> anyhow::Result<()>,
     {
-        let (tasks, other_shards) = self.mine(tasks);
+        let (tasks, other_shards) = self.mine(tasks)?;
         let mut reporter = self.reporter(other_shards);
         let client = Arc::clone(&self.client);
         let max_retries = self.max_retries;
@@ -53,10 +59,15 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         let jobs = tasks
             .into_iter()
             .map(|task| ask(Arc::clone(&client), task, max_retries));
-        run_jobs(self.concurrency, jobs, &mut reporter, |o, reporter| {
-            self.record(o, &mut write, reporter)
-        })?;
-        Ok(reporter.into_tally())
+        let ended = run_jobs(
+            (self.concurrency, self.grace),
+            jobs,
+            &mut reporter,
+            |o, reporter| self.record(o, &mut write, reporter),
+        )?;
+        let mut tally = reporter.into_tally();
+        tally.stopped = ended.stopped;
+        Ok(tally)
     }
 
     /// The reporter of this run: the bar shows the client's rate-limit waits.
@@ -126,12 +137,16 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         Ok(())
     }
 
-    /// This shard's tasks (all of them without `--shard`) and how many were left to the others.
-    pub(super) fn mine<T: Task<Key = K>>(&self, tasks: Vec<T>) -> (Vec<T>, usize) {
+    /// This shard's tasks (all of them without `--shard`) and how many were left to the others,
+    /// once this shard has joined its run (`tasks` are the keys not yet done here).
+    pub(super) fn mine<T: Task<Key = K>>(&self, tasks: Vec<T>) -> anyhow::Result<(Vec<T>, usize)> {
+        let keys = tasks.iter().map(Task::key).chain(self.out.done.iter());
+        crate::runs::join(&self.layout, &self.spec, keys)?;
+        let shard = self.layout.shard;
         let (mine, others): (Vec<T>, Vec<T>) = tasks
             .into_iter()
-            .partition(|t| self.shard.is_none_or(|s| s.owns(t.key())));
-        (mine, others.len())
+            .partition(|t| shard.is_none_or(|s| s.owns(t.key())));
+        Ok((mine, others.len()))
     }
 
     /// Prints the one-line summary and returns the exit code: 0 when every key is done, 1 when
@@ -152,7 +167,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             already_done,
             skipped,
             failures: &self.failures.path,
-            shard: self.shard,
+            shard: self.layout.shard,
             price: self.price,
             started: self.started,
         }
@@ -162,22 +177,30 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
 
 /// The run loop of every long run (`judge` and the other live calls, `answer`): `jobs` with at
 /// most `concurrency` in flight, each outcome handed to `record` (which writes it and reports
-/// it) as soon as it is ready; the start, the waits and the end reported to `reporter`.
+/// it) as soon as it is ready; the start, the waits and the end reported to `reporter`. On
+/// SIGTERM no new job starts and those in flight get `grace` (`runs::stop`).
 pub fn run_jobs<F, O>(
-    concurrency: usize,
+    (concurrency, grace): (usize, Duration),
     jobs: impl ExactSizeIterator<Item = F>,
     reporter: &mut Reporter,
     mut record: impl FnMut(O, &mut Reporter) -> anyhow::Result<()>,
-) -> anyhow::Result<()>
+) -> anyhow::Result<Ended>
 where
     F: std::future::Future<Output = O> + Send + 'static,
     O: Send + 'static,
 {
     reporter.on(Event::Started { total: jobs.len() });
-    let ran = drive(concurrency, jobs, |finished| match finished {
-        Some(o) => record(o, reporter),
-        None => {
+    let ran = drive(concurrency, grace, jobs, |tick| match tick {
+        Tick::Done(o) => record(o, reporter),
+        Tick::Idle => {
             reporter.on(Event::Waiting);
+            Ok(())
+        }
+        Tick::Stopping { in_flight } => {
+            reporter.on(Event::Message(&format!(
+                "SIGTERM: no new key; {in_flight} in flight get {:.0} s to finish",
+                grace.as_secs_f64()
+            )));
             Ok(())
         }
     });
@@ -185,14 +208,27 @@ where
     ran
 }
 
+/// What [`drive`] tells its caller.
+enum Tick<O> {
+    /// A job finished.
+    Done(O),
+    /// Nothing finished for half a second.
+    Idle,
+    /// SIGTERM came: no job starts from now on.
+    Stopping { in_flight: usize },
+}
+
 /// Runs `jobs` with at most `concurrency` in flight on one current-thread runtime, handing each
-/// result to `finished` as soon as it is ready, and `None` every half second while none is (for
-/// redrawing progress); the first error from `finished` stops the run. [`run_jobs`]'s engine.
+/// result to `finished` as soon as it is ready, and [`Tick::Idle`] every half second while none
+/// is (for redrawing progress); the first error from `finished` stops the run. On SIGTERM it
+/// starts nothing more, waits up to `grace` for the jobs in flight, then drops the rest (a
+/// dropped job kills its processes). [`run_jobs`]'s engine.
 fn drive<F, O>(
     concurrency: usize,
+    grace: Duration,
     jobs: impl IntoIterator<Item = F>,
-    mut finished: impl FnMut(Option<O>) -> anyhow::Result<()>,
-) -> anyhow::Result<()>
+    mut finished: impl FnMut(Tick<O>) -> anyhow::Result<()>,
+) -> anyhow::Result<Ended>
 where
     F: std::future::Future<Output = O> + Send + 'static,
     O: Send + 'static,
@@ -201,28 +237,57 @@ where
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async {
+    let ended = runtime.block_on(async {
+        let mut term = stop::terminate().context("cannot watch for SIGTERM")?;
         let mut pending = jobs.into_iter();
         let mut running = tokio::task::JoinSet::new();
+        let mut deadline: Option<tokio::time::Instant> = None;
         loop {
-            while running.len() < concurrency.max(1) {
+            while deadline.is_none() && running.len() < concurrency.max(1) {
                 let Some(job) = pending.next() else { break };
                 running.spawn(job);
             }
             let joined = tokio::select! {
                 j = running.join_next() => j,
+                _ = term.recv(), if deadline.is_none() => {
+                    deadline = Some(tokio::time::Instant::now() + grace);
+                    finished(Tick::Stopping { in_flight: running.len() })?;
+                    continue;
+                }
                 () = tokio::time::sleep(Duration::from_millis(500)) => {
-                    finished(None)?;
+                    if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+                        let abandoned = running.len();
+                        running.shutdown().await;
+                        return Ok(Ended { stopped: Some(Stopped {
+                            abandoned,
+                            not_started: pending.count(),
+                        })});
+                    }
+                    finished(Tick::Idle)?;
                     continue;
                 }
             };
             match joined {
-                None => return Ok(()),
-                Some(Ok(o)) => finished(Some(o))?,
+                None if deadline.is_some() => {
+                    return Ok(Ended {
+                        stopped: Some(Stopped {
+                            abandoned: 0,
+                            not_started: pending.count(),
+                        }),
+                    });
+                }
+                None => return Ok(Ended::default()),
+                Some(Ok(o)) => finished(Tick::Done(o))?,
                 Some(Err(e)) => bail!("a task stopped unexpectedly: {e}"),
             }
         }
-    })
+    });
+    if ended.as_ref().is_ok_and(|e| e.stopped.is_some()) {
+        // Work handed to blocking threads (a git command) is not waited for: its process
+        // group goes with us.
+        runtime.shutdown_timeout(Duration::from_secs(1));
+    }
+    ended
 }
 
 /// Does one key: ask, check, re-ask with the violations, up to `max_retries` re-asks.

@@ -23,6 +23,10 @@ impl Summary<'_> {
     /// failed or input records were left out.
     pub fn print(&self, tally: &Tally, input_issues: bool) -> Exit {
         eprintln!("{}", self.line(tally, self.started.elapsed()));
+        if let Some(stopped) = tally.stopped {
+            eprintln!("{}: {}", self.command, stopped.line());
+            return Exit::Requeue;
+        }
         if tally.failed > 0 || input_issues {
             Exit::InvalidRecords
         } else {
@@ -105,6 +109,7 @@ mod tests {
                 output_tokens: 7_890,
             },
             other_shards: 9,
+            stopped: None,
         }
     }
 

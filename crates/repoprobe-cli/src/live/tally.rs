@@ -14,4 +14,6 @@ pub struct Tally {
     pub tokens: Tokens,
     /// Keys left to the other shards (`--shard`).
     pub other_shards: usize,
+    /// Set when SIGTERM stopped the run early.
+    pub stopped: Option<crate::runs::stop::Stopped>,
 }

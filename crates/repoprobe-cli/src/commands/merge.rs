@@ -1,0 +1,149 @@
+//! `repoprobe merge RUN... --out FILE.jsonl`: the records of a run's shards as one output, as
+//! if one process had written them (each record's line as written, shard by shard). Refused,
+//! with the shard and the reason, when a shard is incomplete (keys failed, left or never
+//! started), when a key has two records, or when a shard's files or the runs named are not one
+//! run (another run's note, other inputs or flags), unless told to take that as it is.
+
+use crate::exit::Exit;
+use crate::input::write_atomically;
+use crate::runs::state::{manifests, read_run};
+use anyhow::{Context, bail};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A run's manifest (`*.manifest`), a directory holding one run, or a shard's output.
+    #[arg(required = true)]
+    runs: Vec<PathBuf>,
+    /// The merged output (JSONL).
+    #[arg(long)]
+    out: PathBuf,
+    /// Merge even if a shard has keys failed, left or not started (they are missing from --out).
+    #[arg(long)]
+    allow_incomplete: bool,
+    /// Keep the first record of a key given twice instead of refusing.
+    #[arg(long)]
+    allow_duplicates: bool,
+    /// Merge runs whose manifests differ (another command, inputs or flags), and shards whose
+    /// note names another run.
+    #[arg(long)]
+    allow_mixed_runs: bool,
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    let mut paths = Vec::new();
+    for p in &a.runs {
+        paths.extend(manifests(p)?);
+    }
+    paths.sort();
+    paths.dedup();
+    let runs = paths
+        .iter()
+        .map(|p| read_run(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut refusals = Vec::new();
+    let first = &runs[0];
+    for r in &runs[1..] {
+        let mut d = first.manifest.differences(&r.manifest);
+        d.retain(|x| !x.starts_with("--out") && !x.starts_with("the shards"));
+        if !d.is_empty() && !a.allow_mixed_runs {
+            refusals.push(format!(
+                "{} and {} are not the same run: {} (--allow-mixed-runs to merge them anyway)",
+                first.manifest_path.display(),
+                r.manifest_path.display(),
+                d.join("; ")
+            ));
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut lines = Vec::new();
+    let (mut duplicates, mut missing) = (0u64, 0u64);
+    for r in &runs {
+        for s in &r.shards {
+            let name = s
+                .shard
+                .map_or_else(|| "the run".to_string(), |x| format!("shard {}", x.label()));
+            let at = format!(
+                "{} ({name}, {})",
+                r.manifest_path.display(),
+                s.out.display()
+            );
+            if s.foreign(&r.manifest) && !a.allow_mixed_runs {
+                refusals.push(format!(
+                    "{at}: written by another run than this manifest's (--allow-mixed-runs to take it)"
+                ));
+            }
+            let short = s.keys.saturating_sub(s.done);
+            if (short > 0 || s.failed > 0) && !a.allow_incomplete {
+                refusals.push(format!(
+                    "{at}: incomplete, {} of {} done, {} failed, {} left (--allow-incomplete to merge what is there)",
+                    s.done,
+                    s.keys,
+                    s.failed,
+                    s.left()
+                ));
+            }
+            missing += short;
+            if s.duplicates > 0 && !a.allow_duplicates {
+                refusals.push(format!(
+                    "{at}: {} key(s) with two records (--allow-duplicates keeps the first)",
+                    s.duplicates
+                ));
+            }
+            duplicates += s.duplicates;
+            for (id, line) in &s.records {
+                if seen.insert(id.clone()) {
+                    lines.push(line.as_str());
+                } else {
+                    duplicates += 1;
+                    if !a.allow_duplicates {
+                        refusals.push(format!(
+                            "{at}: the key {} has a record in another shard too (--allow-duplicates keeps the first)",
+                            repoprobe_core::report::terminal_safe(id.split('\u{1f}').next().unwrap_or(""))
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if !refusals.is_empty() {
+        bail!(
+            "not merged; {}:\n  - {}",
+            if refusals.len() == 1 {
+                "one reason".to_string()
+            } else {
+                format!("{} reasons", refusals.len())
+            },
+            refusals.join("\n  - ")
+        );
+    }
+    let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for l in &lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    write_atomically(&a.out, text.as_bytes())
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    eprintln!(
+        "merge: wrote {} record(s) of {} run(s) to {}{}{}",
+        lines.len(),
+        runs.len(),
+        a.out.display(),
+        if missing > 0 {
+            format!("; {missing} key(s) missing")
+        } else {
+            String::new()
+        },
+        if duplicates > 0 {
+            format!("; {duplicates} duplicate(s) left out")
+        } else {
+            String::new()
+        },
+    );
+    Ok(if missing > 0 || duplicates > 0 {
+        Exit::InvalidRecords
+    } else {
+        Exit::Ok
+    })
+}

@@ -1,0 +1,156 @@
+//! `repoprobe status RUN...`: where a run (of any live command, split in shards or not) stands,
+//! from its files alone: per shard the keys done, failed and left, the tokens and cost spent,
+//! when it last wrote; the totals and an estimate of the time left. Exit 0 only when every shard
+//! of every run named is complete (every key done, nothing foreign), 1 otherwise: a cluster
+//! job's last step can check it.
+
+use crate::exit::Exit;
+use crate::runs::state::{RunState, manifests, read_run};
+use crate::runs::unix_now;
+use repoprobe_core::report::terminal_safe;
+use repoprobe_llm::Tokens;
+use repoprobe_llm::price::Price;
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A run's manifest (`*.manifest`), a directory of runs, or a shard's output file.
+    #[arg(required = true)]
+    runs: Vec<PathBuf>,
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    let mut all_complete = true;
+    for path in &a.runs {
+        for m in manifests(path)? {
+            let run = read_run(&m)?;
+            let (text, complete) = render(&run, unix_now(), SystemTime::now());
+            print!("{text}");
+            all_complete &= complete;
+        }
+    }
+    Ok(if all_complete {
+        Exit::Ok
+    } else {
+        Exit::InvalidRecords
+    })
+}
+
+/// The report of one run at `now` (seconds since 1970, and as a clock for the files' times),
+/// and whether the run is complete.
+fn render(run: &RunState, now_s: u64, now: SystemTime) -> (String, bool) {
+    let m = &run.manifest;
+    let model = m
+        .settings
+        .get("model")
+        .and_then(|v| v.as_str())
+        .unwrap_or("?");
+    let price = Price::of(model, None, None);
+    let mut out = format!(
+        "{}: {} of {}, {} shard(s), {} key(s)\n",
+        run.manifest_path.display(),
+        m.command,
+        terminal_safe(model),
+        m.shards,
+        m.keys_per_shard.iter().sum::<u64>()
+    );
+    out.push_str(&format!(
+        "  {:<14} {:>7} {:>7} {:>7} {:>12} {:>10} {:>9}  {}\n",
+        "shard", "done", "failed", "left", "tokens", "cost", "written", "state"
+    ));
+    let (mut done, mut failed, mut left, mut keys) = (0u64, 0u64, 0u64, 0u64);
+    let mut tokens = Tokens::default();
+    let mut incomplete = Vec::new();
+    for s in &run.shards {
+        let name = s
+            .shard
+            .map_or_else(|| "(whole run)".to_string(), |x| x.label());
+        let problems = s.problems(m);
+        let state = if s.complete(m) {
+            "complete".to_string()
+        } else {
+            problems.join("; ")
+        };
+        if !s.complete(m) {
+            incomplete.push(format!("{name} ({})", problems.join("; ")));
+        }
+        out.push_str(&format!(
+            "  {:<14} {:>7} {:>7} {:>7} {:>12} {:>10} {:>9}  {}\n",
+            name,
+            s.done,
+            s.failed,
+            s.left(),
+            s.tokens.input_tokens + s.tokens.output_tokens,
+            cost(price, s.tokens),
+            s.last_write.map_or("never".into(), |t| ago(now, t)),
+            state
+        ));
+        done += s.done;
+        failed += s.failed;
+        left += s.left();
+        keys += s.keys;
+        tokens += s.tokens;
+    }
+    let elapsed = now_s.saturating_sub(m.created_unix_s);
+    let eta = if left == 0 {
+        "none left".to_string()
+    } else if done == 0 || elapsed == 0 {
+        "unknown (nothing done yet)".to_string()
+    } else {
+        let per_key = elapsed as f64 / done as f64;
+        format!("about {}", duration(per_key * left as f64))
+    };
+    out.push_str(&format!(
+        "  {:<14} {:>7} {:>7} {:>7} {:>12} {:>10}  of {keys}; started {} ago; time left: {eta}\n",
+        "total",
+        done,
+        failed,
+        left,
+        tokens.input_tokens + tokens.output_tokens,
+        cost(price, tokens),
+        duration(elapsed as f64),
+    ));
+    let complete = incomplete.is_empty();
+    if complete {
+        out.push_str("  complete: every key of every shard is done\n");
+    } else {
+        out.push_str(&format!("  incomplete: {}\n", incomplete.join(", ")));
+    }
+    (out, complete)
+}
+
+fn cost(price: Option<Price>, t: Tokens) -> String {
+    price.map_or("?".into(), |p| format!("${:.2}", p.cost(t)))
+}
+
+fn ago(now: SystemTime, t: SystemTime) -> String {
+    let s = now.duration_since(t).map_or(0.0, |d| d.as_secs_f64());
+    format!("{} ago", duration(s))
+}
+
+/// A duration in the largest unit that keeps it readable: `42 s`, `7 min`, `3.5 h`, `2.1 d`.
+fn duration(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.0} min", s / 60.0)
+    } else if s < 172_800.0 {
+        format!("{:.1} h", s / 3600.0)
+    } else {
+        format!("{:.1} d", s / 86400.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(duration(42.4), "42 s");
+        assert_eq!(duration(420.0), "7 min");
+        assert_eq!(duration(3.5 * 3600.0), "3.5 h");
+        assert_eq!(duration(3.0 * 86400.0), "3.0 d");
+    }
+}

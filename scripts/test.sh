@@ -9,6 +9,8 @@ bash scripts/setup-site.sh --browser
 # Claude Code CLI for the end-to-end tests of `answer --agent claude-code` (never fails: without
 # npm or the registry those tests say SKIPPED).
 bash scripts/setup-agents.sh
+# Debian's slurm-wlm and munge: the cluster tests run job arrays on a one-node Slurm they start.
+bash scripts/setup-slurm.sh
 export PATH="$PWD/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
 echo "== formatting, lints and docs (every warning an error)"

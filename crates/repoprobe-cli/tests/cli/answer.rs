@@ -50,15 +50,15 @@ fn benchmark(dir: &Path, commit: &str, q2_commit: &str) -> PathBuf {
 
 /// One test's world: a repository with two commits, the golden questions pinned to its first
 /// commit (q2 to `q2_commit` when given), and where the answers go.
-struct Case {
-    dir: tempfile::TempDir,
-    repo: PathBuf,
+pub(crate) struct Case {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) repo: PathBuf,
     first: String,
-    bench: PathBuf,
-    out: PathBuf,
+    pub(crate) bench: PathBuf,
+    pub(crate) out: PathBuf,
 }
 
-fn case(q2_commit: Option<&str>) -> Case {
+pub(crate) fn case(q2_commit: Option<&str>) -> Case {
     let dir = tempfile::tempdir().unwrap();
     let (repo, first, _second) = repo(dir.path());
     let bench = benchmark(dir.path(), &first, q2_commit.unwrap_or(&first));
@@ -78,7 +78,7 @@ impl Case {
     }
 
     /// `repoprobe answer` on this case's benchmark, clone cache and repository map.
-    fn cmd(&self) -> Command {
+    pub(crate) fn cmd(&self) -> Command {
         let mut c = Command::new(BIN);
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap())

@@ -8,6 +8,7 @@ mod answer;
 mod batch;
 mod claude_code;
 mod cli;
+mod cluster;
 mod codex;
 mod confinement;
 mod gemini;

@@ -12,6 +12,7 @@ pub mod batch;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod slurm;
 
 pub use repoprobe_test_support::reply::{Api, Mode};
 use repoprobe_test_support::{FakeServer, Request, Response};

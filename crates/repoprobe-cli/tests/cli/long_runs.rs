@@ -149,3 +149,76 @@ fn the_summary_estimates_the_cost_from_the_given_prices() {
     // The fake server reports 100 input tokens per call: 5 calls at $1 per token.
     assert!(r.stderr.contains("≈$500.00 estimated"), "{}", r.stderr);
 }
+
+#[test]
+fn sigterm_stops_a_run_whole_with_exit_75_and_the_rerun_resumes() {
+    let api = FakeApi::start(Api::Openai, Mode::Schema);
+    api.with(|s| s.latency = Duration::from_millis(300));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("j.jsonl");
+    let child = judge_cmd(
+        &api,
+        dir.path(),
+        &out,
+        &["--runs", "2", "--concurrency", "2"],
+    )
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&out).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no record written"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: a signal to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let r = ran(child.wait_with_output().unwrap());
+    assert_eq!(r.code, 75, "{}", r.stderr);
+    assert!(r.stderr.contains("SIGTERM: no new key"), "{}", r.stderr);
+    assert!(r.stderr.contains("stopped by SIGTERM"), "{}", r.stderr);
+    let written = records(&out).len();
+    assert!((2..10).contains(&written), "{written} records");
+    let again = judge(&api, dir.path(), &out, &["--runs", "2"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again.stderr.contains(&format!("{} already done", written)),
+        "{}",
+        again.stderr
+    );
+    assert_judged_exactly(&out, &expected_keys(2));
+}
+
+#[test]
+fn shard_auto_outside_a_cluster_job_names_the_variables_it_looked_for() {
+    let api = FakeApi::start(Api::Openai, Mode::Schema);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("j-{shard}.jsonl");
+    let r = judge(&api, dir.path(), &out, &["--shard", "auto"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    for var in [
+        "SLURM_ARRAY_TASK_ID",
+        "JOB_COMPLETION_INDEX",
+        "REPOPROBE_SHARDS",
+    ] {
+        assert!(r.stderr.contains(var), "{}", r.stderr);
+    }
+    // A Kubernetes index with its count: shard 1 of 2, the file named for it.
+    let r = run_checked(
+        judge_cmd(
+            &api,
+            dir.path(),
+            &out,
+            &["--shard", "auto", "--shards", "2"],
+        )
+        .env("JOB_COMPLETION_INDEX", "1"),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("(this is shard 1/2)"), "{}", r.stderr);
+    assert!(!records(&dir.path().join("j-0001-of-0002.jsonl")).is_empty());
+    assert!(dir.path().join("j.manifest").is_file());
+}

@@ -93,11 +93,13 @@ pub struct ApiArgs {
     /// Per-request timeout in seconds.
     #[arg(long, default_value_t = 300.0)]
     pub timeout_s: f64,
-    /// Requests per minute at most (on top of what the server's rate-limit headers say).
+    /// Requests per minute at most (on top of what the server's rate-limit headers say); under
+    /// `--shard auto` the whole run's, each shard taking 1/N.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub rpm: Option<u64>,
     /// Tokens per minute at most (input + output; a request is charged an estimate up front and
-    /// settled when its usage comes back).
+    /// settled when its usage comes back); under `--shard auto` the whole run's, each shard
+    /// taking 1/N.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub tpm: Option<u64>,
 }

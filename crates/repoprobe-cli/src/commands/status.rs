@@ -145,6 +145,66 @@ fn duration(s: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runs::ShardNote;
+    use crate::runs::manifest::Manifest;
+    use crate::runs::state::ShardState;
+    use crate::shard::Shard;
+    use std::time::Duration;
+
+    #[test]
+    fn the_status_of_a_run_reads_as_its_snapshot() {
+        let created = 1_796_000_000u64;
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(created + 600);
+        let manifest = Manifest {
+            format: crate::runs::manifest::FORMAT.into(),
+            version: 1,
+            run_id: "r1".into(),
+            created_unix_s: created,
+            command: "judge".into(),
+            out: "judgments-{shard}.jsonl".into(),
+            shards: 3,
+            shard_in_file: None,
+            keys_per_shard: vec![10, 12, 9],
+            inputs: Default::default(),
+            settings: [("model".to_string(), serde_json::json!("gpt-5"))].into(),
+            scope: Default::default(),
+        };
+        let shard = |index, done, failed, note: Option<&str>, ago: Option<u64>| ShardState {
+            shard: Some(Shard { index, count: 3 }),
+            out: format!("runs/judgments-{index:04}-of-0003.jsonl").into(),
+            keys: manifest.keys_per_shard[index as usize],
+            done,
+            failed,
+            duplicates: 0,
+            elsewhere: 0,
+            unreadable: 0,
+            tokens: Tokens {
+                input_tokens: 1000 * done,
+                output_tokens: 100 * done,
+            },
+            last_write: ago.map(|s| now - Duration::from_secs(s)),
+            note: note.map(|id| ShardNote {
+                run_id: id.into(),
+                shard: None,
+                host: "node1".into(),
+                pid: 1,
+                started_unix_s: created,
+            }),
+            records: Vec::new(),
+        };
+        let run = RunState {
+            manifest_path: "runs/judgments.manifest".into(),
+            shards: vec![
+                shard(0, 10, 0, Some("r1"), Some(30)),
+                shard(1, 9, 1, Some("r1"), Some(5)),
+                shard(2, 0, 0, None, None),
+            ],
+            manifest,
+        };
+        let (text, complete) = render(&run, created + 600, now);
+        assert!(!complete);
+        insta::assert_snapshot!(text);
+    }
 
     #[test]
     fn durations_read_well() {

@@ -69,11 +69,18 @@ impl Layout {
 /// Joins this shard to its run (`runs::manifest::join`), the manifest written first if no
 /// shard has, with the count of every shard's keys among `keys` (all of the run's: done or not);
 /// then leaves this shard's note beside its output. Refused when this shard is not that run.
+///
+/// Only a run split with `--shard` has a manifest: one process appending to its own output
+/// keeps doing what it always did (an answers file that grows model by model, a judgments file
+/// of several judges, a rerun with more re-asks).
 pub fn join<'k, K: std::fmt::Display + 'k>(
     layout: &Layout,
     spec: &manifest::RunSpec,
     keys: impl Iterator<Item = &'k K>,
-) -> anyhow::Result<manifest::Manifest> {
+) -> anyhow::Result<Option<manifest::Manifest>> {
+    if layout.shard.is_none() {
+        return Ok(None);
+    }
     let count = layout.shard.map_or(1, |s| s.count);
     let mut per_shard = vec![0u64; count as usize];
     for k in keys {
@@ -101,7 +108,7 @@ pub fn join<'k, K: std::fmt::Display + 'k>(
     let path = Layout::note(&layout.out);
     crate::input::write_atomically(&path, &serde_json::to_vec(&note)?)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-    Ok(run)
+    Ok(Some(run))
 }
 
 /// Whether a path's file name holds `{shard}`.

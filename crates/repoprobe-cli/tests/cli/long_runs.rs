@@ -222,3 +222,69 @@ fn shard_auto_outside_a_cluster_job_names_the_variables_it_looked_for() {
     assert!(!records(&dir.path().join("j-0001-of-0002.jsonl")).is_empty());
     assert!(dir.path().join("j.manifest").is_file());
 }
+
+#[test]
+fn merge_refuses_a_key_twice_and_another_runs_files_unless_told_and_names_the_shard() {
+    let api = FakeApi::start(Api::Openai, Mode::Schema);
+    let dir = tempfile::tempdir().unwrap();
+    let template = dir.path().join("j-{shard}.jsonl");
+    for i in 0..2 {
+        let r = judge(
+            &api,
+            dir.path(),
+            &template,
+            &["--runs", "2", "--shard", &format!("{i}/2")],
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let manifest = dir.path().join("j.manifest");
+    let merged = dir.path().join("merged.jsonl");
+    let merge = |extra: &[&str]| {
+        let mut args = vec![
+            "merge",
+            manifest.to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        repoprobe(&args)
+    };
+    let ok = merge(&[]);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert_judged_exactly(&merged, &expected_keys(2));
+    // A record of shard 0's copied into shard 1's file: a key twice, in a shard not its own.
+    let shard0 = dir.path().join("j-0000-of-0002.jsonl");
+    let shard1 = dir.path().join("j-0001-of-0002.jsonl");
+    let first = std::fs::read_to_string(&shard0)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let mut text = std::fs::read_to_string(&shard1).unwrap();
+    text.push_str(&first);
+    text.push('\n');
+    std::fs::write(&shard1, text).unwrap();
+    let r = merge(&[]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("shard 0001-of-0002"), "{}", r.stderr);
+    assert!(r.stderr.contains("in another shard too"), "{}", r.stderr);
+    let (code, text) = {
+        let r = repoprobe(&["status", manifest.to_str().unwrap()]);
+        (r.code, r.stdout)
+    };
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("record(s) of another shard's keys"), "{text}");
+    let r = merge(&["--allow-duplicates"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_judged_exactly(&merged, &expected_keys(2));
+    // A shard whose note names another run is not this run's.
+    let note = dir.path().join("j-0000-of-0002.shard");
+    let other = std::fs::read_to_string(&note)
+        .unwrap()
+        .replace("\"run_id\":\"", "\"run_id\":\"0ther");
+    std::fs::write(&note, other).unwrap();
+    let r = merge(&["--allow-duplicates"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("written by another run"), "{}", r.stderr);
+}

@@ -57,7 +57,13 @@
         });
     };
     // [url, origin, Promise<Blob>], in the order the files are loaded.
-    var data = query.getAll("data").map(function (u) { return [u, "url", blob(u)]; });
+    // (Each marked handled at once: one that fails before the manifest is read, a refused
+    // connection, is reported below, not as an uncaught error of the worker.)
+    var data = query.getAll("data").map(function (u) {
+        var b = blob(u);
+        b.catch(function () {});
+        return [u, "url", b];
+    });
     // What could not be fetched: `failed`, the `?data=` URLs (each with why, shown on every
     // view); `failures`, the rest (the manifest, the bundled set, the wasm), in words.
     var failures = [], failed = [];

@@ -12,6 +12,9 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { serve, browser, page, tableRows, ROOT, DIST, CLI } from './harness.mjs';
 
+const SUB_DIST = path.join(ROOT, 'dist-sub');
+const SINGLE = path.join(ROOT, 'dist-single/repoprobe-results.html');
+
 const golden = (f) => fs.readFileSync(path.join(ROOT, 'testdata/golden', f), 'utf8');
 const BENCH = golden('benchmark.jsonl');
 const JUDGMENTS = golden('judgments.jsonl');
@@ -258,5 +261,29 @@ test('on large data the exports wait for the intervals, saying why', async () =>
   } finally {
     await s2.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('every build has its icon inline: no request for one, no 404, nothing the CSP blocks', async () => {
+  const builds = [[DIST, '/'], [SUB_DIST, '/sub/'], [SINGLE, null]].filter(([d]) => fs.existsSync(d));
+  assert.ok(builds.length >= 1);
+  for (const [dir, prefix] of builds) {
+    const s = prefix ? await serve(dir, {}, prefix) : null;
+    try {
+      const p = await strictPage();
+      const icons = [];
+      p.on('request', (r) => { if (/favicon|\.ico$|icon/.test(new URL(r.url()).pathname)) icons.push(r.url()); });
+      await p.goto(s ? s.url + '?view=data' : 'file://' + dir + '?view=data');
+      await p.waitForSelector('table.files tbody tr', { timeout: 20000 });
+      const href = await p.$eval('link[rel=icon]', (l) => l.href);
+      assert.match(href, /^data:image\/svg\+xml,/, dir);
+      // The page has been up a while: a browser asks for the icon soon after the load.
+      await p.waitForTimeout(500);
+      assert.deepEqual(icons, [], dir);
+      clean(p);
+      await p.close();
+    } finally {
+      await s?.close();
+    }
   }
 });

@@ -183,7 +183,7 @@ pub fn by_file(issues: &[Issue]) -> Vec<FileIssues> {
     for (f, r) in out.iter_mut().zip(records) {
         f.records = r.len();
         // Stable: ties keep the order first met.
-        f.kinds.sort_by(|a, b| b.1.cmp(&a.1));
+        f.kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
     }
     out
 }
@@ -297,7 +297,7 @@ mod tests {
             ("garbage.bin", b"\xd0\xcf\x11\xe0".to_vec(), "not JSON"),
             ("empty.jsonl", Vec::new(), "empty file"),
             ("latin1.json", b"[\"\xe9\"]".to_vec(), "not UTF-8 text"),
-            ("cut.jsonl", J[..100].as_bytes().to_vec(), "cut short"),
+            ("cut.jsonl", J.as_bytes()[..100].to_vec(), "cut short"),
             ("deep.jsonl", deep.into_bytes(), "nested too deep"),
             (
                 "nan.jsonl",

@@ -126,6 +126,10 @@ test('a file read but holding nothing the leaderboard uses says so', async () =>
   const empty = await text(p, 'main .why-empty');
   assert.match(empty, /scalar\.jsonl holds 2 scalar judgments and no judgment/);
   assert.match(empty, /package\.json gave no valid record: 1 record of package\.json was not counted \(not a RepoProbe record\); the first, at \$: cannot tell what this record is/);
+  // The breakdown, which needs judgments too, says the same.
+  await p.click('header nav a:has-text("Breakdown")');
+  await p.waitForSelector('main h1:has-text("Breakdown")');
+  assert.equal(await text(p, 'main .why-empty'), empty);
   clean(p);
 });
 
@@ -208,6 +212,11 @@ test('a ?data= URL that fails is named with its reason and what the numbers are 
     await p.waitForSelector('main .why-empty li');
     assert.equal(await text(p, 'main .why-empty li'), 'Could not fetch extra/missing.jsonl: the server answered HTTP 404 Not Found.');
     assert.equal(await text(p, '.load-problems .instead'), 'Nothing else is loaded: there are no numbers.');
+    // The questions view too.
+    await p.click('header nav a:has-text("Questions")');
+    await p.waitForSelector('main h1:has-text("Questions")');
+    assert.equal(await text(p, 'main .why-empty li'), 'Could not fetch extra/missing.jsonl: the server answered HTTP 404 Not Found.');
+    assert.match(await text(p, 'main .why-empty'), /^No questions to show/);
     clean(p);
     await p.close();
   } finally {

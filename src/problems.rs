@@ -79,7 +79,11 @@ pub fn why_empty(needs: RecordKind, user: &[String], snapshot: &Snapshot) -> Vec
     let key = needs.bundle_key();
     let by_file = issue::by_file(&snapshot.issues);
     let mut out = Vec::new();
-    for name in user {
+    // (A file not in the snapshot is not loaded yet: nothing to say of it.)
+    for name in user
+        .iter()
+        .filter(|n| snapshot.files.iter().any(|f| &f.name == *n))
+    {
         let gave = snapshot.gave(name);
         if gave.iter().any(|(k, n)| k == key && *n > 0) {
             continue;
@@ -169,6 +173,13 @@ pub fn LoadProblems(state: AppState) -> impl IntoView {
 #[component]
 pub fn WhyEmpty(state: AppState, needs: RecordKind, fallback: &'static str) -> impl IntoView {
     move || {
+        // Not "none" while files are still being read: the snapshot is the last load's.
+        if state
+            .busy
+            .with(|b| b.as_ref().is_some_and(|m| m.ends_with('…')))
+        {
+            return view! { <p class="empty">"Loading…"</p> }.into_any();
+        }
         let user = user_files(state);
         let failed = state.fetch_failures.get();
         let mut reasons: Vec<String> = failed.iter().map(fetch_line).collect();

@@ -10,7 +10,8 @@ import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { serve, browser, page, tableRows, ROOT, DIST, CLI } from './harness.mjs';
+import { AxeBuilder } from '@axe-core/playwright';
+import { serve, browser, page, watch, tableRows, ROOT, DIST, CLI } from './harness.mjs';
 
 const SUB_DIST = path.join(ROOT, 'dist-sub');
 const SINGLE = path.join(ROOT, 'dist-single/repoprobe-results.html');
@@ -294,5 +295,29 @@ test('every build has its icon inline: no request for one, no 404, nothing the C
     } finally {
       await s?.close();
     }
+  }
+});
+
+test('the problem line and the empty state pass axe (WCAG 2.1 AA), light and dark', async () => {
+  const s2 = await serve(DIST, { '/extra/benchmark.jsonl': BENCH });
+  try {
+    for (const scheme of ['light', 'dark']) {
+      const c = await b.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
+      try {
+        const p = await watch(await c.newPage());
+        await p.goto(s2.url + '?set=none&data=extra/benchmark.jsonl&data=extra/missing.jsonl');
+        await drop(p, [['garbage.bin', Buffer.from([0xd0, 0xcf])], ['results.jsonl', judgment((j) => { j.question_id = 'q9'; })]]);
+        await p.waitForSelector('main .why-empty li:has-text("garbage.bin")');
+        await p.waitForSelector('.load-problems .not-counted');
+        const r = await new AxeBuilder({ page: p }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+        assert.ok(r.passes.length > 10, 'axe ran its rules');
+        assert.deepEqual(r.violations.map((v) => `${scheme}: ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`), []);
+        assert.deepEqual(p.errors, []);
+      } finally {
+        await c.close();
+      }
+    }
+  } finally {
+    await s2.close();
   }
 });

@@ -18,6 +18,7 @@ pub mod markdown;
 pub mod pages;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod prerender;
+pub mod problems;
 pub mod protocol;
 pub mod state;
 
@@ -376,6 +377,7 @@ fn Shell() -> impl IntoView {
                 <components::help::KeyHelp />
             </header>
             <Sources state=state />
+            <problems::LoadProblems state=state />
             {move || {
                 let synthetic = state.snapshot.get().synthetic();
                 synthetic.then(|| view! {

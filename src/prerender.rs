@@ -134,6 +134,7 @@ pub fn render(landing: Landing) -> String {
             bundled_set: RwSignal::new(Some(set)),
             hashes: RwSignal::new(BTreeMap::new()),
             busy: RwSignal::new(None),
+            fetch_failures: RwSignal::new(Vec::new()),
             snapshot: RwSignal::new(Shared(Arc::new(snapshot))),
             options: Memo::new(|_| ViewOptions::default()),
             report: RwSignal::new(report.map(|r| Shared(Arc::new(r)))),

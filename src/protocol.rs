@@ -46,6 +46,14 @@ pub struct StartFile {
     pub size: usize,
 }
 
+/// A `?data=` URL the worker could not fetch at start, and why, in words (the start script
+/// says: the server's HTTP status, a refusal of the network or of CORS, or no answer in time).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchFailure {
+    pub url: String,
+    pub reason: String,
+}
+
 /// The bundled set the worker fetched at start (`?set=NAME` or the manifest's default), as
 /// `public-data/index.json` describes it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -208,6 +216,10 @@ pub struct Snapshot {
     /// Per-model evidence of the runs (cost, tokens, turns, edits): the leaderboard's optional
     /// columns.
     pub evidence: Vec<ModelEvidence>,
+    /// Valid records per kind (bundle key) of each file, parallel to `files`, kinds with none
+    /// left out: what each file gave, so that an empty view can say why per file.
+    #[serde(default)]
+    pub per_file: Vec<Vec<(String, usize)>>,
 }
 
 impl Snapshot {
@@ -238,7 +250,17 @@ impl Snapshot {
                 })
                 .collect(),
             evidence: evidence(&d.answers),
+            per_file: per_file(l),
         }
+    }
+
+    /// What the file named `name` gave: its valid records by kind (bundle key).
+    pub fn gave(&self, name: &str) -> &[(String, usize)] {
+        self.files
+            .iter()
+            .position(|f| f.name == name)
+            .and_then(|i| self.per_file.get(i))
+            .map_or(&[], Vec::as_slice)
     }
 
     pub fn question(&self, id: &str) -> Option<&Question> {
@@ -255,6 +277,28 @@ impl Snapshot {
                 == Some(true)
         })
     }
+}
+
+/// Valid records per kind of each file of a load (from the records' spans; a load that kept
+/// none says nothing).
+fn per_file(l: &Loaded) -> Vec<Vec<(String, usize)>> {
+    let Some(spans) = l.dataset.spans.as_ref() else {
+        return Vec::new();
+    };
+    let n = l.files.len();
+    let by_kind: Vec<(RecordKind, Vec<usize>)> = RecordKind::ALL
+        .iter()
+        .map(|&k| (k, spans.per_file(k, n)))
+        .collect();
+    (0..n)
+        .map(|i| {
+            by_kind
+                .iter()
+                .filter(|(_, c)| c[i] > 0)
+                .map(|(k, c)| (k.bundle_key().to_string(), c[i]))
+                .collect()
+        })
+        .collect()
 }
 
 /// One question's judgments (every judge) and answers, for its detail view.
@@ -392,7 +436,12 @@ pub enum Response {
     /// URL's `?set=` and `?data=` it fetched, and what it could not fetch. Their `Loaded` follows.
     Started {
         files: Vec<StartFile>,
+        /// What could not be fetched that is not a `?data=` URL (the manifest, the bundled set,
+        /// the worker's own wasm), in words.
         failures: Vec<String>,
+        /// The `?data=` URLs that could not be fetched.
+        #[serde(default)]
+        failed: Vec<FetchFailure>,
         /// The bundled set asked for, if any.
         #[serde(default)]
         set: Option<BundledSet>,
@@ -630,8 +679,21 @@ mod tests {
                     },
                 ],
                 failures: vec!["y.json: HTTP 404 for y.json".into()],
+                failed: Vec::new(),
                 set: None,
             }
+        );
+        // A `?data=` URL it could not fetch.
+        let text = r#"{"started":{"files":[],"failures":[],"failed":[{"url":"https://x.org/j.jsonl","reason":"the server answered HTTP 404 Not Found"}]}}"#;
+        let Response::Started { failed, .. } = serde_json::from_str(text).unwrap() else {
+            panic!("a started response");
+        };
+        assert_eq!(
+            failed,
+            [FetchFailure {
+                url: "https://x.org/j.jsonl".into(),
+                reason: "the server answered HTTP 404 Not Found".into()
+            }]
         );
         // With the set it fetched.
         let text = r#"{"started":{"files":[],"failures":[],"set":{"name":"paper","label":"The paper","case_studies":true}}}"#;

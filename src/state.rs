@@ -3,7 +3,9 @@
 //! [`Snapshot`] of what the views list, and the report for the options in the URL. Pages read it
 //! with `expect_context::<AppState>()`.
 
-use crate::protocol::{BundledSet, QuestionData, READY, Request, Response, Snapshot, ViewOptions};
+use crate::protocol::{
+    BundledSet, FetchFailure, QuestionData, READY, Request, Response, Snapshot, ViewOptions,
+};
 use js_sys::Array;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -68,6 +70,8 @@ pub struct AppState {
     pub hashes: RwSignal<BTreeMap<String, String>>,
     /// A message while files are being fetched, read or scored.
     pub busy: RwSignal<Option<String>>,
+    /// The `?data=` URLs the worker could not fetch at start, with why.
+    pub fetch_failures: RwSignal<Vec<FetchFailure>>,
     /// What the views list, from the worker.
     pub snapshot: RwSignal<Shared<Snapshot>>,
     pub options: Memo<ViewOptions>,
@@ -339,10 +343,12 @@ fn on_response(state: AppState, r: Response) {
         Response::Started {
             files,
             failures,
+            failed,
             set,
         } => {
             let none = files.is_empty();
             state.bundled_set.set(set);
+            state.fetch_failures.update(|f| f.extend(failed));
             state.files.update(|f| {
                 f.extend(files.into_iter().map(|f| InputFile {
                     name: f.name,
@@ -405,6 +411,7 @@ pub fn provide_state() -> AppState {
         // The worker fetches the data of the URL's query at start (`bin/repoprobe-worker-start.js`)
         // and says which files it got (`Started`), then their tables (`Loaded`).
         busy: RwSignal::new(Some("Loading the data…".into())),
+        fetch_failures: RwSignal::new(Vec::new()),
         snapshot: RwSignal::new(Shared(Arc::new(Snapshot::default()))),
         options,
         report: RwSignal::new(empty_report(&ViewOptions::default())),

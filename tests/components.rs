@@ -26,13 +26,18 @@ fn table() -> Table {
 }
 
 fn mount() -> web_sys::Element {
+    mount_busy(false)
+}
+
+/// The table mounted alone; `busy`: some of its cells are still to come.
+fn mount_busy(busy: bool) -> web_sys::Element {
     let doc = document();
     let host = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&host).unwrap();
     let el: web_sys::HtmlElement = host.clone().unchecked_into();
     std::mem::forget(mount_to(
         el,
-        || view! { <ReportTable table=table() id="t" /> },
+        move || view! { <ReportTable table=table() id="t" busy=busy /> },
     ));
     host
 }
@@ -57,6 +62,26 @@ fn report_table_marks_best_and_second_and_keeps_unrounded_values() {
     assert_eq!(td.get_attribute("data-value").as_deref(), Some("62.74"));
     assert_eq!(cells(&host, "thead th").len(), 2);
     assert_eq!(Mark::Best, table().rows[1][1].mark);
+}
+
+#[wasm_bindgen_test]
+fn a_busy_tables_exports_wait_saying_why() {
+    let buttons = |host: &web_sys::Element| -> Vec<(bool, Option<String>)> {
+        let list = host.query_selector_all(".exports button").unwrap();
+        (0..list.length())
+            .map(|i| {
+                let b: web_sys::HtmlButtonElement = list.item(i).unwrap().unchecked_into();
+                (b.disabled(), b.get_attribute("title"))
+            })
+            .collect()
+    };
+    let busy = buttons(&mount_busy(true));
+    assert_eq!(busy.len(), 3);
+    for (disabled, title) in busy {
+        assert!(disabled);
+        assert!(title.unwrap().contains("95% intervals"));
+    }
+    assert_eq!(buttons(&mount_busy(false)), vec![(false, None); 3]);
 }
 
 #[wasm_bindgen_test]

@@ -32,20 +32,41 @@
     });
     var query = new URLSearchParams(self.name || "");
     var message = function (e) { return (e && e.message) || String(e); };
+    // Seconds a server has to answer (its headers) before its file counts as not fetched.
+    var ANSWER_TIMEOUT_S = 30;
     // A file's body is kept as a Blob: the browser holds it, the wasm reads it as a stream and
     // reads a question's texts back from it by byte range, never holding it whole.
     var blob = function (url) {
         if (inline && Object.prototype.hasOwnProperty.call(inline.files, url)) {
             return Promise.resolve(new Blob([decode(inline.files[url])]));
         }
-        return fetch(url).then(function (r) {
-            if (!r.ok) throw new Error("HTTP " + r.status + " for " + url);
+        // Only the answer is timed, not its body: a large file may take long to arrive.
+        var ctl = typeof AbortController === "function" ? new AbortController() : null;
+        var timer = ctl && setTimeout(function () { ctl.abort(); }, ANSWER_TIMEOUT_S * 1000);
+        return fetch(url, ctl ? { signal: ctl.signal } : undefined).then(function (r) {
+            clearTimeout(timer);
+            if (!r.ok) throw new Error("the server answered HTTP " + r.status + (r.statusText ? " " + r.statusText : ""));
             return r.blob();
+        }, function (e) {
+            clearTimeout(timer);
+            if (e && e.name === "AbortError") throw new Error("no answer from the server within " + ANSWER_TIMEOUT_S + " s");
+            // The browser tells a page no more than this (by design): a server that cannot be
+            // reached, one that refused the connection and one that does not let other sites
+            // read its files (CORS) all fail alike.
+            throw new Error("the browser could not fetch it (" + message(e) + "): the server could not be reached, refused the connection, or does not let other sites read it (CORS)");
         });
     };
     // [url, origin, Promise<Blob>], in the order the files are loaded.
-    var data = query.getAll("data").map(function (u) { return [u, "url", blob(u)]; });
-    var failures = [];
+    // (Each marked handled at once: one that fails before the manifest is read, a refused
+    // connection, is reported below, not as an uncaught error of the worker.)
+    var data = query.getAll("data").map(function (u) {
+        var b = blob(u);
+        b.catch(function () {});
+        return [u, "url", b];
+    });
+    // What could not be fetched: `failed`, the `?data=` URLs (each with why, shown on every
+    // view); `failures`, the rest (the manifest, the bundled set, the wasm), in words.
+    var failures = [], failed = [];
     var set = query.get("set");
     // As src/protocol.rs `keep_bundled` reads the URL.
     var keep = query.has("keep") ? query.get("keep") === "1" : (data.length > 0 && !!set && set !== "none");
@@ -70,7 +91,8 @@
         list = list.concat(data);
         return Promise.all(list.map(function (f) {
             return f[2].catch(function (e) {
-                if (f[1] !== "bundled" || bundledCounts) failures.push(f[0] + ": " + message(e));
+                if (f[1] === "url") failed.push({ url: f[0], reason: message(e) });
+                else if (bundledCounts) failures.push(f[0] + ": " + message(e));
                 return null;
             });
         })).then(function (blobs) {
@@ -80,7 +102,7 @@
                 files.push({ name: f[0], origin: f[1], size: blobs[i].size });
                 kept.push(blobs[i]);
             });
-            self.postMessage(JSON.stringify({ started: { files: files, failures: failures, set: setInfo } }));
+            self.postMessage(JSON.stringify({ started: { files: files, failures: failures, failed: failed, set: setInfo } }));
             return { files: files, blobs: kept };
         });
     });

@@ -22,8 +22,13 @@ pub struct RowNotes {
     pub notes: Vec<((String, String), String)>,
 }
 
+/// Why a busy table's exports are disabled.
+const WAIT: &str =
+    "Available once the 95% intervals have been computed: an export now would lack them";
+
 /// Renders `table`; `id` names the element and its export files; `notes` adds a line to some
-/// rows' cells; `busy`: some of its cells are still to come (`aria-busy`).
+/// rows' cells; `busy`: some of its cells are still to come (`aria-busy`), and its exports
+/// wait for them (disabled, saying why): an export now would lack them.
 #[component]
 pub fn ReportTable(
     table: Table,
@@ -65,6 +70,18 @@ pub fn ReportTable(
             _ => ("tex", "application/x-tex", report::render_latex(t)),
         });
         download(&format!("{}.{ext}", file.get_value()), mime, &text);
+    };
+    let button = move |kind: &'static str, label: &'static str| {
+        view! {
+            <button
+                type="button"
+                disabled=busy
+                title=busy.then_some(WAIT)
+                on:click=move |_| export(kind)
+            >
+                {label}
+            </button>
+        }
     };
     view! {
         <figure class="report-table" id=id.clone() aria-busy=busy.then_some("true")>
@@ -157,9 +174,9 @@ pub fn ReportTable(
                 {note.map(|n| view! { <span class="note">{n}</span> })}
                 <span class="exports">
                     "Export: "
-                    <button type="button" on:click=move |_| export("csv")>"CSV"</button>
-                    <button type="button" on:click=move |_| export("md")>"Markdown"</button>
-                    <button type="button" on:click=move |_| export("tex")>"LaTeX"</button>
+                    {button("csv", "CSV")}
+                    {button("md", "Markdown")}
+                    {button("tex", "LaTeX")}
                 </span>
             </figcaption>
         </figure>

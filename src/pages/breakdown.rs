@@ -6,10 +6,11 @@ use crate::charts::ChartData;
 use crate::components::chart::Chart;
 use crate::components::report_table::ReportTable;
 use crate::href;
+use crate::problems::WhyEmpty;
 use crate::state::AppState;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
-use repoprobe_core::{Stratum, report};
+use repoprobe_core::{RecordKind, Stratum, report};
 
 /// Strata with fewer questions than this get a warning: their means move a lot with one answer.
 const SMALL_N: usize = 10;
@@ -46,6 +47,16 @@ pub fn Breakdown() -> impl IntoView {
                 Ok(r) => r,
                 Err(e) => return view! { <p class="error">{e}</p> }.into_any(),
             };
+            if r.models.is_empty() {
+                return view! {
+                    <WhyEmpty
+                        state=state
+                        needs=RecordKind::Judgment
+                        fallback="No judgments are loaded yet: drop a results file (JSON or JSONL) on the page."
+                    />
+                }
+                .into_any();
+            }
             let a = axis.get();
             let Some(t) = report::strata_table(&r, a) else { return ().into_any() };
             let rows = r.strata.get(a.as_str()).cloned().unwrap_or_default();

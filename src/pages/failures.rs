@@ -3,9 +3,10 @@
 use crate::charts::ChartData;
 use crate::components::chart::Chart;
 use crate::components::report_table::ReportTable;
+use crate::problems::WhyEmpty;
 use crate::state::AppState;
 use leptos::prelude::*;
-use repoprobe_core::{FailureMode, report};
+use repoprobe_core::{FailureMode, RecordKind, report};
 
 #[component]
 pub fn Failures() -> impl IntoView {
@@ -36,7 +37,14 @@ pub fn Failures() -> impl IntoView {
                     }
                         .into_any()
                 }
-                None => view! { <p class="empty">"No failure-mode labels are loaded."</p> }.into_any(),
+                None => view! {
+                    <WhyEmpty
+                        state=state
+                        needs=RecordKind::FailureLabel
+                        fallback="No failure-mode labels are loaded."
+                    />
+                }
+                .into_any(),
             },
         }}
     }

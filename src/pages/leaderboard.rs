@@ -7,10 +7,11 @@ use super::controls::Controls;
 use crate::charts::{Bar, ChartData};
 use crate::components::chart::Chart;
 use crate::components::report_table::{ReportTable, RowNotes};
+use crate::problems::WhyEmpty;
 use crate::state::{AppState, request_paired};
 use crate::{href, view_href};
 use leptos::prelude::*;
-use repoprobe_core::{Judgment, report};
+use repoprobe_core::{Judgment, RecordKind, report};
 use std::collections::BTreeMap;
 
 #[component]
@@ -79,16 +80,20 @@ fn recomputed_summary(state: AppState) -> String {
 #[component]
 fn Recomputed() -> impl IntoView {
     let state = expect_context::<AppState>();
-    move || match state.report.get() {
+    move || {
+        match state.report.get() {
         Err(e) => view! { <p class="error">{e}</p> }.into_any(),
         // Not "nothing loaded" while the first files are still on their way.
         Ok(r) if r.models.is_empty() && state.busy.get().is_some_and(|b| b.ends_with('…')) => {
             view! { <p class="empty">"Loading…"</p> }.into_any()
         }
+        // Why, per file of the user's, when they gave no judgment that counts.
         Ok(r) if r.models.is_empty() => view! {
-            <p class="empty">
-                "No judgments are loaded yet: drop a results file (JSON or JSONL) on the page."
-            </p>
+            <WhyEmpty
+                state=state
+                needs=RecordKind::Judgment
+                fallback="No judgments are loaded yet: drop a results file (JSON or JSONL) on the page."
+            />
         }
         .into_any(),
         Ok(r) => {
@@ -122,6 +127,7 @@ fn Recomputed() -> impl IntoView {
             }
             .into_any()
         }
+    }
     }
 }
 

@@ -2,11 +2,12 @@
 //! difficulty (the mean score all models got on it, under the judge in force).
 
 use crate::href;
+use crate::problems::WhyEmpty;
 use crate::state::AppState;
 use crate::view_href;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
-use repoprobe_core::report;
+use repoprobe_core::{RecordKind, report};
 use std::collections::{BTreeMap, BTreeSet};
 
 #[component]
@@ -106,6 +107,16 @@ pub fn Questions() -> impl IntoView {
         {move || {
             let q = query.get();
             let l = state.snapshot.get();
+            if l.questions.is_empty() {
+                return view! {
+                    <WhyEmpty
+                        state=state
+                        needs=RecordKind::Question
+                        fallback="No questions are loaded yet: drop a benchmark file (JSON or JSONL) on the page."
+                    />
+                }
+                .into_any();
+            }
             let diff = difficulty.get();
             let needle = q.get("q").map(|s| s.to_lowercase());
             let mut list: Vec<_> = l
@@ -166,6 +177,7 @@ pub fn Questions() -> impl IntoView {
                 </table>
                 </div>
             }
+            .into_any()
         }}
     }
 }

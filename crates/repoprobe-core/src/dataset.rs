@@ -97,6 +97,29 @@ pub struct Spans {
     pub reported: Vec<Span>,
 }
 
+impl Spans {
+    /// How many kept records of `kind` each file holds, by the loader's file number (the
+    /// order the files were given), over `files` files: what each file gave, for saying why a
+    /// view has nothing to show.
+    pub fn per_file(&self, kind: RecordKind, files: usize) -> Vec<usize> {
+        let spans = match kind {
+            RecordKind::Question => &self.questions,
+            RecordKind::Answer => &self.answers,
+            RecordKind::Judgment => &self.judgments,
+            RecordKind::ScalarJudgment => &self.scalar_judgments,
+            RecordKind::FailureLabel => &self.failure_labels,
+            RecordKind::Reported => &self.reported,
+        };
+        let mut out = vec![0; files];
+        for s in spans {
+            if let Some(n) = out.get_mut(s.file as usize) {
+                *n += 1;
+            }
+        }
+        out
+    }
+}
+
 impl Dataset {
     /// Puts back the long texts (answer, rationales) of record `index` of `kind` that a load
     /// with [`LoadOptions::skip_text`] left empty, from `bytes`: those of the record's
@@ -1030,6 +1053,51 @@ mod tests {
                 assert_eq!(streamed, at_end, "case {n}, {options:?}");
             }
         }
+    }
+
+    #[test]
+    fn spans_say_how_many_kept_records_of_a_kind_each_file_gave() {
+        let g = |f: &str| {
+            std::fs::read(format!(
+                "{}/../../testdata/golden/{f}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap()
+        };
+        let (bench, judgments, scalars) = (
+            g("benchmark.jsonl"),
+            g("judgments.jsonl"),
+            g("scalar_judgments.jsonl"),
+        );
+        let files = [
+            SourceFile {
+                name: "scalar.jsonl",
+                bytes: &scalars,
+            },
+            SourceFile {
+                name: "bench.jsonl",
+                bytes: &bench,
+            },
+            SourceFile {
+                name: "judgments.jsonl",
+                bytes: &judgments,
+            },
+        ];
+        let options = LoadOptions {
+            skip_text: true,
+            ..LoadOptions::default()
+        };
+        let l = load(&files, options);
+        let spans = l
+            .dataset
+            .spans
+            .as_ref()
+            .expect("spans are kept with skip_text");
+        // (Without the answers, the judgment of a failed run is not known as one: 11.)
+        assert_eq!(spans.per_file(RecordKind::Judgment, 3), [0, 0, 11]);
+        assert_eq!(spans.per_file(RecordKind::ScalarJudgment, 3), [2, 0, 0]);
+        assert_eq!(spans.per_file(RecordKind::Question, 3), [0, 3, 0]);
+        assert_eq!(spans.per_file(RecordKind::Answer, 2), [0, 0]);
     }
 
     /// Records of any kind as JSON, for the cases above.

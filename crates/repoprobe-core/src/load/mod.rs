@@ -275,7 +275,7 @@ impl<T: Texts> Cx<'_, T> {
             }
         };
         if let Err(e) = result {
-            self.syntax_issue(&e, recovered);
+            self.syntax_issue(&e, text, recovered);
         }
         shape
     }
@@ -328,12 +328,13 @@ impl<T: Texts> Cx<'_, T> {
         true
     }
 
-    fn syntax_issue(&mut self, e: &serde_json::Error, recovered: usize) {
+    fn syntax_issue(&mut self, e: &serde_json::Error, text: &str, recovered: usize) {
         self.issue(
             format!("line {}, column {}", e.line(), e.column()),
             format!(
-                "invalid JSON: {}{}",
+                "invalid JSON: {}{}{}",
                 strip_position(&e.to_string()),
+                visitors::not_a_json_number(text.as_bytes(), e),
                 kept(recovered)
             ),
             Severity::File,

@@ -1097,7 +1097,8 @@ fn syntax_error(bytes: &[u8], at: Pos) -> Option<(Pos, String)> {
         1 => (at.line, at.column + e.column().max(1) - 1),
         l => (at.line + l - 1, e.column().max(1)),
     };
-    let message = super::visitors::strip_position(&e.to_string());
+    let message = super::visitors::strip_position(&e.to_string())
+        + super::visitors::not_a_json_number(bytes, &e);
     Some((
         Pos {
             offset: at.offset,

@@ -67,7 +67,11 @@ pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(
     let mut de = serde_json::Deserializer::from_str(text);
     let describe = |inner: serde_json::Error| {
         if inner.is_syntax() || inner.is_eof() {
-            format!("invalid JSON: {}", strip_position(&inner.to_string()))
+            format!(
+                "invalid JSON: {}{}",
+                strip_position(&inner.to_string()),
+                not_a_json_number(text.as_bytes(), &inner)
+            )
         } else {
             strip_position(&inner.to_string())
         }
@@ -81,6 +85,22 @@ pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(
             let path = e.path().to_string();
             Err((path, describe(e.into_inner())))
         }
+    }
+}
+
+/// Why a syntax error is one when the value there is `NaN` or `Infinity` (Python's `json`
+/// writes them; JSON has no such numbers), else nothing: said after the parser's message.
+pub(super) fn not_a_json_number(bytes: &[u8], e: &serde_json::Error) -> &'static str {
+    let line = bytes
+        .split(|&b| b == b'\n')
+        .nth(e.line().saturating_sub(1))
+        .unwrap_or_default();
+    let at = line.get(e.column().saturating_sub(1)..).unwrap_or_default();
+    let at = at.strip_prefix(b"-").unwrap_or(at);
+    if at.starts_with(b"NaN") || at.starts_with(b"Infinity") {
+        " (NaN and Infinity are not numbers in JSON)"
+    } else {
+        ""
     }
 }
 

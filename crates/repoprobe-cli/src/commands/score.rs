@@ -177,9 +177,13 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     }
     if !loaded.issues.is_empty() {
         eprintln!(
-            "{} issue(s) in the input (listed above); scores use the valid records only",
+            "{} issue(s) in the input (listed above); scores use the valid records only:",
             loaded.issues.len()
         );
+        // The sentences the site shows under its "Numbers from …" line, from the same core.
+        for line in repoprobe_core::issue::summary_lines(&loaded.issues) {
+            eprintln!("  {}", report::terminal_safe_lines(&line));
+        }
     }
     // The process ends here: handing the memory back piece by piece would only cost time.
     std::mem::forget(loaded);

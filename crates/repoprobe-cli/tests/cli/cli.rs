@@ -1276,3 +1276,30 @@ fn a_reader_that_stops_early_ends_the_output_quietly() {
         }
     }
 }
+
+#[test]
+fn score_ends_with_what_it_did_not_count_per_file_in_the_sites_words() {
+    let r = run(&["score", GOLDEN, "--bootstrap", "0"]);
+    r.expect_code(0);
+    let tail: Vec<&str> = r
+        .stderr
+        .lines()
+        .skip_while(|l| !l.contains("scores use the valid records only"))
+        .collect();
+    // Five judgment records and one scalar judgment left out, one sentence per file: the very
+    // sentences `repoprobe_core::issue::summary_lines` gives the site.
+    assert!(
+        tail.iter().any(|l| l
+            .trim_start()
+            .starts_with("5 records of judgments.jsonl were not counted (")),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        tail.iter().any(|l| l
+            .trim_start()
+            .starts_with("1 record of scalar_judgments.jsonl was not counted (")),
+        "{}",
+        r.stderr
+    );
+}

@@ -16,7 +16,7 @@ use repoprobe_core::issue::{self, FileIssues};
 const FILES_NAMED: usize = 3;
 
 /// The line of the files of `snapshot` with problems: each file's sentence (the core's), at most
-/// [`FILES_NAMED`] of them, then how many more; `None` when no file had a problem.
+/// `FILES_NAMED` of them, then how many more; `None` when no file had a problem.
 pub fn problems_line(snapshot: &Snapshot) -> Option<String> {
     let mut files = issue::by_file(&snapshot.issues);
     // In the order the files were given (the issues come kind by kind).

@@ -75,23 +75,10 @@ pub fn load_paths(paths: &[PathBuf], options: LoadOptions) -> Loaded {
     loaded
 }
 
-fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
-    if !path.is_dir() {
-        return vec![path.to_path_buf()];
-    }
-    let entries = match std::fs::read_dir(path) {
-        Ok(e) => e,
-        Err(e) => {
-            issues.push(Issue {
-                file: path.display().to_string(),
-                location: "directory".into(),
-                message: format!("cannot list the directory: {e}"),
-                severity: Severity::File,
-            });
-            return Vec::new();
-        }
-    };
-    let mut out: Vec<PathBuf> = entries
+/// What a directory given as input stands for: its `.json` and `.jsonl` files, in name order
+/// (also what a run's manifest hashes of it).
+pub fn dir_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(path)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.is_file()
@@ -102,6 +89,25 @@ fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
         })
         .collect();
     out.sort();
+    Ok(out)
+}
+
+fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
+    if !path.is_dir() {
+        return vec![path.to_path_buf()];
+    }
+    let out = match dir_files(path) {
+        Ok(out) => out,
+        Err(e) => {
+            issues.push(Issue {
+                file: path.display().to_string(),
+                location: "directory".into(),
+                message: format!("cannot list the directory: {e}"),
+                severity: Severity::File,
+            });
+            return Vec::new();
+        }
+    };
     if out.is_empty() {
         issues.push(Issue {
             file: path.display().to_string(),

@@ -26,7 +26,9 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         for m in manifests(path)? {
             let run = read_run(&m)?;
             let (text, complete) = render(&run, unix_now(), SystemTime::now());
-            print!("{text}");
+            // The notes and manifest are files anyone could have written: no escape sequence
+            // reaches the terminal.
+            print!("{}", repoprobe_core::report::terminal_safe_lines(&text));
             all_complete &= complete;
         }
     }

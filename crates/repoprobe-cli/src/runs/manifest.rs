@@ -61,19 +61,8 @@ impl InputFile {
         let mut h = Sha256::new();
         let mut bytes = 0u64;
         let files = if path.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+            crate::input::dir_files(path)
                 .with_context(|| format!("cannot read {}", path.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.is_file()
-                        && matches!(
-                            p.extension().and_then(|e| e.to_str()),
-                            Some("json" | "jsonl")
-                        )
-                })
-                .collect();
-            files.sort();
-            files
         } else {
             vec![path.to_path_buf()]
         };

@@ -2,7 +2,7 @@
 """Pandas baseline: the paper's Table 3 (per model x judge checklist scores).
 
 What a researcher would write with pandas to recompute Table 3 from RepoProbe
-files (SPEC §2.1, §2.3, §2.6, §4, §5). Kept deliberately plain and idiomatic
+files (docs/format.md#question, docs/format.md#checklist-judgment, docs/format.md#results-bundle, docs/metrics.md, docs/metrics.md#the-score-report). Kept deliberately plain and idiomatic
 (json.load, json_normalize, explode, merge, groupby) -- it is a baseline for
 timing and cross-checking `repoprobe score`, not an optimised implementation.
 

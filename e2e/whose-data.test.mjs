@@ -1,4 +1,4 @@
-// Whose data the numbers are (SPEC §3 "Whose data"): files a user adds — by the picker, by drop,
+// Whose data the numbers are (docs/metrics.md#whose-data): files a user adds — by the picker, by drop,
 // by ?data= — replace the bundled example set, so the site shows exactly what `repoprobe score`
 // prints for those files alone; keeping the bundled set is one click (or `?set=NAME&data=…`) and
 // then gives the union. And the landing view of the paper set leads with the paper's reported

@@ -168,7 +168,7 @@ fn intervals_to_come(t: &mut report::Table) {
 
 /// Under `missing = zero`, the rows of models that never answered some questions (no answer
 /// record, no judgment: not failed runs) say so in their coverage cell, e.g. "answered 3 of 27
-/// questions; 24 counted as 0" (SPEC §4 "never answered vs failed").
+/// questions; 24 counted as 0" (docs/metrics.md#never-answered-vs-failed).
 fn never_answered(r: &repoprobe_core::ScoreReport) -> RowNotes {
     /// The coverage column of `report::models_table`.
     const COVERAGE: usize = 6;

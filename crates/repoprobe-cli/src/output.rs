@@ -260,7 +260,7 @@ pub fn file_name_part(s: &str) -> String {
 /// file name.
 pub const MAX_NAME_PART: usize = 72;
 
-/// The key of a judgment-like record (SPEC §2.3, §2.4): (question_id, model, attempt, judge,
+/// The key of a judgment-like record (docs/format.md#checklist-judgment, docs/format.md#scalar-judgment): (question_id, model, attempt, judge,
 /// judge_run), `attempt` and `judge_run` 0 when absent.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct JudgmentKey {
@@ -296,7 +296,7 @@ impl std::fmt::Display for JudgmentKey {
     }
 }
 
-/// The key of an answer record (SPEC §2.2): (question_id, model, attempt).
+/// The key of an answer record (docs/format.md#answer): (question_id, model, attempt).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct AnswerKey {
     pub question_id: String,

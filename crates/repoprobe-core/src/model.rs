@@ -1,4 +1,4 @@
-//! The record types of SPEC §2, named as the paper names them.
+//! The record types of docs/format.md, named as the paper names them.
 //!
 //! These are the *validated* shapes: the loader (`crate::load`) reads every record leniently,
 //! reports what is wrong with it, and only builds these types from records that pass. Unknown
@@ -85,7 +85,7 @@ impl ChecklistItem {
     }
 }
 
-/// A benchmark question (SPEC §2.1).
+/// A benchmark question (docs/format.md#question).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Question {
@@ -112,7 +112,7 @@ pub struct Usage {
     pub cost_usd: Option<f64>,
 }
 
-/// A model's answer to a question (SPEC §2.2). An answer with `error` set is a failed run.
+/// A model's answer to a question (docs/format.md#answer). An answer with `error` set is a failed run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Answer {
@@ -143,7 +143,7 @@ pub struct ItemScore {
     pub score: u32,
 }
 
-/// A checklist judgment (SPEC §2.3): one entry per checklist item, in checklist order.
+/// A checklist judgment (docs/format.md#checklist-judgment): one entry per checklist item, in checklist order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Judgment {
@@ -157,7 +157,7 @@ pub struct Judgment {
     pub items: Vec<ItemScore>,
 }
 
-/// A SWE-QA-style scalar judgment (SPEC §2.4), the baseline of Table 5.
+/// A SWE-QA-style scalar judgment (docs/format.md#scalar-judgment), the baseline of Table 5.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ScalarJudgment {
@@ -231,7 +231,7 @@ impl FailureMode {
     }
 }
 
-/// A failure-mode label given by a classifier to a low-scoring answer (SPEC §2.5).
+/// A failure-mode label given by a classifier to a low-scoring answer (docs/format.md#failure-mode-label).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct FailureLabel {
@@ -245,7 +245,7 @@ pub struct FailureLabel {
     pub rationale: String,
 }
 
-/// One value of a table as printed in a paper (SPEC §2.7). `group` separates the blocks of a
+/// One value of a table as printed in a paper (docs/format.md#reported-values). `group` separates the blocks of a
 /// table (Table 4's category/theme/language, Table 5's scalar/checklist).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
@@ -258,7 +258,7 @@ pub struct ReportedValue {
     pub value: f64,
 }
 
-/// The results bundle of SPEC §2.6: any mix of record kinds in one object.
+/// The results bundle of docs/format.md#results-bundle: any mix of record kinds in one object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ResultsBundle {
@@ -277,7 +277,7 @@ pub struct ResultsBundle {
     pub scalar_judgments: Vec<ScalarJudgment>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failure_modes: Vec<FailureLabel>,
-    /// Values of published tables (SPEC §2.7); an extension of §2.6.
+    /// Values of published tables (docs/format.md#reported-values); an extension of the results bundle.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reported: Vec<ReportedValue>,
 }

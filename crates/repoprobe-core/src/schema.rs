@@ -1,4 +1,4 @@
-//! JSON Schemas of every record kind (SPEC §2), generated from the types in [`crate::model`].
+//! JSON Schemas of every record kind (docs/format.md), generated from the types in [`crate::model`].
 //! Committed under `public-data/schema/`; a test fails when they are out of date.
 
 use crate::model::*;
@@ -19,46 +19,49 @@ pub fn all() -> Vec<(&'static str, String)> {
             "question",
             one::<Question>(
                 "RepoProbe benchmark question",
-                "SPEC §2.1. Checklist rules (1–4 knowledge items summing to 9, one clarity item of weight 1, rubric scores distinct and in [0, weight] including 0 and the weight) are enforced by `repoprobe validate`. Unknown fields are allowed.",
+                "docs/format.md#question. Checklist rules (1–4 knowledge items summing to 9, one clarity item of weight 1, rubric scores distinct and in [0, weight] including 0 and the weight) are enforced by `repoprobe validate`. Unknown fields are allowed.",
             ),
         ),
         (
             "answer",
             one::<Answer>(
                 "RepoProbe answer",
-                "SPEC §2.2. An answer with `error` set is a failed run.",
+                "docs/format.md#answer. An answer with `error` set is a failed run.",
             ),
         ),
         (
             "judgment",
             one::<Judgment>(
                 "RepoProbe checklist judgment",
-                "SPEC §2.3. One entry per checklist item, scores from the item's rubric.",
+                "docs/format.md#checklist-judgment. One entry per checklist item, scores from the item's rubric.",
             ),
         ),
         (
             "scalar_judgment",
             one::<ScalarJudgment>(
                 "RepoProbe scalar judgment",
-                "SPEC §2.4. Score rate = sum / (dimensions × max_per_dimension).",
+                "docs/format.md#scalar-judgment. Score rate = sum / (dimensions × max_per_dimension).",
             ),
         ),
         (
             "failure_label",
-            one::<FailureLabel>("RepoProbe failure-mode label", "SPEC §2.5."),
+            one::<FailureLabel>(
+                "RepoProbe failure-mode label",
+                "docs/format.md#failure-mode-label.",
+            ),
         ),
         (
             "reported_value",
             one::<ReportedValue>(
                 "A value of a published table",
-                "SPEC §2.7, one cell of a paper's table, tagged with its table.",
+                "docs/format.md#reported-values, one cell of a paper's table, tagged with its table.",
             ),
         ),
         (
             "bundle",
             one::<ResultsBundle>(
                 "RepoProbe results bundle",
-                "SPEC §2.6. `format` is \"repoprobe-results\", `version` 1; every array optional.",
+                "docs/format.md#results-bundle. `format` is \"repoprobe-results\", `version` 1; every array optional.",
             ),
         ),
     ]

@@ -1,11 +1,11 @@
-//! The rules of SPEC §2.1 and §3 for single records, each violation its own message.
+//! The rules of docs/format.md#question and docs/format.md#loading-rules for single records, each violation its own message.
 //! Functions here are pure: a record (and its question) in, a list of reasons out.
 
 use crate::issue::quote;
 use crate::model::*;
 use std::collections::BTreeSet;
 
-/// Every checklist rule a question breaks (SPEC §2.1; paper §3.2 and §4.1).
+/// Every checklist rule a question breaks (docs/format.md#question; paper §3.2 and §4.1).
 pub fn question(q: &Question) -> Vec<String> {
     let mut errs = Vec::new();
     if q.id.trim().is_empty() {
@@ -109,7 +109,7 @@ pub fn question(q: &Question) -> Vec<String> {
     errs
 }
 
-/// Every way a judgment fails to match its question's checklist (SPEC §2.3, §3).
+/// Every way a judgment fails to match its question's checklist (docs/format.md#checklist-judgment, docs/format.md#loading-rules).
 pub fn judgment_items(j: &Judgment, q: &Question) -> Vec<String> {
     // Nearly every judgment scores each item of the checklist once, in its order (item ids are
     // unique in a valid question): nothing to look up, nothing to allocate.
@@ -159,7 +159,7 @@ pub fn judgment_items(j: &Judgment, q: &Question) -> Vec<String> {
     errs
 }
 
-/// The rules for a scalar judgment (SPEC §2.4).
+/// The rules for a scalar judgment (docs/format.md#scalar-judgment).
 pub fn scalar(s: &ScalarJudgment) -> Vec<String> {
     let mut errs = Vec::new();
     if s.max_per_dimension == 0 {

@@ -180,7 +180,7 @@ struct Outcome {
     turns: u32,
 }
 
-/// A line of `--out`: SPEC §2.2.
+/// A line of `--out`: docs/format.md#answer.
 #[derive(Serialize)]
 struct AnswerRecord<'a> {
     #[serde(flatten)]

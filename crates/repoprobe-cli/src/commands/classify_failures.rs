@@ -1,10 +1,10 @@
 //! `repoprobe classify-failures`: the failure-mode classifier of paper §5.4 (Table 7), live.
 //! For every answer whose checklist score (the mean over the judge runs of the judge in force)
-//! is below 60 %, one call names one of the five modes of SPEC §2.5 with a rationale; the mode
+//! is below 60 %, one call names one of the five modes of docs/format.md#failure-mode-label with a rationale; the mode
 //! is an enum in the reply schema and checked by `repoprobe_core::protocol::classify::parse_reply`. The
 //! run loop, journals, resume and failure records are `judge`'s (`crate::live`).
 //!
-//! Records are SPEC §2.5 labels (`classifier` = `--model`) plus `checklist_judge`,
+//! Records are docs/format.md#failure-mode-label labels (`classifier` = `--model`) plus `checklist_judge`,
 //! `checklist_score` (0–1), `prompt_version`, `provider`, `structured`, `usage` and `raw_reply`.
 
 use crate::exit::Exit;
@@ -37,7 +37,7 @@ pub struct Args {
     live: LiveArgs,
 }
 
-/// The key of a label (SPEC §2.5).
+/// The key of a label (docs/format.md#failure-mode-label).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 struct LabelKey {
     question_id: String,
@@ -78,7 +78,7 @@ struct LabelJob {
     score: f64,
 }
 
-/// A line of `--out`: SPEC §2.5 plus the score that made it a failure, and provenance.
+/// A line of `--out`: docs/format.md#failure-mode-label plus the score that made it a failure, and provenance.
 #[derive(Serialize)]
 struct LabelRecord<'a> {
     #[serde(flatten)]

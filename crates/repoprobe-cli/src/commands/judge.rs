@@ -5,7 +5,7 @@
 //!
 //! The run loop, the journals and the flags are shared with the other live calls
 //! (`crate::live`, `crate::output`). Output is an append-only JSONL journal, one line per
-//! finished key, written as soon as the key finishes. Judgments go to `--out` (SPEC §2.3 records plus `prompt_version`, `provider`,
+//! finished key, written as soon as the key finishes. Judgments go to `--out` (docs/format.md#checklist-judgment records plus `prompt_version`, `provider`,
 //! `structured`, `usage` and `raw_reply`); keys that could not be judged go to a separate
 //! failures journal (`<out>.failures.ndjson` unless `--failures` names another) as
 //! `"status": "failed"` lines with the reason. The failures never enter `--out`, so `score` never
@@ -123,7 +123,7 @@ impl AnswerInputs {
     }
 }
 
-/// A line of `--out`: SPEC §2.3 plus provenance.
+/// A line of `--out`: docs/format.md#checklist-judgment plus provenance.
 #[derive(Serialize)]
 struct JudgmentRecord<'a> {
     #[serde(flatten)]

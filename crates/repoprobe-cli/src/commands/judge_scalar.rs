@@ -4,7 +4,7 @@
 //! `repoprobe_core::protocol::scalar::parse_reply` and re-asked with the violations, like `judge`; the
 //! run loop, journals, resume and failure records are `judge`'s (`crate::live`).
 //!
-//! Records are SPEC §2.4 scalar judgments (`max_per_dimension` = the scale) plus
+//! Records are docs/format.md#scalar-judgment scalar judgments (`max_per_dimension` = the scale) plus
 //! `prompt_version`, `provider`, `structured`, `usage` and `raw_reply`.
 
 use crate::exit::Exit;
@@ -42,7 +42,7 @@ struct ScalarJob {
     max: u32,
 }
 
-/// A line of `--out`: SPEC §2.4 plus provenance.
+/// A line of `--out`: docs/format.md#scalar-judgment plus provenance.
 #[derive(Serialize)]
 struct ScalarRecord<'a> {
     #[serde(flatten)]

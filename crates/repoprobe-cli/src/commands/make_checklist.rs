@@ -1,6 +1,6 @@
 //! `repoprobe make-checklist`: the checklist generator of paper §3.2 and §4.1, live. From source
 //! records `{id, repo, category, question, reference_answer}` (JSONL or a JSON array) to full
-//! benchmark questions (SPEC §2.1). Every reply is checked by
+//! benchmark questions (docs/format.md#question). Every reply is checked by
 //! `repoprobe_core::protocol::checklist_gen::parse_reply`, which applies every rule of
 //! `repoprobe_core::validate::question`; a violating reply is sent back with the violations
 //! listed. The run loop, journals, resume and failure records are `judge`'s
@@ -25,7 +25,7 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The source records `{id, repo, category, question, reference_answer}` (JSONL or a JSON
-    /// array); `repo` is the object of SPEC §2.1 or just the repository's name.
+    /// array); `repo` is the object of docs/format.md#question or just the repository's name.
     #[arg(long)]
     questions: PathBuf,
     #[command(flatten)]
@@ -52,7 +52,7 @@ struct ChecklistJob {
     extra: Map<String, Value>,
 }
 
-/// A line of `--out`: a SPEC §2.1 question, the source's other fields, provenance.
+/// A line of `--out`: a docs/format.md#question question, the source's other fields, provenance.
 #[derive(Serialize)]
 struct QuestionRecord<'a> {
     #[serde(flatten)]

@@ -368,7 +368,7 @@ fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
         .flat_map(|q| (0..3).map(move |a| (q.to_string(), a)))
         .collect();
     assert_eq!(keys, want, "every (question, attempt) exactly once");
-    // The answers validate as SPEC §2.2 answers.
+    // The answers validate as docs/format.md#answer answers.
     let v = Command::new(BIN)
         .arg("validate")
         .arg(&c.bench)

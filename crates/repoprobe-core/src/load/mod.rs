@@ -29,7 +29,7 @@ use visitors::{
     AnyRecord, KeepTexts, SkipTexts, Texts, TopLevel, TopVisitor, parse_typed, strip_position,
 };
 
-/// The `format` of a file of published table values (SPEC §2.7).
+/// The `format` of a file of published table values (docs/format.md#reported-values).
 pub const REPORTED_FORMAT: &str = "repoprobe-reported";
 
 /// What one file held.

@@ -12,7 +12,7 @@ pub struct SourceFile<'a> {
     pub bytes: &'a [u8],
 }
 
-/// The record kinds of SPEC §2.
+/// The record kinds of docs/format.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordKind {

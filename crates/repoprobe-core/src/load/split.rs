@@ -20,7 +20,7 @@ use crate::issue::{Issue, Severity};
 use std::ops::Range;
 
 /// Nesting deeper than this ends a cut file. The splitter never recurses, and the parse of each
-/// record reports nesting deeper than 128 levels (SPEC §3) as that record's problem, as a whole
+/// record reports nesting deeper than 128 levels (docs/format.md#loading-rules) as that record's problem, as a whole
 /// file's parse did; this bound only keeps the splitter's own stack of brackets small.
 const MAX_DEPTH: usize = 1 << 20;
 

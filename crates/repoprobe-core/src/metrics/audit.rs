@@ -1,4 +1,4 @@
-//! The audit of reported tables (SPEC §4): identities that published numbers must satisfy within
+//! The audit of reported tables (docs/metrics.md): identities that published numbers must satisfy within
 //! rounding. Every paper table prints one decimal, so each printed value is within 0.05 of the
 //! truth, and a sum or weighted sum of printed values may drift by the sum of those bounds.
 //!

@@ -1,6 +1,6 @@
 //! Evidence of the runs, per model: what an answer cost (tokens, USD, seconds, agent turns) and
 //! how often the agent edited the repository it was asked about (`agent.worktree_changed`, the
-//! edit bias), from the answer records' optional fields (SPEC §2.2). Each mean is over the
+//! edit bias), from the answer records' optional fields (docs/format.md#answer). Each mean is over the
 //! answers that carry that field (failed runs included: they cost too); a model whose answers
 //! carry none of a field has no value there, never a zero.
 

@@ -1,4 +1,4 @@
-//! The grid of SPEC §5: for one (model, judge), benchmark questions × attempts seen × judge runs
+//! The grid of docs/metrics.md#the-score-report: for one (model, judge), benchmark questions × attempts seen × judge runs
 //! seen, and the judged cells in it. Every metric is a sum over this grid and a mean is one
 //! division at the end. Under the checklist's own weights a cell's sums are whole numbers, and
 //! so are their sums (f64 holds every integer below 2^53 exactly): exact, and the same in any
@@ -11,7 +11,7 @@ use crate::model::{ItemKind, Judgment, Question};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The missing-answer policy (SPEC §4): how grid cells without a valid judgment count.
+/// The missing-answer policy (docs/metrics.md): how grid cells without a valid judgment count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MissingPolicy {

@@ -1,5 +1,5 @@
-//! Every number of the paper's evaluation (SPEC §4) and the additions beyond it, computed by one
-//! function, [`score`], into one [`ScoreReport`] whose JSON form is SPEC §5's. The site and the
+//! Every number of the paper's evaluation (docs/metrics.md) and the additions beyond it, computed by one
+//! function, [`score`], into one [`ScoreReport`] whose JSON form is docs/metrics.md#the-score-report's. The site and the
 //! CLI both call it: one core, one result.
 
 pub mod audit;
@@ -29,7 +29,7 @@ pub use score_report::{
 };
 pub use weights::WeightRule;
 
-/// Computes every metric of SPEC §4 for a dataset (without `opts.drop_questions`).
+/// Computes every metric of docs/metrics.md for a dataset (without `opts.drop_questions`).
 pub fn score(
     ds: &Dataset,
     issues: &[Issue],

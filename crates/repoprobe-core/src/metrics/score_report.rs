@@ -1,4 +1,4 @@
-//! What `score` takes and gives: [`ScoreOptions`] and the [`ScoreReport`] with its rows (SPEC §5).
+//! What `score` takes and gives: [`ScoreOptions`] and the [`ScoreReport`] with its rows (docs/metrics.md#the-score-report).
 //! Types only, in a module of their own so that the computations (`bootstrap`, `strata`, …)
 //! and `score` use them without importing each other.
 
@@ -120,7 +120,7 @@ pub struct ModelScore {
     pub benchmark_questions: usize,
     /// Of those, questions this model never answered: no answer record (not even a failed run)
     /// and no valid judgment by this judge. Under `missing = zero` they count as 0 like a failed
-    /// run, but the reader is told (SPEC §4 "never answered vs failed"): a model run on a
+    /// run, but the reader is told (docs/metrics.md#never-answered-vs-failed): a model run on a
     /// subset of the benchmark is not a model that failed the rest.
     #[serde(default)]
     pub never_answered: usize,
@@ -203,7 +203,7 @@ pub struct Paired {
     pub a_better_pct: Option<f64>,
 }
 
-/// Everything `score` computes (SPEC §5, plus the additions beyond the paper).
+/// Everything `score` computes (docs/metrics.md#the-score-report, plus the additions beyond the paper).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScoreReport {
     pub policy: PolicyInfo,
@@ -258,7 +258,7 @@ impl ScoreReport {
     }
 }
 
-/// An issue as SPEC §5 prints it.
+/// An issue as docs/metrics.md#the-score-report prints it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IssueOut {
     pub file: String,

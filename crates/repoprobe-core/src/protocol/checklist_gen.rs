@@ -1,6 +1,6 @@
 //! The checklist generator (paper §3.2, §4.1), pure: from a source record `{id, repo, category,
 //! question, reference_answer}` to a full benchmark question whose checklist obeys every rule of
-//! SPEC §2.1. The versioned prompt, the reply schema and the reply check live here; the rules
+//! docs/format.md#question. The versioned prompt, the reply schema and the reply check live here; the rules
 //! themselves are [`crate::validate::question`]'s, so a generated question is valid exactly when
 //! `repoprobe validate` says so.
 
@@ -32,7 +32,7 @@ pub struct Source {
     pub external_context: bool,
 }
 
-/// Reads a source record. `repo` is an object as in SPEC §2.1 or just the repository's name.
+/// Reads a source record. `repo` is an object as in docs/format.md#question or just the repository's name.
 /// Every problem is its own message; the rules of §2.1 that do not concern the checklist
 /// (category, ids, repository name) are checked here, so that a reply is only blamed for its
 /// checklist.
@@ -166,7 +166,7 @@ pub fn prompt(s: &Source, describe_schema: bool) -> JudgePrompt {
 
 /// The reply schema as JSON text: `{"checklist": [item, ...]}` with 2–5 items, each
 /// `{id, kind (knowledge|clarity), key_point, weight (1–9), rubric: [{score (0–9), criterion}]}`,
-/// everything required, nothing else. The sums and sets of SPEC §2.1 cannot be said in a
+/// everything required, nothing else. The sums and sets of docs/format.md#question cannot be said in a
 /// schema: [`parse_reply`] checks them.
 pub fn reply_schema_json() -> String {
     let tier = r#"{"type":"object","properties":{"score":{"type":"integer","minimum":0,"maximum":9},"criterion":{"type":"string"}},"required":["score","criterion"],"additionalProperties":false}"#;
@@ -190,7 +190,7 @@ pub fn reask_message(violations: &[String]) -> String {
 }
 
 /// Checks a generator's reply and returns the full question, or every violation: the reply's
-/// shape (an object with only `checklist`, an array of items with the fields of SPEC §2.1,
+/// shape (an object with only `checklist`, an array of items with the fields of docs/format.md#question,
 /// non-empty texts) and every rule of [`validate::question`].
 pub fn parse_reply(s: &Source, text: &str) -> Result<Question, Vec<String>> {
     let top = extract_object_of(text, "a JSON object with `checklist`").map_err(|e| vec![e])?;

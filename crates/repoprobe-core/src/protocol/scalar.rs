@@ -4,7 +4,7 @@
 //! One call grades one answer on five integer dimensions, each from 1 to the scale's maximum
 //! (`--scale 10`: 1–10, total 50; `--scale 20`: 1–20, total 100; SWE-QA used both). The reply
 //! is one flat object `{"rationale": ..., "correctness": n, "completeness": n, "relevance": n,
-//! "clarity": n, "reasoning": n}`, the rationale first. The record (SPEC §2.4) carries the scale
+//! "clarity": n, "reasoning": n}`, the rationale first. The record (docs/format.md#scalar-judgment) carries the scale
 //! as `max_per_dimension`.
 
 use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};

@@ -196,7 +196,7 @@ fn policy_note(r: &ScoreReport) -> String {
     )
 }
 
-/// The paper's Table 3 as reported (SPEC §2.7), marked like the paper (best bold, second
+/// The paper's Table 3 as reported (docs/format.md#reported-values), marked like the paper (best bold, second
 /// underlined), with the audit's finding beside each row it flags.
 pub fn reported_table3(r: &ScoreReport, values: &[crate::model::ReportedValue]) -> Option<Table> {
     let mut rows: Vec<(&str, [Option<f64>; 4])> = Vec::new();

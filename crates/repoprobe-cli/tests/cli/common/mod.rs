@@ -458,7 +458,7 @@ pub fn reply_for(kind: Kind, scale: u32, q: &Value, invalid: bool) -> String {
     }
 }
 
-/// The schema must be the one of SPEC: items in checklist order, enums = allowed sets,
+/// The schema must be the one of docs/format.md: items in checklist order, enums = allowed sets,
 /// rationale before score, everything required, no additional properties.
 pub fn check_schema(schema: &Value, q: &Value, bad: &mut Vec<String>) {
     let items = q["checklist"].as_array().unwrap();

@@ -31,7 +31,6 @@
 
 use super::git::{self, Git};
 use repoprobe_core::Repo;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs::File;
@@ -84,56 +83,9 @@ pub struct Worktree {
     lock_path: PathBuf,
 }
 
-/// What the agent left behind in its worktree.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Changes {
-    /// Files that differ from the pinned commit — modified, added, deleted, untracked or ignored
-    /// — in git's order (whether the agent committed them or not).
-    pub files: Vec<Change>,
-    /// The new HEAD when the agent moved it (a commit, a checkout); `None` when it is still the
-    /// pinned commit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub head_moved_to: Option<String>,
-    /// What the clone cache's check found after the run (git configuration planted where every
-    /// run on the cache would meet it; with concurrent runs, any of them may have planted it).
-    /// None of it was run; the next run refuses the cache.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub cache_tampered: Vec<String>,
-}
-
-impl Changes {
-    /// True when the worktree is exactly the pinned commit.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.head_moved_to.is_none()
-    }
-}
-
-/// One changed path, relative to the worktree's root.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Change {
-    pub path: String,
-    pub kind: ChangeKind,
-    /// For a rename or copy: the path it came from.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-}
-
-/// What happened to a path (from `git status --porcelain` codes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeKind {
-    Modified,
-    Added,
-    Deleted,
-    Renamed,
-    Copied,
-    TypeChanged,
-    Unmerged,
-    /// A new file git does not know about.
-    Untracked,
-    /// A new file (or directory) matching an ignore pattern: build output, caches.
-    Ignored,
-}
+/// What the agent left behind: the answer record's `agent.changes`, typed in the core so that
+/// what `answer` writes is what the site reads.
+pub use repoprobe_core::model::agent::{Change, ChangeKind, Changes};
 
 /// Why a question's worktree could not be had (or inspected, or removed). Messages name the
 /// repository and commit and end with what git said.
@@ -824,7 +776,7 @@ fn parse_status(out: &str) -> Vec<Change> {
             .flatten();
         files.push(Change {
             path: path.to_string(),
-            kind,
+            kind: Some(kind),
             from,
         });
     }
@@ -1030,21 +982,21 @@ mod tests {
         std::fs::write(wt.path.join("notes/deep/new file.md"), "x").unwrap();
         std::fs::remove_file(wt.path.join(".gitignore")).unwrap();
         let changes = wt.changes().unwrap();
-        let got: Vec<(&str, ChangeKind)> = changes
+        let got: Vec<(&str, Option<ChangeKind>)> = changes
             .files
             .iter()
             .map(|c| (c.path.as_str(), c.kind))
             .collect();
         assert!(
-            got.contains(&("src/lib.txt", ChangeKind::Modified)),
+            got.contains(&("src/lib.txt", Some(ChangeKind::Modified))),
             "{got:?}"
         );
         assert!(
-            got.contains(&("notes/deep/new file.md", ChangeKind::Untracked)),
+            got.contains(&("notes/deep/new file.md", Some(ChangeKind::Untracked))),
             "{got:?}"
         );
         assert!(
-            got.contains(&(".gitignore", ChangeKind::Deleted)),
+            got.contains(&(".gitignore", Some(ChangeKind::Deleted))),
             "{got:?}"
         );
         assert!(changes.head_moved_to.is_none());
@@ -1071,7 +1023,7 @@ mod tests {
             changes.files,
             vec![Change {
                 path: "target/".into(),
-                kind: ChangeKind::Ignored,
+                kind: Some(ChangeKind::Ignored),
                 from: None
             }]
         );
@@ -1084,7 +1036,7 @@ mod tests {
             changes.files,
             vec![Change {
                 path: "src/lib.txt".into(),
-                kind: ChangeKind::Modified,
+                kind: Some(ChangeKind::Modified),
                 from: None
             }]
         );
@@ -1285,17 +1237,17 @@ mod tests {
         std::fs::write(cache.join("info/attributes"), "* filter=x\n").unwrap();
 
         let changes = wt.changes().unwrap();
-        let got: Vec<(&str, ChangeKind)> = changes
+        let got: Vec<(&str, Option<ChangeKind>)> = changes
             .files
             .iter()
             .map(|c| (c.path.as_str(), c.kind))
             .collect();
         assert!(
-            got.contains(&("src/lib.txt", ChangeKind::Modified)),
+            got.contains(&("src/lib.txt", Some(ChangeKind::Modified))),
             "{got:?}"
         );
         assert!(
-            got.contains(&(".gitattributes", ChangeKind::Untracked)),
+            got.contains(&(".gitattributes", Some(ChangeKind::Untracked))),
             "{got:?}"
         );
         assert!(!changes.is_empty());
@@ -1449,7 +1401,7 @@ mod tests {
         git(&wt.path, &["update-index", "--skip-worktree", ".gitignore"]);
         std::fs::remove_file(wt.path.join(".gitignore")).unwrap();
         assert_eq!(git(&wt.path, &["status", "--porcelain"]), "");
-        let got: Vec<(String, ChangeKind)> = wt
+        let got: Vec<(String, Option<ChangeKind>)> = wt
             .changes()
             .unwrap()
             .files
@@ -1459,8 +1411,8 @@ mod tests {
         assert_eq!(
             got,
             [
-                (".gitignore".to_string(), ChangeKind::Deleted),
-                ("src/lib.txt".to_string(), ChangeKind::Modified)
+                (".gitignore".to_string(), Some(ChangeKind::Deleted)),
+                ("src/lib.txt".to_string(), Some(ChangeKind::Modified))
             ]
         );
         wt.remove().unwrap();
@@ -1471,9 +1423,9 @@ mod tests {
         let out = "R  new.rs\0old.rs\0 M a b.txt\0?? x\0!! target/\0";
         let files = parse_status(out);
         assert_eq!(files.len(), 4);
-        assert_eq!(files[0].kind, ChangeKind::Renamed);
+        assert_eq!(files[0].kind, Some(ChangeKind::Renamed));
         assert_eq!(files[0].from.as_deref(), Some("old.rs"));
         assert_eq!(files[1].path, "a b.txt");
-        assert_eq!(files[3].kind, ChangeKind::Ignored);
+        assert_eq!(files[3].kind, Some(ChangeKind::Ignored));
     }
 }

@@ -5,6 +5,8 @@
 //! fields are ignored here; when a caller needs them back (the `bundle` command) the loader keeps
 //! each record's raw JSON text beside it.
 
+pub mod agent;
+
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -122,7 +124,8 @@ pub struct Answer {
     pub attempt: u32,
     #[serde(default)]
     pub answer: Option<String>,
-    /// What ran the model (agent name, version, turns...): free-form.
+    /// What ran the model and what it did (agent name, version, turns, changed files...), kept
+    /// as given: read it through [`agent::AgentBlock::of`], the one typed form.
     #[serde(default)]
     pub agent: Option<serde_json::Value>,
     #[serde(default)]

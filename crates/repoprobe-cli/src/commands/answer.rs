@@ -28,6 +28,7 @@ use repoprobe_agent::sandbox::{self, Bubblewrap};
 use repoprobe_agent::tools::Sandbox;
 use repoprobe_agent::workspace::{RepoSource, Worktree};
 use repoprobe_core::Question;
+use repoprobe_core::model::agent::AgentBlock;
 use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt, single_prompt};
 use repoprobe_llm::key::scrub_env;
 use repoprobe_llm::price::Price;
@@ -506,28 +507,7 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome 
         }
     };
     let transcript_path = ctx.transcripts.join(format!("{name}.json"));
-    let ran = match &ctx.runner {
-        Runner::Builtin { client, limits } => {
-            run_builtin(client, limits, &q, &wt, &transcript_path).await
-        }
-        Runner::External {
-            config,
-            version,
-            fresh_home,
-        } => {
-            let scratch = ctx.worktrees.join(format!("{name}.scratch"));
-            run_external(
-                config,
-                version.as_deref(),
-                *fresh_home,
-                &q,
-                &wt,
-                &scratch,
-                &transcript_path,
-            )
-            .await
-        }
-    };
+    let ran = run_agent(&ctx, &name, &q, &wt, &transcript_path).await;
     // What the agent left behind, then the worktree goes (unless kept for inspection).
     let keep = ctx.keep_worktrees;
     let changes = tokio::task::spawn_blocking(move || {
@@ -579,25 +559,17 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome 
         .unwrap_or(&transcript_path)
         .display()
         .to_string();
-    if let Some(obj) = agent.as_object_mut() {
-        obj.insert("prompt_version".into(), json!(PROMPT_VERSION));
-        obj.insert("repo".into(), json!(q.repo.name));
-        obj.insert("worktree_changed".into(), json!(!changes.is_empty()));
-        obj.insert("changes".into(), json!(changes));
-        obj.insert("transcript".into(), json!(transcript));
-    }
-    let (cost, cost_source) = match (cost_usd, ctx.price) {
-        (Some(c), _) => (Some(c), "reported by the agent"),
-        (None, Some(p)) => (Some(p.cost(tokens)), "estimated from list prices"),
-        (None, None) => (None, "unknown"),
-    };
-    if let Some(obj) = agent.as_object_mut() {
-        obj.insert("cost_source".into(), json!(cost_source));
-    }
+    agent.prompt_version = Some(PROMPT_VERSION.into());
+    agent.repo = Some(q.repo.name.clone());
+    agent.worktree_changed = Some(!changes.is_empty());
+    agent.changes = Some(changes);
+    agent.transcript = Some(transcript);
+    let (cost, cost_source) = cost(cost_usd, ctx.price, tokens);
+    agent.cost_source = Some(cost_source.into());
     let record = AnswerRecord {
         key: &o.key,
         answer: answer.as_deref(),
-        agent,
+        agent: agent.to_value(),
         usage: json!({"input_tokens": tokens.input_tokens, "output_tokens": tokens.output_tokens,
             "cost_usd": cost}),
         duration_s: started.elapsed().as_secs_f64(),
@@ -607,14 +579,60 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome 
     o
 }
 
+/// Runs the configured agent on one checked-out question.
+async fn run_agent(
+    ctx: &Ctx,
+    name: &str,
+    q: &Question,
+    wt: &Worktree,
+    transcript_path: &Path,
+) -> Result<Ran, String> {
+    match &ctx.runner {
+        Runner::Builtin { client, limits } => {
+            run_builtin(client, limits, q, wt, transcript_path).await
+        }
+        Runner::External {
+            config,
+            version,
+            fresh_home,
+        } => {
+            let scratch = ctx.worktrees.join(format!("{name}.scratch"));
+            run_external(
+                config,
+                version.as_deref(),
+                *fresh_home,
+                q,
+                wt,
+                &scratch,
+                transcript_path,
+            )
+            .await
+        }
+    }
+}
+
+/// What the run cost and where that figure came from: the agent's own report, else list prices
+/// times the tokens, else unknown.
+fn cost(
+    reported: Option<f64>,
+    price: Option<Price>,
+    tokens: Tokens,
+) -> (Option<f64>, &'static str) {
+    match (reported, price) {
+        (Some(c), _) => (Some(c), "reported by the agent"),
+        (None, Some(p)) => (Some(p.cost(tokens)), "estimated from list prices"),
+        (None, None) => (None, "unknown"),
+    }
+}
+
 /// What a run gave, whoever ran it.
 struct Ran {
     answer: Option<String>,
     error: Option<String>,
     /// The run could not happen (not the agent's fault): a failure record, tried again later.
     infrastructure: bool,
-    /// The record's `agent` object so far.
-    agent: Value,
+    /// The record's `agent` block so far.
+    agent: AgentBlock,
     tokens: Tokens,
     cost_usd: Option<f64>,
     http_retries: u32,
@@ -639,19 +657,20 @@ async fn run_builtin(
     let s = client.settings();
     Ok(Ran {
         infrastructure: r.call_failed,
-        agent: json!({
-            "name": "builtin",
-            "version": concat!("repoprobe ", env!("CARGO_PKG_VERSION")),
+        agent: AgentBlock {
+            name: Some("builtin".into()),
+            version: Some(concat!("repoprobe ", env!("CARGO_PKG_VERSION")).into()),
             // No process is started: the tools confine their own paths.
-            "sandbox": "none (in-process read-only tools)",
-            "provider": s.provider.as_str(),
-            "turns": r.turns,
-            "stop_reason": r.stop_reason,
-            "cut_at_token_limit": r.cut_at_token_limit,
-            "http_retries": r.http_retries,
-            "commit": wt.commit,
-            "from_head": wt.from_head,
-        }),
+            sandbox: Some("none (in-process read-only tools)".into()),
+            provider: Some(s.provider.as_str().into()),
+            turns: Some(r.turns.into()),
+            stop_reason: r.stop_reason.clone(),
+            cut_at_token_limit: Some(r.cut_at_token_limit),
+            http_retries: Some(r.http_retries.into()),
+            commit: Some(wt.commit.clone()),
+            from_head: Some(wt.from_head),
+            ..AgentBlock::default()
+        },
         answer: r.answer,
         error: r.error,
         tokens: r.tokens,
@@ -715,23 +734,27 @@ async fn run_external(
     let environment_failed = res.environment_failure.is_some();
     Ok(Ran {
         infrastructure: could_not_start || api_failed || environment_failed,
-        agent: json!({
-            "name": config.agent.as_str(),
-            "version": version,
-            "turns": res.turns,
-            "exit_code": r.exit_code,
-            "timed_out": r.timed_out,
-            "sandbox": format!(
+        agent: AgentBlock {
+            name: Some(config.agent.as_str().into()),
+            version: version.map(str::to_string),
+            turns: res.turns.map(u64::from),
+            exit_code: r.exit_code.map(i64::from),
+            timed_out: Some(r.timed_out),
+            sandbox: Some(format!(
                 "{}; network: {}",
-                config.sandbox.as_ref().map_or(sandbox::NONE, |b| b.describe()),
+                config
+                    .sandbox
+                    .as_ref()
+                    .map_or(sandbox::NONE, |b| b.describe()),
                 r.network
-            ),
-            "cache_read_tokens": res.cache_read_tokens,
-            "cache_creation_tokens": res.cache_creation_tokens,
-            "meta": res.meta,
-            "commit": wt.commit,
-            "from_head": wt.from_head,
-        }),
+            )),
+            cache_read_tokens: res.cache_read_tokens,
+            cache_creation_tokens: res.cache_creation_tokens,
+            meta: Some(json!(res.meta)),
+            commit: Some(wt.commit.clone()),
+            from_head: Some(wt.from_head),
+            ..AgentBlock::default()
+        },
         answer: res.answer,
         error: res.error,
         tokens: Tokens {

@@ -6,6 +6,7 @@
 
 use super::stats::mean;
 use crate::model::Answer;
+use crate::model::agent::AgentBlock;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -42,30 +43,20 @@ impl ModelEvidence {
 
 /// The agent's turns of one answer (`agent.turns`), if a whole number is given.
 pub fn turns(a: &Answer) -> Option<u64> {
-    a.agent.as_ref()?.get("turns")?.as_u64()
+    AgentBlock::of(a)?.turns
 }
 
 /// Whether the agent left the worktree changed (`agent.worktree_changed`), if said.
 pub fn worktree_changed(a: &Answer) -> Option<bool> {
-    a.agent.as_ref()?.get("worktree_changed")?.as_bool()
+    AgentBlock::of(a)?.worktree_changed
 }
 
-/// The files an agent changed (`agent.changes`: strings, or objects with a `path`).
+/// The files an agent changed (`agent.changes`: the object `repoprobe answer` writes, or an
+/// older list of paths or of objects with a `path`).
 pub fn changes(a: &Answer) -> Vec<String> {
-    let Some(list) = a
-        .agent
-        .as_ref()
-        .and_then(|g| g.get("changes")?.as_array().cloned())
-    else {
-        return Vec::new();
-    };
-    list.iter()
-        .filter_map(|c| {
-            c.as_str()
-                .or_else(|| c.get("path").and_then(|p| p.as_str()))
-                .map(str::to_string)
-        })
-        .collect()
+    AgentBlock::of(a)
+        .map(|b| b.changed_paths())
+        .unwrap_or_default()
 }
 
 /// Per-model evidence, in model order.
@@ -174,6 +165,16 @@ mod tests {
             Some(json!({"changes": ["x.rs", {"path": "y.rs", "status": "M"}, 3]})),
         );
         assert_eq!(changes(&a), ["x.rs", "y.rs"]);
+        // What `repoprobe answer` writes: an object with the files and what happened to them.
+        let written = answer(
+            "m",
+            None,
+            Some(
+                json!({"changes": {"files": [{"path": "src/a.rs", "kind": "modified"},
+                {"path": "n.rs", "kind": "renamed", "from": "o.rs"}], "head_moved_to": "c0ffee"}}),
+            ),
+        );
+        assert_eq!(changes(&written), ["src/a.rs", "n.rs"]);
     }
 
     #[test]

@@ -1,0 +1,363 @@
+//! The `agent` block of an answer record (docs/format.md#answer), typed once: `repoprobe answer`
+//! builds an [`AgentBlock`] and the site and the evidence metrics read one, so what the runner
+//! writes is what the viewer shows.
+//!
+//! The record keeps the block as it was given (`Answer::agent` is free-form JSON: other runners
+//! write other fields, and a record is never refused for them). [`AgentBlock::of`] reads it
+//! leniently: a known field of another type reads as absent, never as a lost record, and every
+//! field it does not know stays in [`AgentBlock::other`].
+
+use super::Answer;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+/// What ran the model and what it did to the repository.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentBlock {
+    /// `builtin`, `claude-code`, `codex`, `gemini`, `command`, or another runner's name.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub name: Option<String>,
+    /// The agent's version (`repoprobe 0.1.0`, a CLI's `--version`).
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub version: Option<String>,
+    /// The answer prompt's version (`answer-v1`).
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub prompt_version: Option<String>,
+    /// The model API's wire format (`openai`, `anthropic`) for the built-in agent.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub provider: Option<String>,
+    /// Model turns the agent took.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub turns: Option<u64>,
+    /// The repository (`owner/name`) and the commit the agent saw.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub repo: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub commit: Option<String>,
+    /// True when the question pinned no commit and the clone's HEAD was used.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub from_head: Option<bool>,
+    /// What confined the agent (a description, e.g. `bwrap …; network: …`).
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub sandbox: Option<String>,
+    /// Whether the agent left the worktree different from the pinned commit: the evidence of
+    /// edit bias.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub worktree_changed: Option<bool>,
+    /// What it changed.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub changes: Option<Changes>,
+    /// The transcript's file, relative to the answers file's directory.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub transcript: Option<String>,
+    /// Where `usage.cost_usd` came from: reported by the agent, estimated from list prices, or
+    /// unknown.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cost_source: Option<String>,
+    /// Why the built-in agent stopped, whether its last reply was cut at the token limit, and
+    /// the HTTP retries its calls took.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub stop_reason: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cut_at_token_limit: Option<bool>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub http_retries: Option<u64>,
+    /// An agent CLI's exit code (absent when it was killed), whether it ran out of time, its
+    /// cached-prompt tokens and what else its event stream reported.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub exit_code: Option<i64>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub timed_out: Option<bool>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_read_tokens: Option<u64>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_creation_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// Every other field, as given.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl AgentBlock {
+    /// The block of an answer, read leniently; `None` when the record has none or it is not an
+    /// object.
+    pub fn of(a: &Answer) -> Option<AgentBlock> {
+        match a.agent.as_ref()? {
+            v @ Value::Object(_) => serde_json::from_value(v.clone()).ok(),
+            _ => None,
+        }
+    }
+
+    /// The block as the record's JSON value. Keys come out in the order every JSON object of
+    /// the project has (serde_json's sorted map), so a record's bytes do not depend on the
+    /// field order above.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The paths of the files the agent changed, in the order given.
+    pub fn changed_paths(&self) -> Vec<String> {
+        self.changes
+            .as_ref()
+            .map(|c| c.files.iter().map(|f| f.path.clone()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// What the agent left different from the pinned commit, as `repoprobe answer` found it with
+/// git after the run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Changes {
+    /// Files that differ from the pinned commit (modified, added, deleted, untracked or
+    /// ignored) in git's order, whether the agent committed them or not.
+    pub files: Vec<Change>,
+    /// The new HEAD when the agent moved it (a commit, a checkout).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_moved_to: Option<String>,
+    /// Git configuration planted in the clone cache, found after the run. None of it was run;
+    /// the next run refuses the cache.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cache_tampered: Vec<String>,
+}
+
+impl Changes {
+    /// True when the worktree is exactly the pinned commit.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.head_moved_to.is_none()
+    }
+}
+
+/// One changed path, relative to the worktree's root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    pub path: String,
+    /// Absent in records of older runners, which gave paths only.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub kind: Option<ChangeKind>,
+    /// For a rename or copy: the path it came from.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub from: Option<String>,
+}
+
+/// What happened to a path (from `git status --porcelain` codes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Modified,
+    Added,
+    Deleted,
+    Renamed,
+    Copied,
+    TypeChanged,
+    Unmerged,
+    /// A new file git does not know about.
+    Untracked,
+    /// A new file (or directory) matching an ignore pattern: build output, caches.
+    Ignored,
+}
+
+/// `changes` as written (an object) or as older runners and hand-made files give it: an array
+/// of paths, or of objects with a `path`. Entries that are neither are skipped.
+impl<'de> Deserialize<'de> for Changes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Written {
+            #[serde(default)]
+            files: Vec<Value>,
+            #[serde(default, deserialize_with = "lenient")]
+            head_moved_to: Option<String>,
+            #[serde(default, deserialize_with = "lenient")]
+            cache_tampered: Option<Vec<String>>,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Given {
+            Written(Written),
+            List(Vec<Value>),
+        }
+        let entry = |v: Value| match v {
+            Value::String(path) => Some(Change {
+                path,
+                kind: None,
+                from: None,
+            }),
+            v @ Value::Object(_) => serde_json::from_value(v).ok(),
+            _ => None,
+        };
+        Ok(match Given::deserialize(d)? {
+            Given::Written(w) => Changes {
+                files: w.files.into_iter().filter_map(entry).collect(),
+                head_moved_to: w.head_moved_to,
+                cache_tampered: w.cache_tampered.unwrap_or_default(),
+            },
+            Given::List(list) => Changes {
+                files: list.into_iter().filter_map(entry).collect(),
+                ..Changes::default()
+            },
+        })
+    }
+}
+
+/// A field of the wrong type reads as absent: the block is evidence shown beside a score,
+/// never a reason to refuse the record.
+fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
+    let v = Value::deserialize(d)?;
+    Ok(serde_json::from_value(v).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn answer(agent: Value) -> Answer {
+        serde_json::from_value(json!({"question_id": "q", "model": "m", "agent": agent})).unwrap()
+    }
+
+    #[test]
+    fn what_answer_writes_reads_back_with_the_files_it_changed() {
+        let block = AgentBlock {
+            name: Some("codex".into()),
+            turns: Some(4),
+            worktree_changed: Some(true),
+            changes: Some(Changes {
+                files: vec![
+                    Change {
+                        path: "src/a.rs".into(),
+                        kind: Some(ChangeKind::Modified),
+                        from: None,
+                    },
+                    Change {
+                        path: "b.rs".into(),
+                        kind: Some(ChangeKind::Renamed),
+                        from: Some("old.rs".into()),
+                    },
+                ],
+                head_moved_to: Some("abc".into()),
+                cache_tampered: vec![],
+            }),
+            ..AgentBlock::default()
+        };
+        let v = block.to_value();
+        assert_eq!(
+            v["changes"],
+            json!({"files": [{"path": "src/a.rs", "kind": "modified"},
+                {"path": "b.rs", "kind": "renamed", "from": "old.rs"}], "head_moved_to": "abc"})
+        );
+        let back = AgentBlock::of(&answer(v)).unwrap();
+        assert_eq!(back, block);
+        assert_eq!(back.changed_paths(), ["src/a.rs", "b.rs"]);
+    }
+
+    #[test]
+    fn older_lists_of_paths_or_objects_still_read() {
+        let b = AgentBlock::of(&answer(
+            json!({"changes": ["x.rs", {"path": "y.rs", "status": "M"}, 3, {"no": "path"}]}),
+        ))
+        .unwrap();
+        assert_eq!(b.changed_paths(), ["x.rs", "y.rs"]);
+    }
+
+    #[test]
+    fn a_field_of_another_type_reads_as_absent_and_unknown_fields_stay() {
+        let b = AgentBlock::of(&answer(json!({"turns": "three", "worktree_changed": 1,
+            "name": "mine", "gpu": "a100", "changes": {"files": [{"path": "a", "kind": "exploded"}]}})))
+        .unwrap();
+        assert_eq!(b.turns, None);
+        assert_eq!(b.worktree_changed, None);
+        assert_eq!(b.name.as_deref(), Some("mine"));
+        assert_eq!(b.other["gpu"], json!("a100"));
+        assert_eq!(b.changes.unwrap().files[0].kind, None);
+        assert_eq!(AgentBlock::of(&answer(json!("a string"))), None);
+    }
+}

@@ -21,7 +21,7 @@ if ! command -v bwrap >/dev/null; then
     fi
 fi
 
-# The versions the end-to-end tests were last run against (README, "External agents").
+# The versions the end-to-end tests were last run against (docs/live-runs.md, "repoprobe answer", "Versions run").
 CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 GEMINI_CLI_VERSION=0.61.0

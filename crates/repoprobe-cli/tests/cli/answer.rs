@@ -98,12 +98,12 @@ impl Case {
 /// A loopback Chat Completions server playing an agent: it asks for `read_file src/lib.rs`,
 /// then `search start`, then answers quoting what the tools returned. It records the tool
 /// results it was sent.
-struct AgentApi {
-    base: String,
+pub(crate) struct AgentApi {
+    pub(crate) base: String,
     seen: Arc<Mutex<Vec<String>>>,
 }
 
-fn agent_api() -> AgentApi {
+pub(crate) fn agent_api() -> AgentApi {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = Arc::clone(&seen);
     let server = FakeServer::start(move |req| {

@@ -16,3 +16,4 @@ mod git_hardening;
 mod judge;
 mod llm_commands;
 mod long_runs;
+mod pipeline;

@@ -17,9 +17,9 @@ pub mod model;
 pub mod protocol;
 pub mod validate;
 
-pub use dataset::{Dataset, LoadOptions, Loaded, Spans, load};
+pub use dataset::{Dataset, LoadOptions, Loaded, Spans, StreamLoader, load};
 pub use issue::{Issue, Severity};
-pub use load::{RecordKind, SourceFile, Span, StreamLoader};
+pub use load::{RecordKind, SourceFile, Span};
 pub use model::*;
 
 /// Version of the file formats this crate reads and writes (`version` of bundles).

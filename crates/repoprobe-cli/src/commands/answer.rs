@@ -1,8 +1,8 @@
 //! `repoprobe answer`: the agent runs of paper §5.1. For every question (× `--attempts`) not yet
 //! in `--out`, check the repository out at the question's pinned commit in a fresh worktree, run
-//! the agent there on the versioned prompt (`prompts/answer-v1.md`), record what it answered,
-//! what it cost, and whether it changed the worktree (`git status`: evidence of edit bias), and
-//! save the whole transcript beside the answers.
+//! the agent there on the versioned prompt (`crates/repoprobe-core/prompts/answer-v1.md`), record
+//! what it answered, what it cost, and whether it changed the worktree (`git status`: evidence of
+//! edit bias), and save the whole transcript beside the answers.
 //!
 //! Agents: `builtin` (our read-only tool loop over any model behind the judge's client) or an
 //! agent CLI (`claude-code`, `codex`, `gemini`, or any `command`).

@@ -2,14 +2,16 @@
 //! results bundle, JSONL; a UTF-8 BOM is skipped), reads every record on its own so that one bad
 //! record never costs the others, and reports each problem with its location.
 //!
-//! Files arrive as streams: [`StreamLoader`] takes each file's bytes chunk by chunk, `split`
-//! cuts them into records (never holding the whole file), and batches of records are parsed
-//! here (`parse_batch`), on the calling thread or — with the `parallel` feature and
-//! [`crate::LoadOptions::threads`] — on several. Each record keeps its [`Span`], where its text
-//! lies in its file, so that texts skipped by a load can be read back later.
+//! Files arrive as streams: `stream` takes each file's bytes chunk by chunk, `split` cuts them
+//! into records (never holding the whole file), and batches of records are parsed here
+//! (`parse_batch`), on the calling thread or — with the `parallel` feature and
+//! [`LoadOptions::threads`] — on several. Each record keeps its [`Span`], where its text lies in
+//! its file, so that texts skipped by a load can be read back later.
 //!
-//! This module only parses records one by one. Rules that need other records (unknown question,
-//! duplicates, items against the checklist) are applied by [`crate::dataset`].
+//! This module only parses records one by one and hands them on, in input order, to an
+//! assembler it does not name. Rules that need other records (unknown question, duplicates,
+//! items against the checklist) are the assembler's, in the layer above (`crate::dataset`, which
+//! uses this module and is never used by it).
 
 mod record;
 mod split;
@@ -17,7 +19,7 @@ mod stream;
 mod visitors;
 
 pub use record::{Located, Location, Record, RecordKind, Records, SourceFile, Span};
-pub use stream::StreamLoader;
+pub(crate) use stream::{Assemble, Finished, RecordStream};
 
 use crate::issue::{Issue, Severity, quote};
 use crate::model::*;
@@ -31,6 +33,22 @@ use visitors::{
 
 /// The `format` of a file of published table values (docs/format.md#reported-values).
 pub const REPORTED_FORMAT: &str = "repoprobe-reported";
+
+/// Options of a load: what its records keep, and how many threads parse them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    /// Keep each record's JSON text (for `bundle`, which must keep unknown fields).
+    pub keep_raw: bool,
+    /// Leave long free texts (rationales, answers) empty: for scoring only, where they are
+    /// never read, it saves copying most of a results file. Ignored when `keep_raw` is set.
+    /// The records' [`Span`]s are kept instead, to read the texts back.
+    pub skip_text: bool,
+    /// Threads that parse records while the caller's thread cuts them out of the files (with
+    /// more than one, one more thread assembles the dataset as they come); 0 or 1 parses and
+    /// assembles on the caller's thread. Only with the `parallel` feature (never in the site's
+    /// wasm); the result is the same whatever the number.
+    pub threads: usize,
+}
 
 /// What one file held.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -88,7 +106,7 @@ struct Segment {
 }
 
 /// Parses the units of a batch; long free texts are skipped when `options` say so.
-fn parse_batch(batch: &Batch, options: crate::LoadOptions) -> Vec<Segment> {
+fn parse_batch(batch: &Batch, options: LoadOptions) -> Vec<Segment> {
     if options.skip_text && !options.keep_raw {
         parse_units::<SkipTexts>(batch, false)
     } else {
@@ -488,10 +506,34 @@ fn describe_byte(b: u8) -> String {
     }
 }
 
+/// Takes every part and gives it back as it came: the stream's parts, unassembled, for the
+/// tests of parsing.
+#[cfg(test)]
+struct KeepParts(Vec<(usize, Records)>);
+
+#[cfg(test)]
+impl Assemble for KeepParts {
+    fn start(_: LoadOptions) -> Self {
+        KeepParts(Vec::new())
+    }
+
+    fn would_differ(_: [bool; 6], _: &Records) -> bool {
+        false
+    }
+
+    fn add(&mut self, file: usize, _: &str, part: Records) {
+        self.0.push((file, part));
+    }
+
+    fn undo(self) -> Vec<(usize, Records)> {
+        self.0
+    }
+}
+
 /// Parses files fed in chunks of `chunk` bytes, without assembling them.
 #[cfg(test)]
-fn parse_chunked(files: &[SourceFile<'_>], options: crate::LoadOptions, chunk: usize) -> Parsed {
-    let mut loader = StreamLoader::new(options);
+fn parse_chunked(files: &[SourceFile<'_>], options: LoadOptions, chunk: usize) -> Parsed {
+    let mut loader = RecordStream::<KeepParts>::new(options);
     for f in files {
         loader.begin_file(f.name);
         for c in f.bytes.chunks(chunk.max(1)) {
@@ -503,7 +545,7 @@ fn parse_chunked(files: &[SourceFile<'_>], options: crate::LoadOptions, chunk: u
 }
 
 #[cfg(test)]
-fn parse_files(files: &[SourceFile<'_>], options: crate::LoadOptions) -> Parsed {
+fn parse_files(files: &[SourceFile<'_>], options: LoadOptions) -> Parsed {
     parse_chunked(files, options, 1 << 20)
 }
 
@@ -593,12 +635,12 @@ mod tests {
         )));
         for (n, bytes) in files.iter().enumerate() {
             for options in [
-                crate::LoadOptions::default(),
-                crate::LoadOptions {
+                LoadOptions::default(),
+                LoadOptions {
                     skip_text: true,
                     ..Default::default()
                 },
-                crate::LoadOptions {
+                LoadOptions {
                     keep_raw: true,
                     ..Default::default()
                 },
@@ -870,7 +912,7 @@ mod tests {
     #[test]
     fn skip_text_leaves_rationales_empty_but_still_checks_them() {
         let text = format!("{Q}\n{J}\n");
-        let o = crate::LoadOptions {
+        let o = LoadOptions {
             skip_text: true,
             ..Default::default()
         };
@@ -913,7 +955,7 @@ mod tests {
                 name: "a",
                 bytes: text.as_bytes(),
             }],
-            crate::LoadOptions {
+            LoadOptions {
                 keep_raw: true,
                 ..Default::default()
             },

@@ -1,9 +1,11 @@
-//! [`StreamLoader`]: files given chunk by chunk, as they are read. Each file's splitter cuts its
+//! [`RecordStream`]: files given chunk by chunk, as they are read. Each file's splitter cuts its
 //! records into batches; a full batch is parsed — here, or with the `parallel` feature on a few
 //! threads of our own — and the results are put back in input order, so that a load gives the
 //! same records, issues and numbers however its files were chunked or its batches scheduled.
-//! The parsed records are assembled into the dataset as they come (with `parallel`, on a thread
-//! of its own), not after the last batch: see [`crate::dataset`]'s `Assembler`.
+//! The parsed records are handed, as they come, to whatever assembles them (an [`Assemble`];
+//! with `parallel`, on a thread of its own), not kept until after the last batch. The loader
+//! never knows what they are assembled into: that is the layer above's (the public
+//! `StreamLoader` over this stream).
 //!
 //! Memory: the batches in flight (a quarter of a megabyte each), the parsed records waiting to
 //! be assembled and the dataset; never a whole
@@ -11,9 +13,8 @@
 //! parsed as one value).
 
 use super::split::{Batch, Output, Splitter};
-use super::{FileSummary, Parsed, Segment, parse_batch};
-use crate::dataset::Assembler;
-use crate::{LoadOptions, Loaded};
+use super::{FileSummary, LoadOptions, Parsed, Records, Segment, parse_batch};
+use crate::Issue;
 
 /// A batch is handed on to be parsed once it holds this many bytes of records. Small enough
 /// that the batches in flight (one being cut, one waiting and one being parsed per thread) add
@@ -27,38 +28,56 @@ const BATCH_BYTES: usize = 256 << 10;
 #[cfg(feature = "parallel")]
 const PARTS_WAITING: usize = 16;
 
-/// Loads files given as streams of bytes: `begin_file`, `feed` each chunk as it comes,
-/// `end_file`; then `finish` gives what [`crate::load()`] gives for the same bytes.
-///
-/// ```
-/// use repoprobe_core::{LoadOptions, StreamLoader};
-/// let mut loader = StreamLoader::new(LoadOptions::default());
-/// loader.begin_file("judgments.jsonl");
-/// loader.feed(br#"{"question_id": "q1", "model": "m", "judge": "j", "#);
-/// loader.feed(b"\"items\": []}\n");
-/// loader.end_file();
-/// let loaded = loader.finish();
-/// assert_eq!(loaded.dataset.judgments.len(), 1);
-/// ```
-pub struct StreamLoader {
+/// What takes the parsed records as they come, part by part in input order, while later parts
+/// are still being read: the seam between reading records and assembling them, so that the
+/// loader hands parts on without naming what they become.
+pub(crate) trait Assemble: Send + 'static {
+    /// A fresh assembler that can give back what it took ([`Assemble::undo`]).
+    fn start(options: LoadOptions) -> Self;
+
+    /// True when taking `part` after records of the kinds `taken` (by
+    /// [`RecordKind`](super::RecordKind) order) could give another result than taking every part
+    /// kind by kind at the end: the stream then stops assembling as records come.
+    fn would_differ(taken: [bool; 6], part: &Records) -> bool;
+
+    /// Takes the next part (in input order) of file number `file`, called `name` in issues.
+    fn add(&mut self, file: usize, name: &str, part: Records);
+
+    /// Gives back every record taken, as the parts they came in (file, records), in order.
+    fn undo(self) -> Vec<(usize, Records)>;
+}
+
+/// Files read chunk by chunk into parsed records, handed to an `A` as they come (see the
+/// module docs); [`RecordStream::finish`] says how far the assembling got.
+pub(crate) struct RecordStream<A> {
     files: Vec<FileSummary>,
     splitter: Option<Splitter>,
-    out: Out,
+    out: Out<A>,
+}
+
+/// Where a [`RecordStream`] ended.
+pub(crate) enum Finished<A> {
+    /// Every record was taken by the assembler as it came; the parse's issues and what each
+    /// file held go with it.
+    Assembled(A, Vec<Issue>, Vec<FileSummary>),
+    /// Assembling as records came was given up (or never started): every record, parsed, to be
+    /// assembled kind by kind.
+    Parsed(Parsed),
 }
 
 /// The splitters' output: the batch being filled, and where full batches go.
-struct Out {
+struct Out<A> {
     batch: Batch,
     /// Parsed batches' buffers, emptied, to be filled again (no fresh buffer to allocate
     /// and fault in for every batch).
     spare: Vec<Batch>,
     options: LoadOptions,
-    merge: Merge,
+    merge: Merge<A>,
     #[cfg(feature = "parallel")]
     pool: Option<pool::Pool>,
 }
 
-impl Output for Out {
+impl<A: Assemble> Output for Out<A> {
     fn batch(&mut self) -> &mut Batch {
         &mut self.batch
     }
@@ -70,7 +89,7 @@ impl Output for Out {
     }
 }
 
-impl Out {
+impl<A: Assemble> Out<A> {
     fn dispatch(&mut self) {
         if self.batch.units.is_empty() {
             return;
@@ -106,9 +125,9 @@ impl Out {
     }
 }
 
-impl StreamLoader {
-    pub fn new(options: LoadOptions) -> Self {
-        StreamLoader {
+impl<A: Assemble> RecordStream<A> {
+    pub(crate) fn new(options: LoadOptions) -> Self {
+        RecordStream {
             files: Vec::new(),
             splitter: None,
             out: Out {
@@ -116,8 +135,13 @@ impl StreamLoader {
                 spare: Vec::new(),
                 options,
                 merge: Merge {
+                    records: Vec::new(),
+                    issues: Vec::new(),
+                    names: Vec::new(),
+                    files: Vec::new(),
                     asm: Some(Assembling::new(options)),
-                    ..Merge::default()
+                    kinds: [false; 6],
+                    taken: Vec::new(),
                 },
                 #[cfg(feature = "parallel")]
                 pool: (options.threads > 1)
@@ -129,7 +153,7 @@ impl StreamLoader {
 
     /// Starts the next file (ending the one before, if still open). Issues name it `name`;
     /// its records' [`crate::Span`]s carry its number: how many files were begun before it.
-    pub fn begin_file(&mut self, name: &str) {
+    pub(crate) fn begin_file(&mut self, name: &str) {
         self.end_file();
         self.out.merge.names.push(name.to_string());
         self.files.push(FileSummary {
@@ -140,7 +164,7 @@ impl StreamLoader {
     }
 
     /// The file's next bytes. A chunk may end anywhere, even inside a UTF-8 character.
-    pub fn feed(&mut self, chunk: &[u8]) {
+    pub(crate) fn feed(&mut self, chunk: &[u8]) {
         if self.splitter.is_none() {
             self.begin_file("input");
         }
@@ -150,7 +174,7 @@ impl StreamLoader {
     }
 
     /// The file has no more bytes.
-    pub fn end_file(&mut self) {
+    pub(crate) fn end_file(&mut self) {
         let Some(mut s) = self.splitter.take() else {
             return;
         };
@@ -162,18 +186,17 @@ impl StreamLoader {
         }
     }
 
-    /// Every record of every file, validated and assembled (see [`crate::dataset`]).
-    pub fn finish(mut self) -> Loaded {
-        let options = self.out.options;
+    /// Every file ended and every batch parsed: the assembler with every record, or, when it
+    /// was given up, the records as parsed.
+    pub(crate) fn finish(mut self) -> Finished<A> {
         self.drain();
         match self.out.merge.asm.take() {
-            // Assembled while read: the same dataset as assembled now.
             Some(asm) => {
                 let asm = asm.into_inner();
                 let (_, issues, files) = self.summary();
-                asm.finish(issues, files)
+                Finished::Assembled(asm, issues, files)
             }
-            None => crate::dataset::assemble(self.parsed(), options),
+            None => Finished::Parsed(self.parsed()),
         }
     }
 
@@ -202,7 +225,7 @@ impl StreamLoader {
     }
 
     /// The records not taken by the assembler, the issues and what each file held.
-    fn summary(self) -> (Vec<super::Records>, Vec<crate::Issue>, Vec<FileSummary>) {
+    fn summary(self) -> (Vec<Records>, Vec<Issue>, Vec<FileSummary>) {
         let Merge {
             records,
             issues,
@@ -212,7 +235,7 @@ impl StreamLoader {
         } = self.out.merge;
         let mut files = self.files;
         counts.resize(files.len(), 0);
-        let records: Vec<super::Records> = records.into_iter().map(|(_, r)| r).collect();
+        let records: Vec<Records> = records.into_iter().map(|(_, r)| r).collect();
         for r in &records {
             r.count_files(&mut counts);
         }
@@ -230,16 +253,15 @@ impl StreamLoader {
 }
 
 /// The parsed batches put together in input order.
-#[derive(Default)]
-struct Merge {
+struct Merge<A> {
     /// Each segment's records, with its file, when not taken by `asm`.
-    records: Vec<(usize, super::Records)>,
-    issues: Vec<crate::Issue>,
+    records: Vec<(usize, Records)>,
+    issues: Vec<Issue>,
     names: Vec<String>,
     files: Vec<FileState>,
     /// Assembles the records as they come, until a part would make it differ from assembling
     /// them all at the end (it then gives back what it took and is dropped).
-    asm: Option<Assembling>,
+    asm: Option<Assembling<A>>,
     /// The kinds (by [`super::RecordKind`] order) of the records handed to `asm`.
     kinds: [bool; 6],
     /// Records per file handed to `asm`.
@@ -248,30 +270,29 @@ struct Merge {
 
 /// The assembler of records as they come: here, or (`parallel` feature) on a thread of its own,
 /// beside the reading and parsing threads, the parts sent to it in order.
-enum Assembling {
-    Here(Box<Assembler>),
+enum Assembling<A> {
+    Here(Box<A>),
     #[cfg(feature = "parallel")]
     Thread(
-        std::sync::mpsc::SyncSender<(usize, String, super::Records)>,
-        std::thread::JoinHandle<Assembler>,
+        std::sync::mpsc::SyncSender<(usize, String, Records)>,
+        std::thread::JoinHandle<A>,
     ),
 }
 
-impl Assembling {
+impl<A: Assemble> Assembling<A> {
     fn new(options: LoadOptions) -> Self {
         #[cfg(feature = "parallel")]
         if options.threads > 1 {
             // A few parts may wait (the assembler is the quicker side); more would hold parsed
             // records in memory while a busy machine holds the assembler back.
             let (parts, queue) =
-                std::sync::mpsc::sync_channel::<(usize, String, super::Records)>(PARTS_WAITING);
+                std::sync::mpsc::sync_channel::<(usize, String, Records)>(PARTS_WAITING);
             let thread = std::thread::Builder::new()
                 .name("repoprobe-assemble".into())
                 .spawn(move || {
-                    let mut asm = Assembler::new(options, true);
+                    let mut asm = A::start(options);
                     for (file, name, part) in queue {
-                        asm.name(file, &name);
-                        asm.add(file, part);
+                        asm.add(file, &name, part);
                     }
                     asm
                 });
@@ -279,15 +300,12 @@ impl Assembling {
                 return Assembling::Thread(parts, thread);
             }
         }
-        Assembling::Here(Box::new(Assembler::new(options, true)))
+        Assembling::Here(Box::new(A::start(options)))
     }
 
-    fn add(&mut self, file: usize, name: &str, part: super::Records) {
+    fn add(&mut self, file: usize, name: &str, part: Records) {
         match self {
-            Assembling::Here(asm) => {
-                asm.name(file, name);
-                asm.add(file, part);
-            }
+            Assembling::Here(asm) => asm.add(file, name, part),
             #[cfg(feature = "parallel")]
             Assembling::Thread(parts, _) => {
                 // The thread ends only when the sender is dropped (or it panicked: then joining
@@ -298,7 +316,7 @@ impl Assembling {
     }
 
     /// The assembler, with every part sent taken.
-    fn into_inner(self) -> Assembler {
+    fn into_inner(self) -> A {
         match self {
             Assembling::Here(asm) => *asm,
             #[cfg(feature = "parallel")]
@@ -321,7 +339,7 @@ struct FileState {
     whole: Option<(&'static str, Option<serde_json::Value>)>,
 }
 
-impl Merge {
+impl<A: Assemble> Merge<A> {
     /// Adds the segments of the next batch (batches come in input order).
     fn add(&mut self, segments: Vec<Segment>) {
         for seg in segments {
@@ -350,7 +368,7 @@ impl Merge {
             }
             let name = self.names.get(seg.file).cloned().unwrap_or_default();
             if !seg.records.is_empty() {
-                if Assembler::would_differ(self.kinds, &seg.records) {
+                if A::would_differ(self.kinds, &seg.records) {
                     self.give_back();
                 }
                 match self.asm.as_mut() {
@@ -375,7 +393,7 @@ impl Merge {
     }
 }
 
-impl Merge {
+impl<A: Assemble> Merge<A> {
     /// Stops assembling as records come: what was taken goes back into `records`, to be
     /// assembled kind by kind at the end.
     fn give_back(&mut self) {
@@ -393,10 +411,10 @@ impl Merge {
 /// on these, and results come back in the order the batches were sent.
 #[cfg(feature = "parallel")]
 mod pool {
+    use super::super::LoadOptions;
     use super::super::Segment;
     use super::super::parse_batch;
     use super::super::split::Batch;
-    use crate::LoadOptions;
     use std::collections::BTreeMap;
     use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
     use std::sync::{Arc, Mutex};

@@ -271,6 +271,20 @@ pub(super) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     Option::<T>::deserialize(d).map(Some)
 }
 
+/// The required field `$field` of `$fields`, or `None` with its name put in `$missing` (every
+/// missing field is named, not only the first).
+macro_rules! required {
+    ($fields:expr, $missing:expr, $field:ident) => {
+        match $fields.$field {
+            Some(v) => Some(v),
+            None => {
+                $missing.push(concat!("`", stringify!($field), "`"));
+                None
+            }
+        }
+    };
+}
+
 impl<T: Texts> AnyRecord<T> {
     pub(super) fn detect(&self) -> Option<RecordKind> {
         if self.checklist.is_some() || (self.question.is_some() && self.reference_answer.is_some())
@@ -289,143 +303,154 @@ impl<T: Texts> AnyRecord<T> {
         }
     }
 
+    /// The record of `kind` these fields make, or the names of the required fields missing.
     pub(super) fn into_record(self, kind: RecordKind) -> Result<Record, Vec<&'static str>> {
         let mut missing = Vec::new();
-        macro_rules! req {
-            ($field:ident) => {
-                match self.$field {
-                    Some(v) => Some(v),
-                    None => {
-                        missing.push(concat!("`", stringify!($field), "`"));
-                        None
-                    }
-                }
-            };
-        }
         let record = match kind {
-            RecordKind::Question => {
-                let (id, repo, category, question, reference_answer, checklist) = (
-                    req!(id),
-                    req!(repo),
-                    req!(category),
-                    req!(question),
-                    req!(reference_answer),
-                    req!(checklist),
-                );
-                match (id, repo, category, question, reference_answer, checklist) {
-                    (
-                        Some(id),
-                        Some(repo),
-                        Some(category),
-                        Some(question),
-                        Some(reference_answer),
-                        Some(checklist),
-                    ) => Record::Question(Question {
-                        id,
-                        repo,
-                        category,
-                        question,
-                        reference_answer,
-                        external_context: self.external_context.unwrap_or(false),
-                        checklist,
-                    }),
-                    _ => return Err(missing),
-                }
-            }
-            RecordKind::Answer => {
-                let (question_id, model) = (req!(question_id), req!(model));
-                match (question_id, model) {
-                    (Some(question_id), Some(model)) => Record::Answer(Answer {
-                        question_id,
-                        model,
-                        attempt: self.attempt.unwrap_or(0),
-                        answer: self.answer.flatten(),
-                        agent: self.agent,
-                        usage: self.usage,
-                        duration_s: self.duration_s,
-                        error: self.error.flatten(),
-                    }),
-                    _ => return Err(missing),
-                }
-            }
-            RecordKind::Judgment => {
-                let (question_id, model, judge, items) =
-                    (req!(question_id), req!(model), req!(judge), req!(items));
-                match (question_id, model, judge, items) {
-                    (Some(question_id), Some(model), Some(judge), Some(items)) => {
-                        Record::Judgment(Judgment {
-                            question_id,
-                            model,
-                            attempt: self.attempt.unwrap_or(0),
-                            judge,
-                            judge_run: self.judge_run.unwrap_or(0),
-                            items: {
-                                let mut items: Vec<ItemScore> = items
-                                    .into_iter()
-                                    .map(|i| ItemScore {
-                                        id: i.id,
-                                        rationale: i.rationale,
-                                        score: i.score,
-                                    })
-                                    .collect();
-                                // The parse's vector grew by doubling: 4 places for 2 items is
-                                // 5 MB of nothing over 50,000 judgments.
-                                items.shrink_to_fit();
-                                items
-                            },
-                        })
-                    }
-                    _ => return Err(missing),
-                }
-            }
-            RecordKind::ScalarJudgment => {
-                let (question_id, model, judge, dimensions, max_per_dimension) = (
-                    req!(question_id),
-                    req!(model),
-                    req!(judge),
-                    req!(dimensions),
-                    req!(max_per_dimension),
-                );
-                match (question_id, model, judge, dimensions, max_per_dimension) {
-                    (
-                        Some(question_id),
-                        Some(model),
-                        Some(judge),
-                        Some(dimensions),
-                        Some(max_per_dimension),
-                    ) => Record::ScalarJudgment(ScalarJudgment {
-                        question_id,
-                        model,
-                        attempt: self.attempt.unwrap_or(0),
-                        judge,
-                        judge_run: self.judge_run.unwrap_or(0),
-                        dimensions,
-                        max_per_dimension,
-                        rationale: self.rationale.unwrap_or_default(),
-                    }),
-                    _ => return Err(missing),
-                }
-            }
-            RecordKind::FailureLabel => {
-                let (question_id, model, classifier, mode) =
-                    (req!(question_id), req!(model), req!(classifier), req!(mode));
-                match (question_id, model, classifier, mode) {
-                    (Some(question_id), Some(model), Some(classifier), Some(mode)) => {
-                        Record::FailureLabel(FailureLabel {
-                            question_id,
-                            model,
-                            attempt: self.attempt.unwrap_or(0),
-                            classifier,
-                            mode,
-                            rationale: self.rationale.unwrap_or_default(),
-                        })
-                    }
-                    _ => return Err(missing),
-                }
-            }
+            RecordKind::Question => self.into_question(&mut missing),
+            RecordKind::Answer => self.into_answer(&mut missing),
+            RecordKind::Judgment => self.into_judgment(&mut missing),
+            RecordKind::ScalarJudgment => self.into_scalar_judgment(&mut missing),
+            RecordKind::FailureLabel => self.into_failure_label(&mut missing),
             // Reported values have their own type and never come through here.
             RecordKind::Reported => return Err(vec!["`table`"]),
         };
-        Ok(record)
+        record.ok_or(missing)
+    }
+
+    fn into_question(self, missing: &mut Vec<&'static str>) -> Option<Record> {
+        let (id, repo, category, question, reference_answer, checklist) = (
+            required!(self, missing, id),
+            required!(self, missing, repo),
+            required!(self, missing, category),
+            required!(self, missing, question),
+            required!(self, missing, reference_answer),
+            required!(self, missing, checklist),
+        );
+        match (id, repo, category, question, reference_answer, checklist) {
+            (
+                Some(id),
+                Some(repo),
+                Some(category),
+                Some(question),
+                Some(reference_answer),
+                Some(checklist),
+            ) => Some(Record::Question(Question {
+                id,
+                repo,
+                category,
+                question,
+                reference_answer,
+                external_context: self.external_context.unwrap_or(false),
+                checklist,
+            })),
+            _ => None,
+        }
+    }
+
+    fn into_answer(self, missing: &mut Vec<&'static str>) -> Option<Record> {
+        let (question_id, model) = (
+            required!(self, missing, question_id),
+            required!(self, missing, model),
+        );
+        match (question_id, model) {
+            (Some(question_id), Some(model)) => Some(Record::Answer(Answer {
+                question_id,
+                model,
+                attempt: self.attempt.unwrap_or(0),
+                answer: self.answer.flatten(),
+                agent: self.agent,
+                usage: self.usage,
+                duration_s: self.duration_s,
+                error: self.error.flatten(),
+            })),
+            _ => None,
+        }
+    }
+
+    fn into_judgment(self, missing: &mut Vec<&'static str>) -> Option<Record> {
+        let (question_id, model, judge, items) = (
+            required!(self, missing, question_id),
+            required!(self, missing, model),
+            required!(self, missing, judge),
+            required!(self, missing, items),
+        );
+        match (question_id, model, judge, items) {
+            (Some(question_id), Some(model), Some(judge), Some(items)) => {
+                Some(Record::Judgment(Judgment {
+                    question_id,
+                    model,
+                    attempt: self.attempt.unwrap_or(0),
+                    judge,
+                    judge_run: self.judge_run.unwrap_or(0),
+                    items: {
+                        let mut items: Vec<ItemScore> = items
+                            .into_iter()
+                            .map(|i| ItemScore {
+                                id: i.id,
+                                rationale: i.rationale,
+                                score: i.score,
+                            })
+                            .collect();
+                        // The parse's vector grew by doubling: 4 places for 2 items is
+                        // 5 MB of nothing over 50,000 judgments.
+                        items.shrink_to_fit();
+                        items
+                    },
+                }))
+            }
+            _ => None,
+        }
+    }
+
+    fn into_scalar_judgment(self, missing: &mut Vec<&'static str>) -> Option<Record> {
+        let (question_id, model, judge, dimensions, max_per_dimension) = (
+            required!(self, missing, question_id),
+            required!(self, missing, model),
+            required!(self, missing, judge),
+            required!(self, missing, dimensions),
+            required!(self, missing, max_per_dimension),
+        );
+        match (question_id, model, judge, dimensions, max_per_dimension) {
+            (
+                Some(question_id),
+                Some(model),
+                Some(judge),
+                Some(dimensions),
+                Some(max_per_dimension),
+            ) => Some(Record::ScalarJudgment(ScalarJudgment {
+                question_id,
+                model,
+                attempt: self.attempt.unwrap_or(0),
+                judge,
+                judge_run: self.judge_run.unwrap_or(0),
+                dimensions,
+                max_per_dimension,
+                rationale: self.rationale.unwrap_or_default(),
+            })),
+            _ => None,
+        }
+    }
+
+    fn into_failure_label(self, missing: &mut Vec<&'static str>) -> Option<Record> {
+        let (question_id, model, classifier, mode) = (
+            required!(self, missing, question_id),
+            required!(self, missing, model),
+            required!(self, missing, classifier),
+            required!(self, missing, mode),
+        );
+        match (question_id, model, classifier, mode) {
+            (Some(question_id), Some(model), Some(classifier), Some(mode)) => {
+                Some(Record::FailureLabel(FailureLabel {
+                    question_id,
+                    model,
+                    attempt: self.attempt.unwrap_or(0),
+                    classifier,
+                    mode,
+                    rationale: self.rationale.unwrap_or_default(),
+                }))
+            }
+            _ => None,
+        }
     }
 }

@@ -105,27 +105,7 @@ fn score_all(
         }
     };
     let all: Vec<&Grid> = grids.values().collect();
-    // Each row depends on its own grid only (and the shared resamples): rows computed on
-    // threads, in contiguous runs put back in order, are the rows of one thread.
-    #[cfg(feature = "parallel")]
-    let models: Vec<ModelScore> = {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let per = all.len().div_ceil(threads.max(1)).max(1);
-        std::thread::scope(|s| {
-            let mut runs = all.chunks(per);
-            let first = runs.next().unwrap_or(&[]);
-            let others: Vec<_> = runs
-                .map(|run| s.spawn(|| run.iter().map(|g| model_score(g)).collect::<Vec<_>>()))
-                .collect();
-            let mut models: Vec<ModelScore> = first.iter().map(|g| model_score(g)).collect();
-            for h in others {
-                models.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-            }
-            models
-        })
-    };
-    #[cfg(not(feature = "parallel"))]
-    let models: Vec<ModelScore> = all.iter().map(|g| model_score(g)).collect();
+    let models = model_rows(&all, model_score);
 
     let judge = choose_judge(&grids, opts.judge.as_deref())?;
     let judged: Vec<&Grid> = match &judge {
@@ -143,34 +123,20 @@ fn score_all(
     let (classifier, failure_modes, failure_mode_average) = failure_modes(ds);
 
     let paired = match (&opts.compare, &judge) {
-        (Some((a, b)), Some(j)) => {
-            let find = |m: &str| {
-                judged
-                    .iter()
-                    .find(|g| g.model == m)
-                    .copied()
-                    .ok_or_else(|| ScoreError::UnknownModel(m.to_string(), j.clone()))
-            };
-            let (ga, gb) = (find(a)?, find(b)?);
-            Some(bootstrap::paired(ga, gb, nq, p, resamples.as_ref()))
-        }
+        (Some(pair), Some(j)) => Some(paired_comparison(
+            pair,
+            j,
+            &judged,
+            nq,
+            p,
+            resamples.as_ref(),
+        )?),
         _ => None,
     };
 
     let items = opts.items.then(|| items::rows(ds, &index, &judged));
     let audit = audit::audit(&ds.reported);
-    let mut issues: Vec<IssueOut> = issues.iter().map(IssueOut::from).collect();
-    issues.extend(models.iter().filter_map(|m| {
-        m.never_answered_note(p).map(|note| IssueOut {
-            file: String::new(),
-            location: format!("model {:?}, judge {:?}", m.model, m.judge),
-            message: format!(
-                "{note}: {} question(s) have no answer record and no judgment of this model \
-                 (not a failed run); `--missing exclude` leaves them out",
-                m.never_answered
-            ),
-        })
-    }));
+    let issues = issues_out(issues, &models, p);
 
     Ok(ScoreReport {
         policy: PolicyInfo {
@@ -193,6 +159,72 @@ fn score_all(
         audit,
         issues,
     })
+}
+
+/// One row per grid, in the grids' order. Each row depends on its own grid only (and the
+/// shared resamples): rows computed on threads, in contiguous runs put back in order, are the
+/// rows of one thread.
+#[cfg(feature = "parallel")]
+fn model_rows(all: &[&Grid], row: impl Fn(&Grid) -> ModelScore + Sync) -> Vec<ModelScore> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per = all.len().div_ceil(threads.max(1)).max(1);
+    let row = &row;
+    std::thread::scope(|s| {
+        let mut runs = all.chunks(per);
+        let first = runs.next().unwrap_or(&[]);
+        let others: Vec<_> = runs
+            .map(|run| s.spawn(move || run.iter().map(|g| row(g)).collect::<Vec<_>>()))
+            .collect();
+        let mut models: Vec<ModelScore> = first.iter().map(|g| row(g)).collect();
+        for h in others {
+            models.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        models
+    })
+}
+
+/// One row per grid, in the grids' order (no threads without the `parallel` feature).
+#[cfg(not(feature = "parallel"))]
+fn model_rows(all: &[&Grid], row: impl Fn(&Grid) -> ModelScore) -> Vec<ModelScore> {
+    all.iter().map(|g| row(g)).collect()
+}
+
+/// The paired comparison of models `a` and `b` under judge `judge`; an error names a model
+/// that judge never judged.
+fn paired_comparison(
+    (a, b): &(String, String),
+    judge: &str,
+    judged: &[&Grid],
+    nq: usize,
+    p: MissingPolicy,
+    resamples: Option<&bootstrap::Resamples>,
+) -> Result<Paired, ScoreError> {
+    let find = |m: &str| {
+        judged
+            .iter()
+            .find(|g| g.model == m)
+            .copied()
+            .ok_or_else(|| ScoreError::UnknownModel(m.to_string(), judge.to_string()))
+    };
+    Ok(bootstrap::paired(find(a)?, find(b)?, nq, p, resamples))
+}
+
+/// The load's issues, then one per model row whose questions never answered count as 0 under
+/// `p`: its score is lower than its judgments say, and the reader must be told.
+fn issues_out(issues: &[Issue], models: &[ModelScore], p: MissingPolicy) -> Vec<IssueOut> {
+    let mut out: Vec<IssueOut> = issues.iter().map(IssueOut::from).collect();
+    out.extend(models.iter().filter_map(|m| {
+        m.never_answered_note(p).map(|note| IssueOut {
+            file: String::new(),
+            location: format!("model {:?}, judge {:?}", m.model, m.judge),
+            message: format!(
+                "{note}: {} question(s) have no answer record and no judgment of this model \
+                 (not a failed run); `--missing exclude` leaves them out",
+                m.never_answered
+            ),
+        })
+    }));
+    out
 }
 
 /// The judge in force: the one asked for, else the one with the most valid judgments (ties go

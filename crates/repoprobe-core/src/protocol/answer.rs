@@ -1,5 +1,6 @@
-//! The prompt of `repoprobe answer` (`prompts/answer-v1.md`): what an agent is told when it
-//! answers a question by exploring the repository. Pure text; running the agent is the CLI's.
+//! The prompt of `repoprobe answer` (`crates/repoprobe-core/prompts/answer-v1.md`): what an
+//! agent is told when it answers a question by exploring the repository. Pure text; running the
+//! agent is the CLI's.
 
 use super::JudgePrompt;
 use super::prompt::{sections, substitute};
@@ -9,7 +10,7 @@ use crate::model::Question;
 pub const PROMPT_VERSION: &str = "answer-v1";
 
 /// The template (documentation, then the system and user sections).
-pub const PROMPT_TEMPLATE: &str = include_str!("../../../../prompts/answer-v1.md");
+pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/answer-v1.md");
 
 /// The system and first user message for `q`. `commit` is the sha actually checked out (the
 /// question's pin, resolved), so the agent and the record agree on it.

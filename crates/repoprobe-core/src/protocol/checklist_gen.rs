@@ -15,8 +15,8 @@ use serde_json::Value;
 /// Version of the prompt below; every generated question carries it.
 pub const PROMPT_VERSION: &str = "make-checklist-v1";
 
-/// The prompt template (`prompts/make-checklist-v1.md` at the workspace root).
-pub const PROMPT_TEMPLATE: &str = include_str!("../../../../prompts/make-checklist-v1.md");
+/// The prompt template (`crates/repoprobe-core/prompts/make-checklist-v1.md`).
+pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/make-checklist-v1.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
 pub const REPLY_NAME: &str = "checklist";

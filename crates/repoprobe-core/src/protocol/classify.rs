@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 /// Version of the prompt below; every label record carries it.
 pub const PROMPT_VERSION: &str = "classify-failures-v1";
 
-/// The prompt template (`prompts/classify-failures-v1.md` at the workspace root).
-pub const PROMPT_TEMPLATE: &str = include_str!("../../../../prompts/classify-failures-v1.md");
+/// The prompt template (`crates/repoprobe-core/prompts/classify-failures-v1.md`).
+pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/classify-failures-v1.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
 pub const REPLY_NAME: &str = "failure_mode";

@@ -19,8 +19,8 @@ use std::collections::BTreeSet;
 /// Version of the prompt below; every judgment record carries it.
 pub const PROMPT_VERSION: &str = "checklist-judge-v1";
 
-/// The prompt template (`prompts/checklist-judge-v1.md` at the workspace root).
-pub const PROMPT_TEMPLATE: &str = include_str!("../../../../prompts/checklist-judge-v1.md");
+/// The prompt template (`crates/repoprobe-core/prompts/checklist-judge-v1.md`).
+pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/checklist-judge-v1.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
 pub const REPLY_NAME: &str = "checklist_judgment";

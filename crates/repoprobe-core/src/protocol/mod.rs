@@ -27,7 +27,7 @@ pub trait Protocol {
     type Reply;
     /// The prompt's version; every record made from a reply carries it.
     const VERSION: &'static str;
-    /// The prompt template (`prompts/<VERSION>.md` at the workspace root).
+    /// The prompt template (`crates/repoprobe-core/prompts/<VERSION>.md`).
     const TEMPLATE: &'static str;
     /// The reply schema's name (OpenAI `json_schema.name`) and the forced tool's (tool mode).
     const REPLY_NAME: &'static str;

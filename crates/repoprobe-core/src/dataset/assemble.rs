@@ -1,274 +1,18 @@
-//! Assembles parsed records into a [`Dataset`]: applies the rules that need more than one record
-//! (unknown question, items against the checklist, duplicate keys, judgments of failed runs),
-//! keeps every valid record and reports every other one.
+//! The rules that need more than one record (unknown question, items against the checklist,
+//! duplicate keys, judgments of failed runs), applied while records come in ([`Assembler`], the
+//! loader's [`Assemble`]) or kind by kind over every parsed record ([`assemble`]): every valid
+//! record kept in the [`Dataset`], every other one reported.
 
+use super::{Dataset, LoadOptions, Loaded, RawRecords, Spans};
 use crate::issue::{Issue, Severity, quote};
-use crate::load::{
-    FileSummary, Located, Location, Parsed, Record, RecordKind, Records, SourceFile, Span,
-    StreamLoader,
-};
+use crate::load::{Assemble, FileSummary, Located, Location, Parsed, Records, Span};
 use crate::model::*;
 use crate::validate;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::value::RawValue;
 
-/// The valid records of every loaded file, in input order.
-#[derive(Debug, Clone, Default)]
-pub struct Dataset {
-    pub questions: Vec<Question>,
-    pub answers: Vec<Answer>,
-    pub judgments: Vec<Judgment>,
-    pub scalar_judgments: Vec<ScalarJudgment>,
-    pub failure_labels: Vec<FailureLabel>,
-    pub reported: Vec<ReportedValue>,
-    /// Each kept record's JSON text, unknown fields included, parallel to the vectors above;
-    /// present only when loaded with [`LoadOptions::keep_raw`].
-    pub raw: Option<RawRecords>,
-    /// Where each kept record lies in its file, parallel to the vectors above; present when
-    /// loaded with [`LoadOptions::skip_text`], so that the texts it skipped can be read back
-    /// ([`Dataset::fill_texts`]).
-    pub spans: Option<Spans>,
-}
-
-impl Dataset {
-    /// The dataset without the questions named in `drop` and every record about them (answers,
-    /// judgments, scalar judgments, failure labels); reported values are kept. Raw texts are
-    /// not carried over.
-    pub fn without_questions(&self, drop: &std::collections::BTreeSet<String>) -> Dataset {
-        let keep = |id: &String| !drop.contains(id);
-        Dataset {
-            questions: self
-                .questions
-                .iter()
-                .filter(|q| keep(&q.id))
-                .cloned()
-                .collect(),
-            answers: self
-                .answers
-                .iter()
-                .filter(|a| keep(&a.question_id))
-                .cloned()
-                .collect(),
-            judgments: self
-                .judgments
-                .iter()
-                .filter(|j| keep(&j.question_id))
-                .cloned()
-                .collect(),
-            scalar_judgments: self
-                .scalar_judgments
-                .iter()
-                .filter(|s| keep(&s.question_id))
-                .cloned()
-                .collect(),
-            failure_labels: self
-                .failure_labels
-                .iter()
-                .filter(|l| keep(&l.question_id))
-                .cloned()
-                .collect(),
-            reported: self.reported.clone(),
-            raw: None,
-            spans: None,
-        }
-    }
-}
-
-/// Raw JSON text of each kept record, in the same order as the typed vectors of [`Dataset`].
-#[derive(Debug, Clone, Default)]
-pub struct RawRecords {
-    pub questions: Vec<Box<RawValue>>,
-    pub answers: Vec<Box<RawValue>>,
-    pub judgments: Vec<Box<RawValue>>,
-    pub scalar_judgments: Vec<Box<RawValue>>,
-    pub failure_labels: Vec<Box<RawValue>>,
-    pub reported: Vec<Box<RawValue>>,
-}
-
-/// Where each kept record lies in its file, in the same order as the typed vectors of
-/// [`Dataset`].
-#[derive(Debug, Clone, Default)]
-pub struct Spans {
-    pub questions: Vec<Span>,
-    pub answers: Vec<Span>,
-    pub judgments: Vec<Span>,
-    pub scalar_judgments: Vec<Span>,
-    pub failure_labels: Vec<Span>,
-    pub reported: Vec<Span>,
-}
-
-impl Spans {
-    /// How many kept records of `kind` each file holds, by the loader's file number (the
-    /// order the files were given), over `files` files: what each file gave, for saying why a
-    /// view has nothing to show.
-    pub fn per_file(&self, kind: RecordKind, files: usize) -> Vec<usize> {
-        let spans = match kind {
-            RecordKind::Question => &self.questions,
-            RecordKind::Answer => &self.answers,
-            RecordKind::Judgment => &self.judgments,
-            RecordKind::ScalarJudgment => &self.scalar_judgments,
-            RecordKind::FailureLabel => &self.failure_labels,
-            RecordKind::Reported => &self.reported,
-        };
-        let mut out = vec![0; files];
-        for s in spans {
-            if let Some(n) = out.get_mut(s.file as usize) {
-                *n += 1;
-            }
-        }
-        out
-    }
-}
-
-impl Dataset {
-    /// Puts back the long texts (answer, rationales) of record `index` of `kind` that a load
-    /// with [`LoadOptions::skip_text`] left empty, from `bytes`: those of the record's
-    /// [`Span`] in its file. An error when the bytes are not that record (the file changed
-    /// since it was loaded); the record is then left as it was.
-    pub fn fill_texts(
-        &mut self,
-        kind: RecordKind,
-        index: usize,
-        bytes: &[u8],
-    ) -> Result<(), String> {
-        let parsed = crate::load::parse_one(kind, bytes)
-            .map_err(|e| format!("the {} at this place is unreadable now: {e}", kind.noun()))?;
-        let changed = || {
-            format!(
-                "another {} is at this place now: the file changed",
-                kind.noun()
-            )
-        };
-        let missing = || format!("no {} number {index}", kind.noun());
-        match (kind, parsed) {
-            (RecordKind::Answer, Record::Answer(new)) => {
-                let a = self.answers.get_mut(index).ok_or_else(missing)?;
-                if (&a.question_id, &a.model, a.attempt)
-                    != (&new.question_id, &new.model, new.attempt)
-                {
-                    return Err(changed());
-                }
-                a.answer = new.answer;
-            }
-            (RecordKind::Judgment, Record::Judgment(new)) => {
-                let j = self.judgments.get_mut(index).ok_or_else(missing)?;
-                let same = (&j.question_id, &j.model, j.attempt, &j.judge, j.judge_run)
-                    == (
-                        &new.question_id,
-                        &new.model,
-                        new.attempt,
-                        &new.judge,
-                        new.judge_run,
-                    )
-                    && j.items.len() == new.items.len()
-                    && j.items
-                        .iter()
-                        .zip(&new.items)
-                        .all(|(a, b)| a.id == b.id && a.score == b.score);
-                if !same {
-                    return Err(changed());
-                }
-                for (item, new) in j.items.iter_mut().zip(new.items) {
-                    item.rationale = new.rationale;
-                }
-            }
-            (RecordKind::ScalarJudgment, Record::ScalarJudgment(new)) => {
-                let s = self.scalar_judgments.get_mut(index).ok_or_else(missing)?;
-                if (&s.question_id, &s.model, s.attempt, &s.judge, s.judge_run)
-                    != (
-                        &new.question_id,
-                        &new.model,
-                        new.attempt,
-                        &new.judge,
-                        new.judge_run,
-                    )
-                {
-                    return Err(changed());
-                }
-                s.rationale = new.rationale;
-            }
-            (RecordKind::FailureLabel, Record::FailureLabel(new)) => {
-                let l = self.failure_labels.get_mut(index).ok_or_else(missing)?;
-                if (&l.question_id, &l.model, l.attempt, &l.classifier)
-                    != (&new.question_id, &new.model, new.attempt, &new.classifier)
-                {
-                    return Err(changed());
-                }
-                l.rationale = new.rationale;
-            }
-            // Questions and reported values keep every text.
-            (RecordKind::Question | RecordKind::Reported, _) => {}
-            _ => return Err(changed()),
-        }
-        Ok(())
-    }
-
-    pub fn count(&self, kind: RecordKind) -> usize {
-        match kind {
-            RecordKind::Question => self.questions.len(),
-            RecordKind::Answer => self.answers.len(),
-            RecordKind::Judgment => self.judgments.len(),
-            RecordKind::ScalarJudgment => self.scalar_judgments.len(),
-            RecordKind::FailureLabel => self.failure_labels.len(),
-            RecordKind::Reported => self.reported.len(),
-        }
-    }
-
-    pub fn question(&self, id: &str) -> Option<&Question> {
-        self.questions.iter().find(|q| q.id == id)
-    }
-}
-
-/// Options of [`load`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct LoadOptions {
-    /// Keep each record's JSON text (for `bundle`, which must keep unknown fields).
-    pub keep_raw: bool,
-    /// Leave long free texts (rationales, answers) empty: for scoring only, where they are
-    /// never read, it saves copying most of a results file. Ignored when `keep_raw` is set.
-    /// The records' [`Spans`] are kept instead, to read the texts back.
-    pub skip_text: bool,
-    /// Threads that parse records while the caller's thread cuts them out of the files (with
-    /// more than one, one more thread assembles the dataset as they come); 0 or 1 parses and
-    /// assembles on the caller's thread. Only with the `parallel` feature (never in the site's
-    /// wasm); the result is the same whatever the number.
-    pub threads: usize,
-}
-
-/// Everything a load produced: the valid records, every issue, what each file held, and
-/// notes that are worth saying but are not problems with the data.
-#[derive(Debug, Default)]
-pub struct Loaded {
-    pub dataset: Dataset,
-    pub issues: Vec<Issue>,
-    pub files: Vec<FileSummary>,
-    pub notes: Vec<String>,
-}
-
-impl Loaded {
-    /// True when some file (or the rest of one) could not be read at all.
-    pub fn has_unusable_input(&self) -> bool {
-        self.issues.iter().any(|i| i.severity == Severity::File)
-    }
-}
-
-/// Loads files into one dataset. Never panics and never aborts: see the module docs. The same
-/// as giving each file to a [`StreamLoader`].
-pub fn load(files: &[SourceFile<'_>], options: LoadOptions) -> Loaded {
-    let mut loader = StreamLoader::new(options);
-    for f in files {
-        loader.begin_file(f.name);
-        // Fed as a reader would: the splitter then never copies more than a chunk at once.
-        for chunk in f.bytes.chunks(1 << 20) {
-            loader.feed(chunk);
-        }
-        loader.end_file();
-    }
-    loader.finish()
-}
-
 /// The records of every file, parsed, made into a dataset (the rules of the module docs).
-pub(crate) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
+pub(super) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     let Parsed {
         records: mut parts,
         issues,
@@ -311,7 +55,7 @@ pub(crate) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
 /// part ([`Assembler::would_differ`]); when a part would break it, the records taken so
 /// far are given back as the parts they came in ([`Assembler::undo`], with the log kept for it)
 /// and the load is assembled kind by kind at its end, as before.
-pub(crate) struct Assembler {
+pub(super) struct Assembler {
     ds: Dataset,
     /// The issues found, one list per kind: a dataset's issues come kind by kind.
     issues: [Vec<Issue>; 6],
@@ -375,7 +119,7 @@ type Verdict = Result<(), Vec<String>>;
 
 impl Assembler {
     /// `undoable`: keep the log that [`Assembler::undo`] needs.
-    pub(crate) fn new(options: LoadOptions, undoable: bool) -> Self {
+    pub(super) fn new(options: LoadOptions, undoable: bool) -> Self {
         Assembler {
             ds: Dataset {
                 raw: options.keep_raw.then(RawRecords::default),
@@ -401,7 +145,7 @@ impl Assembler {
     }
 
     /// File number `file` is called `name` in issues.
-    pub(crate) fn name(&mut self, file: usize, name: &str) {
+    pub(super) fn name(&mut self, file: usize, name: &str) {
         if self.names.len() <= file {
             self.names.resize(file + 1, String::new());
         }
@@ -410,17 +154,8 @@ impl Assembler {
         }
     }
 
-    /// True when taking `part` after records of the kinds `taken` (by [`RecordKind`] order)
-    /// could give another dataset than taking every part kind by kind at the end: it holds
-    /// records of a kind that records taken before looked at.
-    pub(crate) fn would_differ(taken: [bool; 6], part: &Records) -> bool {
-        let [_, answers, judgments, scalars, labels, _] = taken;
-        (!part.questions.is_empty() && (answers || judgments || scalars || labels))
-            || (!part.answers.is_empty() && judgments)
-    }
-
     /// Takes the next part (in input order) of file `file`, kind by kind.
-    pub(crate) fn add(&mut self, file: usize, part: Records) {
+    fn take(&mut self, file: usize, part: Records) {
         let n = match self.log.as_mut() {
             Some(log) => {
                 log.parts.push(file);
@@ -444,49 +179,8 @@ impl Assembler {
         self.reported(n, reported);
     }
 
-    /// Gives back every record taken, as the parts they came in (file, records), in order.
-    pub(crate) fn undo(mut self) -> Vec<(usize, Records)> {
-        let Some(log) = self.log.take() else {
-            return Vec::new();
-        };
-        let Log {
-            parts: files,
-            questions,
-            answers,
-            judgments,
-            scalar_judgments,
-            failure_labels,
-            reported,
-        } = *log;
-        let mut parts: Vec<(usize, Records)> =
-            files.iter().map(|&f| (f, Records::default())).collect();
-        let mut ds = std::mem::take(&mut self.ds);
-        let raws = ds.raw.is_some();
-        let mut raw = ds.raw.take().unwrap_or_default();
-        let mut spans = ds.spans.take();
-        macro_rules! give_back {
-            ($field:ident, $log:ident) => {
-                give_back(
-                    ds.$field,
-                    raws.then(|| std::mem::take(&mut raw.$field)),
-                    spans.as_mut().map(|s| std::mem::take(&mut s.$field)),
-                    $log,
-                    &mut parts,
-                    |r| &mut r.$field,
-                );
-            };
-        }
-        give_back!(questions, questions);
-        give_back!(answers, answers);
-        give_back!(judgments, judgments);
-        give_back!(scalar_judgments, scalar_judgments);
-        give_back!(failure_labels, failure_labels);
-        give_back!(reported, reported);
-        parts
-    }
-
     /// The dataset: `issues` (the parse's) first, then those found here, kind by kind.
-    pub(crate) fn finish(self, mut issues: Vec<Issue>, files: Vec<FileSummary>) -> Loaded {
+    pub(super) fn finish(self, mut issues: Vec<Issue>, files: Vec<FileSummary>) -> Loaded {
         let Assembler {
             ds,
             issues: found,
@@ -854,6 +548,66 @@ impl Assembler {
     }
 }
 
+/// The assembler the loader hands parts to as they come (see [`Assembler`]).
+impl Assemble for Assembler {
+    fn start(options: LoadOptions) -> Self {
+        Assembler::new(options, true)
+    }
+
+    /// The part holds records of a kind that records taken before looked at (a question after
+    /// its answers or judgments, an answer after judgments).
+    fn would_differ(taken: [bool; 6], part: &Records) -> bool {
+        let [_, answers, judgments, scalars, labels, _] = taken;
+        (!part.questions.is_empty() && (answers || judgments || scalars || labels))
+            || (!part.answers.is_empty() && judgments)
+    }
+
+    fn add(&mut self, file: usize, name: &str, part: Records) {
+        self.name(file, name);
+        self.take(file, part);
+    }
+
+    fn undo(mut self) -> Vec<(usize, Records)> {
+        let Some(log) = self.log.take() else {
+            return Vec::new();
+        };
+        let Log {
+            parts: files,
+            questions,
+            answers,
+            judgments,
+            scalar_judgments,
+            failure_labels,
+            reported,
+        } = *log;
+        let mut parts: Vec<(usize, Records)> =
+            files.iter().map(|&f| (f, Records::default())).collect();
+        let mut ds = std::mem::take(&mut self.ds);
+        let raws = ds.raw.is_some();
+        let mut raw = ds.raw.take().unwrap_or_default();
+        let mut spans = ds.spans.take();
+        macro_rules! give_back {
+            ($field:ident, $log:ident) => {
+                give_back(
+                    ds.$field,
+                    raws.then(|| std::mem::take(&mut raw.$field)),
+                    spans.as_mut().map(|s| std::mem::take(&mut s.$field)),
+                    $log,
+                    &mut parts,
+                    |r| &mut r.$field,
+                );
+            };
+        }
+        give_back!(questions, questions);
+        give_back!(answers, answers);
+        give_back!(judgments, judgments);
+        give_back!(scalar_judgments, scalar_judgments);
+        give_back!(failure_labels, failure_labels);
+        give_back!(reported, reported);
+        parts
+    }
+}
+
 /// Puts the records of one kind back into the parts they came in, in their order: those kept
 /// (`kept`, with their raw texts and spans where the dataset kept them) and those left out (in
 /// the log).
@@ -943,6 +697,7 @@ impl Interner {
 mod tests {
     use super::*;
     use crate::synth::{SynthOptions, generate};
+    use crate::{SourceFile, StreamLoader};
 
     /// The load as assembled kind by kind after every record was parsed (`assemble`, the rules'
     /// first form), against the load as assembled while records come in (`StreamLoader`).
@@ -965,7 +720,7 @@ mod tests {
             }
             loader
         };
-        let at_end = assemble(stream(files).parsed(), options);
+        let at_end = assemble(stream(files).stream.parsed(), options);
         (print(&stream(files).finish()), print(&at_end))
     }
 
@@ -1053,51 +808,6 @@ mod tests {
                 assert_eq!(streamed, at_end, "case {n}, {options:?}");
             }
         }
-    }
-
-    #[test]
-    fn spans_say_how_many_kept_records_of_a_kind_each_file_gave() {
-        let g = |f: &str| {
-            std::fs::read(format!(
-                "{}/../../testdata/golden/{f}",
-                env!("CARGO_MANIFEST_DIR")
-            ))
-            .unwrap()
-        };
-        let (bench, judgments, scalars) = (
-            g("benchmark.jsonl"),
-            g("judgments.jsonl"),
-            g("scalar_judgments.jsonl"),
-        );
-        let files = [
-            SourceFile {
-                name: "scalar.jsonl",
-                bytes: &scalars,
-            },
-            SourceFile {
-                name: "bench.jsonl",
-                bytes: &bench,
-            },
-            SourceFile {
-                name: "judgments.jsonl",
-                bytes: &judgments,
-            },
-        ];
-        let options = LoadOptions {
-            skip_text: true,
-            ..LoadOptions::default()
-        };
-        let l = load(&files, options);
-        let spans = l
-            .dataset
-            .spans
-            .as_ref()
-            .expect("spans are kept with skip_text");
-        // (Without the answers, the judgment of a failed run is not known as one: 11.)
-        assert_eq!(spans.per_file(RecordKind::Judgment, 3), [0, 0, 11]);
-        assert_eq!(spans.per_file(RecordKind::ScalarJudgment, 3), [2, 0, 0]);
-        assert_eq!(spans.per_file(RecordKind::Question, 3), [0, 3, 0]);
-        assert_eq!(spans.per_file(RecordKind::Answer, 2), [0, 0]);
     }
 
     /// Records of any kind as JSON, for the cases above.

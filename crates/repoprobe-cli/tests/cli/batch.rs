@@ -52,9 +52,11 @@ fn a_batch_run_killed_while_waiting_resumes_the_same_batch() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    while !state.exists() {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait::until(
+        "the batch record j.batch.json",
+        Duration::from_secs(60),
+        || state.exists(),
+    );
     std::thread::sleep(Duration::from_millis(100));
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();

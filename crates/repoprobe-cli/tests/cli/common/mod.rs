@@ -12,7 +12,9 @@ pub mod batch;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod needs;
 pub mod slurm;
+pub mod wait;
 
 pub use repoprobe_test_support::reply::{Api, Mode};
 use repoprobe_test_support::{FakeServer, Request, Response};
@@ -199,25 +201,7 @@ pub fn respond(
 ) -> (u16, String, String) {
     let mut s = state.lock().unwrap();
     s.requests += 1;
-    let mut bad = Vec::new();
-    let (want_path, key_ok) = match s.api {
-        Api::Openai => (
-            "/v1/chat/completions",
-            header("authorization") == Some(format!("Bearer {KEY}")),
-        ),
-        Api::Anthropic => {
-            if header("anthropic-version").as_deref() != Some("2023-06-01") {
-                bad.push("no anthropic-version: 2023-06-01 header".to_string());
-            }
-            ("/v1/messages", header("x-api-key").as_deref() == Some(KEY))
-        }
-    };
-    if path != want_path {
-        bad.push(format!("path {path}, expected {want_path}"));
-    }
-    if !key_ok {
-        bad.push("the key is not in the expected header".to_string());
-    }
+    let mut bad = check_transport(s.api, path, header);
     let req: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
@@ -254,6 +238,48 @@ pub fn respond(
         }
     }
     check_prompt(s.kind, prompt, &q, &mut bad);
+    check_system(&s, &req, &msgs, &mut bad);
+    if let Some(schema) = reply_schema(&s, &req, prompt, &mut bad) {
+        match s.kind {
+            Kind::Judge => check_schema(&schema, &q, &mut bad),
+            kind => check_other_schema(kind, s.scale, &schema, &mut bad),
+        }
+    }
+    let qid = q["id"].as_str().unwrap().to_string();
+    s.violations
+        .extend(bad.iter().map(|b| format!("{qid}: {b}")));
+    if !bad.is_empty() {
+        return (400, String::new(), json!({"error": bad}).to_string());
+    }
+    reply_to(&mut s, &q, &qid)
+}
+
+/// The provider's path and key header (and Anthropic's version header): what is wrong with them.
+fn check_transport(api: Api, path: &str, header: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut bad = Vec::new();
+    let (want_path, key_ok) = match api {
+        Api::Openai => (
+            "/v1/chat/completions",
+            header("authorization") == Some(format!("Bearer {KEY}")),
+        ),
+        Api::Anthropic => {
+            if header("anthropic-version").as_deref() != Some("2023-06-01") {
+                bad.push("no anthropic-version: 2023-06-01 header".to_string());
+            }
+            ("/v1/messages", header("x-api-key").as_deref() == Some(KEY))
+        }
+    };
+    if path != want_path {
+        bad.push(format!("path {path}, expected {want_path}"));
+    }
+    if !key_ok {
+        bad.push("the key is not in the expected header".to_string());
+    }
+    bad
+}
+
+/// The system prompt must state the command's rule (rationales; checklists summing to 9).
+fn check_system(s: &State, req: &Value, msgs: &[Value], bad: &mut Vec<String>) {
     let system = match s.api {
         Api::Openai => msgs
             .first()
@@ -269,7 +295,12 @@ pub fn respond(
     if !system.contains(asks) {
         bad.push(format!("the system prompt does not say {asks:?}"));
     }
-    let schema = match (s.api, s.mode) {
+}
+
+/// The reply schema the request carries for its structured mode (`None` in prompt mode, whose
+/// prompt must hold the schema instead).
+fn reply_schema(s: &State, req: &Value, prompt: &str, bad: &mut Vec<String>) -> Option<Value> {
+    match (s.api, s.mode) {
         (Api::Openai, Mode::Schema) => {
             let rf = &req["response_format"];
             if rf["type"] != "json_schema" || rf["json_schema"]["strict"] != true {
@@ -302,21 +333,13 @@ pub fn respond(
             None
         }
         other => panic!("mode {other:?} not served by this test server"),
-    };
-    if let Some(schema) = schema {
-        match s.kind {
-            Kind::Judge => check_schema(&schema, &q, &mut bad),
-            kind => check_other_schema(kind, s.scale, &schema, &mut bad),
-        }
     }
-    let qid = q["id"].as_str().unwrap().to_string();
-    s.violations
-        .extend(bad.iter().map(|b| format!("{qid}: {b}")));
-    if !bad.is_empty() {
-        return (400, String::new(), json!({"error": bad}).to_string());
-    }
+}
 
-    if s.refused_echoing_key.contains(&qid) {
+/// The answer to a request that kept the protocol: the next injected fault, else the reply the
+/// test asked for question `q`.
+fn reply_to(s: &mut State, q: &Value, qid: &str) -> (u16, String, String) {
+    if s.refused_echoing_key.iter().any(|r| r == qid) {
         let msg = format!("Incorrect API key provided: {KEY}");
         return (
             400,
@@ -324,7 +347,7 @@ pub fn respond(
             json!({"error": {"message": msg}}).to_string(),
         );
     }
-    let mut reply = reply_for(s.kind, s.scale, &q, false);
+    let mut reply = reply_for(s.kind, s.scale, q, false);
     use repoprobe_test_support::Fault as Transport;
     match s.faults.pop_front() {
         Some(Fault::RateLimited) => return parts(Transport::RateLimited.response()),
@@ -332,11 +355,11 @@ pub fn respond(
         Some(Fault::QuotaExhausted) => return parts(Transport::QuotaExhausted.response()),
         Some(Fault::HtmlBody) => return parts(Transport::HtmlBody.response()),
         Some(Fault::NotJsonReply) => reply = "I think the answer is quite good.".into(),
-        Some(Fault::ScoreOutsideEnum) => reply = reply_for(s.kind, s.scale, &q, true),
+        Some(Fault::ScoreOutsideEnum) => reply = reply_for(s.kind, s.scale, q, true),
         None => {}
     }
-    if s.always_invalid.contains(&qid) {
-        reply = reply_for(s.kind, s.scale, &q, true);
+    if s.always_invalid.iter().any(|r| r == qid) {
+        reply = reply_for(s.kind, s.scale, q, true);
     }
     if s.fenced {
         reply = format!("Here is the grading:\n```json\n{reply}\n```\nDone.");

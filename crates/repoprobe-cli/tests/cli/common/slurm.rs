@@ -16,8 +16,8 @@ pub struct Slurm {
     daemons: Vec<Child>,
 }
 
-/// The reason this machine cannot run the cluster, if any.
-fn missing() -> Option<String> {
+/// Why this machine cannot run the cluster, if it cannot: what is missing and how to get it.
+fn missing() -> Option<(String, &'static str)> {
     for bin in [
         "munged",
         "slurmctld",
@@ -33,14 +33,18 @@ fn missing() -> Option<String> {
             .chain(["/usr/sbin".into(), "/usr/bin".into()])
             .any(|d| d.join(bin).is_file());
         if !found {
-            return Some(format!(
-                "{bin} is not installed (scripts/setup-slurm.sh installs it)"
+            return Some((
+                format!("{bin} is not installed"),
+                "install Slurm and munge with `bash scripts/setup-slurm.sh`",
             ));
         }
     }
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Some("the test cluster's slurmd must run as root".into());
+        return Some((
+            "the test cluster's slurmd must run as root".into(),
+            "run the tests as root, as CI does",
+        ));
     }
     None
 }
@@ -53,28 +57,19 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn wait_for(what: &str, deadline: Duration, mut ok: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !ok() {
-        assert!(
-            start.elapsed() < deadline,
-            "timed out after {deadline:?} waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+/// Slurm's states are read by running its commands: polled every 100 ms.
+fn poll(what: &str, deadline: Duration, mut ok: impl FnMut() -> bool) {
+    super::wait::every(Duration::from_millis(100), what, deadline, || {
+        if ok() { Ok(()) } else { Err(String::new()) }
+    })
 }
 
 impl Slurm {
     /// Starts the cluster, or `None` (SKIPPED on stderr) where it cannot run; under `CI=true`
     /// that is a failure.
     pub fn start() -> Option<Slurm> {
-        if let Some(why) = missing() {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "Slurm is required under CI=true: {why}"
-            );
-            eprintln!("SKIPPED: no test cluster: {why}");
-            return None;
+        if let Some((why, install)) = missing() {
+            return super::needs::missing(&format!("no test cluster: {why}"), install);
         }
         let dir = tempfile::Builder::new()
             .prefix("rp-slurm")
@@ -114,7 +109,7 @@ impl Slurm {
             _dir: dir,
             daemons,
         };
-        wait_for("munged's socket", Duration::from_secs(20), || {
+        poll("munged's socket", Duration::from_secs(20), || {
             socket.exists()
         });
         let host = String::from_utf8(Command::new("hostname").arg("-s").output().unwrap().stdout)
@@ -157,7 +152,7 @@ impl Slurm {
                 .unwrap_or_else(|e| panic!("{daemon}: {e}"));
             cluster.daemons.push(child);
             if daemon == "slurmctld" {
-                wait_for("slurmctld", Duration::from_secs(30), || {
+                poll("slurmctld", Duration::from_secs(30), || {
                     cluster
                         .cmd("sinfo")
                         .arg("-h")
@@ -166,7 +161,7 @@ impl Slurm {
                 });
             }
         }
-        wait_for("the node to be idle", Duration::from_secs(60), || {
+        poll("the node to be idle", Duration::from_secs(60), || {
             cluster
                 .cmd("sinfo")
                 .args(["-h", "-o", "%t"])
@@ -236,13 +231,13 @@ impl Slurm {
 
     /// Waits until every task of `job` has ended (at most `deadline`).
     pub fn wait(&self, job: &str, deadline: Duration) {
-        wait_for(&format!("job {job} to end"), deadline, || {
+        poll(&format!("job {job} to end"), deadline, || {
             self.states(job).is_empty()
         });
     }
 
     pub fn wait_for(&self, what: &str, deadline: Duration, ok: impl FnMut() -> bool) {
-        wait_for(what, deadline, ok)
+        poll(what, deadline, ok)
     }
 }
 

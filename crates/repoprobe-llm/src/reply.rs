@@ -1,8 +1,8 @@
 //! What the two providers' reply parsers share. Each provider has one typed parser
-//! (`openai::parse`, `anthropic::parse`) that reads a 2xx body into a [`Parsed`]; a structured
+//! (`openai::parse`, `anthropic::parse`) that reads a 2xx body into a `Parsed`; a structured
 //! call takes its [`Reply`] from it and a chat its [`Turn`], so both paths accept the same
 //! shapes. Servers differ in the details (content as text or as parts, counts missing or null,
-//! ids left out), so the fields a reply can do without are [`Loose`]: read when they have the
+//! ids left out), so the fields a reply can do without are `Loose`: read when they have the
 //! expected shape, ignored otherwise. Only a body that is not the API's response at all is an
 //! `Err` (the client retries those).
 

@@ -1,5 +1,6 @@
 //! The built-in agent (`--agent builtin`): a tool-calling loop between a model behind the
-//! judge's [`Client`] and the read-only [`tools`] over one worktree.
+//! judge's [`Client`] (each turn one [`Client::chat`], so retries, rate limits and the key's
+//! scrubbing are the client's) and the read-only [`tools`] over one worktree.
 //!
 //! The loop sends the conversation, runs the turn's tool calls in order, sends their results,
 //! and repeats until the model replies without a tool call (that text is the answer) or a limit
@@ -9,7 +10,7 @@
 //! or decides where the transcript goes (the `answer` command does).
 
 use super::tools::{self, Sandbox, ToolOutput};
-use repoprobe_llm::chat::{self, ChatMessage, ToolResult};
+use repoprobe_llm::chat::{ChatMessage, ToolCall, ToolDef, ToolResult, Turn};
 use repoprobe_llm::{Client, Tokens};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -77,88 +78,134 @@ pub async fn run(
     prompt: &str,
     limits: &Limits,
 ) -> BuiltinRun {
-    let deadline = Instant::now() + limits.timeout;
-    let provider = client.settings().provider;
-    let specs = tools::specs();
+    let agent = Agent {
+        client,
+        sandbox,
+        system,
+        specs: tools::specs(),
+        limits,
+        deadline: Instant::now() + limits.timeout,
+    };
+    let mut run = BuiltinRun::started(system, prompt, &agent.specs);
     let mut messages = vec![ChatMessage::User {
         text: prompt.to_string(),
     }];
-    let mut run = BuiltinRun {
-        answer: None,
-        error: None,
-        turns: 0,
-        tokens: Tokens::default(),
-        http_retries: 0,
-        call_failed: false,
-        stop_reason: None,
-        cut_at_token_limit: false,
-        transcript: vec![
-            json!({
-                "kind": "system",
-                "text": system,
-                "tools": specs.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-            }),
-            json!({"kind": "user", "text": prompt}),
-        ],
-    };
-    let fail = |run: &mut BuiltinRun, message: String| {
-        run.transcript
-            .push(json!({"kind": "error", "message": message}));
-        run.error = Some(message);
-    };
     loop {
+        let turn = match agent.turn(&messages, &mut run).await {
+            Ok(turn) => turn,
+            Err(why) => return run.failed(why),
+        };
+        if turn.tool_calls.is_empty() {
+            if turn.text.trim().is_empty() {
+                let why = format!(
+                    "the model ended its turn with neither text nor a tool call (stop reason {})",
+                    turn.stop_reason.as_deref().unwrap_or("not given")
+                );
+                return run.failed(why);
+            }
+            run.answer = Some(turn.text);
+            return run;
+        }
+        messages.push(turn.to_message());
+        match agent.tools(&turn, &mut run).await {
+            Ok(results) => messages.push(ChatMessage::ToolResults { results }),
+            Err(why) => return run.failed(why),
+        }
+    }
+}
+
+impl BuiltinRun {
+    /// A run that has not called the model yet: its transcript holds the system prompt with the
+    /// tools offered, and the user's prompt.
+    fn started(system: &str, prompt: &str, specs: &[ToolDef]) -> BuiltinRun {
+        BuiltinRun {
+            answer: None,
+            error: None,
+            turns: 0,
+            tokens: Tokens::default(),
+            http_retries: 0,
+            call_failed: false,
+            stop_reason: None,
+            cut_at_token_limit: false,
+            transcript: vec![
+                json!({
+                    "kind": "system",
+                    "text": system,
+                    "tools": specs.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+                }),
+                json!({"kind": "user", "text": prompt}),
+            ],
+        }
+    }
+
+    /// The run, ended without an answer for `why`.
+    fn failed(mut self, why: String) -> BuiltinRun {
+        self.transcript
+            .push(json!({"kind": "error", "message": why}));
+        self.error = Some(why);
+        self
+    }
+
+    fn push_tool(&mut self, call: &ToolCall, out: &ToolOutput) {
+        self.transcript.push(json!({
+            "kind": "tool",
+            "turn": self.turns,
+            "id": call.id,
+            "name": call.name,
+            "input": call.input,
+            "content": out.content,
+            "is_error": out.is_error,
+        }));
+    }
+}
+
+/// What stays the same over one run's turns.
+struct Agent<'a> {
+    client: &'a Client,
+    sandbox: &'a Sandbox,
+    system: &'a str,
+    specs: Vec<ToolDef>,
+    limits: &'a Limits,
+    deadline: Instant,
+}
+
+impl Agent<'_> {
+    /// The time left before the run's deadline; `Err` (why the run ends) when there is none.
+    fn time_left(&self) -> Result<Duration, String> {
+        self.deadline
+            .checked_duration_since(Instant::now())
+            .ok_or_else(|| time_limit(self.limits))
+    }
+
+    /// The model's next turn, recorded in `run`, if the run's limits allow one; `Err` is why
+    /// the run ends.
+    async fn turn(&self, messages: &[ChatMessage], run: &mut BuiltinRun) -> Result<Turn, String> {
+        let limits = self.limits;
         let spent = run.tokens.input_tokens + run.tokens.output_tokens;
         if run.turns >= limits.max_turns {
-            let m = format!(
+            return Err(format!(
                 "turn limit reached: {} model turns without a final answer",
                 limits.max_turns
-            );
-            fail(&mut run, m);
-            return run;
+            ));
         }
         if run.turns > 0 && spent >= limits.max_total_tokens {
-            let m = format!(
+            return Err(format!(
                 "token limit reached: {spent} tokens used (limit {}) without a final answer",
                 limits.max_total_tokens
-            );
-            fail(&mut run, m);
-            return run;
+            ));
         }
-        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-            fail(&mut run, time_limit(limits));
-            return run;
-        };
-        let body = match chat::body(client.settings(), system, &specs, &messages) {
-            Ok(b) => b,
-            Err(e) => {
-                run.call_failed = true;
-                fail(&mut run, format!("cannot build the request: {e}"));
-                return run;
-            }
-        };
-        let estimate = client.estimate(&body);
-        let sent = client.send(body, &mut run.http_retries, |bytes| {
-            chat::parse(provider, bytes)
-        });
-        let mut turn = match tokio::time::timeout(left, sent).await {
-            Err(_) => {
-                fail(&mut run, time_limit(limits));
-                return run;
-            }
+        let left = self.time_left()?;
+        let sent = self
+            .client
+            .chat(self.system, &self.specs, messages, &mut run.http_retries);
+        let turn = match tokio::time::timeout(left, sent).await {
+            Err(_) => return Err(time_limit(limits)),
             Ok(Err(e)) => {
                 run.call_failed = true;
-                fail(&mut run, format!("model call failed: {e}"));
-                return run;
+                return Err(format!("model call failed: {e}"));
             }
-            Ok(Ok(t)) => {
-                // What the turn really used, for the tokens-per-minute budget.
-                client
-                    .limiter()
-                    .settle(estimate, t.tokens.input_tokens + t.tokens.output_tokens);
-                t
-            }
+            Ok(Ok(turn)) => turn,
         };
-        turn.text = client.scrub(&turn.text);
         run.turns += 1;
         run.tokens += turn.tokens;
         run.stop_reason = turn.stop_reason.clone();
@@ -171,19 +218,12 @@ pub async fn run(
             "tokens": turn.tokens,
             "stop_reason": turn.stop_reason,
         }));
-        if turn.tool_calls.is_empty() {
-            if turn.text.trim().is_empty() {
-                let m = format!(
-                    "the model ended its turn with neither text nor a tool call (stop reason {})",
-                    turn.stop_reason.as_deref().unwrap_or("not given")
-                );
-                fail(&mut run, m);
-            } else {
-                run.answer = Some(turn.text);
-            }
-            return run;
-        }
-        messages.push(turn.to_message());
+        Ok(turn)
+    }
+
+    /// Runs the turn's tool calls in order, each recorded in `run`; `Err` is why the run ends
+    /// (its time limit).
+    async fn tools(&self, turn: &Turn, run: &mut BuiltinRun) -> Result<Vec<ToolResult>, String> {
         let mut results = Vec::with_capacity(turn.tool_calls.len());
         for c in &turn.tool_calls {
             let out = match &c.invalid {
@@ -193,66 +233,57 @@ pub async fn run(
                     ),
                     is_error: true,
                 },
-                None => {
-                    let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-                        fail(&mut run, time_limit(limits));
-                        return run;
-                    };
-                    // Off the runtime's thread, so the time limit holds during a long search; at
-                    // the limit the tool is told to stop, and its thread is waited for.
-                    let (sb, name, input) = (sandbox.clone(), c.name.clone(), c.input.clone());
-                    let stop = Arc::new(AtomicBool::new(false));
-                    let flag = Arc::clone(&stop);
-                    let mut job = tokio::task::spawn_blocking(move || {
-                        tools::call_until(&sb, &name, &input, &flag)
-                    });
-                    match tokio::time::timeout(left, &mut job).await {
-                        Err(_) => {
-                            stop.store(true, Ordering::Relaxed);
-                            let stopped = tokio::time::timeout(STOP_GRACE, job).await;
-                            let content = match stopped {
-                                Ok(Ok(out)) => out.content,
-                                _ => format!(
-                                    "the tool did not stop within {} s of being told to",
-                                    STOP_GRACE.as_secs()
-                                ),
-                            };
-                            run.transcript.push(json!({
-                                "kind": "tool",
-                                "turn": run.turns,
-                                "id": c.id,
-                                "name": c.name,
-                                "input": c.input,
-                                "content": content,
-                                "is_error": true,
-                            }));
-                            fail(&mut run, time_limit(limits));
-                            return run;
+                None => match self.tool(c).await {
+                    Ok(out) => out,
+                    Err(stopped) => {
+                        if let Some(out) = stopped {
+                            run.push_tool(c, &out);
                         }
-                        Ok(Err(e)) => ToolOutput {
-                            content: format!("the tool failed unexpectedly: {e}"),
-                            is_error: true,
-                        },
-                        Ok(Ok(out)) => out,
+                        return Err(time_limit(self.limits));
                     }
-                }
+                },
             };
-            run.transcript.push(json!({
-                "kind": "tool",
-                "turn": run.turns,
-                "id": c.id,
-                "name": c.name,
-                "input": c.input,
-                "content": out.content,
-                "is_error": out.is_error,
-            }));
+            run.push_tool(c, &out);
             results.push(ToolResult {
                 id: c.id.clone(),
                 content: out.content,
                 is_error: out.is_error,
             });
         }
-        messages.push(ChatMessage::ToolResults { results });
+        Ok(results)
+    }
+
+    /// Runs one call off the runtime's thread, so the time limit holds during a long search; at
+    /// the limit the tool is told to stop, and its thread is waited for. `Err`: the time limit,
+    /// with what the stopped tool said (`None` when it was reached before the tool started).
+    async fn tool(&self, c: &ToolCall) -> Result<ToolOutput, Option<ToolOutput>> {
+        let left = self.time_left().map_err(|_| None)?;
+        let (sb, name, input) = (self.sandbox.clone(), c.name.clone(), c.input.clone());
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let mut job =
+            tokio::task::spawn_blocking(move || tools::call_until(&sb, &name, &input, &flag));
+        match tokio::time::timeout(left, &mut job).await {
+            Err(_) => {
+                stop.store(true, Ordering::Relaxed);
+                let content = match tokio::time::timeout(STOP_GRACE, job).await {
+                    Ok(Ok(out)) => out.content,
+                    _ => format!(
+                        "the tool did not stop within {} s of being told to",
+                        STOP_GRACE.as_secs()
+                    ),
+                };
+                Err(Some(ToolOutput {
+                    content,
+                    is_error: true,
+                }))
+            }
+            Ok(Err(e)) => Ok(ToolOutput {
+                content: format!("the tool failed unexpectedly: {e}"),
+                is_error: true,
+            }),
+            Ok(Ok(out)) => Ok(out),
+        }
     }
 }
 
@@ -531,64 +562,59 @@ mod tests {
             .unwrap()
     }
 
-    /// The model searches, reads the file it found, looks a class up, then answers quoting what
-    /// each tool returned; the server checks each result against the repository's real text.
+    /// The model's side of [`drives_tools_on_a_real_repository`]: it searches, reads the file it
+    /// found, looks a class up, then answers quoting what each tool returned, checking each
+    /// result against the repository's real text.
+    fn greet_script() -> Script {
+        let mut q = Vec::<String>::new();
+        Box::new(move |n, seen| {
+            let content = seen.first().map(|s| s.content.clone()).unwrap_or_default();
+            match n {
+                0 => {
+                    assert!(seen.is_empty());
+                    Next::Call("search", json!({"pattern": r"fn greet\("}))
+                }
+                1 => {
+                    assert_eq!(seen[0].id, "call_0");
+                    assert!(!seen[0].is_error, "{content}");
+                    // The real line, and neither the ignored log nor the commit message.
+                    assert!(
+                        content.starts_with("src/lib.rs:2: pub fn greet(name: &str) -> String {\n"),
+                        "{content}"
+                    );
+                    assert!(
+                        !content.contains("debug.log") && !content.contains(".git"),
+                        "{content}"
+                    );
+                    q.push(content.lines().next().unwrap().to_string());
+                    Next::Call(
+                        "read_file",
+                        json!({"path": "src/lib.rs", "start_line": 2, "end_line": 3}),
+                    )
+                }
+                2 => {
+                    assert_eq!(
+                        content,
+                        "src/lib.rs (lines 2-3 of 4)\n2\tpub fn greet(name: &str) -> String {\n3\t    format!(\"Hello, {name}! (fixture-7731)\")\n"
+                    );
+                    q.push(content.lines().nth(2).unwrap().to_string());
+                    Next::Call("find_symbol", json!({"name": "Greeter"}))
+                }
+                3 => {
+                    assert_eq!(content, "greeter.py:1: class Greeter:\n");
+                    q.push(content.trim_end().to_string());
+                    Next::Answer(format!("Found it.\n{}\n{}\n{}", q[0], q[1], q[2]))
+                }
+                _ => panic!("too many requests"),
+            }
+        })
+    }
+
+    /// The model drives every kind of tool on a real repository and answers from their output.
     fn drives_tools_on_a_real_repository(provider: Provider) {
         let repo = repo();
         let sandbox = Sandbox::new(repo.path()).unwrap();
-        let quoted = Arc::new(Mutex::new(Vec::<String>::new()));
-        let q = Arc::clone(&quoted);
-        let server = serve(
-            provider,
-            Box::new(move |n, seen| {
-                let content = seen.first().map(|s| s.content.clone()).unwrap_or_default();
-                match n {
-                    0 => {
-                        assert!(seen.is_empty());
-                        Next::Call("search", json!({"pattern": r"fn greet\("}))
-                    }
-                    1 => {
-                        assert_eq!(seen[0].id, "call_0");
-                        assert!(!seen[0].is_error, "{content}");
-                        // The real line, and neither the ignored log nor the commit message.
-                        assert!(
-                            content.starts_with(
-                                "src/lib.rs:2: pub fn greet(name: &str) -> String {\n"
-                            ),
-                            "{content}"
-                        );
-                        assert!(
-                            !content.contains("debug.log") && !content.contains(".git"),
-                            "{content}"
-                        );
-                        q.lock()
-                            .unwrap()
-                            .push(content.lines().next().unwrap().to_string());
-                        Next::Call(
-                            "read_file",
-                            json!({"path": "src/lib.rs", "start_line": 2, "end_line": 3}),
-                        )
-                    }
-                    2 => {
-                        assert_eq!(
-                            content,
-                            "src/lib.rs (lines 2-3 of 4)\n2\tpub fn greet(name: &str) -> String {\n3\t    format!(\"Hello, {name}! (fixture-7731)\")\n"
-                        );
-                        q.lock()
-                            .unwrap()
-                            .push(content.lines().nth(2).unwrap().to_string());
-                        Next::Call("find_symbol", json!({"name": "Greeter"}))
-                    }
-                    3 => {
-                        assert_eq!(content, "greeter.py:1: class Greeter:\n");
-                        q.lock().unwrap().push(content.trim_end().to_string());
-                        let q = q.lock().unwrap();
-                        Next::Answer(format!("Found it.\n{}\n{}\n{}", q[0], q[1], q[2]))
-                    }
-                    _ => panic!("too many requests"),
-                }
-            }),
-        );
+        let server = serve(provider, greet_script());
         let client = client(provider, server.addr);
         let run = rt().block_on(run(
             &client,
@@ -929,14 +955,14 @@ mod tests {
     #[test]
     fn a_tool_running_at_the_time_limit_is_stopped_and_its_thread_waited_for() {
         let dir = tempfile::tempdir().unwrap();
-        crate::tools::tests::heavy(dir.path(), 400);
+        crate::tools::fixture::heavy(dir.path(), 400);
         let sandbox = Sandbox::new(dir.path()).unwrap();
         let server = serve(
             Provider::Openai,
             Box::new(|n, _| match n {
                 0 => Next::Call(
                     "search",
-                    json!({"pattern": crate::tools::tests::SLOW_PATTERN}),
+                    json!({"pattern": crate::tools::fixture::SLOW_PATTERN}),
                 ),
                 _ => panic!("the run should have ended at its time limit"),
             }),

@@ -5,8 +5,11 @@
 //! a [`Request`], the built-in agent's chats (`chat.rs`) from its conversation.
 
 use super::{Reply, Request, Settings, Structured, Tokens};
+use crate::chat::{ToolCall, Turn};
+use crate::reply::{Loose, Parsed};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use serde_json::{Value, json};
 
 /// The API version header sent with every request.
 pub const VERSION: &str = "2023-06-01";
@@ -132,78 +135,131 @@ pub fn body(s: &Settings, req: Request<'_>) -> serde_json::Result<Vec<u8>> {
 
 #[derive(Deserialize)]
 struct Response<'a> {
+    /// Blocks of another shape are skipped, like thinking blocks.
     #[serde(borrow)]
-    content: Vec<Block<'a>>,
+    content: Vec<Loose<Block<'a>>>,
     #[serde(default)]
-    stop_reason: Option<String>,
+    stop_reason: Loose<String>,
     #[serde(default)]
-    usage: Option<Usage>,
+    usage: Loose<Usage>,
 }
 
 #[derive(Deserialize)]
 struct Block<'a> {
-    #[serde(rename = "type")]
-    kind: String,
+    #[serde(rename = "type", default)]
+    kind: Loose<String>,
     #[serde(default)]
-    text: Option<String>,
+    text: Loose<String>,
+    #[serde(default)]
+    id: Loose<String>,
+    #[serde(default)]
+    name: Loose<String>,
+    /// Kept as written: a structured call's reply is this text, key order included.
     #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
+    input: Loose<&'a RawValue>,
 }
 
 /// Token usage as Messages replies report it.
 #[derive(Deserialize)]
-pub(crate) struct Usage {
+struct Usage {
     #[serde(default)]
-    pub(crate) input_tokens: u64,
+    input_tokens: Loose<u64>,
     #[serde(default)]
-    pub(crate) output_tokens: u64,
+    output_tokens: Loose<u64>,
     #[serde(default)]
-    pub(crate) cache_creation_input_tokens: Option<u64>,
+    cache_creation_input_tokens: Loose<u64>,
     #[serde(default)]
-    pub(crate) cache_read_input_tokens: Option<u64>,
+    cache_read_input_tokens: Loose<u64>,
 }
 
 impl Usage {
     /// Our counts: input includes the tokens written to and read from the prompt cache (they
     /// are input the model read, billed at other rates).
-    pub(crate) fn tokens(&self) -> Tokens {
+    fn tokens(&self) -> Tokens {
         Tokens {
-            input_tokens: self.input_tokens
-                + self.cache_creation_input_tokens.unwrap_or(0)
-                + self.cache_read_input_tokens.unwrap_or(0),
-            output_tokens: self.output_tokens,
+            input_tokens: self.input_tokens.count()
+                + self.cache_creation_input_tokens.count()
+                + self.cache_read_input_tokens.count(),
+            output_tokens: self.output_tokens.count(),
         }
     }
 }
 
-/// The reply of a 2xx body: the forced tool's input as written (key order kept), else the text
-/// blocks joined; `Err` when the body is not a Messages response.
-pub fn reply(bytes: &[u8], structured: Structured) -> Result<Reply, String> {
+/// Reads a 2xx body, for a structured call and a chat alike; `Err` when it is not a Messages
+/// response (no `content` list). A tool call whose input is not an object is not an `Err`: see
+/// [`ToolCall::invalid`].
+pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, String> {
     let r: Response<'_> = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    let tool_input = r
-        .content
-        .iter()
-        .find(|b| b.kind == "tool_use")
-        .and_then(|b| b.input)
-        .map(|raw| raw.get().to_string());
-    let text: String = r
-        .content
-        .iter()
-        .filter(|b| b.kind == "text")
-        .filter_map(|b| b.text.as_deref())
-        .collect::<Vec<_>>()
-        .join("\n");
-    let text = match structured {
-        Structured::Tool => tool_input.unwrap_or(text),
-        _ => tool_input.filter(|_| text.is_empty()).unwrap_or(text),
-    };
-    let note = match r.stop_reason.as_deref() {
+    let mut texts = Vec::new();
+    let mut tool_text = None;
+    let mut first_tool = true;
+    let mut tool_calls = Vec::new();
+    for (i, b) in r.content.into_iter().enumerate() {
+        let Some(b) = b.into_option() else { continue };
+        match b.kind.into_option().as_deref() {
+            Some("text") => texts.extend(b.text.into_option()),
+            Some("tool_use") => {
+                let raw = b.input.into_option();
+                if std::mem::take(&mut first_tool) {
+                    tool_text = raw
+                        .filter(|r| r.get() != "null")
+                        .map(|r| r.get().to_string());
+                }
+                let name = b.name.into_option().unwrap_or_default();
+                let input = raw.map_or_else(
+                    || json!({}),
+                    |r| serde_json::from_str(r.get()).unwrap_or(Value::Null),
+                );
+                let invalid = if name.is_empty() {
+                    Some("the call names no tool".to_string())
+                } else if !input.is_object() {
+                    Some("the input is not a JSON object".to_string())
+                } else {
+                    None
+                };
+                tool_calls.push(ToolCall {
+                    id: b
+                        .id
+                        .into_option()
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or_else(|| format!("call_{i}")),
+                    name,
+                    input,
+                    invalid,
+                });
+            }
+            // Thinking and other blocks are not part of the answer.
+            _ => {}
+        }
+    }
+    let text = texts.join("\n");
+    let stop_reason = r.stop_reason.into_option();
+    let note = match stop_reason.as_deref() {
         Some("max_tokens") => {
             Some("the reply was cut at the token limit (stop_reason \"max_tokens\")".to_string())
         }
         Some("refusal") => Some("the model refused (stop_reason \"refusal\")".to_string()),
         _ => None,
     };
-    let tokens = r.usage.map(|u| u.tokens()).unwrap_or_default();
-    Ok(Reply { text, tokens, note })
+    Ok(Parsed {
+        content: (!text.is_empty()).then(|| text.clone()),
+        turn: Turn {
+            text,
+            tool_calls,
+            tokens: r
+                .usage
+                .into_option()
+                .map(|u| u.tokens())
+                .unwrap_or_default(),
+            stop_reason,
+        },
+        tool_text,
+        note,
+    })
+}
+
+/// The reply of a structured call in a 2xx body: the forced tool's input as written (key order
+/// kept), else the text blocks joined; `Err` when the body is not a Messages response.
+pub fn reply(bytes: &[u8], structured: Structured) -> Result<Reply, String> {
+    parse(bytes).map(|p| p.into_reply(structured))
 }

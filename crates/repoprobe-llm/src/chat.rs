@@ -1,6 +1,7 @@
 //! A tool-calling conversation, provider-neutral: the messages (user text, assistant text with
 //! tool calls, tool results), the request body of OpenAI Chat Completions and of Anthropic
-//! Messages for it, and the reading of a reply into a [`Turn`].
+//! Messages for it, and the reading of a reply into a [`Turn`] (by the provider's one reply
+//! parser, shared with structured calls).
 //!
 //! Wire shapes. OpenAI: `tools: [{type: "function", function: {name, description, parameters}}]`;
 //! the assistant's `tool_calls: [{id, type: "function", function: {name, arguments}}]` with
@@ -105,14 +106,15 @@ pub fn body(
     }
 }
 
-/// Reads a 2xx body of `provider`; `Err` when it is not that API's response (the client retries
-/// those). Malformed tool arguments are not an `Err`: see [`ToolCall::invalid`].
+/// Reads a 2xx body of `provider` with that provider's one reply parser (the one structured
+/// calls use); `Err` when it is not that API's response (the client retries those). Malformed
+/// tool arguments are not an `Err`: see [`ToolCall::invalid`].
 pub fn parse(provider: Provider, bytes: &[u8]) -> Result<Turn, String> {
-    let v: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
     match provider {
-        Provider::Openai => openai_parse(&v),
-        Provider::Anthropic => anthropic_parse(&v),
+        Provider::Openai => openai::parse(bytes),
+        Provider::Anthropic => anthropic::parse(bytes),
     }
+    .map(|p| p.turn)
 }
 
 /// An OpenAI Chat Completions request, in `openai.rs`' types.
@@ -252,167 +254,6 @@ fn anthropic_body(
     messages: &[ChatMessage],
 ) -> Value {
     serde_json::from_slice(&anthropic_bytes(s, system, tools, messages).unwrap()).unwrap()
-}
-
-fn openai_parse(v: &Value) -> Result<Turn, String> {
-    let choice = v
-        .get("choices")
-        .and_then(Value::as_array)
-        .and_then(|c| c.first())
-        .ok_or("`choices` is missing or empty")?;
-    let message = choice
-        .get("message")
-        .filter(|m| m.is_object())
-        .ok_or("`choices[0].message` is missing")?;
-    let text = match message.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        // Some servers send content parts.
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    };
-    let mut tool_calls = Vec::new();
-    for (i, c) in message
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let id = c
-            .get("id")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map_or_else(|| format!("call_{i}"), str::to_string);
-        let f = c.get("function");
-        let name = f
-            .and_then(|f| f.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let (input, invalid) = match f.and_then(|f| f.get("arguments")) {
-            None | Some(Value::Null) => (json!({}), None),
-            Some(Value::String(raw)) if raw.trim().is_empty() => (json!({}), None),
-            Some(Value::String(raw)) => match serde_json::from_str::<Value>(raw) {
-                Ok(obj @ Value::Object(_)) => (obj, None),
-                Ok(_) => (
-                    Value::String(raw.clone()),
-                    Some("the arguments are JSON but not an object".to_string()),
-                ),
-                Err(e) => (
-                    Value::String(raw.clone()),
-                    Some(format!("the arguments are not valid JSON ({e})")),
-                ),
-            },
-            // Ollama and some vLLM parsers send the object itself.
-            Some(obj @ Value::Object(_)) => (obj.clone(), None),
-            Some(other) => (
-                other.clone(),
-                Some("the arguments are neither a JSON string nor an object".to_string()),
-            ),
-        };
-        let invalid = if name.is_empty() {
-            Some("the call names no function".to_string())
-        } else {
-            invalid
-        };
-        tool_calls.push(ToolCall {
-            id,
-            name,
-            input,
-            invalid,
-        });
-    }
-    let usage = v.get("usage");
-    let count = |k: &str| {
-        usage
-            .and_then(|u| u.get(k))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(Turn {
-        text,
-        tool_calls,
-        tokens: Tokens {
-            input_tokens: count("prompt_tokens"),
-            output_tokens: count("completion_tokens"),
-        },
-        stop_reason: choice
-            .get("finish_reason")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-    })
-}
-
-fn anthropic_parse(v: &Value) -> Result<Turn, String> {
-    let content = v
-        .get("content")
-        .and_then(Value::as_array)
-        .ok_or("`content` is missing")?;
-    let mut texts = Vec::new();
-    let mut tool_calls = Vec::new();
-    for (i, b) in content.iter().enumerate() {
-        match b.get("type").and_then(Value::as_str) {
-            Some("text") => {
-                if let Some(t) = b.get("text").and_then(Value::as_str) {
-                    texts.push(t);
-                }
-            }
-            Some("tool_use") => {
-                let id = b
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty())
-                    .map_or_else(|| format!("call_{i}"), str::to_string);
-                let name = b
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                let input = b.get("input").cloned().unwrap_or_else(|| json!({}));
-                let invalid = if name.is_empty() {
-                    Some("the call names no tool".to_string())
-                } else if !input.is_object() {
-                    Some("the input is not a JSON object".to_string())
-                } else {
-                    None
-                };
-                tool_calls.push(ToolCall {
-                    id,
-                    name,
-                    input,
-                    invalid,
-                });
-            }
-            // Thinking and other blocks are not part of the answer.
-            _ => {}
-        }
-    }
-    let usage = v.get("usage");
-    let count = |k: &str| {
-        usage
-            .and_then(|u| u.get(k))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(Turn {
-        text: texts.join("\n"),
-        tool_calls,
-        tokens: super::anthropic::Usage {
-            input_tokens: count("input_tokens"),
-            output_tokens: count("output_tokens"),
-            cache_creation_input_tokens: Some(count("cache_creation_input_tokens")),
-            cache_read_input_tokens: Some(count("cache_read_input_tokens")),
-        }
-        .tokens(),
-        stop_reason: v
-            .get("stop_reason")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-    })
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub mod key;
 pub mod limit;
 pub mod openai;
 pub mod price;
+pub mod reply;
 
 pub use key::ApiKey;
 
@@ -233,12 +234,48 @@ impl Client {
     /// made.
     pub async fn call(&self, req: Request<'_>, retries: &mut u32) -> Result<Reply, CallError> {
         let body = self.body(req)?;
+        self.settled(body, retries, |bytes| self.reply(bytes), |r| r.tokens)
+            .await
+    }
+
+    /// Sends one turn of a tool-calling conversation (the built-in agent's) as [`Client::call`]
+    /// sends a structured request: the same retries, rate limits and key handling, the reply
+    /// read by the provider's same parser, its text scrubbed of the key.
+    pub async fn chat(
+        &self,
+        system: &str,
+        tools: &[chat::ToolDef],
+        messages: &[chat::ChatMessage],
+        retries: &mut u32,
+    ) -> Result<chat::Turn, CallError> {
+        let body = chat::body(&self.settings, system, tools, messages).map_err(build_error)?;
+        let provider = self.settings.provider;
+        let mut turn = self
+            .settled(
+                body,
+                retries,
+                |bytes| chat::parse(provider, bytes),
+                |t| t.tokens,
+            )
+            .await?;
+        turn.text = self.scrub(&turn.text);
+        Ok(turn)
+    }
+
+    /// [`Client::send`], then the tokens-per-minute budget charged what the reply really used
+    /// instead of the estimate.
+    async fn settled<T>(
+        &self,
+        body: Vec<u8>,
+        retries: &mut u32,
+        parse: impl Fn(&[u8]) -> Result<T, String>,
+        tokens: impl Fn(&T) -> Tokens,
+    ) -> Result<T, CallError> {
         let estimate = self.estimate(&body);
-        let reply = self.send(body, retries, |bytes| self.reply(bytes)).await?;
-        self.limiter.settle(
-            estimate,
-            reply.tokens.input_tokens + reply.tokens.output_tokens,
-        );
+        let reply = self.send(body, retries, parse).await?;
+        let used = tokens(&reply);
+        self.limiter
+            .settle(estimate, used.input_tokens + used.output_tokens);
         Ok(reply)
     }
 
@@ -249,10 +286,7 @@ impl Client {
             Provider::Openai => openai::body(s, req),
             Provider::Anthropic => anthropic::body(s, req),
         }
-        .map_err(|e| CallError::Transport {
-            message: format!("cannot build the request: {e}"),
-            retried: 0,
-        })
+        .map_err(build_error)
     }
 
     /// The reply in a 2xx body of a structured call (the key scrubbed from its text).
@@ -389,6 +423,14 @@ impl Client {
         } else {
             Attempt::Fail(status, body)
         }
+    }
+}
+
+/// A request body that could not be serialised (never sent, so nothing was retried).
+fn build_error(e: serde_json::Error) -> CallError {
+    CallError::Transport {
+        message: format!("cannot build the request: {e}"),
+        retried: 0,
     }
 }
 

@@ -5,8 +5,11 @@
 //! agent's chats (`chat.rs`) from its conversation.
 
 use super::{Message, Reply, Request, Settings, Structured, Tokens};
+use crate::chat::{ToolCall, Turn};
+use crate::reply::{Content, Loose, Parsed};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use serde_json::{Value, json};
 use std::borrow::Cow;
 
 pub fn url(base: &str) -> String {
@@ -178,75 +181,160 @@ pub fn body(s: &Settings, req: Request<'_>) -> serde_json::Result<Vec<u8>> {
 }
 
 #[derive(Deserialize)]
-struct Response {
-    choices: Vec<Choice>,
+struct Response<'a> {
+    /// Only the first choice is read.
+    #[serde(borrow)]
+    choices: Vec<&'a RawValue>,
     #[serde(default)]
-    usage: Option<Usage>,
+    usage: Loose<Usage>,
 }
 
 #[derive(Deserialize)]
-struct Choice {
-    message: ResponseMessage,
+struct Choice<'a> {
+    #[serde(borrow)]
+    message: ResponseMessage<'a>,
     #[serde(default)]
-    finish_reason: Option<String>,
+    finish_reason: Loose<String>,
 }
 
 #[derive(Deserialize)]
-struct ResponseMessage {
+struct ResponseMessage<'a> {
     #[serde(default)]
-    content: Option<String>,
+    content: Content,
     #[serde(default)]
-    refusal: Option<String>,
-    #[serde(default)]
-    tool_calls: Option<Vec<ToolCall>>,
+    refusal: Loose<String>,
+    /// Every element is a call, a malformed one included (it is answered with an error).
+    #[serde(borrow, default)]
+    tool_calls: Loose<Vec<Loose<CallIn<'a>>>>,
 }
 
-#[derive(Deserialize)]
-struct ToolCall {
-    function: CalledFunction,
+#[derive(Deserialize, Default)]
+struct CallIn<'a> {
+    #[serde(default)]
+    id: Loose<String>,
+    #[serde(borrow, default)]
+    function: Loose<FunctionIn<'a>>,
 }
 
-#[derive(Deserialize)]
-struct CalledFunction {
+#[derive(Deserialize, Default)]
+struct FunctionIn<'a> {
     #[serde(default)]
-    arguments: String,
+    name: Loose<String>,
+    /// A JSON string as the API defines it; Ollama and some vLLM parsers send the object itself.
+    #[serde(borrow, default)]
+    arguments: Loose<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
 struct Usage {
     #[serde(default)]
-    prompt_tokens: u64,
+    prompt_tokens: Loose<u64>,
     #[serde(default)]
-    completion_tokens: u64,
+    completion_tokens: Loose<u64>,
 }
 
-/// The reply of a 2xx body; `Err` when the body is not a Chat Completions response.
-pub fn reply(bytes: &[u8], structured: Structured) -> Result<Reply, String> {
-    let r: Response = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    let choice = r.choices.into_iter().next().ok_or("`choices` is empty")?;
-    let from_tool = choice
-        .message
+/// Reads a 2xx body, for a structured call and a chat alike; `Err` when it is not a Chat
+/// Completions response (no first choice with a message). Malformed tool arguments are not an
+/// `Err`: see [`ToolCall::invalid`].
+pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, String> {
+    let r: Response<'_> = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let first = r.choices.first().ok_or("`choices` is empty")?;
+    let choice: Choice<'_> = serde_json::from_str(first.get())
+        .map_err(|e| format!("`choices[0]` is not a choice with a message: {e}"))?;
+    let message = choice.message;
+    let mut tool_text = None;
+    let mut tool_calls = Vec::new();
+    for (i, call) in message
         .tool_calls
-        .and_then(|c| c.into_iter().next())
-        .map(|c| c.function.arguments);
-    let text = match structured {
-        Structured::Tool => from_tool.or(choice.message.content),
-        _ => choice.message.content.or(from_tool),
+        .into_option()
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+    {
+        let call = call.into_option().unwrap_or_default();
+        let f = call.function.into_option().unwrap_or_default();
+        let raw = f.arguments.into_option();
+        let arguments = raw.map(|r| serde_json::from_str::<Value>(r.get()).unwrap_or(Value::Null));
+        if i == 0 {
+            // A structured call's reply: the arguments' text as the model wrote it.
+            tool_text = Some(match (&arguments, raw) {
+                (Some(Value::String(s)), _) => s.clone(),
+                (Some(v), Some(r)) if !v.is_null() => r.get().to_string(),
+                _ => String::new(),
+            });
+        }
+        let name = f.name.into_option().unwrap_or_default();
+        let (input, invalid) = arguments_input(arguments);
+        let invalid = if name.is_empty() {
+            Some("the call names no function".to_string())
+        } else {
+            invalid
+        };
+        tool_calls.push(ToolCall {
+            id: call
+                .id
+                .into_option()
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| format!("call_{i}")),
+            name,
+            input,
+            invalid,
+        });
     }
-    .unwrap_or_default();
-    let note = if let Some(refusal) = choice.message.refusal.filter(|r| !r.is_empty()) {
+    let refusal = message.refusal.into_option().filter(|r| !r.is_empty());
+    let stop_reason = choice.finish_reason.into_option();
+    let note = if let Some(refusal) = refusal {
         Some(format!("the model refused: {refusal}"))
-    } else if choice.finish_reason.as_deref() == Some("length") {
+    } else if stop_reason.as_deref() == Some("length") {
         Some("the reply was cut at the token limit (finish_reason \"length\")".to_string())
     } else {
         None
     };
-    let tokens = r
-        .usage
-        .map(|u| Tokens {
-            input_tokens: u.prompt_tokens,
-            output_tokens: u.completion_tokens,
-        })
-        .unwrap_or_default();
-    Ok(Reply { text, tokens, note })
+    let usage = r.usage.into_option();
+    let count = |f: fn(&Usage) -> &Loose<u64>| usage.as_ref().map_or(0, |u| f(u).count());
+    Ok(Parsed {
+        turn: Turn {
+            text: message.content.0.clone().unwrap_or_default(),
+            tool_calls,
+            tokens: Tokens {
+                input_tokens: count(|u| &u.prompt_tokens),
+                output_tokens: count(|u| &u.completion_tokens),
+            },
+            stop_reason,
+        },
+        content: message.content.0,
+        tool_text,
+        note,
+    })
+}
+
+/// A call's input from its `arguments`, with why it is unusable: missing, `null` or blank is
+/// no parameters; a string must hold a JSON object (kept as sent when it does not).
+fn arguments_input(arguments: Option<Value>) -> (Value, Option<String>) {
+    match arguments {
+        None | Some(Value::Null) => (json!({}), None),
+        Some(Value::String(raw)) if raw.trim().is_empty() => (json!({}), None),
+        Some(Value::String(raw)) => match serde_json::from_str::<Value>(&raw) {
+            Ok(obj @ Value::Object(_)) => (obj, None),
+            Ok(_) => (
+                Value::String(raw),
+                Some("the arguments are JSON but not an object".to_string()),
+            ),
+            Err(e) => (
+                Value::String(raw),
+                Some(format!("the arguments are not valid JSON ({e})")),
+            ),
+        },
+        Some(obj @ Value::Object(_)) => (obj, None),
+        Some(other) => (
+            other,
+            Some("the arguments are neither a JSON string nor an object".to_string()),
+        ),
+    }
+}
+
+/// The reply of a structured call in a 2xx body; `Err` when the body is not a Chat Completions
+/// response.
+pub fn reply(bytes: &[u8], structured: Structured) -> Result<Reply, String> {
+    parse(bytes).map(|p| p.into_reply(structured))
 }

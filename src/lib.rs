@@ -15,12 +15,17 @@ pub mod charts;
 pub mod components;
 pub mod loading;
 pub mod markdown;
+pub mod options;
 pub mod pages;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod prerender;
 pub mod problems;
 pub mod protocol;
+pub mod reducer;
+pub mod requests;
 pub mod state;
+pub mod transport;
+pub mod worker;
 
 use leptos::prelude::*;
 use leptos_router::components::Router;

@@ -23,7 +23,7 @@ pub fn load_user_files(state: AppState, list: web_sys::FileList) {
             size: f.size() as usize,
         })
         .collect();
-    crate::state::add_files(state, inputs, files.into_iter().map(Into::into).collect());
+    crate::requests::add_files(state, inputs, files.into_iter().map(Into::into).collect());
 }
 
 /// Offers `text` as a file download.

@@ -3,7 +3,7 @@
 //! view), and the questions the reader dropped (see the Questions view). They live in the URL.
 use crate::components::stand_in;
 use crate::href;
-use crate::protocol::set_weight;
+use crate::options::set_weight;
 use crate::state::AppState;
 use leptos::prelude::*;
 use std::collections::BTreeSet;

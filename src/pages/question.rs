@@ -5,7 +5,7 @@
 
 use crate::components::markdown::{FileLinks, Markdown, linked_text};
 use crate::markdown::Md;
-use crate::protocol::{set_weight, weights_in_force};
+use crate::options::{set_weight, weights_in_force};
 use crate::state::AppState;
 use crate::{external_href, href, view_href};
 use leptos::prelude::*;
@@ -128,7 +128,7 @@ pub fn QuestionDetail() -> impl IntoView {
             // Judgments of this question by the judge in force, per model, in (attempt, run) order.
             let mut by_model: BTreeMap<String, Vec<Judgment>> = BTreeMap::new();
             // Judgments and answers come from the worker, asked for on the first visit.
-            crate::state::request_question(state, &id);
+            crate::requests::request_question(state, &id);
             let data = state.questions.get().get(&id).cloned();
             for j in data.iter().flat_map(|d| d.judgments.iter()).filter(|j| j.judge == judge) {
                 by_model.entry(j.model.clone()).or_default().push(j.clone());

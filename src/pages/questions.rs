@@ -16,7 +16,7 @@ pub fn Questions() -> impl IntoView {
     let query = use_query_map();
     // Mean score per question over every judgment of the judge in force (percent): its items'
     // attainment weighted by the weights in force (the checklist's own unless re-weighted).
-    let items = crate::state::use_items(state);
+    let items = crate::requests::use_items(state);
     let difficulty = Memo::new(move |_| {
         let rules = state.options.get().weights;
         let snapshot = state.snapshot.get();
@@ -34,7 +34,7 @@ pub fn Questions() -> impl IntoView {
                                 q.checklist
                                     .iter()
                                     .map(|c| c.id.clone())
-                                    .zip(crate::protocol::weights_in_force(&rules, q))
+                                    .zip(crate::options::weights_in_force(&rules, q))
                                     .collect()
                             })
                             .unwrap_or_default()
@@ -190,7 +190,7 @@ fn counted(id: &str, dropped: &[String]) -> impl IntoView + use<> {
     if !is_dropped {
         toggled.push(id.to_string());
     }
-    let param = crate::protocol::parse_drop(&toggled.join(","));
+    let param = crate::options::parse_drop(&toggled.join(","));
     let label = format!("count {id} in every number");
     let navigate = use_navigate();
     view! {

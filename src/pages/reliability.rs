@@ -11,7 +11,7 @@ use repoprobe_core::report;
 #[component]
 pub fn Reliability() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let item_rows = crate::state::use_items(state);
+    let item_rows = crate::requests::use_items(state);
     view! {
         <h1>"Reliability"</h1>
         <Controls />

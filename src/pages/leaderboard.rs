@@ -3,13 +3,13 @@
 //! On the bundled paper set alone (a few case studies, no ranking to make) it leads with the
 //! paper's Table 3 as printed, then the case studies.
 
-use super::controls::Controls;
 use crate::charts::{Bar, ChartData};
 use crate::components::chart::Chart;
 use crate::components::report_table::{ReportTable, RowNotes};
 use crate::problems::WhyEmpty;
 use crate::requests::request_paired;
 use crate::state::AppState;
+use crate::ui::controls::Controls;
 use crate::{href, view_href};
 use leptos::prelude::*;
 use repoprobe_core::{Judgment, RecordKind, report};

@@ -1,9 +1,9 @@
 //! Table 5 (checklist vs scalar Overall across judge runs: mean, sample std, range) and the
 //! per-item exact agreement of judge runs, least agreed items first.
 
-use super::controls::Controls;
 use crate::components::report_table::ReportTable;
 use crate::state::AppState;
+use crate::ui::controls::Controls;
 use crate::view_href;
 use leptos::prelude::*;
 use repoprobe_core::report;

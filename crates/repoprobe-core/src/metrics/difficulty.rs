@@ -104,7 +104,10 @@ mod tests {
         assert!(!d.contains_key("q8"));
         // Re-weighted: k2 counts as much as k1; a rule weighing every item 0 leaves no mean.
         let rules = [WeightRule::parse("q1/k2=3").expect("a rule")];
-        assert_eq!(by_question(&items, &questions, &rules).get("q1"), Some(&50.0));
+        assert_eq!(
+            by_question(&items, &questions, &rules).get("q1"),
+            Some(&50.0)
+        );
         let zero = [WeightRule::parse("*/@knowledge=0").expect("a rule")];
         assert!(!by_question(&items, &questions, &zero).contains_key("q1"));
     }

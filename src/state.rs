@@ -72,7 +72,7 @@ pub struct AppState {
     /// The report for the options in force; an error message if an option cannot be honoured.
     pub report: RwSignal<Result<Shared<ScoreReport>, String>>,
     /// Whether `report`'s 95 % intervals are still being computed: on large data the worker
-    /// answers the tables first and the intervals after (`protocol::defer_intervals`).
+    /// answers the tables first and the intervals after (`worker::scoring::defer_intervals`).
     pub intervals_pending: RwSignal<bool>,
     /// Judgments and answers of the questions viewed, by id.
     pub questions: RwSignal<BTreeMap<String, Shared<QuestionData>>>,

@@ -11,7 +11,7 @@
 // The bundled set is an example: `?data=` files replace it unless the URL keeps it
 // (`?set=NAME&data=…`, or `keep=1`; src/options.rs `keep_bundled`). It is fetched even then
 // (it is small), so that keeping it is one click with no reload; the wasm loads only the files
-// that count (`protocol::counted`).
+// that count (src/options.rs `counted`).
 //
 // The single-file build (scripts/single-file.mjs) runs this same script from a blob, with
 // `self.__rpInline` set: its wasm and every file of public-data/ as base64, so that it needs no

@@ -15,12 +15,18 @@ pub mod charts;
 pub mod components;
 pub mod loading;
 pub mod markdown;
+pub mod options;
 pub mod pages;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod prerender;
 pub mod problems;
 pub mod protocol;
+pub mod reducer;
+pub mod requests;
 pub mod state;
+pub mod transport;
+pub mod ui;
+pub mod worker;
 
 use leptos::prelude::*;
 use leptos_router::components::Router;
@@ -273,41 +279,7 @@ fn Shell() -> impl IntoView {
             .get("view")
             .unwrap_or_else(|| "leaderboard".into())
     });
-    // The prerendered landing view gives way once this one shows what it shows (the bundled
-    // set's tables and every case study's scores), or as soon as this one will show something
-    // else (another view, the user's files, an error).
-    // Should a case study's data never come, the app's page shows after a while all the same:
-    // a page left inert for good would be worse than a row filling in.
-    let fallback = StoredValue::new(false);
-    Effect::new(move |done: Option<bool>| {
-        if done == Some(true) {
-            return true;
-        }
-        let elsewhere =
-            query.with(|q| q.latest_values().next().is_some()) || view_name.get() != "leaderboard";
-        let busy = state.busy.get();
-        let failed = busy.as_ref().is_some_and(|b| !b.ends_with('…'));
-        let case_studies = state
-            .bundled_set
-            .with(|s| s.as_ref().is_some_and(|s| s.case_studies));
-        let loaded = busy.is_none() && state.snapshot.with(|s| !s.files.is_empty());
-        if loaded && !fallback.get_value() {
-            fallback.set_value(true);
-            set_timeout(takeover::now, std::time::Duration::from_secs(3));
-        }
-        let complete = loaded
-            && (!case_studies
-                || state.snapshot.with(|s| {
-                    state
-                        .questions
-                        .with(|have| s.questions.iter().all(|q| have.contains_key(&q.id)))
-                }));
-        let go = elsewhere || failed || complete || state.user_files();
-        if go {
-            takeover::now();
-        }
-        go
-    });
+    give_way(state, query, view_name);
     // Files dropped on the prerendered view before this app took it over (index.html kept them).
     takeover::early_drops(move |files| loading::load_user_files(state, files));
     let dragging = RwSignal::new(false);
@@ -373,7 +345,7 @@ fn Shell() -> impl IntoView {
                     })}
                 </label>
                 <KeepBundled state=state />
-                <pages::theme::ThemeSwitch />
+                <ui::theme::ThemeSwitch />
                 <components::help::KeyHelp />
             </header>
             <Sources state=state />
@@ -407,6 +379,48 @@ fn Shell() -> impl IntoView {
             </footer>
         </div>
     }
+}
+
+/// The prerendered landing view gives way once this one shows what it shows (the bundled set's
+/// tables and every case study's scores), or as soon as this one will show something else
+/// (another view, the user's files, an error).
+fn give_way(
+    state: AppState,
+    query: Memo<leptos_router::params::ParamsMap>,
+    view_name: Memo<String>,
+) {
+    // Should a case study's data never come, the app's page shows after a while all the same:
+    // a page left inert for good would be worse than a row filling in.
+    let fallback = StoredValue::new(false);
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) {
+            return true;
+        }
+        let elsewhere =
+            query.with(|q| q.latest_values().next().is_some()) || view_name.get() != "leaderboard";
+        let busy = state.busy.get();
+        let failed = busy.as_ref().is_some_and(|b| !b.ends_with('…'));
+        let case_studies = state
+            .bundled_set
+            .with(|s| s.as_ref().is_some_and(|s| s.case_studies));
+        let loaded = busy.is_none() && state.snapshot.with(|s| !s.files.is_empty());
+        if loaded && !fallback.get_value() {
+            fallback.set_value(true);
+            set_timeout(takeover::now, std::time::Duration::from_secs(3));
+        }
+        let complete = loaded
+            && (!case_studies
+                || state.snapshot.with(|s| {
+                    state
+                        .questions
+                        .with(|have| s.questions.iter().all(|q| have.contains_key(&q.id)))
+                }));
+        let go = elsewhere || failed || complete || state.user_files();
+        if go {
+            takeover::now();
+        }
+        go
+    });
 }
 
 /// The switch that keeps the bundled set beside the user's files (`&keep=1`; `?set=NAME&data=…`

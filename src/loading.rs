@@ -4,8 +4,7 @@
 //! wasm runs, and never pass through this page.)
 
 use crate::state::{AppState, InputFile, Origin};
-use js_sys::Array;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 
 /// Hands the files the user dropped or picked to the worker, which adds them to the loaded data.
 /// Only their handles travel (a `File` is cloned as a reference to the file on disk): the worker
@@ -23,20 +22,14 @@ pub fn load_user_files(state: AppState, list: web_sys::FileList) {
             size: f.size() as usize,
         })
         .collect();
-    crate::state::add_files(state, inputs, files.into_iter().map(Into::into).collect());
+    crate::requests::add_files(state, inputs, files.into_iter().map(Into::into).collect());
 }
 
 /// Offers `text` as a file download.
 pub fn download(name: &str, mime: &str, text: &str) {
-    let parts = Array::of1(&JsValue::from_str(text));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
+    let blob = gloo_file::Blob::new_with_options(text, Some(mime));
+    // Revoked when dropped, after the click that starts the download.
+    let url = gloo_file::ObjectUrl::from(blob);
     if let Some(a) = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.create_element("a").ok())
@@ -46,5 +39,4 @@ pub fn download(name: &str, mime: &str, text: &str) {
         a.set_download(name);
         a.click();
     }
-    let _ = web_sys::Url::revoke_object_url(&url);
 }

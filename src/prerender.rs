@@ -7,7 +7,8 @@
 //! app holds once that and the case studies' data arrived, and the markup comes from the app's
 //! own components (`Shell`), written by tachys, which escapes every text and attribute.
 
-use crate::protocol::{BundledSet, Origin, QuestionData, Snapshot, ViewOptions, score_options};
+use crate::options::score_options;
+use crate::protocol::{BundledSet, Origin, QuestionData, Snapshot, ViewOptions};
 use crate::state::{AppState, InputFile, Shared};
 use leptos::prelude::*;
 use leptos::tachys::view::RenderHtml;

@@ -2,14 +2,16 @@
 // { name: location.search })` before anything else. Before the worker's wasm has even arrived,
 // this fetches the data the page's query asks for — the bundled set (`?set=NAME`, else the
 // manifest's default; `none` for none) and every `?data=URL`, all at once — on this thread, so
-// neither a busy page nor the page's own wasm delays it. It tells the page which files it got
-// (a `started` response, see src/protocol.rs) and, once the wasm (src/bin/repoprobe-worker.rs)
-// listens, hands them to it as an `add` request, exactly like files the page adds later.
+// neither a busy page nor the page's own wasm delays it. It says which files it got in one
+// message, `started` (src/protocol.rs `Started`): to the page, which lists them at once, and,
+// once the wasm (src/bin/repoprobe-worker.rs) listens, to the wasm with the files beside it,
+// which loads them under the options of this worker's name (the page's query), read as the
+// page reads them (src/options.rs). This script reads no option but `keep`, below.
 //
 // The bundled set is an example: `?data=` files replace it unless the URL keeps it
-// (`?set=NAME&data=…`, or `keep=1`; src/protocol.rs `keep_bundled`). It is fetched even then
+// (`?set=NAME&data=…`, or `keep=1`; src/options.rs `keep_bundled`). It is fetched even then
 // (it is small), so that keeping it is one click with no reload; the wasm loads only the files
-// that count (`protocol::counted`).
+// that count (src/options.rs `counted`).
 //
 // The single-file build (scripts/single-file.mjs) runs this same script from a blob, with
 // `self.__rpInline` set: its wasm and every file of public-data/ as base64, so that it needs no
@@ -68,7 +70,8 @@
     // view); `failures`, the rest (the manifest, the bundled set, the wasm), in words.
     var failures = [], failed = [];
     var set = query.get("set");
-    // As src/protocol.rs `keep_bundled` reads the URL.
+    // As src/options.rs `keep_bundled` reads the URL: only to know whether the bundled set's
+    // failures are worth saying.
     var keep = query.has("keep") ? query.get("keep") === "1" : (data.length > 0 && !!set && set !== "none");
     // The bundled set's failures matter only when it counts.
     var bundledCounts = keep || data.length === 0;
@@ -102,8 +105,9 @@
                 files.push({ name: f[0], origin: f[1], size: blobs[i].size });
                 kept.push(blobs[i]);
             });
-            self.postMessage(JSON.stringify({ started: { files: files, failures: failures, failed: failed, set: setInfo } }));
-            return { files: files, blobs: kept };
+            var started = JSON.stringify({ started: { files: files, failures: failures, failed: failed, set: setInfo } });
+            self.postMessage(started);
+            return { started: started, count: files.length, blobs: kept };
         });
     });
 
@@ -116,21 +120,7 @@
         self.postMessage(JSON.stringify({ started: { files: [], failures: ["the worker's wasm: " + message(e)] } }));
     });
     Promise.all([given, ready]).then(function (r) {
-        var files = r[0].files;
-        if (!files.length) return;
-        // The options as src/state.rs reads them from the URL; the answer says which were used.
-        var drop = (query.get("drop") || "").split(",").map(function (x) { return x.trim(); })
-            .filter(function (x, i, all) { return x && all.indexOf(x) === i; }).sort();
-        // Weight rules in the order given (src/protocol.rs `parse_weights` makes them canonical;
-        // if that changes them, the page asks for its tables again).
-        var weights = (query.get("w") || "").split(",").map(function (x) { return x.trim(); })
-            .filter(function (x) { return x; });
-        var options = { missing: query.get("missing") === "exclude" ? "exclude" : "zero", judge: query.get("judge") || null, drop: drop, weights: weights, keep_bundled: keep };
-        var add = { add: {
-            names: files.map(function (f) { return f.name; }),
-            origins: files.map(function (f) { return f.origin; }),
-            options: options,
-        } };
-        self.dispatchEvent(new MessageEvent("message", { data: [JSON.stringify(add), r[0].blobs] }));
+        if (!r[0].count) return;
+        self.dispatchEvent(new MessageEvent("message", { data: [r[0].started, r[0].blobs] }));
     });
 })();

@@ -1,5 +1,6 @@
 //! The site's Web Worker: it owns the loaded dataset and runs `load` and `score` off the main
-//! thread, so that a large results file never freezes the page. It speaks `protocol`.
+//! thread, so that a large results file never freezes the page. It speaks `protocol`; what it
+//! does is `repoprobe_site::worker` (tested natively); this is the browser glue around it.
 //!
 //! It holds the files as `Blob`s (a dropped `File` is the user's file on disk; a fetched body is
 //! the browser's copy), never their bytes: each load streams them chunk by chunk into the core's
@@ -9,25 +10,20 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    worker::start();
+    glue::start();
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {}
 
 #[cfg(target_arch = "wasm32")]
-mod worker {
+mod glue {
     use js_sys::{Array, Uint8Array};
-    use repoprobe_core::{
-        Issue, LoadOptions, Loaded, RecordKind, Severity, Span, StreamLoader, score,
-    };
-    use repoprobe_site::protocol::{
-        Origin, QuestionData, Request, Response, Snapshot, ViewOptions, batch_ranges, counted,
-        defer_intervals, hex, score_options,
-    };
-    use sha2::Digest;
+    use repoprobe_site::protocol::{Origin, READY, Request, Response, ViewOptions};
+    use repoprobe_site::worker::hash::{Digest, Hasher, hex};
+    use repoprobe_site::worker::{Worker, scoring};
     use std::cell::{Cell, RefCell};
-    use std::collections::{BTreeSet, VecDeque};
+    use std::collections::VecDeque;
     use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
     use wasm_bindgen_futures::JsFuture;
@@ -36,24 +32,8 @@ mod worker {
         ReadableStreamReadResult,
     };
 
-    /// A file given to the worker.
-    struct Held {
-        name: String,
-        origin: Origin,
-        blob: Blob,
-        /// Whether its hash was computed (or tried: a file that cannot be read has none).
-        hash_tried: bool,
-    }
-
     thread_local! {
-        static LOADED: RefCell<Loaded> = RefCell::new(Loaded::default());
-        /// Every file added so far, with its origin: the dataset is loaded from those that count
-        /// (`protocol::counted`).
-        static FILES: RefCell<Vec<Held>> = const { RefCell::new(Vec::new()) };
-        /// The files of the dataset loaded, by the number the loader gave them (`Span::file`).
-        static SOURCES: RefCell<Vec<Blob>> = const { RefCell::new(Vec::new()) };
-        /// Records whose texts were read back since the last load: (kind, index).
-        static FILLED: RefCell<BTreeSet<(u8, usize)>> = const { RefCell::new(BTreeSet::new()) };
+        static WORKER: RefCell<Worker<Blob>> = RefCell::new(Worker::default());
         /// Requests not served yet, in order: serving one may wait for the browser (reading a
         /// file), and the next must not start before it ends (a `Question` after an `Add` must
         /// see the new data).
@@ -63,28 +43,34 @@ mod worker {
         static HASHING: Cell<bool> = const { Cell::new(false) };
     }
 
-    /// Records this close together (bytes) are read back with one slice of their file: a
-    /// slice read costs a round trip to the browser, a few KB more cost nothing.
-    const GAP: u64 = 64 * 1024;
-    /// The most one slice read holds (bytes), so that a question whose records are spread over
-    /// a large file does not read all of it.
-    const MAX_READ: u64 = 8 * 1024 * 1024;
+    fn scope() -> DedicatedWorkerGlobalScope {
+        js_sys::global().unchecked_into()
+    }
 
     pub fn start() {
         console_error_panic_hook::set_once();
-        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(handle);
-        scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        on_message.forget();
+        let scope = scope();
+        // The worker's one listener, for as long as the worker lives.
+        gloo_events::EventListener::new(&scope, "message", |ev| {
+            if let Some(ev) = ev.dyn_ref::<MessageEvent>() {
+                handle(ev);
+            }
+        })
+        .forget();
         // For e2e/speed.mjs, which prints how large the worker's wasm memory grew.
         let _ = js_sys::Reflect::set(&scope, &"__rpMemory".into(), &wasm_bindgen::memory());
-        let _ = scope.post_message(&JsValue::from_str(repoprobe_site::protocol::READY));
+        let _ = scope.post_message(&JsValue::from_str(READY));
     }
 
     fn reply(r: &Response) {
-        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-        let text = serde_json::to_string(r).unwrap_or_default();
-        let _ = scope.post_message(&JsValue::from_str(&text));
+        let _ = scope().post_message(&JsValue::from_str(&r.encode()));
+    }
+
+    /// A message that is not a request: said to the page (which reports it) and on this
+    /// worker's console, never dropped silently.
+    fn reject(why: String) {
+        web_sys::console::error_1(&JsValue::from_str(&why));
+        reply(&Response::Rejected(why));
     }
 
     fn js_err(e: JsValue) -> String {
@@ -94,38 +80,16 @@ mod worker {
             .unwrap_or_else(|| format!("{e:?}"))
     }
 
-    /// The report for the page, without the per-item rows: those are large and only some
-    /// views want them (`Request::Items`); with `bootstrap: 0`, without the intervals too.
-    fn report(
-        options: &ViewOptions,
-        bootstrap: Option<u32>,
-    ) -> Result<repoprobe_core::ScoreReport, String> {
-        LOADED.with(|l| {
-            let l = l.borrow();
-            let mut o = score_options(options)?;
-            o.items = false;
-            o.bootstrap = bootstrap.unwrap_or(o.bootstrap);
-            score(&l.dataset, &l.issues, &o).map_err(|e| e.to_string())
-        })
+    /// The options of the query the worker was started with (its name): those of the first
+    /// load, read as the page reads its address.
+    fn start_options() -> ViewOptions {
+        let params = web_sys::UrlSearchParams::new_with_str(&scope().name()).ok();
+        ViewOptions::from_query(|k| params.as_ref().and_then(|p| p.get(k)))
     }
 
-    /// The report the page gets first, and whether its intervals follow in a second answer
-    /// (`protocol::defer_intervals`: on large data the tables are not held back for the
-    /// bootstrap; every other number is the same).
-    fn first_report(options: &ViewOptions) -> (Result<repoprobe_core::ScoreReport, String>, bool) {
-        let Ok(full) = score_options(options) else {
-            return (report(options, None), false);
-        };
-        let quick = report(options, Some(0));
-        match &quick {
-            Ok(q) if full.bootstrap > 0 && defer_intervals(q, &full) => (quick, true),
-            _ => (report(options, None), false),
-        }
-    }
-
-    /// Answers the intervals [`first_report`] deferred: the whole report, as a `Report`.
+    /// Answers the intervals `scoring::first_report` deferred: the whole report, as a `Report`.
     fn send_intervals(options: ViewOptions, phases: &mut Phases) {
-        let report = report(&options, None);
+        let report = WORKER.with(|w| scoring::report(w.borrow().loaded(), &options, None));
         phases.end("rp:intervals");
         reply(&Response::Report {
             options,
@@ -236,67 +200,37 @@ mod worker {
         }
     }
 
-    /// Loads the files that count under `options` (the bundled set only if kept or alone, see
-    /// `protocol::counted`), reading each as a stream with the texts skipped (scores never read
-    /// them; a question view reads its own back, see [`fill_question`]), and answers with their
-    /// tables.
+    /// Loads the files that count under `options`, reading each as a stream (see
+    /// `Worker::begin_load`), and answers with their tables.
     async fn reload(options: ViewOptions) {
-        let sources: Vec<(String, Blob)> = FILES.with(|files| {
-            let files = files.borrow();
-            let user = files.iter().any(|f| f.origin != Origin::Bundled);
-            files
-                .iter()
-                .filter(|f| counted(f.origin, options.keep_bundled, user))
-                .map(|f| (f.name.clone(), f.blob.clone()))
-                .collect()
-        });
-        // The last load's data goes first: requests wait while this one runs, so nothing reads
-        // it, and a second large load then reuses its memory rather than adding to it.
-        LOADED.with(|l| *l.borrow_mut() = Loaded::default());
-        SOURCES.with(|s| s.borrow_mut().clear());
-        let mut loader = StreamLoader::new(LoadOptions {
-            skip_text: true,
-            ..LoadOptions::default()
-        });
-        let mut unread = Vec::new();
+        let mut load = WORKER.with(|w| w.borrow_mut().begin_load(&options));
         let mut phases = Phases::start("rp:start", true);
         let mut times = ReadTimes::default();
         let mut parse = 0.0;
         let begun = phases.now();
-        for (name, blob) in &sources {
-            loader.begin_file(name);
+        for (name, blob) in load.files.clone() {
+            load.loader.begin_file(&name);
             let clock = &phases;
+            let loader = &mut load.loader;
             let feed = |chunk: &[u8]| {
                 let t = clock.now();
                 loader.feed(chunk);
                 parse += clock.now() - t;
             };
-            let r = stream(blob, clock, &mut times, feed).await;
-            loader.end_file();
+            let r = stream(&blob, clock, &mut times, feed).await;
+            load.loader.end_file();
             if let Err((at, why)) = r {
-                unread.push(Issue {
-                    file: name.clone(),
-                    location: format!("byte {at}"),
-                    message: format!(
-                        "the browser could not read the file beyond this point: {why}"
-                    ),
-                    severity: Severity::File,
-                });
+                load.unread(&name, at, &why);
             }
         }
         phases.end("rp:read+parse");
         phases.total("rp:(wait)", begun, times.wait);
         phases.total("rp:(copy)", begun, times.copy);
         phases.total("rp:(parse)", begun, parse);
-        let mut loaded = loader.finish();
-        phases.end("rp:finish");
-        loaded.issues.extend(unread);
-        let snapshot = Snapshot::of(&loaded);
-        LOADED.with(|l| *l.borrow_mut() = loaded);
-        SOURCES.with(|s| *s.borrow_mut() = sources.into_iter().map(|(_, b)| b).collect());
-        FILLED.with(|f| f.borrow_mut().clear());
+        let snapshot = WORKER.with(|w| w.borrow_mut().finish_load(load));
         phases.end("rp:snapshot");
-        let (report, pending) = first_report(&options);
+        let (report, pending) =
+            WORKER.with(|w| scoring::first_report(w.borrow().loaded(), &options));
         phases.end("rp:score");
         reply(&Response::Loaded {
             options: options.clone(),
@@ -320,142 +254,64 @@ mod worker {
             return;
         }
         wasm_bindgen_futures::spawn_local(async {
-            loop {
-                let next = FILES.with(|f| {
-                    f.borrow()
-                        .iter()
-                        .position(|f| !f.hash_tried)
-                        .map(|i| (i, f.borrow()[i].blob.clone()))
-                });
-                let Some((i, blob)) = next else { break };
-                FILES.with(|f| f.borrow_mut()[i].hash_tried = true);
-                let mut h = sha2::Sha256::new();
-                // A file that cannot be read has no hash; its load says why.
+            while let Some((name, blob)) = WORKER.with(|w| w.borrow_mut().next_to_hash()) {
+                let mut h = Hasher::new();
                 let clock = Phases {
                     perf: None,
                     last: String::new(),
                 };
-                let mut times = ReadTimes::default();
-                if stream(&blob, &clock, &mut times, |c| h.update(c))
+                // A file that cannot be read has no hash; its load says why.
+                if stream(&blob, &clock, &mut ReadTimes::default(), |c| h.update(c))
                     .await
                     .is_ok()
                 {
-                    let hash = hex(&h.finalize());
-                    let name = FILES.with(|f| f.borrow()[i].name.clone());
-                    reply(&Response::Hashes(vec![(name, hash)]));
+                    reply(&Response::Hashes(vec![(name, hex(&h.finalize()))]));
                 }
             }
             HASHING.with(|h| h.set(false));
         });
     }
 
-    fn kind_code(kind: RecordKind) -> u8 {
-        RecordKind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as u8
-    }
-
-    /// Reads back the texts of question `id`'s answers and judgments that the load skipped;
-    /// what could not be read (a file changed since it was loaded) is said in the error.
-    async fn fill_question(id: &str) -> Result<(), String> {
-        // (file, span, kind, index) of each record still without its texts.
-        let wanted: Vec<(RecordKind, usize, Span)> = LOADED.with(|l| {
-            let l = l.borrow();
-            let d = &l.dataset;
-            let Some(spans) = d.spans.as_ref() else {
-                return Vec::new();
-            };
-            let filled = FILLED.with(|f| f.borrow().clone());
-            let mut out = Vec::new();
-            let mut take = |kind: RecordKind, i: usize, spans: &[Span]| {
-                if let Some(&s) = spans.get(i)
-                    && !filled.contains(&(kind_code(kind), i))
-                {
-                    out.push((kind, i, s));
-                }
-            };
-            for (i, a) in d.answers.iter().enumerate() {
-                if a.question_id == id {
-                    take(RecordKind::Answer, i, &spans.answers);
-                }
-            }
-            for (i, j) in d.judgments.iter().enumerate() {
-                if j.question_id == id {
-                    take(RecordKind::Judgment, i, &spans.judgments);
-                }
-            }
-            out
-        });
-        let sources = SOURCES.with(|s| s.borrow().clone());
-        let mut errors: Vec<String> = Vec::new();
-        let files: BTreeSet<u32> = wanted.iter().map(|w| w.2.file).collect();
-        for file in files {
-            let mine: Vec<&(RecordKind, usize, Span)> =
-                wanted.iter().filter(|w| w.2.file == file).collect();
-            let Some(blob) = sources.get(file as usize) else {
-                errors.push(format!("no file number {file}"));
-                continue;
-            };
-            let ranges: Vec<(u64, u64)> = mine.iter().map(|w| (w.2.start, w.2.end)).collect();
-            let batches = batch_ranges(&ranges, GAP, MAX_READ);
-            // Every slice asked for at once: the browser reads them while none is waited on.
-            let reads = Array::new();
-            for b in &batches {
-                match blob.slice_with_f64_and_f64(b.start as f64, b.end as f64) {
-                    Ok(s) => reads.push(&s.array_buffer()),
-                    Err(e) => reads.push(&js_sys::Promise::reject(&e)),
-                };
-            }
-            let buffers = match JsFuture::from(js_sys::Promise::all(&reads)).await {
-                Ok(v) => Array::from(&v),
-                Err(e) => {
-                    errors.push(js_err(e));
-                    continue;
-                }
-            };
-            for (b, buffer) in batches.iter().zip(buffers.iter()) {
-                let bytes = Uint8Array::new(&buffer).to_vec();
-                for &m in &b.members {
-                    let (kind, index, span) = *mine[m];
-                    // A span that is not inside its read (it cannot be) reads as nothing, below.
-                    let (from, to) = (
-                        span.start.saturating_sub(b.start) as usize,
-                        span.end.saturating_sub(b.start) as usize,
-                    );
-                    let Some(record) = bytes.get(from..to) else {
-                        errors.push(format!(
-                            "bytes {}–{} are no longer in the file",
-                            span.start, span.end
-                        ));
-                        continue;
-                    };
-                    match LOADED.with(|l| l.borrow_mut().dataset.fill_texts(kind, index, record)) {
-                        Ok(()) => FILLED.with(|f| f.borrow_mut().insert((kind_code(kind), index))),
-                        Err(e) => {
-                            errors.push(e);
-                            false
-                        }
-                    };
+    /// Reads back the texts of question `id`'s records that the load skipped: every slice is
+    /// asked for at once (the browser reads them while none is waited on); what could not be
+    /// read (a file changed since it was loaded) is in the errors returned.
+    async fn fill_question(id: &str) -> Vec<String> {
+        let (reads, mut errors) = WORKER.with(|w| w.borrow().text_reads(id));
+        for file in reads {
+            let blob = gloo_file::Blob::from(file.blob);
+            let pending: Vec<_> = file
+                .batches
+                .iter()
+                .map(|(b, _)| gloo_file::futures::read_as_bytes(&blob.slice(b.start, b.end)))
+                .collect();
+            for ((batch, wanted), read) in file.batches.iter().zip(pending) {
+                match read.await {
+                    Ok(bytes) => WORKER.with(|w| {
+                        w.borrow_mut()
+                            .fill(batch.start, wanted, &bytes, &mut errors)
+                    }),
+                    Err(e) => errors.push(e.to_string()),
                 }
             }
         }
-        match errors.len() {
-            0 => Ok(()),
-            n => Err(format!(
-                "{n} answer text(s) or rationale(s) could not be read back from the files (did a file change since it was loaded? load it again): {}",
-                errors.first().map(String::as_str).unwrap_or_default()
-            )),
-        }
+        errors
     }
 
-    /// A message is `[json, [Blob...]]`: the request and, for `add`, the files.
-    fn handle(ev: MessageEvent) {
-        let data = Array::from(&ev.data());
-        let Some(text) = data.get(0).as_string() else {
-            return;
+    /// A message is `[json, [Blob...]]`: the request and, for `add` and `started`, the files.
+    fn handle(ev: &MessageEvent) {
+        let data = ev.data();
+        let Some(text) = data.dyn_ref::<Array>().and_then(|d| d.get(0).as_string()) else {
+            return reject(format!(
+                "the worker got a message that is not [request, files]: {:?}",
+                data.as_string().unwrap_or_else(|| format!("{data:?}"))
+            ));
         };
-        let Ok(req) = serde_json::from_str::<Request>(&text) else {
-            return;
+        let req = match Request::decode(&text) {
+            Ok(req) => req,
+            Err(e) => return reject(e.to_string()),
         };
-        QUEUE.with(|q| q.borrow_mut().push_back((req, data.get(1))));
+        let blobs = Array::from(&data).get(1);
+        QUEUE.with(|q| q.borrow_mut().push_back((req, blobs)));
         if !SERVING.with(|s| s.replace(true)) {
             wasm_bindgen_futures::spawn_local(async {
                 while let Some((req, blobs)) = QUEUE.with(|q| q.borrow_mut().pop_front()) {
@@ -466,34 +322,35 @@ mod worker {
         }
     }
 
+    /// Adds files and loads them all again with those held.
+    async fn add(names: Vec<String>, origins: &[Origin], blobs: JsValue, options: ViewOptions) {
+        let blobs: Vec<Blob> = Array::from(&blobs)
+            .iter()
+            .filter_map(|b| b.dyn_into::<Blob>().ok())
+            .collect();
+        WORKER.with(|w| w.borrow_mut().add(names, origins, blobs));
+        reload(options).await;
+        hash_in_background();
+    }
+
     async fn serve(req: Request, blobs: JsValue) {
         match req {
+            Request::Started(s) => {
+                let names = s.files.iter().map(|f| f.name.clone()).collect();
+                let origins: Vec<Origin> = s.files.iter().map(|f| f.origin).collect();
+                if !origins.is_empty() {
+                    add(names, &origins, blobs, start_options()).await;
+                }
+            }
             Request::Add {
                 names,
                 origins,
                 options,
-            } => {
-                let blobs = Array::from(&blobs);
-                FILES.with(|files| {
-                    files.borrow_mut().extend(
-                        names
-                            .into_iter()
-                            .enumerate()
-                            .zip(blobs.iter().filter_map(|b| b.dyn_into::<Blob>().ok()))
-                            .map(|((i, name), blob)| Held {
-                                name,
-                                origin: origins.get(i).copied().unwrap_or(Origin::Dropped),
-                                blob,
-                                hash_tried: false,
-                            }),
-                    );
-                });
-                reload(options).await;
-                hash_in_background();
-            }
+            } => add(names, &origins, blobs, options).await,
             Request::Reload { options } => reload(options).await,
             Request::Score { options } => {
-                let (r, pending) = first_report(&options);
+                let (r, pending) =
+                    WORKER.with(|w| scoring::first_report(w.borrow().loaded(), &options));
                 reply(&Response::Report {
                     options: options.clone(),
                     report: r,
@@ -504,21 +361,8 @@ mod worker {
                 }
             }
             Request::Items { options, model } => {
-                let mut items = LOADED.with(|l| {
-                    let l = l.borrow();
-                    // The items do not depend on the bootstrap: skip it.
-                    score_options(&options)
-                        .ok()
-                        .and_then(|o| {
-                            let o = repoprobe_core::ScoreOptions { bootstrap: 0, ..o };
-                            score(&l.dataset, &l.issues, &o).ok()
-                        })
-                        .and_then(|r| r.items)
-                        .unwrap_or_default()
-                });
-                for i in &mut items {
-                    i.per_model.retain(|m, _| Some(m) == model.as_ref());
-                }
+                let items =
+                    WORKER.with(|w| scoring::items(w.borrow().loaded(), &options, model.as_ref()));
                 reply(&Response::Items {
                     options,
                     model,
@@ -527,28 +371,21 @@ mod worker {
             }
             Request::Question { id } => {
                 let mut phases = Phases::start("rp:question", false);
-                let filled = fill_question(&id).await;
+                let errors = fill_question(&id).await;
                 phases.end("rp:texts");
-                let mut q = LOADED.with(|l| QuestionData::of(&l.borrow().dataset, &id));
-                q.texts_error = filled.err();
+                let q = WORKER.with(|w| w.borrow().question(&id, &errors));
                 phases.end("rp:question-data");
                 reply(&Response::Question(q));
                 phases.end("rp:question-reply");
             }
             Request::Paired { options, a, b } => {
-                let r = score_options(&options).and_then(|mut o| {
-                    o.items = false;
-                    o.compare = Some((a.clone(), b.clone()));
-                    LOADED.with(|l| {
-                        let l = l.borrow();
-                        score(&l.dataset, &l.issues, &o).map_err(|e| e.to_string())
-                    })
-                });
+                let report =
+                    WORKER.with(|w| scoring::paired(w.borrow().loaded(), &options, &a, &b));
                 reply(&Response::Paired {
                     options,
                     a,
                     b,
-                    report: r,
+                    report,
                 });
             }
         }

@@ -103,7 +103,6 @@ pub fn heatmap<DB: DrawingBackend>(
     let x_of = |j: usize| left + (cell_w * j as f64).round() as i32;
     let y_of = |i: usize| (cell_h * i as f64).round() as i32;
 
-    let value_style = |bg: RGBColor| text_style(12, ink_on(bg), HPos::Center, VPos::Center);
     for (i, label) in row_labels.iter().enumerate() {
         let (y0, y1) = (y_of(i), y_of(i + 1));
         body.draw(&Text::new(
@@ -120,23 +119,7 @@ pub fn heatmap<DB: DrawingBackend>(
                 .copied()
                 .flatten()
                 .filter(|v| v.is_finite());
-            let Some(v) = v else {
-                body.draw(&Rectangle::new([(x0 + 1, y0 + 1), (x1 - 1, y1 - 1)], GRID))
-                    .map_err(err)?;
-                continue;
-            };
-            let bg = shade(v);
-            body.draw(&Rectangle::new(
-                [(x0 + 1, y0 + 1), (x1 - 1, y1 - 1)],
-                bg.filled(),
-            ))
-            .map_err(err)?;
-            let text = pct(v);
-            let style = value_style(bg);
-            if text_width(&body, &text, &style) as i32 + 4 <= x1 - x0 && y1 - y0 >= 14 {
-                body.draw(&Text::new(text, ((x0 + x1) / 2, (y0 + y1) / 2), style))
-                    .map_err(err)?;
-            }
+            cell(&body, (x0, y0), (x1, y1), v)?;
         }
     }
     for j in 0..cols.len() {
@@ -163,6 +146,34 @@ pub fn heatmap<DB: DrawingBackend>(
         }
     }
     color_key(&body, left, grid_bottom + header as i32)
+}
+
+/// One cell from (`x0`, `y0`) to (`x1`, `y1`): shaded by its value, which it shows where it
+/// fits; a blank outline without one.
+fn cell<DB: DrawingBackend>(
+    body: &DrawingArea<DB, Shift>,
+    (x0, y0): (i32, i32),
+    (x1, y1): (i32, i32),
+    v: Option<f64>,
+) -> Result<(), String> {
+    let Some(v) = v else {
+        return body
+            .draw(&Rectangle::new([(x0 + 1, y0 + 1), (x1 - 1, y1 - 1)], GRID))
+            .map_err(err);
+    };
+    let bg = shade(v);
+    body.draw(&Rectangle::new(
+        [(x0 + 1, y0 + 1), (x1 - 1, y1 - 1)],
+        bg.filled(),
+    ))
+    .map_err(err)?;
+    let text = pct(v);
+    let style = text_style(12, ink_on(bg), HPos::Center, VPos::Center);
+    if text_width(body, &text, &style) as i32 + 4 <= x1 - x0 && y1 - y0 >= 14 {
+        body.draw(&Text::new(text, ((x0 + x1) / 2, (y0 + y1) / 2), style))
+            .map_err(err)?;
+    }
+    Ok(())
 }
 
 /// The colour scale from 0 to 100 % as a row of steps, at (`x`, `y`).

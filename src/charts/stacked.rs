@@ -55,19 +55,9 @@ pub fn stacked_shares<DB: DrawingBackend>(
 
     // The legend's items, wrapped into lines across the width.
     let legend_style = text_style(12, TEXT, HPos::Left, VPos::Center);
-    let mut items: Vec<(String, i32, i32)> = Vec::new(); // label, x, line
-    let (mut x, mut line) = (12, 0);
-    for p in parts {
-        let label = fit(&body, p, &legend_style, w / 2);
-        let item_w = SWATCH + 5 + text_width(&body, &label, &legend_style) as i32 + 16;
-        if x > 12 && x + item_w > w as i32 {
-            x = 12;
-            line += 1;
-        }
-        items.push((label, x, line));
-        x += item_w;
-    }
-    let legend_h = ((line + 1) * LEGEND_LINE + 10) as u32;
+    let items = legend_items(&body, parts, &legend_style, w);
+    let lines = items.last().map_or(1, |(_, _, line)| line + 1);
+    let legend_h = (lines * LEGEND_LINE + 10) as u32;
     let (top, legend) = body.split_vertically(h.saturating_sub(legend_h).max(1));
 
     let label_style = text_style(13, TEXT, HPos::Right, VPos::Center);
@@ -153,6 +143,28 @@ pub fn stacked_shares<DB: DrawingBackend>(
             .map_err(err)?;
     }
     Ok(())
+}
+
+/// The legend's items, wrapped into lines across the width `w`: (label, x, line).
+fn legend_items<DB: DrawingBackend>(
+    body: &DrawingArea<DB, Shift>,
+    parts: &[String],
+    style: &TextStyle<'_>,
+    w: u32,
+) -> Vec<(String, i32, i32)> {
+    let mut items = Vec::new();
+    let (mut x, mut line) = (12, 0);
+    for p in parts {
+        let label = fit(body, p, style, w / 2);
+        let item_w = SWATCH + 5 + text_width(body, &label, style) as i32 + 16;
+        if x > 12 && x + item_w > w as i32 {
+            x = 12;
+            line += 1;
+        }
+        items.push((label, x, line));
+        x += item_w;
+    }
+    items
 }
 
 #[cfg(test)]

@@ -280,13 +280,7 @@ mod tests {
                 .unwrap();
         });
         wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
-        let p = js_sys::Promise::new(&mut |resolve, _| {
-            web_sys::window()
-                .unwrap()
-                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 20)
-                .unwrap();
-        });
-        wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
+        gloo_timers::future::TimeoutFuture::new(20).await;
     }
 
     fn blank_url() -> String {

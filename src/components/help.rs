@@ -4,7 +4,7 @@
 use leptos::html;
 use leptos::prelude::*;
 
-/// Each shortcut and what it does (the question view's keys are read in `pages/question.rs`).
+/// Each shortcut and what it does (the question view's keys are read in `pages/question/mod.rs`).
 const KEYS: [(&str, &str); 6] = [
     ("?", "Show or hide this list"),
     ("j / →", "Next question (question view)"),

@@ -42,19 +42,7 @@ pub fn ReportTable(
     let rows = move || {
         let mut rows = t.with_value(|t| t.rows.clone());
         if let Some((col, desc)) = sort.get() {
-            rows.sort_unstable_by(|a, b| {
-                let (x, y) = (
-                    a[col].value.ok_or(()).or_else(|_| sort_key(&a[col].text)),
-                    b[col].value.ok_or(()).or_else(|_| sort_key(&b[col].text)),
-                );
-                let o = match (&x, &y) {
-                    (Ok(x), Ok(y)) => x.total_cmp(y),
-                    (Ok(_), Err(_)) => std::cmp::Ordering::Less,
-                    (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
-                    (Err(x), Err(y)) => x.cmp(y),
-                };
-                if desc { o.reverse() } else { o }
-            });
+            sort_rows(&mut rows, col, desc);
         }
         rows
     };
@@ -126,6 +114,7 @@ pub fn ReportTable(
                     </thead>
                     <tbody>
                         {move || {
+                            let numeric = t.with_value(|t| t.numeric.clone());
                             rows()
                                 .into_iter()
                                 .map(|row| {
@@ -136,13 +125,57 @@ pub fn ReportTable(
                                             .find(|((a, b), _)| a == cell(0) && b == cell(1))
                                             .map(|(_, text)| (n.column, text.clone()))
                                     });
-                                    view! {
-                                        <tr>
-                                            {row
+                                    row_view(row, note, &numeric)
+                                })
+                                .collect_view()
+                        }}
+                    </tbody>
+                </table>
+            </div>
+            <figcaption>
+                {note.map(|n| view! { <span class="note">{n}</span> })}
+                <span class="exports">
+                    "Export: "
+                    {button("csv", "CSV")}
+                    {button("md", "Markdown")}
+                    {button("tex", "LaTeX")}
+                </span>
+            </figcaption>
+        </figure>
+    }
+}
+
+/// Sorts rows by column `col`: numbers first (by value, or by the number their text starts
+/// with), then texts; descending if `desc`.
+fn sort_rows(rows: &mut [Vec<report::Cell>], col: usize, desc: bool) {
+    rows.sort_unstable_by(|a, b| {
+        let (x, y) = (
+            a[col].value.ok_or(()).or_else(|_| sort_key(&a[col].text)),
+            b[col].value.ok_or(()).or_else(|_| sort_key(&b[col].text)),
+        );
+        let o = match (&x, &y) {
+            (Ok(x), Ok(y)) => x.total_cmp(y),
+            (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+            (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+            (Err(x), Err(y)) => x.cmp(y),
+        };
+        if desc { o.reverse() } else { o }
+    });
+}
+
+/// One row: its first cell the row's header, a note in the cell of `note`'s column.
+fn row_view(
+    row: Vec<report::Cell>,
+    note: Option<(usize, String)>,
+    numeric: &[bool],
+) -> impl IntoView + use<> {
+    view! {
+        <tr>
+            {row
                                                 .into_iter()
                                                 .enumerate()
                                                 .map(|(i, cell)| {
-                                                    let num = t.with_value(|t| t.numeric[i]);
+                                                    let num = numeric.get(i).copied().unwrap_or(false);
                                                     // The unrounded value, for parity checks and copy-paste.
                                                     let value = cell.value.map(|v| v.to_string());
                                                     let text = cell.text;
@@ -162,24 +195,7 @@ pub fn ReportTable(
                                                     }
                                                 })
                                                 .collect_view()}
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()
-                        }}
-                    </tbody>
-                </table>
-            </div>
-            <figcaption>
-                {note.map(|n| view! { <span class="note">{n}</span> })}
-                <span class="exports">
-                    "Export: "
-                    {button("csv", "CSV")}
-                    {button("md", "Markdown")}
-                    {button("tex", "LaTeX")}
-                </span>
-            </figcaption>
-        </figure>
+        </tr>
     }
 }
 

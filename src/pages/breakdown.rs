@@ -1,13 +1,13 @@
 //! Table 4 by category, theme or language (mean and sample std over models), and a model ×
 //! stratum heatmap with the question count of each stratum and a warning where it is small.
 
-use super::controls::Controls;
 use crate::charts::ChartData;
 use crate::components::chart::Chart;
 use crate::components::report_table::ReportTable;
 use crate::href;
 use crate::problems::WhyEmpty;
 use crate::state::AppState;
+use crate::ui::controls::Controls;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use repoprobe_core::{RecordKind, Stratum, report};

@@ -24,7 +24,7 @@ pub fn Data() -> impl IntoView {
             let user = state.user_files();
             let left = state
                 .files
-                .with(|f| f.iter().filter(|f| !crate::protocol::counted(f.origin, keep, user)).count());
+                .with(|f| f.iter().filter(|f| !crate::options::counted(f.origin, keep, user)).count());
             let set = state.bundled_set.get().map(|s| s.name).unwrap_or_default();
             (left > 0).then(|| view! {
                 <p class="note" role="note">

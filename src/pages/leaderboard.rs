@@ -3,12 +3,13 @@
 //! On the bundled paper set alone (a few case studies, no ranking to make) it leads with the
 //! paper's Table 3 as printed, then the case studies.
 
-use super::controls::Controls;
 use crate::charts::{Bar, ChartData};
 use crate::components::chart::Chart;
 use crate::components::report_table::{ReportTable, RowNotes};
 use crate::problems::WhyEmpty;
-use crate::state::{AppState, request_paired};
+use crate::requests::request_paired;
+use crate::state::AppState;
+use crate::ui::controls::Controls;
 use crate::{href, view_href};
 use leptos::prelude::*;
 use repoprobe_core::{Judgment, RecordKind, report};
@@ -207,7 +208,7 @@ fn CaseStudies() -> impl IntoView {
                 .questions
                 .iter()
                 .map(|q| {
-                    crate::state::request_question(state, &q.id);
+                    crate::requests::request_question(state, &q.id);
                     let mut runs: BTreeMap<String, Vec<&Judgment>> = BTreeMap::new();
                     for j in data.get(&q.id).iter().flat_map(|d| d.judgments.iter()).filter(|j| j.judge == judge) {
                         runs.entry(j.model.clone()).or_default().push(j);

@@ -1,6 +1,5 @@
 //! One module per view. Pages read the URL and the app state; components take props only.
 pub mod breakdown;
-pub mod controls;
 pub mod data;
 pub mod failures;
 pub mod leaderboard;
@@ -8,4 +7,3 @@ pub mod model;
 pub mod question;
 pub mod questions;
 pub mod reliability;
-pub mod theme;

@@ -15,7 +15,7 @@ pub fn ModelDetail() -> impl IntoView {
     let query = use_query_map();
     // The rows with this model's attainment per item only.
     let item_rows =
-        crate::state::use_model_items(state, Signal::derive(move || query.get().get("model")));
+        crate::requests::use_model_items(state, Signal::derive(move || query.get().get("model")));
     view! {
         {move || {
             let r = match state.report.get() {

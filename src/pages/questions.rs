@@ -7,7 +7,8 @@ use crate::state::AppState;
 use crate::view_href;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
-use repoprobe_core::{RecordKind, report};
+use repoprobe_core::metrics::difficulty;
+use repoprobe_core::{Question, RecordKind, report};
 use std::collections::{BTreeMap, BTreeSet};
 
 #[component]
@@ -16,41 +17,14 @@ pub fn Questions() -> impl IntoView {
     let query = use_query_map();
     // Mean score per question over every judgment of the judge in force (percent): its items'
     // attainment weighted by the weights in force (the checklist's own unless re-weighted).
-    let items = crate::state::use_items(state);
+    let items = crate::requests::use_items(state);
     let difficulty = Memo::new(move |_| {
-        let rules = state.options.get().weights;
+        let rules = crate::options::parsed_rules(&state.options.get().weights);
         let snapshot = state.snapshot.get();
-        let mut sums: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-        if let Some(items) = items.get() {
-            let mut weights: BTreeMap<&str, Vec<(String, u32)>> = BTreeMap::new();
-            for i in items.iter() {
-                let Some(a) = i.attainment else { continue };
-                let w = weights
-                    .entry(i.question_id.as_str())
-                    .or_insert_with(|| {
-                        snapshot
-                            .question(&i.question_id)
-                            .map(|q| {
-                                q.checklist
-                                    .iter()
-                                    .map(|c| c.id.clone())
-                                    .zip(crate::protocol::weights_in_force(&rules, q))
-                                    .collect()
-                            })
-                            .unwrap_or_default()
-                    })
-                    .iter()
-                    .find(|(id, _)| *id == i.item_id)
-                    .map_or(i.weight, |(_, w)| *w);
-                let e = sums.entry(i.question_id.clone()).or_default();
-                e.0 += a * f64::from(w);
-                e.1 += f64::from(w);
-            }
-        }
-        sums.into_iter()
-            .filter(|(_, (_, total))| *total > 0.0)
-            .map(|(q, (sum, total))| (q, sum / total))
-            .collect::<BTreeMap<String, f64>>()
+        items
+            .get()
+            .map(|items| difficulty::by_question(&items, &snapshot.questions, &rules))
+            .unwrap_or_default()
     });
     let filter = move |key: &'static str, label: &'static str, values: Memo<BTreeSet<String>>| {
         let navigate = use_navigate();
@@ -136,49 +110,57 @@ pub fn Questions() -> impl IntoView {
             } else {
                 list.sort_unstable_by(|a, b| a.id.cmp(&b.id));
             }
-            let n = list.len();
-            let dropped = state.options.get().drop;
-            view! {
-                <p>{format!("{n} question(s)")}</p>
-                <div class="table-scroll">
-                <table class="questions">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Question"</th>
-                            <th scope="col">"Repository"</th>
-                            <th scope="col">"Category"</th>
-                            <th scope="col">"Language"</th>
-                            <th scope="col" class="num">"Mean score (%)"</th>
-                            <th scope="col">"Counted"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {list
-                            .into_iter()
-                            .take(1000)
-                            .map(|x| {
-                                let text: String = x.question.chars().take(140).collect();
-                                view! {
-                                    <tr>
-                                        <th scope="row">
-                                            <a href=view_href("question", &[("id", &x.id)])>{x.id.clone()}</a>
-                                            <span class="qtext">{text}</span>
-                                        </th>
-                                        <td>{x.repo.name.clone()}</td>
-                                        <td>{x.category.clone()}</td>
-                                        <td>{x.repo.language.clone()}</td>
-                                        <td class="num">{report::pct(diff.get(&x.id).copied())}</td>
-                                        <td>{counted(&x.id, &dropped)}</td>
-                                    </tr>
-                                }
-                            })
-                            .collect_view()}
-                    </tbody>
-                </table>
-                </div>
-            }
+            table(list, &diff, &state.options.get().drop)
             .into_any()
         }}
+    }
+}
+
+/// The questions listed, with their mean score and whether they count.
+fn table(
+    list: Vec<&Question>,
+    diff: &BTreeMap<String, f64>,
+    dropped: &[String],
+) -> impl IntoView + use<> {
+    let n = list.len();
+    view! {
+        <p>{format!("{n} question(s)")}</p>
+        <div class="table-scroll">
+        <table class="questions">
+            <thead>
+                <tr>
+                    <th scope="col">"Question"</th>
+                    <th scope="col">"Repository"</th>
+                    <th scope="col">"Category"</th>
+                    <th scope="col">"Language"</th>
+                    <th scope="col" class="num">"Mean score (%)"</th>
+                    <th scope="col">"Counted"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {list
+                    .into_iter()
+                    .take(1000)
+                    .map(|x| {
+                        let text: String = x.question.chars().take(140).collect();
+                        view! {
+                            <tr>
+                                <th scope="row">
+                                    <a href=view_href("question", &[("id", &x.id)])>{x.id.clone()}</a>
+                                    <span class="qtext">{text}</span>
+                                </th>
+                                <td>{x.repo.name.clone()}</td>
+                                <td>{x.category.clone()}</td>
+                                <td>{x.repo.language.clone()}</td>
+                                <td class="num">{report::pct(diff.get(&x.id).copied())}</td>
+                                <td>{counted(&x.id, dropped)}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+        </div>
     }
 }
 
@@ -190,7 +172,7 @@ fn counted(id: &str, dropped: &[String]) -> impl IntoView + use<> {
     if !is_dropped {
         toggled.push(id.to_string());
     }
-    let param = crate::protocol::parse_drop(&toggled.join(","));
+    let param = crate::options::parse_drop(&toggled.join(","));
     let label = format!("count {id} in every number");
     let navigate = use_navigate();
     view! {

@@ -1,9 +1,9 @@
 //! Table 5 (checklist vs scalar Overall across judge runs: mean, sample std, range) and the
 //! per-item exact agreement of judge runs, least agreed items first.
 
-use super::controls::Controls;
 use crate::components::report_table::ReportTable;
 use crate::state::AppState;
+use crate::ui::controls::Controls;
 use crate::view_href;
 use leptos::prelude::*;
 use repoprobe_core::report;
@@ -11,7 +11,7 @@ use repoprobe_core::report;
 #[component]
 pub fn Reliability() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let item_rows = crate::state::use_items(state);
+    let item_rows = crate::requests::use_items(state);
     view! {
         <h1>"Reliability"</h1>
         <Controls />

@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod bootstrap;
+pub mod difficulty;
 pub mod error;
 pub mod evidence;
 pub mod grid;

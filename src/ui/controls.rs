@@ -3,7 +3,7 @@
 //! view), and the questions the reader dropped (see the Questions view). They live in the URL.
 use crate::components::stand_in;
 use crate::href;
-use crate::protocol::set_weight;
+use crate::options::set_weight;
 use crate::state::AppState;
 use leptos::prelude::*;
 use std::collections::BTreeSet;
@@ -62,22 +62,7 @@ pub fn Controls() -> impl IntoView {
     };
     // The four switches: at build time look-alikes (`stand_in`), in the browser controls.
     let (missing, judge, clarity_weight, alike_box) = if stand_in::active() {
-        let o = state.options.get_untracked();
-        let mut judge_options = vec![(String::new(), format!("most judgments ({})", in_force()))];
-        judge_options.extend(judges.get_untracked().into_iter().map(|j| (j.clone(), j)));
-        (
-            stand_in::select(
-                vec![
-                    ("zero".into(), "count as 0".into()),
-                    ("exclude".into(), "are left out".into()),
-                ],
-                o.missing.as_str(),
-            )
-            .into_any(),
-            stand_in::select(judge_options, &o.judge.unwrap_or_default()).into_any(),
-            stand_in::number(clarity()).into_any(),
-            stand_in::checkbox(alike()).into_any(),
-        )
+        stand_ins(state, judges, in_force(), clarity(), alike())
     } else {
         (
             view! {
@@ -151,24 +136,59 @@ pub fn Controls() -> impl IntoView {
             <label title="Each knowledge item of a question counts the same, whatever its weight">
                 {alike_box} " Knowledge items count alike"
             </label>
-            {move || {
-                let rules = rules();
-                (!rules.is_empty()).then(|| view! {
-                    <p class="dropped" role="status">
-                        {format!("Scores RE-WEIGHTED by you, not the checklists' own weights: {}. ", rules.join(", "))}
-                        <a href=href(&[("w", None)])>"Use the checklists' own weights"</a>
-                    </p>
-                })
-            }}
-            {move || {
-                let drop = state.options.get().drop;
-                (!drop.is_empty()).then(|| view! {
-                    <p class="dropped" role="status">
-                        {format!("Computed WITHOUT {} question(s) you dropped: {}. ", drop.len(), drop.join(", "))}
-                        <a href=href(&[("drop", None)])>"Count every question again"</a>
-                    </p>
-                })
-            }}
+            {notices(state)}
         </div>
+    }
+}
+
+/// The look-alikes of the four switches that the build-time prerender shows.
+fn stand_ins(
+    state: AppState,
+    judges: Memo<BTreeSet<String>>,
+    in_force: String,
+    clarity: String,
+    alike: bool,
+) -> (AnyView, AnyView, AnyView, AnyView) {
+    let o = state.options.get_untracked();
+    let mut judge_options = vec![(String::new(), format!("most judgments ({in_force})"))];
+    judge_options.extend(judges.get_untracked().into_iter().map(|j| (j.clone(), j)));
+    (
+        stand_in::select(
+            vec![
+                ("zero".into(), "count as 0".into()),
+                ("exclude".into(), "are left out".into()),
+            ],
+            o.missing.as_str(),
+        )
+        .into_any(),
+        stand_in::select(judge_options, &o.judge.unwrap_or_default()).into_any(),
+        stand_in::number(clarity).into_any(),
+        stand_in::checkbox(alike).into_any(),
+    )
+}
+
+/// What the URL changes from the numbers' defaults (re-weighting, questions dropped), with the
+/// way back.
+fn notices(state: AppState) -> impl IntoView {
+    let rules = move || state.options.get().weights;
+    view! {
+            {move || {
+            let rules = rules();
+            (!rules.is_empty()).then(|| view! {
+                <p class="dropped" role="status">
+                    {format!("Scores RE-WEIGHTED by you, not the checklists' own weights: {}. ", rules.join(", "))}
+                    <a href=href(&[("w", None)])>"Use the checklists' own weights"</a>
+                </p>
+            })
+        }}
+        {move || {
+            let drop = state.options.get().drop;
+            (!drop.is_empty()).then(|| view! {
+                <p class="dropped" role="status">
+                    {format!("Computed WITHOUT {} question(s) you dropped: {}. ", drop.len(), drop.join(", "))}
+                    <a href=href(&[("drop", None)])>"Count every question again"</a>
+                </p>
+            })
+        }}
     }
 }

@@ -1,0 +1,143 @@
+//! The checklist beside the chosen answer: each item's key point and rubric, and with an answer
+//! each judge run's score chip, the rubric tier reached and the rationale in place.
+
+use super::answers::evidence_view;
+use super::shown::Shown;
+use crate::components::markdown::{FileLinks, Markdown, linked_text};
+use leptos::prelude::*;
+use repoprobe_core::{ChecklistItem, ItemKind, Judgment};
+
+/// The checklist and, with a model chosen, its answer beside it.
+pub fn reading(s: &Shown, links: &Option<FileLinks>) -> impl IntoView + use<> {
+    let reader = s.model.is_some();
+    let answer = s.model.clone().map(|m| {
+        let heading = match s.attempt {
+            Some(a) => format!("Answer of {m} (attempt {a})"),
+            None => format!("Answer of {m}"),
+        };
+        let body = match s.chosen.clone() {
+            None => view! { <p class="empty">"No answer record of this model here (judgments alone)."</p> }.into_any(),
+            Some((a, md)) => view! {
+                {evidence_view(&a, links.as_ref())}
+                {a.error.clone().map(|e| view! { <p class="error">{format!("Failed run: {e}")}</p> })}
+                <Markdown tree=md fallback=a.answer.clone().unwrap_or_default() links=links.clone() />
+            }.into_any(),
+        };
+        view! {
+            <section class="answer-col" aria-labelledby="answer-h">
+                <h2 id="answer-h">{heading}</h2>
+                {body}
+            </section>
+        }
+    });
+    view! {
+        <div class="reading" class:with-answer=reader>
+            <section class="checklist-col" aria-labelledby="checklist-h">
+                <h2 id="checklist-h">{s.checklist_heading()}</h2>
+                <ol class="checklist">
+                    {s.question
+                        .checklist
+                        .iter()
+                        .map(|it| checklist_item(it, &s.runs, reader, links.as_ref()))
+                        .collect_view()}
+                </ol>
+            </section>
+            {answer}
+        </div>
+    }
+}
+
+/// The chip of a score: full, partial or none, said in words (not colour alone).
+/// Runs that agree share one chip, with their count (`× 3 runs`).
+fn chip(score: u32, weight: u32, runs: usize) -> impl IntoView + use<> {
+    let (class, word) = if score >= weight && weight > 0 {
+        ("chip full", "full")
+    } else if score == 0 {
+        ("chip none", "none")
+    } else {
+        ("chip partial", "partial")
+    };
+    let times = if runs > 1 {
+        format!(" × {runs} runs")
+    } else {
+        String::new()
+    };
+    view! { <span class=class>{format!("{word} {score}/{weight}{times}")}</span> }
+}
+
+/// One checklist item: its key point and rubric, and with a chosen answer each judge run's
+/// score chip, the rubric tier reached and the rationale in place (disagreeing runs marked).
+fn checklist_item(
+    it: &ChecklistItem,
+    runs: &[Judgment],
+    reader: bool,
+    links: Option<&FileLinks>,
+) -> impl IntoView + use<> {
+    let scored: Vec<(u32, u32, String)> = runs
+        .iter()
+        .filter_map(|j| {
+            j.items
+                .iter()
+                .find(|x| x.id == it.id)
+                .map(|x| (j.judge_run, x.score, x.rationale.clone()))
+        })
+        .collect();
+    let mut distinct: Vec<u32> = scored.iter().map(|s| s.1).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let disagree = distinct.len() > 1;
+    // The tier reached by a score: the highest rubric tier at or below it.
+    let tier = |score: u32| {
+        it.rubric
+            .iter()
+            .filter(|t| t.score <= score)
+            .max_by_key(|t| t.score)
+            .map(|t| t.score)
+    };
+    let reached: Vec<u32> = scored.iter().filter_map(|s| tier(s.1)).collect();
+    let several = scored.len() > 1;
+    let kind = if it.kind == ItemKind::Clarity {
+        "clarity"
+    } else {
+        "knowledge"
+    };
+    view! {
+        <li id=format!("item-{}", it.id)>
+            <p class="item-head">
+                <strong>{it.id.clone()}</strong>
+                {format!(" ({kind}, {} point{}) ", it.weight, if it.weight == 1 { "" } else { "s" })}
+                {distinct
+                    .iter()
+                    .rev()
+                    .map(|&d| chip(d, it.weight, scored.iter().filter(|s| s.1 == d).count()))
+                    .collect_view()}
+                {disagree.then(|| view! { <span class="disagree">"judge runs disagree"</span> })}
+            </p>
+            <p class="key-point">{it.key_point.clone()}</p>
+            <ul class="rubric" aria-label=format!("Rubric of {}", it.id)>
+                {it.rubric
+                    .iter()
+                    .map(|t| {
+                        let hit = reached.contains(&t.score);
+                        view! {
+                            <li class:reached=hit>
+                                <b>{t.score}</b> " " {t.criterion.clone()}
+                                {hit.then(|| view! { <span class="reached-mark">" ← reached"</span> })}
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+            {(reader && scored.is_empty()).then(|| view! { <p class="empty">"Not judged."</p> })}
+            {scored
+                .into_iter()
+                .map(|(run, score, text)| view! {
+                    <div class="item-rationale">
+                        {several.then(|| view! { <span class="run-label">{format!("Judge run {run} ({score}): ")}</span> })}
+                        {linked_text(&text, links)}
+                    </div>
+                })
+                .collect_view()}
+        </li>
+    }
+}

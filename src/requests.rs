@@ -1,0 +1,116 @@
+//! What the page asks of the worker, and when: files to add, a question's data (once per load),
+//! the per-item rows a view needs, a paired comparison, and the report again when the options
+//! of the URL change. Sent through `crate::transport`.
+
+use crate::protocol::{Request, ViewOptions};
+use crate::state::{AppState, InputFile, Shared};
+use crate::transport::post;
+use leptos::prelude::*;
+use repoprobe_core::metrics::items::ItemRow;
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+
+thread_local! {
+    /// Questions asked of the worker since the last load (a view that lists several asks again
+    /// as each answer arrives; the worker answers each once).
+    static ASKED: RefCell<BTreeSet<String>> = const { RefCell::new(BTreeSet::new()) };
+}
+
+/// A new load: every question is to be asked again.
+pub fn forget_asked() {
+    ASKED.with(|a| a.borrow_mut().clear());
+}
+
+/// Adds files: their handles go to the worker (nothing is read on this thread), which adds them
+/// to the files it holds and loads and scores them all again, reading them as streams.
+pub fn add_files(state: AppState, files: Vec<InputFile>, blobs: Vec<web_sys::Blob>) {
+    if files.is_empty() {
+        return;
+    }
+    state.busy.set(Some("Validating and scoring…".into()));
+    let names = files.iter().map(|f| f.name.clone()).collect();
+    let origins = files.iter().map(|f| f.origin).collect();
+    state.files.update(|f| f.extend(files));
+    let list = js_sys::Array::new();
+    for b in blobs {
+        list.push(&b);
+    }
+    post(
+        &Request::Add {
+            names,
+            origins,
+            options: state.options.get_untracked(),
+        },
+        Some(list),
+    );
+}
+
+/// Asks the worker for one question's judgments and answers (once per question and load).
+pub fn request_question(state: AppState, id: &str) {
+    let asked = ASKED.with(|a| !a.borrow_mut().insert(id.to_string()));
+    if !asked && !state.questions.with_untracked(|q| q.contains_key(id)) {
+        post(&Request::Question { id: id.to_string() }, None);
+    }
+}
+
+/// The per-item rows for the options in force, asked of the worker when a view needs them
+/// (again after every load or change of options); `None` until they arrive. Without any model's
+/// attainment per item (see [`use_model_items`]).
+pub fn use_items(state: AppState) -> Memo<Option<Shared<Vec<ItemRow>>>> {
+    use_model_items(state, Signal::derive(|| None))
+}
+
+/// The per-item rows with `model`'s attainment per item (`ItemRow::per_model` holds that model
+/// alone: the rows of every model would be large).
+pub fn use_model_items(
+    state: AppState,
+    model: Signal<Option<String>>,
+) -> Memo<Option<Shared<Vec<ItemRow>>>> {
+    Effect::new(move |_| {
+        state.snapshot.track();
+        let options = state.options.get();
+        let model = model.get();
+        let have = state.items.with_untracked(|i| {
+            i.as_ref()
+                .is_some_and(|(o, m, _)| *o == options && *m == model)
+        });
+        if !have {
+            post(&Request::Items { options, model }, None);
+        }
+    });
+    Memo::new(move |_| {
+        let options = state.options.get();
+        let model = model.get();
+        state
+            .items
+            .get()
+            .filter(|(o, m, _)| *o == options && *m == model)
+            .map(|(_, _, i)| i)
+    })
+}
+
+/// Asks the worker for a paired comparison under the options in force.
+pub fn request_paired(options: ViewOptions, a: String, b: String) {
+    post(&Request::Paired { options, a, b }, None);
+}
+
+/// New options: only the report changes, unless the files that count change (the bundled set
+/// kept or not): then the worker loads again.
+pub fn follow_options(state: AppState) {
+    let options = state.options;
+    // New options: only the report changes, unless the files that count change (the bundled
+    // set kept or not): then the worker loads again.
+    Effect::new(move |prev: Option<ViewOptions>| {
+        let o = options.get();
+        if let Some(prev) = prev
+            && !state.files.with_untracked(|f| f.is_empty())
+        {
+            if prev.keep_bundled != o.keep_bundled {
+                post(&Request::Reload { options: o.clone() }, None);
+            } else {
+                post(&Request::Score { options: o.clone() }, None);
+            }
+        }
+        o
+    });
+}

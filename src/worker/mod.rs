@@ -1,0 +1,176 @@
+//! The worker's logic, apart from the browser: which files a load reads, the snapshot and
+//! reports it answers with, a question's data and the byte ranges that bring its texts back,
+//! and which file to hash next. `bin/repoprobe-worker` is the browser glue around it (messages,
+//! reading `Blob`s as streams and by slice, timings); the files are held as any handle `B`
+//! (a `Blob` there, bytes in the native tests), never read here.
+
+pub mod hash;
+pub mod question;
+pub mod scoring;
+pub mod snapshot;
+#[cfg(test)]
+pub(crate) mod testdata;
+#[cfg(test)]
+mod tests;
+
+use crate::options::counted;
+use crate::protocol::{Origin, QuestionData, Snapshot, ViewOptions};
+use question::{TextReads, Wanted};
+use repoprobe_core::{Issue, LoadOptions, Loaded, RecordKind, Severity, StreamLoader};
+use std::collections::BTreeSet;
+
+/// A file given to the worker.
+struct Held<B> {
+    name: String,
+    origin: Origin,
+    blob: B,
+    /// Whether its hash was computed (or tried: a file that cannot be read has none).
+    hash_tried: bool,
+}
+
+/// What the worker holds: every file added, with its origin, and the dataset loaded from
+/// those that count.
+pub struct Worker<B> {
+    files: Vec<Held<B>>,
+    loaded: Loaded,
+    /// The files of the dataset loaded, by the number the loader gave them (`Span::file`).
+    sources: Vec<B>,
+    /// Records whose texts were read back since the last load.
+    filled: BTreeSet<(RecordKind, usize)>,
+}
+
+impl<B> Default for Worker<B> {
+    fn default() -> Self {
+        Worker {
+            files: Vec::new(),
+            loaded: Loaded::default(),
+            sources: Vec::new(),
+            filled: BTreeSet::new(),
+        }
+    }
+}
+
+/// A load under way: the files it reads, in order, and the loader they are fed to.
+pub struct Load<B> {
+    pub files: Vec<(String, B)>,
+    pub loader: StreamLoader,
+    /// Files the browser could not read to their end.
+    unread: Vec<Issue>,
+}
+
+impl<B> Load<B> {
+    /// File `name` could be read only up to byte `at`, for `why`.
+    pub fn unread(&mut self, name: &str, at: u64, why: &str) {
+        self.unread.push(Issue {
+            file: name.to_string(),
+            location: format!("byte {at}"),
+            message: format!("the browser could not read the file beyond this point: {why}"),
+            severity: Severity::File,
+        });
+    }
+}
+
+impl<B: Clone> Worker<B> {
+    /// Adds files (by position: a name, its origin, `dropped` when not given, and its handle).
+    pub fn add(&mut self, names: Vec<String>, origins: &[Origin], blobs: Vec<B>) {
+        self.files.extend(
+            names
+                .into_iter()
+                .enumerate()
+                .zip(blobs)
+                .map(|((i, name), blob)| Held {
+                    name,
+                    origin: origins.get(i).copied().unwrap_or(Origin::Dropped),
+                    blob,
+                    hash_tried: false,
+                }),
+        );
+    }
+
+    /// Starts a load of the files that count under `options` (the bundled set only if kept or
+    /// alone, see `options::counted`), texts skipped (scores never read them; a question view
+    /// reads its own back). The last load's data goes first: nothing reads it meanwhile, and a
+    /// second large load then reuses its memory rather than adding to it.
+    pub fn begin_load(&mut self, options: &ViewOptions) -> Load<B> {
+        let user = self.files.iter().any(|f| f.origin != Origin::Bundled);
+        let files = self
+            .files
+            .iter()
+            .filter(|f| counted(f.origin, options.keep_bundled, user))
+            .map(|f| (f.name.clone(), f.blob.clone()))
+            .collect();
+        self.loaded = Loaded::default();
+        self.sources.clear();
+        Load {
+            files,
+            loader: StreamLoader::new(LoadOptions {
+                skip_text: true,
+                ..LoadOptions::default()
+            }),
+            unread: Vec::new(),
+        }
+    }
+
+    /// Ends a load whose files were all fed: what it holds, for the page.
+    pub fn finish_load(&mut self, load: Load<B>) -> Snapshot {
+        let mut loaded = load.loader.finish();
+        loaded.issues.extend(load.unread);
+        let snapshot = Snapshot::of(&loaded);
+        self.loaded = loaded;
+        self.sources = load.files.into_iter().map(|(_, b)| b).collect();
+        self.filled.clear();
+        snapshot
+    }
+
+    pub fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+
+    /// The next file without a hash (marked as tried): its name and handle.
+    pub fn next_to_hash(&mut self) -> Option<(String, B)> {
+        let f = self.files.iter_mut().find(|f| !f.hash_tried)?;
+        f.hash_tried = true;
+        Some((f.name.clone(), f.blob.clone()))
+    }
+
+    /// The reads that bring question `id`'s skipped texts back, and what cannot be read.
+    pub fn text_reads(&self, id: &str) -> (Vec<TextReads<B>>, Vec<String>) {
+        let wanted = question::wanted(&self.loaded.dataset, id, &self.filled);
+        let mut errors = Vec::new();
+        let reads = question::plan(&wanted, &self.sources, &mut errors);
+        (reads, errors)
+    }
+
+    /// Puts back the texts of `wanted` from `bytes`, the file's bytes from `start` on (one
+    /// read); what does not fit is said in `errors`.
+    pub fn fill(&mut self, start: u64, wanted: &[Wanted], bytes: &[u8], errors: &mut Vec<String>) {
+        for w in wanted {
+            // A span that is not inside its read (it cannot be) reads as nothing.
+            let (from, to) = (
+                w.span.start.saturating_sub(start) as usize,
+                w.span.end.saturating_sub(start) as usize,
+            );
+            let Some(record) = bytes.get(from..to) else {
+                errors.push(format!(
+                    "bytes {}–{} are no longer in the file",
+                    w.span.start, w.span.end
+                ));
+                continue;
+            };
+            match self.loaded.dataset.fill_texts(w.kind, w.index, record) {
+                Ok(()) => {
+                    self.filled.insert((w.kind, w.index));
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+
+    /// Question `id`'s data, with why some texts could not be read back.
+    pub fn question(&self, id: &str, errors: &[String]) -> QuestionData {
+        QuestionData {
+            texts_error: question::texts_error(errors),
+            ..QuestionData::of(&self.loaded.dataset, id)
+        }
+    }
+}

@@ -6,7 +6,7 @@ use crate::markdown::Md;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use repoprobe_core::Answer;
-use repoprobe_core::metrics::evidence::{changes, turns, worktree_changed};
+use repoprobe_core::model::agent::AgentBlock;
 
 /// Every answer, folded: its run's evidence, its error, its text.
 pub fn every_answer(
@@ -38,16 +38,11 @@ pub fn every_answer(
 /// What the run of one answer cost and did: turns, tokens, cost, duration, the agent and its
 /// version, and whether it edited the repository (with the files it changed).
 pub fn evidence_view(a: &Answer, links: Option<&FileLinks>) -> impl IntoView + use<> {
-    let agent = a.agent.as_ref();
-    let field = |k: &str| {
-        agent
-            .and_then(|g| g.get(k))
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-    };
+    // The block read once, in the one typed form `repoprobe answer` writes.
+    let agent = AgentBlock::of(a).unwrap_or_default();
     let usage = a.usage.clone().unwrap_or_default();
     let mut rows: Vec<(&'static str, String)> = Vec::new();
-    if let Some(t) = turns(a) {
+    if let Some(t) = agent.turns {
         rows.push(("Turns", t.to_string()));
     }
     if usage.input_tokens.is_some() || usage.output_tokens.is_some() {
@@ -67,14 +62,15 @@ pub fn evidence_view(a: &Answer, links: Option<&FileLinks>) -> impl IntoView + u
     if let Some(d) = a.duration_s {
         rows.push(("Duration", format!("{d:.1} s")));
     }
-    if let Some(name) = field("name") {
-        let version = field("version")
+    if let Some(name) = &agent.name {
+        let version = agent
+            .version
+            .as_ref()
             .map(|v| format!(" {v}"))
             .unwrap_or_default();
         rows.push(("Agent", format!("{name}{version}")));
     }
-    let changed = worktree_changed(a);
-    if let Some(c) = changed {
+    if let Some(c) = agent.worktree_changed {
         rows.push((
             "Edited the repository",
             if c {
@@ -84,7 +80,7 @@ pub fn evidence_view(a: &Answer, links: Option<&FileLinks>) -> impl IntoView + u
             },
         ));
     }
-    let files = changes(a);
+    let files = agent.changed_paths();
     (!rows.is_empty() || !files.is_empty()).then(|| {
         let links = links.cloned();
         view! {

@@ -15,7 +15,7 @@ before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rp-stream-'));
   file = path.join(dir, 'synth.json');
   // 10 models × 100 questions: large enough that the worker sends the intervals after the
-  // tables (protocol::defer_intervals, from 10 × 100 × 1,000 resamples on).
+  // tables (worker::scoring::defer_intervals, from 10 × 100 × 1,000 resamples on).
   execFileSync(CLI, ['synth', '--models', '10', '--questions', '100', '--runs', '5', '--seed', '7', '--out', file], { stdio: 'ignore' });
   data = JSON.parse(fs.readFileSync(file, 'utf8'));
   cli = cliJson(['score', file, '--format', 'json']);

@@ -209,7 +209,7 @@ fn claude_tools(stdout: &str) -> ToolTally {
 #[cfg(test)]
 mod tests {
     use crate::external::tests::{PROMPT_FILE, command_line};
-    use crate::external::{AgentConfig, ExternalAgent, parse};
+    use crate::external::{AgentConfig, ExternalAgent, home_settings, parse};
     use std::path::Path;
 
     /// Claude Code 2.1.332's result for a three-turn run (Glob, Read, answer) against a loopback
@@ -297,5 +297,16 @@ mod tests {
              --tools Read,Grep,Glob --no-session-persistence"
         );
         assert_eq!(stdin.as_deref(), Some(Path::new(PROMPT_FILE)));
+    }
+
+    #[test]
+    fn the_fresh_home_needs_no_settings_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let vars = home_settings(
+            ExternalAgent::ClaudeCode,
+            &tmp.path().join("home"),
+            tmp.path(),
+        );
+        assert!(vars.unwrap().is_empty());
     }
 }

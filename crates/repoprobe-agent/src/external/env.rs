@@ -2,7 +2,7 @@
 //! values the caller lists), and the scrubbing of secret-looking values from everything read
 //! back.
 
-use super::presets::{AgentConfig, ExternalAgent};
+use super::presets::AgentConfig;
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
@@ -13,7 +13,8 @@ pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USE
 pub(super) const REDACTED: &str = "[redacted]";
 
 /// The agent's environment: [`BASE_ENV`] and `pass_env` from ours (when set), the preset's fixed
-/// variables, `set_env`, the placeholders' values for `command`, and HOME.
+/// variables, `set_env`, the variables the run defines for the CLI (`command`'s placeholders'
+/// values), and HOME.
 pub fn agent_env(
     cfg: &AgentConfig,
     workdir: &Path,
@@ -29,32 +30,14 @@ pub fn agent_env(
             env.insert(name.into(), v);
         }
     }
-    for (k, v) in cfg.agent.fixed_env() {
+    let cli = cfg.agent.cli();
+    for (k, v) in cli.fixed_env() {
         env.entry((*k).into()).or_insert_with(|| (*v).into());
     }
     for (k, v) in &cfg.set_env {
         env.insert(k.into(), v.into());
     }
-    if cfg.agent == ExternalAgent::Command {
-        if cfg.sandbox.is_some() && cfg.bridge.is_some() && cfg.api_url.is_some() {
-            // Its one way out (see `proxy`); credential variables hold placeholders there.
-            let inside = cfg
-                .api_url
-                .as_deref()
-                .and_then(|u| crate::proxy::Upstream::parse(u).ok())
-                .map(|u| u.inside_url());
-            if let Some(url) = inside {
-                env.insert("REPOPROBE_API_URL".into(), url.into());
-                env.insert(
-                    "REPOPROBE_API_SOCKET".into(),
-                    crate::sandbox::API_SOCKET.into(),
-                );
-            }
-        }
-        env.insert("REPOPROBE_PROMPT_FILE".into(), prompt_file.into());
-        env.insert("REPOPROBE_MODEL".into(), cfg.model.clone().into());
-        env.insert("REPOPROBE_WORKDIR".into(), workdir.into());
-    }
+    env.extend(cli.run_env(cfg, workdir, prompt_file));
     if let Some(home) = &cfg.home {
         env.insert("HOME".into(), home.into());
     }

@@ -1,5 +1,11 @@
-//! The agent CLIs we know (presets) and what a run of one is configured with.
+//! The agent CLIs we know (presets, each one module behind `cli::AgentCli`) and what a
+//! run of one is configured with.
 
+use super::claude_code::ClaudeCode;
+use super::cli::AgentCli;
+use super::codex::Codex;
+use super::command::Command;
+use super::gemini::Gemini;
 use crate::sandbox::Bubblewrap;
 use serde::Serialize;
 use std::ffi::OsString;
@@ -9,11 +15,6 @@ use std::time::Duration;
 
 /// Most stdout kept (a bigger output is an error: the result object would be cut).
 pub const DEFAULT_MAX_STDOUT: usize = 32 << 20;
-
-/// Claude Code's `--settings`: no hook runs, whichever settings file defines it.
-pub const CLAUDE_SETTINGS: &str = r#"{"disableAllHooks":true}"#;
-/// Claude Code's `--mcp-config` (with `--strict-mcp-config`): no MCP server at all.
-pub const CLAUDE_MCP_CONFIG: &str = r#"{"mcpServers":{}}"#;
 
 /// The external agents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -30,76 +31,40 @@ pub enum ExternalAgent {
 }
 
 impl ExternalAgent {
-    pub fn as_str(self) -> &'static str {
+    /// The CLI's own behaviour: the one place that maps an agent to its module.
+    pub(super) fn cli(self) -> &'static dyn AgentCli {
         match self {
-            ExternalAgent::ClaudeCode => "claude-code",
-            ExternalAgent::Codex => "codex",
-            ExternalAgent::Gemini => "gemini",
-            ExternalAgent::Command => "command",
+            ExternalAgent::ClaudeCode => &ClaudeCode,
+            ExternalAgent::Codex => &Codex,
+            ExternalAgent::Gemini => &Gemini,
+            ExternalAgent::Command => &Command,
         }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.cli().name()
     }
 
     /// The program looked up on PATH when no path is given; `None` for `command`.
     pub fn default_program(self) -> Option<&'static str> {
-        match self {
-            ExternalAgent::ClaudeCode => Some("claude"),
-            ExternalAgent::Codex => Some("codex"),
-            ExternalAgent::Gemini => Some("gemini"),
-            ExternalAgent::Command => None,
-        }
+        self.cli().default_program()
     }
 
     /// The variables a preset usually needs passed through (its key and base URL); a suggestion
     /// for the caller's default, never read unless listed in [`AgentConfig::pass_env`].
     pub fn usual_env(self) -> &'static [&'static str] {
-        match self {
-            ExternalAgent::ClaudeCode => &[
-                "ANTHROPIC_API_KEY",
-                "ANTHROPIC_AUTH_TOKEN",
-                "ANTHROPIC_BASE_URL",
-            ],
-            // Not CODEX_HOME: the run's fresh HOME holds Codex's config (see `home_settings`).
-            ExternalAgent::Codex => &["OPENAI_API_KEY", "OPENAI_BASE_URL"],
-            ExternalAgent::Gemini => {
-                &["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"]
-            }
-            ExternalAgent::Command => &[],
-        }
+        self.cli().usual_env()
     }
 
     /// The variable holding the base URL of the preset's model API: the agent inside a sandbox
     /// gets the bridge's address there; `command` is told it in `REPOPROBE_API_URL`.
     pub fn base_url_var(self) -> Option<&'static str> {
-        match self {
-            ExternalAgent::ClaudeCode => Some("ANTHROPIC_BASE_URL"),
-            ExternalAgent::Codex => Some("OPENAI_BASE_URL"),
-            ExternalAgent::Gemini => Some("GOOGLE_GEMINI_BASE_URL"),
-            ExternalAgent::Command => None,
-        }
+        self.cli().base_url_var()
     }
 
     /// The API a preset calls when its base-URL variable is not set.
     pub fn default_api_url(self) -> Option<&'static str> {
-        match self {
-            ExternalAgent::ClaudeCode => Some("https://api.anthropic.com"),
-            ExternalAgent::Codex => Some(super::CODEX_DEFAULT_BASE_URL),
-            ExternalAgent::Gemini => Some("https://generativelanguage.googleapis.com"),
-            ExternalAgent::Command => None,
-        }
-    }
-
-    /// Fixed variables of the preset: no telemetry, update checks or other traffic besides the
-    /// model calls. Listed variables with the same name win.
-    pub(super) fn fixed_env(self) -> &'static [(&'static str, &'static str)] {
-        match self {
-            ExternalAgent::ClaudeCode => &[
-                ("DISABLE_TELEMETRY", "1"),
-                ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
-                ("DISABLE_AUTOUPDATER", "1"),
-            ],
-            ExternalAgent::Gemini => &[("GEMINI_TELEMETRY_ENABLED", "false")],
-            ExternalAgent::Codex | ExternalAgent::Command => &[],
-        }
+        self.cli().default_api_url()
     }
 }
 

@@ -1,0 +1,312 @@
+//! Claude Code (`--agent claude-code`).
+//!
+//! Its format was checked as follows (re-check when the CLI moves): `-p --output-format json`,
+//! run for real, version 2.1.332 (npm `@anthropic-ai/claude-code`), against a loopback
+//! Anthropic-compatible server; one JSON object `{"type": "result", "subtype": "success" |
+//! "error_max_turns" | …, "is_error", "result", "num_turns", "total_cost_usd", "usage":
+//! {"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+//! …}, "session_id", "stop_reason", "terminal_reason", "errors": [..] (on errors), …}`; exit
+//! status 1 on `is_error`. A run uses `--output-format stream-json`, whose last line is that
+//! same object.
+//!
+//! Project settings are off: `--setting-sources user` (the run's fresh HOME), `--settings
+//! {"disableAllHooks":true}` and `--strict-mcp-config --mcp-config {"mcpServers":{}}` (flags of
+//! 2.1.332's `--help`).
+
+use super::cli::{AgentCli, Call};
+use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, json_object, tail, unparsable};
+use serde_json::Value;
+use std::ffi::OsString;
+
+/// Claude Code's `--settings`: no hook runs, whichever settings file defines it.
+pub const CLAUDE_SETTINGS: &str = r#"{"disableAllHooks":true}"#;
+/// Claude Code's `--mcp-config` (with `--strict-mcp-config`): no MCP server at all.
+pub const CLAUDE_MCP_CONFIG: &str = r#"{"mcpServers":{}}"#;
+
+/// Anthropic's Claude Code (`claude -p … --output-format stream-json`), read-only tools.
+pub(super) struct ClaudeCode;
+
+impl AgentCli for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn default_program(&self) -> Option<&'static str> {
+        Some("claude")
+    }
+
+    fn usual_env(&self) -> &'static [&'static str] {
+        &[
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "ANTHROPIC_BASE_URL",
+        ]
+    }
+
+    fn base_url_var(&self) -> Option<&'static str> {
+        Some("ANTHROPIC_BASE_URL")
+    }
+
+    fn default_api_url(&self) -> Option<&'static str> {
+        Some("https://api.anthropic.com")
+    }
+
+    fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("DISABLE_TELEMETRY", "1"),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+            ("DISABLE_AUTOUPDATER", "1"),
+        ]
+    }
+
+    fn args(&self, call: &Call) -> Result<Vec<OsString>, String> {
+        // The prompt comes on stdin: `--tools` takes several values and would swallow a
+        // positional prompt, and stdin has no argument length limit.
+        // The event stream (`--verbose` is required with it in `-p` mode) shows each tool
+        // result, so a run whose tools all failed is told from an answer; its last line is
+        // the same result object as `--output-format json`'s.
+        let mut args: Vec<OsString> = [
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--model",
+            call.cfg.model.as_str(),
+        ]
+        .map(OsString::from)
+        .into();
+        if let Some(n) = call.cfg.max_turns {
+            args.extend(["--max-turns".into(), n.to_string().into()]);
+        }
+        // The repository's `.claude/settings*.json` (hooks, env, apiKeyHelper, plugins) and
+        // `.mcp.json` are never read: user settings only (the fresh HOME's), every hook off,
+        // no MCP server but the empty set given here. `--mcp-config` takes several values,
+        // so an option follows it.
+        args.extend(
+            [
+                "--setting-sources",
+                "user",
+                "--settings",
+                CLAUDE_SETTINGS,
+                "--mcp-config",
+                CLAUDE_MCP_CONFIG,
+                "--strict-mcp-config",
+                "--tools",
+                "Read,Grep,Glob",
+                "--no-session-persistence",
+            ]
+            .map(OsString::from),
+        );
+        Ok(args)
+    }
+
+    fn parse(&self, stdout: &str, _stderr: &str) -> AgentResult {
+        parse_claude(stdout)
+    }
+}
+
+/// Claude Code `--output-format json`: one `type: result` object (the last such line, should
+/// anything precede it).
+fn parse_claude(stdout: &str) -> AgentResult {
+    let Some(v) = json_object(stdout, |v| {
+        v.get("type").and_then(Value::as_str) == Some("result")
+    }) else {
+        return unparsable("Claude Code JSON result", stdout);
+    };
+    let mut r = AgentResult::default();
+    let subtype = v.get("subtype").and_then(Value::as_str).unwrap_or("");
+    let is_error = v.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+    if subtype == "success" && !is_error {
+        r.answer = v.get("result").and_then(Value::as_str).map(str::to_string);
+    } else {
+        let errors: Vec<&str> = v
+            .get("errors")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let detail = if !errors.is_empty() {
+            errors.join("; ")
+        } else {
+            v.get("result")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let what = if subtype.is_empty() { "error" } else { subtype };
+        r.error = Some(if detail.is_empty() {
+            format!("Claude Code: {what}")
+        } else {
+            format!("Claude Code: {what}: {}", tail(&detail, ERROR_TAIL_CHARS))
+        });
+    }
+    let tools = claude_tools(stdout);
+    if tools.calls > 0 || stdout.lines().count() > 1 {
+        tools.record(&mut r);
+    }
+    r.turns = v.get("num_turns").and_then(Value::as_u64).map(|n| n as u32);
+    r.cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);
+    if let Some(u) = v.get("usage") {
+        let n = |k: &str| u.get(k).and_then(Value::as_u64);
+        let (input, created, read) = (
+            n("input_tokens"),
+            n("cache_creation_input_tokens"),
+            n("cache_read_input_tokens"),
+        );
+        r.input_tokens = input.map(|i| i + created.unwrap_or(0) + read.unwrap_or(0));
+        r.output_tokens = n("output_tokens");
+        r.cache_creation_tokens = created;
+        r.cache_read_tokens = read;
+    }
+    for k in [
+        "subtype",
+        "session_id",
+        "stop_reason",
+        "terminal_reason",
+        "duration_ms",
+        "duration_api_ms",
+        "permission_denials",
+        "api_error_status",
+    ] {
+        if let Some(x) = v.get(k).filter(|x| !x.is_null()) {
+            r.meta.insert(k.to_string(), x.clone());
+        }
+    }
+    r
+}
+
+/// The tool results of Claude Code's `--output-format stream-json` events: each `user`
+/// message's `tool_result` blocks (`is_error`, `content` as text or text parts).
+fn claude_tools(stdout: &str) -> ToolTally {
+    let mut t = ToolTally::default();
+    for line in stdout.lines().filter(|l| l.contains("tool_result")) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v.get("type").and_then(Value::as_str) != Some("user") {
+            continue;
+        }
+        let blocks = v.pointer("/message/content").and_then(Value::as_array);
+        for b in blocks.into_iter().flatten() {
+            if b.get("type").and_then(Value::as_str) != Some("tool_result") {
+                continue;
+            }
+            let text = match b.get("content") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(parts)) => parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            let failed = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+            t.call(!failed, &text);
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::external::tests::{PROMPT_FILE, command_line};
+    use crate::external::{AgentConfig, ExternalAgent, home_settings, parse};
+    use std::path::Path;
+
+    /// Claude Code 2.1.332's result for a three-turn run (Glob, Read, answer) against a loopback
+    /// server, as printed (bulky fields cut).
+    const CLAUDE_SUCCESS: &str = r#"{"duration_api_ms":532,"stop_reason":"end_turn","session_id":"d7e13fe3-a38f-415b-955a-25485aa4d9df","total_cost_usd":0.0018000000000000002,"usage":{"input_tokens":300,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":60,"output_tokens_details":{"thinking_tokens":0},"server_tool_use":{"web_search_requests":0,"web_fetch_requests":0},"service_tier":"standard","cache_creation":{"ephemeral_1h_input_tokens":0,"ephemeral_5m_input_tokens":0},"inference_geo":"","iterations":[],"speed":"standard","fallback_credit":null},"modelUsage":{"claude-sonnet-4-5":{"inputTokens":300,"outputTokens":60,"cacheReadInputTokens":0,"cacheCreationInputTokens":0,"webSearchRequests":0,"costUSD":0.0018000000000000002,"contextWindow":200000,"maxOutputTokens":32000}},"permission_denials":[],"terminal_reason":"completed","fast_mode_state":"off","safety_stops":0,"is_error":false,"num_turns":3,"subtype":"success","api_error_status":null,"result":"The file says: 1\tsecret content 42\n","ttft_ms":279,"type":"result","duration_ms":996,"uuid":"f769c6ce-9f47-46e9-8539-6988b90fa034","queued_turn_count":0,"result_index":0}"#;
+
+    /// Claude Code 2.1.332 hitting `--max-turns 5` (exit status 1).
+    const CLAUDE_MAX_TURNS: &str = r#"{"duration_api_ms":494,"stop_reason":"tool_use","session_id":"1a72d4f3-a44d-4c58-b5d0-b50d6dd63381","total_cost_usd":0.003,"usage":{"input_tokens":500,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":100},"permission_denials":[],"terminal_reason":"max_turns","safety_stops":0,"is_error":true,"num_turns":6,"subtype":"error_max_turns","errors":["Reached maximum number of turns (5)"],"type":"result","duration_ms":1387,"uuid":"7409cc9a-0175-4087-b182-6b2d9c6caa1c","queued_turn_count":0,"result_index":0}"#;
+
+    #[test]
+    fn claude_code_success_is_parsed_with_turns_tokens_and_cost() {
+        let r = parse(ExternalAgent::ClaudeCode, CLAUDE_SUCCESS, "", Some(0));
+        assert_eq!(r.error, None);
+        assert_eq!(
+            r.answer.as_deref(),
+            Some("The file says: 1\tsecret content 42\n")
+        );
+        assert_eq!(r.turns, Some(3));
+        assert_eq!((r.input_tokens, r.output_tokens), (Some(300), Some(60)));
+        assert_eq!(r.cost_usd, Some(0.0018000000000000002));
+        assert_eq!(r.meta["session_id"], "d7e13fe3-a38f-415b-955a-25485aa4d9df");
+        assert_eq!(r.meta["subtype"], "success");
+        // Warnings printed before the object do not hide it.
+        let noisy = format!("warning: something\n{CLAUDE_SUCCESS}\n");
+        assert_eq!(
+            parse(ExternalAgent::ClaudeCode, &noisy, "", Some(0)).answer,
+            r.answer
+        );
+    }
+
+    #[test]
+    fn claude_code_error_result_sets_error_and_no_answer() {
+        let r = parse(ExternalAgent::ClaudeCode, CLAUDE_MAX_TURNS, "", Some(1));
+        assert_eq!(r.answer, None);
+        assert_eq!(
+            r.error.as_deref(),
+            Some("Claude Code: error_max_turns: Reached maximum number of turns (5)")
+        );
+        assert_eq!(r.turns, Some(6));
+        assert_eq!(r.meta["terminal_reason"], "max_turns");
+        // A success object with a failing exit status is still a failure.
+        let r = parse(ExternalAgent::ClaudeCode, CLAUDE_SUCCESS, "boom", Some(2));
+        assert_eq!(r.answer, None);
+        assert_eq!(r.error.as_deref(), Some("exit status 2: boom"));
+    }
+
+    #[test]
+    fn claude_codes_tool_results_are_read_from_its_event_stream() {
+        let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":3}"#;
+        let user = |is_error: bool, text: &str| {
+            serde_json::json!({"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t", "is_error": is_error,
+                 "content": [{"type": "text", "text": text}]}]}})
+            .to_string()
+        };
+        let init = r#"{"type":"system","subtype":"init","tools":["Read","Grep","Glob"]}"#;
+        let broken = [init.to_string(), user(true, "spawn EACCES"), result.into()].join("\n");
+        let r = parse(ExternalAgent::ClaudeCode, &broken, "", Some(0));
+        assert!(r.environment_failure.is_some(), "{r:?}");
+        assert_eq!(r.answer, None);
+        let fine = [
+            init.to_string(),
+            user(true, "File does not exist."),
+            user(false, "1\tfn main() {}"),
+            result.into(),
+        ]
+        .join("\n");
+        let r = parse(ExternalAgent::ClaudeCode, &fine, "", Some(0));
+        assert_eq!(r.answer.as_deref(), Some("Done."), "{r:?}");
+        assert_eq!(r.meta["tool_calls"], 2);
+        assert_eq!(r.meta["failed_tool_calls"], 1);
+    }
+
+    #[test]
+    fn the_command_line_reads_the_prompt_on_stdin_with_project_settings_off() {
+        let mut claude = AgentConfig::new(ExternalAgent::ClaudeCode, "claude-sonnet-4-5");
+        claude.max_turns = Some(30);
+        let (program, args, stdin) = command_line(&claude, Vec::new());
+        assert_eq!(program, "claude");
+        assert_eq!(
+            args,
+            "-p --output-format stream-json --verbose --model claude-sonnet-4-5 --max-turns 30 \
+             --setting-sources user --settings {\"disableAllHooks\":true} \
+             --mcp-config {\"mcpServers\":{}} --strict-mcp-config \
+             --tools Read,Grep,Glob --no-session-persistence"
+        );
+        assert_eq!(stdin.as_deref(), Some(Path::new(PROMPT_FILE)));
+    }
+
+    #[test]
+    fn the_fresh_home_needs_no_settings_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let vars = home_settings(
+            ExternalAgent::ClaudeCode,
+            &tmp.path().join("home"),
+            tmp.path(),
+        );
+        assert!(vars.unwrap().is_empty());
+    }
+}

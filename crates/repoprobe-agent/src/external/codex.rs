@@ -1,0 +1,495 @@
+//! OpenAI's Codex CLI (`--agent codex`).
+//!
+//! Its format was checked as follows (re-check when the CLI moves): `exec --json` prints JSONL
+//! `ThreadEvent`s as defined in openai/codex `codex-rs/exec/src/exec_events.rs` (commit
+//! 08a1f30): `thread.started {thread_id}`, `turn.started`, `turn.completed {usage:
+//! {input_tokens, cached_input_tokens, output_tokens}}`, `turn.failed {error: {message}}`,
+//! `item.started|updated|completed {item: {id, type: agent_message {text} | reasoning |
+//! command_execution | file_change | mcp_tool_call | web_search | todo_list | error
+//! {message}}}`, `error {message}`. Flags from `codex-rs/exec/src/cli.rs` (commit 0280533): the
+//! prompt is read from stdin when it is `-`. Run for real, version 0.171.0 (npm
+//! `@openai/codex`), against the tests' loopback Responses API: it ignores `OPENAI_BASE_URL`
+//! (hence a model provider of ours in `-c` overrides, see `codex_overrides`), posts only
+//! `/v1/responses` (SSE), runs its `exec_command` tool under its own read-only bwrap sandbox
+//! nested in ours (writes fail with "Read-only file system"), needs no `--skip-git-repo-check`
+//! for a worktree whose `.git` pointer leads to a hidden git directory, refuses to set its
+//! sandbox helper up when CODEX_HOME lies under TMPDIR (see `private_tmp`), and words a model
+//! API failure as `error` events "Reconnecting... n/5 (…)" then `turn.failed` (a 5xx without
+//! its status), exit status 1.
+//!
+//! Project settings are off through the fresh HOME's `~/.codex/config.toml` (the worktree
+//! `untrusted`: codex-rs `core/src/config_loader/mod.rs` loads project `.codex/` layers only for
+//! trusted projects).
+
+use super::cli::{AgentCli, Call};
+use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, tail, unparsable};
+use serde_json::Value;
+use std::ffi::OsString;
+use std::path::Path;
+
+/// The Responses API Codex calls when `OPENAI_BASE_URL` is not passed.
+pub const CODEX_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// The name of the model provider the Codex preset defines.
+const CODEX_PROVIDER: &str = "repoprobe";
+
+/// OpenAI's Codex CLI (`codex exec --json -s read-only`).
+pub(super) struct Codex;
+
+impl AgentCli for Codex {
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn default_program(&self) -> Option<&'static str> {
+        Some("codex")
+    }
+
+    fn usual_env(&self) -> &'static [&'static str] {
+        // Not CODEX_HOME: the run's fresh HOME holds Codex's config (see `home_settings`).
+        &["OPENAI_API_KEY", "OPENAI_BASE_URL"]
+    }
+
+    fn base_url_var(&self) -> Option<&'static str> {
+        Some("OPENAI_BASE_URL")
+    }
+
+    fn default_api_url(&self) -> Option<&'static str> {
+        Some(CODEX_DEFAULT_BASE_URL)
+    }
+
+    fn args(&self, call: &Call) -> Result<Vec<OsString>, String> {
+        // No `--skip-git-repo-check`: the worktree's `.git` pointer is enough for 0.171.0,
+        // though the sandbox hides the git directory it leads to (run for real).
+        let model = call.cfg.model.as_str();
+        let mut args: Vec<OsString> = ["exec", "--json", "-s", "read-only", "-m", model]
+            .map(OsString::from)
+            .into();
+        let base_url = call
+            .env
+            .iter()
+            .find(|(k, _)| k == "OPENAI_BASE_URL")
+            .map(|(_, v)| v.to_string_lossy().into_owned())
+            .filter(|v| !v.trim().is_empty());
+        for o in codex_overrides(base_url.as_deref().unwrap_or(CODEX_DEFAULT_BASE_URL)) {
+            args.extend(["-c".into(), o.into()]);
+        }
+        Ok(args)
+    }
+
+    fn trailing_args(&self) -> &'static [&'static str] {
+        // After every option: read the prompt from stdin.
+        &["-"]
+    }
+
+    fn home_settings(&self, home: &Path, workdir: &str) -> std::io::Result<Vec<(String, String)>> {
+        // The project's `.codex/` layers (config.toml, its MCP servers) load only for a
+        // trusted project; the worktree is marked untrusted in the user config.
+        let dir = home.join(".codex");
+        std::fs::create_dir_all(&dir)?;
+        let key = serde_json::to_string(workdir).unwrap_or_default();
+        std::fs::write(
+            dir.join("config.toml"),
+            format!("[projects.{key}]\ntrust_level = \"untrusted\"\n"),
+        )?;
+        Ok(vec![(
+            "CODEX_HOME".into(),
+            dir.to_string_lossy().into_owned(),
+        )])
+    }
+
+    fn private_tmp(&self) -> bool {
+        // Codex puts the helper its own sandbox execs (`codex-linux-sandbox`) next to
+        // CODEX_HOME, and refuses to when CODEX_HOME lies under the temporary directory: every
+        // command then fails ("bwrap: execvp codex-linux-sandbox").
+        true
+    }
+
+    fn parse(&self, stdout: &str, _stderr: &str) -> AgentResult {
+        parse_codex(stdout)
+    }
+}
+
+/// Codex's `-c` overrides (values are TOML): the model provider of the run, and analytics,
+/// feedback and update checks off. Codex 0.171.0 no longer reads `OPENAI_BASE_URL` itself (run
+/// for real, it went to api.openai.com, first over a WebSocket), so the base URL comes in a
+/// provider of ours that speaks the Responses API over HTTPS with server-sent events, its key
+/// read from `OPENAI_API_KEY` (never on the command line).
+fn codex_overrides(base_url: &str) -> Vec<String> {
+    let url = serde_json::to_string(base_url).unwrap_or_default();
+    vec![
+        format!("model_provider={CODEX_PROVIDER}"),
+        format!(
+            "model_providers.{CODEX_PROVIDER}={{name=\"{CODEX_PROVIDER}\",base_url={url},\
+             env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}}"
+        ),
+        // No web search: Codex 0.171.0 offers the Responses API's hosted `web_search` tool
+        // (run at OpenAI's end, beyond any network rule of ours) unless the mode is disabled
+        // (`web_search` = disabled | cached | live in its config).
+        "web_search=\"disabled\"".into(),
+        "analytics.enabled=false".into(),
+        "feedback.enabled=false".into(),
+        "check_for_update_on_startup=false".into(),
+    ]
+}
+
+/// Codex `exec --json`: JSONL events. The answer is the last `agent_message`; usage is summed
+/// over `turn.completed`; a `turn.failed`, or an `error` event with no completed turn after it,
+/// is the error.
+fn parse_codex(stdout: &str) -> AgentResult {
+    let mut r = AgentResult::default();
+    let (mut events, mut not_json) = (0u32, 0u32);
+    let (mut input, mut cached, mut output, mut turns) = (0u64, 0u64, 0u64, 0u32);
+    let mut answer: Option<String> = None;
+    let mut failed: Option<String> = None;
+    let mut pending_error: Option<String> = None;
+    let mut warnings: Vec<Value> = Vec::new();
+    let mut tools = ToolTally::default();
+    let mut file_changes = 0u32;
+    for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            not_json += 1;
+            continue;
+        };
+        events += 1;
+        let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "thread.started" => {
+                if let Some(id) = v.get("thread_id") {
+                    r.meta.insert("thread_id".into(), id.clone());
+                }
+            }
+            "turn.completed" => {
+                turns += 1;
+                pending_error = None;
+                if let Some(u) = v.get("usage") {
+                    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+                    input += n("input_tokens");
+                    cached += n("cached_input_tokens");
+                    output += n("output_tokens");
+                }
+            }
+            "turn.failed" => {
+                let msg = v.get("error").and_then(|e| s(e, "message"));
+                failed = Some(msg.unwrap_or_else(|| "turn failed".into()));
+            }
+            "error" => {
+                let msg = s(&v, "message").unwrap_or_else(|| "error event".into());
+                warnings.push(Value::String(msg.clone()));
+                pending_error = Some(msg);
+            }
+            "item.completed" => {
+                let Some(item) = v.get("item") else { continue };
+                match item.get("type").and_then(Value::as_str).unwrap_or("") {
+                    "agent_message" => answer = s(item, "text"),
+                    "error" => {
+                        if let Some(m) = s(item, "message") {
+                            warnings.push(Value::String(m));
+                        }
+                    }
+                    "command_execution" => {
+                        // `status` completed | failed | declined (a sandbox refusal).
+                        let ok = item.get("status").and_then(Value::as_str) == Some("completed")
+                            && item
+                                .get("exit_code")
+                                .and_then(Value::as_i64)
+                                .is_none_or(|c| c == 0);
+                        let output = s(item, "aggregated_output").unwrap_or_default();
+                        tools.call(ok, &output);
+                    }
+                    "mcp_tool_call" => {
+                        let ok = item.get("status").and_then(Value::as_str) != Some("failed");
+                        let e = item.get("error").and_then(|e| s(e, "message"));
+                        tools.call(ok, &e.unwrap_or_default());
+                    }
+                    "web_search" => tools.call(true, ""),
+                    "file_change" => file_changes += 1,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    if events == 0 {
+        return unparsable("Codex JSONL events", stdout);
+    }
+    r.turns = Some(turns);
+    if turns > 0 {
+        r.input_tokens = Some(input);
+        r.cache_read_tokens = Some(cached);
+        r.output_tokens = Some(output);
+    }
+    tools.record(&mut r);
+    if file_changes > 0 {
+        r.meta.insert("file_changes".into(), file_changes.into());
+    }
+    if not_json > 0 {
+        r.meta.insert("non_json_lines".into(), not_json.into());
+    }
+    if let Some(e) = failed.as_ref().or(pending_error.as_ref())
+        && let Some(status) = codex_api_status(&warnings, e)
+    {
+        r.meta.insert("api_error_status".into(), status);
+    }
+    if !warnings.is_empty() {
+        r.meta.insert("errors".into(), Value::Array(warnings));
+    }
+    if let Some(e) = failed.or(pending_error) {
+        let e = tail(&e, ERROR_TAIL_CHARS);
+        r.error = Some(match r.meta.get("api_error_status") {
+            Some(Value::Number(n)) => format!("Codex: model API error (last status {n}): {e}"),
+            Some(_) => format!("Codex: model API error (retries exhausted): {e}"),
+            None => format!("Codex: {e}"),
+        });
+    } else if turns == 0 {
+        r.error = Some("Codex: no completed turn".into());
+    } else {
+        r.answer = answer;
+    }
+    r
+}
+
+/// Whether a failed Codex run failed at the model API, and how: the HTTP status a message names
+/// (`last status: 429 Too Many Requests`, `unexpected status 401 Unauthorized`), else
+/// `"retries exhausted"` when Codex retried before giving up (`Reconnecting... 2/5 (…)`).
+/// Codex 0.171.0 words a 5xx as "We're currently experiencing high demand…", naming no status;
+/// its retries tell.
+fn codex_api_status(warnings: &[Value], failure: &str) -> Option<Value> {
+    let messages: Vec<&str> = warnings
+        .iter()
+        .filter_map(Value::as_str)
+        .chain([failure])
+        .collect();
+    let status = messages.iter().rev().find_map(|m| {
+        ["last status: ", "unexpected status "]
+            .iter()
+            .find_map(|p| {
+                let rest = &m[m.find(p)? + p.len()..];
+                let code: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                code.parse::<u16>().ok()
+            })
+    });
+    match status {
+        Some(code) => Some(code.into()),
+        None => messages
+            .iter()
+            .any(|m| m.starts_with("Reconnecting..."))
+            .then(|| "retries exhausted".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::external::tests::{PROMPT_FILE, command_line};
+    use crate::external::{AgentConfig, ExternalAgent, home_settings, parse};
+    use std::path::Path;
+
+    /// Codex `exec --json` events, in the shapes of codex-rs/exec/src/exec_events.rs.
+    const CODEX_SUCCESS: &str = r#"{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"item_0","type":"reasoning","text":"**Looking for the parser**"}}
+{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc 'rg -n parse src'","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc 'rg -n parse src'","aggregated_output":"src/lib.rs:3:fn parse()\n","exit_code":0,"status":"completed"}}
+{"type":"item.completed","item":{"id":"item_2","type":"agent_message","text":"The parser is `parse` in src/lib.rs."}}
+{"type":"turn.completed","usage":{"input_tokens":24763,"cached_input_tokens":24448,"output_tokens":122}}
+"#;
+
+    const CODEX_FAILED: &str = r#"{"type":"thread.started","thread_id":"t1"}
+{"type":"turn.started"}
+{"type":"error","message":"Reconnecting... 1/5"}
+{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized"}}
+"#;
+
+    /// Codex 0.171.0 after a 429 and then 500 for good from a loopback Responses API.
+    const CODEX_RETRIES_EXHAUSTED: &str = r#"{"type":"thread.started","thread_id":"01a22d60-39c6-7e43-aaac-2299b1453263"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"/bin/bash -lc 'ls -R'","aggregated_output":".:\nREADME.md\n","exit_code":0,"status":"completed"}}
+{"type":"error","message":"Reconnecting... 1/5 (exceeded retry limit, last status: 429 Too Many Requests)"}
+{"type":"error","message":"Reconnecting... 2/5 (We’re currently experiencing high demand, which may cause temporary errors.)"}
+{"type":"turn.failed","error":{"message":"We’re currently experiencing high demand, which may cause temporary errors."}}
+"#;
+
+    #[test]
+    fn codex_events_give_the_last_agent_message_and_summed_usage() {
+        let r = parse(ExternalAgent::Codex, CODEX_SUCCESS, "", Some(0));
+        assert_eq!(r.error, None);
+        assert_eq!(
+            r.answer.as_deref(),
+            Some("The parser is `parse` in src/lib.rs.")
+        );
+        assert_eq!(r.turns, Some(1));
+        assert_eq!(r.input_tokens, Some(24763));
+        assert_eq!(r.cache_read_tokens, Some(24448));
+        assert_eq!(r.output_tokens, Some(122));
+        assert_eq!(r.cost_usd, None);
+        assert_eq!(r.meta["tool_calls"], 1);
+        assert_eq!(r.meta["thread_id"], "0199a213-81c0-7800-8aa1-bbab2a035a53");
+    }
+
+    #[test]
+    fn codex_turn_failed_is_the_error() {
+        let r = parse(ExternalAgent::Codex, CODEX_FAILED, "", Some(1));
+        assert_eq!(r.answer, None);
+        assert_eq!(
+            r.error.as_deref(),
+            Some("Codex: model API error (last status 401): unexpected status 401 Unauthorized")
+        );
+        assert_eq!(r.meta["errors"][0], "Reconnecting... 1/5");
+        assert_eq!(r.meta["api_error_status"], 401, "the model API failed");
+        // Codex 0.171.0 after one 429 and then 500s (run for real): no status in the failure.
+        let r = parse(ExternalAgent::Codex, CODEX_RETRIES_EXHAUSTED, "", Some(1));
+        assert_eq!(r.answer, None);
+        assert_eq!(r.meta["api_error_status"], 429);
+        assert_eq!(
+            r.error.as_deref(),
+            Some(
+                "Codex: model API error (last status 429): We’re currently experiencing high demand, which may cause temporary errors."
+            )
+        );
+        let last_only = CODEX_RETRIES_EXHAUSTED.replace(
+            "exceeded retry limit, last status: 429 Too Many Requests",
+            "x",
+        );
+        let r = parse(ExternalAgent::Codex, &last_only, "", Some(1));
+        assert_eq!(r.meta["api_error_status"], "retries exhausted");
+        // A failure that is no API error (no status, no retries) is the agent's.
+        let r = parse(
+            ExternalAgent::Codex,
+            "{\"type\":\"turn.failed\",\"error\":{\"message\":\"context window exceeded\"}}",
+            "",
+            Some(1),
+        );
+        assert_eq!(r.meta.get("api_error_status"), None);
+        // A stream that stops before any turn completes has no answer either.
+        let cut: String = CODEX_SUCCESS
+            .lines()
+            .take(6)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let r = parse(ExternalAgent::Codex, &cut, "", Some(0));
+        assert_eq!(r.error.as_deref(), Some("Codex: no completed turn"));
+        assert_eq!(r.answer, None);
+    }
+
+    fn codex_run(commands: &[(&str, i64, &str)]) -> String {
+        let mut lines = vec![r#"{"type":"thread.started","thread_id":"t1"}"#.to_string()];
+        for (i, (status, code, output)) in commands.iter().enumerate() {
+            let item = serde_json::json!({"id": format!("item_{i}"), "type": "command_execution",
+                "command": "ls", "aggregated_output": output, "exit_code": code, "status": status});
+            lines.push(serde_json::json!({"type": "item.completed", "item": item}).to_string());
+        }
+        lines.push(
+            r#"{"type":"item.completed","item":{"id":"m","type":"agent_message","text":"It is 42."}}"#
+                .into(),
+        );
+        lines.push(r#"{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}"#.into());
+        lines.join("\n")
+    }
+
+    #[test]
+    fn a_codex_run_whose_sandbox_broke_is_an_environment_failure_not_an_answer() {
+        // As Codex 0.171.0 words it when `/tmp/codex-daemon-0` cannot be made; one good call
+        // does not save the run.
+        let out = codex_run(&[
+            ("completed", 0, "docs\n"),
+            (
+                "failed",
+                1,
+                "error building bubblewrap command: Read-only file system (os error 30)",
+            ),
+        ]);
+        let r = parse(ExternalAgent::Codex, &out, "", Some(0));
+        assert_eq!(r.answer, None);
+        let why = r.environment_failure.as_deref().unwrap();
+        assert!(why.contains("error building bubblewrap command"), "{why}");
+        assert!(
+            r.error
+                .as_deref()
+                .unwrap()
+                .starts_with("the agent's environment failed"),
+            "{r:?}"
+        );
+        assert_eq!(r.meta["failed_tool_calls"], 1);
+    }
+
+    #[test]
+    fn every_call_failing_is_an_environment_failure_one_failing_grep_is_not() {
+        let all = codex_run(&[("failed", 2, "ls: cannot access"), ("failed", 1, "")]);
+        let r = parse(ExternalAgent::Codex, &all, "", Some(0));
+        assert!(
+            r.environment_failure
+                .as_deref()
+                .unwrap()
+                .starts_with("every tool call failed (2 of 2)"),
+            "{r:?}"
+        );
+        let one = codex_run(&[("failed", 1, "")]);
+        let r = parse(ExternalAgent::Codex, &one, "", Some(0));
+        assert_eq!(r.answer.as_deref(), Some("It is 42."), "{r:?}");
+        // A refused write among good reads is the model's business (and the sandbox's point).
+        let write = codex_run(&[
+            ("completed", 0, "a"),
+            ("failed", 2, "sh: can't create x: Read-only file system"),
+        ]);
+        let r = parse(ExternalAgent::Codex, &write, "", Some(0));
+        assert_eq!(r.environment_failure, None, "{r:?}");
+        assert!(r.answer.is_some());
+        // Output that merely quotes a sign, from a call that succeeded, is a file's content.
+        let quoted = codex_run(&[("completed", 0, "bwrap: setting up uid map: denied")]);
+        assert!(
+            parse(ExternalAgent::Codex, &quoted, "", Some(0))
+                .answer
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn the_command_line_names_our_provider_and_reads_the_prompt_last() {
+        let mut codex = AgentConfig::new(ExternalAgent::Codex, "gpt-5-codex");
+        codex.program = Some("/opt/codex".into());
+        codex.extra_args = vec!["--skip-git-repo-check".into()];
+        assert_eq!(
+            command_line(&codex, Vec::new()),
+            (
+                "/opt/codex".into(),
+                "exec --json -s read-only -m gpt-5-codex -c model_provider=repoprobe \
+                 -c model_providers.repoprobe={name=\"repoprobe\",\
+                 base_url=\"https://api.openai.com/v1\",env_key=\"OPENAI_API_KEY\",\
+                 wire_api=\"responses\"} -c web_search=\"disabled\" -c analytics.enabled=false -c feedback.enabled=false \
+                 -c check_for_update_on_startup=false --skip-git-repo-check -"
+                    .into(),
+                Some(Path::new(PROMPT_FILE).to_path_buf())
+            )
+        );
+        // A passed OPENAI_BASE_URL is the provider's base URL (Codex 0.171.0 ignores it).
+        let env = vec![("OPENAI_BASE_URL".into(), "http://127.0.0.1:9/v1".into())];
+        let (_, shown, _) = command_line(&codex, env);
+        assert!(
+            shown.contains("base_url=\"http://127.0.0.1:9/v1\""),
+            "{shown:?}"
+        );
+    }
+
+    #[test]
+    fn the_fresh_home_marks_the_worktree_untrusted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (home, wt) = (tmp.path().join("home"), tmp.path().join("wt \"q\""));
+        std::fs::create_dir_all(&wt).unwrap();
+        let wt_s = wt.canonicalize().unwrap().to_string_lossy().into_owned();
+        let vars = home_settings(ExternalAgent::Codex, &home, &wt).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(home.join(".codex/config.toml")).unwrap(),
+            format!(
+                "[projects.{}]\ntrust_level = \"untrusted\"\n",
+                serde_json::to_string(&wt_s).unwrap()
+            )
+        );
+        assert_eq!(
+            vars,
+            [(
+                "CODEX_HOME".to_string(),
+                home.join(".codex").to_string_lossy().into_owned()
+            )]
+        );
+    }
+}

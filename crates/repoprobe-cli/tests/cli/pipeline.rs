@@ -5,14 +5,14 @@
 //! `<target>/tmp/pipeline/results.json` for the browser test (`e2e/pipeline.test.mjs`), which shows
 //! it in the site: evidence, edited files and rationales from these very files.
 
-use crate::answer::{agent_api, case};
+use crate::answer::{Case, agent_api, case};
 use crate::common::agent_cli::{self, tools_dir, wrapper};
 use crate::common::codex::{self, Script};
 use crate::common::{FakeApi, KEY, live_cmd, records, repoprobe, run_checked};
 use repoprobe_core::metrics::evidence::changes;
 use repoprobe_core::model::agent::AgentBlock;
 use repoprobe_test_support::reply::{Api, Mode};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The file the Codex run leaves in its worktree (the wrapper writes it after the real CLI ran).
 const EDITED: &str = "AGENT-NOTES.md";
@@ -22,35 +22,14 @@ fn shared_bundle() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pipeline/results.json")
 }
 
-#[test]
-fn answer_judge_and_bundle_keep_what_the_agent_edited_for_the_site() {
-    let Some(codex_bin) = agent_cli::installed("codex", "REPOPROBE_CODEX") else {
-        return;
-    };
-    let c = case(None);
-    // The built-in agent, on every question.
-    let api = agent_api();
-    let r = c
-        .cmd()
-        .args(["--agent", "builtin", "--provider", "openai", "--model"])
-        .args(["builtin-model", "--base-url"])
-        .arg(&api.base)
-        .env("OPENAI_API_KEY", KEY)
-        .output()
-        .unwrap();
-    assert_eq!(
-        r.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&r.stderr)
-    );
-    // The real Codex CLI on q1, through a wrapper that leaves a file behind after it ran.
+/// The real Codex CLI answers q1 through a wrapper that leaves [`EDITED`] behind after it ran.
+fn codex_answers_q1_and_edits(c: &Case, codex_bin: &Path) {
     let seen = agent_cli::Seen::default();
     let server = codex::start(seen.clone(), Script::Answer);
     let cli = wrapper(
         c.dir.path(),
         // Its own path, whole: the sandbox shows the tools' folder, not the test's `..`.
-        &std::fs::canonicalize(&codex_bin).unwrap(),
+        &std::fs::canonicalize(codex_bin).unwrap(),
         &format!("echo 'notes' > {EDITED}; printf '%s\\n' \"$out\""),
     );
     let r = c
@@ -79,6 +58,31 @@ fn answer_judge_and_bundle_keep_what_the_agent_edited_for_the_site() {
         .find(|a| a["model"] == codex::MODEL)
         .unwrap_or_else(|| panic!("no Codex answer: {stderr}"));
     assert_eq!(codex_rec["error"], serde_json::Value::Null, "{codex_rec}");
+}
+
+#[test]
+fn answer_judge_and_bundle_keep_what_the_agent_edited_for_the_site() {
+    let Some(codex_bin) = agent_cli::installed("codex", "REPOPROBE_CODEX") else {
+        return;
+    };
+    let c = case(None);
+    // The built-in agent, on every question.
+    let api = agent_api();
+    let r = c
+        .cmd()
+        .args(["--agent", "builtin", "--provider", "openai", "--model"])
+        .args(["builtin-model", "--base-url"])
+        .arg(&api.base)
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    codex_answers_q1_and_edits(&c, &codex_bin);
 
     // Judge both models' answers, then bundle what the runs wrote.
     let judge = FakeApi::start(Api::Openai, Mode::Schema);

@@ -63,6 +63,9 @@ INSTA_UPDATE=no CI=true cargo test --locked --workspace
 echo "== the core compiles for wasm32-unknown-unknown"
 cargo check --locked -p repoprobe-core --target wasm32-unknown-unknown
 
+echo "== the core packs as a crate of its own (its prompts inside) and the packed crate builds"
+cargo package -q -p repoprobe-core --allow-dirty
+
 echo "== the published JSON Schemas match the Rust types"
 cargo run --locked -q -p repoprobe-cli -- schema --out-dir target/schema-check
 diff -r target/schema-check public-data/schema

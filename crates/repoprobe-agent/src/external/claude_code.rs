@@ -190,15 +190,11 @@ fn claude_tools(stdout: &str) -> ToolTally {
             if b.get("type").and_then(Value::as_str) != Some("tool_result") {
                 continue;
             }
-            let text = match b.get("content") {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(parts)) => parts
-                    .iter()
-                    .filter_map(|p| p.get("text").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-                _ => String::new(),
-            };
+            // The shapes of a model API's `content`: the client's one reading of them.
+            let text = b
+                .get("content")
+                .and_then(repoprobe_llm::reply::content_text)
+                .unwrap_or_default();
             let failed = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
             t.call(!failed, &text);
         }

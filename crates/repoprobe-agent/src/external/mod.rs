@@ -26,7 +26,8 @@
 //! yields an answer: a non-zero exit, unparsable output, an error result or a timeout sets
 //! `error` and leaves `answer` empty.
 //!
-//! Layout: `presets` (the agents, `AgentConfig`), `cli` (the trait), one module per CLI, `env`
+//! Layout: `presets` (the agents, `AgentConfig`), `cli` (the trait), one module per CLI,
+//! `registry` (which module is which agent, and the parse through it), `env`
 //! (the environment from scratch, secret scrubbing), `confine` (sandbox and API proxy),
 //! `process` (spawning, caps, timeout), `parse` (what every CLI's parser shares); this module
 //! builds the invocation and runs it. The submodules import none of this one.
@@ -46,6 +47,7 @@ mod gemini;
 mod parse;
 mod presets;
 mod process;
+mod registry;
 
 pub use claude_code::{CLAUDE_MCP_CONFIG, CLAUDE_SETTINGS};
 use cli::Call;
@@ -55,11 +57,11 @@ use env::secrets_of;
 pub use env::{BASE_ENV, agent_env};
 pub use gemini::GEMINI_EXCLUDED_TOOLS;
 pub use parse::AgentResult;
-pub use parse::parse;
 use parse::{ERROR_TAIL_CHARS, tail};
 pub use presets::{AgentConfig, DEFAULT_MAX_STDOUT, ExternalAgent};
 pub use process::Invocation;
 use process::{RawOutput, execute};
+pub use registry::parse;
 
 /// A finished (or killed) run.
 #[derive(Debug, Clone, Serialize)]

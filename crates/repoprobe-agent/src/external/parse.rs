@@ -4,7 +4,6 @@
 //! find a JSON object in noisy output and cut long text for messages. Each CLI's own format is
 //! read in its module.
 
-use super::presets::ExternalAgent;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -109,38 +108,6 @@ impl ToolTally {
     }
 }
 
-/// Parses a CLI's output. `exit_code` is `None` when the process was killed.
-pub fn parse(
-    agent: ExternalAgent,
-    stdout: &str,
-    stderr: &str,
-    exit_code: Option<i32>,
-) -> AgentResult {
-    let mut r = agent.cli().parse(stdout, stderr);
-    if let Some(why) = &r.environment_failure {
-        r.error = Some(format!("the agent's environment failed: {why}"));
-    }
-    if r.error.is_none() && exit_code != Some(0) {
-        let status = match exit_code {
-            Some(c) => format!("exit status {c}"),
-            None => "killed by a signal".to_string(),
-        };
-        let detail = tail(stderr.trim(), ERROR_TAIL_CHARS);
-        r.error = Some(if detail.is_empty() {
-            status
-        } else {
-            format!("{status}: {detail}")
-        });
-    }
-    if r.error.is_none() && r.answer.as_deref().is_none_or(|a| a.trim().is_empty()) {
-        r.error = Some("empty answer".to_string());
-    }
-    if r.error.is_some() {
-        r.answer = None;
-    }
-    r
-}
-
 pub(super) fn unparsable(what: &str, stdout: &str) -> AgentResult {
     let shown = tail(stdout.trim(), ERROR_TAIL_CHARS);
     AgentResult {
@@ -188,37 +155,4 @@ pub(super) fn tail(s: &str, max: usize) -> String {
     }
     let t: String = s.chars().skip(n - max).collect();
     format!("…{t}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unparsable_or_empty_output_is_an_error_never_an_answer() {
-        for agent in [
-            ExternalAgent::ClaudeCode,
-            ExternalAgent::Codex,
-            ExternalAgent::Gemini,
-        ] {
-            let r = parse(agent, "Error: not logged in\n", "", Some(0));
-            assert_eq!(r.answer, None, "{agent:?}");
-            assert!(
-                r.error.as_deref().unwrap().starts_with("could not parse"),
-                "{r:?}"
-            );
-            let r = parse(agent, "", "", Some(0));
-            assert!(
-                r.error.as_deref().unwrap().starts_with("no output"),
-                "{r:?}"
-            );
-        }
-        let r = parse(
-            ExternalAgent::ClaudeCode,
-            r#"{"type":"result","subtype":"success","is_error":false,"result":"  "}"#,
-            "",
-            Some(0),
-        );
-        assert_eq!(r.error.as_deref(), Some("empty answer"));
-    }
 }

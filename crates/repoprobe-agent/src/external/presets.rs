@@ -1,11 +1,6 @@
 //! The agent CLIs we know (presets, each one module behind `cli::AgentCli`) and what a
 //! run of one is configured with.
 
-use super::claude_code::ClaudeCode;
-use super::cli::AgentCli;
-use super::codex::Codex;
-use super::command::Command;
-use super::gemini::Gemini;
 use crate::sandbox::Bubblewrap;
 use serde::Serialize;
 use std::ffi::OsString;
@@ -28,44 +23,6 @@ pub enum ExternalAgent {
     Gemini,
     /// Any command template with `{prompt_file}`, `{model}`, `{workdir}`; stdout is the answer.
     Command,
-}
-
-impl ExternalAgent {
-    /// The CLI's own behaviour: the one place that maps an agent to its module.
-    pub(super) fn cli(self) -> &'static dyn AgentCli {
-        match self {
-            ExternalAgent::ClaudeCode => &ClaudeCode,
-            ExternalAgent::Codex => &Codex,
-            ExternalAgent::Gemini => &Gemini,
-            ExternalAgent::Command => &Command,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        self.cli().name()
-    }
-
-    /// The program looked up on PATH when no path is given; `None` for `command`.
-    pub fn default_program(self) -> Option<&'static str> {
-        self.cli().default_program()
-    }
-
-    /// The variables a preset usually needs passed through (its key and base URL); a suggestion
-    /// for the caller's default, never read unless listed in [`AgentConfig::pass_env`].
-    pub fn usual_env(self) -> &'static [&'static str] {
-        self.cli().usual_env()
-    }
-
-    /// The variable holding the base URL of the preset's model API: the agent inside a sandbox
-    /// gets the bridge's address there; `command` is told it in `REPOPROBE_API_URL`.
-    pub fn base_url_var(self) -> Option<&'static str> {
-        self.cli().base_url_var()
-    }
-
-    /// The API a preset calls when its base-URL variable is not set.
-    pub fn default_api_url(self) -> Option<&'static str> {
-        self.cli().default_api_url()
-    }
 }
 
 /// Everything about the runs that does not change from one question to the next.

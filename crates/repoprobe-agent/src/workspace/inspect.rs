@@ -3,7 +3,7 @@
 //! ([`inspect_cache`]). Read without trusting anything the agent could write: git runs in a
 //! `Shadow`, HEAD is read from its files, the cache's config is parsed, not loaded.
 
-use super::checkout::Shadow;
+use super::shadow::Shadow;
 use super::{Change, ChangeKind, Changes, QUOTE_CHARS, WorkspaceError, Worktree};
 use crate::git;
 use std::fs::File;

@@ -31,8 +31,9 @@
 //!
 //! Layout: `source` (where a repository comes from, the cache's clones, fetching a missing
 //! commit), `checkout` (a question's worktree registered, checked out in a `Shadow`, removed),
-//! `inspect` (what the agent changed, what was planted in the cache), `lock` (one git user per
-//! cached repository at a time).
+//! `inspect` (what the agent changed, what was planted in the cache), `shadow` (the private git
+//! directory both check out and compare through), `lock` (one git user per cached repository at
+//! a time).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -40,6 +41,7 @@ use std::path::PathBuf;
 mod checkout;
 mod inspect;
 mod lock;
+mod shadow;
 mod source;
 
 pub use inspect::inspect_cache;

@@ -5,7 +5,7 @@
 //! a [`Request`], the built-in agent's chats (`chat.rs`) from its conversation.
 
 use super::{Reply, Request, Settings, Structured, Tokens};
-use crate::chat::{ToolCall, Turn};
+use crate::conversation::{ToolCall, Turn};
 use crate::reply::{Loose, Parsed};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;

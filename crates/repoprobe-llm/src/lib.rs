@@ -15,6 +15,7 @@
 pub mod anthropic;
 pub mod batch;
 pub mod chat;
+pub mod conversation;
 pub mod key;
 pub mod limit;
 pub mod openai;

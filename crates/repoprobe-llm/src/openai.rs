@@ -5,7 +5,7 @@
 //! agent's chats (`chat.rs`) from its conversation.
 
 use super::{Message, Reply, Request, Settings, Structured, Tokens};
-use crate::chat::{ToolCall, Turn};
+use crate::conversation::{ToolCall, Turn};
 use crate::reply::{Content, Loose, Parsed};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;

@@ -6,7 +6,7 @@
 //! expected shape, ignored otherwise. Only a body that is not the API's response at all is an
 //! `Err` (the client retries those).
 
-use crate::chat::Turn;
+use crate::conversation::Turn;
 use crate::{Reply, Structured};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;

@@ -26,6 +26,7 @@ pub mod requests;
 pub mod state;
 pub mod transport;
 pub mod ui;
+pub mod wiring;
 pub mod worker;
 
 use leptos::prelude::*;
@@ -268,7 +269,7 @@ const VIEWS: [(&str, &str); 7] = [
 fn Shell() -> impl IntoView {
     // The build-time prerender provides the state the app has once its data arrived.
     #[cfg(target_arch = "wasm32")]
-    let state = state::provide_state();
+    let state = wiring::provide_state();
     #[cfg(not(target_arch = "wasm32"))]
     let state = expect_context::<AppState>();
     let query = nav::query_map();

@@ -2,19 +2,12 @@
 //! (natively tested). An answer may call for another request (the tables asked under options
 //! no longer in force): those are returned, for the caller to send.
 
-use crate::options::score_options;
 use crate::protocol::{Response, Started, ViewOptions};
 use crate::state::{AppState, InputFile, Shared};
 use leptos::prelude::*;
 use repoprobe_core::ScoreReport;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// The report of no data under `o` (or why `o` cannot be honoured).
-pub fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, String> {
-    let o = score_options(o)?;
-    Ok(Shared(Arc::new(ScoreReport::empty(&o))))
-}
 
 fn shared(r: Result<ScoreReport, String>) -> Result<Shared<ScoreReport>, String> {
     r.map(|r| Shared(Arc::new(r)))
@@ -29,7 +22,7 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             report,
             intervals_pending,
         } => {
-            crate::requests::forget_asked();
+            crate::state::forget_asked();
             state.questions.set(BTreeMap::new());
             state.paired.set(None);
             state.items.set(None);
@@ -122,7 +115,9 @@ fn started(state: AppState, s: Started) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::score_options;
     use crate::protocol::{Origin, QuestionData, Request, Snapshot, StartFile};
+    use crate::state::empty_report;
 
     fn state(options: ViewOptions) -> AppState {
         AppState {

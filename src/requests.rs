@@ -7,19 +7,6 @@ use crate::state::{AppState, InputFile, Shared};
 use crate::transport::post;
 use leptos::prelude::*;
 use repoprobe_core::metrics::items::ItemRow;
-use std::cell::RefCell;
-use std::collections::BTreeSet;
-
-thread_local! {
-    /// Questions asked of the worker since the last load (a view that lists several asks again
-    /// as each answer arrives; the worker answers each once).
-    static ASKED: RefCell<BTreeSet<String>> = const { RefCell::new(BTreeSet::new()) };
-}
-
-/// A new load: every question is to be asked again.
-pub fn forget_asked() {
-    ASKED.with(|a| a.borrow_mut().clear());
-}
 
 /// Adds files: their handles go to the worker (nothing is read on this thread), which adds them
 /// to the files it holds and loads and scores them all again, reading them as streams.
@@ -47,8 +34,7 @@ pub fn add_files(state: AppState, files: Vec<InputFile>, blobs: Vec<web_sys::Blo
 
 /// Asks the worker for one question's judgments and answers (once per question and load).
 pub fn request_question(state: AppState, id: &str) {
-    let asked = ASKED.with(|a| !a.borrow_mut().insert(id.to_string()));
-    if !asked && !state.questions.with_untracked(|q| q.contains_key(id)) {
+    if crate::state::first_ask(id) && !state.questions.with_untracked(|q| q.contains_key(id)) {
         post(&Request::Question { id: id.to_string() }, None);
     }
 }

@@ -4,12 +4,13 @@
 //! How the worker is asked is `crate::requests` and `crate::transport`; how its answers change
 //! these signals is `crate::reducer`.
 
+use crate::options::score_options;
 use crate::protocol::{BundledSet, FetchFailure, QuestionData, Snapshot, ViewOptions};
 use leptos::prelude::*;
-use leptos_router::hooks::use_query_map;
 use repoprobe_core::ScoreReport;
 use repoprobe_core::metrics::items::ItemRow;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 pub use crate::protocol::Origin;
@@ -103,31 +104,25 @@ impl AppState {
     }
 }
 
-/// Creates the state and the worker and puts the state in context. Must run inside the router.
-pub fn provide_state() -> AppState {
-    let query = use_query_map();
-    let options = Memo::new(move |_| {
-        let q = query.get();
-        ViewOptions::from_query(|k| q.get(k))
-    });
-    let state = AppState {
-        files: RwSignal::new(Vec::new()),
-        bundled_set: RwSignal::new(None),
-        hashes: RwSignal::new(BTreeMap::new()),
-        // The worker fetches the data of the URL's query at start (`bin/repoprobe-worker-start.js`)
-        // and says which files it got (`Started`), then their tables (`Loaded`).
-        busy: RwSignal::new(Some("Loading the data…".into())),
-        fetch_failures: RwSignal::new(Vec::new()),
-        snapshot: RwSignal::new(Shared(Arc::new(Snapshot::default()))),
-        options,
-        report: RwSignal::new(crate::reducer::empty_report(&ViewOptions::default())),
-        intervals_pending: RwSignal::new(false),
-        questions: RwSignal::new(BTreeMap::new()),
-        paired: RwSignal::new(None),
-        items: RwSignal::new(None),
-    };
-    crate::transport::connect(state);
-    crate::requests::follow_options(state);
-    provide_context(state);
-    state
+/// The report of no data under `o` (or why `o` cannot be honoured).
+pub fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, String> {
+    let o = score_options(o)?;
+    Ok(Shared(Arc::new(ScoreReport::empty(&o))))
+}
+
+thread_local! {
+    /// Questions asked of the worker since the last load (a view that lists several asks again
+    /// as each answer arrives; the worker answers each once).
+    static ASKED: RefCell<BTreeSet<String>> = const { RefCell::new(BTreeSet::new()) };
+}
+
+/// A new load: every question is to be asked again.
+pub fn forget_asked() {
+    ASKED.with(|a| a.borrow_mut().clear());
+}
+
+/// Whether question `id` is asked for the first time since the last load (and from now on, it
+/// has been).
+pub fn first_ask(id: &str) -> bool {
+    ASKED.with(|a| a.borrow_mut().insert(id.to_string()))
 }

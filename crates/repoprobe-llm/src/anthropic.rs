@@ -218,11 +218,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, String> {
                     None
                 };
                 tool_calls.push(ToolCall {
-                    id: b
-                        .id
-                        .into_option()
-                        .filter(|s| !s.is_empty())
-                        .unwrap_or_else(|| format!("call_{i}")),
+                    id: ToolCall::id_or_made_up(b.id.into_option(), i),
                     name,
                     input,
                     invalid,

@@ -28,6 +28,15 @@ pub struct ToolCall {
     pub invalid: Option<String>,
 }
 
+impl ToolCall {
+    /// The provider's id of a call, or `call_<i>` (its place in the reply) when a server sends
+    /// none or an empty one: results are matched to calls by it.
+    pub(crate) fn id_or_made_up(id: Option<String>, i: usize) -> String {
+        id.filter(|s| !s.is_empty())
+            .unwrap_or_else(|| format!("call_{i}"))
+    }
+}
+
 /// The result of one tool call, sent back to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolResult {

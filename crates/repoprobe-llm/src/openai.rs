@@ -271,11 +271,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, String> {
             invalid
         };
         tool_calls.push(ToolCall {
-            id: call
-                .id
-                .into_option()
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| format!("call_{i}")),
+            id: ToolCall::id_or_made_up(call.id.into_option(), i),
             name,
             input,
             invalid,

@@ -6,6 +6,7 @@
 //! each record's raw JSON text beside it.
 
 pub mod agent;
+pub mod repo_path;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -43,7 +43,8 @@ pub struct AgentBlock {
         skip_serializing_if = "Option::is_none"
     )]
     pub provider: Option<String>,
-    /// Model turns the agent took.
+    /// Model responses the agent took (one per reply of the model, whatever the agent), as
+    /// counted from its trajectory.
     #[serde(
         default,
         deserialize_with = "lenient",
@@ -92,6 +93,30 @@ pub struct AgentBlock {
         skip_serializing_if = "Option::is_none"
     )]
     pub changes: Option<Changes>,
+    /// Tool calls by kind (`read`, `search`, `list`, `shell`, `edit`, `other`), derived from
+    /// the trajectory (`crate::trajectory::facts`).
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tool_calls: Option<std::collections::BTreeMap<String, u64>>,
+    /// The repository paths (normalised, [`super::repo_path`]) whose contents the agent saw:
+    /// a read tool's file, or a file a shell command printed. Absent: not known; empty: it
+    /// read nothing. Listing a directory is not reading.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub files_read: Option<Vec<String>>,
+    /// Paths that came back in the agent's search results, kept apart from what it read.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub files_searched: Option<Vec<String>>,
     /// The transcript's file, relative to the answers file's directory.
     #[serde(
         default,

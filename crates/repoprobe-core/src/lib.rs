@@ -9,6 +9,7 @@
 //! the loader's own while the caller feeds it.
 
 pub mod dataset;
+pub mod facts;
 #[cfg(test)]
 mod fixtures;
 pub mod issue;

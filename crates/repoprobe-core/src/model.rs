@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod repo_path;
+pub mod trajectory;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -7,10 +7,12 @@
 //! model's API, the key added outside); `git` is every git command we run.
 //! No flags and no terminal here: the CLI reads the flags, reports and writes the records.
 
+pub mod atif;
 pub mod builtin;
 pub mod external;
 pub mod git;
 pub mod proxy;
+pub mod run;
 pub mod sandbox;
 pub mod tools;
 pub mod workspace;

@@ -15,6 +15,9 @@
 
 use super::cli::{AgentCli, Call};
 use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, json_object, tail, unparsable};
+use repoprobe_core::model::trajectory::{
+    Message, ObservationResult, Step, StepMetrics, ToolCall, Trajectory, TrajectoryAgent,
+};
 use serde_json::Value;
 use std::ffi::OsString;
 
@@ -103,6 +106,131 @@ impl AgentCli for ClaudeCode {
     fn parse(&self, stdout: &str, _stderr: &str) -> AgentResult {
         parse_claude(stdout)
     }
+
+    fn trajectory(&self, stdout: &str, _own: Option<&str>) -> Trajectory {
+        claude_trajectory(stdout)
+    }
+}
+
+/// Claude Code's `stream-json` events as ATIF steps: each `assistant` message one agent step
+/// (its events share the message's `id`: a response's text, thinking and `tool_use` blocks may
+/// come one event each), its `usage` the step's metrics; each `user` event's `tool_result`
+/// blocks the results of the step that made the call; the `result` line the totals.
+fn claude_trajectory(stdout: &str) -> Trajectory {
+    let mut t = Trajectory::new(TrajectoryAgent::default());
+    let mut last_id: Option<String> = None;
+    for line in stdout.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
+            continue;
+        };
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "system" if v.get("subtype").and_then(Value::as_str) == Some("init") => {
+                t.session_id = v
+                    .get("session_id")
+                    .and_then(Value::as_str)
+                    .map(String::from);
+                t.agent.tool_definitions = v.get("tools").and_then(Value::as_array).map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(|n| serde_json::json!({"name": n}))
+                        .collect()
+                });
+            }
+            "assistant" => {
+                let msg = v.get("message").unwrap_or(&Value::Null);
+                let id = msg.get("id").and_then(Value::as_str).map(String::from);
+                let same = id.is_some() && id == last_id;
+                last_id = id;
+                if !same || t.steps.is_empty() {
+                    let s = t.push(crate::atif::agent_step(""));
+                    s.model_name = msg.get("model").and_then(Value::as_str).map(String::from);
+                    s.metrics = msg.get("usage").map(claude_metrics);
+                }
+                let step = t.steps.last_mut().expect("a step was pushed");
+                claude_blocks(step, msg.get("content"));
+            }
+            "user" => {
+                let blocks = v.pointer("/message/content").and_then(Value::as_array);
+                for b in blocks.into_iter().flatten() {
+                    if b.get("type").and_then(Value::as_str) == Some("tool_result") {
+                        claude_result(&mut t, b);
+                    }
+                }
+            }
+            "result" => {
+                let fm = t.final_metrics.get_or_insert_with(Default::default);
+                fm.total_cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);
+                if let Some(u) = v.get("usage") {
+                    let m = claude_metrics(u);
+                    fm.total_prompt_tokens = m.prompt_tokens;
+                    fm.total_completion_tokens = m.completion_tokens;
+                    fm.total_cached_tokens = m.cached_tokens;
+                }
+                if let Some(ms) = v.get("duration_ms").and_then(Value::as_f64) {
+                    fm.extra
+                        .get_or_insert_with(Default::default)
+                        .insert("duration_s".into(), (ms / 1000.0).into());
+                }
+            }
+            _ => {}
+        }
+    }
+    t
+}
+
+/// A message's `usage`: every input token (cache reads and writes included) and the output.
+fn claude_metrics(u: &Value) -> StepMetrics {
+    let n = |k: &str| u.get(k).and_then(Value::as_u64);
+    let read = n("cache_read_input_tokens");
+    let prompt = n("input_tokens")
+        .map(|i| i + n("cache_creation_input_tokens").unwrap_or(0) + read.unwrap_or(0));
+    StepMetrics {
+        prompt_tokens: prompt,
+        completion_tokens: n("output_tokens"),
+        cached_tokens: read,
+        ..StepMetrics::default()
+    }
+}
+
+/// A response's content blocks into its step: text, thinking, tool calls.
+fn claude_blocks(step: &mut Step, content: Option<&Value>) {
+    let mut text = step.message.text();
+    for b in content.and_then(Value::as_array).into_iter().flatten() {
+        let s = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("");
+        match s("type") {
+            "text" => {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(s("text"));
+            }
+            "thinking" => {
+                let r = step.reasoning_content.get_or_insert_with(String::new);
+                r.push_str(s("thinking"));
+            }
+            "tool_use" => step
+                .tool_calls
+                .get_or_insert_with(Vec::new)
+                .push(ToolCall::new(
+                    s("id"),
+                    s("name"),
+                    b.get("input").cloned().unwrap_or(Value::Null),
+                )),
+            _ => {}
+        }
+    }
+    step.message = Message::Text(text);
+}
+
+/// A `tool_result` block, put with the call it answers.
+fn claude_result(t: &mut Trajectory, b: &Value) {
+    let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+    let text = b
+        .get("content")
+        .and_then(repoprobe_llm::reply::content_text)
+        .unwrap_or_default();
+    let failed = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+    t.attach_result(ObservationResult::of(id, text, failed));
 }
 
 /// Claude Code `--output-format json`: one `type: result` object (the last such line, should
@@ -142,6 +270,16 @@ fn parse_claude(stdout: &str) -> AgentResult {
     let tools = claude_tools(stdout);
     if tools.calls > 0 || stdout.lines().count() > 1 {
         tools.record(&mut r);
+    }
+    // Its model API refused or failed (`api_error_status`; the result then reads "API Error:
+    // …"): not the model's doing.
+    let api_failed = v.get("api_error_status").is_some_and(|s| !s.is_null())
+        || (is_error
+            && v.get("result")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.starts_with("API Error")));
+    if api_failed {
+        r.could_not_run = r.error.clone();
     }
     r.turns = v.get("num_turns").and_then(Value::as_u64).map(|n| n as u32);
     r.cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);

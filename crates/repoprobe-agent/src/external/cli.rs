@@ -5,6 +5,7 @@
 
 use super::parse::AgentResult;
 use super::presets::AgentConfig;
+use repoprobe_core::model::trajectory::Trajectory;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -91,4 +92,23 @@ pub(super) trait AgentCli: Sync {
     /// Reads what the CLI printed; the exit status is judged by the caller
     /// (`super::parse::parse`).
     fn parse(&self, stdout: &str, stderr: &str) -> AgentResult;
+
+    /// The run's steps in ATIF, converted from what the CLI printed (`crate::atif::assemble`
+    /// adds the prompt and what every run shares), or from `own`, the trajectory file it wrote
+    /// itself ([`AgentCli::trajectory_file`]). The default: one agent step holding the output,
+    /// for a CLI whose format says nothing of its steps.
+    fn trajectory(&self, stdout: &str, _own: Option<&str>) -> Trajectory {
+        super::parse::one_step(stdout)
+    }
+
+    /// Why an exit status of the CLI means the run could not happen (no usable credentials,
+    /// a configuration it refused), told by its documented exit codes; `None` otherwise.
+    fn exit_could_not_run(&self, _exit_code: Option<i32>, _stderr: &str) -> Option<String> {
+        None
+    }
+
+    /// Where the CLI may write its own ATIF trajectory, in the run's `scratch` directory.
+    fn trajectory_file(&self, _scratch: &Path) -> Option<PathBuf> {
+        None
+    }
 }

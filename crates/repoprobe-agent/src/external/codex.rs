@@ -23,7 +23,11 @@
 
 use super::cli::{AgentCli, Call};
 use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, tail, unparsable};
-use serde_json::Value;
+use crate::atif::{agent_step, system_note};
+use repoprobe_core::model::trajectory::{
+    FinalMetrics, Observation, ObservationResult, Step, ToolCall, Trajectory, TrajectoryAgent,
+};
+use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::path::Path;
 
@@ -108,6 +112,129 @@ impl AgentCli for Codex {
     fn parse(&self, stdout: &str, _stderr: &str) -> AgentResult {
         parse_codex(stdout)
     }
+
+    fn trajectory(&self, stdout: &str, _own: Option<&str>) -> Trajectory {
+        codex_trajectory(stdout)
+    }
+}
+
+/// Codex's `exec --json` events as ATIF steps. Its stream has items, not model responses: each
+/// completed `agent_message`, `command_execution`, `file_change`, `mcp_tool_call` or
+/// `web_search` item is one agent step (a call's item holds its result too), a `reasoning`
+/// item is the reasoning of the step after it, an `error` item or event a system step. Usage
+/// comes per prompt (`turn.completed`), so it is in the totals only; the events carry no time.
+fn codex_trajectory(stdout: &str) -> Trajectory {
+    let mut t = Trajectory::new(TrajectoryAgent::default());
+    let mut reasoning: Option<String> = None;
+    let mut totals = FinalMetrics::default();
+    for line in stdout.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
+            continue;
+        };
+        let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "thread.started" => t.session_id = Some(s(&v, "thread_id")).filter(|x| !x.is_empty()),
+            "turn.completed" => {
+                let n = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(Value::as_u64);
+                let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+                    (None, None) => None,
+                    (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+                };
+                totals.total_prompt_tokens = add(totals.total_prompt_tokens, n("input_tokens"));
+                totals.total_cached_tokens =
+                    add(totals.total_cached_tokens, n("cached_input_tokens"));
+                totals.total_completion_tokens =
+                    add(totals.total_completion_tokens, n("output_tokens"));
+            }
+            "turn.failed" => {
+                let msg = v.pointer("/error/message").and_then(Value::as_str);
+                t.push(system_note(msg.unwrap_or("turn failed"), true));
+            }
+            "error" => {
+                t.push(system_note(s(&v, "message"), false));
+            }
+            "item.completed" => {
+                let Some(item) = v.get("item") else { continue };
+                let kind = s(item, "type");
+                if kind == "reasoning" {
+                    let r = reasoning.get_or_insert_with(String::new);
+                    if !r.is_empty() {
+                        r.push('\n');
+                    }
+                    r.push_str(&s(item, "text"));
+                    continue;
+                }
+                if kind == "error" {
+                    t.push(system_note(s(item, "message"), false));
+                    continue;
+                }
+                if let Some(mut step) = codex_item(item, &kind) {
+                    step.reasoning_content = reasoning.take();
+                    t.push(step);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(r) = reasoning {
+        let mut step = agent_step("");
+        step.reasoning_content = Some(r);
+        t.push(step);
+    }
+    t.final_metrics = Some(totals);
+    t
+}
+
+/// One completed item as an agent step; `None` for an item that is no step (`todo_list`).
+fn codex_item(item: &Value, kind: &str) -> Option<Step> {
+    let id = item
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let status = item.get("status").and_then(Value::as_str);
+    let (args, output, failed) = match kind {
+        "agent_message" => {
+            let text = item.get("text").and_then(Value::as_str).unwrap_or("");
+            return Some(agent_step(text));
+        }
+        "command_execution" => {
+            let code = item.get("exit_code").and_then(Value::as_i64);
+            let output = item
+                .get("aggregated_output")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let failed = status != Some("completed") || code.is_some_and(|c| c != 0);
+            (json!({"command": item.get("command")}), output, failed)
+        }
+        "file_change" => (
+            json!({"changes": item.get("changes")}),
+            status.unwrap_or("").to_string(),
+            status == Some("failed"),
+        ),
+        "mcp_tool_call" => (
+            json!({"server": item.get("server"), "tool": item.get("tool"),
+                   "arguments": item.get("arguments")}),
+            item.get("result").map(Value::to_string).unwrap_or_default(),
+            status == Some("failed"),
+        ),
+        "web_search" => (json!({"query": item.get("query")}), String::new(), false),
+        _ => return None,
+    };
+    let mut step = agent_step("");
+    step.tool_calls = Some(vec![ToolCall::new(&id, kind, args)]);
+    let mut result = ObservationResult::of(&id, output, failed);
+    if let Some(code) = item.get("exit_code").filter(|c| !c.is_null()) {
+        result
+            .extra
+            .get_or_insert_with(Default::default)
+            .insert("exit_code".into(), code.clone());
+    }
+    step.observation = Some(Observation {
+        results: vec![result],
+    });
+    Some(step)
 }
 
 /// Codex's `-c` overrides (values are TOML): the model provider of the run, and analytics,
@@ -241,6 +368,9 @@ fn parse_codex(stdout: &str) -> AgentResult {
             Some(_) => format!("Codex: model API error (retries exhausted): {e}"),
             None => format!("Codex: {e}"),
         });
+        if r.meta.contains_key("api_error_status") {
+            r.could_not_run = r.error.clone();
+        }
     } else if turns == 0 {
         r.error = Some("Codex: no completed turn".into());
     } else {

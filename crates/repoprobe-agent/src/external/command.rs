@@ -4,10 +4,11 @@
 //! `REPOPROBE_API_URL` (when `--agent-api-url` names one).
 
 use super::cli::{AgentCli, Call};
-use super::parse::AgentResult;
+use super::parse::{AgentResult, one_step};
 use super::presets::AgentConfig;
+use repoprobe_core::model::trajectory::Trajectory;
 use std::ffi::{OsStr, OsString};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Any command template; stdout is the answer.
 pub(super) struct Command;
@@ -56,9 +57,42 @@ impl AgentCli for Command {
             }
         }
         env.push(("REPOPROBE_PROMPT_FILE".into(), prompt_file.into()));
+        if let Some(dir) = prompt_file.parent()
+            && let Some(file) = self.trajectory_file(dir)
+        {
+            env.push(("REPOPROBE_TRAJECTORY_FILE".into(), file.into()));
+        }
         env.push(("REPOPROBE_MODEL".into(), cfg.model.clone().into()));
         env.push(("REPOPROBE_WORKDIR".into(), workdir.into()));
         env
+    }
+
+    fn trajectory_file(&self, scratch: &Path) -> Option<PathBuf> {
+        Some(scratch.join("trajectory.json"))
+    }
+
+    /// The ATIF trajectory the command wrote to `REPOPROBE_TRAJECTORY_FILE`, its steps
+    /// renumbered; without one (or one that does not read as ATIF, said in its notes), one
+    /// step with its output.
+    fn trajectory(&self, stdout: &str, own: Option<&str>) -> Trajectory {
+        let Some(text) = own else {
+            return one_step(stdout);
+        };
+        match serde_json::from_str::<Trajectory>(text) {
+            Ok(mut t) => {
+                for (i, s) in t.steps.iter_mut().enumerate() {
+                    s.step_id = i as u64 + 1;
+                }
+                t
+            }
+            Err(e) => {
+                let mut t = one_step(stdout);
+                t.notes = Some(format!(
+                    "REPOPROBE_TRAJECTORY_FILE does not read as an ATIF trajectory ({e}); the output is kept whole as one step"
+                ));
+                t
+            }
+        }
     }
 
     fn args(&self, call: &Call) -> Result<Vec<OsString>, String> {

@@ -117,6 +117,25 @@ impl AgentCli for Gemini {
     fn parse(&self, stdout: &str, stderr: &str) -> AgentResult {
         parse_gemini(stdout, stderr)
     }
+
+    /// Gemini CLI's fatal errors that are the set-up's, not the model's
+    /// (`packages/core/src/utils/errors.ts`): 41 authentication ("Error: Invalid auth method
+    /// selected."), 44 its sandbox, 52 its configuration.
+    fn exit_could_not_run(&self, exit_code: Option<i32>, stderr: &str) -> Option<String> {
+        let what = match exit_code? {
+            41 => "could not authenticate",
+            44 => "could not set its sandbox up",
+            52 => "refused its configuration",
+            _ => return None,
+        };
+        let code = exit_code?;
+        let detail = tail(stderr.trim(), ERROR_TAIL_CHARS);
+        Some(if detail.is_empty() {
+            format!("Gemini CLI {what} (exit status {code})")
+        } else {
+            format!("Gemini CLI {what} (exit status {code}): {detail}")
+        })
+    }
 }
 
 /// Gemini CLI `--output-format json`: one (pretty-printed) object on stdout, or for a failure
@@ -142,6 +161,7 @@ fn parse_gemini(stdout: &str, stderr: &str) -> AgentResult {
             r.meta.insert("error_code".into(), code.clone());
             if code.as_u64().is_some_and(|c| (400..600).contains(&c)) {
                 r.meta.insert("api_error_status".into(), code.clone());
+                r.could_not_run = r.error.clone();
             }
         }
     } else {

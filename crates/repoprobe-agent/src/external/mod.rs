@@ -57,6 +57,7 @@ use env::secrets_of;
 pub use env::{BASE_ENV, agent_env};
 pub use gemini::GEMINI_EXCLUDED_TOOLS;
 pub use parse::AgentResult;
+pub use parse::Verdict;
 use parse::{ERROR_TAIL_CHARS, tail};
 pub use presets::{AgentConfig, DEFAULT_MAX_STDOUT, ExternalAgent};
 pub use process::Invocation;
@@ -87,10 +88,7 @@ impl RunOutcome {
     /// A run that failed before its agent could start.
     fn failed(started: Instant, error: String, command: Vec<String>) -> RunOutcome {
         RunOutcome {
-            result: AgentResult {
-                error: Some(error),
-                ..AgentResult::default()
-            },
+            result: AgentResult::could_not_run(error),
             exit_code: None,
             timed_out: false,
             duration_s: started.elapsed().as_secs_f64(),
@@ -156,7 +154,13 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
     let stdout = inv.scrub(&String::from_utf8_lossy(&raw.stdout));
     let stderr = inv.scrub(&String::from_utf8_lossy(&raw.stderr));
     let proxy_died = proxy.as_ref().is_some_and(|p| !p.is_alive());
-    let result = judge(cfg, &raw, &stdout, &stderr, proxy_died);
+    let mut result = judge(cfg, &raw, &stdout, &stderr, proxy_died);
+    let cli = cfg.agent.cli();
+    let own = cli
+        .trajectory_file(scratch)
+        .and_then(|f| read_own_trajectory(&f))
+        .map(|t| inv.scrub(&t));
+    result.trajectory = Some(cli.trajectory(&stdout, own.as_deref()));
     RunOutcome {
         result,
         exit_code: raw.exit_code,
@@ -167,6 +171,26 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
         stderr_tail: tail(&stderr, ERROR_TAIL_CHARS * 4),
         network,
     }
+}
+
+/// The most of an agent's own trajectory file that is read.
+const MAX_OWN_TRAJECTORY: u64 = 256 << 20;
+
+/// The trajectory file an agent wrote itself (`--agent command`'s `REPOPROBE_TRAJECTORY_FILE`),
+/// if it wrote one no larger than [`MAX_OWN_TRAJECTORY`]; a file of its own, never a link.
+fn read_own_trajectory(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let meta = path.symlink_metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_OWN_TRAJECTORY {
+        return None;
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_OWN_TRAJECTORY)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
 }
 
 /// Everything before the spawn: the prompt file, the environment, the proxy (kept alive by the
@@ -237,15 +261,14 @@ fn judge(
     let mut result = parse(cfg.agent, stdout, stderr, raw.exit_code);
     if let Some(why) = sandbox_failure(cfg, raw, stderr) {
         // bwrap itself could not set the sandbox up: the agent never ran.
-        result = AgentResult {
-            error: Some(format!("could not start the agent in its sandbox: {why}")),
-            ..AgentResult::default()
-        };
+        result =
+            AgentResult::could_not_run(format!("could not start the agent in its sandbox: {why}"));
     }
     if proxy_died {
         result.answer = None;
         let why = "the API proxy stopped during the run".to_string();
         result.error = Some(format!("the agent's environment failed: {why}"));
+        result.could_not_run = result.error.clone();
         result.environment_failure = Some(why);
     }
     if raw.stdout_truncated {

@@ -4,6 +4,7 @@
 //! find a JSON object in noisy output and cut long text for messages. Each CLI's own format is
 //! read in its module.
 
+use repoprobe_core::model::trajectory::{Trajectory, TrajectoryAgent};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -36,6 +37,14 @@ pub struct AgentResult {
     /// failed): the run says nothing about the model, so it is a failure to retry, never an
     /// answer. Set only with `error`.
     pub environment_failure: Option<String>,
+    /// Why the run could not happen — the model API failed, the agent could not start or its
+    /// environment broke: it says nothing about the model, so it is a failure to retry, never
+    /// an answer. Set where the fact is known (the CLI's parser, the runner); read through
+    /// [`AgentResult::verdict`].
+    pub could_not_run: Option<String>,
+    /// The run's steps as the CLI's module converted them (`AgentCli::trajectory`), before
+    /// the prompt and the run's fields are added; `None` when no process ran.
+    pub trajectory: Option<Trajectory>,
 }
 
 /// What a failed tool call's output says when the environment, not the model, is to blame: the
@@ -105,6 +114,48 @@ impl ToolTally {
                 .insert("failed_tool_calls".into(), self.failed.into());
         }
         r.environment_failure = self.verdict();
+    }
+}
+
+/// A trajectory of one agent step: the whole output as its message (llm_call_count unknown).
+pub(super) fn one_step(stdout: &str) -> Trajectory {
+    let mut t = Trajectory::new(TrajectoryAgent::default());
+    t.push(crate::atif::agent_step(stdout));
+    t.notes = Some("the agent's output holds no steps: it is kept whole as one".into());
+    t
+}
+
+/// How a run ended, decided once from what its parser and runner found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The agent answered.
+    Answered(String),
+    /// The agent ran and gave no answer (a limit, an error result, an empty reply): an answer
+    /// record with `error`, scored 0 under the default policy.
+    AgentFailed(String),
+    /// The run could not happen: a failure record, tried again by the next run.
+    CouldNotRun(String),
+}
+
+impl AgentResult {
+    /// A result of a run that could not happen for `why`.
+    pub fn could_not_run(why: String) -> AgentResult {
+        AgentResult {
+            error: Some(why.clone()),
+            could_not_run: Some(why),
+            ..AgentResult::default()
+        }
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        if let Some(why) = &self.could_not_run {
+            return Verdict::CouldNotRun(why.clone());
+        }
+        match (&self.answer, &self.error) {
+            (Some(a), None) => Verdict::Answered(a.clone()),
+            (_, Some(e)) => Verdict::AgentFailed(e.clone()),
+            (None, None) => Verdict::AgentFailed("empty answer".into()),
+        }
     }
 }
 

@@ -58,6 +58,15 @@ pub fn parse(
     let mut r = agent.cli().parse(stdout, stderr);
     if let Some(why) = &r.environment_failure {
         r.error = Some(format!("the agent's environment failed: {why}"));
+        r.could_not_run = r.error.clone();
+    }
+    if r.could_not_run.is_none()
+        && let Some(why) = agent.cli().exit_could_not_run(exit_code, stderr)
+    {
+        // The CLI's own words, when its output had them.
+        let why = r.error.clone().unwrap_or(why);
+        r.error = Some(why.clone());
+        r.could_not_run = Some(why);
     }
     if r.error.is_none() && exit_code != Some(0) {
         let status = match exit_code {
@@ -76,6 +85,11 @@ pub fn parse(
     }
     if r.error.is_some() {
         r.answer = None;
+    }
+    if let Some(why) = &r.could_not_run
+        && r.error.is_none()
+    {
+        r.error = Some(why.clone());
     }
     r
 }

@@ -22,14 +22,13 @@ use crate::output::{AnswerKey, Journal};
 use crate::runs::Layout;
 use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
-use repoprobe_agent::builtin::{self, BuiltinRun, Limits};
-use repoprobe_agent::external::{self, AgentConfig, ExternalAgent, RunOutcome};
+use repoprobe_agent::builtin::Limits;
+use repoprobe_agent::external::{self, AgentConfig, ExternalAgent};
+use repoprobe_agent::run::{self, Agent, RunIds, Verdict};
 use repoprobe_agent::sandbox::{self, Bubblewrap};
-use repoprobe_agent::tools::Sandbox;
-use repoprobe_agent::workspace::{RepoSource, Worktree};
+use repoprobe_agent::workspace::RepoSource;
 use repoprobe_core::Question;
-use repoprobe_core::model::agent::AgentBlock;
-use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt, single_prompt};
+use repoprobe_core::protocol::answer::PROMPT_VERSION;
 use repoprobe_llm::key::scrub_env;
 use repoprobe_llm::price::Price;
 use repoprobe_llm::{Client, Tokens};
@@ -147,22 +146,9 @@ impl AgentKind {
     }
 }
 
-/// Who runs the questions.
-enum Runner {
-    Builtin {
-        client: Arc<Client>,
-        limits: Limits,
-    },
-    External {
-        config: Box<AgentConfig>,
-        version: Option<String>,
-        fresh_home: bool,
-    },
-}
-
 /// What every run shares.
 struct Ctx {
-    runner: Runner,
+    runner: Agent,
     source: RepoSource,
     worktrees: PathBuf,
     transcripts: PathBuf,
@@ -319,13 +305,13 @@ pub fn run(mut a: Args) -> anyhow::Result<Exit> {
 /// version asked once, so a missing CLI stops the run at once rather than failing every key)
 /// with its sandbox (probed once: without one, external agents are refused unless
 /// `--no-sandbox`).
-fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Runner> {
+fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Agent> {
     let timeout = Duration::from_secs_f64(a.agent_timeout_s);
     let Some(agent) = a.agent.external() else {
         let (mut settings, key) = a.api.settings(None)?;
         settings.rpm = a.run.share(settings.rpm, layout);
         settings.tpm = a.run.share(settings.tpm, layout);
-        return Ok(Runner::Builtin {
+        return Ok(Agent::Builtin {
             client: Arc::new(Client::new(settings, key)?),
             limits: Limits {
                 max_turns: a.max_turns,
@@ -396,7 +382,7 @@ fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Runner> {
             agent.as_str()
         ),
     };
-    Ok(Runner::External {
+    Ok(Agent::External {
         config: Box::new(config),
         version,
         fresh_home: a.agent_home.is_none(),
@@ -405,7 +391,7 @@ fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Runner> {
 
 /// What `answer` says of its run in the run's manifest: the benchmark, the agent and its
 /// version, the model and the flags that change answers.
-fn run_spec(a: &Args, runner: &Runner) -> RunSpec {
+fn run_spec(a: &Args, runner: &Agent) -> RunSpec {
     let spec = RunSpec::new("answer")
         .input("benchmark", &a.benchmark)
         .set("prompt_version", PROMPT_VERSION)
@@ -421,7 +407,7 @@ fn run_spec(a: &Args, runner: &Runner) -> RunSpec {
         .set("max_turns", a.max_turns)
         .set("sandbox", !a.no_sandbox);
     match runner {
-        Runner::Builtin { client, limits } => {
+        Agent::Builtin { client, limits } => {
             let s = client.settings();
             spec.set("provider", s.provider.as_str())
                 .set("temperature", s.temperature)
@@ -429,7 +415,7 @@ fn run_spec(a: &Args, runner: &Runner) -> RunSpec {
                 .set("max_tokens", s.max_tokens)
                 .set("max_run_tokens", limits.max_total_tokens)
         }
-        Runner::External { version, .. } => spec
+        Agent::External { version, .. } => spec
             .set("agent_version", version)
             .set("command", &a.command)
             .set("agent_args", &a.agent_args),
@@ -474,7 +460,8 @@ fn safe(s: &str) -> String {
     crate::output::file_name_part(s)
 }
 
-/// Does one key: worktree, agent, changes, transcript, cleanup.
+/// Does one key: worktree, then the agent crate's one run (agent, changes, trajectory,
+/// verdict), then the trajectory and the raw output written beside the answers and the record.
 async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome {
     let started = Instant::now();
     let name = format!(
@@ -506,109 +493,62 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome 
             return o;
         }
     };
-    let transcript_path = ctx.transcripts.join(format!("{name}.json"));
-    let ran = run_agent(&ctx, &name, &q, &wt, &transcript_path).await;
-    // What the agent left behind, then the worktree goes (unless kept for inspection).
-    let keep = ctx.keep_worktrees;
-    let changes = tokio::task::spawn_blocking(move || {
-        let changes = wt.changes();
-        if !keep && let Err(e) = wt.remove() {
-            eprintln!("warning: {e}");
-        }
-        changes
-    })
-    .await;
-    let Ran {
-        answer,
-        error,
-        infrastructure,
-        mut agent,
-        tokens,
-        cost_usd,
-        http_retries,
-        turns,
-    } = match ran {
-        Ok(r) => r,
-        Err(e) => {
-            o.result = Err(e);
+    let scratch = ctx.worktrees.join(format!("{name}.scratch"));
+    let ids = RunIds {
+        question_id: &o.key.question_id,
+        model: &o.key.model,
+        attempt: o.key.attempt,
+    };
+    let run = run::answer(&ctx.runner, &q, wt, ctx.keep_worktrees, &scratch, ids).await;
+    if let Some(w) = &run.cleanup_warning {
+        eprintln!("warning: {w}");
+    }
+    o.tokens = run.tokens;
+    o.http_retries = run.http_retries;
+    o.turns = run.turns;
+    let trajectory_path = ctx.transcripts.join(format!("{name}.json"));
+    let raw_path = ctx.transcripts.join(format!("{name}.raw.json"));
+    let written = serde_json::to_value(&run.trajectory)
+        .map_err(|e| e.to_string())
+        .and_then(|t| write_transcript(&trajectory_path, &t))
+        .and_then(|()| write_transcript(&raw_path, &run.raw));
+    let (answer, error) = match run.verdict {
+        Verdict::CouldNotRun(why) => {
+            o.result = Err(if why.is_empty() {
+                "the run could not happen".into()
+            } else {
+                why
+            });
             return o;
         }
+        Verdict::Answered(a) => (Some(a), None),
+        Verdict::AgentFailed(e) => (None, Some(e)),
     };
-    o.tokens = tokens;
-    o.http_retries = http_retries;
-    o.turns = turns;
-    if infrastructure {
-        o.result = Err(error.unwrap_or_else(|| "the run could not happen".into()));
+    if let Err(e) = written {
+        o.result = Err(e);
         return o;
     }
-    let changes = match changes {
-        Ok(Ok(c)) => c,
-        Ok(Err(e)) => {
-            o.result = Err(format!(
-                "the worktree could not be inspected afterwards: {e}"
-            ));
-            return o;
-        }
-        Err(e) => {
-            o.result = Err(format!("the worktree check stopped unexpectedly: {e}"));
-            return o;
-        }
-    };
-    let transcript = transcript_path
-        .strip_prefix(&ctx.out_dir)
-        .unwrap_or(&transcript_path)
-        .display()
-        .to_string();
-    agent.prompt_version = Some(PROMPT_VERSION.into());
-    agent.repo = Some(q.repo.name.clone());
-    agent.worktree_changed = Some(!changes.is_empty());
-    agent.changes = Some(changes);
-    agent.transcript = Some(transcript);
-    let (cost, cost_source) = cost(cost_usd, ctx.price, tokens);
+    let mut agent = run.agent;
+    agent.transcript = Some(
+        trajectory_path
+            .strip_prefix(&ctx.out_dir)
+            .unwrap_or(&trajectory_path)
+            .display()
+            .to_string(),
+    );
+    let (cost, cost_source) = cost(run.cost_usd, ctx.price, run.tokens);
     agent.cost_source = Some(cost_source.into());
     let record = AnswerRecord {
         key: &o.key,
         answer: answer.as_deref(),
         agent: agent.to_value(),
-        usage: json!({"input_tokens": tokens.input_tokens, "output_tokens": tokens.output_tokens,
+        usage: json!({"input_tokens": run.tokens.input_tokens, "output_tokens": run.tokens.output_tokens,
             "cost_usd": cost}),
         duration_s: started.elapsed().as_secs_f64(),
         error: error.as_deref(),
     };
     o.result = serde_json::to_value(&record).map_err(|e| e.to_string());
     o
-}
-
-/// Runs the configured agent on one checked-out question.
-async fn run_agent(
-    ctx: &Ctx,
-    name: &str,
-    q: &Question,
-    wt: &Worktree,
-    transcript_path: &Path,
-) -> Result<Ran, String> {
-    match &ctx.runner {
-        Runner::Builtin { client, limits } => {
-            run_builtin(client, limits, q, wt, transcript_path).await
-        }
-        Runner::External {
-            config,
-            version,
-            fresh_home,
-        } => {
-            let scratch = ctx.worktrees.join(format!("{name}.scratch"));
-            run_external(
-                config,
-                version.as_deref(),
-                *fresh_home,
-                q,
-                wt,
-                &scratch,
-                transcript_path,
-            )
-            .await
-        }
-    }
 }
 
 /// What the run cost and where that figure came from: the agent's own report, else list prices
@@ -623,148 +563,6 @@ fn cost(
         (None, Some(p)) => (Some(p.cost(tokens)), "estimated from list prices"),
         (None, None) => (None, "unknown"),
     }
-}
-
-/// What a run gave, whoever ran it.
-struct Ran {
-    answer: Option<String>,
-    error: Option<String>,
-    /// The run could not happen (not the agent's fault): a failure record, tried again later.
-    infrastructure: bool,
-    /// The record's `agent` block so far.
-    agent: AgentBlock,
-    tokens: Tokens,
-    cost_usd: Option<f64>,
-    http_retries: u32,
-    turns: u32,
-}
-
-async fn run_builtin(
-    client: &Client,
-    limits: &Limits,
-    q: &Question,
-    wt: &Worktree,
-    transcript_path: &Path,
-) -> Result<Ran, String> {
-    let sandbox = Sandbox::new(&wt.path)
-        .map_err(|e| format!("cannot open the worktree {}: {e}", wt.path.display()))?;
-    let p = prompt(q, &wt.commit);
-    let r: BuiltinRun = builtin::run(client, &sandbox, &p.system, &p.user, limits).await;
-    write_transcript(
-        transcript_path,
-        &json!({"agent": "builtin", "transcript": r.transcript}),
-    )?;
-    let s = client.settings();
-    Ok(Ran {
-        infrastructure: r.call_failed,
-        agent: AgentBlock {
-            name: Some("builtin".into()),
-            version: Some(concat!("repoprobe ", env!("CARGO_PKG_VERSION")).into()),
-            // No process is started: the tools confine their own paths.
-            sandbox: Some("none (in-process read-only tools)".into()),
-            provider: Some(s.provider.as_str().into()),
-            turns: Some(r.turns.into()),
-            stop_reason: r.stop_reason.clone(),
-            cut_at_token_limit: Some(r.cut_at_token_limit),
-            http_retries: Some(r.http_retries.into()),
-            commit: Some(wt.commit.clone()),
-            from_head: Some(wt.from_head),
-            ..AgentBlock::default()
-        },
-        answer: r.answer,
-        error: r.error,
-        tokens: r.tokens,
-        cost_usd: None,
-        http_retries: r.http_retries,
-        turns: r.turns,
-    })
-}
-
-async fn run_external(
-    config: &AgentConfig,
-    version: Option<&str>,
-    fresh_home: bool,
-    q: &Question,
-    wt: &Worktree,
-    scratch: &Path,
-    transcript_path: &Path,
-) -> Result<Ran, String> {
-    let text = single_prompt(q, &wt.commit);
-    let mut config = config.clone();
-    if fresh_home {
-        let home = scratch.join("home");
-        std::fs::create_dir_all(&home)
-            .map_err(|e| format!("cannot create {}: {e}", home.display()))?;
-        // The settings that keep the CLI from loading the repository's own (Gemini, Codex).
-        let vars = external::home_settings(config.agent, &home, &wt.path).map_err(|e| {
-            format!(
-                "cannot write the agent's settings in {}: {e}",
-                home.display()
-            )
-        })?;
-        config.set_env.extend(vars);
-        config.home = Some(home);
-    }
-    let r: RunOutcome = external::run(&config, &wt.path, &text, scratch).await;
-    let _ = std::fs::remove_dir_all(scratch);
-    write_transcript(
-        transcript_path,
-        &json!({"agent": config.agent.as_str(), "command": r.command, "exit_code": r.exit_code,
-            "timed_out": r.timed_out, "stdout": r.stdout, "stderr_tail": r.stderr_tail}),
-    )?;
-    let res = r.result;
-    // Not the model's doing: the CLI could not start, or its model API refused or failed
-    // (Claude Code reports `api_error_status`, and its result then reads "API Error: …"). A
-    // rerun tries those keys again; they are never answers scored 0. Codex's parse sets
-    // `api_error_status` too, when its retries ran out or a message names an HTTP status, and
-    // Gemini's when its error code is an HTTP status.
-    let could_not_start = res.error.as_deref().is_some_and(|e| {
-        e.starts_with("could not start") || e.starts_with("could not write the prompt")
-    });
-    let api_failed = res
-        .meta
-        .get("api_error_status")
-        .is_some_and(|s| !s.is_null())
-        || res
-            .error
-            .as_deref()
-            .is_some_and(|e| e.contains("API Error"));
-    // Nor is a run whose tools could not work where it ran (its sandbox broke, every tool call
-    // failed): an answer written without reading the repository is no measurement.
-    let environment_failed = res.environment_failure.is_some();
-    Ok(Ran {
-        infrastructure: could_not_start || api_failed || environment_failed,
-        agent: AgentBlock {
-            name: Some(config.agent.as_str().into()),
-            version: version.map(str::to_string),
-            turns: res.turns.map(u64::from),
-            exit_code: r.exit_code.map(i64::from),
-            timed_out: Some(r.timed_out),
-            sandbox: Some(format!(
-                "{}; network: {}",
-                config
-                    .sandbox
-                    .as_ref()
-                    .map_or(sandbox::NONE, |b| b.describe()),
-                r.network
-            )),
-            cache_read_tokens: res.cache_read_tokens,
-            cache_creation_tokens: res.cache_creation_tokens,
-            meta: Some(json!(res.meta)),
-            commit: Some(wt.commit.clone()),
-            from_head: Some(wt.from_head),
-            ..AgentBlock::default()
-        },
-        answer: res.answer,
-        error: res.error,
-        tokens: Tokens {
-            input_tokens: res.input_tokens.unwrap_or(0),
-            output_tokens: res.output_tokens.unwrap_or(0),
-        },
-        cost_usd: res.cost_usd,
-        http_retries: 0,
-        turns: res.turns.unwrap_or(0),
-    })
 }
 
 /// Writes a transcript, scrubbed of every secret of our environment.

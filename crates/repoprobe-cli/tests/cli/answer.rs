@@ -208,26 +208,24 @@ fn the_builtin_agent_answers_from_the_pinned_commit_with_real_tool_results() {
         seen[0].contains("marker_alpha"),
         "the server got the real file: {seen:?}"
     );
-    // The transcript holds every tool call with what it really returned.
-    let t: Value = serde_json::from_str(
-        &std::fs::read_to_string(c.path().join(a["agent"]["transcript"].as_str().unwrap()))
-            .unwrap(),
-    )
-    .unwrap();
-    let tools: Vec<&Value> = t["transcript"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["kind"] == "tool")
-        .collect();
-    assert_eq!(tools.len(), 2);
-    assert_eq!(tools[0]["name"], "read_file");
-    assert!(
-        tools[0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("marker_alpha")
-    );
+    // The trajectory (ATIF) holds every tool call with what it really returned, and the
+    // record the files whose contents the agent saw.
+    let t = common::trajectory::trajectory(c.path(), a, "builtin");
+    assert_eq!(t["agent"]["name"], "builtin");
+    assert_eq!(t["extra"]["question_id"], "q1");
+    assert_eq!(t["extra"]["commit"], c.first.as_str());
+    let calls = common::trajectory::tool_calls(&t);
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[0].0, "read_file");
+    assert!(calls[0].2.contains("marker_alpha"), "{calls:?}");
+    assert_eq!(a["agent"]["files_read"], json!(["src/lib.rs"]), "{a}");
+    assert_eq!(a["agent"]["tool_calls"]["read"], 1, "{a}");
+    assert_eq!(a["agent"]["tool_calls"]["search"], 1, "{a}");
+    assert_eq!(a["agent"]["files_searched"], json!(["src/lib.rs"]), "{a}");
+    // The raw transcript stays beside it.
+    let raw = common::trajectory::raw(c.path(), a);
+    assert_eq!(raw["agent"], "builtin");
+    assert!(raw["transcript"].as_array().is_some_and(|e| e.len() > 4));
     assert!(!std::fs::read_to_string(&c.out).unwrap().contains(KEY));
     // The worktree is gone; the clone cache stays.
     assert_eq!(

@@ -96,10 +96,10 @@ fn claude_code_holds_a_placeholder_while_the_server_sees_the_real_key() {
     for (path, key, _) in &requests {
         assert_eq!(key.as_deref(), Some(KEY), "{path}");
     }
-    common::agent_cli::assert_only_a_placeholder_inside(
-        &dir.path()
-            .join(rec["agent"]["transcript"].as_str().unwrap()),
-    );
+    common::agent_cli::assert_only_a_placeholder_inside(&common::trajectory::raw_path(
+        dir.path(),
+        &rec,
+    ));
 }
 
 #[test]
@@ -143,9 +143,23 @@ fn claude_code_answers_through_its_read_only_tools_and_the_record_says_so() {
         first.contains("Question q1?") && first.contains(agent["commit"].as_str().unwrap()),
         "{first}"
     );
-    let transcript =
-        std::fs::read_to_string(dir.path().join(agent["transcript"].as_str().unwrap())).unwrap();
-    assert!(transcript.contains("num_turns") && !transcript.contains(KEY));
+    let raw = common::trajectory::raw(dir.path(), &a).to_string();
+    assert!(raw.contains("num_turns") && !raw.contains(KEY));
+    // The trajectory: Claude Code's Glob and Read calls with their results, the file it read
+    // in the record.
+    let t = common::trajectory::trajectory(dir.path(), &a, "claude-code");
+    assert!(!t.to_string().contains(KEY));
+    let calls = common::trajectory::tool_calls(&t);
+    let names: Vec<&str> = calls.iter().map(|c| c.0.as_str()).collect();
+    assert_eq!(names, ["Glob", "Read"], "{calls:?}");
+    assert!(calls[1].2.contains(FILE_CONTENT), "{calls:?}");
+    assert_eq!(
+        agent["files_read"],
+        serde_json::json!(["docs/notes.txt"]),
+        "{agent}"
+    );
+    assert_eq!(agent["tool_calls"]["read"], 1, "{agent}");
+    assert_eq!(t["final_metrics"]["extra"]["turns"], 3, "{t}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use crate::common;
 
 use common::agent_cli::{self, Answered, FILE_CONTENT, Seen};
 use common::codex::{self, COMMANDS, KEY, MODEL, Script, USAGE};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::Path;
 
 fn run(bin: &Path, script: Script) -> (Answered, Seen) {
@@ -89,9 +89,10 @@ fn codex_answers_through_its_own_read_only_tools_and_the_record_says_so() {
         agent["meta"]["tool_calls"].as_u64().unwrap() >= 3,
         "{agent}"
     );
-    // Codex counts one turn per prompt; its usage is the sum over the four model calls.
-    assert_eq!(agent["turns"], 1, "{agent}");
+    // One turn per model response (each command one, the answer one); its usage is the sum
+    // over the model calls.
     let calls = seen.lock().unwrap().len() as u64;
+    assert_eq!(agent["turns"], calls, "{agent}");
     assert_eq!(calls, COMMANDS.len() as u64 + 1);
     assert_eq!(rec["usage"]["input_tokens"], USAGE.0 * calls, "{rec}");
     assert_eq!(rec["usage"]["output_tokens"], USAGE.2 * calls, "{rec}");
@@ -108,9 +109,23 @@ fn codex_answers_through_its_own_read_only_tools_and_the_record_says_so() {
         .unwrap()
         .to_string();
     assert!(meta.contains("\"sandbox_mode\":\"read-only\""), "{meta}");
-    let transcript =
-        std::fs::read_to_string(a.dir.path().join(agent["transcript"].as_str().unwrap())).unwrap();
+    let transcript = common::trajectory::raw(a.dir.path(), &rec).to_string();
     assert_only_model_calls(&seen, &a.stderr, &transcript);
+    let t = common::trajectory::trajectory(a.dir.path(), &rec, "codex");
+    let commands = common::trajectory::tool_calls(&t);
+    assert_eq!(commands.len(), COMMANDS.len(), "{commands:?}");
+    assert!(
+        commands.iter().all(|c| c.0 == "command_execution"),
+        "{commands:?}"
+    );
+    // `cat docs/notes.txt` read it; `grep -rn flux .` found it; `ls -R` listed.
+    assert_eq!(agent["files_read"], json!(["docs/notes.txt"]), "{agent}");
+    assert_eq!(
+        agent["files_searched"],
+        json!(["docs/notes.txt"]),
+        "{agent}"
+    );
+    assert_eq!(agent["tool_calls"]["list"], 1, "{agent}");
 }
 
 #[test]

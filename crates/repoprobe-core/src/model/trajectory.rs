@@ -244,6 +244,29 @@ impl Trajectory {
         self.steps.last_mut().expect("just pushed")
     }
 
+    /// Puts a tool call's result in the observation of the latest step that made the call;
+    /// `false` (and nothing kept) when no step did.
+    pub fn attach_result(&mut self, result: ObservationResult) -> bool {
+        let Some(id) = result.source_call_id.as_deref() else {
+            return false;
+        };
+        let maker = self
+            .steps
+            .iter_mut()
+            .rev()
+            .find(|s| s.tool_calls.iter().flatten().any(|c| c.tool_call_id == id));
+        match maker {
+            Some(s) => {
+                s.observation
+                    .get_or_insert_with(Observation::default)
+                    .results
+                    .push(result);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// A string field of `extra`.
     pub fn extra_str(&self, key: &str) -> Option<&str> {
         self.extra.as_ref()?.get(key)?.as_str()

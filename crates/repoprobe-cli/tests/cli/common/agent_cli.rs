@@ -240,9 +240,10 @@ pub fn env_probe(dir: &Path, real: &Path, key: &str) -> PathBuf {
     p
 }
 
-/// The `stderr_tail` of the run's transcript says the agent held a placeholder, never `key`.
-pub fn assert_only_a_placeholder_inside(transcript: &Path) {
-    let t: Value = serde_json::from_str(&std::fs::read_to_string(transcript).unwrap()).unwrap();
+/// The `stderr_tail` of the run's raw output (`raw`, beside its trajectory) says the agent held
+/// a placeholder, never `key`.
+pub fn assert_only_a_placeholder_inside(raw: &Path) {
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(raw).unwrap()).unwrap();
     let tail = t["stderr_tail"].as_str().unwrap_or("");
     assert!(
         tail.contains("ENV-PROBE: no environ holds the key"),
@@ -312,10 +313,9 @@ pub fn assert_a_broken_sandbox_is_a_failure_to_retry(
 }
 
 /// `a` is an answer (no error) whose agent held a placeholder, never `key`
-/// ([`assert_only_a_placeholder_inside`] on its transcript).
+/// ([`assert_only_a_placeholder_inside`] on its raw output).
 pub fn assert_answered_with_a_placeholder_inside(a: &Answered) {
     let rec = a.record.as_ref().expect(&a.stderr);
     assert_eq!(rec["error"], Value::Null, "{rec}");
-    let transcript = rec["agent"]["transcript"].as_str().unwrap();
-    assert_only_a_placeholder_inside(&a.dir.path().join(transcript));
+    assert_only_a_placeholder_inside(&super::trajectory::raw_path(a.dir.path(), rec));
 }

@@ -14,6 +14,7 @@ pub mod codex;
 pub mod gemini;
 pub mod needs;
 pub mod slurm;
+pub mod trajectory;
 pub mod wait;
 
 pub use repoprobe_test_support::reply::{Api, Mode};

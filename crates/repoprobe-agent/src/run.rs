@@ -1,0 +1,307 @@
+//! One question answered in its worktree: the one call `repoprobe answer` makes per key. It
+//! runs the agent (built-in or a CLI), inspects what the agent left in the worktree, converts
+//! its output to a trajectory and derives the facts the record keeps, and decides once how the
+//! run ended ([`Verdict`]). The CLI keeps the keys, the journals and the files.
+
+use crate::atif::{self, RunInfo};
+use crate::builtin::{self, BuiltinRun, Limits};
+use crate::external::{self, AgentConfig, RunOutcome};
+use crate::sandbox;
+use crate::tools::Sandbox;
+use crate::workspace::Worktree;
+use repoprobe_core::Question;
+use repoprobe_core::facts::Facts;
+use repoprobe_core::model::agent::AgentBlock;
+use repoprobe_core::model::trajectory::Trajectory;
+use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt, single_prompt};
+use repoprobe_llm::{Client, Tokens};
+use serde_json::{Map, Value, json};
+use std::path::Path;
+use std::sync::Arc;
+
+pub use crate::external::Verdict;
+
+/// Who answers.
+pub enum Agent {
+    Builtin {
+        client: Arc<Client>,
+        limits: Limits,
+    },
+    External {
+        config: Box<AgentConfig>,
+        /// The CLI's `--version`, asked once before the runs.
+        version: Option<String>,
+        /// A fresh HOME per run, in its scratch directory.
+        fresh_home: bool,
+    },
+}
+
+/// The record's key, copied into the trajectory's `extra`.
+#[derive(Debug, Clone, Copy)]
+pub struct RunIds<'a> {
+    pub question_id: &'a str,
+    pub model: &'a str,
+    pub attempt: u32,
+}
+
+/// What a run gave: everything the answer record and its files need.
+#[derive(Debug)]
+pub struct Run {
+    pub verdict: Verdict,
+    /// The record's `agent` block (its `transcript` is the caller's to set).
+    pub agent: AgentBlock,
+    pub trajectory: Trajectory,
+    /// The agent's own output as it came, kept beside the trajectory for forensics.
+    pub raw: Value,
+    pub tokens: Tokens,
+    /// As the agent reported it (Claude Code); `None` otherwise.
+    pub cost_usd: Option<f64>,
+    pub http_retries: u32,
+    /// Model calls, for the run's progress counts.
+    pub turns: u32,
+    /// Why the worktree could not be removed, for the caller to tell.
+    pub cleanup_warning: Option<String>,
+}
+
+/// Runs `agent` on `q` in `wt` (`scratch`, outside the worktree, holds the run's own files and
+/// is removed afterwards), then reads what it changed and removes the worktree unless
+/// `keep_worktree`.
+pub async fn answer(
+    agent: &Agent,
+    q: &Question,
+    wt: Worktree,
+    keep_worktree: bool,
+    scratch: &Path,
+    ids: RunIds<'_>,
+) -> Run {
+    let mut run = match agent {
+        Agent::Builtin { client, limits } => run_builtin(client, limits, q, &wt).await,
+        Agent::External {
+            config,
+            version,
+            fresh_home,
+        } => run_external(config, version.as_deref(), *fresh_home, q, &wt, scratch).await,
+    };
+    let _ = std::fs::remove_dir_all(scratch);
+    let root = wt.path.canonicalize().unwrap_or_else(|_| wt.path.clone());
+    let info = RunInfo {
+        agent: run.agent.name.as_deref().unwrap_or(""),
+        version: run.agent.version.as_deref().unwrap_or(""),
+        model: run.model.as_str(),
+        system: run.system.as_deref(),
+        prompt: &run.prompt,
+        worktree: &root.to_string_lossy(),
+        extra: Map::from_iter([
+            ("question_id".to_string(), json!(ids.question_id)),
+            ("model".to_string(), json!(ids.model)),
+            ("attempt".to_string(), json!(ids.attempt)),
+            ("repo".to_string(), json!(q.repo.name)),
+            ("commit".to_string(), json!(wt.commit)),
+            ("prompt_version".to_string(), json!(PROMPT_VERSION)),
+        ]),
+    };
+    let trajectory = atif::assemble(&info, std::mem::replace(&mut run.converted, empty()));
+    let facts = Facts::of(&trajectory);
+    let mut block = run.agent;
+    block.prompt_version = Some(PROMPT_VERSION.into());
+    block.repo = Some(q.repo.name.clone());
+    block.commit = Some(wt.commit.clone());
+    block.from_head = Some(wt.from_head);
+    block.turns = Some(facts.turns);
+    block.tool_calls = Some(facts.tool_calls);
+    block.files_read = Some(facts.files_read);
+    block.files_searched = Some(facts.files_searched);
+    // What the agent left behind, then the worktree goes (unless kept for inspection).
+    let mut verdict = run.verdict;
+    let inspected = tokio::task::spawn_blocking(move || {
+        let changes = wt.changes();
+        let removed = if keep_worktree { Ok(()) } else { wt.remove() };
+        (changes, removed.err().map(|e| e.to_string()))
+    })
+    .await;
+    let mut cleanup_warning = None;
+    match inspected {
+        Ok((changes, warning)) => {
+            cleanup_warning = warning;
+            match changes {
+                Ok(changes) => {
+                    block.worktree_changed = Some(!changes.is_empty());
+                    block.changes = Some(changes);
+                }
+                Err(e) if !matches!(verdict, Verdict::CouldNotRun(_)) => {
+                    verdict = Verdict::CouldNotRun(format!(
+                        "the worktree could not be inspected afterwards: {e}"
+                    ))
+                }
+                Err(_) => {}
+            }
+        }
+        Err(e) => {
+            verdict = Verdict::CouldNotRun(format!("the worktree check stopped unexpectedly: {e}"))
+        }
+    }
+    Run {
+        verdict,
+        agent: block,
+        trajectory,
+        raw: run.raw,
+        tokens: run.tokens,
+        cost_usd: run.cost_usd,
+        http_retries: run.http_retries,
+        turns: run.turns,
+        cleanup_warning,
+    }
+}
+
+fn empty() -> Trajectory {
+    Trajectory::new(Default::default())
+}
+
+/// A run before its trajectory is assembled.
+struct Partial {
+    verdict: Verdict,
+    agent: AgentBlock,
+    /// The API's model name.
+    model: String,
+    system: Option<String>,
+    prompt: String,
+    converted: Trajectory,
+    raw: Value,
+    tokens: Tokens,
+    cost_usd: Option<f64>,
+    http_retries: u32,
+    turns: u32,
+}
+
+async fn run_builtin(client: &Client, limits: &Limits, q: &Question, wt: &Worktree) -> Partial {
+    let s = client.settings();
+    let p = prompt(q, &wt.commit);
+    let mut partial = Partial {
+        verdict: Verdict::CouldNotRun(String::new()),
+        agent: AgentBlock {
+            name: Some("builtin".into()),
+            version: Some(concat!("repoprobe ", env!("CARGO_PKG_VERSION")).into()),
+            // No process is started: the tools confine their own paths.
+            sandbox: Some("none (in-process read-only tools)".into()),
+            provider: Some(s.provider.as_str().into()),
+            ..AgentBlock::default()
+        },
+        model: s.model.clone(),
+        system: Some(p.system.clone()),
+        prompt: p.user.clone(),
+        converted: empty(),
+        raw: Value::Null,
+        tokens: Tokens::default(),
+        cost_usd: None,
+        http_retries: 0,
+        turns: 0,
+    };
+    let sandbox = match Sandbox::new(&wt.path) {
+        Ok(sb) => sb,
+        Err(e) => {
+            let why = format!("cannot open the worktree {}: {e}", wt.path.display());
+            partial.converted.push(atif::system_note(&why, true));
+            partial.verdict = Verdict::CouldNotRun(why);
+            return partial;
+        }
+    };
+    let r: BuiltinRun = builtin::run(client, &sandbox, &p.system, &p.user, limits).await;
+    partial.verdict = match (&r.answer, &r.error) {
+        (_, Some(e)) if r.call_failed => Verdict::CouldNotRun(e.clone()),
+        (Some(a), None) => Verdict::Answered(a.clone()),
+        (_, e) => Verdict::AgentFailed(e.clone().unwrap_or_else(|| "empty answer".into())),
+    };
+    partial.converted = atif::builtin::convert(&r.transcript);
+    partial.agent.stop_reason = r.stop_reason.clone();
+    partial.agent.cut_at_token_limit = Some(r.cut_at_token_limit);
+    partial.agent.http_retries = Some(r.http_retries.into());
+    partial.raw = json!({"agent": "builtin", "transcript": r.transcript});
+    partial.tokens = r.tokens;
+    partial.http_retries = r.http_retries;
+    partial.turns = r.turns;
+    partial
+}
+
+async fn run_external(
+    config: &AgentConfig,
+    version: Option<&str>,
+    fresh_home: bool,
+    q: &Question,
+    wt: &Worktree,
+    scratch: &Path,
+) -> Partial {
+    let text = single_prompt(q, &wt.commit);
+    let mut config = config.clone();
+    let mut partial = Partial {
+        verdict: Verdict::CouldNotRun(String::new()),
+        agent: AgentBlock {
+            name: Some(config.agent.as_str().into()),
+            version: version.map(str::to_string),
+            ..AgentBlock::default()
+        },
+        model: config.model.clone(),
+        system: None,
+        prompt: text.clone(),
+        converted: empty(),
+        raw: Value::Null,
+        tokens: Tokens::default(),
+        cost_usd: None,
+        http_retries: 0,
+        turns: 0,
+    };
+    if fresh_home && let Err(why) = fresh_home_settings(&mut config, scratch, wt) {
+        partial.converted.push(atif::system_note(&why, true));
+        partial.verdict = Verdict::CouldNotRun(why);
+        return partial;
+    }
+    let r: RunOutcome = external::run(&config, &wt.path, &text, scratch).await;
+    partial.raw = json!({"agent": config.agent.as_str(), "command": r.command, "exit_code": r.exit_code,
+        "timed_out": r.timed_out, "stdout": r.stdout, "stderr_tail": r.stderr_tail});
+    let res = r.result;
+    partial.verdict = res.verdict();
+    partial.converted = res.trajectory.clone().unwrap_or_else(empty);
+    if let Verdict::CouldNotRun(why) | Verdict::AgentFailed(why) = &partial.verdict {
+        partial.converted.push(atif::system_note(why, true));
+    }
+    let b = &mut partial.agent;
+    b.exit_code = r.exit_code.map(i64::from);
+    b.timed_out = Some(r.timed_out);
+    b.sandbox = Some(format!(
+        "{}; network: {}",
+        config
+            .sandbox
+            .as_ref()
+            .map_or(sandbox::NONE, |b| b.describe()),
+        r.network
+    ));
+    b.cache_read_tokens = res.cache_read_tokens;
+    b.cache_creation_tokens = res.cache_creation_tokens;
+    b.meta = Some(json!(res.meta));
+    partial.tokens = Tokens {
+        input_tokens: res.input_tokens.unwrap_or(0),
+        output_tokens: res.output_tokens.unwrap_or(0),
+    };
+    partial.cost_usd = res.cost_usd;
+    partial.turns = res.turns.unwrap_or(0);
+    partial
+}
+
+/// A fresh HOME in the run's scratch directory, with the settings that keep the CLI from
+/// loading the repository's own (Gemini, Codex).
+fn fresh_home_settings(
+    config: &mut AgentConfig,
+    scratch: &Path,
+    wt: &Worktree,
+) -> Result<(), String> {
+    let home = scratch.join("home");
+    std::fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
+    let vars = external::home_settings(config.agent, &home, &wt.path).map_err(|e| {
+        format!(
+            "cannot write the agent's settings in {}: {e}",
+            home.display()
+        )
+    })?;
+    config.set_env.extend(vars);
+    config.home = Some(home);
+    Ok(())
+}

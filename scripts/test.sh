@@ -58,7 +58,26 @@ fi
 echo "== unit, property, golden, snapshot and CLI tests; chart functions natively on SVG"
 # A snapshot that is missing or differs fails (and no .snap.new is written): review changes
 # locally with `cargo insta review` or INSTA_UPDATE=always and `git diff`.
+# The trajectories the CLI tests write are left in target/tmp/atif (one per agent) for the ATIF
+# check below: none may be left over from an earlier run.
+rm -rf target/tmp/atif
 INSTA_UPDATE=no CI=true cargo test --locked --workspace
+
+echo "== every trajectory the tests wrote is ATIF, as the published models read it (PyPI atif)"
+# Harbor's reference models (pydantic) into tools/atif (git-ignored), only when that version is
+# missing; the built-in agent, Claude Code, Codex and Gemini CLI must each have left one.
+ATIF_PY=1.8.0
+ATIF_DIR="$PWD/tools/atif"
+if [ "$(cat "$ATIF_DIR/.pinned" 2>/dev/null || true)" != "$ATIF_PY" ]; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+    fi
+    rm -rf "$ATIF_DIR"
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-warn-conflicts \
+        --target "$ATIF_DIR" "atif==$ATIF_PY"
+    echo "$ATIF_PY" > "$ATIF_DIR/.pinned"
+fi
+PYTHONPATH="$ATIF_DIR" python3 scripts/check-atif.py target/tmp/atif --expect builtin claude-code codex gemini
 
 echo "== the core compiles for wasm32-unknown-unknown"
 cargo check --locked -p repoprobe-core --target wasm32-unknown-unknown

@@ -150,6 +150,8 @@ fn claude_trajectory(stdout: &str) -> Trajectory {
                 claude_blocks(step, msg.get("content"));
             }
             "user" => {
+                // What follows a tool result is the model's next response, whatever its id.
+                last_id = None;
                 let blocks = v.pointer("/message/content").and_then(Value::as_array);
                 for b in blocks.into_iter().flatten() {
                     if b.get("type").and_then(Value::as_str) == Some("tool_result") {
@@ -442,5 +444,42 @@ mod tests {
             tmp.path(),
         );
         assert!(vars.unwrap().is_empty());
+    }
+
+    /// Claude Code 2.1.332's `stream-json` of a real run against the tests' server (Glob, Read,
+    /// answer), as captured.
+    const CLAUDE_STREAM: &str =
+        include_str!("../../../../testdata/agents/claude-code-2.1.332.stream.jsonl");
+
+    #[test]
+    fn claude_codes_stream_becomes_one_step_per_response_with_results_in_place() {
+        let t = ExternalAgent::ClaudeCode
+            .cli()
+            .trajectory(CLAUDE_STREAM, None);
+        assert_eq!(t.steps.len(), 3, "{:#?}", t.steps);
+        assert!(t.problems().is_empty(), "{:?}", t.problems());
+        let calls: Vec<&str> = t
+            .steps
+            .iter()
+            .flat_map(|s| s.tool_calls.iter().flatten())
+            .map(|c| c.function_name.as_str())
+            .collect();
+        assert_eq!(calls, ["Glob", "Read"]);
+        let read = t.steps[1].observation.as_ref().unwrap().results[0].text();
+        assert!(read.contains("the flux capacitor"), "{read}");
+        assert!(t.steps[2].message.text().starts_with("Read returned:"));
+        assert_eq!(
+            t.steps[0].metrics.as_ref().unwrap().prompt_tokens,
+            Some(100)
+        );
+        assert!(t.final_metrics.as_ref().unwrap().total_cost_usd.is_some());
+        assert!(t.session_id.is_some());
+        let t = crate::atif::assemble(&crate::atif::RunInfo::default(), t);
+        let f = repoprobe_core::facts::Facts::of(&t);
+        assert_eq!(
+            (f.turns, f.files_read),
+            (3, vec!["docs/notes.txt".to_string()])
+        );
+        assert_eq!(f.files_searched, ["docs/notes.txt"]);
     }
 }

@@ -182,6 +182,11 @@ fn codex_trajectory(stdout: &str) -> Trajectory {
         t.push(step);
     }
     t.final_metrics = Some(totals);
+    t.notes = Some(
+        "Codex reports items, not model responses: one agent step per completed item; usage per \
+         prompt, in final_metrics only; a command its sandbox refused may have no item (0.171.0)"
+            .into(),
+    );
     t
 }
 
@@ -621,5 +626,55 @@ mod tests {
                 home.join(".codex").to_string_lossy().into_owned()
             )]
         );
+    }
+
+    /// Codex 0.171.0's `exec --json` of a real run against the tests' server (ls, grep, cat, a
+    /// refused write, answer), as captured.
+    const CODEX_STREAM: &str = include_str!("../../../../testdata/agents/codex-0.171.0.jsonl");
+
+    #[test]
+    fn codexs_items_become_steps_with_their_output_and_exit_code() {
+        let t = ExternalAgent::Codex.cli().trajectory(CODEX_STREAM, None);
+        assert!(t.problems().is_empty(), "{:?}", t.problems());
+        let commands: Vec<String> = t
+            .steps
+            .iter()
+            .flat_map(|s| s.tool_calls.iter().flatten())
+            .map(|c| c.arguments["command"].as_str().unwrap_or("").to_string())
+            .collect();
+        assert_eq!(
+            commands,
+            [
+                "/bin/bash -lc 'ls -R'",
+                "/bin/bash -lc 'grep -rn flux .'",
+                "/bin/bash -lc 'cat docs/notes.txt'"
+            ]
+        );
+        // The model-metadata warning is a system step; the answer the last agent step.
+        assert_eq!(
+            t.steps[0].source,
+            repoprobe_core::model::trajectory::StepSource::System
+        );
+        assert!(
+            t.steps
+                .last()
+                .unwrap()
+                .message
+                .text()
+                .starts_with("The tools returned:")
+        );
+        let cat = t.steps[3].observation.as_ref().unwrap();
+        assert!(cat.results[0].text().contains("flux capacitor"));
+        assert_eq!(cat.results[0].extra.as_ref().unwrap()["exit_code"], 0);
+        let fm = t.final_metrics.as_ref().unwrap();
+        assert_eq!(
+            (fm.total_prompt_tokens, fm.total_cached_tokens),
+            (Some(5000), Some(1000))
+        );
+        let t = crate::atif::assemble(&crate::atif::RunInfo::default(), t);
+        let f = repoprobe_core::facts::Facts::of(&t);
+        assert_eq!(f.turns, 4);
+        assert_eq!(f.files_read, ["docs/notes.txt"]);
+        assert_eq!(f.files_searched, ["docs/notes.txt"]);
     }
 }

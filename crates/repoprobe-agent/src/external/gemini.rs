@@ -19,6 +19,10 @@
 
 use super::cli::{AgentCli, Call};
 use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, json_object, tail, unparsable};
+use repoprobe_core::model::trajectory::{
+    FinalMetrics, Message, ObservationResult, Step, StepSource, ToolCall, Trajectory,
+    TrajectoryAgent,
+};
 use serde_json::Value;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -56,7 +60,15 @@ impl AgentCli for Gemini {
 
     fn args(&self, call: &Call) -> Result<Vec<OsString>, String> {
         let mut args = vec![OsString::from(format!("--prompt={}", call.prompt))];
-        args.extend(["--output-format", "json", "-m", call.cfg.model.as_str()].map(OsString::from));
+        args.extend(
+            [
+                "--output-format",
+                "stream-json",
+                "-m",
+                call.cfg.model.as_str(),
+            ]
+            .map(OsString::from),
+        );
         Ok(args)
     }
 
@@ -115,7 +127,15 @@ impl AgentCli for Gemini {
     }
 
     fn parse(&self, stdout: &str, stderr: &str) -> AgentResult {
-        parse_gemini(stdout, stderr)
+        if is_stream(stdout) {
+            parse_gemini_stream(stdout)
+        } else {
+            parse_gemini(stdout, stderr)
+        }
+    }
+
+    fn trajectory(&self, stdout: &str, _own: Option<&str>) -> Trajectory {
+        gemini_trajectory(stdout)
     }
 
     /// Gemini CLI's fatal errors that are the set-up's, not the model's
@@ -136,6 +156,195 @@ impl AgentCli for Gemini {
             format!("Gemini CLI {what} (exit status {code}): {detail}")
         })
     }
+}
+
+/// Whether `stdout` is `--output-format stream-json`'s JSONL (an `init` or `result` event).
+fn is_stream(stdout: &str) -> bool {
+    stdout.lines().any(|l| {
+        serde_json::from_str::<Value>(l.trim()).is_ok_and(|v| {
+            matches!(
+                v.get("type").and_then(Value::as_str),
+                Some("init" | "result")
+            )
+        })
+    })
+}
+
+/// Gemini CLI `--output-format stream-json` (0.61.0, `packages/core/src/output/
+/// stream-json-formatter.ts` and `nonInteractiveCli.ts`): JSONL events `init {session_id,
+/// model}`, `message {role: user | assistant, content, delta}`, `tool_use {tool_name, tool_id,
+/// parameters}`, `tool_result {tool_id, status: success | error, output, error {type,
+/// message}}`, `error {severity, message}`, and last `result {status, error?, stats
+/// {input_tokens, output_tokens, cached, tool_calls, models}}`. The answer is the assistant's
+/// text after its last tool call (as `--output-format json`'s `response`).
+fn parse_gemini_stream(stdout: &str) -> AgentResult {
+    let mut r = AgentResult::default();
+    let mut tools = ToolTally::default();
+    let mut text = String::new();
+    let mut warnings = Vec::new();
+    let mut result: Option<Value> = None;
+    for line in stdout.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
+            continue;
+        };
+        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
+        match s("type") {
+            "init" => {
+                r.meta.insert("session_id".into(), v["session_id"].clone());
+            }
+            "message" if s("role") == "assistant" => text.push_str(s("content")),
+            "tool_use" => text.clear(),
+            "tool_result" => {
+                let ok = s("status") == "success";
+                let out = v
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or(s("output"));
+                tools.call(ok, out);
+            }
+            "error" => warnings.push(Value::String(s("message").to_string())),
+            "result" => result = Some(v.clone()),
+            _ => {}
+        }
+    }
+    let Some(v) = result else {
+        return unparsable("Gemini CLI stream-json with a result event", stdout);
+    };
+    if v.get("status").and_then(Value::as_str) == Some("success") {
+        r.answer = Some(text);
+    } else {
+        let msg = v
+            .pointer("/error/message")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let kind = v
+            .pointer("/error/type")
+            .and_then(Value::as_str)
+            .unwrap_or("error");
+        r.error = Some(format!("Gemini: {kind}: {}", tail(msg, ERROR_TAIL_CHARS)));
+        // Its model API failed (after its own retries): `parseAndFormatApiError` words it
+        // "[API Error: <the API's error body>]".
+        if msg.starts_with("[API Error") {
+            r.meta.insert(
+                "api_error_status".into(),
+                api_error_code(msg).map_or(Value::from("unknown"), Value::from),
+            );
+            r.could_not_run = r.error.clone();
+        }
+    }
+    if let Some(st) = v.get("stats") {
+        let n = |k: &str| st.get(k).and_then(Value::as_u64);
+        r.input_tokens = n("input_tokens");
+        r.output_tokens = n("output_tokens");
+        r.cache_read_tokens = n("cached");
+        if let Some(models) = st.get("models").and_then(Value::as_object) {
+            r.meta.insert(
+                "models".into(),
+                Value::Array(models.keys().cloned().map(Value::String).collect()),
+            );
+        }
+    }
+    if !warnings.is_empty() {
+        r.meta.insert("errors".into(), Value::Array(warnings));
+    }
+    tools.record(&mut r);
+    r
+}
+
+/// The HTTP status in an API error body quoted in `msg` (`{"error":{"code":500,…}}`).
+fn api_error_code(msg: &str) -> Option<u64> {
+    let at = msg.find("\"code\":")? + "\"code\":".len();
+    let digits: String = msg[at..]
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok().filter(|c| (400..600).contains(c))
+}
+
+/// Gemini CLI's stream-json events as ATIF steps, with their timestamps: its `user` message,
+/// then one agent step per model response — the assistant text and tool calls between two
+/// tool results — each call's `tool_result` in place (0.61.0 gives a result's display text
+/// only, often empty; the call's arguments say what it read), an `error` event a system step,
+/// the `result` stats the totals.
+fn gemini_trajectory(stdout: &str) -> Trajectory {
+    let mut t = Trajectory::new(TrajectoryAgent::default());
+    t.notes = Some(
+        "Gemini CLI's stream-json gives a tool result's display text, not what the model was sent"
+            .into(),
+    );
+    // Whether the next assistant text or tool call opens a new model response.
+    let mut new_response = true;
+    for line in stdout.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
+            continue;
+        };
+        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let at = Some(s("timestamp")).filter(|x| !x.is_empty());
+        match s("type").as_str() {
+            "init" => t.session_id = Some(s("session_id")).filter(|x| !x.is_empty()),
+            "message" if s("role") == "user" => {
+                let step = t.push(Step::new(StepSource::User, s("content")));
+                step.timestamp = at;
+                new_response = true;
+            }
+            "message" | "tool_use" => {
+                if new_response || t.steps.last().is_none_or(|x| x.source != StepSource::Agent) {
+                    let step = t.push(crate::atif::agent_step(""));
+                    step.timestamp = at;
+                    new_response = false;
+                }
+                let step = t.steps.last_mut().expect("a step was pushed");
+                if s("type") == "message" {
+                    let mut m = step.message.text();
+                    m.push_str(&s("content"));
+                    step.message = Message::Text(m);
+                } else {
+                    step.tool_calls
+                        .get_or_insert_with(Vec::new)
+                        .push(ToolCall::new(
+                            s("tool_id"),
+                            s("tool_name"),
+                            v.get("parameters").cloned().unwrap_or(Value::Null),
+                        ));
+                }
+            }
+            "tool_result" => {
+                let failed = s("status") != "success";
+                let out = v
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| s("output"), str::to_string);
+                t.attach_result(ObservationResult::of(s("tool_id"), out, failed));
+                new_response = true;
+            }
+            "error" => {
+                let step = t.push(crate::atif::system_note(
+                    s("message"),
+                    s("severity") == "error",
+                ));
+                step.timestamp = at;
+            }
+            "result" => {
+                let n = |k: &str| v.pointer(&format!("/stats/{k}")).and_then(Value::as_u64);
+                let mut fm = FinalMetrics {
+                    total_prompt_tokens: n("input_tokens"),
+                    total_completion_tokens: n("output_tokens"),
+                    total_cached_tokens: n("cached"),
+                    ..FinalMetrics::default()
+                };
+                if let Some(ms) = n("duration_ms") {
+                    fm.extra = Some(serde_json::Map::from_iter([(
+                        "duration_s".to_string(),
+                        Value::from(ms as f64 / 1000.0),
+                    )]));
+                }
+                t.final_metrics = Some(fm);
+            }
+            _ => {}
+        }
+    }
+    t
 }
 
 /// Gemini CLI `--output-format json`: one (pretty-printed) object on stdout, or for a failure
@@ -218,8 +427,10 @@ fn parse_gemini(stdout: &str, stderr: &str) -> AgentResult {
 
 #[cfg(test)]
 mod tests {
+    use crate::external::Verdict;
     use crate::external::tests::command_line;
     use crate::external::{AgentConfig, ExternalAgent, home_settings, parse};
+    use repoprobe_core::model::trajectory::StepSource;
     use serde_json::Value;
 
     /// Gemini CLI `--output-format json`, in the shape of json-formatter.ts and uiTelemetry.ts.
@@ -332,7 +543,7 @@ mod tests {
             command_line(&gemini, Vec::new()),
             (
                 "gemini".into(),
-                "--prompt=Why? --output-format json -m gemini-2.5-pro".into(),
+                "--prompt=Why? --output-format stream-json -m gemini-2.5-pro".into(),
                 None
             )
         );
@@ -362,5 +573,77 @@ mod tests {
                     .into_owned()
             ))
         );
+    }
+
+    /// Gemini CLI 0.61.0's `stream-json` of real runs against the tests' server: list, search,
+    /// read, answer; and one whose model API failed for good after its retries.
+    const GEMINI_STREAM: &str =
+        include_str!("../../../../testdata/agents/gemini-0.61.0.stream.jsonl");
+    const GEMINI_STREAM_API_ERROR: &str =
+        include_str!("../../../../testdata/agents/gemini-0.61.0-api-error.stream.jsonl");
+
+    #[test]
+    fn gemini_stream_json_gives_the_answer_the_usage_and_a_step_per_response() {
+        let r = parse(ExternalAgent::Gemini, GEMINI_STREAM, "", Some(0));
+        assert!(
+            r.answer
+                .as_deref()
+                .unwrap()
+                .starts_with("The tools returned:"),
+            "{r:?}"
+        );
+        assert_eq!(
+            (r.input_tokens, r.output_tokens, r.cache_read_tokens),
+            (Some(3200), Some(160), Some(400))
+        );
+        assert_eq!(r.meta["tool_calls"], 3);
+        let t = ExternalAgent::Gemini.cli().trajectory(GEMINI_STREAM, None);
+        assert!(t.problems().is_empty(), "{:?}", t.problems());
+        assert_eq!(t.steps[0].source, StepSource::User);
+        assert_eq!(t.steps.len(), 5, "the prompt, three calls, the answer");
+        assert!(t.steps.iter().all(|s| s.timestamp.is_some()));
+        let t = crate::atif::assemble(&crate::atif::RunInfo::default(), t);
+        assert_eq!(t.steps.len(), 5, "the prompt is not added twice");
+        let f = repoprobe_core::facts::Facts::of(&t);
+        assert_eq!(
+            (f.turns, f.files_read),
+            (4, vec!["docs/notes.txt".to_string()])
+        );
+    }
+
+    #[test]
+    fn gemini_api_failure_in_stream_json_could_not_run() {
+        let r = parse(
+            ExternalAgent::Gemini,
+            GEMINI_STREAM_API_ERROR,
+            "",
+            Some(244),
+        );
+        assert_eq!(r.meta["api_error_status"], 500);
+        assert!(
+            matches!(r.verdict(), Verdict::CouldNotRun(ref why) if why.contains("upstream exploded")),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn gemini_without_usable_credentials_could_not_run() {
+        // 0.61.0 with no key it accepts: "Error: Invalid auth method selected.", exit status 41.
+        let r = parse(
+            ExternalAgent::Gemini,
+            "",
+            "Error: Invalid auth method selected.\n",
+            Some(41),
+        );
+        assert_eq!(
+            r.verdict(),
+            Verdict::CouldNotRun(
+                "Gemini CLI could not authenticate (exit status 41): Error: Invalid auth method selected."
+                    .into()
+            )
+        );
+        // Its turn limit (53) is the agent's failure, not the set-up's.
+        let r = parse(ExternalAgent::Gemini, "", "turn limit", Some(53));
+        assert!(matches!(r.verdict(), Verdict::AgentFailed(_)), "{r:?}");
     }
 }

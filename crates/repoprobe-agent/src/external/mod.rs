@@ -464,6 +464,51 @@ mod tests {
         assert_eq!(out.stdout.trim(), "answer [redacted]");
     }
 
+    #[test]
+    fn a_run_whose_tmp_cannot_be_made_could_not_run_and_is_no_answer() {
+        // Codex needs a `tmp` of its run's own even unconfined; a file in its place stops the
+        // run before the CLI starts.
+        let tmp = tempfile::tempdir().unwrap();
+        let scratch = tmp.path().join("s");
+        std::fs::create_dir_all(&scratch).unwrap();
+        std::fs::write(scratch.join("tmp"), "in the way").unwrap();
+        let mut cfg = AgentConfig::new(ExternalAgent::Codex, "m");
+        cfg.program = Some("/bin/true".into());
+        let out = rt().block_on(run(&cfg, tmp.path(), "q", &scratch));
+        match out.result.verdict() {
+            Verdict::CouldNotRun(why) => assert!(why.starts_with("cannot create "), "{why}"),
+            v => panic!("{v:?}"),
+        }
+        assert_eq!(out.result.answer, None);
+    }
+
+    #[test]
+    fn a_command_keeps_the_trajectory_it_wrote_itself() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut cfg = AgentConfig::new(ExternalAgent::Command, "m");
+        cfg.command = Some(
+            r#"printf '%s' '{"schema_version":"ATIF-v1.8","agent":{"name":"mine","version":"1"},"steps":[{"step_id":9,"source":"agent","message":"","tool_calls":[{"tool_call_id":"a","function_name":"read_file","arguments":{"path":"x.rs"}}]},{"step_id":10,"source":"agent","message":"done"}]}' > "$REPOPROBE_TRAJECTORY_FILE"; echo done"#
+                .into(),
+        );
+        let out = rt().block_on(run(&cfg, tmp.path(), "q", &tmp.path().join("s")));
+        let t = out.result.trajectory.unwrap();
+        assert_eq!(t.agent.name, "mine");
+        assert_eq!(
+            t.steps.iter().map(|s| s.step_id).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        assert_eq!(
+            t.steps[0].tool_calls.as_ref().unwrap()[0].function_name,
+            "read_file"
+        );
+        // Without one, its output is one step.
+        cfg.command = Some("echo plain".into());
+        let out = rt().block_on(run(&cfg, tmp.path(), "q", &tmp.path().join("s2")));
+        let t = out.result.trajectory.unwrap();
+        assert_eq!(t.steps.len(), 1);
+        assert_eq!(t.steps[0].message.text().trim(), "plain");
+    }
+
     /// Whether `pid` still runs (a zombie waiting for its reaper counts as gone).
     fn alive(pid: i32) -> bool {
         match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

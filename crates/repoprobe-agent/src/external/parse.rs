@@ -45,6 +45,9 @@ pub struct AgentResult {
     /// The run's steps as the CLI's module converted them (`AgentCli::trajectory`), before
     /// the prompt and the run's fields are added; `None` when no process ran.
     pub trajectory: Option<Trajectory>,
+    /// The output did not read as the CLI's format (its error is ours, not the CLI's words).
+    #[serde(skip)]
+    pub(super) unparsed: bool,
 }
 
 /// What a failed tool call's output says when the environment, not the model, is to blame: the
@@ -167,6 +170,7 @@ pub(super) fn unparsable(what: &str, stdout: &str) -> AgentResult {
         } else {
             format!("could not parse the output as {what}: {shown:?}")
         }),
+        unparsed: true,
         ..AgentResult::default()
     }
 }

@@ -64,7 +64,10 @@ pub fn parse(
         && let Some(why) = agent.cli().exit_could_not_run(exit_code, stderr)
     {
         // The CLI's own words, when its output had them.
-        let why = r.error.clone().unwrap_or(why);
+        let why = match &r.error {
+            Some(e) if !r.unparsed => e.clone(),
+            _ => why,
+        };
         r.error = Some(why.clone());
         r.could_not_run = Some(why);
     }

@@ -85,6 +85,22 @@ fn gemini_answers_through_its_own_file_tools_and_the_record_says_so() {
     for w in ["write_file", "\"replace\"", "run_shell_command"] {
         assert!(!tools.contains(w), "{w} offered: {tools}");
     }
+    // The trajectory (from stream-json): its list, search and read calls with their times, one
+    // agent step per model response; the file it read in the record.
+    let t = common::trajectory::trajectory(a.dir.path(), &rec, "gemini");
+    let names: Vec<String> = common::trajectory::tool_calls(&t)
+        .into_iter()
+        .map(|c| c.0)
+        .collect();
+    assert_eq!(names.len(), CALLS.len(), "{names:?}");
+    assert!(names.iter().any(|n| n == "read_file"), "{names:?}");
+    assert!(t["steps"][1]["timestamp"].is_string(), "{t}");
+    assert_eq!(
+        agent["files_read"],
+        serde_json::json!(["docs/notes.txt"]),
+        "{agent}"
+    );
+    assert_eq!(agent["tool_calls"]["read"], 1, "{agent}");
 }
 
 #[test]
@@ -113,7 +129,7 @@ fn gemini_exiting_non_zero_or_printing_garbage_is_a_failed_run_with_its_last_out
         &bin,
         |cli| run(cli, Script::Answer).0,
         "gemini: out of memory at the end",
-        "totalLinesRemoved",
+        "\"input_tokens\"",
     );
 }
 

@@ -22,6 +22,10 @@ pub fn trajectory(dir: &Path, rec: &Value, name: &str) -> Value {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     std::fs::create_dir_all(atif_dir()).unwrap();
     std::fs::write(atif_dir().join(format!("{name}.json")), &text).unwrap();
+    // The raw output too, apart (for a look at what the converter read).
+    let raws = atif_dir().with_file_name("atif-raw");
+    std::fs::create_dir_all(&raws).unwrap();
+    let _ = std::fs::copy(raw_path(dir, rec), raws.join(format!("{name}.raw.json")));
     serde_json::from_str(&text).unwrap()
 }
 

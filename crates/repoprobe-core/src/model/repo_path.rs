@@ -53,7 +53,10 @@ pub fn normalise(path: &str) -> Result<String, PathProblem> {
 /// worktree), else `path` itself; then [`normalise`]d.
 pub fn under_root(path: &str, root: Option<&str>) -> Result<String, PathProblem> {
     let path = path.trim();
-    if let Some(root) = root.map(|r| r.trim_end_matches('/')).filter(|r| !r.is_empty()) {
+    if let Some(root) = root
+        .map(|r| r.trim_end_matches('/'))
+        .filter(|r| !r.is_empty())
+    {
         if path == root {
             return Err(PathProblem::Empty);
         }

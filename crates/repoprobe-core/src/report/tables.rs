@@ -506,7 +506,15 @@ pub fn evidence_table(e: &[crate::metrics::evidence::ModelEvidence]) -> Option<T
 /// evidence its runs read and how the verdicts went with it; `None` when no question has
 /// evidence (the report then has no retrieval rows).
 pub fn retrieval_table(r: &ScoreReport) -> Option<Table> {
-    if r.retrieval.is_empty() {
+    retrieval_rows_table(&r.retrieval, r.judge.as_deref())
+}
+
+/// The retrieval table of some rows (one model's, on its page) under `judge`; `None` for none.
+pub fn retrieval_rows_table(
+    rows: &[crate::metrics::RetrievalRow],
+    judge: Option<&str>,
+) -> Option<Table> {
+    if rows.is_empty() {
         return None;
     }
     let count = |n: Option<usize>| Cell {
@@ -514,8 +522,7 @@ pub fn retrieval_table(r: &ScoreReport) -> Option<Table> {
         mark: Mark::None,
         value: n.map(|n| n as f64),
     };
-    let rows = r
-        .retrieval
+    let rows = rows
         .iter()
         .map(|x| {
             vec![
@@ -537,7 +544,7 @@ pub fn retrieval_table(r: &ScoreReport) -> Option<Table> {
     Some(Table {
         title: format!(
             "Retrieval — the questions' evidence read per model (judge {})",
-            r.judge.clone().unwrap_or_default()
+            judge.unwrap_or_default()
         ),
         headers: [
             "Model",

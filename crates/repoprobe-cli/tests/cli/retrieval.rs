@@ -180,3 +180,22 @@ fn score_without_any_evidence_has_no_retrieval_rows_and_says_so_for_the_table() 
     let r = repoprobe(&["score", "--table", "retrieval", "--by", "theme", golden]);
     assert_eq!(r.code, 2, "--table and --by conflict: {}", r.stderr);
 }
+
+#[test]
+fn validate_with_warnings_only_is_valid_and_says_which_are_warnings() {
+    let files = files();
+    let mut args = vec!["validate"];
+    args.extend(files.iter().map(String::as_str));
+    let r = repoprobe(&args);
+    assert_eq!(r.code, 0, "warnings leave no record out: {}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("line 2, checklist[1].evidence[0]: warning: question \"r2\", item \"k2\""),
+        "{}",
+        r.stdout
+    );
+    args.extend(["--format", "json"]);
+    let v: Value = serde_json::from_str(&repoprobe(&args).stdout).unwrap();
+    assert_eq!(v["valid"], true);
+    assert_eq!(v["issues"][0]["severity"], "warning");
+}

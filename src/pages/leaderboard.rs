@@ -54,6 +54,7 @@ pub fn Leaderboard() -> impl IntoView {
                     <Controls />
                     <Recomputed />
                     <Evidence />
+                    <Retrieval />
                     <Paired />
                     {move || reported().map(|t| view! {
                         <h2>"As reported"</h2>
@@ -146,6 +147,24 @@ fn Evidence() -> impl IntoView {
             <h2>"Evidence of the runs"</h2>
             <p class="hint">"What an answer cost and whether the agent edited the repository, from the answer records."</p>
             <ReportTable table=t id="evidence" />
+        })
+    }
+}
+
+/// Whether the runs read the questions' evidence, beside the scores (the core's
+/// `retrieval_table` over the report's `retrieval` rows, docs/metrics.md#retrieval); nothing
+/// when no question has evidence.
+#[component]
+fn Retrieval() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        let t = state
+            .report
+            .with(|r| r.as_ref().ok().and_then(|r| report::retrieval_table(r)))?;
+        Some(view! {
+            <h2>"Retrieval"</h2>
+            <p class="hint">"How much of the questions' evidence (the files the checklist points at) each model's runs read, and how the judge's verdicts went with it. Runs that do not say what they read are not counted."</p>
+            <ReportTable table=t id="retrieval" />
         })
     }
 }

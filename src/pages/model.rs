@@ -3,6 +3,7 @@
 
 use crate::charts::{ChartData, Point};
 use crate::components::chart::Chart;
+use crate::components::report_table::ReportTable;
 use crate::state::AppState;
 use crate::view_href;
 use leptos::prelude::*;
@@ -34,6 +35,11 @@ pub fn ModelDetail() -> impl IntoView {
                     .into_any();
             };
             let row = r.models.iter().find(|m| m.model == model && m.judge == judge).cloned();
+            // This model's retrieval row, when the report has any (docs/metrics.md#retrieval).
+            let retrieval = report::retrieval_rows_table(
+                &r.retrieval.iter().filter(|x| x.model == model).cloned().collect::<Vec<_>>(),
+                r.judge.as_deref(),
+            );
             // Score histogram: s = 0..10 over this model's judgments by the judge in force.
             let hist: Vec<usize> = state
                 .snapshot
@@ -79,6 +85,10 @@ pub fn ModelDetail() -> impl IntoView {
                             report::pct(m.perfect), report::pct(m.coverage.map(|c| c * 100.0)), m.judge
                         )}
                     </p>
+                })}
+                {retrieval.map(|t| view! {
+                    <h2>"Retrieval"</h2>
+                    <ReportTable table=t id="model-retrieval" />
                 })}
                 <h2>"Score distribution"</h2>
                 <Chart

@@ -23,11 +23,16 @@ impl From<Exit> for ExitCode {
 }
 
 impl Exit {
-    /// The exit status a load deserves.
+    /// The exit status a load deserves. Warnings (a part of a record ignored, the record
+    /// kept) are printed but do not change it: every record was counted.
     pub fn of(loaded: &repoprobe_core::Loaded) -> Exit {
         if loaded.has_unusable_input() {
             Exit::Unusable
-        } else if !loaded.issues.is_empty() {
+        } else if loaded
+            .issues
+            .iter()
+            .any(|i| i.severity != repoprobe_core::Severity::Warning)
+        {
             Exit::InvalidRecords
         } else {
             Exit::Ok

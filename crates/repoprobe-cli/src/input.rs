@@ -128,15 +128,25 @@ pub fn print_issues(loaded: &Loaded) {
     if loaded.issues.is_empty() {
         return;
     }
+    let warning = |i: &&repoprobe_core::Issue| i.severity == repoprobe_core::Severity::Warning;
+    let warnings = loaded.issues.iter().filter(warning).count();
     eprintln!(
-        "{} issue(s) in the input; the records concerned are left out:",
-        loaded.issues.len()
+        "{} issue(s) in the input; {}",
+        loaded.issues.len(),
+        match warnings {
+            0 => "the records concerned are left out:",
+            w if w == loaded.issues.len() => {
+                "each a warning: part of a record is ignored, the record is counted:"
+            }
+            _ => "the records concerned are left out (a warning: part of its record is ignored):",
+        }
     );
     for i in &loaded.issues {
         eprintln!(
-            "  {}: {}: {}",
+            "  {}: {}: {}{}",
             safe(&i.file),
             safe(&i.location),
+            if warning(&i) { "warning: " } else { "" },
             safe(&i.message)
         );
     }

@@ -16,6 +16,7 @@ pub fn item(id: &str, kind: ItemKind, weight: u32, scores: &[u32]) -> ChecklistI
                 criterion: format!("criterion {s} of {id}"),
             })
             .collect(),
+        evidence: Vec::new(),
     }
 }
 
@@ -68,6 +69,7 @@ pub fn one_knowledge_item_question() -> Question {
                 key_point: "names Y".into(),
                 weight: 9,
                 rubric: vec![tier(9), tier(0)],
+                evidence: Vec::new(),
             },
             ChecklistItem {
                 id: "clarity".into(),
@@ -75,6 +77,7 @@ pub fn one_knowledge_item_question() -> Question {
                 key_point: "Clarity & Organization".into(),
                 weight: 1,
                 rubric: vec![tier(1), tier(0)],
+                evidence: Vec::new(),
             },
         ],
     }

@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
+    /// Part of a record is ignored (an evidence entry that is no repository path); the record
+    /// is kept and counted.
+    Warning,
     /// One record is invalid or a duplicate; it is left out, the rest of the file loads.
     Record,
     /// The file (or the rest of it) cannot be read at all: not UTF-8, not JSON, unknown shape.
@@ -122,6 +125,9 @@ pub struct FileIssues {
     pub kinds: Vec<(String, usize)>,
     /// All issues of the file.
     pub issues: usize,
+    /// Of them, warnings: a part of a record ignored, the record counted.
+    #[serde(default)]
+    pub warnings: usize,
 }
 
 /// The record an issue's location is in: `line 12, items` → `line 12`; `$[3].items[1]` →
@@ -157,6 +163,7 @@ pub fn by_file(issues: &[Issue]) -> Vec<FileIssues> {
                     read_in_part: false,
                     kinds: Vec::new(),
                     issues: 0,
+                    warnings: 0,
                 });
                 records.push(Default::default());
                 out.len() - 1
@@ -170,6 +177,7 @@ pub fn by_file(issues: &[Issue]) -> Vec<FileIssues> {
                 f.unreadable = Some(i.clone());
             }
             Severity::File => {}
+            Severity::Warning => f.warnings += 1,
             Severity::Record => {
                 records[at].insert(record_of(&i.location));
                 let k = kind(i);
@@ -239,6 +247,17 @@ impl FileIssues {
                 "{r} of {name} {were} not counted ({})",
                 self.kinds_in_words()
             );
+        }
+        if self.warnings > 0 {
+            if !out.is_empty() {
+                out += "; ";
+            }
+            let w = if self.warnings == 1 {
+                "1 warning".to_string()
+            } else {
+                format!("{} warnings", self.warnings)
+            };
+            out += &format!("{w} in {name} (part of a record ignored, the record counted)");
         }
         out
     }
@@ -419,6 +438,22 @@ mod tests {
         assert_eq!(
             one_line("q9.jsonl", J.replace("\"q1\"", "\"q9\"").as_bytes()),
             "1 record of q9.jsonl was not counted (unknown question)"
+        );
+    }
+
+    #[test]
+    fn warnings_are_said_apart_from_records_left_out() {
+        let mut q: serde_json::Value = serde_json::from_str(BENCH.lines().next().unwrap()).unwrap();
+        q["id"] = "q8".into();
+        q["checklist"][0]["evidence"] = serde_json::json!(["/abs", "ok.py"]);
+        let text = format!("{q}\n{}", J.replace("\"q1\"", "\"q9\""));
+        let issues = issues_of("w.jsonl", text.as_bytes());
+        let f = &by_file(&issues)[0];
+        assert_eq!((f.records, f.warnings, f.issues), (1, 1, 2));
+        assert_eq!(
+            f.line(),
+            "1 record of w.jsonl was not counted (unknown question); 1 warning in w.jsonl (part \
+             of a record ignored, the record counted)"
         );
     }
 

@@ -6,8 +6,11 @@
 //! each record's raw JSON text beside it.
 
 pub mod agent;
+pub mod evidence;
 pub mod repo_path;
 pub mod trajectory;
+
+pub use evidence::EvidencePath;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -73,6 +76,16 @@ pub struct ChecklistItem {
     pub key_point: String,
     pub weight: u32,
     pub rubric: Vec<RubricTier>,
+    /// Where in the repository, at the pinned commit, the fact this item checks can be read
+    /// (docs/format.md#question): what retrieval is measured against. Knowledge items only;
+    /// optional, and absent from a record that has none, so older records write back as given.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "evidence::read_entries"
+    )]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<evidence::EvidenceEntry>"))]
+    pub evidence: Vec<EvidencePath>,
 }
 
 impl ChecklistItem {

@@ -158,6 +158,7 @@ fn checklist(rng: &mut ChaCha8Rng) -> Vec<ChecklistItem> {
                 ),
                 weight: w,
                 rubric,
+                evidence: Vec::new(),
             }
         })
         .collect();
@@ -176,6 +177,7 @@ fn checklist(rng: &mut ChaCha8Rng) -> Vec<ChecklistItem> {
                 criterion: "Incoherent or seriously hallucinated".into(),
             },
         ],
+        evidence: Vec::new(),
     });
     items
 }

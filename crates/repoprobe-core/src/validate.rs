@@ -2,6 +2,7 @@
 //! Functions here are pure: a record (and its question) in, a list of reasons out.
 
 use crate::issue::quote;
+use crate::model::repo_path;
 use crate::model::*;
 use std::collections::BTreeSet;
 
@@ -109,6 +110,59 @@ pub fn question(q: &Question) -> Vec<String> {
     errs
 }
 
+/// The evidence entries of `q` that cannot be used (docs/format.md#question): each is dropped
+/// from `q` and returned with where it was (a path inside the record, `checklist[0].evidence[2]`)
+/// and why; every entry kept has its path normalised ([`repo_path::normalise`]). Unlike the
+/// checklist rules these never cost the question: evidence is an optional aid to the retrieval
+/// metrics, and a bad entry only means one path fewer to compare.
+pub fn evidence(q: &mut Question) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let qid = quote(&q.id);
+    for (n, item) in q.checklist.iter_mut().enumerate() {
+        if item.evidence.is_empty() {
+            continue;
+        }
+        let name = format!("question {qid}, item {}", quote(&item.id));
+        if item.kind == ItemKind::Clarity {
+            out.push((
+                format!("checklist[{n}].evidence"),
+                format!(
+                    "{name}: a clarity item has no evidence (clarity is not read from the \
+                     repository): its {} entry(ies) are ignored",
+                    item.evidence.len()
+                ),
+            ));
+            item.evidence.clear();
+            continue;
+        }
+        let mut kept = Vec::with_capacity(item.evidence.len());
+        for (e, mut entry) in std::mem::take(&mut item.evidence).into_iter().enumerate() {
+            let at = format!("checklist[{n}].evidence[{e}]");
+            let problem = match (&entry.unreadable, entry.lines) {
+                (Some(why), _) => Some(format!("evidence entry {why}")),
+                (None, Some([start, end])) if start == 0 || start > end => Some(format!(
+                    "evidence entry {}: lines [{start}, {end}] are no range of lines \
+                     (they count from 1, the start at most the end)",
+                    quote(&entry.path)
+                )),
+                (None, _) => match repo_path::normalise(&entry.path) {
+                    Ok(path) => {
+                        entry.path = path;
+                        None
+                    }
+                    Err(p) => Some(format!("evidence path {} {p}", quote(&entry.path))),
+                },
+            };
+            match problem {
+                Some(p) => out.push((at, format!("{name}: {p}: the entry is ignored"))),
+                None => kept.push(entry),
+            }
+        }
+        item.evidence = kept;
+    }
+    out
+}
+
 /// Every way a judgment fails to match its question's checklist (docs/format.md#checklist-judgment, docs/format.md#loading-rules).
 pub fn judgment_items(j: &Judgment, q: &Question) -> Vec<String> {
     // Nearly every judgment scores each item of the checklist once, in its order (item ids are
@@ -197,6 +251,7 @@ mod tests {
                     criterion: String::new(),
                 })
                 .collect(),
+            evidence: Vec::new(),
         }
     }
 
@@ -220,6 +275,76 @@ mod tests {
                 item("clarity", ItemKind::Clarity, 1, &[1, 0]),
             ],
         }
+    }
+
+    #[test]
+    fn evidence_is_normalised_and_bad_entries_are_dropped_with_where_and_why() {
+        let mut q = good_question();
+        let e = |p: &str| EvidencePath::new(p);
+        q.checklist[0].evidence = vec![
+            e("./src//lib.rs"),
+            e("/etc/passwd"),
+            e("src/../../x"),
+            EvidencePath {
+                lines: Some([5, 2]),
+                ..e("a.rs")
+            },
+            EvidencePath {
+                lines: Some([0, 2]),
+                ..e("a.rs")
+            },
+            EvidencePath {
+                lines: Some([2, 2]),
+                ..e("b.rs")
+            },
+            EvidencePath {
+                unreadable: Some("is a number: …".into()),
+                ..EvidencePath::default()
+            },
+        ];
+        q.checklist[2].evidence = vec![e("README.md")];
+        let found = evidence(&mut q);
+        let at: Vec<&str> = found.iter().map(|(a, _)| a.as_str()).collect();
+        assert_eq!(
+            at,
+            [
+                "checklist[0].evidence[1]",
+                "checklist[0].evidence[2]",
+                "checklist[0].evidence[3]",
+                "checklist[0].evidence[4]",
+                "checklist[0].evidence[6]",
+                "checklist[2].evidence",
+            ]
+        );
+        let joined: Vec<&str> = found.iter().map(|(_, m)| m.as_str()).collect();
+        assert!(
+            joined[0].starts_with(
+                "question \"q1\", item \"k1\": evidence path \"/etc/passwd\" is absolute"
+            ),
+            "{}",
+            joined[0]
+        );
+        assert!(joined[1].contains("`..` part"), "{}", joined[1]);
+        assert!(joined[2].contains("lines [5, 2]"), "{}", joined[2]);
+        assert!(joined[4].contains("is a number"), "{}", joined[4]);
+        assert!(
+            joined[5].contains("clarity item has no evidence"),
+            "{}",
+            joined[5]
+        );
+        assert!(found.iter().all(|(_, m)| m.contains("ignored")));
+        let kept: Vec<&str> = q.checklist[0]
+            .evidence
+            .iter()
+            .map(|x| x.path.as_str())
+            .collect();
+        assert_eq!(kept, ["src/lib.rs", "b.rs"]);
+        assert!(q.checklist[2].evidence.is_empty());
+        assert!(question(&q).is_empty(), "the question stays valid");
+        assert!(
+            evidence(&mut q).is_empty(),
+            "a cleaned question has nothing more to say"
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! (`cargo insta review`, or `INSTA_UPDATE=always` and `git diff`).
 
 use repoprobe_core::report::{
-    models_csv, render_latex, render_markdown, render_text, strata_csv, tables,
+    models_csv, render_latex, render_markdown, render_text, retrieval_csv, retrieval_table,
+    strata_csv, tables,
 };
 use repoprobe_core::{LoadOptions, ScoreOptions, ScoreReport, Stratum, load, score};
 
@@ -85,4 +86,49 @@ fn csv_by_stratum() {
 #[test]
 fn json_report() {
     insta::assert_snapshot!(serde_json::to_string_pretty(&report()).unwrap());
+}
+
+/// `testdata/golden/retrieval` (its README): evidence on two of three questions, runs that say
+/// what they read and runs that do not.
+fn retrieval_report() -> ScoreReport {
+    let files = [
+        (
+            "benchmark.jsonl",
+            &include_bytes!("../../../testdata/golden/retrieval/benchmark.jsonl")[..],
+        ),
+        (
+            "answers.jsonl",
+            include_bytes!("../../../testdata/golden/retrieval/answers.jsonl"),
+        ),
+        (
+            "judgments.jsonl",
+            include_bytes!("../../../testdata/golden/retrieval/judgments.jsonl"),
+        ),
+        (
+            "failure_modes.jsonl",
+            include_bytes!("../../../testdata/golden/retrieval/failure_modes.jsonl"),
+        ),
+    ]
+    .map(|(name, bytes)| repoprobe_core::SourceFile { name, bytes });
+    let loaded = load(&files, LoadOptions::default());
+    let opts = ScoreOptions {
+        bootstrap: 0,
+        ..ScoreOptions::default()
+    };
+    score(&loaded.dataset, &loaded.issues, &opts).unwrap()
+}
+
+#[test]
+fn retrieval_table_in_every_format() {
+    let r = retrieval_report();
+    let t = retrieval_table(&r).expect("the fixture has evidence");
+    insta::assert_snapshot!(
+        [
+            render_text(&t, false),
+            render_markdown(&t),
+            render_latex(&t),
+            retrieval_csv(&r),
+        ]
+        .join("\n")
+    );
 }

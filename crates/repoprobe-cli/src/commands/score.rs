@@ -52,6 +52,17 @@ pub struct Args {
     /// an `evidence` array in JSON; the site's leaderboard shows the same table. Not with CSV.
     #[arg(long)]
     evidence: bool,
+    /// Print this one table instead of the report's tables (table, csv, markdown, latex):
+    /// `retrieval`, how much of the questions' evidence each model's runs read and how their
+    /// verdicts went with it. JSON always holds it, as the `retrieval` array.
+    #[arg(long, value_enum, conflicts_with_all = ["by", "evidence"])]
+    table: Option<OneTable>,
+}
+
+/// The tables `--table` prints alone (those the report has beyond the paper's, and not per axis).
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum OneTable {
+    Retrieval,
 }
 
 fn parse_weight(s: &str) -> Result<repoprobe_core::WeightRule, String> {
@@ -136,8 +147,18 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let evidence = a
         .evidence
         .then(|| repoprobe_core::metrics::evidence::evidence(&loaded.dataset.answers));
-    // The report's tables, then (with --evidence) the evidence table when any answer carries any.
+    if a.table.is_some() && r.retrieval.is_empty() && !matches!(a.format, Format::Json) {
+        eprintln!(
+            "note: no question has evidence (a checklist item's `evidence`, docs/format.md#question): \
+             retrieval is not measured"
+        );
+    }
+    // The report's tables, then (with --evidence) the evidence table when any answer carries any;
+    // with --table, that table alone.
     let tables = || {
+        if let Some(OneTable::Retrieval) = a.table {
+            return report::retrieval_table(&r).into_iter().collect();
+        }
         let mut t = report::tables(&r, by);
         t.extend(evidence.as_deref().and_then(report::evidence_table));
         t
@@ -153,9 +174,10 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                 serde_json::to_string_pretty(&v)? + "\n"
             }
         },
-        Format::Csv => match by {
-            Some(b) => report::strata_csv(&r, b),
-            None => report::models_csv(&r),
+        Format::Csv => match (a.table, by) {
+            (Some(OneTable::Retrieval), _) => report::retrieval_csv(&r),
+            (None, Some(b)) => report::strata_csv(&r, b),
+            (None, None) => report::models_csv(&r),
         },
         Format::Table => {
             let ansi = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();

@@ -83,11 +83,14 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             } else {
                 writeln!(text, "{} issue(s):", loaded.issues.len())?;
                 for i in &loaded.issues {
+                    // A warning leaves no record out (docs/cli.md#output): said so.
+                    let warning = i.severity == repoprobe_core::Severity::Warning;
                     writeln!(
                         text,
-                        "  {}: {}: {}",
+                        "  {}: {}: {}{}",
                         safe(&i.file),
                         safe(&i.location),
+                        if warning { "warning: " } else { "" },
                         safe(&i.message)
                     )?;
                 }

@@ -17,3 +17,4 @@ mod judge;
 mod llm_commands;
 mod long_runs;
 mod pipeline;
+mod retrieval;

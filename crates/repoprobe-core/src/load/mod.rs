@@ -367,17 +367,7 @@ impl<T: Texts> Cx<'_, T> {
         expected: Option<RecordKind>,
         jsonl: bool,
     ) {
-        let at = |path: &str| -> String {
-            if path.is_empty() || path == "." {
-                location.to_string()
-            } else if jsonl {
-                format!("{location}, {path}")
-            } else if path.starts_with('[') {
-                format!("{location}{path}")
-            } else {
-                format!("{location}.{path}")
-            }
-        };
+        let at = |path: &str| -> String { inside(location, jsonl, path) };
         if let Some(&b) = text.as_bytes().iter().find(|b| !b.is_ascii_whitespace())
             && b != b'{'
         {
@@ -416,7 +406,7 @@ impl<T: Texts> Cx<'_, T> {
             self.meta = meta;
             return;
         }
-        self.accept_any(any, location, expected, text);
+        self.accept_any(any, location, expected, text, jsonl);
     }
 
     /// Classifies a parsed record and keeps it, or reports what it lacks.
@@ -426,6 +416,7 @@ impl<T: Texts> Cx<'_, T> {
         location: Location,
         expected: Option<RecordKind>,
         text: &str,
+        jsonl: bool,
     ) {
         let kind = match expected.or_else(|| any.detect()) {
             Some(k) => k,
@@ -440,7 +431,12 @@ impl<T: Texts> Cx<'_, T> {
             }
         };
         match any.into_record(kind) {
-            Ok(record) => self.push(location, record, text),
+            Ok(mut record) => {
+                for (path, message) in clean(&mut record) {
+                    self.issue(inside(location, jsonl, &path), message, Severity::Warning);
+                }
+                self.push(location, record, text)
+            }
             Err(missing) => self.issue(
                 location,
                 format!(
@@ -487,8 +483,35 @@ pub(crate) fn parse_one(kind: RecordKind, bytes: &[u8]) -> Result<Record, String
             .map_err(|(_, m)| m);
     }
     let any = parse_typed::<AnyRecord<KeepTexts>>(text).map_err(|(_, m)| m)?;
-    any.into_record(kind)
-        .map_err(|missing| format!("missing field(s) {}", missing.join(", ")))
+    let mut record = any
+        .into_record(kind)
+        .map_err(|missing| format!("missing field(s) {}", missing.join(", ")))?;
+    // Read back as it was loaded; its warnings were given then.
+    clean(&mut record);
+    Ok(record)
+}
+
+/// The parts of a record that are ignored, with where (a path inside it) and why, taken out of
+/// it: a question's evidence entries that are no repository path ([`validate::evidence`]).
+fn clean(record: &mut Record) -> Vec<(String, String)> {
+    match record {
+        Record::Question(q) => crate::validate::evidence(q),
+        _ => Vec::new(),
+    }
+}
+
+/// Where `path` (a serde path inside a record, `checklist[0].evidence`) is: `line 3,
+/// checklist[0].evidence` in JSONL, `$[0].checklist[0].evidence` in JSON.
+fn inside(location: Location, jsonl: bool, path: &str) -> String {
+    if path.is_empty() || path == "." {
+        location.to_string()
+    } else if jsonl {
+        format!("{location}, {path}")
+    } else if path.starts_with('[') {
+        format!("{location}{path}")
+    } else {
+        format!("{location}.{path}")
+    }
 }
 
 pub(crate) fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
@@ -657,6 +680,61 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn bad_evidence_entries_are_warnings_located_in_their_record_and_the_question_is_kept() {
+        let bench = include_str!("../../../../testdata/golden/benchmark.jsonl");
+        let mut q: serde_json::Value = serde_json::from_str(bench.lines().next().unwrap()).unwrap();
+        q["checklist"][0]["evidence"] = serde_json::json!([
+            "./src/a.py",
+            {"path": "src/b.py", "lines": [3, 9], "source": "cited"},
+            "/etc/passwd",
+            {"path": "x.py", "lines": [4, 1]},
+            42
+        ]);
+        q["checklist"][2]["evidence"] = serde_json::json!(["README.md"]);
+        let line = q.to_string();
+        for (text, prefix, sep) in [
+            // Two lines: a file of one object is read as JSON (`$`).
+            (
+                format!("{line}\n{}\n", bench.lines().nth(1).unwrap()),
+                "line 1",
+                ", ",
+            ),
+            (format!("[{line}]"), "$[0]", "."),
+        ] {
+            let p = parse("b", &text);
+            let at: Vec<String> = p.issues.iter().map(|i| i.location.clone()).collect();
+            let want: Vec<String> = [
+                "checklist[0].evidence[2]",
+                "checklist[0].evidence[3]",
+                "checklist[0].evidence[4]",
+                "checklist[2].evidence",
+            ]
+            .iter()
+            .map(|w| format!("{prefix}{sep}{w}"))
+            .collect();
+            assert_eq!(at, want);
+            assert!(p.issues.iter().all(|i| i.severity == Severity::Warning));
+            assert!(p.issues[0].message.contains("question \"q1\", item \"k1\""));
+            let all = p.all();
+            let Record::Question(got) = &all[0].record else {
+                panic!("the question is kept: {:?}", all[0].record)
+            };
+            let paths: Vec<&str> = got.checklist[0]
+                .evidence
+                .iter()
+                .map(|e| e.path.as_str())
+                .collect();
+            assert_eq!(paths, ["src/a.py", "src/b.py"]);
+            assert!(got.checklist[2].evidence.is_empty());
+            let bytes = &text.as_bytes()[all[0].span.start as usize..all[0].span.end as usize];
+            assert_eq!(
+                parse_one(RecordKind::Question, bytes).as_ref(),
+                Ok(&all[0].record)
+            );
         }
     }
 

@@ -48,6 +48,15 @@ pub struct Cell {
     pub perfect: bool,
 }
 
+impl Cell {
+    /// Whether this judgment's Overall (s/10, under the weights in force) is below the failure
+    /// threshold of paper §5.4, the one `classify-failures` picks its answers by
+    /// ([`THRESHOLD`](crate::protocol::classify::THRESHOLD)).
+    pub fn fails(&self) -> bool {
+        self.s / f64::from(crate::model::FULL_SCORE) < crate::protocol::classify::THRESHOLD
+    }
+}
+
 /// Integer sums over a set of cells, and the size of the grid they belong to.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Tally {

@@ -10,6 +10,7 @@ pub mod evidence;
 pub mod grid;
 pub mod index;
 pub mod items;
+pub mod retrieval;
 pub mod score_report;
 pub mod stats;
 pub mod strata;
@@ -24,6 +25,7 @@ use index::Index;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use grid::MissingPolicy;
+pub use retrieval::RetrievalRow;
 pub use score_report::{
     FailureModeRow, IssueOut, ModelScore, Paired, PolicyInfo, ReliabilityRow, ScoreOptions,
     ScoreReport, Spread, Stratum, StratumCell, StratumRow,
@@ -136,6 +138,17 @@ fn score_all(
     };
 
     let items = opts.items.then(|| items::rows(ds, &index, &judged));
+    let leaderboard: Vec<&str> = models.iter().map(|m| m.model.as_str()).collect();
+    let retrieval = retrieval::rows(
+        ds,
+        &index,
+        &weights,
+        &retrieval::Inputs {
+            judge: judge.as_deref(),
+            classifier: classifier.as_deref(),
+            leaderboard: &leaderboard,
+        },
+    );
     let audit = audit::audit(&ds.reported);
     let issues = issues_out(issues, &models, p);
 
@@ -157,6 +170,7 @@ fn score_all(
         failure_mode_average,
         paired,
         items,
+        retrieval,
         audit,
         issues,
     })

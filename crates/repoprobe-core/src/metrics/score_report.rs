@@ -4,7 +4,7 @@
 
 use super::grid::MissingPolicy;
 use super::weights::WeightRule;
-use super::{audit, items};
+use super::{audit, items, retrieval};
 use crate::issue::Issue;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -221,6 +221,10 @@ pub struct ScoreReport {
     pub paired: Option<Paired>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<items::ItemRow>>,
+    /// Per model, whether its runs read the questions' evidence (docs/metrics.md#retrieval);
+    /// empty when no question has evidence.
+    #[serde(default)]
+    pub retrieval: Vec<retrieval::RetrievalRow>,
     pub audit: Vec<audit::Finding>,
     pub issues: Vec<IssueOut>,
 }
@@ -252,6 +256,7 @@ impl ScoreReport {
             failure_mode_average: BTreeMap::new(),
             paired: None,
             items: opts.items.then(Vec::new),
+            retrieval: Vec::new(),
             audit: Vec::new(),
             issues: Vec::new(),
         }

@@ -125,6 +125,7 @@ fn item(id: &str, kind: ItemKind, weight: u32, rubric: Vec<RubricTier>) -> Check
         key_point: "-".into(),
         weight,
         rubric,
+        evidence: Vec::new(),
     }
 }
 

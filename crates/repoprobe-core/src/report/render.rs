@@ -266,6 +266,39 @@ pub fn strata_csv(r: &ScoreReport, axis: Stratum) -> String {
     out
 }
 
+/// CSV of the retrieval rows with unrounded values, one column per field of the JSON report's
+/// `retrieval` rows (an empty field where the value is undefined); the header alone when no
+/// question has evidence.
+pub fn retrieval_csv(r: &ScoreReport) -> String {
+    let num = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    let count = |x: Option<usize>| x.map_or(String::new(), |v| v.to_string());
+    let mut out = String::from(
+        "model,judge,runs,evidence_recall,read_precision,items_retrieved,attainment_retrieved,\
+         attainment_not_retrieved,failures,failures_not_retrieved,labelled_failures,context_miss,\
+         context_miss_not_retrieved\n",
+    );
+    for x in &r.retrieval {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            csv_field(&x.model),
+            csv_field(x.judge.as_deref().unwrap_or_default()),
+            x.runs,
+            num(x.evidence_recall),
+            num(x.read_precision),
+            num(x.items_retrieved),
+            num(x.attainment_retrieved),
+            num(x.attainment_not_retrieved),
+            x.failures,
+            num(x.failures_not_retrieved),
+            count(x.labelled_failures),
+            count(x.context_miss),
+            count(x.context_miss_not_retrieved),
+        );
+    }
+    out
+}
+
 /// Quotes a CSV field when needed; a leading `=`, `+`, `-`, `@`, tab or carriage return is
 /// prefixed with `'` (OWASP's advice) so that a model name cannot become a spreadsheet formula.
 pub fn csv_field(s: &str) -> String {

@@ -501,3 +501,77 @@ pub fn evidence_table(e: &[crate::metrics::evidence::ModelEvidence]) -> Option<T
         ),
     })
 }
+
+/// The retrieval table (docs/metrics.md#retrieval): per model, how much of the questions'
+/// evidence its runs read and how the verdicts went with it; `None` when no question has
+/// evidence (the report then has no retrieval rows).
+pub fn retrieval_table(r: &ScoreReport) -> Option<Table> {
+    retrieval_rows_table(&r.retrieval, r.judge.as_deref())
+}
+
+/// The retrieval table of some rows (one model's, on its page) under `judge`; `None` for none.
+pub fn retrieval_rows_table(
+    rows: &[crate::metrics::RetrievalRow],
+    judge: Option<&str>,
+) -> Option<Table> {
+    if rows.is_empty() {
+        return None;
+    }
+    let count = |n: Option<usize>| Cell {
+        text: n.map_or("—".to_string(), |n| n.to_string()),
+        mark: Mark::None,
+        value: n.map(|n| n as f64),
+    };
+    let rows = rows
+        .iter()
+        .map(|x| {
+            vec![
+                x.model.clone().into(),
+                count(Some(x.runs)),
+                num(x.evidence_recall),
+                num(x.read_precision),
+                num(x.items_retrieved),
+                num(x.attainment_retrieved),
+                num(x.attainment_not_retrieved),
+                count(Some(x.failures)),
+                num(x.failures_not_retrieved),
+                count(x.labelled_failures),
+                count(x.context_miss),
+                count(x.context_miss_not_retrieved),
+            ]
+        })
+        .collect();
+    Some(Table {
+        title: format!(
+            "Retrieval — the questions' evidence read per model (judge {})",
+            judge.unwrap_or_default()
+        ),
+        headers: [
+            "Model",
+            "Runs",
+            "Evidence recall",
+            "Read precision",
+            "Items retrieved",
+            "Attainment, read",
+            "Attainment, not read",
+            "Failures",
+            "Failures, none read",
+            "Labelled",
+            "Context miss",
+            "Context miss, none read",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: std::iter::once(false)
+            .chain(std::iter::repeat_n(true, 11))
+            .collect(),
+        rows,
+        note: Some(
+            "Runs, Failures, Labelled and Context miss are counts, the rest percentages; runs = \
+             answers without error that say what they read (agent.files_read), of questions with \
+             evidence; failures = judgments below 60%; labelled = failure-mode labels of the \
+             classifier in force; — = nothing to average"
+                .into(),
+        ),
+    })
+}

@@ -31,3 +31,4 @@ pub mod report;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod synth;
+pub mod trajectories;

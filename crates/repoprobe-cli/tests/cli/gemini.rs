@@ -129,7 +129,7 @@ fn gemini_exiting_non_zero_or_printing_garbage_is_a_failed_run_with_its_last_out
         &bin,
         |cli| run(cli, Script::Answer).0,
         "gemini: out of memory at the end",
-        "\"input_tokens\"",
+        "input_tokens",
     );
 }
 

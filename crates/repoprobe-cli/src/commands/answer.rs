@@ -2,7 +2,9 @@
 //! in `--out`, check the repository out at the question's pinned commit in a fresh worktree, run
 //! the agent there on the versioned prompt (`crates/repoprobe-core/prompts/answer-v1.md`), record
 //! what it answered, what it cost, and whether it changed the worktree (`git status`: evidence of
-//! edit bias), and save the whole transcript beside the answers.
+//! edit bias), and save its trajectory (ATIF) and the agent's raw output beside the answers. The
+//! agent crate runs the question and says how it ended (`repoprobe_agent::run`); this command
+//! keeps the keys, the journals and the files.
 //!
 //! Agents: `builtin` (our read-only tool loop over any model behind the judge's client) or an
 //! agent CLI (`claude-code`, `codex`, `gemini`, or any `command`).
@@ -128,7 +130,7 @@ enum AgentKind {
     ClaudeCode,
     /// Codex CLI (`codex exec --json -s read-only`).
     Codex,
-    /// Gemini CLI (`gemini -p --output-format json`).
+    /// Gemini CLI (`gemini -p --output-format stream-json`).
     Gemini,
     /// Any command (see --command).
     Command,

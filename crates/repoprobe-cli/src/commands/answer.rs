@@ -577,8 +577,13 @@ fn write_transcript(path: &Path, v: &Value) -> Result<(), String> {
 /// `v` with every secret of our environment replaced in its strings (a secret holds no quote
 /// or backslash once found in JSON text, so the replacement keeps the JSON whole).
 fn scrubbed(v: Value) -> Value {
+    scrubbed_with(v, scrub_env)
+}
+
+/// [`scrubbed`] with the scrubber given (the tests' own secrets).
+fn scrubbed_with(v: Value, scrub: impl Fn(&str) -> String) -> Value {
     let text = v.to_string();
-    let clean = scrub_env(&text);
+    let clean = scrub(&text);
     if clean == text {
         return v;
     }
@@ -642,8 +647,17 @@ mod tests {
 
     #[test]
     fn a_record_scrubbed_of_secrets_stays_json() {
-        let v = json!({"answer": "ok", "n": 1});
-        assert_eq!(scrubbed(v.clone()), v);
+        let secrets = ["sk-test-0123456789".to_string()];
+        let scrub = |t: &str| repoprobe_llm::key::scrub_all(&secrets, t);
+        let v = json!({"answer": "my key is sk-test-0123456789", "n": 1,
+            "agent": {"meta": {"echo": ["x sk-test-0123456789 y"]}}});
+        assert_eq!(
+            scrubbed_with(v, scrub),
+            json!({"answer": "my key is [redacted]", "n": 1,
+                "agent": {"meta": {"echo": ["x [redacted] y"]}}})
+        );
+        let clean = json!({"answer": "ok", "n": 1});
+        assert_eq!(scrubbed_with(clean.clone(), scrub), clean);
     }
 
     #[test]

@@ -212,20 +212,7 @@ fn gemini_found_on_path_through_a_symlinked_directory_runs_in_its_sandbox() {
     // The CLI's install directory reached through a link (a `tools/` that is a symlink, any PATH
     // entry that is one): the sandbox binds real paths only, so the program is resolved first.
     let links = tempfile::tempdir().unwrap();
-    let linked = links.path().join("linked-tools");
-    std::os::unix::fs::symlink(agent_cli::tools_dir().canonicalize().unwrap(), &linked).unwrap();
-    // PATH reaches the CLI through the link only (its real directory left out).
-    let real_bin = agent_cli::tools_dir()
-        .join("node_modules/.bin")
-        .canonicalize()
-        .unwrap();
-    let rest = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .filter(|d| d.canonicalize().ok().as_ref() != Some(&real_bin))
-        .collect::<Vec<_>>();
-    let path = std::env::join_paths(std::iter::once(linked.join("node_modules/.bin")).chain(rest))
-        .unwrap()
-        .into_string()
-        .unwrap();
+    let path = agent_cli::path_through_a_link(links.path());
     let seen = Seen::default();
     let server = gemini::start(seen.clone(), Script::Answer);
     let env = [

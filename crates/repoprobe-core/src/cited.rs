@@ -200,7 +200,9 @@ pub fn pieces(text: &str) -> Vec<Piece<'_>> {
 mod tests {
     use super::*;
 
-    fn paths(text: &str) -> Vec<(&str, &str, Option<(u32, Option<u32>)>)> {
+    type Found<'a> = (&'a str, &'a str, Option<(u32, Option<u32>)>);
+
+    fn paths(text: &str) -> Vec<Found<'_>> {
         pieces(text)
             .into_iter()
             .filter_map(|x| match x {

@@ -86,10 +86,20 @@ pub fn dir_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
                     p.extension().and_then(|e| e.to_str()),
                     Some("json" | "jsonl")
                 )
+                && !is_trajectories(p)
         })
         .collect();
     out.sort();
     Ok(out)
+}
+
+/// A trajectories file or its index (`bundle` writes `*.trajectories.jsonl` and
+/// `*.trajectories.index.json`): runs' steps for the site, no records to score, so a directory's
+/// listing leaves them out.
+fn is_trajectories(p: &Path) -> bool {
+    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        n.ends_with("trajectories.jsonl") || n.ends_with("trajectories.index.json")
+    })
 }
 
 fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
@@ -158,6 +168,14 @@ pub fn print_issues(loaded: &Loaded) {
 /// there first) in `path`'s directory; it is flushed to disk before the rename, and the
 /// directory after it.
 pub fn write_atomically(path: &Path, text: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(path, |w| w.write_all(text))
+}
+
+/// [`write_atomically`], the content written by `write` as it comes (a file too large to hold).
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     let dir = path
@@ -171,7 +189,11 @@ pub fn write_atomically(path: &Path, text: &[u8]) -> std::io::Result<()> {
         // As `std::fs::write` would create it (the umask applies), not tempfile's 0600.
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)?;
-    tmp.write_all(text)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        write(&mut w)?;
+        w.flush()?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     std::fs::File::open(dir)?.sync_all()

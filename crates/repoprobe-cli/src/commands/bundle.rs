@@ -1,5 +1,7 @@
 //! `repoprobe bundle FILE... --out results.json`: one validated bundle from many files. Only
-//! valid records go in, each with its unknown fields as written; the issues go to stderr.
+//! valid records go in, each with its unknown fields as written; the issues go to stderr. The
+//! answers' trajectories (their `agent.transcript` files) go into one trajectories file beside
+//! it, with its index (docs/format.md#trajectories-file).
 
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues, write_atomically};
@@ -16,6 +18,13 @@ pub struct Args {
     files: Vec<PathBuf>,
     #[arg(long)]
     out: PathBuf,
+    /// Where the answers' trajectories are gathered [default: <out without .json>.trajectories.jsonl,
+    /// its index beside it as .trajectories.index.json].
+    #[arg(long)]
+    trajectories: Option<PathBuf>,
+    /// Leave the trajectories out.
+    #[arg(long, conflicts_with = "trajectories")]
+    no_trajectories: bool,
 }
 
 #[derive(Serialize)]
@@ -69,5 +78,115 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         raw.failure_labels.len(),
         raw.reported.len()
     );
+    if !a.no_trajectories {
+        let path = a
+            .trajectories
+            .clone()
+            .unwrap_or_else(|| trajectories_beside(&a.out));
+        gather_trajectories(&loaded, &a.files, &path)?;
+    }
     Ok(Exit::of(&loaded))
+}
+
+/// `results.json` → `results.trajectories.jsonl`.
+fn trajectories_beside(out: &std::path::Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "results".into());
+    let stem = name.strip_suffix(".json").unwrap_or(&name);
+    out.with_file_name(format!("{stem}.trajectories.jsonl"))
+}
+
+/// Writes the trajectory of every answer that names one (`agent.transcript`, read relative to
+/// the directory of each input file in turn, first found) as a line of `path`, and the index
+/// beside it; an answer without a readable ATIF trajectory is said on stderr, never fatal.
+fn gather_trajectories(
+    loaded: &repoprobe_core::Loaded,
+    inputs: &[PathBuf],
+    path: &std::path::Path,
+) -> anyhow::Result<()> {
+    use repoprobe_core::model::agent::AgentBlock;
+    use repoprobe_core::model::repo_path;
+    use repoprobe_core::trajectories::{self, Index, IndexEntry, TrajectoryKey};
+    use std::io::Write;
+    let dirs: Vec<PathBuf> = inputs
+        .iter()
+        .map(|p| {
+            if p.is_dir() {
+                p.clone()
+            } else {
+                p.parent().map(PathBuf::from).unwrap_or_default()
+            }
+        })
+        .collect();
+    let (mut entries, mut missing) = (Vec::new(), Vec::new());
+    let written = crate::input::write_atomically_with(path, |w: &mut dyn Write| {
+        let mut at = 0u64;
+        for ans in &loaded.dataset.answers {
+            let Some(rel) = AgentBlock::of(ans).and_then(|b| b.transcript) else {
+                continue;
+            };
+            let key = TrajectoryKey {
+                question_id: ans.question_id.clone(),
+                model: ans.model.clone(),
+                attempt: ans.attempt,
+            };
+            // A record's path stays under the directories given: never absolute, never `..`.
+            let read = repo_path::normalise(&rel)
+                .map_err(|e| format!("its path {e}"))
+                .and_then(|rel| {
+                    dirs.iter()
+                        .map(|d| d.join(&rel))
+                        .find(|p| p.is_file())
+                        .ok_or_else(|| "not found beside the input files".to_string())
+                })
+                .and_then(|p| std::fs::read(&p).map_err(|e| e.to_string()))
+                .and_then(|b| {
+                    serde_json::from_slice::<repoprobe_core::model::trajectory::Trajectory>(&b)
+                        .map_err(|e| format!("not an ATIF trajectory: {e}"))
+                });
+            let t = match read {
+                Ok(t) => t,
+                Err(why) => {
+                    missing.push(format!(
+                        "{} / {} / attempt {} ({rel}): {why}",
+                        key.question_id, key.model, key.attempt
+                    ));
+                    continue;
+                }
+            };
+            let line = trajectories::line(&key, &t).map_err(std::io::Error::other)?;
+            w.write_all(line.as_bytes())?;
+            let length = line.len() as u64 - 1;
+            entries.push(IndexEntry {
+                key,
+                offset: at,
+                length,
+            });
+            at += line.len() as u64;
+        }
+        Ok(())
+    });
+    written.with_context(|| format!("cannot write {}", path.display()))?;
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    // `x.trajectories.jsonl` → `x.trajectories.index.json`.
+    let index_path = path.with_extension("index.json");
+    let n = entries.len();
+    let index = serde_json::to_vec(&Index::new(bytes, entries))?;
+    write_atomically(&index_path, &index)
+        .with_context(|| format!("cannot write {}", index_path.display()))?;
+    for m in &missing {
+        eprintln!(
+            "warning: no trajectory for {}",
+            repoprobe_core::report::terminal_safe(m)
+        );
+    }
+    eprintln!(
+        "wrote {}: {n} trajectories ({} answers without one), indexed in {}",
+        path.display(),
+        missing.len(),
+        index_path.display()
+    );
+    Ok(())
 }

@@ -129,7 +129,7 @@ fn gemini_exiting_non_zero_or_printing_garbage_is_a_failed_run_with_its_last_out
         &bin,
         |cli| run(cli, Script::Answer).0,
         "gemini: out of memory at the end",
-        "\"input_tokens\"",
+        "input_tokens",
     );
 }
 
@@ -185,4 +185,59 @@ fn gemini_in_a_sandbox_that_cannot_start_is_a_failure_to_retry() {
         ("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9".to_string()),
     ];
     agent_cli::assert_a_broken_sandbox_is_a_failure_to_retry("gemini", MODEL, &bin, &env, KEY);
+}
+
+#[test]
+fn gemini_without_a_key_it_can_use_could_not_run_and_is_no_answer() {
+    let Some(bin) = agent_cli::installed("gemini", "REPOPROBE_GEMINI") else {
+        return;
+    };
+    let seen = Seen::default();
+    let server = gemini::start(seen.clone(), Script::Answer);
+    // No GEMINI_API_KEY: the CLI refuses to start its session (0.61.0: exit status 41).
+    let env = [("GOOGLE_GEMINI_BASE_URL", server.origin())];
+    let a = agent_cli::answer("gemini", MODEL, &bin, &env, KEY, &[]);
+    assert_eq!(a.record, None, "an answer was recorded: {}", a.stderr);
+    assert_eq!(a.failures.len(), 1, "{}", a.stderr);
+    let reason = a.failures[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("exit status 41"), "{reason}");
+    assert!(seen.lock().unwrap().is_empty(), "no model call was made");
+}
+
+#[test]
+fn gemini_found_on_path_through_a_symlinked_directory_runs_in_its_sandbox() {
+    let Some(_bin) = agent_cli::installed("gemini", "REPOPROBE_GEMINI") else {
+        return;
+    };
+    // The CLI's install directory reached through a link (a `tools/` that is a symlink, any PATH
+    // entry that is one): the sandbox binds real paths only, so the program is resolved first.
+    let links = tempfile::tempdir().unwrap();
+    let linked = links.path().join("linked-tools");
+    std::os::unix::fs::symlink(agent_cli::tools_dir().canonicalize().unwrap(), &linked).unwrap();
+    // PATH reaches the CLI through the link only (its real directory left out).
+    let real_bin = agent_cli::tools_dir()
+        .join("node_modules/.bin")
+        .canonicalize()
+        .unwrap();
+    let rest = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| d.canonicalize().ok().as_ref() != Some(&real_bin))
+        .collect::<Vec<_>>();
+    let path = std::env::join_paths(std::iter::once(linked.join("node_modules/.bin")).chain(rest))
+        .unwrap()
+        .into_string()
+        .unwrap();
+    let seen = Seen::default();
+    let server = gemini::start(seen.clone(), Script::Answer);
+    let env = [
+        ("GEMINI_API_KEY", KEY.to_string()),
+        ("GOOGLE_GEMINI_BASE_URL", server.origin()),
+        ("PATH", path),
+    ];
+    let a = agent_cli::answer("gemini", MODEL, Path::new("gemini"), &env, KEY, &[]);
+    let rec = a.record.as_ref().expect(&a.stderr);
+    assert_eq!(rec["error"], Value::Null, "{rec}\n{}", a.stderr);
+    assert!(
+        rec["answer"].as_str().unwrap().contains(FILE_CONTENT),
+        "{rec}"
+    );
 }

@@ -11,6 +11,7 @@ use crate::common::codex::{self, Script};
 use crate::common::{FakeApi, KEY, live_cmd, records, repoprobe, run_checked};
 use repoprobe_core::metrics::evidence::changes;
 use repoprobe_core::model::agent::AgentBlock;
+use repoprobe_core::trajectories;
 use repoprobe_test_support::reply::{Api, Mode};
 use std::path::{Path, PathBuf};
 
@@ -148,4 +149,21 @@ fn answer_judge_and_bundle_keep_what_the_agent_edited_for_the_site() {
         models.contains(&"builtin-model") && models.contains(&codex::MODEL),
         "{models:?}"
     );
+    // Every run's trajectory is in the trajectories file beside the bundle, found by its index.
+    let file = bundle.with_file_name("results.trajectories.jsonl");
+    let bytes = std::fs::read(&file).unwrap();
+    let index = std::fs::read(file.with_extension("index.json")).unwrap();
+    let index = trajectories::Index::read(&index, bytes.len() as u64).unwrap();
+    assert_eq!(index.entries.len(), answers.len(), "{}", out.stderr);
+    for e in &index.entries {
+        let line = &bytes[e.offset as usize..(e.offset + e.length) as usize];
+        let (key, t) = trajectories::read_line(line).unwrap();
+        assert_eq!(key, e.key);
+        assert!(t.problems().is_empty(), "{:?}", t.problems());
+        assert_eq!(t.extra_str("question_id"), Some(key.question_id.as_str()));
+    }
+    // The one made without an index reads the same.
+    let mut scan = trajectories::Scanner::new();
+    scan.feed(&bytes);
+    assert_eq!(scan.finish().0, index);
 }

@@ -51,6 +51,20 @@ pub fn cited(text: &str) -> Vec<Cited> {
         .collect()
 }
 
+/// A path written with its lines (`src/a.rs:12`, `src/a.rs:12-40`, `src/a.rs#L12-L40`), as a
+/// model may write an evidence path: the path before them and the lines as evidence writes
+/// them. Text without such an ending is the path as given, with no lines.
+pub fn split_lines(s: &str) -> (&str, Option<[u32; 2]>) {
+    if let Some(at) = s.rfind([':', '#'])
+        && let Some((lines, used)) = lines_after(&s[at..])
+        && at + used == s.len()
+        && at > 0
+    {
+        return (&s[..at], range(lines));
+    }
+    (s, None)
+}
+
 /// `(from, to)` as evidence lines, when it is a range of lines.
 fn range((from, to): (u32, Option<u32>)) -> Option<[u32; 2]> {
     let to = to.unwrap_or(from);
@@ -277,6 +291,18 @@ mod tests {
                 ("src/e", None)
             ]
         );
+    }
+
+    #[test]
+    fn lines_are_split_off_a_path() {
+        assert_eq!(split_lines("src/a.rs:12"), ("src/a.rs", Some([12, 12])));
+        assert_eq!(split_lines("src/a.rs:12-40"), ("src/a.rs", Some([12, 40])));
+        assert_eq!(split_lines("src/a.rs#L3-L9"), ("src/a.rs", Some([3, 9])));
+        assert_eq!(split_lines("src/a.rs:40-12"), ("src/a.rs", None));
+        assert_eq!(split_lines("src/a.rs"), ("src/a.rs", None));
+        assert_eq!(split_lines("src/a.rs:12x"), ("src/a.rs:12x", None));
+        assert_eq!(split_lines(":12"), (":12", None));
+        assert_eq!(split_lines("a#b"), ("a#b", None));
     }
 
     #[test]

@@ -205,7 +205,7 @@ pub fn reask_message(violations: &[String]) -> String {
 
 /// Checks a generator's reply and returns the full question, or every violation: the reply's
 /// shape (an object with only `checklist`, an array of items with the fields of docs/format.md#question,
-/// non-empty texts), each item's `evidence` ([`evidence_of`]) and every rule of
+/// non-empty texts), each item's `evidence` (`evidence_of`) and every rule of
 /// [`validate::question`].
 pub fn parse_reply(s: &Source, text: &str) -> Result<Question, Vec<String>> {
     let top = extract_object_of(text, "a JSON object with `checklist`").map_err(|e| vec![e])?;

@@ -16,8 +16,9 @@
 //!    texts before the answer); a path the item's evidence already has is not added again, and
 //!    the evidence it had stays as written.
 //!
-//! Paths of the reference answer that rule 2 gives to no item are reported as the answer's
-//! only (`answer_only`), for a person to place: nothing is assigned by guess.
+//! Paths of the reference answer that rule 2 gives to no item, and that no item's evidence
+//! already has, are reported as the answer's only (`answer_only`), for a person to place:
+//! nothing is assigned by guess.
 //!
 //! Pure: the tree is a predicate, the record is text in and text out.
 
@@ -86,7 +87,12 @@ pub fn plan(q: &Question, exists: impl Fn(&str) -> bool) -> Plan {
             by_name.entry(name).or_default().insert(&c.path);
         }
     }
-    let mut given = BTreeSet::new();
+    // Placed already: a path some item's evidence has is no answer-only path.
+    let mut given: BTreeSet<String> = q
+        .checklist
+        .iter()
+        .flat_map(|item| item.evidence.iter().map(|e| e.path.clone()))
+        .collect();
     let mut items = Vec::new();
     for (index, item) in q.checklist.iter().enumerate() {
         if item.kind != ItemKind::Knowledge {
@@ -419,7 +425,17 @@ mod tests {
             [("src/flows/llm_flow.py".to_string(), None)]
         );
         k1.evidence.push(EvidencePath::new("src/flows/llm_flow.py"));
-        assert!(plan(&question("", vec![k1]), exists).items.is_empty());
+        assert!(
+            plan(&question("", vec![k1.clone()]), exists)
+                .items
+                .is_empty()
+        );
+        // A path of the answer an item's evidence has is placed, not the answer's only.
+        let p = plan(
+            &question("See src/runner.py and src/flows/", vec![k1]),
+            exists,
+        );
+        assert_eq!(p.answer_only, ["src/flows"]);
     }
 
     #[test]

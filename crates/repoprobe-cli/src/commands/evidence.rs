@@ -15,7 +15,6 @@ use repoprobe_agent::workspace::{RepoSource, RepoTree};
 use repoprobe_core::LoadOptions;
 use repoprobe_core::cited_evidence::{self, Plan};
 use repoprobe_core::report::{terminal_safe, terminal_safe_lines};
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -76,31 +75,50 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         source = source.map_repo(name, path);
     }
 
-    // One tree per repository and commit, however many questions ask about it.
-    let mut trees: HashMap<(String, String), Result<RepoTree, String>> = HashMap::new();
-    let mut text = String::new();
+    // Questions taken by repository and commit, so that each tree is read once and only one
+    // is held at a time (a large repository's tree is megabytes); written and reported in the
+    // benchmark's order.
+    let key = |i: usize| {
+        let r = &ds.questions[i].repo;
+        (r.name.as_str(), r.commit.trim())
+    };
+    let mut order: Vec<usize> = (0..ds.questions.len()).collect();
+    order.sort_by_key(|&i| key(i));
+    let mut done: Vec<(String, String)> = vec![Default::default(); ds.questions.len()];
     let mut totals = Totals::default();
-    for (q, record) in ds.questions.iter().zip(&raw.questions) {
+    let mut held = None;
+    let mut tree: Result<RepoTree, String> = Err(String::new());
+    for i in order {
+        let (q, record) = (&ds.questions[i], &raw.questions[i]);
+        if held != Some(key(i)) {
+            tree = source.tree(&q.repo).map_err(|e| e.to_string());
+            held = Some(key(i));
+        }
         let id = terminal_safe(&q.id);
-        let tree = trees
-            .entry((q.repo.name.clone(), q.repo.commit.trim().to_string()))
-            .or_insert_with(|| source.tree(&q.repo).map_err(|e| e.to_string()));
-        let line = match tree {
+        done[i] = match &tree {
             Ok(tree) => {
                 let plan = cited_evidence::plan(q, |p| tree.contains(p));
-                text.push_str(&cited_evidence::rewrite(record.get(), &plan)?);
                 totals.add(&plan);
-                report_line(&id, tree, &plan)
+                (
+                    cited_evidence::rewrite(record.get(), &plan)?,
+                    report_line(&id, tree, &plan),
+                )
             }
             Err(e) => {
-                text.push_str(&cited_evidence::one_line(record.get()));
                 totals.unread += 1;
-                format!(
-                    "{id}: written unchanged, its repository could not be read: {}",
-                    terminal_safe_lines(e)
+                (
+                    cited_evidence::one_line(record.get()),
+                    format!(
+                        "{id}: written unchanged, its repository could not be read: {}",
+                        terminal_safe_lines(e)
+                    ),
                 )
             }
         };
+    }
+    let mut text = String::new();
+    for (record, line) in &done {
+        text.push_str(record);
         text.push('\n');
         eprintln!("  {line}");
     }

@@ -178,8 +178,9 @@ pub fn prompt(s: &Source, describe_schema: bool) -> JudgePrompt {
 /// The reply schema as JSON text: `{"checklist": [item, ...]}` with 2–5 items, each
 /// `{id, kind (knowledge|clarity), key_point, weight (1–9), rubric: [{score (0–9), criterion}],
 /// evidence: [path]}`, everything required (strict structured outputs require every field;
-/// [`parse_reply`] still reads a reply without `evidence` as one without paths), nothing else. The sums and sets of docs/format.md#question cannot be said in a
-/// schema: [`parse_reply`] checks them.
+/// [`parse_reply`] still reads a reply without `evidence` as one without paths), nothing else.
+/// The sums and sets of docs/format.md#question cannot be said in a schema: [`parse_reply`]
+/// checks them.
 pub fn reply_schema_json() -> String {
     let tier = r#"{"type":"object","properties":{"score":{"type":"integer","minimum":0,"maximum":9},"criterion":{"type":"string"}},"required":["score","criterion"],"additionalProperties":false}"#;
     let item = format!(

@@ -451,6 +451,39 @@ exit 1
 }
 
 #[test]
+fn the_builtin_agent_whose_model_api_refuses_leaves_a_failure_to_retry_not_a_zero() {
+    let c = case(None);
+    let server = FakeServer::start(|_| {
+        Response::json(401, json!({"error": {"message": "bad key"}}).to_string())
+    });
+    let r = c
+        .cmd()
+        .args([
+            "--agent",
+            "builtin",
+            "--provider",
+            "openai",
+            "--model",
+            "m1",
+        ])
+        .args(["--question", "q1", "--max-http-retries", "0", "--base-url"])
+        .arg(format!("{}/v1", server.origin()))
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(records(&c.out).is_empty(), "no answer record: {stderr}");
+    let f = records(&c.path().join("answers.failures.ndjson"));
+    assert_eq!(f.len(), 1, "{stderr}");
+    let reason = f[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("model call failed: HTTP 401"),
+        "{reason}"
+    );
+}
+
+#[test]
 fn a_run_whose_tmp_cannot_be_made_is_a_failure_to_retry_and_the_retry_answers() {
     let c = case(None);
     // The run's scratch `tmp` (the sandbox's /tmp for the agent) cannot be made: a file is in

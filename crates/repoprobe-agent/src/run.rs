@@ -173,12 +173,31 @@ struct Partial {
     turns: u32,
 }
 
+impl Partial {
+    /// A run of `agent` on `model` given `system` and `prompt`, before it ran (a verdict is
+    /// always set before it is returned).
+    fn new(agent: AgentBlock, model: String, system: Option<String>, prompt: String) -> Partial {
+        Partial {
+            verdict: Verdict::CouldNotRun(String::new()),
+            agent,
+            model,
+            system,
+            prompt,
+            converted: empty(),
+            raw: Value::Null,
+            tokens: Tokens::default(),
+            cost_usd: None,
+            http_retries: 0,
+            turns: 0,
+        }
+    }
+}
+
 async fn run_builtin(client: &Client, limits: &Limits, q: &Question, wt: &Worktree) -> Partial {
     let s = client.settings();
     let p = prompt(q, &wt.commit);
-    let mut partial = Partial {
-        verdict: Verdict::CouldNotRun(String::new()),
-        agent: AgentBlock {
+    let mut partial = Partial::new(
+        AgentBlock {
             name: Some("builtin".into()),
             version: Some(concat!("repoprobe ", env!("CARGO_PKG_VERSION")).into()),
             // No process is started: the tools confine their own paths.
@@ -186,16 +205,10 @@ async fn run_builtin(client: &Client, limits: &Limits, q: &Question, wt: &Worktr
             provider: Some(s.provider.as_str().into()),
             ..AgentBlock::default()
         },
-        model: s.model.clone(),
-        system: Some(p.system.clone()),
-        prompt: p.user.clone(),
-        converted: empty(),
-        raw: Value::Null,
-        tokens: Tokens::default(),
-        cost_usd: None,
-        http_retries: 0,
-        turns: 0,
-    };
+        s.model.clone(),
+        Some(p.system.clone()),
+        p.user.clone(),
+    );
     let sandbox = match Sandbox::new(&wt.path) {
         Ok(sb) => sb,
         Err(e) => {
@@ -232,23 +245,16 @@ async fn run_external(
 ) -> Partial {
     let text = single_prompt(q, &wt.commit);
     let mut config = config.clone();
-    let mut partial = Partial {
-        verdict: Verdict::CouldNotRun(String::new()),
-        agent: AgentBlock {
+    let mut partial = Partial::new(
+        AgentBlock {
             name: Some(config.agent.as_str().into()),
             version: version.map(str::to_string),
             ..AgentBlock::default()
         },
-        model: config.model.clone(),
-        system: None,
-        prompt: text.clone(),
-        converted: empty(),
-        raw: Value::Null,
-        tokens: Tokens::default(),
-        cost_usd: None,
-        http_retries: 0,
-        turns: 0,
-    };
+        config.model.clone(),
+        None,
+        text.clone(),
+    );
     if fresh_home && let Err(why) = fresh_home_settings(&mut config, scratch, wt) {
         partial.converted.push(atif::system_note(&why, true));
         partial.verdict = Verdict::CouldNotRun(why);

@@ -30,7 +30,7 @@ use repoprobe_agent::run::{self, Agent, RunIds, Verdict};
 use repoprobe_agent::sandbox::{self, Bubblewrap};
 use repoprobe_agent::workspace::RepoSource;
 use repoprobe_core::Question;
-use repoprobe_core::protocol::answer::PROMPT_VERSION;
+use repoprobe_core::protocol::answer::{PROMPT_VERSION, single_prompt};
 use repoprobe_llm::key::scrub_env;
 use repoprobe_llm::price::Price;
 use repoprobe_llm::{Client, Tokens};
@@ -119,6 +119,13 @@ pub struct Args {
     /// libraries, the agent program's own directory, the worktree and the run's scratch files.
     #[arg(long = "sandbox-expose")]
     sandbox_expose: Vec<PathBuf>,
+    /// Print the runs, the tokens they would take and their cost under the assumptions it
+    /// names (--estimate-turns), and exit: no agent runs, nothing is sent or written.
+    #[arg(long)]
+    estimate: bool,
+    /// The model turns a run is assumed to take, for --estimate.
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..))]
+    estimate_turns: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -194,6 +201,9 @@ struct FailureRecord<'a> {
 pub fn run(mut a: Args) -> anyhow::Result<Exit> {
     if !(a.agent_timeout_s.is_finite() && a.agent_timeout_s > 0.0) {
         bail!("--agent-timeout-s must be a positive number of seconds");
+    }
+    if a.estimate {
+        return estimate(&a);
     }
     let layout = a.run.layout()?;
     // From here on `--out` is this shard's file (the transcripts and what the sandbox hides
@@ -301,6 +311,66 @@ pub fn run(mut a: Args) -> anyhow::Result<Exit> {
     }
     .print(&tally, input_issues);
     Ok(exit)
+}
+
+/// What each tool result is assumed to add to the conversation, for `--estimate`.
+const ESTIMATE_RESULT_TOKENS: u64 = 1_500;
+/// What each model turn is assumed to write, for `--estimate`.
+const ESTIMATE_TURN_OUTPUT_TOKENS: u64 = 300;
+
+/// `--estimate`: the runs not yet in `--out`, each assumed to take `--estimate-turns` turns that
+/// each re-send the prompt and the conversation so far (every tool result adding
+/// [`ESTIMATE_RESULT_TOKENS`]) and write [`ESTIMATE_TURN_OUTPUT_TOKENS`]. How far an agent
+/// explores no prompt tells: the assumptions are printed, and a pilot run's evidence table
+/// (`score --evidence`) is the better guide.
+fn estimate(a: &Args) -> anyhow::Result<Exit> {
+    use crate::live::estimate::{Estimate, render};
+    let (ds, _) = load_inputs(std::slice::from_ref(&a.benchmark))?;
+    let done = {
+        let layout = a.run.layout()?;
+        let mut j = Journal::open_beside(&layout.out, AnswerKey::of)?;
+        std::mem::take(&mut j.done)
+    };
+    let turns = u64::from(a.estimate_turns);
+    let (mut e, mut already) = (Estimate::default(), 0);
+    for q in ds
+        .questions
+        .iter()
+        .filter(|q| a.questions.is_empty() || a.questions.contains(&q.id))
+    {
+        let prompt_tokens = single_prompt(q, &q.repo.commit).len() as u64 / 4;
+        for attempt in 0..a.attempts {
+            let key = AnswerKey {
+                question_id: q.id.clone(),
+                model: a.api.model.clone(),
+                attempt,
+            };
+            if done.contains(&key) {
+                already += 1;
+                continue;
+            }
+            e.calls += turns;
+            e.tokens.input_tokens +=
+                turns * prompt_tokens + ESTIMATE_RESULT_TOKENS * turns * (turns - 1) / 2;
+            e.tokens.output_tokens += turns * ESTIMATE_TURN_OUTPUT_TOKENS;
+        }
+    }
+    let mut text = render(
+        "answer",
+        &a.api.model,
+        e,
+        already,
+        a.run.price(&a.api.model),
+        "the prompt's bytes / 4 a turn, and the conversation so far, assumed below",
+    );
+    text.push_str(&format!(
+        "  assumed: {turns} turns a run (--estimate-turns), each re-sending the prompt and the \
+         conversation, every tool result adding {ESTIMATE_RESULT_TOKENS} tokens and every turn \
+         writing {ESTIMATE_TURN_OUTPUT_TOKENS}; an agent CLI's own system prompt and tools are \
+         not counted\n"
+    ));
+    crate::stdout::write(text.as_bytes())?;
+    Ok(Exit::Ok)
 }
 
 /// The agent of `--agent`, checked before anything runs: the model's client, or the CLI (its

@@ -134,7 +134,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         let done = a.live.done_keys(LabelKey::of)?;
         let (jobs, already_done) = jobs(&a, &candidates, |k| done.contains(k));
         a.live
-            .print_estimate("classify-failures", &jobs, already_done);
+            .print_estimate("classify-failures", &jobs, already_done)?;
         return Ok(Exit::Ok);
     };
     let mut live = a.live.start(

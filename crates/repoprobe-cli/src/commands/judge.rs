@@ -212,7 +212,7 @@ where
         let done = live_args.done_keys(kind.key_of)?;
         let todo = inputs.jobs(&ds, live_args.model(), |k| done.contains(k));
         let tasks: Vec<T> = todo.jobs.into_iter().map(task).collect();
-        live_args.print_estimate(kind.command, &tasks, todo.already_done);
+        live_args.print_estimate(kind.command, &tasks, todo.already_done)?;
         return Ok(Exit::Ok);
     }
     let settings = live_args.settings()?;

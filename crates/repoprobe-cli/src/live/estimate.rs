@@ -31,14 +31,19 @@ pub fn of_tasks<T: Task>(tasks: &[T], describe_schema: bool) -> Estimate {
     e
 }
 
+/// What the input tokens of a judge's estimate are.
+pub const PROMPT_BYTES: &str = "the prompts' bytes / 4";
+
 /// The estimate in words: `command` on `model`, `done` keys already in the output, `price` in
-/// force (`None`: not in the table and not given).
+/// force (`None`: not in the table and not given), `input` saying where the input tokens come
+/// from.
 pub fn render(
     command: &str,
     model: &str,
     e: Estimate,
     done: usize,
     price: Option<Price>,
+    input: &str,
 ) -> String {
     let mut s = String::new();
     let per_call = e.tokens.output_tokens.checked_div(e.calls).unwrap_or(0);
@@ -47,14 +52,10 @@ pub fn render(
         "{command} --estimate (nothing sent): {} call(s) to {model}, {done} key(s) already done",
         e.calls
     );
+    let _ = writeln!(s, "  input  ≈ {} tokens ({input})", e.tokens.input_tokens);
     let _ = writeln!(
         s,
-        "  input  ≈ {} tokens (the prompts' bytes / 4)",
-        e.tokens.input_tokens
-    );
-    let _ = writeln!(
-        s,
-        "  output ≈ {} tokens (≈ {per_call} a call: an assumption of the protocol's reply size)",
+        "  output ≈ {} tokens (≈ {per_call} a call, assumed)",
         e.tokens.output_tokens
     );
     match price {
@@ -91,7 +92,7 @@ mod tests {
             },
         };
         let price = Price::of("gpt-5", None, None);
-        let text = render("judge", "gpt-5", e, 2, price);
+        let text = render("judge", "gpt-5", e, 2, price, PROMPT_BYTES);
         assert!(
             text.contains("4 call(s) to gpt-5, 2 key(s) already done"),
             "{text}"
@@ -99,7 +100,7 @@ mod tests {
         assert!(text.contains("≈ 100000 a call"), "{text}");
         // 2 M × $1.25 + 0.4 M × $10 = $6.50.
         assert!(text.contains("≈ $6.50 at $1.25 / $10"), "{text}");
-        let text = render("judge", "my-model", e, 0, None);
+        let text = render("judge", "my-model", e, 0, None, PROMPT_BYTES);
         assert!(text.contains("not in the price table"), "{text}");
     }
 }

@@ -68,17 +68,27 @@ pub struct LiveArgs {
 
 impl LiveArgs {
     /// `--estimate`: the estimate of `tasks` printed, `done` keys already in `--out`.
-    pub fn print_estimate<T: Task>(&self, command: &str, tasks: &[T], done: usize) {
+    pub fn print_estimate<T: Task>(
+        &self,
+        command: &str,
+        tasks: &[T],
+        done: usize,
+    ) -> std::io::Result<()> {
         let describe_schema = self.structured.map(Structured::from) == Some(Structured::Prompt);
         let e = estimate::of_tasks(tasks, describe_schema);
         let price = self.run.price(&self.api.model).map(|p| {
             let listed = self.run.price_in.is_none() && self.run.price_out.is_none();
             if self.batch && listed { p.halved() } else { p }
         });
-        print!(
-            "{}",
-            estimate::render(command, &self.api.model, e, done, price)
+        let text = estimate::render(
+            command,
+            &self.api.model,
+            e,
+            done,
+            price,
+            estimate::PROMPT_BYTES,
         );
+        crate::stdout::write(text.as_bytes())
     }
 
     /// The keys already in this shard's `--out`, read without creating or locking anything.

@@ -578,3 +578,52 @@ fn questions_whose_ids_differ_only_in_punctuation_get_worktrees_and_transcripts_
     }
     assert_ne!(transcripts[0], transcripts[1]);
 }
+
+#[test]
+fn an_estimate_of_the_runs_says_its_assumptions_and_runs_nothing() {
+    let c = case(None);
+    let seen = Arc::new(Mutex::new(0usize));
+    let s = Arc::clone(&seen);
+    let server = FakeServer::start(move |_| {
+        *s.lock().unwrap() += 1;
+        Response::json(500, "{}")
+    });
+    // No agent CLI is checked (the one named does not exist), no key is read, nothing is sent.
+    let r = c
+        .cmd()
+        .args([
+            "--agent",
+            "claude-code",
+            "--model",
+            "claude-sonnet-4-5",
+            "--attempts",
+            "2",
+        ])
+        .args([
+            "--agent-bin",
+            "/nonexistent/claude",
+            "--estimate",
+            "--estimate-turns",
+            "10",
+        ])
+        .env("ANTHROPIC_BASE_URL", server.origin())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    // The three questions × two attempts × ten turns.
+    assert!(
+        stdout.contains("answer --estimate (nothing sent): 60 call(s) to claude-sonnet-4-5"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("assumed: 10 turns a run"), "{stdout}");
+    assert!(stdout.contains("cost   ≈ $"), "{stdout}");
+    assert_eq!(*seen.lock().unwrap(), 0);
+    assert!(!c.out.exists());
+    assert!(!c.path().join("cache").exists(), "nothing was cloned");
+}

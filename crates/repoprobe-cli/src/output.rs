@@ -29,6 +29,9 @@ pub struct Journal<K> {
     pub torn_bytes: Option<usize>,
     /// 1-based numbers of complete lines that are neither finished nor failure records.
     pub unreadable: Vec<usize>,
+    /// Opening created the file: a run refused before its first record removes it again
+    /// ([`Journal::discard_if_new`]), leaving nothing behind.
+    created: bool,
 }
 
 impl<K: Eq + Hash> Journal<K> {
@@ -53,6 +56,7 @@ impl<K: Eq + Hash> Journal<K> {
             done: HashSet::new(),
             torn_bytes: None,
             unreadable: Vec::new(),
+            created: !path.exists(),
         };
         if !lock && !path.exists() {
             return Ok(j);
@@ -105,6 +109,15 @@ impl<K: Eq + Hash> Journal<K> {
         }
         j.file = Some(file);
         Ok(j)
+    }
+
+    /// Removes the file when this opening created it and nothing was written since: a run
+    /// refused after opening its journal (its shard is not the run's) leaves no empty file.
+    pub fn discard_if_new(&mut self) {
+        if self.created && std::fs::metadata(&self.path).is_ok_and(|m| m.len() == 0) {
+            self.file = None;
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 
     /// Prints what opening found: a torn line cut away, lines that are not records.

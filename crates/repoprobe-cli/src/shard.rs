@@ -71,6 +71,27 @@ impl FromStr for ShardArg {
     }
 }
 
+/// Under `--shard auto` in a Slurm array of fewer tasks than the run has shards (`run_count`,
+/// from its manifest): a task of the run submitted again on its own or with a few others
+/// (`sbatch --array=1 job.sh` after a 4-task `--array=0-3`), whose shard is its task ID. `None`
+/// when the array is the run's own (its count is the run's) or not Slurm's, or the ID is no
+/// shard of the run. The run's array must have been submitted 0-based, step 1 (as
+/// `deploy/slurm/` does): the ID of a task is then its shard's index.
+pub fn resubmitted(
+    shard: Shard,
+    run_count: u32,
+    env: impl Fn(&str) -> Option<String>,
+) -> Option<Shard> {
+    if shard.count == run_count || shard.count > run_count {
+        return None;
+    }
+    let id: u32 = env("SLURM_ARRAY_TASK_ID")?.trim().parse().ok()?;
+    (id < run_count).then_some(Shard {
+        index: id,
+        count: run_count,
+    })
+}
+
 /// The variables `--shard auto` reads, in the order it tries them (named in its error).
 pub const AUTO_VARIABLES: &str = "SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT (a Slurm job \
      array), or JOB_COMPLETION_INDEX with --shards N or REPOPROBE_SHARDS (a Kubernetes Indexed Job)";
@@ -315,5 +336,20 @@ mod tests {
         assert!(sizes.iter().all(|&n| (900..1100).contains(&n)), "{sizes:?}");
         // The reference value of FNV-1a, so the split never changes between versions.
         assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn a_task_submitted_again_alone_is_its_shard_of_the_run() {
+        let env =
+            |id: &'static str| move |k: &str| (k == "SLURM_ARRAY_TASK_ID").then(|| id.to_string());
+        let alone = Shard { index: 0, count: 1 };
+        assert_eq!(
+            resubmitted(alone, 4, env("1")),
+            Some(Shard { index: 1, count: 4 })
+        );
+        // The run's own array, an ID past the run's shards, no Slurm: as resolved.
+        assert_eq!(resubmitted(Shard { index: 1, count: 4 }, 4, env("1")), None);
+        assert_eq!(resubmitted(alone, 4, env("4")), None);
+        assert_eq!(resubmitted(alone, 4, |_: &str| None), None);
     }
 }

@@ -270,11 +270,15 @@ pub fn run(mut a: Args) -> anyhow::Result<Exit> {
             keys.push((key, Arc::clone(&q)));
         }
     }
-    crate::runs::join(
+    if let Err(e) = crate::runs::join(
         &layout,
         &run_spec(&a, &ctx.runner),
         keys.iter().map(|(k, _)| k),
-    )?;
+    ) {
+        // Refused: this shard is not the run's; it leaves no file of its own behind.
+        out.discard_if_new();
+        return Err(e);
+    }
     let (mut already_done, mut other_shards) = (0, 0);
     let mut jobs = Vec::new();
     for (key, q) in keys {

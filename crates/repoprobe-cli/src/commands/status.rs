@@ -64,6 +64,7 @@ fn render(run: &RunState, now_s: u64, now: SystemTime) -> (String, bool) {
     let (mut done, mut failed, mut left, mut keys) = (0u64, 0u64, 0u64, 0u64);
     let mut tokens = Tokens::default();
     let mut incomplete = Vec::new();
+    let mut finish = Vec::new();
     for s in &run.shards {
         let name = s
             .shard
@@ -76,6 +77,14 @@ fn render(run: &RunState, now_s: u64, now: SystemTime) -> (String, bool) {
         };
         if !s.complete(m) {
             incomplete.push(format!("{name} ({})", problems.join("; ")));
+            if let Some(shard) = s.shard {
+                finish.push(format!(
+                    "  to finish {name}: run the same `{}` again with --shard {shard}, or submit \
+                     its task alone (Slurm: sbatch --array={} <the job script>, --shard auto \
+                     reads the count from this manifest; Kubernetes: that index again)\n",
+                    m.command, shard.index
+                ));
+            }
         }
         out.push_str(&format!(
             "  {:<14} {:>7} {:>7} {:>7} {:>12} {:>10} {:>9}  {}\n",
@@ -118,6 +127,9 @@ fn render(run: &RunState, now_s: u64, now: SystemTime) -> (String, bool) {
         out.push_str("  complete: every key of every shard is done\n");
     } else {
         out.push_str(&format!("  incomplete: {}\n", incomplete.join(", ")));
+        for f in &finish {
+            out.push_str(f);
+        }
     }
     (out, complete)
 }

@@ -271,8 +271,27 @@ impl RunArgs {
         if !(self.grace_s.is_finite() && self.grace_s >= 0.0) {
             bail!("--grace-s must be a non-negative number of seconds");
         }
-        let shard = crate::shard::resolve(self.shard, self.shards, |k| std::env::var(k).ok())
-            .map_err(anyhow::Error::msg)?;
+        let env = |k: &str| std::env::var(k).ok();
+        let mut shard =
+            crate::shard::resolve(self.shard, self.shards, env).map_err(anyhow::Error::msg)?;
+        if self.shard == Some(ShardArg::Auto) {
+            // One task of the run submitted again on its own (`sbatch --array=1 job.sh`): the
+            // engine says 1 task, the run's manifest how many the run has.
+            let manifest = crate::runs::manifest_path(&self.out);
+            if let (Some(s), Ok(run)) = (shard, crate::runs::manifest::read(&manifest))
+                && let Some(again) = crate::shard::resubmitted(s, run.shards, env)
+            {
+                eprintln!(
+                    "--shard auto: this Slurm array has {} task(s) and the run {} shards \
+                     ({}): task {} is shard {again} again",
+                    s.count,
+                    run.shards,
+                    manifest.display(),
+                    again.index
+                );
+                shard = Some(again);
+            }
+        }
         Layout::new(&self.out, self.failures.as_deref(), shard).map_err(anyhow::Error::msg)
     }
 

@@ -139,9 +139,15 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
 
     /// This shard's tasks (all of them without `--shard`) and how many were left to the others,
     /// once this shard has joined its run (`tasks` are the keys not yet done here).
-    pub(super) fn mine<T: Task<Key = K>>(&self, tasks: Vec<T>) -> anyhow::Result<(Vec<T>, usize)> {
+    pub(super) fn mine<T: Task<Key = K>>(
+        &mut self,
+        tasks: Vec<T>,
+    ) -> anyhow::Result<(Vec<T>, usize)> {
         let keys = tasks.iter().map(Task::key).chain(self.out.done.iter());
-        crate::runs::join(&self.layout, &self.spec, keys)?;
+        if let Err(e) = crate::runs::join(&self.layout, &self.spec, keys) {
+            self.out.discard_if_new();
+            return Err(e);
+        }
         let shard = self.layout.shard;
         let (mine, others): (Vec<T>, Vec<T>) = tasks
             .into_iter()

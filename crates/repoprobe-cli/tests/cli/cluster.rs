@@ -44,6 +44,7 @@ fn judge_and_answer_run_as_slurm_job_arrays_that_survive_sigterm_and_merge_into_
     let d = dir.path();
     let template = d.join("judgments-{shard}.jsonl");
     judge_array_stopped_requeued_and_merged(&slurm, &api, d, &template);
+    one_task_lost_and_submitted_again_alone_completes_the_run(&slurm, &api, d, &template);
     another_model_is_refused_by_the_runs_manifest(&slurm, &api, d, &template);
     answer_array_merged(&slurm);
 }
@@ -138,6 +139,55 @@ fn judge_array_stopped_requeued_and_merged(
     // No key lost, none twice, and the numbers of one process to the last digit.
     assert_judged_exactly(&merged, &expected_keys(4));
     assert_eq!(score(d, &merged), score(d, &single));
+}
+
+/// Task 1's output lost (a task that failed for good), then that task submitted again alone,
+/// as Slurm users redo one task (`sbatch --array=1`): `--shard auto` takes the run's count from
+/// its manifest, the run completes, and nothing of a one-task run is left behind.
+fn one_task_lost_and_submitted_again_alone_completes_the_run(
+    slurm: &Slurm,
+    api: &FakeApi,
+    d: &Path,
+    template: &Path,
+) {
+    let shard1 = d.join("judgments-0001-of-0004.jsonl");
+    let kept = records(&shard1).len();
+    assert!(kept > 0);
+    std::fs::remove_file(&shard1).unwrap();
+    let manifest = d.join("judgments.manifest");
+    let (code, text) = status(&manifest);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("to finish 0001-of-0004") && text.contains("sbatch --array=1"),
+        "{text}"
+    );
+    let job = judge_cmd(
+        api,
+        d,
+        template,
+        &["--runs", "4", "--concurrency", "1", "--shard", "auto"],
+    );
+    let id = slurm.submit_array("1", d, "again", &job);
+    slurm.wait(&id, Duration::from_secs(120));
+    let log = log_of(d, "again", 1);
+    assert!(log.contains("is shard 1/4 again"), "{log}");
+    assert_eq!(records(&shard1).len(), kept, "{log}");
+    assert!(
+        !d.join("judgments-0000-of-0001.jsonl").exists(),
+        "a one-task run's file was left: {log}"
+    );
+    let (code, text) = status(&manifest);
+    assert_eq!(code, 0, "{text}");
+    std::fs::create_dir_all(d.join("merged-again")).unwrap();
+    let merged = d.join("merged-again/judgments.jsonl");
+    let r = repoprobe(&[
+        "merge",
+        manifest.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_judged_exactly(&merged, &expected_keys(4));
 }
 
 /// A task of the same run given another model is refused by the manifest; nothing written.

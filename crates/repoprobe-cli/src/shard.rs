@@ -82,7 +82,7 @@ pub fn resubmitted(
     run_count: u32,
     env: impl Fn(&str) -> Option<String>,
 ) -> Option<Shard> {
-    if shard.count == run_count || shard.count > run_count {
+    if shard.count >= run_count {
         return None;
     }
     let id: u32 = env("SLURM_ARRAY_TASK_ID")?.trim().parse().ok()?;

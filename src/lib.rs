@@ -24,6 +24,7 @@ pub mod protocol;
 pub mod reducer;
 pub mod requests;
 pub mod state;
+pub mod trajectory;
 pub mod transport;
 pub mod ui;
 pub mod wiring;

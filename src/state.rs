@@ -5,7 +5,10 @@
 //! these signals is `crate::reducer`.
 
 use crate::options::score_options;
-use crate::protocol::{BundledSet, FetchFailure, QuestionData, Snapshot, ViewOptions};
+use crate::protocol::{
+    BundledSet, FetchFailure, QuestionData, Snapshot, TrajectoryKey, ViewOptions,
+};
+use crate::trajectory::TrajectoryView;
 use leptos::prelude::*;
 use repoprobe_core::ScoreReport;
 use repoprobe_core::metrics::items::ItemRow;
@@ -82,7 +85,15 @@ pub struct AppState {
     /// Per-item rows (attainment, agreement) for the options and the model (whose attainment
     /// per item they carry) they were asked for.
     pub items: RwSignal<Option<Items>>,
+    /// The steps shown of the one trajectory open (the worker holds the run; pages of it come
+    /// as they are asked for).
+    pub trajectory: RwSignal<Option<Shared<TrajectoryView>>>,
+    /// The last search in it: the run, the query, the steps that hold it.
+    pub trajectory_search: RwSignal<Option<TrajectorySearch>>,
 }
+
+/// A search's answer: the run, the query, the matching steps (or why none could be had).
+pub type TrajectorySearch = (TrajectoryKey, String, Result<Vec<u64>, String>);
 
 impl AppState {
     /// Whether the user gave files of their own (dropped, picked, `?data=`).

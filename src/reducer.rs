@@ -63,6 +63,7 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             .items
             .set(Some((options, model, Shared(Arc::new(items))))),
         Response::Trajectory { key, page } => state.trajectory.update(|t| {
+            crate::state::trajectory_answered();
             let view = crate::trajectory::merge(t.as_deref(), key, page);
             *t = Some(Shared(Arc::new(view)));
         }),

@@ -197,8 +197,24 @@ impl<B: Clone> Store<B> {
     /// the file: one of another file is an error of the file.
     pub fn index_read(&mut self, file: &str, json: Result<Vec<u8>, String>) {
         let Some(f) = self.file(file) else { return };
-        match json.and_then(|j| Index::read(&j, f.bytes)) {
+        // A URL whose server did not say its size (no Content-Range it lets us read): the
+        // index's word is taken, and a line of another run is refused when read.
+        let unknown = f.bytes == 0 && matches!(f.source, Source::Url(_));
+        let checked = json.and_then(|j| {
+            let bytes = match unknown {
+                true => serde_json::from_slice::<Index>(&j).map_or(0, |i| i.bytes),
+                false => f.bytes,
+            };
+            Index::read(&j, bytes)
+        });
+        match checked {
             Ok(index) => {
+                if unknown {
+                    f.bytes = index.bytes;
+                    f.notes.push(
+                        "the server did not say the file's size: the index's is taken".into(),
+                    );
+                }
                 f.index = Some(index);
                 f.how = IndexHow::Given;
             }

@@ -2,7 +2,8 @@
 //! start script, whose one message is [`Started`]). The worker owns the dataset (load + score run
 //! there, off the main thread); the page gets a [`Snapshot`] of what every view lists, the
 //! [`ScoreReport`] for the options in the URL, and answers to small queries (one question's
-//! judgments and answers, a paired comparison). Everything but the files themselves (`Blob`
+//! judgments and answers, a paired comparison, pages of one run's trajectory and the steps a
+//! search in it finds). Everything but the files themselves (`Blob`
 //! handles, never their bytes) travels as JSON made by these types. Types only: how the worker
 //! computes them is `crate::worker`, how the URL states the options is `crate::options`.
 
@@ -576,6 +577,57 @@ mod tests {
             },
             Response::Rejected("why".into()),
             Response::Hashes(vec![("a".into(), "00".into())]),
+            Response::Trajectory {
+                key: key(),
+                page: Err("gone".into()),
+            },
+            Response::Trajectory {
+                key: key(),
+                page: Ok(TrajectoryPage {
+                    head: Some(TrajectoryHead {
+                        agent: "builtin 1".into(),
+                        steps: 1,
+                        outline: vec![OutlineEntry {
+                            step: 1,
+                            source: StepSource::Agent,
+                            kinds: vec![StepKind::Read, StepKind::Error],
+                            title: "read_file src/lib.rs".into(),
+                        }],
+                        notes: None,
+                        problems: vec!["p".into()],
+                        file_notes: Vec::new(),
+                    }),
+                    kinds: vec![StepKind::Read],
+                    from: 1,
+                    steps: vec![ShownStep {
+                        step: 1,
+                        source: StepSource::Agent,
+                        kinds: vec![StepKind::Read],
+                        model: None,
+                        timestamp: Some("2026-01-01T00:00:00Z".into()),
+                        seconds: Some(1.5),
+                        text: "<b>x</b>".into(),
+                        reasoning: None,
+                        calls: vec![ShownCall {
+                            name: "read_file".into(),
+                            kind: StepKind::Read,
+                            input: "{}".into(),
+                            read: vec!["src/lib.rs".into()],
+                            output: Some("o".into()),
+                            failed: true,
+                            exit_code: Some(2),
+                        }],
+                        error: None,
+                        tokens: Some([Some(1), None, Some(0)]),
+                    }],
+                    next: Some(2),
+                }),
+            },
+            Response::TrajectorySearch {
+                key: key(),
+                query: "q".into(),
+                steps: Ok(vec![1, 3]),
+            },
         ];
         for pending in [false, true] {
             responses.push(Response::Loaded {
@@ -602,6 +654,29 @@ mod tests {
             },
         };
         assert_eq!(Request::decode(&req.encode()).unwrap(), req);
+        for req in [
+            Request::Trajectory {
+                key: key(),
+                from: 41,
+                kinds: vec![StepKind::Shell],
+                count: 40,
+                head: true,
+            },
+            Request::TrajectorySearch {
+                key: key(),
+                query: "needle".into(),
+            },
+        ] {
+            assert_eq!(Request::decode(&req.encode()).unwrap(), req);
+        }
+    }
+
+    fn key() -> TrajectoryKey {
+        TrajectoryKey {
+            question_id: "q1".into(),
+            model: "m".into(),
+            attempt: 0,
+        }
     }
 
     #[test]

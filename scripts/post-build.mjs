@@ -18,7 +18,7 @@ const WASM_PRELOAD = /<link rel="preload" [^>]*type="application\/wasm"[^>]*>/;
 /** `html` whose trunk loader fetches the page's glue module and wasm only once index.html's
  * `__rpAfterFirstPaint` has resolved: on the landing page, the prerendered view's first paint
  * on screen (src/lib.rs `takeover`). Fetching, compiling and mounting the app (hidden) during
- * that paint only delay it on a busy machine (issue 14, benches/README "Site first paint"); a
+ * that paint only delay it on a busy machine (benches/README "Site first paint"); a
  * file dropped before the app runs is kept for it (index.html, `takeover::early_drops`). The
  * glue's modulepreload (with its integrity) is added then, before its import; the wasm's preload
  * goes. Throws if trunk's loader or preloads are not as expected. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The main job on the bundled data. Until the results site lands (issue 3), this builds the
-# `repoprobe` CLI and scores everything in public-data/: the paper's case studies, the paper's
-# own tables (with the audit of what they get wrong) and the synthetic demo results.
+# The bundled data in the terminal (the site, `scripts/serve.sh`, shows the same numbers): builds
+# the `repoprobe` CLI and scores everything in public-data/: the paper's case studies, the
+# paper's own tables (with the audit of what they get wrong) and the synthetic demo results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --locked --release -p repoprobe-cli

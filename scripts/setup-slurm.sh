@@ -2,7 +2,8 @@
 # Installs what the cluster tests need: Debian's Slurm (`slurm-wlm`: slurmctld, slurmd and the
 # client commands) and `munge`, when missing. The tests start and stop a one-node cluster of
 # their own (config, keys and state in a temp dir, ports of their own): nothing is configured or
-# started here, and no system service is touched.
+# started here; the only service touched is one the install itself started (stopped below, so
+# that it does not hold the tests' ports).
 #
 # Never fails the caller: without apt or the registry it says so, and the cluster tests then fail
 # under CI=true (say SKIPPED elsewhere) naming what is missing.

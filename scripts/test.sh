@@ -60,7 +60,7 @@ echo "== unit, property, golden, snapshot and CLI tests; chart functions nativel
 # locally with `cargo insta review` or INSTA_UPDATE=always and `git diff`.
 # The trajectories the CLI tests write are left in target/tmp/atif (one per agent) for the ATIF
 # check below: none may be left over from an earlier run.
-rm -rf target/tmp/atif
+rm -rf target/tmp/atif target/tmp/skipped.txt
 INSTA_UPDATE=no CI=true cargo test --locked --workspace
 
 echo "== every trajectory the tests wrote is ATIF, as the published models read it (PyPI atif)"
@@ -104,3 +104,7 @@ trunk build --release --offline --public-url /sub/ --dist dist-sub
 node scripts/single-file.mjs dist dist-single/repoprobe-results.html
 npm ci --prefix e2e --no-audit --no-fund
 (cd e2e && node --test --test-concurrency=1)
+
+# Every test that skipped for a missing tool left a line (none can under CI=true: they fail).
+echo "== tests skipped for a missing tool: $(cat target/tmp/skipped.txt 2>/dev/null | wc -l)"
+cat target/tmp/skipped.txt 2>/dev/null || true

@@ -2,11 +2,14 @@
 //! parsed tree, `crate::markdown::Md`, made DOM nodes one by one — raw HTML arrives as text, a
 //! link only to an http(s) URL through `external_href`), and repository paths (`src/lib.rs`,
 //! `src/lib.rs:12`, `src/lib.rs#L12-L20`) in answers and rationales made links to the file at the
-//! question's pinned commit when the repository is on a known forge.
+//! question's pinned commit when the repository is on a known forge. Which text is a path is
+//! the core's `repoprobe_core::cited` (the same paths `repoprobe evidence` counts); this module
+//! only makes links of them.
 
 use crate::external_href;
 use crate::markdown::{Md, MdKind};
 use leptos::prelude::*;
+use repoprobe_core::cited::{Piece, pieces};
 
 /// Where the files of one repository at one commit live: the link of a path is `base` + path +
 /// the forge's line anchor.
@@ -74,11 +77,13 @@ impl FileLinks {
 }
 
 /// A repository path given as one (evidence, a file an agent read) as a link to the file at the
-/// pinned commit: only when it is a normalised repository path of plain characters (so that
-/// `javascript:alert(1)` or `../x` from an agent's output stays text); text otherwise.
+/// pinned commit: only when it is a normalised repository path of plain characters (letters,
+/// digits, `_-./`), so that `javascript:alert(1)` or `../x` from an agent's output stays text.
 pub fn path_link(path: &str, lines: Option<[u32; 2]>, links: Option<&FileLinks>) -> AnyView {
     let plain = repoprobe_core::model::repo_path::normalise(path).is_ok_and(|p| p == path)
-        && path.chars().all(path_char);
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
     match links.filter(|_| plain) {
         Some(l) => {
             let lines = lines.map(|[a, b]| (a, (b != a).then_some(b)));
@@ -87,136 +92,6 @@ pub fn path_link(path: &str, lines: Option<[u32; 2]>, links: Option<&FileLinks>)
         }
         None => view! { <span class="path">{path.to_string()}</span> }.into_any(),
     }
-}
-
-/// A piece of text: plain, or a repository path with its lines.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece<'a> {
-    Text(&'a str),
-    Path {
-        text: &'a str,
-        path: &'a str,
-        lines: Option<(u32, Option<u32>)>,
-    },
-}
-
-fn path_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')
-}
-
-/// Whether `s` looks like a relative file path: a `/`, no empty, `.` or `..` segment past a
-/// leading `./`, and a last segment with an extension.
-fn looks_like_path(s: &str) -> bool {
-    let s = s.strip_prefix("./").unwrap_or(s);
-    if !s.contains('/') || s.starts_with('/') {
-        return false;
-    }
-    if s.split('/')
-        .any(|seg| seg.is_empty() || seg == "." || seg == "..")
-    {
-        return false;
-    }
-    let last = s.rsplit('/').next().unwrap_or("");
-    match last.rsplit_once('.') {
-        Some((stem, ext)) => {
-            !stem.is_empty()
-                && (1..=10).contains(&ext.len())
-                && ext.bytes().all(|b| b.is_ascii_alphanumeric())
-                && ext.bytes().any(|b| b.is_ascii_alphabetic())
-        }
-        None => false,
-    }
-}
-
-/// Reads lines after a path: `:12`, `:12-20`, `:L12-L20`, `#L12`, `#L12-L20` (`-` or `–`).
-fn lines_after(s: &str) -> Option<((u32, Option<u32>), usize)> {
-    let mut it = s.char_indices().peekable();
-    let (_, first) = it.next()?;
-    if first != ':' && first != '#' {
-        return None;
-    }
-    let rest = &s[first.len_utf8()..];
-    let (rest, skipped) = match rest.strip_prefix('L') {
-        Some(r) => (r, 1),
-        None if first == '#' => return None,
-        None => (rest, 0),
-    };
-    let digits = |t: &str| t.bytes().take_while(u8::is_ascii_digit).count();
-    let n = digits(rest);
-    if n == 0 || n > 7 {
-        return None;
-    }
-    let from: u32 = rest[..n].parse().ok()?;
-    let mut used = first.len_utf8() + skipped + n;
-    let after = &rest[n..];
-    let dash = after
-        .strip_prefix('-')
-        .map(|r| (r, 1))
-        .or_else(|| after.strip_prefix('–').map(|r| (r, '–'.len_utf8())));
-    let mut to = None;
-    if let Some((r, dl)) = dash {
-        let (r, l) = match r.strip_prefix('L') {
-            Some(r) => (r, 1),
-            None => (r, 0),
-        };
-        let m = digits(r);
-        if m > 0 && m <= 7 {
-            to = r[..m].parse().ok();
-            used += dl + l + m;
-        }
-    }
-    Some(((from, to), used))
-}
-
-/// Splits `text` into plain text and repository paths.
-pub fn pieces(text: &str) -> Vec<Piece<'_>> {
-    let mut out = Vec::new();
-    let mut plain_from = 0;
-    let mut i = 0;
-    while i < text.len() {
-        let c = text[i..].chars().next().unwrap_or(' ');
-        let boundary = i == 0
-            || !text[..i]
-                .chars()
-                .next_back()
-                .is_some_and(|p| path_char(p) || p == ':' || p == '@');
-        if !(path_char(c) && boundary) {
-            i += c.len_utf8();
-            continue;
-        }
-        let len = text[i..]
-            .find(|c: char| !path_char(c))
-            .unwrap_or(text.len() - i);
-        // Sentence punctuation after a path is not part of it.
-        let token = text[i..i + len].trim_end_matches(['.', '-']);
-        let mut end = i + token.len();
-        if looks_like_path(token) {
-            let lines = if end == i + len {
-                lines_after(&text[end..])
-            } else {
-                None
-            };
-            if let Some((_, used)) = lines {
-                end += used;
-            }
-            if plain_from < i {
-                out.push(Piece::Text(&text[plain_from..i]));
-            }
-            out.push(Piece::Path {
-                text: &text[i..end],
-                path: token,
-                lines: lines.map(|l| l.0),
-            });
-            plain_from = end;
-            i = end;
-        } else {
-            i += len.max(1);
-        }
-    }
-    if plain_from < text.len() {
-        out.push(Piece::Text(&text[plain_from..]));
-    }
-    out
 }
 
 /// Text with its repository paths linked (when `links` is given); everything else a text node.
@@ -330,40 +205,5 @@ mod tests {
         assert_eq!(FileLinks::new("git@github.com:o/r.git", C), None);
         assert_eq!(FileLinks::new("https://github.com/o/r", "main; rm"), None);
         assert_eq!(FileLinks::new("https://github.com/o/r?x=1", C), None);
-    }
-
-    #[test]
-    fn paths_and_lines_are_found_in_prose() {
-        let p = pieces("See src/lib.rs:12, and `a/b.py#L3-L9`. Not e.g. or 1.5 or http://x/y.rs.");
-        let paths: Vec<_> = p
-            .iter()
-            .filter_map(|x| match x {
-                Piece::Path { text, path, lines } => Some((*text, *path, *lines)),
-                Piece::Text(_) => None,
-            })
-            .collect();
-        assert_eq!(
-            paths,
-            [
-                ("src/lib.rs:12", "src/lib.rs", Some((12, None))),
-                ("a/b.py#L3-L9", "a/b.py", Some((3, Some(9))))
-            ]
-        );
-        let back: String = p
-            .iter()
-            .map(|x| match x {
-                Piece::Text(t) => *t,
-                Piece::Path { text, .. } => *text,
-            })
-            .collect();
-        assert!(back.starts_with("See src/lib.rs:12, and"));
-        assert_eq!(
-            pieces("x/y.rs:L12–L20")[0],
-            Piece::Path {
-                text: "x/y.rs:L12–L20",
-                path: "x/y.rs",
-                lines: Some((12, Some(20)))
-            }
-        );
     }
 }

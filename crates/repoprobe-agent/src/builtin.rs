@@ -927,6 +927,8 @@ mod tests {
         let run = rt().block_on(run(&client, &sandbox, "sys", "q", &limits()));
         assert_eq!(run.answer, None);
         assert_eq!(run.turns, 0);
+        // The bit that makes the key a failure to retry, not an answer scored 0.
+        assert!(run.call_failed);
         let err = run.error.unwrap();
         assert!(err.starts_with("model call failed: HTTP 400"), "{err}");
     }
@@ -949,6 +951,8 @@ mod tests {
         };
         let run = rt().block_on(run(&client, &sandbox, "sys", "q", &lim));
         assert_eq!(run.answer, None);
+        // A limit is the agent's failure: an answer record with its error, never retried.
+        assert!(!run.call_failed);
         assert!(run.error.unwrap().starts_with("time limit reached"));
     }
 

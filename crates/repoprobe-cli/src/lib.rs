@@ -44,6 +44,9 @@ enum Command {
     ClassifyFailures(commands::classify_failures::Args),
     /// Write the checklists of benchmark questions from their reference answers (paper §3.2).
     MakeChecklist(commands::make_checklist::Args),
+    /// Fill checklist items' evidence with the repository paths their texts and the reference
+    /// answer cite that exist at the question's pinned commit.
+    Evidence(commands::evidence::Args),
     /// Answer benchmark questions with an agent exploring each repository at its pinned commit.
     Answer(Box<commands::answer::Args>),
     /// Where a run stands, per shard (done, failed, left, tokens, cost, last write) and an ETA;
@@ -93,6 +96,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         Command::JudgeScalar(a) => commands::judge_scalar::run(a),
         Command::ClassifyFailures(a) => commands::classify_failures::run(a),
         Command::MakeChecklist(a) => commands::make_checklist::run(a),
+        Command::Evidence(a) => commands::evidence::run(a),
         Command::Answer(a) => commands::answer::run(*a),
         Command::Status(a) => commands::status::run(a),
         Command::Merge(a) => commands::merge::run(a),

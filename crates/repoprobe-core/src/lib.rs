@@ -8,6 +8,8 @@
 //! with the `parallel` feature (the CLI's, never the site's) records are parsed on threads of
 //! the loader's own while the caller feeds it.
 
+pub mod cited;
+pub mod cited_evidence;
 pub mod dataset;
 pub mod facts;
 #[cfg(test)]

@@ -58,6 +58,20 @@ pub fn all() -> Vec<(&'static str, String)> {
             ),
         ),
         (
+            "trajectory",
+            one::<trajectory::Trajectory>(
+                "A run's trajectory (ATIF)",
+                "docs/format.md#trajectory. The Agent Trajectory Interchange Format (Harbor RFC 0001) as `repoprobe answer` writes it, `schema_version` \"ATIF-v1.8\"; our own fields under `extra`. Written with the RFC's fields only; read leniently (unknown fields ignored).",
+            ),
+        ),
+        (
+            "trajectories_index",
+            one::<crate::trajectories::Index>(
+                "Index of a trajectories file",
+                "docs/format.md#trajectories-file. `format` is \"repoprobe-trajectories-index\", `version` 1; `bytes` the indexed file's size; each entry a run's key and its line's byte range.",
+            ),
+        ),
+        (
             "bundle",
             one::<ResultsBundle>(
                 "RepoProbe results bundle",

@@ -7,6 +7,9 @@
 use crate::model::trajectory::Trajectory;
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "schema")]
+use schemars::JsonSchema;
+
 /// The `format` of an index.
 pub const INDEX_FORMAT: &str = "repoprobe-trajectories-index";
 /// The index format's version.
@@ -16,6 +19,7 @@ pub const HEAD_BYTES: usize = 64 << 10;
 
 /// Which run a trajectory is of: the answer record's key.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TrajectoryKey {
     pub question_id: String,
     pub model: String,
@@ -24,6 +28,7 @@ pub struct TrajectoryKey {
 
 /// One line of the index: a run's key and where its line is in the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct IndexEntry {
     #[serde(flatten)]
     pub key: TrajectoryKey,
@@ -35,6 +40,7 @@ pub struct IndexEntry {
 
 /// The index of a trajectories file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Index {
     pub format: String,
     pub version: u32,

@@ -250,3 +250,60 @@ fn mutate(bytes: &mut Vec<u8>, edits: &[(prop::sample::Index, u8, u8)]) {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Any text splits into pieces that join back to it, and every citation found is a
+    /// repository path.
+    #[test]
+    fn cited_paths_are_found_in_any_text_without_panic(text in "[a-z./:#L0-9 \u{e9}\u{2013}_-]{0,80}") {
+        use repoprobe_core::cited::{Piece, cited, pieces};
+        let back: String = pieces(&text)
+            .iter()
+            .map(|p| match p {
+                Piece::Text(t) => *t,
+                Piece::Path { text, .. } => *text,
+            })
+            .collect();
+        prop_assert_eq!(back, text.clone());
+        for c in cited(&text) {
+            let again = repoprobe_core::model::repo_path::normalise(&c.path);
+            prop_assert_eq!(again.as_deref(), Ok(c.path.as_str()));
+            prop_assert!(c.lines.is_none_or(|[a, b]| a >= 1 && a <= b));
+        }
+    }
+
+    /// Whatever the texts cite and whichever paths exist, the rewritten record loads back as
+    /// the same question, its items' evidence grown by the plan's entries.
+    #[test]
+    fn a_rewritten_question_loads_back_with_its_new_evidence(
+        key_point in "[a-z./:0-9 ]{0,60}",
+        answer in "[a-z./:0-9 ]{0,60}",
+        exists_mask in any::<u8>(),
+    ) {
+        use repoprobe_core::cited_evidence::{plan, rewrite};
+        let line = std::str::from_utf8(GOLDEN_BENCH).unwrap().lines().next().unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        v["checklist"][0]["key_point"] = serde_json::json!(key_point);
+        v["reference_answer"] = serde_json::json!(answer);
+        let raw = v.to_string();
+        let mut loaded = load_one(raw.as_bytes());
+        let before = loaded.dataset.questions.remove(0);
+        // Which paths exist: a deterministic function of the path and the mask.
+        let exists = |p: &str| (p.len() as u8 ^ exists_mask) & 1 == 0;
+        let p = plan(&before, exists);
+        let after_text = rewrite(&raw, &p).unwrap();
+        prop_assert!(!after_text.contains('\n'));
+        let after = load_one(after_text.as_bytes());
+        prop_assert!(after.issues.is_empty(), "{:?}", after.issues);
+        let mut after = after.dataset.questions[0].clone();
+        for item in &p.items {
+            let grown = &mut after.checklist[item.index].evidence;
+            let old = grown.len() - item.added.len();
+            prop_assert_eq!(&grown[old..], &item.added[..]);
+            grown.truncate(old);
+        }
+        prop_assert_eq!(after, before);
+    }
+}

@@ -100,16 +100,32 @@ pub(super) fn confine(
         },
         api,
     };
-    // Inside, only the exposed directories exist: a path through others (`crates/x/../../tools`)
-    // would not resolve there. The directory is resolved here; the name stays (a `.bin` link).
-    let program = Path::new(&inv.program);
-    let program = match (program.parent(), program.file_name()) {
-        (Some(dir), Some(name)) if program.components().count() > 1 => dir
+    // Inside, only the exposed directories exist, by their real paths: a path through others
+    // (`crates/x/../../tools`) or through a symlinked directory (a PATH entry that is a link)
+    // would not resolve there. The program is found on PATH here and its directory resolved;
+    // the name stays (a `.bin` link).
+    let found = sandbox::find_on_path(&inv.program, path_var.as_deref());
+    let program = match found.as_deref().map(|p| (p.parent(), p.file_name())) {
+        Some((Some(dir), Some(name))) => dir
             .canonicalize()
-            .map_or_else(|_| program.to_path_buf(), |d| d.join(name))
+            .map_or_else(|_| dir.join(name), |d| d.join(name))
             .into_os_string(),
         _ => inv.program.clone(),
     };
+    // And what the agent itself finds on PATH (`#!/usr/bin/env node`, a CLI's helpers), by
+    // the same real paths.
+    if let Some(path) = &path_var {
+        let real = std::env::join_paths(
+            std::env::split_paths(path).map(|d| d.canonicalize().unwrap_or(d)),
+        );
+        if let Ok(real) = real {
+            for (k, v) in inv.env.iter_mut() {
+                if k == "PATH" {
+                    *v = real.clone();
+                }
+            }
+        }
+    }
     let (program, args) = bw.wrap(&program, &inv.args, &mounts);
     inv.program = program;
     inv.args = args;

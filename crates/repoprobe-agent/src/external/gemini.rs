@@ -1,6 +1,9 @@
 //! Google's Gemini CLI (`--agent gemini`).
 //!
-//! Its format was checked as follows (re-check when the CLI moves): `--output-format json`
+//! A run uses `--output-format stream-json` (its events hold every tool call with its
+//! timestamp: see `parse_gemini_stream` and `gemini_trajectory`, checked against 0.61.0's
+//! `nonInteractiveCli.ts` and run for real); the one-object `json` format, still read, holds
+//! only counts. That format was checked as follows (re-check when the CLI moves): `--output-format json`
 //! prints one object `{"session_id", "response", "stats", "error": {"type", "message",
 //! "code"}}` (google-gemini/gemini-cli `packages/core/src/output/json-formatter.ts`, commit
 //! 04fbf50; `docs/cli/headless.md`); `stats.models.<model>.{api.totalRequests,
@@ -30,7 +33,7 @@ use std::path::{Path, PathBuf};
 /// The Gemini CLI tools a run never offers its model: those that reach the web.
 pub const GEMINI_EXCLUDED_TOOLS: &[&str] = &["google_web_search", "web_fetch"];
 
-/// Google's Gemini CLI (`gemini -p … --output-format json`).
+/// Google's Gemini CLI (`gemini -p … --output-format stream-json`).
 pub(super) struct Gemini;
 
 impl AgentCli for Gemini {

@@ -15,11 +15,11 @@ pub const DEFAULT_MAX_STDOUT: usize = 32 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ExternalAgent {
-    /// Anthropic's Claude Code (`claude -p … --output-format json`), read-only tools.
+    /// Anthropic's Claude Code (`claude -p … --output-format stream-json`), read-only tools.
     ClaudeCode,
     /// OpenAI's Codex CLI (`codex exec --json -s read-only`).
     Codex,
-    /// Google's Gemini CLI (`gemini -p … --output-format json`).
+    /// Google's Gemini CLI (`gemini -p … --output-format stream-json`).
     Gemini,
     /// Any command template with `{prompt_file}`, `{model}`, `{workdir}`; stdout is the answer.
     Command,

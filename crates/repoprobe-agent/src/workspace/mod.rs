@@ -33,7 +33,7 @@
 //! commit), `checkout` (a question's worktree registered, checked out in a `Shadow`, removed),
 //! `inspect` (what the agent changed, what was planted in the cache), `shadow` (the private git
 //! directory both check out and compare through), `lock` (one git user per cached repository at
-//! a time).
+//! a time), `tree` (a repository's paths at the pinned commit, read without a checkout).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -43,8 +43,10 @@ mod inspect;
 mod lock;
 mod shadow;
 mod source;
+mod tree;
 
 pub use inspect::inspect_cache;
+pub use tree::RepoTree;
 
 /// Longest untrusted value (a config value, a hook's name) quoted in a message.
 const QUOTE_CHARS: usize = 120;

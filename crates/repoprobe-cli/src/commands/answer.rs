@@ -2,7 +2,9 @@
 //! in `--out`, check the repository out at the question's pinned commit in a fresh worktree, run
 //! the agent there on the versioned prompt (`crates/repoprobe-core/prompts/answer-v1.md`), record
 //! what it answered, what it cost, and whether it changed the worktree (`git status`: evidence of
-//! edit bias), and save the whole transcript beside the answers.
+//! edit bias), and save its trajectory (ATIF) and the agent's raw output beside the answers. The
+//! agent crate runs the question and says how it ended (`repoprobe_agent::run`); this command
+//! keeps the keys, the journals and the files.
 //!
 //! Agents: `builtin` (our read-only tool loop over any model behind the judge's client) or an
 //! agent CLI (`claude-code`, `codex`, `gemini`, or any `command`).
@@ -128,7 +130,7 @@ enum AgentKind {
     ClaudeCode,
     /// Codex CLI (`codex exec --json -s read-only`).
     Codex,
-    /// Gemini CLI (`gemini -p --output-format json`).
+    /// Gemini CLI (`gemini -p --output-format stream-json`).
     Gemini,
     /// Any command (see --command).
     Command,
@@ -575,8 +577,13 @@ fn write_transcript(path: &Path, v: &Value) -> Result<(), String> {
 /// `v` with every secret of our environment replaced in its strings (a secret holds no quote
 /// or backslash once found in JSON text, so the replacement keeps the JSON whole).
 fn scrubbed(v: Value) -> Value {
+    scrubbed_with(v, scrub_env)
+}
+
+/// [`scrubbed`] with the scrubber given (the tests' own secrets).
+fn scrubbed_with(v: Value, scrub: impl Fn(&str) -> String) -> Value {
     let text = v.to_string();
-    let clean = scrub_env(&text);
+    let clean = scrub(&text);
     if clean == text {
         return v;
     }
@@ -640,8 +647,17 @@ mod tests {
 
     #[test]
     fn a_record_scrubbed_of_secrets_stays_json() {
-        let v = json!({"answer": "ok", "n": 1});
-        assert_eq!(scrubbed(v.clone()), v);
+        let secrets = ["sk-test-0123456789".to_string()];
+        let scrub = |t: &str| repoprobe_llm::key::scrub_all(&secrets, t);
+        let v = json!({"answer": "my key is sk-test-0123456789", "n": 1,
+            "agent": {"meta": {"echo": ["x sk-test-0123456789 y"]}}});
+        assert_eq!(
+            scrubbed_with(v, scrub),
+            json!({"answer": "my key is [redacted]", "n": 1,
+                "agent": {"meta": {"echo": ["x [redacted] y"]}}})
+        );
+        let clean = json!({"answer": "ok", "n": 1});
+        assert_eq!(scrubbed_with(clean.clone(), scrub), clean);
     }
 
     #[test]

@@ -100,7 +100,8 @@ fn trajectories_beside(out: &std::path::Path) -> PathBuf {
 
 /// Writes the trajectory of every answer that names one (`agent.transcript`, read relative to
 /// the directory of each input file in turn, first found) as a line of `path`, and the index
-/// beside it; an answer without a readable ATIF trajectory is said on stderr, never fatal.
+/// beside it (neither when there is none); an answer without a readable ATIF trajectory is said
+/// on stderr, never fatal.
 fn gather_trajectories(
     loaded: &repoprobe_core::Loaded,
     inputs: &[PathBuf],
@@ -169,6 +170,17 @@ fn gather_trajectories(
         Ok(())
     });
     written.with_context(|| format!("cannot write {}", path.display()))?;
+    for m in &missing {
+        eprintln!(
+            "warning: no trajectory for {}",
+            repoprobe_core::report::terminal_safe(m)
+        );
+    }
+    if entries.is_empty() {
+        // Answers of another harness, or none named a trajectory: no file of nothing.
+        let _ = std::fs::remove_file(path);
+        return Ok(());
+    }
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     // `x.trajectories.jsonl` → `x.trajectories.index.json`.
     let index_path = path.with_extension("index.json");
@@ -176,12 +188,6 @@ fn gather_trajectories(
     let index = serde_json::to_vec(&Index::new(bytes, entries))?;
     write_atomically(&index_path, &index)
         .with_context(|| format!("cannot write {}", index_path.display()))?;
-    for m in &missing {
-        eprintln!(
-            "warning: no trajectory for {}",
-            repoprobe_core::report::terminal_safe(m)
-        );
-    }
     eprintln!(
         "wrote {}: {n} trajectories ({} answers without one), indexed in {}",
         path.display(),

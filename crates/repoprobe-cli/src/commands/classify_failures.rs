@@ -109,16 +109,33 @@ impl Task for LabelJob {
     fn value(&self, (mode, rationale): (FailureMode, String)) -> (FailureMode, String, f64) {
         (mode, rationale, self.score)
     }
+    /// A mode and a rationale of a few sentences.
+    fn expected_output_tokens(&self) -> u64 {
+        250
+    }
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    let settings = a.live.settings()?;
+    // Under --estimate no key is needed: nothing is sent.
+    let settings = if a.live.estimate {
+        None
+    } else {
+        Some(a.live.settings()?)
+    };
     let (ds, input_issues) =
         load_inputs(&[a.benchmark.clone(), a.answers.clone(), a.judgments.clone()])?;
     let judge = match classify::judge_in_force(&ds, a.judge.as_deref()) {
         Ok(Some(j)) => j,
         Ok(None) => bail!("no valid judgment in {}", a.judgments.display()),
         Err(e) => bail!("{e}"),
+    };
+    let (candidates, without_answer) = classify::candidates(&ds, &judge);
+    let Some(settings) = settings else {
+        let done = a.live.done_keys(LabelKey::of)?;
+        let (jobs, already_done) = jobs(&a, &candidates, |k| done.contains(k));
+        a.live
+            .print_estimate("classify-failures", &jobs, already_done);
+        return Ok(Exit::Ok);
     };
     let mut live = a.live.start(
         settings,
@@ -131,27 +148,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             .input("judgments", &a.judgments)
             .set("judge", &judge),
     )?;
-    let (candidates, without_answer) = classify::candidates(&ds, &judge);
-    let (mut jobs, mut already_done) = (Vec::new(), 0);
-    for c in &candidates {
-        let key = LabelKey {
-            question_id: c.question.id.clone(),
-            model: c.answer.model.clone(),
-            attempt: c.answer.attempt,
-            classifier: a.live.model().to_string(),
-        };
-        if live.is_done(&key) {
-            already_done += 1;
-            continue;
-        }
-        jobs.push(LabelJob {
-            key,
-            question: c.question.clone(),
-            answer: c.answer.clone(),
-            judgments: c.judgments.iter().map(|&j| j.clone()).collect(),
-            score: c.score,
-        });
-    }
+    let (jobs, already_done) = jobs(&a, &candidates, |k| live.is_done(k));
     eprintln!(
         "classify-failures: judge {judge:?}: {} answer(s) below {:.0} %",
         candidates.len() + without_answer,
@@ -178,4 +175,33 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         &tally,
         input_issues,
     ))
+}
+
+/// The labels to ask for: a job per candidate `is_done` does not know, and how many it knew.
+fn jobs(
+    a: &Args,
+    candidates: &[classify::Candidate<'_>],
+    is_done: impl Fn(&LabelKey) -> bool,
+) -> (Vec<LabelJob>, usize) {
+    let (mut jobs, mut already_done) = (Vec::new(), 0);
+    for c in candidates {
+        let key = LabelKey {
+            question_id: c.question.id.clone(),
+            model: c.answer.model.clone(),
+            attempt: c.answer.attempt,
+            classifier: a.live.model().to_string(),
+        };
+        if is_done(&key) {
+            already_done += 1;
+            continue;
+        }
+        jobs.push(LabelJob {
+            key,
+            question: c.question.clone(),
+            answer: c.answer.clone(),
+            judgments: c.judgments.iter().map(|&j| j.clone()).collect(),
+            score: c.score,
+        });
+    }
+    (jobs, already_done)
 }

@@ -149,6 +149,10 @@ impl Task for AnswerJob {
     fn value(&self, items: Vec<ItemScore>) -> Vec<ItemScore> {
         items
     }
+    /// A rationale of about a hundred words per checklist item, and the JSON around them.
+    fn expected_output_tokens(&self) -> u64 {
+        100 + 150 * self.question.checklist.len() as u64
+    }
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
@@ -203,6 +207,14 @@ where
         Provenance<'_>,
     ) -> anyhow::Result<()>,
 {
+    if live_args.estimate {
+        let (ds, _) = inputs.load()?;
+        let done = live_args.done_keys(kind.key_of)?;
+        let todo = inputs.jobs(&ds, live_args.model(), |k| done.contains(k));
+        let tasks: Vec<T> = todo.jobs.into_iter().map(task).collect();
+        live_args.print_estimate(kind.command, &tasks, todo.already_done);
+        return Ok(Exit::Ok);
+    }
     let settings = live_args.settings()?;
     let (ds, input_issues) = inputs.load()?;
     let spec = spec

@@ -2,6 +2,7 @@
 pub mod answer;
 pub mod bundle;
 pub mod classify_failures;
+pub mod evidence;
 pub mod judge;
 pub mod judge_scalar;
 pub mod make_checklist;

@@ -11,6 +11,7 @@
 //! records; everything else is here.
 
 pub mod batch;
+pub mod estimate;
 pub mod events;
 pub mod progress;
 mod run;
@@ -59,6 +60,36 @@ pub struct LiveArgs {
     /// Seconds between two polls of a batch.
     #[arg(long, default_value_t = 30.0)]
     pub poll_s: f64,
+    /// Print the run's calls, tokens and cost (from the prompts it would send and the price in
+    /// force) and exit: nothing is sent, no key is read, no file is written.
+    #[arg(long)]
+    pub estimate: bool,
+}
+
+impl LiveArgs {
+    /// `--estimate`: the estimate of `tasks` printed, `done` keys already in `--out`.
+    pub fn print_estimate<T: Task>(&self, command: &str, tasks: &[T], done: usize) {
+        let describe_schema = self.structured.map(Structured::from) == Some(Structured::Prompt);
+        let e = estimate::of_tasks(tasks, describe_schema);
+        let price = self.run.price(&self.api.model).map(|p| {
+            let listed = self.run.price_in.is_none() && self.run.price_out.is_none();
+            if self.batch && listed { p.halved() } else { p }
+        });
+        print!(
+            "{}",
+            estimate::render(command, &self.api.model, e, done, price)
+        );
+    }
+
+    /// The keys already in this shard's `--out`, read without creating or locking anything.
+    pub fn done_keys<K: Eq + std::hash::Hash>(
+        &self,
+        key_of: KeyOf<K>,
+    ) -> anyhow::Result<std::collections::HashSet<K>> {
+        let layout = self.run.layout()?;
+        let mut journal = Journal::open_beside(&layout.out, key_of)?;
+        Ok(std::mem::take(&mut journal.done))
+    }
 }
 
 /// The model and its API (shared by the judges and `answer --agent builtin`).

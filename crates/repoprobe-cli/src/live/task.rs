@@ -46,6 +46,10 @@ pub trait Task: Send + 'static {
         let checked = self.protocol().parse_reply(reply)?;
         Ok(self.value(checked))
     }
+    /// The reply's expected size in tokens, for `--estimate` (an assumption of each protocol).
+    fn expected_output_tokens(&self) -> u64 {
+        400
+    }
     /// The message sent back after an invalid reply.
     fn reask(&self, violations: &[String]) -> String {
         self.protocol().reask_message(violations)

@@ -451,6 +451,50 @@ exit 1
 }
 
 #[test]
+fn a_run_whose_tmp_cannot_be_made_is_a_failure_to_retry_and_the_retry_answers() {
+    let c = case(None);
+    // The run's scratch `tmp` (the sandbox's /tmp for the agent) cannot be made: a file is in
+    // its place. The agent never ran; nothing about it is an answer.
+    let scratch = c.path().join("cache/worktrees/q1__m__a0.scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    std::fs::write(scratch.join("tmp"), "in the way").unwrap();
+    let run = || {
+        c.cmd()
+            .args(["--agent", "command", "--model", "m", "--question", "q1"])
+            .args(["--command", "echo the answer"])
+            .output()
+            .unwrap()
+    };
+    let r = run();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(records(&c.out).is_empty(), "{stderr}");
+    let f = records(&c.path().join("answers.failures.ndjson"));
+    assert_eq!(f.len(), 1, "{stderr}");
+    let reason = f[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("cannot create ") && reason.contains("q1__m__a0.scratch/tmp"),
+        "{reason}"
+    );
+    // The scratch directory went with the run: the next run answers.
+    assert!(!scratch.exists());
+    let r = run();
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let recs = records(&c.out);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(
+        recs[0]["answer"].as_str().map(str::trim),
+        Some("the answer")
+    );
+    assert_eq!(recs[0]["agent"]["files_read"], json!([]), "{}", recs[0]);
+}
+
+#[test]
 fn questions_whose_ids_differ_only_in_punctuation_get_worktrees_and_transcripts_of_their_own() {
     let c = case(None);
     // `q/1` and `q_1` once mapped to the same `q_1` directory and transcript.

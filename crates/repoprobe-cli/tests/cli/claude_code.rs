@@ -22,6 +22,21 @@ fn answer_with(
     endless: bool,
     max_turns: &str,
 ) -> (Value, String, Seen, tempfile::TempDir) {
+    answer_on_path(
+        claude,
+        endless,
+        max_turns,
+        std::env::var_os("PATH").unwrap(),
+    )
+}
+
+/// [`answer_with`], PATH being `path`.
+fn answer_on_path(
+    claude: &std::path::Path,
+    endless: bool,
+    max_turns: &str,
+    path: std::ffi::OsString,
+) -> (Value, String, Seen, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let origin = dir.path().join("origin");
     std::fs::create_dir_all(origin.join("docs")).unwrap();
@@ -47,7 +62,7 @@ fn answer_with(
     let out = dir.path().join("answers.jsonl");
     let r = Command::new(BIN)
         .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap())
+        .env("PATH", path)
         .env("ANTHROPIC_API_KEY", KEY)
         .env("ANTHROPIC_BASE_URL", server.origin())
         .arg("answer")
@@ -192,4 +207,17 @@ fn claude_code_in_a_sandbox_that_cannot_start_is_a_failure_to_retry() {
         &env,
         KEY,
     );
+}
+
+#[test]
+fn claude_code_found_on_path_through_a_symlinked_directory_runs_in_its_sandbox() {
+    let Some(_claude) = claude_binary() else {
+        return;
+    };
+    let links = tempfile::tempdir().unwrap();
+    let path = common::agent_cli::path_through_a_link(links.path());
+    let (a, stderr, _, _dir) =
+        answer_on_path(std::path::Path::new("claude"), false, "5", path.into());
+    assert_eq!(a["error"], Value::Null, "{a}\n{stderr}");
+    assert!(a["answer"].as_str().unwrap().contains(FILE_CONTENT), "{a}");
 }

@@ -241,3 +241,25 @@ fn codex_in_a_sandbox_that_cannot_start_is_a_failure_to_retry() {
     ];
     agent_cli::assert_a_broken_sandbox_is_a_failure_to_retry("codex", MODEL, &bin, &env, KEY);
 }
+
+#[test]
+fn codex_found_on_path_through_a_symlinked_directory_runs_in_its_sandbox() {
+    let Some(_bin) = agent_cli::installed("codex", "REPOPROBE_CODEX") else {
+        return;
+    };
+    let links = tempfile::tempdir().unwrap();
+    let seen = Seen::default();
+    let server = codex::start(seen.clone(), Script::Answer);
+    let env = [
+        ("OPENAI_API_KEY", KEY.to_string()),
+        ("OPENAI_BASE_URL", format!("{}/v1", server.origin())),
+        ("PATH", agent_cli::path_through_a_link(links.path())),
+    ];
+    let a = agent_cli::answer("codex", MODEL, Path::new("codex"), &env, KEY, &[]);
+    let rec = a.record.as_ref().expect(&a.stderr);
+    assert_eq!(rec["error"], Value::Null, "{rec}\n{}", a.stderr);
+    assert!(
+        rec["answer"].as_str().unwrap().contains(FILE_CONTENT),
+        "{rec}"
+    );
+}

@@ -235,12 +235,14 @@ fn a_hostile_agent_in_the_sandbox_gets_no_key_no_home_no_cache_but_its_whole_wor
     assert!(answer.contains(FILE_CONTENT), "{answer}");
     assert!(answer.contains("EDIT: ok"), "{answer}");
     assert!(answer.contains("POINTER: read-only"), "{answer}");
-    assert!(answer.contains("ESCAPE: refused"), "{answer}");
     assert!(
         !answer.contains(&rot13("Reference for q1")),
         "the benchmark's reference answer was readable: {answer}"
     );
-    assert!(!w.dir.path().join("escaped").exists());
+    // The write outside the worktree never reaches the host. What the probe printed is no
+    // proof either way: under /tmp the path lies in the sandbox's private tmpfs (bwrap made its
+    // parents there to mount the worktree), where the write "succeeds" and vanishes.
+    assert!(!w.dir.path().join("escaped").exists(), "{answer}");
     assert!(
         !answer.contains(&rot13("acme__delorean.git")),
         "the clone cache was visible: {answer}"

@@ -186,3 +186,45 @@ fn gemini_in_a_sandbox_that_cannot_start_is_a_failure_to_retry() {
     ];
     agent_cli::assert_a_broken_sandbox_is_a_failure_to_retry("gemini", MODEL, &bin, &env, KEY);
 }
+
+#[test]
+fn gemini_without_a_key_it_can_use_could_not_run_and_is_no_answer() {
+    let Some(bin) = agent_cli::installed("gemini", "REPOPROBE_GEMINI") else {
+        return;
+    };
+    let seen = Seen::default();
+    let server = gemini::start(seen.clone(), Script::Answer);
+    // No GEMINI_API_KEY: the CLI refuses to start its session (0.61.0: exit status 41).
+    let env = [("GOOGLE_GEMINI_BASE_URL", server.origin())];
+    let a = agent_cli::answer("gemini", MODEL, &bin, &env, KEY, &[]);
+    assert_eq!(a.record, None, "an answer was recorded: {}", a.stderr);
+    assert_eq!(a.failures.len(), 1, "{}", a.stderr);
+    let reason = a.failures[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("exit status 41"), "{reason}");
+    assert!(seen.lock().unwrap().is_empty(), "no model call was made");
+}
+
+#[test]
+fn gemini_found_on_path_through_a_symlinked_directory_runs_in_its_sandbox() {
+    let Some(_bin) = agent_cli::installed("gemini", "REPOPROBE_GEMINI") else {
+        return;
+    };
+    // The CLI's install directory reached through a link (a `tools/` that is a symlink, any PATH
+    // entry that is one): the sandbox binds real paths only, so the program is resolved first.
+    let links = tempfile::tempdir().unwrap();
+    let path = agent_cli::path_through_a_link(links.path());
+    let seen = Seen::default();
+    let server = gemini::start(seen.clone(), Script::Answer);
+    let env = [
+        ("GEMINI_API_KEY", KEY.to_string()),
+        ("GOOGLE_GEMINI_BASE_URL", server.origin()),
+        ("PATH", path),
+    ];
+    let a = agent_cli::answer("gemini", MODEL, Path::new("gemini"), &env, KEY, &[]);
+    let rec = a.record.as_ref().expect(&a.stderr);
+    assert_eq!(rec["error"], Value::Null, "{rec}\n{}", a.stderr);
+    assert!(
+        rec["answer"].as_str().unwrap().contains(FILE_CONTENT),
+        "{rec}"
+    );
+}

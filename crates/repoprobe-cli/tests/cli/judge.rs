@@ -310,3 +310,40 @@ fn a_429_for_an_exhausted_quota_is_not_retried() {
     assert!(failed[0]["reason"].as_str().unwrap().contains("HTTP 429"));
     assert_eq!(records(&out).len(), 4);
 }
+
+#[test]
+fn an_estimate_prints_calls_tokens_and_cost_and_sends_nothing() {
+    let api = FakeApi::start(Api::Openai, Mode::Schema);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("judgments.jsonl");
+    let r = judge(
+        &api,
+        dir.path(),
+        &out,
+        &[
+            "--runs",
+            "3",
+            "--estimate",
+            "--price-in",
+            "1",
+            "--price-out",
+            "10",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(api.with(|s| s.requests), 0, "a request was sent");
+    assert!(!out.exists(), "an estimate writes nothing");
+    let keys = expected_keys(3).len();
+    assert!(
+        r.stdout.contains(&format!(
+            "judge --estimate (nothing sent): {keys} call(s) to {JUDGE}"
+        )),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("cost   ≈ $"), "{}", r.stdout);
+    // A model outside the price table and no prices given: the cost is said to be unknown.
+    let r = judge(&api, dir.path(), &out, &["--estimate"]);
+    assert!(r.stdout.contains("not in the price table"), "{}", r.stdout);
+    assert_eq!(api.with(|s| s.requests), 0);
+}

@@ -288,6 +288,13 @@ fn write_sources(dir: &Path) -> PathBuf {
         .map(|l| {
             let mut v: Value = serde_json::from_str(l).unwrap();
             v.as_object_mut().unwrap().remove("checklist");
+            if v["id"] == "q1" {
+                let answer = format!(
+                    "{} (see {CHECKLIST_EVIDENCE_CITED})",
+                    v["reference_answer"].as_str().unwrap()
+                );
+                v["reference_answer"] = json!(answer);
+            }
             if v["id"] == "q2" {
                 v["repo"] = json!("example/python");
             }
@@ -331,12 +338,26 @@ fn make_checklist_writes_valid_questions_reasking_rule_breaking_replies() {
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    for rec in records(&out) {
+    for mut rec in records(&out) {
         let g = golden.iter().find(|g| g["id"] == rec["id"]).unwrap();
+        // The evidence the model gave, normalised and merged into one entry; none elsewhere.
+        let k1 = rec["checklist"][0].as_object_mut().unwrap();
+        let evidence = k1.remove("evidence");
+        if rec["id"] == "q1" {
+            assert_eq!(
+                evidence,
+                Some(
+                    json!([{"path": "src/flows/llm_flow.py", "lines": [210, 264],
+                             "source": "make-checklist-v2"}])
+                )
+            );
+        } else {
+            assert_eq!(evidence, None, "{rec}");
+        }
         assert_eq!(rec["checklist"], g["checklist"]);
         assert_eq!(rec["question"], g["question"]);
         assert_eq!(rec["note_unknown_field"], "kept and ignored");
-        assert_eq!(rec["prompt_version"], "make-checklist-v1");
+        assert_eq!(rec["prompt_version"], "make-checklist-v2");
         if rec["id"] == "q2" {
             assert_eq!(rec["repo"]["name"], "example/python");
         }

@@ -127,10 +127,9 @@ fn one_command(words: &[&str], cwd: &mut Vec<String>, facts: &mut ShellFacts, de
             if let Some(i) = rest
                 .iter()
                 .position(|a| a.starts_with('-') && a.contains('c'))
+                && let Some(script) = rest.get(i + 1)
             {
-                if let Some(script) = rest.get(i + 1) {
-                    read_script(script, cwd, facts, depth + 1);
-                }
+                read_script(script, cwd, facts, depth + 1);
             }
         }
         "cd" => match rest.first() {
@@ -167,7 +166,7 @@ fn one_command(words: &[&str], cwd: &mut Vec<String>, facts: &mut ShellFacts, de
 
 /// `sed -n 'X,Yp' FILE…` (or `sed -n -e … FILE`): the files after the script. Without `-n` sed
 /// prints the whole file as well, so it reads it too; `-i` edits instead.
-fn sed<'a>(args: &[&'a str], cwd: &[String], facts: &mut ShellFacts) {
+fn sed(args: &[&str], cwd: &[String], facts: &mut ShellFacts) {
     if args
         .iter()
         .any(|a| a.starts_with("-i") || *a == "--in-place")

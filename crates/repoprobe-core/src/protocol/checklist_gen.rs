@@ -3,20 +3,29 @@
 //! docs/format.md#question. The versioned prompt, the reply schema and the reply check live here; the rules
 //! themselves are [`crate::validate::question`]'s, so a generated question is valid exactly when
 //! `repoprobe validate` says so.
+//!
+//! Since `make-checklist-v2` every item of a reply carries `evidence`, the repository paths the
+//! reference answer names for its fact: checked here one by one (a path, normalised, whose file
+//! name the reference answer contains) and written as the item's evidence. They are not
+//! checked against the repository: this protocol never sees it (`repoprobe evidence` does).
 
 use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};
 use super::reply::extract_object_of;
 use super::{JudgePrompt, Protocol};
+use crate::cited::split_lines;
 use crate::issue::quote;
-use crate::model::{ChecklistItem, ItemKind, Question, Repo, RubricTier};
+use crate::model::repo_path::normalise;
+use crate::model::{ChecklistItem, EvidencePath, ItemKind, Question, Repo, RubricTier};
 use crate::validate;
 use serde_json::Value;
 
 /// Version of the prompt below; every generated question carries it.
-pub const PROMPT_VERSION: &str = "make-checklist-v1";
+/// The `source` of the evidence entries written from a reply, too.
+pub const PROMPT_VERSION: &str = "make-checklist-v2";
 
-/// The prompt template (`crates/repoprobe-core/prompts/make-checklist-v1.md`).
-pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/make-checklist-v1.md");
+/// The prompt template (`crates/repoprobe-core/prompts/make-checklist-v2.md`; v1, without
+/// evidence, is kept beside it as the record of what earlier checklists were made with).
+pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/make-checklist-v2.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
 pub const REPLY_NAME: &str = "checklist";
@@ -147,8 +156,9 @@ pub fn prompt(s: &Source, describe_schema: bool) -> JudgePrompt {
     let reply_format = reply_format(
         describe_schema,
         &reply_schema_json(),
-        "`checklist`, an array of items, each with `id`, `kind`, `key_point`, `weight` and \
-         `rubric` (an array of `{score, criterion}` tiers)",
+        "`checklist`, an array of items, each with `id`, `kind`, `key_point`, `weight`, \
+         `rubric` (an array of `{score, criterion}` tiers) and `evidence` (an array of the \
+         repository paths the reference answer names for the item's fact, possibly empty)",
     );
     let q = with_checklist(s, Vec::new());
     let repo = repo_line(&q);
@@ -166,13 +176,15 @@ pub fn prompt(s: &Source, describe_schema: bool) -> JudgePrompt {
 }
 
 /// The reply schema as JSON text: `{"checklist": [item, ...]}` with 2–5 items, each
-/// `{id, kind (knowledge|clarity), key_point, weight (1–9), rubric: [{score (0–9), criterion}]}`,
-/// everything required, nothing else. The sums and sets of docs/format.md#question cannot be said in a
-/// schema: [`parse_reply`] checks them.
+/// `{id, kind (knowledge|clarity), key_point, weight (1–9), rubric: [{score (0–9), criterion}],
+/// evidence: [path]}`, everything required (strict structured outputs require every field;
+/// [`parse_reply`] still reads a reply without `evidence` as one without paths), nothing else.
+/// The sums and sets of docs/format.md#question cannot be said in a schema: [`parse_reply`]
+/// checks them.
 pub fn reply_schema_json() -> String {
     let tier = r#"{"type":"object","properties":{"score":{"type":"integer","minimum":0,"maximum":9},"criterion":{"type":"string"}},"required":["score","criterion"],"additionalProperties":false}"#;
     let item = format!(
-        r#"{{"type":"object","properties":{{"id":{{"type":"string"}},"kind":{{"type":"string","enum":["knowledge","clarity"]}},"key_point":{{"type":"string"}},"weight":{{"type":"integer","minimum":1,"maximum":9}},"rubric":{{"type":"array","minItems":2,"items":{tier}}}}},"required":["id","kind","key_point","weight","rubric"],"additionalProperties":false}}"#
+        r#"{{"type":"object","properties":{{"id":{{"type":"string"}},"kind":{{"type":"string","enum":["knowledge","clarity"]}},"key_point":{{"type":"string"}},"weight":{{"type":"integer","minimum":1,"maximum":9}},"rubric":{{"type":"array","minItems":2,"items":{tier}}},"evidence":{{"type":"array","items":{{"type":"string"}}}}}},"required":["id","kind","key_point","weight","rubric","evidence"],"additionalProperties":false}}"#
     );
     format!(
         r#"{{"type":"object","properties":{{"checklist":{{"type":"array","minItems":2,"maxItems":5,"items":{item}}}}},"required":["checklist"],"additionalProperties":false}}"#
@@ -186,13 +198,16 @@ pub fn reask_message(violations: &[String]) -> String {
         "Reply again with the complete JSON object `{\"checklist\": [...]}`: 1 to 4 knowledge \
          items whose integer weights sum to 9, then exactly one clarity item of weight 1 with \
          the scores 1 and 0; every rubric lists distinct scores from 0 to the item's weight, \
-         including both 0 and the weight; item ids are unique.",
+         including both 0 and the weight; item ids are unique; `evidence` lists only \
+         repository paths the reference answer names (relative to the root, no `..`), and is \
+         empty for the clarity item.",
     )
 }
 
 /// Checks a generator's reply and returns the full question, or every violation: the reply's
 /// shape (an object with only `checklist`, an array of items with the fields of docs/format.md#question,
-/// non-empty texts) and every rule of [`validate::question`].
+/// non-empty texts), each item's `evidence` (`evidence_of`) and every rule of
+/// [`validate::question`].
 pub fn parse_reply(s: &Source, text: &str) -> Result<Question, Vec<String>> {
     let top = extract_object_of(text, "a JSON object with `checklist`").map_err(|e| vec![e])?;
     let mut errs = Vec::new();
@@ -216,22 +231,35 @@ pub fn parse_reply(s: &Source, text: &str) -> Result<Question, Vec<String>> {
         return Err(errs);
     };
     let mut checklist = Vec::with_capacity(entries.len());
-    for (n, entry) in entries.into_iter().enumerate() {
+    for (n, mut entry) in entries.into_iter().enumerate() {
         let name = entry
             .get("id")
             .and_then(Value::as_str)
             .map_or_else(|| format!("#{}", n + 1), quote);
         if let Some(extra) = entry.as_object().and_then(|o| {
-            o.keys()
-                .find(|k| !["id", "kind", "key_point", "weight", "rubric"].contains(&k.as_str()))
+            o.keys().find(|k| {
+                !["id", "kind", "key_point", "weight", "rubric", "evidence"].contains(&k.as_str())
+            })
         }) {
             errs.push(format!(
                 "item {name} has an unexpected field {}",
                 quote(extra)
             ));
         }
+        let evidence = entry
+            .as_object_mut()
+            .and_then(|o| o.remove("evidence"))
+            .map(|v| evidence_of(&name, v, &s.reference_answer, &mut errs))
+            .unwrap_or_default();
         match serde_json::from_value::<ChecklistItem>(entry) {
-            Ok(item) => {
+            Ok(mut item) => {
+                if item.kind == ItemKind::Clarity && !evidence.is_empty() {
+                    errs.push(format!(
+                        "item {name} is the clarity item: its `evidence` must be empty \
+                         (clarity is not read from the repository)"
+                    ));
+                }
+                item.evidence = evidence;
                 if item.key_point.trim().is_empty() {
                     errs.push(format!("item {name} has an empty `key_point`"));
                 }
@@ -249,6 +277,65 @@ pub fn parse_reply(s: &Source, text: &str) -> Result<Question, Vec<String>> {
     let q = with_checklist(s, checklist);
     let errs = validate::question(&q);
     if errs.is_empty() { Ok(q) } else { Err(errs) }
+}
+
+/// An item's `evidence` as the reply gives it: each entry a repository path, lines after it
+/// split off (`src/a.rs:12-40`), [normalised](normalise), whose file name (its last part) the
+/// reference answer contains — a path the answer does not name is the model's guess, and
+/// evidence is where the answer's fact can be read. One message per entry that is not; a path
+/// given twice is kept once. `null` is no paths.
+fn evidence_of(
+    name: &str,
+    v: Value,
+    reference_answer: &str,
+    errs: &mut Vec<String>,
+) -> Vec<EvidencePath> {
+    let entries = match v {
+        Value::Null => return Vec::new(),
+        Value::Array(entries) => entries,
+        _ => {
+            errs.push(format!(
+                "item {name} has an `evidence` that is not an array of paths"
+            ));
+            return Vec::new();
+        }
+    };
+    let mut out: Vec<EvidencePath> = Vec::new();
+    for (n, entry) in entries.into_iter().enumerate() {
+        let Value::String(text) = entry else {
+            errs.push(format!(
+                "item {name}'s evidence #{} is not a path (a string)",
+                n + 1
+            ));
+            continue;
+        };
+        let (path, lines) = split_lines(text.trim());
+        let path = match normalise(path) {
+            Ok(p) => p,
+            Err(problem) => {
+                errs.push(format!("item {name}'s evidence {} {problem}", quote(&text)));
+                continue;
+            }
+        };
+        let file = path.rsplit('/').next().unwrap_or(&path);
+        if !reference_answer.contains(file) {
+            errs.push(format!(
+                "item {name}'s evidence {} is not named by the reference answer: give only \
+                 paths it names",
+                quote(&text)
+            ));
+            continue;
+        }
+        if out.iter().all(|e| e.path != path) {
+            out.push(EvidencePath {
+                path,
+                lines,
+                source: Some(PROMPT_VERSION.to_string()),
+                unreadable: None,
+            });
+        }
+    }
+    out
 }
 
 /// One call of the checklist writer: a source record to give a checklist.
@@ -362,6 +449,64 @@ mod tests {
     }
 
     #[test]
+    fn evidence_the_reference_answer_names_is_written_normalised_and_the_rest_refused() {
+        let mut src = source();
+        src.reference_answer = "Y is in src/y.rs:10-20 and Z in lib/z.py.".into();
+        let with = |k1: &str, clarity: &str| {
+            GOOD.replace(
+                r#""key_point": "names Y", "#,
+                &format!(r#""key_point": "names Y", "evidence": {k1}, "#),
+            )
+            .replace(
+                r#""key_point": "Clarity & Organization", "#,
+                &format!(r#""key_point": "Clarity & Organization", "evidence": {clarity}, "#),
+            )
+        };
+        let q = parse_reply(
+            &src,
+            &with(r#"["./src/y.rs:10-20", "src/y.rs", "lib/z.py"]"#, "[]"),
+        )
+        .expect("valid");
+        let e = &q.checklist[0].evidence;
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert_eq!(
+            (e[0].path.as_str(), e[0].lines),
+            ("src/y.rs", Some([10, 20]))
+        );
+        assert_eq!((e[1].path.as_str(), e[1].lines), ("lib/z.py", None));
+        assert!(
+            e.iter()
+                .all(|x| x.source.as_deref() == Some(PROMPT_VERSION))
+        );
+        assert!(q.checklist[1].evidence.is_empty(), "no `evidence` is none");
+        assert!(parse_reply(&src, &with("null", "null")).is_ok());
+
+        let e = parse_reply(
+            &src,
+            &with(
+                r#"["/etc/y.rs", "src/../y.rs", "src/invented.rs", 3]"#,
+                r#"["src/y.rs"]"#,
+            ),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            [
+                "item \"k1\"'s evidence \"/etc/y.rs\" is absolute (a repository path is relative to its root)",
+                "item \"k1\"'s evidence \"src/../y.rs\" has a `..` part (it could leave the repository)",
+                "item \"k1\"'s evidence \"src/invented.rs\" is not named by the reference answer: give only paths it names",
+                "item \"k1\"'s evidence #4 is not a path (a string)",
+                "item \"clarity\" is the clarity item: its `evidence` must be empty (clarity is not read from the repository)",
+            ]
+        );
+        let e = parse_reply(&src, &with(r#""src/y.rs""#, "[]")).unwrap_err();
+        assert_eq!(
+            e,
+            ["item \"k1\" has an `evidence` that is not an array of paths"]
+        );
+    }
+
+    #[test]
     fn bad_sources_are_reported() {
         let e = parse_source(&json!({"id": "", "repo": 3, "category": "Misc",
             "question": "q", "reference_answer": "r"}))
@@ -405,6 +550,14 @@ mod tests {
             json!(["knowledge", "clarity"])
         );
         assert_eq!(item["additionalProperties"], false);
+        assert_eq!(item["properties"]["evidence"]["items"]["type"], "string");
+        assert!(
+            item["required"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("evidence"))
+        );
+        assert!(prompt(&source(), false).system.contains("`evidence`"));
         assert!(reask_message(&["x".into()]).contains("- x\n"));
     }
 }

@@ -252,6 +252,24 @@ pub fn assert_only_a_placeholder_inside(raw: &Path) {
     assert!(tail.contains("ENV-PROBE: placeholders 1"), "{tail}");
 }
 
+/// A PATH that reaches the agent CLIs through a symlink to `tools/` only (their real directory
+/// left out), the link made in `dir`: a `tools/` that is a link, npm's global `bin` links.
+pub fn path_through_a_link(dir: &Path) -> String {
+    let linked = dir.join("linked-tools");
+    std::os::unix::fs::symlink(tools_dir().canonicalize().unwrap(), &linked).unwrap();
+    let real_bin = tools_dir()
+        .join("node_modules/.bin")
+        .canonicalize()
+        .unwrap();
+    let rest = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| d.canonicalize().ok().as_ref() != Some(&real_bin))
+        .collect::<Vec<_>>();
+    std::env::join_paths(std::iter::once(linked.join("node_modules/.bin")).chain(rest))
+        .unwrap()
+        .into_string()
+        .unwrap()
+}
+
 /// Where `scripts/setup-agents.sh` installs the CLIs (the real programs behind the tests'
 /// wrappers, exposed to their sandbox).
 pub fn tools_dir() -> PathBuf {

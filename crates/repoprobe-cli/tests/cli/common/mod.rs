@@ -34,6 +34,9 @@ pub const BENCHMARK: &str = concat!(
 pub const BIN: &str = env!("CARGO_BIN_EXE_repoprobe");
 pub const KEY: &str = "sk-test-Zq81SECRETkey0042";
 pub const JUDGE: &str = "judge-model";
+/// The path with lines the fake checklist writer gives q1's k1 as evidence; q1's source
+/// reference answer names it.
+pub const CHECKLIST_EVIDENCE_CITED: &str = "src/flows/llm_flow.py:210-264";
 
 /// A fault the server injects into the next request it receives.
 #[derive(Debug, Clone, Copy)]
@@ -447,6 +450,10 @@ fn check_other_schema(kind: Kind, scale: u32, schema: &Value, bad: &mut Vec<Stri
             let item = &props["checklist"]["items"];
             if item["properties"]["kind"]["enum"] != json!(["knowledge", "clarity"])
                 || item["additionalProperties"] != false
+                || item["properties"]["evidence"]["items"]["type"] != "string"
+                || !item["required"]
+                    .as_array()
+                    .is_some_and(|r| r.contains(&json!("evidence")))
             {
                 bad.push(format!("checklist schema {schema}"));
             }
@@ -472,7 +479,18 @@ pub fn reply_for(kind: Kind, scale: u32, q: &Value, invalid: bool) -> String {
             if invalid { "laziness" } else { "edit_bias" }
         ),
         (Kind::MakeChecklist, _) => {
+            // Every item has `evidence` (the schema requires it): q1's k1 the file its source's
+            // reference answer names (`llm_commands::write_sources`), once with lines and once
+            // as `./`, so that the reply check's normalising and merging shows.
             let mut checklist = q["checklist"].clone();
+            for item in checklist.as_array_mut().into_iter().flatten() {
+                let paths = if q["id"] == "q1" && item["id"] == "k1" {
+                    json!([CHECKLIST_EVIDENCE_CITED, "./src/flows/llm_flow.py"])
+                } else {
+                    json!([])
+                };
+                item["evidence"] = paths;
+            }
             if invalid {
                 // The knowledge weights then sum to 8, and k2's rubric lacks its full score.
                 checklist[1]["weight"] = json!(3);

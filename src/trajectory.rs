@@ -14,6 +14,9 @@ pub struct TrajectoryView {
     pub head: Option<TrajectoryHead>,
     /// The filter the steps are of (all kinds when empty).
     pub kinds: Vec<StepKind>,
+    /// The step the steps shown were asked from (the first page's `from`): a step asked for
+    /// that is not of the filter's kinds is not shown, and not asked again either.
+    pub from: u64,
     pub steps: Vec<ShownStep>,
     /// Where the next page starts.
     pub next: Option<u64>,
@@ -25,6 +28,13 @@ impl TrajectoryView {
     /// Whether step `n` is among those shown.
     pub fn has(&self, n: u64) -> bool {
         self.steps.binary_search_by_key(&n, |s| s.step).is_ok()
+    }
+
+    /// Whether the page holds what an address asks for: its filter, and the step asked for
+    /// (shown, or asked from already).
+    pub fn serves(&self, kinds: &[StepKind], step: Option<u64>) -> bool {
+        self.kinds == kinds
+            && (self.error.is_some() || step.is_none_or(|n| self.has(n) || self.from == n))
     }
 }
 
@@ -41,6 +51,7 @@ pub fn merge(
             key,
             head: head_before,
             kinds: same.map(|p| p.kinds.clone()).unwrap_or_default(),
+            from: 1,
             steps: Vec::new(),
             next: None,
             error: Some(e),
@@ -48,16 +59,30 @@ pub fn merge(
         Ok(p) => {
             let head = p.head.or(head_before);
             let follows = same.filter(|v| v.kinds == p.kinds && v.next == Some(p.from));
-            let steps = match follows {
-                Some(v) => v.steps.iter().cloned().chain(p.steps).collect(),
-                None => p.steps,
+            // A page that ends where the steps shown begin ("earlier steps") goes before them.
+            let precedes = same.filter(|v| {
+                v.kinds == p.kinds && p.next.is_some() && p.next == v.steps.first().map(|s| s.step)
+            });
+            let (from, steps, next) = match (follows, precedes) {
+                (Some(v), _) => (
+                    v.from,
+                    v.steps.iter().cloned().chain(p.steps).collect(),
+                    p.next,
+                ),
+                (None, Some(v)) => (
+                    p.from,
+                    p.steps.into_iter().chain(v.steps.iter().cloned()).collect(),
+                    v.next,
+                ),
+                (None, None) => (p.from, p.steps, p.next),
             };
             TrajectoryView {
                 key,
                 head,
                 kinds: p.kinds,
+                from,
                 steps,
-                next: p.next,
+                next,
                 error: None,
             }
         }
@@ -173,9 +198,30 @@ mod tests {
         let v2 = merge(Some(&v), key(), Ok(page(41, 80, Some(81), false)));
         assert_eq!(v2.steps.len(), 80);
         assert!(v2.head.is_some(), "the head is kept");
+        assert_eq!(v2.from, 1);
         let v3 = merge(Some(&v2), key(), Ok(page(90, 99, None, false)));
         assert_eq!(v3.steps.first().map(|s| s.step), Some(90));
         assert_eq!(v3.next, None);
+        assert!(v3.serves(&[], Some(95)) && v3.serves(&[], None));
+        // Earlier steps go before those shown, which stay.
+        let v6 = merge(Some(&v3), key(), Ok(page(50, 89, Some(90), false)));
+        assert_eq!((v6.steps.len(), v6.from, v6.next), (50, 50, None));
+        assert!(v6.has(95) && v6.has(50));
+        assert!(!v3.serves(&[], Some(10)) && !v3.serves(&[StepKind::Read], None));
+        // A step asked for that the filter leaves out: asked from once, not again.
+        let filtered = TrajectoryPage {
+            kinds: vec![StepKind::Read],
+            ..page(50, 60, None, false)
+        };
+        let v5 = merge(
+            Some(&v3),
+            key(),
+            Ok(TrajectoryPage {
+                from: 49,
+                ..filtered
+            }),
+        );
+        assert!(v5.serves(&[StepKind::Read], Some(49)));
         let other = TrajectoryKey {
             attempt: 1,
             ..key()

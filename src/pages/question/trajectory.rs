@@ -82,13 +82,10 @@ pub fn section(
                 asked_step().as_deref(),
                 view.as_ref().and_then(|v| v.head.as_ref()),
             );
-            let from = match (&view, step) {
-                (Some(v), Some(n)) if v.kinds == kinds && v.has(n) => return,
-                (Some(v), None) if v.kinds == kinds && v.error.is_none() => return,
-                (Some(v), _) if v.error.is_some() && v.kinds == kinds => return,
-                (_, Some(n)) => n,
-                (_, None) => 1,
-            };
+            if view.as_ref().is_some_and(|v| v.serves(&kinds, step)) {
+                return;
+            }
+            let from = step.unwrap_or(1);
             let head = view.as_ref().is_none_or(|v| v.head.is_none());
             if first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
                 request_trajectory(key.clone(), from, kinds, PAGE, head);

@@ -240,7 +240,7 @@ async function trajectoryFigures(b, server) {
     format: 'repoprobe-results', version: 1,
     benchmark: [{ id: 'q1', question: 'Where does it start?', reference_answer: 'src/lib.rs', category: 'Project Architecture',
       repo: { name: 'o/r', url: 'https://github.com/o/r', commit: '0123456789abcdef0123456789abcdef01234567', language: 'Rust', theme: 't' },
-      checklist: [{ id: 'k1', kind: 'knowledge', key_point: 'k', weight: 2, rubric: [{ score: 0, criterion: 'no' }, { score: 2, criterion: 'yes' }], evidence: ['src/f1.rs'] },
+      checklist: [{ id: 'k1', kind: 'knowledge', key_point: 'k', weight: 9, rubric: [{ score: 0, criterion: 'no' }, { score: 9, criterion: 'yes' }], evidence: ['src/f1.rs'] },
         { id: 'clarity', kind: 'clarity', key_point: 'c', weight: 1, rubric: [{ score: 0, criterion: 'no' }, { score: 1, criterion: 'yes' }] }] }],
     answers: [{ ...KEY, answer: 'It starts in src/lib.rs.', agent: { files_read: ['src/f1.rs'] } }],
     judgments: [], scalar_judgments: [], failure_modes: [], reported: [],

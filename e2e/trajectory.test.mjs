@@ -170,6 +170,9 @@ test('a hostile trajectory (no index: scanned) renders as text with no link; an 
   await p.goto(`${server.url}?set=none&${question(a.model)}`);
   await pick(p, [BUNDLE, { name: 'evil.trajectories.jsonl', buffer: Buffer.from(text) }]);
   await open(p);
+  // Folded texts are made when opened.
+  await p.$$eval('#trajectory details.folded', (ds) => ds.forEach((d) => { d.open = true; }));
+  await p.waitForFunction(() => document.querySelectorAll('#trajectory details.folded pre').length === document.querySelectorAll('#trajectory details.folded').length);
   const t = await p.textContent('#trajectory');
   assert.match(t, /<img src=x onerror=alert\(1\)>/);
   assert.match(t, /<iframe src="javascript:alert\(6\)"><\/iframe>/);

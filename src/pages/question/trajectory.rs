@@ -336,11 +336,25 @@ fn step_view(
             </p>
             {s.error.clone().map(|e| view! { <p class="error">{format!("Error: {e}")}</p> })}
             {(!s.text.trim().is_empty()).then(|| view! { <div class="step-text prose">{linked_text(&s.text, links)}</div> })}
-            {s.reasoning.clone().map(|r| view! {
-                <details class="reasoning"><summary>"Reasoning"</summary><pre>{linked_text(&r, links)}</pre></details>
-            })}
+            {s.reasoning.clone().map(|r| folded("Reasoning".to_string(), r, links.cloned()))}
             {s.calls.into_iter().map(|c| call_view(c, links, evidence)).collect_view()}
         </li>
+    }
+}
+
+/// A folded text (a tool's output, reasoning): its nodes are made when it is first opened, so a
+/// page of steps whose outputs are long paints at once.
+fn folded(label: String, text: String, links: Option<FileLinks>) -> impl IntoView + use<> {
+    let opened = RwSignal::new(false);
+    view! {
+        <details class="folded" on:toggle=move |ev| {
+            if event_target::<web_sys::HtmlDetailsElement>(&ev).open() {
+                opened.set(true);
+            }
+        }>
+            <summary>{label}</summary>
+            {move || opened.get().then(|| view! { <pre>{linked_text(&text, links.as_ref())}</pre> })}
+        </details>
     }
 }
 
@@ -370,10 +384,9 @@ fn call_view(
         (false, Some(code)) if code != 0 => Some(format!(" — exit code {code}")),
         _ => None,
     };
-    let output = c.output.map(|o| {
-        let label = format!("Output ({} bytes)", o.len());
-        view! { <details class="call-output"><summary>{label}</summary><pre>{linked_text(&o, links)}</pre></details> }
-    });
+    let output = c
+        .output
+        .map(|o| folded(format!("Output ({} bytes)", o.len()), o, links.cloned()));
     view! {
         <div class="call" class:failed=c.failed>
             <p class="call-head"><code>{c.name}</code>{format!(" ({})", c.kind.label())}{status}</p>

@@ -410,7 +410,7 @@ pub fn seconds_of(ts: &str) -> Option<f64> {
     }
     let offset = match rest {
         "Z" | "z" | "" => 0,
-        o if o.len() == 6 && matches!(&o[..1], "+" | "-") && &o[3..4] == ":" => {
+        o if o.len() == 6 && matches!(o.as_bytes()[0], b'+' | b'-') && o.as_bytes()[3] == b':' => {
             let v = num(ts.len() - 5..ts.len() - 3)? * 3600 + num(ts.len() - 2..ts.len())? * 60;
             if o.starts_with('-') { -v } else { v }
         }

@@ -18,30 +18,59 @@ const TYPES = {
   '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-/** Serves `dir` (and `extra` files by URL path: JSON text or bytes, or `{ type, body }`) on an ephemeral
- * loopback port, under `prefix` (a static host's sub-path: anything outside it is 404). */
-export async function serve(dir = DIST, extra = {}, prefix = '/') {
+/** Serves `dir` (and `extra` files by URL path: JSON text or bytes, `{ type, body }`, or `{ file }`:
+ * a file on disk) on an ephemeral loopback port, under `prefix` (a static host's sub-path: anything
+ * outside it is 404). Files from disk answer HTTP Range requests (`bytes=A-B`, 206 with
+ * Content-Range) unless `ranges: false` (a server without Range support: 200 and the whole file);
+ * `requests` logs each request's path, Range header and status. */
+export async function serve(dir = DIST, extra = {}, prefix = '/', { ranges = true } = {}) {
+  const requests = [];
+  const send = (req, res, file, type) => {
+    const size = fs.statSync(file).size;
+    const m = ranges && /^bytes=(\d+)-(\d*)$/.exec(req.headers.range || '');
+    if (m) {
+      const start = Number(m[1]);
+      const end = m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
+      if (start >= size || end < start) {
+        res.writeHead(416, { 'content-range': `bytes */${size}` });
+        res.end();
+        return 416;
+      }
+      res.writeHead(206, {
+        'content-type': type, 'content-range': `bytes ${start}-${end}/${size}`,
+        'content-length': end - start + 1, 'accept-ranges': 'bytes',
+      });
+      fs.createReadStream(file, { start, end }).pipe(res);
+      return 206;
+    }
+    res.writeHead(200, { 'content-type': type, 'content-length': size, ...(ranges ? { 'accept-ranges': 'bytes' } : {}) });
+    fs.createReadStream(file).pipe(res);
+    return 200;
+  };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
-    if (!url.pathname.startsWith(prefix)) { res.writeHead(404); res.end('outside the sub-path'); return; }
+    const log = { path: url.pathname, range: req.headers.range || null, status: 0 };
+    requests.push(log);
+    if (!url.pathname.startsWith(prefix)) { res.writeHead(404); res.end('outside the sub-path'); log.status = 404; return; }
     url.pathname = '/' + url.pathname.slice(prefix.length);
     if (extra[url.pathname]) {
       const e = extra[url.pathname];
+      if (e.file) { log.status = send(req, res, e.file, e.type || TYPES[path.extname(e.file)] || 'application/octet-stream'); return; }
       const json = typeof e === 'string' || Buffer.isBuffer(e);
       res.writeHead(200, { 'content-type': json ? 'application/json' : e.type });
       res.end(json ? e : e.body);
+      log.status = 200;
       return;
     }
     let file = path.join(dir, decodeURIComponent(url.pathname));
-    if (!file.startsWith(dir)) { res.writeHead(403); res.end(); return; }
+    if (!file.startsWith(dir)) { res.writeHead(403); res.end(); log.status = 403; return; }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
-    if (!fs.existsSync(file)) { res.writeHead(404); res.end('not found'); return; }
-    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
-    fs.createReadStream(file).pipe(res);
+    if (!fs.existsSync(file)) { res.writeHead(404); res.end('not found'); log.status = 404; return; }
+    log.status = send(req, res, file, TYPES[path.extname(file)] || 'application/octet-stream');
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((ok) => server.close(ok)) };
+  return { url: `http://127.0.0.1:${port}${prefix}`, requests, close: () => new Promise((ok) => server.close(ok)) };
 }
 
 export async function browser() {

@@ -1,5 +1,6 @@
 // The site's speed, measured in headless Chromium (a benchmark, not a test: it prints figures).
 //   node e2e/speed.mjs [--models 20 --questions 500 --runs 5]
+// (--only-trajectories: the trajectory figures alone, after the first render.)
 // Figures: wasm size (raw and gzipped), first render of the leaderboard on loopback (in a fresh
 // browser, and the median of five fresh contexts of that browser), and for a
 // dropped `repoprobe synth` file: time until every table is shown, and the longest main-thread
@@ -223,6 +224,149 @@ async function drop(f, n, timeout) {
   return { q, c, ...inPage, wall, long, hwm, hwms, sampled, pids: mine, ...(await workerFigures(q)) };
 }
 
+
+// Trajectories (docs/site.md#trajectories). (1) A 10,000-step, ~50 MB trajectory: the time from
+// the click that opens the section to its first steps painted (target ≤ 300 ms) and of a search
+// over it, answered by the worker (target ≤ 100 ms), both inside the page. (2) A ~2 GB
+// trajectories file (one ~1 MB run repeated under 2,000 keys, written to /tmp and deleted after)
+// dropped with its index beside a results bundle: the load time it adds to the bundle's alone
+// (target ≤ 2 s) and the tab's memory it adds (target ≤ 100 MB); then without its index, the
+// scan's throughput (the worker's own figure, in the Data view).
+async function trajectoryFigures(b, server) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rp-traj-speed-'));
+  const KEY = { question_id: 'q1', model: 'm', attempt: 0 };
+  const bundle = path.join(dir, 'results.json');
+  fs.writeFileSync(bundle, JSON.stringify({
+    format: 'repoprobe-results', version: 1,
+    benchmark: [{ id: 'q1', question: 'Where does it start?', reference_answer: 'src/lib.rs', category: 'Project Architecture',
+      repo: { name: 'o/r', url: 'https://github.com/o/r', commit: '0123456789abcdef0123456789abcdef01234567', language: 'Rust', theme: 't' },
+      checklist: [{ id: 'k1', kind: 'knowledge', key_point: 'k', weight: 9, rubric: [{ score: 0, criterion: 'no' }, { score: 9, criterion: 'yes' }], evidence: ['src/f1.rs'] },
+        { id: 'clarity', kind: 'clarity', key_point: 'c', weight: 1, rubric: [{ score: 0, criterion: 'no' }, { score: 1, criterion: 'yes' }] }] }],
+    answers: [{ ...KEY, answer: 'It starts in src/lib.rs.', agent: { files_read: ['src/f1.rs'] } }],
+    judgments: [], scalar_judgments: [], failure_modes: [], reported: [],
+  }));
+  // The trajectory: a system prompt, then agent steps each reading a file of ~5 KB.
+  const body = 'x'.repeat(4900);
+  const steps = [{ step_id: 1, source: 'system', message: 'You are an agent.' }];
+  for (let i = 2; i <= 10000; i++) {
+    steps.push({ step_id: i, source: 'agent', message: i % 10 ? '' : `Step ${i}: reading more NEEDLE${i}`,
+      tool_calls: [{ tool_call_id: `c${i}`, function_name: 'read_file', arguments: { path: `/w/src/f${i}.rs` } }],
+      observation: { results: [{ source_call_id: `c${i}`, content: `/w/src/f${i}.rs\n${body}` }] },
+      metrics: { prompt_tokens: 1000 + i, completion_tokens: 20 } });
+  }
+  const traj = { schema_version: 'ATIF-v1.8', agent: { name: 'builtin', version: '1' }, steps, extra: { ...KEY, worktree: '/w' } };
+  const line = JSON.stringify({ ...KEY, trajectory: traj });
+  const lines = path.join(dir, 'results.trajectories.jsonl');
+  fs.writeFileSync(lines, line + '\n');
+  const index = (entries, bytes) => JSON.stringify({ format: 'repoprobe-trajectories-index', version: 1, bytes, entries });
+  fs.writeFileSync(path.join(dir, 'results.trajectories.index.json'), index([{ ...KEY, offset: 0, length: Buffer.byteLength(line) }], Buffer.byteLength(line) + 1));
+  const files = ['results.json', 'results.trajectories.jsonl', 'results.trajectories.index.json'].map((f) => path.join(dir, f));
+  const opens = [], searches = [];
+  for (let i = 0; i < 3; i++) {
+    const c = await b.newContext();
+    const q = await c.newPage();
+    await q.goto(`${server.url}?set=none&view=question&id=q1&model=m`);
+    await q.waitForSelector('header');
+    await q.setInputFiles('input[type=file]', files);
+    await q.waitForSelector('#trajectory summary', { timeout: 60000 });
+    opens.push(await q.evaluate(() => new Promise((done) => {
+      const t0 = performance.now();
+      const mo = new MutationObserver(() => {
+        if (!document.querySelector('#trajectory .step')) return;
+        mo.disconnect();
+        requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0)));
+      });
+      mo.observe(document.body, { childList: true, subtree: true });
+      document.querySelector('#trajectory summary').click();
+    })));
+    for (const needle of ['needle5000', 'NEEDLE9990', 'absent-text']) {
+      await q.fill('input[name=traj-q]', needle);
+      searches.push(await q.evaluate(() => new Promise((done) => {
+        const before = document.querySelector('.traj-count').textContent;
+        const t0 = performance.now();
+        const mo = new MutationObserver(() => {
+          const now = document.querySelector('.traj-count').textContent;
+          if (now === before || !/hold/.test(now)) return;
+          mo.disconnect();
+          done({ ms: performance.now() - t0, said: now });
+        });
+        mo.observe(document.body, { childList: true, subtree: true, characterData: true });
+        document.querySelector('.traj-search button').click();
+      })));
+    }
+    if (i === 2) console.log(`  the worker's phases (ms): ${(await workerFigures(q)).phases || 'unknown'}`);
+    await c.close();
+  }
+  console.log(`trajectory of 10,000 steps, ${(Buffer.byteLength(line) / 1e6).toFixed(1)} MB: click → first steps painted ${opens.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(opens).toFixed(0)}, target ≤ 300 ms); search → steps listed ${searches.map((x) => x.ms.toFixed(0)).join(', ')} ms (median ${median(searches.map((x) => x.ms)).toFixed(0)}, target ≤ 100 ms; ${searches.slice(0, 3).map((x) => x.said).join(' / ')})`);
+
+  // (2) A 2 GB file of 2,000 runs of ~1 MB, written in place, with its index.
+  const big = path.join(dir, 'big.trajectories.jsonl');
+  const run = JSON.stringify({ schema_version: 'ATIF-v1.8', agent: { name: 'builtin', version: '1' },
+    steps: Array.from({ length: 200 }, (_, i) => ({ step_id: i + 1, source: 'agent', message: 'y'.repeat(5000) })) });
+  const fd = fs.openSync(big, 'w');
+  const entries = [];
+  let at = 0;
+  const N = Math.ceil(2e9 / run.length);
+  for (let i = 0; i < N; i++) {
+    const l = Buffer.from(`{"question_id":"q1","model":"big-${i}","attempt":0,"trajectory":${run}}\n`);
+    fs.writeSync(fd, l);
+    entries.push({ question_id: 'q1', model: `big-${i}`, attempt: 0, offset: at, length: l.length - 1 });
+    at += l.length;
+  }
+  fs.closeSync(fd);
+  const bigIndex = path.join(dir, 'big.trajectories.index.json');
+  fs.writeFileSync(bigIndex, index(entries, at));
+  const loadOf = async (given) => {
+    const before = new Set(await renderers());
+    const c = await b.newContext();
+    const q = await c.newPage();
+    await q.goto(`${server.url}?set=none&view=data`);
+    await q.waitForSelector('header');
+    const mine = (await renderers()).filter((pid) => !before.has(pid));
+    const base = Math.max(0, ...mine.map((pid) => status(pid).rss));
+    const shown = q.evaluate((want) => new Promise((done) => {
+      document.addEventListener('change', () => {
+        const t0 = performance.now();
+        const mo = new MutationObserver(() => {
+          const rows = document.querySelectorAll('table.files tbody tr').length;
+          const traj = document.querySelectorAll('table.trajectory-files tbody tr').length;
+          if (rows < 1 || traj < want) return;
+          mo.disconnect();
+          done(performance.now() - t0);
+        });
+        mo.observe(document.body, { childList: true, subtree: true });
+      }, { capture: true, once: true });
+    }), given.length - 1 - (given.some((f) => f.endsWith('index.json')) ? 1 : 0));
+    await q.setInputFiles('input[type=file]', given);
+    const ms = await shown;
+    const hwm = Math.max(0, ...mine.map((pid) => status(pid).hwm));
+    const note = await q.$eval('table.trajectory-files', (t) => t.textContent).catch(() => '');
+    await c.close();
+    return { ms, hwm, base, note };
+  };
+  try {
+    const alone = [], withBig = [];
+    for (let i = 0; i < 3; i++) {
+      alone.push(await loadOf([bundle]));
+      withBig.push(await loadOf([bundle, big, bigIndex]));
+    }
+    const added = median(withBig.map((r) => r.ms)) - median(alone.map((r) => r.ms));
+    const mem = median(withBig.map((r) => r.hwm)) - median(alone.map((r) => r.hwm));
+    console.log(`a ${(at / 1e9).toFixed(2)} GB trajectories file (${N} runs) dropped with its index beside a bundle: loaded in ${withBig.map((r) => r.ms.toFixed(0)).join(', ')} ms vs the bundle alone ${alone.map((r) => r.ms.toFixed(0)).join(', ')} ms: adds ${added.toFixed(0)} ms (target ≤ 2000 ms); the tab's peak RSS ${withBig.map((r) => MB(r.hwm)).join(', ')} MB vs ${alone.map((r) => MB(r.hwm)).join(', ')} MB: adds ${MB(mem)} MB (target ≤ 100 MB)`);
+    const scan = await loadOf([bundle, big]);
+    const said = (scan.note.match(/\(([\d.]+ MB in \d+ ms, \d+ MB\/s)\)/) || [])[1] || scan.note;
+    console.log(`  the same file without its index: indexed by a scan of its line heads, ${said}; loaded in ${scan.ms.toFixed(0)} ms, the tab's peak RSS ${MB(scan.hwm)} MB`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+if (process.argv.includes('--only-trajectories')) {
+  await trajectoryFigures(b, server);
+  await b.close();
+  await server.close();
+  process.exit(0);
+}
+
 const n = Number(models);
 const drops = [];
 for (let i = 0; i < 3; i++) {
@@ -319,5 +463,6 @@ if (gigabyte) {
     fs.rmSync(big, { force: true });
   }
 }
+await trajectoryFigures(b, server);
 await b.close();
 await server.close();

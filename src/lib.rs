@@ -24,6 +24,7 @@ pub mod protocol;
 pub mod reducer;
 pub mod requests;
 pub mod state;
+pub mod trajectory;
 pub mod transport;
 pub mod ui;
 pub mod wiring;
@@ -235,7 +236,7 @@ pub fn view_href(view: &str, extra: &[(&str, &str)]) -> String {
     let mut set: Vec<(&str, Option<&str>)> = vec![("view", Some(view))];
     for k in [
         "id", "model", "att", "a", "b", "item", "axis", "category", "theme", "language", "repo",
-        "q", "sort",
+        "q", "sort", "step", "kind",
     ] {
         set.push((k, None));
     }

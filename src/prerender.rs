@@ -148,6 +148,8 @@ pub fn render(landing: Landing) -> String {
             ),
             paired: RwSignal::new(None),
             items: RwSignal::new(None),
+            trajectory: RwSignal::new(None),
+            trajectory_search: RwSignal::new(None),
         };
         provide_context(state);
         // Look-alikes of the form controls (`components::stand_in`): quicker to a first paint.

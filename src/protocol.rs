@@ -2,7 +2,8 @@
 //! start script, whose one message is [`Started`]). The worker owns the dataset (load + score run
 //! there, off the main thread); the page gets a [`Snapshot`] of what every view lists, the
 //! [`ScoreReport`] for the options in the URL, and answers to small queries (one question's
-//! judgments and answers, a paired comparison). Everything but the files themselves (`Blob`
+//! judgments and answers, a paired comparison, pages of one run's trajectory and the steps a
+//! search in it finds). Everything but the files themselves (`Blob`
 //! handles, never their bytes) travels as JSON made by these types. Types only: how the worker
 //! computes them is `crate::worker`, how the URL states the options is `crate::options`.
 
@@ -14,6 +15,9 @@ use repoprobe_core::{
     Answer, Issue, Judgment, MissingPolicy, Question, ReportedValue, ScoreReport,
 };
 use serde::{Deserialize, Serialize};
+
+pub use repoprobe_core::model::trajectory::StepSource;
+pub use repoprobe_core::trajectories::TrajectoryKey;
 
 /// What the worker posts once it can take messages (before that, messages would be lost).
 pub const READY: &str = "{\"op\":\"ready\"}";
@@ -43,6 +47,14 @@ pub struct StartFile {
     pub name: String,
     pub origin: Origin,
     pub size: usize,
+    /// A trajectories file the start script did not download: its URL, read a run's line at a
+    /// time by HTTP Range requests (its `Blob` beside the message is an empty stand-in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranged: Option<String>,
+    /// What the start script has to say about how it got the file (a server without Range
+    /// support, a trajectories file without its index: downloaded whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// A `?data=` URL the worker could not fetch at start, and why, in words (the start script
@@ -128,6 +140,196 @@ pub struct Snapshot {
     /// left out: what each file gave, so that an empty view can say why per file.
     #[serde(default)]
     pub per_file: Vec<Vec<(String, usize)>>,
+    /// The trajectories files held (`*.trajectories.jsonl`), which the record loader never
+    /// reads: how each is indexed and how many runs it holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trajectories: Vec<TrajectoryFile>,
+}
+
+/// How a trajectories file's index was had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexHow {
+    /// Its `*.trajectories.index.json`, given beside it and checked against it.
+    Given,
+    /// Made by reading every line's head (no index was given).
+    Scanned,
+    /// Not yet: the file has no index yet (or it could not be had: `error`).
+    None,
+}
+
+/// A trajectories file as the worker holds it: its Blob (or URL) and index, never its text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrajectoryFile {
+    pub name: String,
+    pub bytes: u64,
+    pub runs: usize,
+    pub index: IndexHow,
+    /// Read by HTTP Range requests from its URL, not held.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ranged: bool,
+    /// How it was read, in words (no index given: scanned in N ms; a server without Range
+    /// support: downloaded whole).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Why it cannot be read (an index of another file): its runs are not shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What a step is, for the trajectory view's filter: model text, the kinds of its tool calls
+/// (`facts::kind_of`, a shell command counted by what it did), an error, or a system or user
+/// message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    Text,
+    Read,
+    Search,
+    List,
+    Shell,
+    Edit,
+    Web,
+    Other,
+    Error,
+    System,
+    User,
+}
+
+impl StepKind {
+    pub const ALL: [StepKind; 11] = [
+        StepKind::Text,
+        StepKind::Read,
+        StepKind::Search,
+        StepKind::List,
+        StepKind::Shell,
+        StepKind::Edit,
+        StepKind::Web,
+        StepKind::Other,
+        StepKind::Error,
+        StepKind::System,
+        StepKind::User,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepKind::Text => "text",
+            StepKind::Read => "read",
+            StepKind::Search => "search",
+            StepKind::List => "list",
+            StepKind::Shell => "shell",
+            StepKind::Edit => "edit",
+            StepKind::Web => "web",
+            StepKind::Other => "other",
+            StepKind::Error => "error",
+            StepKind::System => "system",
+            StepKind::User => "user",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<StepKind> {
+        StepKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// In words, for the filter and the steps' marks.
+    pub fn label(self) -> &'static str {
+        match self {
+            StepKind::Text => "model text",
+            StepKind::Read => "read",
+            StepKind::Search => "search",
+            StepKind::List => "list",
+            StepKind::Shell => "shell",
+            StepKind::Edit => "edit",
+            StepKind::Web => "web",
+            StepKind::Other => "other tool",
+            StepKind::Error => "error",
+            StepKind::System => "system",
+            StepKind::User => "user",
+        }
+    }
+}
+
+/// One step in the trajectory's outline: every step has one (the filter reads their kinds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutlineEntry {
+    pub step: u64,
+    pub source: StepSource,
+    pub kinds: Vec<StepKind>,
+    /// A line saying what the step is (its text's first line, else its tool calls), cut short.
+    pub title: String,
+}
+
+/// A step as the view shows it: texts as text (cut when very long), tool calls with their input
+/// as JSON text and their output, the paths each call read, tokens and time when known.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShownStep {
+    pub step: u64,
+    pub source: StepSource,
+    pub kinds: Vec<StepKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// Seconds since the previous step with a time, when both are known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    pub calls: Vec<ShownCall>,
+    /// Why the run ended here (`extra.error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Prompt, completion and cached tokens, each when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<[Option<u64>; 3]>,
+}
+
+/// One tool call of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShownCall {
+    pub name: String,
+    pub kind: StepKind,
+    /// The arguments as JSON text, absolute paths under the worktree made relative.
+    pub input: String,
+    /// Repository paths whose contents this call showed (the core's `Facts` of this call).
+    pub read: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub failed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i64>,
+}
+
+/// What the view shows above the steps, sent with the first page of a trajectory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrajectoryHead {
+    pub agent: String,
+    pub steps: u64,
+    pub outline: Vec<OutlineEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    /// What breaks ATIF's rules (`Trajectory::problems`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+    /// How its file was read (see [`TrajectoryFile::notes`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub file_notes: Vec<String>,
+}
+
+/// A page of one run's steps: those of `kinds` (all when empty) from step `from` on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrajectoryPage {
+    /// With the first page after the trajectory was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<TrajectoryHead>,
+    pub kinds: Vec<StepKind>,
+    pub from: u64,
+    pub steps: Vec<ShownStep>,
+    /// Where the next page starts, if any step of `kinds` is left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<u64>,
 }
 
 impl Snapshot {
@@ -172,6 +374,9 @@ pub struct QuestionData {
     /// since it was loaded); those texts are left empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub texts_error: Option<String>,
+    /// The (model, attempt) of its runs whose trajectory a trajectories file holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trajectories: Vec<(String, u32)>,
 }
 
 /// A request from the page. `Add` comes with the files' `Blob`s beside the JSON.
@@ -215,6 +420,23 @@ pub enum Request {
         options: ViewOptions,
         a: String,
         b: String,
+    },
+    /// A page of one run's trajectory: `count` steps of `kinds` (all when empty) from step
+    /// `from` on, with its head (outline) when `head`.
+    Trajectory {
+        key: TrajectoryKey,
+        from: u64,
+        #[serde(default)]
+        kinds: Vec<StepKind>,
+        count: usize,
+        /// The page has no outline of this run yet: send it.
+        #[serde(default)]
+        head: bool,
+    },
+    /// The steps of the run's trajectory whose texts hold `query` (case-insensitive).
+    TrajectorySearch {
+        key: TrajectoryKey,
+        query: String,
     },
 }
 
@@ -260,6 +482,17 @@ pub enum Response {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
         items: Vec<ItemRow>,
+    },
+    /// A page of a run's trajectory, or why it cannot be read.
+    Trajectory {
+        key: TrajectoryKey,
+        page: Result<TrajectoryPage, String>,
+    },
+    /// The steps that hold `query`, in order.
+    TrajectorySearch {
+        key: TrajectoryKey,
+        query: String,
+        steps: Result<Vec<u64>, String>,
     },
 }
 
@@ -344,6 +577,57 @@ mod tests {
             },
             Response::Rejected("why".into()),
             Response::Hashes(vec![("a".into(), "00".into())]),
+            Response::Trajectory {
+                key: key(),
+                page: Err("gone".into()),
+            },
+            Response::Trajectory {
+                key: key(),
+                page: Ok(TrajectoryPage {
+                    head: Some(TrajectoryHead {
+                        agent: "builtin 1".into(),
+                        steps: 1,
+                        outline: vec![OutlineEntry {
+                            step: 1,
+                            source: StepSource::Agent,
+                            kinds: vec![StepKind::Read, StepKind::Error],
+                            title: "read_file src/lib.rs".into(),
+                        }],
+                        notes: None,
+                        problems: vec!["p".into()],
+                        file_notes: Vec::new(),
+                    }),
+                    kinds: vec![StepKind::Read],
+                    from: 1,
+                    steps: vec![ShownStep {
+                        step: 1,
+                        source: StepSource::Agent,
+                        kinds: vec![StepKind::Read],
+                        model: None,
+                        timestamp: Some("2026-01-01T00:00:00Z".into()),
+                        seconds: Some(1.5),
+                        text: "<b>x</b>".into(),
+                        reasoning: None,
+                        calls: vec![ShownCall {
+                            name: "read_file".into(),
+                            kind: StepKind::Read,
+                            input: "{}".into(),
+                            read: vec!["src/lib.rs".into()],
+                            output: Some("o".into()),
+                            failed: true,
+                            exit_code: Some(2),
+                        }],
+                        error: None,
+                        tokens: Some([Some(1), None, Some(0)]),
+                    }],
+                    next: Some(2),
+                }),
+            },
+            Response::TrajectorySearch {
+                key: key(),
+                query: "q".into(),
+                steps: Ok(vec![1, 3]),
+            },
         ];
         for pending in [false, true] {
             responses.push(Response::Loaded {
@@ -370,6 +654,29 @@ mod tests {
             },
         };
         assert_eq!(Request::decode(&req.encode()).unwrap(), req);
+        for req in [
+            Request::Trajectory {
+                key: key(),
+                from: 41,
+                kinds: vec![StepKind::Shell],
+                count: 40,
+                head: true,
+            },
+            Request::TrajectorySearch {
+                key: key(),
+                query: "needle".into(),
+            },
+        ] {
+            assert_eq!(Request::decode(&req.encode()).unwrap(), req);
+        }
+    }
+
+    fn key() -> TrajectoryKey {
+        TrajectoryKey {
+            question_id: "q1".into(),
+            model: "m".into(),
+            attempt: 0,
+        }
     }
 
     #[test]
@@ -394,11 +701,15 @@ mod tests {
                     name: "public-data/sample/benchmark.jsonl".into(),
                     origin: Origin::Bundled,
                     size: 11155,
+                    ranged: None,
+                    note: None,
                 },
                 StartFile {
                     name: "x.json".into(),
                     origin: Origin::Url,
                     size: 2,
+                    ranged: None,
+                    note: None,
                 },
             ],
             failures: vec!["y.json: HTTP 404 for y.json".into()],

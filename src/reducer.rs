@@ -26,6 +26,9 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             state.questions.set(BTreeMap::new());
             state.paired.set(None);
             state.items.set(None);
+            // The worker may no longer hold the run (a file given again): asked again.
+            state.trajectory.set(None);
+            state.trajectory_search.set(None);
             state.snapshot.set(Shared(Arc::new(snapshot)));
             state.busy.update(|b| {
                 if b.as_deref().is_some_and(|m| m.ends_with('…')) {
@@ -59,6 +62,14 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
         } => state
             .items
             .set(Some((options, model, Shared(Arc::new(items))))),
+        Response::Trajectory { key, page } => state.trajectory.update(|t| {
+            crate::state::trajectory_answered();
+            let view = crate::trajectory::merge(t.as_deref(), key, page);
+            *t = Some(Shared(Arc::new(view)));
+        }),
+        Response::TrajectorySearch { key, query, steps } => {
+            state.trajectory_search.set(Some((key, query, steps)));
+        }
         Response::Rejected(why) => {
             leptos::logging::error!("the worker could not read what the page sent: {why}");
         }
@@ -133,6 +144,8 @@ mod tests {
             questions: RwSignal::new(BTreeMap::new()),
             paired: RwSignal::new(None),
             items: RwSignal::new(None),
+            trajectory: RwSignal::new(None),
+            trajectory_search: RwSignal::new(None),
         }
     }
 
@@ -208,6 +221,8 @@ mod tests {
                     name: "a".into(),
                     origin: Origin::Url,
                     size: 1,
+                    ranged: None,
+                    note: None,
                 }],
                 failures: vec!["public-data/index.json: HTTP 404".into()],
                 ..Started::default()

@@ -100,3 +100,29 @@ pub fn follow_options(state: AppState) {
         o
     });
 }
+
+/// Asks for a page of run `key`'s trajectory: `count` steps of `kinds` (all when empty) from
+/// step `from` on, with its outline when the page has none yet (`head`).
+pub fn request_trajectory(
+    key: crate::protocol::TrajectoryKey,
+    from: u64,
+    kinds: Vec<crate::protocol::StepKind>,
+    count: usize,
+    head: bool,
+) {
+    post(
+        &Request::Trajectory {
+            key,
+            from,
+            kinds,
+            count,
+            head,
+        },
+        None,
+    );
+}
+
+/// Asks which steps of run `key`'s trajectory hold `query`.
+pub fn search_trajectory(key: crate::protocol::TrajectoryKey, query: String) {
+    post(&Request::TrajectorySearch { key, query }, None);
+}

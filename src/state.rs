@@ -5,7 +5,10 @@
 //! these signals is `crate::reducer`.
 
 use crate::options::score_options;
-use crate::protocol::{BundledSet, FetchFailure, QuestionData, Snapshot, ViewOptions};
+use crate::protocol::{
+    BundledSet, FetchFailure, QuestionData, Snapshot, TrajectoryKey, ViewOptions,
+};
+use crate::trajectory::TrajectoryView;
 use leptos::prelude::*;
 use repoprobe_core::ScoreReport;
 use repoprobe_core::metrics::items::ItemRow;
@@ -82,7 +85,15 @@ pub struct AppState {
     /// Per-item rows (attainment, agreement) for the options and the model (whose attainment
     /// per item they carry) they were asked for.
     pub items: RwSignal<Option<Items>>,
+    /// The steps shown of the one trajectory open (the worker holds the run; pages of it come
+    /// as they are asked for).
+    pub trajectory: RwSignal<Option<Shared<TrajectoryView>>>,
+    /// The last search in it: the run, the query, the steps that hold it.
+    pub trajectory_search: RwSignal<Option<TrajectorySearch>>,
 }
+
+/// A search's answer: the run, the query, the matching steps (or why none could be had).
+pub type TrajectorySearch = (TrajectoryKey, String, Result<Vec<u64>, String>);
 
 impl AppState {
     /// Whether the user gave files of their own (dropped, picked, `?data=`).
@@ -119,6 +130,33 @@ thread_local! {
 /// A new load: every question is to be asked again.
 pub fn forget_asked() {
     ASKED.with(|a| a.borrow_mut().clear());
+    trajectory_answered();
+}
+
+/// A page of a trajectory asked for: the run, the first step, the kinds.
+pub type TrajectoryAsk = (TrajectoryKey, u64, Vec<crate::protocol::StepKind>);
+
+thread_local! {
+    /// The trajectory page asked for and not answered yet: the view, built again on every
+    /// change of the address, asks for it once.
+    static TRAJECTORY_ASKED: RefCell<Option<TrajectoryAsk>> = const { RefCell::new(None) };
+}
+
+/// Whether page `ask` is to be asked now (not the one awaited), and from now on it is awaited.
+pub fn first_trajectory_ask(ask: &TrajectoryAsk) -> bool {
+    TRAJECTORY_ASKED.with(|a| {
+        let mut a = a.borrow_mut();
+        if a.as_ref() == Some(ask) {
+            return false;
+        }
+        *a = Some(ask.clone());
+        true
+    })
+}
+
+/// The page awaited came (or a load forgot it).
+pub fn trajectory_answered() {
+    TRAJECTORY_ASKED.with(|a| *a.borrow_mut() = None);
 }
 
 /// Whether question `id` is asked for the first time since the last load (and from now on, it

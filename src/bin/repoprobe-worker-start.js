@@ -58,13 +58,67 @@
             throw new Error("the browser could not fetch it (" + message(e) + "): the server could not be reached, refused the connection, or does not let other sites read it (CORS)");
         });
     };
-    // [url, origin, Promise<Blob>], in the order the files are loaded.
+    // A trajectories file (`*.trajectories.jsonl`, docs/site.md#trajectories) is not
+    // downloaded: its index (`*.trajectories.index.json` beside it) is, and the worker reads a
+    // run's line by an HTTP Range request when the question view asks for it. A first request
+    // for one byte tells whether the server answers ranges (206, with the file's size in
+    // Content-Range) or not (200: that answer is the whole file, kept, so it is downloaded
+    // once); without an index the file is downloaded whole too, and the worker indexes it by
+    // reading it. Either fallback is said (`note`) in the view.
+    var TRAJ = /\.trajectories\.jsonl(?=$|[?#])/;
+    var indexOf = function (u) { return u.replace(TRAJ, ".trajectories.index.json"); };
+    // What the start message says of a file beyond its name and size, by URL.
+    var extras = {};
+    var ranged = function (u, index) {
+        var iu = indexOf(u);
+        return fetch(u, { headers: { Range: "bytes=0-0" } }).then(function (r) {
+            if (r.status === 206) {
+                var cr = r.headers.get("content-range"), m = cr && /\/(\d+)\s*$/.exec(cr);
+                if (r.body && r.body.cancel) r.body.cancel().catch(function () {});
+                return index.then(function () {
+                    // Without Content-Range (a server that does not let other sites read it)
+                    // the size is unknown here: the worker takes the index's word for it.
+                    extras[u] = { ranged: u, size: m ? Number(m[1]) : 0 };
+                    return new Blob([]);
+                }, function (e) {
+                    extras[u] = { note: "no index at " + iu + " (" + message(e) + "): the file was downloaded whole and indexed by reading it" };
+                    return blob(u);
+                });
+            }
+            if (!r.ok) throw new Error("the server answered HTTP " + r.status + (r.statusText ? " " + r.statusText : ""));
+            extras[u] = { note: "the server does not answer HTTP Range requests (HTTP " + r.status + " to one): the file was downloaded whole" };
+            return r.blob();
+        }, function () {
+            // Not reachable by a range request (CORS, a refusal): asked once more, plainly, so
+            // that the reason said is the plain request's.
+            return blob(u).then(function (b) {
+                extras[u] = { note: "a Range request to it failed: the file was downloaded whole" };
+                return b;
+            });
+        });
+    };
+    // [url, origin, Promise<Blob>, optional], in the order the files are loaded; an optional
+    // file (a trajectories file's index, looked for beside it) that cannot be had is no failure.
     // (Each marked handled at once: one that fails before the manifest is read, a refused
     // connection, is reported below, not as an uncaught error of the worker.)
-    var data = query.getAll("data").map(function (u) {
+    var urls = query.getAll("data");
+    var data = [];
+    urls.forEach(function (u) {
+        var lines = u.replace(/\.trajectories\.index\.json(?=$|[?#])/, ".trajectories.jsonl");
+        // An index given beside its trajectories file is fetched once, with it, below.
+        if (lines !== u && urls.indexOf(lines) >= 0 && !inline) return;
+        if (TRAJ.test(u) && !inline) {
+            var index = blob(indexOf(u));
+            index.catch(function () {});
+            var l = ranged(u, index);
+            l.catch(function () {});
+            data.push([u, "url", l]);
+            data.push([indexOf(u), "url", index.catch(function () { return null; }), true]);
+            return;
+        }
         var b = blob(u);
         b.catch(function () {});
-        return [u, "url", b];
+        data.push([u, "url", b]);
     });
     // What could not be fetched: `failed`, the `?data=` URLs (each with why, shown on every
     // view); `failures`, the rest (the manifest, the bundled set, the wasm), in words.
@@ -102,7 +156,8 @@
             var files = [], kept = [];
             list.forEach(function (f, i) {
                 if (!blobs[i]) return;
-                files.push({ name: f[0], origin: f[1], size: blobs[i].size });
+                var x = extras[f[0]] || {};
+                files.push({ name: f[0], origin: f[1], size: x.ranged ? x.size : blobs[i].size, ranged: x.ranged, note: x.note });
                 kept.push(blobs[i]);
             });
             var started = JSON.stringify({ started: { files: files, failures: failures, failed: failed, set: setInfo } });

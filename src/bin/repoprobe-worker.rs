@@ -19,8 +19,12 @@ fn main() {}
 #[cfg(target_arch = "wasm32")]
 mod glue {
     use js_sys::{Array, Uint8Array};
-    use repoprobe_site::protocol::{Origin, READY, Request, Response, ViewOptions};
+    use repoprobe_core::trajectories::Scanner;
+    use repoprobe_site::protocol::{
+        Origin, READY, Request, Response, StepKind, TrajectoryKey, TrajectoryPage, ViewOptions,
+    };
     use repoprobe_site::worker::hash::{Digest, Hasher, hex};
+    use repoprobe_site::worker::trajectory::{Source, Work};
     use repoprobe_site::worker::{Worker, scoring};
     use std::cell::{Cell, RefCell};
     use std::collections::VecDeque;
@@ -322,24 +326,166 @@ mod glue {
         }
     }
 
-    /// Adds files and loads them all again with those held.
+    /// Adds files and loads them all again with those held (trajectories files are indexed
+    /// first, so that the snapshot says how).
     async fn add(names: Vec<String>, origins: &[Origin], blobs: JsValue, options: ViewOptions) {
         let blobs: Vec<Blob> = Array::from(&blobs)
             .iter()
             .filter_map(|b| b.dyn_into::<Blob>().ok())
             .collect();
         WORKER.with(|w| w.borrow_mut().add(names, origins, blobs));
+        index_trajectories().await;
         reload(options).await;
         hash_in_background();
+    }
+
+    /// Indexes the trajectories files not indexed yet: their index read (small), or, without
+    /// one, their line heads scanned as a stream (the trajectories themselves never kept).
+    async fn index_trajectories() {
+        let work = WORKER.with(|w| w.borrow_mut().trajectories.work());
+        for job in work {
+            let mut phases = Phases::start("rp:trajectories-index", false);
+            match job {
+                Work::ReadIndex { file, index } => {
+                    let json = gloo_file::futures::read_as_bytes(&gloo_file::Blob::from(index))
+                        .await
+                        .map_err(|e| e.to_string());
+                    WORKER.with(|w| w.borrow_mut().trajectories.index_read(&file, json));
+                    phases.end("rp:trajectories-index-read");
+                }
+                Work::Scan { file, blob } => {
+                    let mut scan = Scanner::new();
+                    let t0 = phases.now();
+                    let r =
+                        stream(&blob, &phases, &mut ReadTimes::default(), |c| scan.feed(c)).await;
+                    let ms = phases.now() - t0;
+                    let unread = r.err().map(|(_, why)| why);
+                    WORKER.with(|w| w.borrow_mut().trajectories.scanned(&file, scan, ms, unread));
+                    phases.end("rp:trajectories-scan");
+                }
+            }
+        }
+    }
+
+    /// The bytes `offset..offset+length` of a trajectories file: a `Blob` slice, or an HTTP
+    /// Range request to its URL (which must answer 206: the start script checked it does).
+    async fn read_range(source: Source<Blob>, offset: u64, length: u64) -> Result<Vec<u8>, String> {
+        match source {
+            Source::Blob(b) => {
+                let slice = gloo_file::Blob::from(b).slice(offset, offset + length);
+                gloo_file::futures::read_as_bytes(&slice)
+                    .await
+                    .map_err(|e| e.to_string())
+            }
+            Source::Url(url) => {
+                let headers = js_sys::Object::new();
+                let range = format!("bytes={offset}-{}", (offset + length).saturating_sub(1));
+                let _ = js_sys::Reflect::set(&headers, &"Range".into(), &range.into());
+                let init = web_sys::RequestInit::new();
+                init.set_headers(&headers);
+                let req = web_sys::Request::new_with_str_and_init(&url, &init).map_err(js_err)?;
+                let resp: web_sys::Response = JsFuture::from(scope().fetch_with_request(&req))
+                    .await
+                    .map_err(|e| format!("the browser could not fetch it: {}", js_err(e)))?
+                    .unchecked_into();
+                if resp.status() != 206 {
+                    return Err(format!(
+                        "the server answered HTTP {} to a Range request (206 expected): load the page again to download the file whole",
+                        resp.status()
+                    ));
+                }
+                let buf = JsFuture::from(resp.array_buffer().map_err(js_err)?)
+                    .await
+                    .map_err(js_err)?;
+                let bytes = Uint8Array::new(&buf).to_vec();
+                if bytes.len() as u64 != length {
+                    return Err(format!(
+                        "the server sent {} bytes for a range of {length}",
+                        bytes.len()
+                    ));
+                }
+                Ok(bytes)
+            }
+        }
+    }
+
+    /// A page of run `key`'s steps: its line read by range and parsed when it is not the run
+    /// held (then its outline comes too), the search texts made after the answer is out.
+    async fn trajectory_page(
+        key: TrajectoryKey,
+        from: u64,
+        kinds: Vec<StepKind>,
+        count: usize,
+        head: bool,
+    ) {
+        let mut phases = Phases::start("rp:trajectory", false);
+        let held = WORKER.with(|w| w.borrow().trajectories.held(&key).is_some());
+        let mut opened = false;
+        let page: Result<TrajectoryPage, String> = async {
+            if !held {
+                let at = WORKER
+                    .with(|w| w.borrow().trajectories.find(&key))
+                    .ok_or_else(|| "no trajectories file given holds this run".to_string())?;
+                let bytes = read_range(at.source, at.offset, at.length).await?;
+                phases.end("rp:trajectory-read");
+                WORKER.with(|w| w.borrow_mut().trajectories.open(&key, &at.file, &bytes))?;
+                phases.end("rp:trajectory-parse");
+                opened = true;
+            }
+            WORKER.with(|w| {
+                w.borrow()
+                    .trajectories
+                    .held(&key)
+                    .map(|h| h.page(from, &kinds, count, head || opened))
+                    .ok_or_else(|| "the run is no longer held".to_string())
+            })
+        }
+        .await;
+        phases.end("rp:trajectory-page");
+        reply(&Response::Trajectory {
+            key: key.clone(),
+            page,
+        });
+        phases.end("rp:trajectory-reply");
+        if opened {
+            WORKER.with(|w| {
+                if let Some(h) = w.borrow_mut().trajectories.held_mut(&key) {
+                    h.prepare_search();
+                }
+            });
+            phases.end("rp:trajectory-search-texts");
+        }
     }
 
     async fn serve(req: Request, blobs: JsValue) {
         match req {
             Request::Started(s) => {
-                let names = s.files.iter().map(|f| f.name.clone()).collect();
-                let origins: Vec<Origin> = s.files.iter().map(|f| f.origin).collect();
-                if !origins.is_empty() {
-                    add(names, &origins, blobs, start_options()).await;
+                // A trajectories file read by Range requests: its Blob is a stand-in.
+                WORKER.with(|w| {
+                    let mut w = w.borrow_mut();
+                    for f in &s.files {
+                        match (&f.ranged, &f.note) {
+                            (Some(url), note) => {
+                                w.trajectories
+                                    .add_ranged(&f.name, url, f.size as u64, note.clone())
+                            }
+                            // Downloaded whole instead (no Range support, no index): said.
+                            (None, Some(note)) => w.trajectories.note(&f.name, note),
+                            (None, None) => {}
+                        }
+                    }
+                });
+                let blobs = Array::from(&blobs);
+                let (mut names, mut origins, kept) = (Vec::new(), Vec::new(), Array::new());
+                for (i, f) in s.files.iter().enumerate() {
+                    if f.ranged.is_none() {
+                        names.push(f.name.clone());
+                        origins.push(f.origin);
+                        kept.push(&blobs.get(i as u32));
+                    }
+                }
+                if !s.files.is_empty() {
+                    add(names, &origins, kept.into(), start_options()).await;
                 }
             }
             Request::Add {
@@ -377,6 +523,25 @@ mod glue {
                 phases.end("rp:question-data");
                 reply(&Response::Question(q));
                 phases.end("rp:question-reply");
+            }
+            Request::Trajectory {
+                key,
+                from,
+                kinds,
+                count,
+                head,
+            } => trajectory_page(key, from, kinds, count, head).await,
+            Request::TrajectorySearch { key, query } => {
+                let mut phases = Phases::start("rp:trajectory-search", false);
+                let steps = WORKER.with(|w| {
+                    w.borrow_mut()
+                        .trajectories
+                        .held_mut(&key)
+                        .map(|h| h.search(&query))
+                        .ok_or_else(|| "the run is no longer held: open it again".to_string())
+                });
+                phases.end("rp:trajectory-search");
+                reply(&Response::TrajectorySearch { key, query, steps });
             }
             Request::Paired { options, a, b } => {
                 let report =

@@ -76,6 +76,24 @@ impl FileLinks {
     }
 }
 
+/// A repository path given as one (evidence, a file an agent read) as a link to the file at the
+/// pinned commit: only when it is a normalised repository path of plain characters (letters,
+/// digits, `_-./`), so that `javascript:alert(1)` or `../x` from an agent's output stays text.
+pub fn path_link(path: &str, lines: Option<[u32; 2]>, links: Option<&FileLinks>) -> AnyView {
+    let plain = repoprobe_core::model::repo_path::normalise(path).is_ok_and(|p| p == path)
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+    match links.filter(|_| plain) {
+        Some(l) => {
+            let lines = lines.map(|[a, b]| (a, (b != a).then_some(b)));
+            view! { <a class="path" href=l.href(path, lines) rel="noopener noreferrer">{path.to_string()}</a> }
+                .into_any()
+        }
+        None => view! { <span class="path">{path.to_string()}</span> }.into_any(),
+    }
+}
+
 /// Text with its repository paths linked (when `links` is given); everything else a text node.
 pub fn linked_text(text: &str, links: Option<&FileLinks>) -> AnyView {
     let Some(links) = links else {

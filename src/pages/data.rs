@@ -1,8 +1,54 @@
 //! What is loaded: files (origin, shape, size, records, SHA-256), valid records per kind, and
 //! every validation issue with its location.
 
+use crate::protocol::{IndexHow, TrajectoryFile};
 use crate::state::AppState;
 use leptos::prelude::*;
+
+/// The trajectories files held (the loader never reads them): runs, how each is indexed and
+/// read, and why one cannot be.
+fn trajectories(files: &[TrajectoryFile]) -> impl IntoView + use<> {
+    (!files.is_empty()).then(|| {
+        let rows = files
+            .iter()
+            .map(|f| {
+                let how = match (f.index, f.ranged) {
+                    (IndexHow::Given, true) => "its index; runs read by HTTP Range requests",
+                    (IndexHow::Given, false) => "its index",
+                    (IndexHow::Scanned, _) => "made by reading the file",
+                    (IndexHow::None, _) => "none",
+                };
+                let notes: Vec<String> = f.notes.iter().cloned().chain(f.error.clone()).collect();
+                view! {
+                    <tr>
+                        <th scope="row">{f.name.clone()}</th>
+                        <td class="num">{f.bytes}</td>
+                        <td class="num">{f.runs}</td>
+                        <td>{how}</td>
+                        <td>{notes.join("; ")}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="table-scroll">
+            <table class="trajectory-files">
+                <caption>"Trajectories files"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"File"</th>
+                        <th scope="col" class="num">"Bytes"</th>
+                        <th scope="col" class="num">"Runs"</th>
+                        <th scope="col">"Index"</th>
+                        <th scope="col">"Notes"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+            </div>
+        }
+    })
+}
 
 #[component]
 pub fn Data() -> impl IntoView {
@@ -85,6 +131,7 @@ pub fn Data() -> impl IntoView {
                     </tbody>
                 </table>
                 {notes.into_iter().map(|n| view! { <p class="note">{n}</p> }).collect_view()}
+                {trajectories(&l.trajectories)}
                 <h2 id="issues">{format!("Issues ({})", issues.len())}</h2>
                 {if issues.is_empty() {
                     view! { <p>"No issues: every record is valid."</p> }.into_any()

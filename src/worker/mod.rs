@@ -12,12 +12,31 @@ pub mod snapshot;
 pub(crate) mod testdata;
 #[cfg(test)]
 mod tests;
+pub mod trajectory;
 
 use crate::options::counted;
 use crate::protocol::{Origin, QuestionData, Snapshot, ViewOptions};
 use question::{TextReads, Wanted};
 use repoprobe_core::{Issue, LoadOptions, Loaded, RecordKind, Severity, StreamLoader};
 use std::collections::BTreeSet;
+
+/// A file's handle as the worker holds it: a `Blob` in the browser, bytes in the native tests.
+pub trait Handle: Clone {
+    /// The file's size in bytes.
+    fn bytes(&self) -> u64;
+}
+
+impl Handle for Vec<u8> {
+    fn bytes(&self) -> u64 {
+        self.len() as u64
+    }
+}
+
+impl Handle for web_sys::Blob {
+    fn bytes(&self) -> u64 {
+        self.size() as u64
+    }
+}
 
 /// A file given to the worker.
 struct Held<B> {
@@ -37,6 +56,8 @@ pub struct Worker<B> {
     sources: Vec<B>,
     /// Records whose texts were read back since the last load.
     filled: BTreeSet<(RecordKind, usize)>,
+    /// The trajectories files (never loaded as records) and the run read last.
+    pub trajectories: trajectory::Store<B>,
 }
 
 impl<B> Default for Worker<B> {
@@ -46,6 +67,7 @@ impl<B> Default for Worker<B> {
             loaded: Loaded::default(),
             sources: Vec::new(),
             filled: BTreeSet::new(),
+            trajectories: trajectory::Store::default(),
         }
     }
 }
@@ -70,21 +92,22 @@ impl<B> Load<B> {
     }
 }
 
-impl<B: Clone> Worker<B> {
+impl<B: Handle> Worker<B> {
     /// Adds files (by position: a name, its origin, `dropped` when not given, and its handle).
+    /// Trajectories files and their indexes go to the trajectory store, never to the loader.
     pub fn add(&mut self, names: Vec<String>, origins: &[Origin], blobs: Vec<B>) {
-        self.files.extend(
-            names
-                .into_iter()
-                .enumerate()
-                .zip(blobs)
-                .map(|((i, name), blob)| Held {
-                    name,
-                    origin: origins.get(i).copied().unwrap_or(Origin::Dropped),
-                    blob,
-                    hash_tried: false,
-                }),
-        );
+        for ((i, name), blob) in names.into_iter().enumerate().zip(blobs) {
+            let bytes = blob.bytes();
+            if self.trajectories.add(&name, blob.clone(), bytes) {
+                continue;
+            }
+            self.files.push(Held {
+                name,
+                origin: origins.get(i).copied().unwrap_or(Origin::Dropped),
+                blob,
+                hash_tried: false,
+            });
+        }
     }
 
     /// Starts a load of the files that count under `options` (the bundled set only if kept or
@@ -115,7 +138,11 @@ impl<B: Clone> Worker<B> {
     pub fn finish_load(&mut self, load: Load<B>) -> Snapshot {
         let mut loaded = load.loader.finish();
         loaded.issues.extend(load.unread);
-        let snapshot = Snapshot::of(&loaded);
+        loaded.issues.extend(self.trajectories.issues());
+        let snapshot = Snapshot {
+            trajectories: self.trajectories.summary(),
+            ..Snapshot::of(&loaded)
+        };
         self.loaded = loaded;
         self.sources = load.files.into_iter().map(|(_, b)| b).collect();
         self.filled.clear();
@@ -170,6 +197,7 @@ impl<B: Clone> Worker<B> {
     pub fn question(&self, id: &str, errors: &[String]) -> QuestionData {
         QuestionData {
             texts_error: question::texts_error(errors),
+            trajectories: self.trajectories.runs_of(id),
             ..QuestionData::of(&self.loaded.dataset, id)
         }
     }

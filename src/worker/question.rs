@@ -41,6 +41,7 @@ impl QuestionData {
                 .collect(),
             answers,
             texts_error: None,
+            trajectories: Vec::new(),
         }
     }
 }

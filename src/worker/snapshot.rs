@@ -36,6 +36,7 @@ impl Snapshot {
                 .collect(),
             evidence: evidence(&d.answers),
             per_file: per_file(l),
+            trajectories: Vec::new(),
         }
     }
 }

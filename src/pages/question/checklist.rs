@@ -3,9 +3,10 @@
 
 use super::answers::evidence_view;
 use super::shown::Shown;
-use crate::components::markdown::{FileLinks, Markdown, linked_text};
+use crate::components::markdown::{FileLinks, Markdown, linked_text, path_link};
 use leptos::prelude::*;
 use repoprobe_core::{ChecklistItem, ItemKind, Judgment};
+use std::collections::BTreeSet;
 
 /// The checklist and, with a model chosen, its answer beside it.
 pub fn reading(s: &Shown, links: &Option<FileLinks>) -> impl IntoView + use<> {
@@ -38,7 +39,11 @@ pub fn reading(s: &Shown, links: &Option<FileLinks>) -> impl IntoView + use<> {
                     {s.question
                         .checklist
                         .iter()
-                        .map(|it| checklist_item(it, &s.runs, reader, links.as_ref()))
+                        .zip(&s.retrieved)
+                        .map(|(it, &retrieved)| {
+                            let at = Retrieval { read: s.files_read.as_ref(), retrieved };
+                            checklist_item(it, &s.runs, reader, at, links.as_ref())
+                        })
                         .collect_view()}
                 </ol>
             </section>
@@ -65,12 +70,53 @@ fn chip(score: u32, weight: u32, runs: usize) -> impl IntoView + use<> {
     view! { <span class=class>{format!("{word} {score}/{weight}{times}")}</span> }
 }
 
-/// One checklist item: its key point and rubric, and with a chosen answer each judge run's
-/// score chip, the rubric tier reached and the rationale in place (disagreeing runs marked).
+/// What the chosen run read, for one item: the paths (`agent.files_read`, normalised) and
+/// whether it retrieved the item (see `Shown::retrieved`).
+struct Retrieval<'a> {
+    read: Option<&'a BTreeSet<String>>,
+    retrieved: Option<bool>,
+}
+
+/// The item's evidence files, each linked at the pinned commit and, when the chosen run says
+/// what it read, marked read or not (in words, not colour alone).
+fn evidence_files(
+    it: &ChecklistItem,
+    read: Option<&BTreeSet<String>>,
+    links: Option<&FileLinks>,
+) -> impl IntoView + use<> {
+    (!it.evidence.is_empty()).then(|| {
+        let files = it
+            .evidence
+            .iter()
+            .map(|e| {
+                let mark = read.map(|r| {
+                    if r.contains(&e.path) {
+                        view! { <span class="read-mark read">" read by the agent"</span> }
+                            .into_any()
+                    } else {
+                        view! { <span class="read-mark unread">" not read"</span> }.into_any()
+                    }
+                });
+                view! { <li>{path_link(&e.path, e.lines, links)}{mark}</li> }
+            })
+            .collect_view();
+        view! {
+            <div class="item-evidence">
+                <span class="label">"Evidence: "</span>
+                <ul>{files}</ul>
+            </div>
+        }
+    })
+}
+
+/// One checklist item: its key point and rubric, its evidence files, and with a chosen answer
+/// each judge run's score chip, the rubric tier reached and the rationale in place (disagreeing
+/// runs marked), with whether the run retrieved the item's evidence.
 fn checklist_item(
     it: &ChecklistItem,
     runs: &[Judgment],
     reader: bool,
+    at: Retrieval<'_>,
     links: Option<&FileLinks>,
 ) -> impl IntoView + use<> {
     let scored: Vec<(u32, u32, String)> = runs
@@ -128,6 +174,15 @@ fn checklist_item(
                     })
                     .collect_view()}
             </ul>
+            {evidence_files(it, at.read.filter(|_| reader), links)}
+            {at.retrieved.filter(|_| reader).map(|r| {
+                let (class, word) = if r {
+                    ("retrieval retrieved", "retrieved: the run read this item's evidence")
+                } else {
+                    ("retrieval not-retrieved", "not retrieved: the run read none of this item's evidence")
+                };
+                view! { <p class=class>{word}</p> }
+            })}
             {(reader && scored.is_empty()).then(|| view! { <p class="empty">"Not judged."</p> })}
             {scored
                 .into_iter()

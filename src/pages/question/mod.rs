@@ -10,6 +10,7 @@ mod header;
 mod matrix;
 mod reweight;
 pub mod shown;
+mod trajectory;
 
 use crate::components::markdown::FileLinks;
 use crate::state::AppState;
@@ -36,6 +37,8 @@ pub fn QuestionDetail() -> impl IntoView {
     // (read back from the files, which can take seconds on a gigabyte): a re-weight panel the
     // reader opened meanwhile stays open.
     let reweight_open = RwSignal::new(false);
+    // And so does the trajectory section's state (open, the search typed).
+    let kept = trajectory::Kept::new();
 
     view! {
         {move || {
@@ -63,6 +66,10 @@ pub fn QuestionDetail() -> impl IntoView {
                 {header::reader_controls(&s)}
                 {reweight::panel(&s, &rules, reweight_open)}
                 {checklist::reading(&s, &links)}
+                {s.trajectory.clone().map(|key| {
+                    let evidence = s.question.checklist.iter().flat_map(|c| c.evidence.iter().map(|e| e.path.clone())).collect();
+                    trajectory::section(key, links.clone(), evidence, kept)
+                })}
                 {matrix::matrix(&s)}
                 {matrix::rationale(s.rationale.clone(), &links)}
                 <h2>"Answers side by side"</h2>
@@ -129,7 +136,13 @@ fn keys(
                 }) else {
                     return;
                 };
-                href(&[("id", Some(&id)), ("model", None), ("item", None)])
+                href(&[
+                    ("id", Some(&id)),
+                    ("model", None),
+                    ("item", None),
+                    ("step", None),
+                    ("kind", None),
+                ])
             }
             _ => return,
         };

@@ -4,9 +4,11 @@
 use crate::external_href;
 use crate::markdown::Md;
 use crate::options::weights_in_force;
-use crate::protocol::QuestionData;
+use crate::protocol::{QuestionData, TrajectoryKey};
+use repoprobe_core::metrics::retrieval::{files_read, item_retrieved};
+use repoprobe_core::model::agent::AgentBlock;
 use repoprobe_core::{Answer, Judgment, Question};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The parameters of the address the view reads (`?id=…&model=…&item=…&att=…`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -50,6 +52,15 @@ pub struct Shown {
     /// The chosen model and item, and each run's score of it: only once the question's
     /// judgments are here (before, an empty list would read as "no judgment of this item").
     pub rationale: Option<(String, String, Vec<Rationale>)>,
+    /// The chosen answer's run, when a trajectories file given holds its trajectory.
+    pub trajectory: Option<TrajectoryKey>,
+    /// The paths the chosen answer's run read (`agent.files_read`, normalised as retrieval
+    /// reads them); `None` when it does not say.
+    pub files_read: Option<BTreeSet<String>>,
+    /// Per checklist item: whether the chosen run retrieved it (the core's
+    /// `retrieval::item_retrieved`), `None` for an item without evidence or a run that does not
+    /// say what it read.
+    pub retrieved: Vec<Option<bool>>,
 }
 
 impl Shown {
@@ -137,7 +148,31 @@ pub fn derive(
         .zip(at.item.as_ref())
         .filter(|_| data.is_some())
         .map(|(m, it)| (m.clone(), it.clone(), rationales(by_model.get(m), it)));
+    let trajectory = chosen.as_ref().and_then(|(a, _)| {
+        data?
+            .trajectories
+            .iter()
+            .any(|(m, n)| *m == a.model && *n == a.attempt)
+            .then(|| TrajectoryKey {
+                question_id: a.question_id.clone(),
+                model: a.model.clone(),
+                attempt: a.attempt,
+            })
+    });
+    let read = chosen
+        .as_ref()
+        .and_then(|(a, _)| AgentBlock::of(a))
+        .as_ref()
+        .and_then(files_read);
+    let retrieved = question
+        .checklist
+        .iter()
+        .map(|it| read.as_ref().and_then(|r| item_retrieved(it, r)))
+        .collect();
     Shown {
+        trajectory,
+        files_read: read,
+        retrieved,
         judge,
         reference_md: data.and_then(|d| d.reference_md.clone()),
         texts_error: data.and_then(|d| d.texts_error.clone()),
@@ -293,6 +328,52 @@ mod tests {
         let s = shown("q1", true, Address::default(), &["q1/k1=0".to_string()]);
         assert!(s.reweighted);
         assert_eq!(s.in_force[0], 0);
+    }
+
+    #[test]
+    fn an_answer_with_a_trajectory_and_files_read_says_what_it_retrieved() {
+        let l = golden();
+        let mut q = l
+            .dataset
+            .questions
+            .iter()
+            .find(|q| q.id == "q1")
+            .unwrap()
+            .clone();
+        q.checklist[0].evidence = vec![repoprobe_core::EvidencePath::new("src/lib.rs")];
+        let mut d = QuestionData::of(&l.dataset, "q1");
+        let a = &mut d.answers[0];
+        let (model, attempt) = (a.model.clone(), a.attempt);
+        a.agent = Some(serde_json::json!({ "files_read": ["./src/lib.rs"] }));
+        d.trajectories = vec![(model.clone(), attempt)];
+        let at = Address {
+            model: Some(model.clone()),
+            att: Some(attempt.to_string()),
+            item: None,
+        };
+        let s = derive(q.clone(), Some(&d), "J".into(), at.clone(), &[]);
+        assert_eq!(
+            s.trajectory.as_ref().map(|k| k.model.as_str()),
+            Some(model.as_str())
+        );
+        assert_eq!(
+            s.retrieved[0],
+            Some(true),
+            "normalised as retrieval reads it"
+        );
+        assert!(
+            s.retrieved[1..].iter().all(Option::is_none),
+            "no evidence: no mark"
+        );
+        d.answers[0].agent = Some(serde_json::json!({ "files_read": ["README.md"] }));
+        d.trajectories.clear();
+        let s = derive(q.clone(), Some(&d), "J".into(), at.clone(), &[]);
+        assert_eq!(s.retrieved[0], Some(false));
+        assert!(s.trajectory.is_none());
+        // A run that does not say what it read: no mark at all.
+        d.answers[0].agent = None;
+        let s = derive(q, Some(&d), "J".into(), at, &[]);
+        assert!(s.retrieved.iter().all(Option::is_none) && s.files_read.is_none());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::stats::mean;
 use super::weights::Resolved;
 use crate::dataset::Dataset;
 use crate::model::agent::AgentBlock;
-use crate::model::{FailureMode, ItemKind, Judgment, Question, repo_path};
+use crate::model::{ChecklistItem, FailureMode, ItemKind, Judgment, Question, repo_path};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -50,26 +50,33 @@ pub struct RetrievalRow {
     pub context_miss_not_retrieved: Option<usize>,
 }
 
-/// A question's evidence: per checklist item (empty for clarity items and items without), and
-/// their union.
+/// A question's evidence: the union of its items' (each item's is [`item_evidence`]).
 struct Evidence<'d> {
-    items: Vec<BTreeSet<&'d str>>,
     all: BTreeSet<&'d str>,
 }
 
 impl<'d> Evidence<'d> {
     fn of(q: &'d Question) -> Evidence<'d> {
-        let items: Vec<BTreeSet<&str>> = q
-            .checklist
-            .iter()
-            .map(|c| match c.kind {
-                ItemKind::Knowledge => c.evidence.iter().map(|e| e.path.as_str()).collect(),
-                ItemKind::Clarity => BTreeSet::new(),
-            })
-            .collect();
-        let all = items.iter().flatten().copied().collect();
-        Evidence { items, all }
+        let all = q.checklist.iter().flat_map(item_evidence).collect();
+        Evidence { all }
     }
+}
+
+/// A checklist item's evidence paths as retrieval counts them: a knowledge item's, none for a
+/// clarity item.
+fn item_evidence(c: &ChecklistItem) -> BTreeSet<&str> {
+    match c.kind {
+        ItemKind::Knowledge => c.evidence.iter().map(|e| e.path.as_str()).collect(),
+        ItemKind::Clarity => BTreeSet::new(),
+    }
+}
+
+/// Whether a run that read `read` (see [`files_read`]) retrieved `item`: some evidence path of
+/// the item among them; `None` for an item without evidence. The one definition of "retrieved"
+/// (the rows below and the site's checklist both use it).
+pub fn item_retrieved(item: &ChecklistItem, read: &BTreeSet<String>) -> Option<bool> {
+    let e = item_evidence(item);
+    (!e.is_empty()).then(|| e.iter().any(|p| read.contains(*p)))
 }
 
 /// The paths a run read, normalised, each once; `None` when the answer does not say.
@@ -169,10 +176,10 @@ pub fn rows(ds: &Dataset, index: &Index<'_>, weights: &Resolved, at: &Inputs) ->
         if !read.is_empty() {
             s.precision.push(hit as f64 / read.len() as f64);
         }
-        let retrieved: Vec<Option<bool>> = e
-            .items
+        let retrieved: Vec<Option<bool>> = q
+            .checklist
             .iter()
-            .map(|ei| (!ei.is_empty()).then(|| ei.iter().any(|p| read.contains(*p))))
+            .map(|c| item_retrieved(c, &read))
             .collect();
         s.items += retrieved.iter().flatten().count();
         s.items_read += retrieved.iter().flatten().filter(|&&r| r).count();

@@ -1,0 +1,398 @@
+//! The chosen answer's trajectory, folded under its own heading: the outline of turns, a search
+//! box and a filter by step kind, and the steps in order (model text, reasoning folded, tool
+//! calls with their input as JSON text and their output folded, errors marked, tokens and time).
+//! The worker holds the run and sends pages of it (`crate::trajectory` merges them); the
+//! address holds what to show (`&step=N` opens the section at step N, `&kind=read` filters).
+//!
+//! Everything here is the agent's output: text nodes only, repository paths linked to the file
+//! at the pinned commit through `FileLinks` alone.
+
+use crate::components::markdown::{FileLinks, linked_text, path_link};
+use crate::href;
+use crate::protocol::{ShownCall, ShownStep, StepKind, StepSource, TrajectoryKey};
+use crate::requests::{request_trajectory, search_trajectory};
+use crate::state::{AppState, first_trajectory_ask};
+use crate::trajectory::{TrajectoryView, count_of, kind_asked, step_asked, step_id, turns};
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+use std::collections::BTreeSet;
+
+/// Steps asked for at a time.
+const PAGE: usize = 40;
+/// Turns the outline lists before "show every turn".
+const OUTLINE: usize = 200;
+
+/// What the section keeps across the view's rebuilds (the view is built again on every change
+/// of the address): whether it is open, the search typed.
+#[derive(Clone, Copy)]
+pub struct Kept {
+    pub open: RwSignal<bool>,
+    pub query: RwSignal<String>,
+    pub whole_outline: RwSignal<bool>,
+}
+
+impl Kept {
+    pub fn new() -> Kept {
+        Kept {
+            open: RwSignal::new(false),
+            query: RwSignal::new(String::new()),
+            whole_outline: RwSignal::new(false),
+        }
+    }
+}
+
+/// The trajectory section of run `key`; `evidence`: the question's evidence paths, marked where
+/// the agent read them.
+pub fn section(
+    key: TrajectoryKey,
+    links: Option<FileLinks>,
+    evidence: BTreeSet<String>,
+    kept: Kept,
+) -> AnyView {
+    let state = expect_context::<AppState>();
+    let query = use_query_map();
+    let asked_step = move || query.with(|q| q.get("step"));
+    let kinds = Memo::new(move |_| kind_asked(query.with(|q| q.get("kind")).as_deref()));
+    // A deep link opens the section.
+    if asked_step().is_some() {
+        kept.open.set(true);
+    }
+    let view_of = {
+        let key = key.clone();
+        move || {
+            state
+                .trajectory
+                .get()
+                .filter(|t| t.key == key)
+                .map(|t| (*t.0).clone())
+        }
+    };
+    // Asks for what the address wants and the page lacks: the run (with its outline), another
+    // filter, or the page holding the step asked for.
+    {
+        let key = key.clone();
+        let view_of = view_of.clone();
+        Effect::new(move |_| {
+            if !kept.open.get() {
+                return;
+            }
+            let kinds = kinds.get();
+            let view = view_of();
+            let step = step_asked(
+                asked_step().as_deref(),
+                view.as_ref().and_then(|v| v.head.as_ref()),
+            );
+            if view.as_ref().is_some_and(|v| v.serves(&kinds, step)) {
+                return;
+            }
+            let from = step.unwrap_or(1);
+            let head = view.as_ref().is_none_or(|v| v.head.is_none());
+            if first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
+                request_trajectory(key.clone(), from, kinds, PAGE, head);
+            }
+        });
+    }
+    // Scrolls to the step asked for once it is shown, and gives it the focus.
+    Effect::new(move |_| {
+        let Some(n) = step_asked(asked_step().as_deref(), None) else {
+            return;
+        };
+        let shown = state
+            .trajectory
+            .with(|t| t.as_ref().is_some_and(|t| t.has(n)));
+        if shown && kept.open.get() {
+            request_animation_frame(move || {
+                if let Some(el) = document().get_element_by_id(&step_id(n)) {
+                    el.scroll_into_view();
+                    if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
+                        let _ = el.focus();
+                    }
+                }
+            });
+        }
+    });
+    let navigate = crate::nav::navigate();
+    let search_key = key.clone();
+    let matches = Memo::new({
+        let key = key.clone();
+        move |_| {
+            state
+                .trajectory_search
+                .get()
+                .filter(|(k, q, _)| *k == key && *q == kept.query.get())
+        }
+    });
+    let summary_of = view_of.clone();
+    let body = move || {
+        let v = view_of()?;
+        Some(
+            steps_view(
+                v,
+                links.clone(),
+                &evidence,
+                kinds.get(),
+                matches.get().and_then(|m| m.2.ok()),
+                kept,
+            )
+            .into_any(),
+        )
+    };
+    view! {
+        <section class="trajectory" aria-labelledby="trajectory-h">
+            <details id="trajectory" prop:open=move || kept.open.get()
+                on:toggle=move |ev| {
+                    let open = event_target::<web_sys::HtmlDetailsElement>(&ev).open();
+                    if open != kept.open.get_untracked() { kept.open.set(open); }
+                }>
+                <summary><h2 id="trajectory-h">"Trajectory"</h2>
+                    {move || summary_of().and_then(|v| v.head).map(|h| format!(" ({} steps, {})", h.steps, h.agent))}
+                </summary>
+                <form class="traj-search" role="search" on:submit=move |ev| {
+                    ev.prevent_default();
+                    search_trajectory(search_key.clone(), kept.query.get_untracked());
+                }>
+                    <label>"Search the steps "
+                        <input type="search" name="traj-q" prop:value=move || kept.query.get()
+                            on:input=move |ev| kept.query.set(event_target_value(&ev)) />
+                    </label>
+                    <button type="submit">"Search"</button>
+                    <span class="traj-count" role="status">{move || matches.get().map(|(_, q, r)| match r {
+                        Ok(s) => format!("{} step{} hold “{q}”", s.len(), if s.len() == 1 { "" } else { "s" }),
+                        Err(e) => format!("Could not search: {e}"),
+                    })}</span>
+                </form>
+                {move || matches.get().and_then(|m| m.2.ok()).filter(|s| !s.is_empty()).map(|s| {
+                    let more = s.len().saturating_sub(100);
+                    view! {
+                        <ul class="traj-matches" aria-label="Steps found">
+                            {s.into_iter().take(100).map(|n| view! {
+                                <li><a href=href(&[("step", Some(&n.to_string())), ("kind", None)])>{format!("step {n}")}</a></li>
+                            }).collect_view()}
+                            {(more > 0).then(|| view! { <li>{format!("and {more} more")}</li> })}
+                        </ul>
+                    }
+                })}
+                <label class="traj-filter">"Show "
+                    <select on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        navigate(&href(&[("kind", (!v.is_empty()).then_some(v.as_str())), ("step", None)]), Default::default());
+                    } prop:value=move || kinds.get().first().map(|k| k.as_str()).unwrap_or_default()>
+                        <option value="">"every step"</option>
+                        {StepKind::ALL.iter().map(|k| view! { <option value=k.as_str()>{format!("{} steps", k.label())}</option> }).collect_view()}
+                    </select>
+                </label>
+                {body}
+            </details>
+        </section>
+    }
+    .into_any()
+}
+
+/// The outline and the steps of the page's view.
+fn steps_view(
+    v: TrajectoryView,
+    links: Option<FileLinks>,
+    evidence: &BTreeSet<String>,
+    kinds: Vec<StepKind>,
+    found: Option<Vec<u64>>,
+    kept: Kept,
+) -> impl IntoView + use<> {
+    let found: BTreeSet<u64> = found.into_iter().flatten().collect();
+    let head = v.head.clone();
+    let notes = head.as_ref().map(|h| {
+        let lines: Vec<String> = h
+            .file_notes
+            .iter()
+            .cloned()
+            .chain(
+                h.notes
+                    .iter()
+                    .map(|n| format!("Note of the trajectory: {n}")),
+            )
+            .chain(h.problems.iter().map(|p| format!("Not as ATIF says: {p}")))
+            .collect();
+        lines
+            .into_iter()
+            .map(|l| view! { <p class="traj-note">{l}</p> })
+            .collect_view()
+    });
+    let count = head.as_ref().map(|h| {
+        let n = count_of(h, &kinds);
+        let what = kinds.first().map_or("", |k| k.label());
+        view! { <p class="traj-shown">{format!("{n} {what} step{} of {}", if n == 1 { "" } else { "s" }, h.steps)}</p> }
+    });
+    let outline = head.map(|h| {
+        let all = kept.whole_outline.get();
+        let t = turns(&h);
+        let more = t.len().saturating_sub(OUTLINE);
+        let items = t
+            .into_iter()
+            .take(if all { usize::MAX } else { OUTLINE })
+            .map(|(turn, e)| {
+                let marks = e.kinds.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ");
+                view! {
+                    <li><a href=href(&[("step", Some(&e.step.to_string())), ("kind", None)])>
+                        {format!("Turn {turn} (step {}): ", e.step)}
+                    </a>{e.title.clone()}<span class="kinds">{format!(" [{marks}]")}</span></li>
+                }
+            })
+            .collect_view();
+        view! {
+            <nav class="traj-outline" aria-label="Outline of turns">
+                <h3>"Turns"</h3>
+                <ol>{items}</ol>
+                {(more > 0 && !all).then(|| view! {
+                    <button type="button" on:click=move |_| kept.whole_outline.set(true)>{format!("Show {more} more turns")}</button>
+                })}
+            </nav>
+        }
+    });
+    let error = v
+        .error
+        .clone()
+        .map(|e| view! { <p class="error">{format!("The trajectory could not be read: {e}")}</p> });
+    let first = v.steps.first().map(|s| s.step).unwrap_or(1);
+    let earlier = (first > 1 && v.error.is_none()).then(|| {
+        let key = v.key.clone();
+        let kinds = v.kinds.clone();
+        view! { <button type="button" class="traj-earlier" on:click=move |_| {
+            let from = first.saturating_sub(PAGE as u64).max(1);
+            if first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
+                request_trajectory(key.clone(), from, kinds.clone(), PAGE, false);
+            }
+        }>"Earlier steps"</button> }
+    });
+    let later = v.next.map(|next| {
+        let key = v.key.clone();
+        let kinds = v.kinds.clone();
+        view! { <button type="button" class="traj-more" on:click=move |_| {
+            if first_trajectory_ask(&(key.clone(), next, kinds.clone())) {
+                request_trajectory(key.clone(), next, kinds.clone(), PAGE, false);
+            }
+        }>"More steps"</button> }
+    });
+    let steps = v
+        .steps
+        .into_iter()
+        .map(|s| {
+            let hit = found.contains(&s.step);
+            step_view(s, links.as_ref(), evidence, hit)
+        })
+        .collect_view();
+    view! {
+        {notes}
+        {count}
+        {error}
+        <div class="traj-body">
+            {outline}
+            <div class="traj-steps">
+                {earlier}
+                <ol class="steps">{steps}</ol>
+                {later}
+            </div>
+        </div>
+    }
+}
+
+/// One step's card.
+fn step_view(
+    s: ShownStep,
+    links: Option<&FileLinks>,
+    evidence: &BTreeSet<String>,
+    hit: bool,
+) -> impl IntoView + use<> {
+    let who = match s.source {
+        StepSource::System => "system",
+        StepSource::User => "user",
+        StepSource::Agent => "agent",
+    };
+    let mut facts: Vec<String> = vec![who.to_string()];
+    facts.extend(
+        s.kinds
+            .iter()
+            .filter(|k| !matches!(k, StepKind::System | StepKind::User))
+            .map(|k| k.label().to_string()),
+    );
+    if let Some(m) = &s.model {
+        facts.push(m.clone());
+    }
+    if let Some([p, c, cached]) = s.tokens {
+        let n = |x: Option<u64>| x.map_or("—".to_string(), |v| v.to_string());
+        let cached = cached.map(|c| format!(", {c} cached")).unwrap_or_default();
+        facts.push(format!("{} in, {} out tokens{cached}", n(p), n(c)));
+    }
+    if let Some(sec) = s.seconds {
+        facts.push(format!("+{sec:.1} s"));
+    }
+    let error = s.kinds.contains(&StepKind::Error);
+    let n = s.step;
+    view! {
+        <li class="step" class:error=error class:match=hit id=step_id(n) tabindex="-1">
+            <p class="step-head">
+                <a href=href(&[("step", Some(&n.to_string()))])>{format!("Step {n}")}</a>
+                {format!(" · {}", facts.join(" · "))}
+                {s.timestamp.clone().map(|t| view! { " · " <time>{t}</time> })}
+                {hit.then(|| view! { <span class="match-mark">" · found"</span> })}
+            </p>
+            {s.error.clone().map(|e| view! { <p class="error">{format!("Error: {e}")}</p> })}
+            {(!s.text.trim().is_empty()).then(|| view! { <div class="step-text prose">{linked_text(&s.text, links)}</div> })}
+            {s.reasoning.clone().map(|r| folded("Reasoning".to_string(), r, links.cloned()))}
+            {s.calls.into_iter().map(|c| call_view(c, links, evidence)).collect_view()}
+        </li>
+    }
+}
+
+/// A folded text (a tool's output, reasoning): its nodes are made when it is first opened, so a
+/// page of steps whose outputs are long paints at once.
+fn folded(label: String, text: String, links: Option<FileLinks>) -> impl IntoView + use<> {
+    let opened = RwSignal::new(false);
+    view! {
+        <details class="folded" on:toggle=move |ev| {
+            if event_target::<web_sys::HtmlDetailsElement>(&ev).open() {
+                opened.set(true);
+            }
+        }>
+            <summary>{label}</summary>
+            {move || opened.get().then(|| view! { <pre>{linked_text(&text, links.as_ref())}</pre> })}
+        </details>
+    }
+}
+
+/// One tool call: its name and kind, the files it read (linked, evidence marked), its input as
+/// JSON text, its output folded.
+fn call_view(
+    c: ShownCall,
+    links: Option<&FileLinks>,
+    evidence: &BTreeSet<String>,
+) -> impl IntoView + use<> {
+    let read = (!c.read.is_empty()).then(|| {
+        let files = c
+            .read
+            .iter()
+            .map(|p| {
+                let ev = evidence
+                    .contains(p)
+                    .then(|| view! { <span class="evidence-mark">" (evidence)"</span> });
+                view! { <li>{path_link(p, None, links)}{ev}</li> }
+            })
+            .collect_view();
+        view! { <div class="call-read"><span class="label">"Read: "</span><ul>{files}</ul></div> }
+    });
+    let status = match (c.failed, c.exit_code) {
+        (true, Some(code)) => Some(format!(" — failed (exit code {code})")),
+        (true, None) => Some(" — failed".to_string()),
+        (false, Some(code)) if code != 0 => Some(format!(" — exit code {code}")),
+        _ => None,
+    };
+    let output = c
+        .output
+        .map(|o| folded(format!("Output ({} bytes)", o.len()), o, links.cloned()));
+    view! {
+        <div class="call" class:failed=c.failed>
+            <p class="call-head"><code>{c.name}</code>{format!(" ({})", c.kind.label())}{status}</p>
+            {read}
+            {(!c.input.is_empty()).then(|| view! { <pre class="call-input">{linked_text(&c.input, links)}</pre> })}
+            {output}
+        </div>
+    }
+}

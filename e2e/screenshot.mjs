@@ -1,20 +1,48 @@
 // Takes the README's screenshots of the built site: node e2e/screenshot.mjs [outdir]
+// The trajectory's is taken from the pipeline's own files (`cargo test -p repoprobe-cli --test
+// cli -- pipeline` leaves them in target/tmp/pipeline), given by `?data=`, when they are there.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { serve, browser, ROOT } from './harness.mjs';
 
 const out = process.argv[2] || path.join(ROOT, 'docs');
-const server = await serve();
+const pipeline = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'tmp/pipeline');
+const extra = {};
+let trajectory = null;
+if (fs.existsSync(path.join(pipeline, 'results.trajectories.jsonl'))) {
+  // The pipeline's repository has no URL: the copy served names one, so paths link at the commit.
+  const data = JSON.parse(fs.readFileSync(path.join(pipeline, 'results.json'), 'utf8'));
+  for (const q of data.benchmark) q.repo.url = 'https://github.com/acme/widget';
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rp-shot-'));
+  fs.writeFileSync(path.join(tmp, 'results.json'), JSON.stringify(data));
+  extra['/t/results.json'] = { file: path.join(tmp, 'results.json') };
+  for (const f of ['results.trajectories.jsonl', 'results.trajectories.index.json']) {
+    extra[`/t/${f}`] = { file: path.join(pipeline, f) };
+  }
+  const a = data.answers.find((x) => x.agent?.name === 'builtin' && x.question_id === 'q1');
+  trajectory = `view=question&id=q1&model=${encodeURIComponent(a.model)}&step=3`;
+}
+const server = await serve(undefined, extra);
 const b = await browser();
 const p = await b.newPage({ viewport: { width: 1280, height: 900 } });
-for (const [name, query, wait] of [
+const shots = [
   ['leaderboard', '?set=demo', '#leaderboard tbody tr'],
   // One answer read against its checklist: rationales in place, the answer and its evidence beside.
   ['question', '?view=question&id=adk-python-001&model=GPT-5.2', '.checklist .item-rationale'],
-]) {
+];
+if (trajectory) {
+  // One run's trajectory, step 3 opened: the tool call that read a file, linked at its commit.
+  shots.push(['trajectory', `?data=${server.url}t/results.json&data=${server.url}t/results.trajectories.jsonl&${trajectory}`, '#trajectory .step']);
+}
+for (const [name, query, wait] of shots) {
   await p.goto(server.url + query);
   await p.waitForSelector(wait, { timeout: 20000 });
   // Nothing still to come (the leaderboard's intervals, sent after the tables on large data).
   await p.waitForFunction(() => !document.querySelector('[aria-busy=true]'), null, { timeout: 20000 });
+  if (name === 'trajectory') {
+    await p.$eval('#trajectory', (d) => d.scrollIntoView());
+  }
   await p.screenshot({ path: path.join(out, `screenshot-${name}.png`), fullPage: false });
 }
 await b.close();

@@ -30,12 +30,16 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         .iter()
         .map(|&k| (k.bundle_key(), loaded.dataset.count(k)))
         .collect();
+    let unpinned = unpinned(&loaded.dataset.questions);
+    let questions = loaded.dataset.questions.len();
     match a.format {
         Format::Json => {
             let out = json!({
                 "valid": exit == Exit::Ok,
                 "files": loaded.files,
                 "counts": counts,
+                "pinned": {"questions": questions, "pinned": questions - unpinned.len(),
+                    "not_pinned": unpinned},
                 "issues": loaded.issues,
                 "notes": loaded.notes,
             });
@@ -75,6 +79,21 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                     valid.join(", ")
                 }
             )?;
+            if questions > 0 {
+                writeln!(
+                    text,
+                    "pinned: {} of {questions} question(s) at a full commit of a repository with a URL{}",
+                    questions - unpinned.len(),
+                    if unpinned.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " (not: {}; `answer` needs --allow-unpinned or --repo-map for them)",
+                            safe(&unpinned.join(", "))
+                        )
+                    }
+                )?;
+            }
             for n in &loaded.notes {
                 writeln!(text, "note: {}", safe(n))?;
             }
@@ -99,6 +118,20 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         }
     }
     Ok(exit)
+}
+
+/// The ids of the questions `repoprobe answer` cannot check out as they stand: no full 40-hex
+/// commit, or no repository URL.
+fn unpinned(questions: &[repoprobe_core::Question]) -> Vec<String> {
+    questions
+        .iter()
+        .filter(|q| {
+            let c = &q.repo.commit;
+            !(c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+                || q.repo.url.trim().is_empty()
+        })
+        .map(|q| q.id.clone())
+        .collect()
 }
 
 fn plural(noun: &str, n: usize) -> String {

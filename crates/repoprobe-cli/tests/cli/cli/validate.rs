@@ -49,6 +49,26 @@ fn validate_on_the_public_sample_exits_0_and_says_no_issues() {
     r.expect_code(0);
     assert!(r.stdout.contains("no issues"), "{}", r.stdout);
     assert!(!r.stdout.contains("issue(s)"), "{}", r.stdout);
+    // Every sample question can be answered as it stands: a full commit, a real URL.
+    assert!(
+        r.stdout
+            .contains("pinned: 3 of 3 question(s) at a full commit of a repository with a URL\n"),
+        "{}",
+        r.stdout
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("b.jsonl");
+    let text = std::fs::read_to_string(Path::new(SAMPLE).join("benchmark.jsonl")).unwrap();
+    let mut first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    first["repo"]["commit"] = json!("abc123");
+    std::fs::write(&path, format!("{first}\n")).unwrap();
+    let r = run(&["validate", path_str(&path), "--format", "json"]);
+    assert_eq!(
+        r.json()["pinned"]["not_pinned"],
+        json!([first["id"]]),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]

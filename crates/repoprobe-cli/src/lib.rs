@@ -6,6 +6,7 @@ mod exit;
 mod input;
 mod live;
 mod output;
+mod repos;
 mod runs;
 mod shard;
 mod stdout;

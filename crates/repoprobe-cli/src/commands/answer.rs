@@ -21,6 +21,7 @@ use crate::exit::Exit;
 use crate::live::events::{Event, Reporter};
 use crate::live::{ApiArgs, RunArgs, Summary, load_inputs, run_jobs};
 use crate::output::{AnswerKey, Journal};
+use crate::repos::RepoArgs;
 use crate::runs::Layout;
 use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
@@ -58,16 +59,8 @@ pub struct Args {
     /// Answer only these questions (by id; repeatable) [default: all].
     #[arg(long = "question")]
     questions: Vec<String>,
-    /// The cache of repository clones (one bare clone per repository, cloned on first use).
-    #[arg(long)]
-    repos: PathBuf,
-    /// Take a repository from a local clone instead of its url (offline): owner/name=PATH;
-    /// repeatable.
-    #[arg(long = "repo-map")]
-    repo_map: Vec<String>,
-    /// Let a question without a pinned commit use the clone's HEAD (recorded in the answer).
-    #[arg(long)]
-    allow_unpinned: bool,
+    #[command(flatten)]
+    repo: RepoArgs,
     /// Where the worktrees are made [default: <repos>/worktrees].
     #[arg(long)]
     worktrees: Option<PathBuf>,
@@ -222,12 +215,7 @@ pub fn run(mut a: Args) -> anyhow::Result<Exit> {
             );
         }
     }
-    let mut source = RepoSource::new(&a.repos).allow_head(a.allow_unpinned);
-    for m in &a.repo_map {
-        let (name, path) =
-            RepoSource::parse_map_arg(m).map_err(|e| anyhow::anyhow!("--repo-map: {e}"))?;
-        source = source.map_repo(name, path);
-    }
+    let source = a.repo.source()?;
     let (mut out, mut failures) = a.run.journals(&layout, AnswerKey::of, "answer")?;
     let out_dir = a
         .run
@@ -242,7 +230,7 @@ pub fn run(mut a: Args) -> anyhow::Result<Exit> {
         worktrees: a
             .worktrees
             .clone()
-            .unwrap_or_else(|| a.repos.join("worktrees")),
+            .unwrap_or_else(|| a.repo.repos.join("worktrees")),
         transcripts: a
             .transcripts
             .clone()
@@ -478,7 +466,7 @@ fn run_spec(a: &Args, runner: &Agent) -> RunSpec {
         .set("model", &a.api.model)
         .scope("attempts", a.attempts)
         .scope("questions", &a.questions)
-        .set("allow_unpinned", a.allow_unpinned)
+        .set("allow_unpinned", a.repo.allow_unpinned)
         .set("agent_timeout_s", a.agent_timeout_s)
         .set("max_turns", a.max_turns)
         .set("sandbox", !a.no_sandbox);
@@ -503,7 +491,7 @@ fn run_spec(a: &Args, runner: &Agent) -> RunSpec {
 /// goes past the pinned commit): (ours, the mapped clones). Relative paths are taken from the
 /// current directory.
 fn hidden_dirs(a: &Args) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let mut dirs = vec![a.repos.clone()];
+    let mut dirs = vec![a.repo.repos.clone()];
     dirs.extend(a.worktrees.clone());
     let out_dir = a
         .run
@@ -518,6 +506,7 @@ fn hidden_dirs(a: &Args) -> (Vec<PathBuf>, Vec<PathBuf>) {
             .unwrap_or_else(|| transcripts_dir(&a.run.out)),
     );
     let mapped = a
+        .repo
         .repo_map
         .iter()
         .filter_map(|m| RepoSource::parse_map_arg(m).ok())

@@ -11,7 +11,7 @@
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues, write_atomically};
 use anyhow::{Context, bail};
-use repoprobe_agent::workspace::{RepoSource, RepoTree};
+use repoprobe_agent::workspace::RepoTree;
 use repoprobe_core::LoadOptions;
 use repoprobe_core::cited_evidence::{self, Plan};
 use repoprobe_core::report::{terminal_safe, terminal_safe_lines};
@@ -22,18 +22,9 @@ pub struct Args {
     /// The benchmark (questions with their repository and pinned commit).
     #[arg(long)]
     benchmark: PathBuf,
-    /// The cache of repository clones (one bare clone per repository, cloned on first use;
-    /// the one `answer` uses).
-    #[arg(long)]
-    repos: PathBuf,
-    /// Take a repository from a local clone instead of its url (offline): owner/name=PATH;
-    /// repeatable.
-    #[arg(long = "repo-map")]
-    repo_map: Vec<String>,
-    /// Let a question without a pinned commit be read at the clone's HEAD (its report line
-    /// says so).
-    #[arg(long)]
-    allow_unpinned: bool,
+    /// The repositories (the clone cache `answer` uses, local clones).
+    #[command(flatten)]
+    repo: crate::repos::RepoArgs,
     /// Where the benchmark with its evidence is written (JSONL; may be --benchmark itself:
     /// the file is replaced whole, atomically, once everything is read).
     #[arg(long)]
@@ -68,12 +59,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             a.benchmark.display()
         );
     }
-    let mut source = RepoSource::new(&a.repos).allow_head(a.allow_unpinned);
-    for m in &a.repo_map {
-        let (name, path) =
-            RepoSource::parse_map_arg(m).map_err(|e| anyhow::anyhow!("--repo-map: {e}"))?;
-        source = source.map_repo(name, path);
-    }
+    let source = a.repo.source()?;
 
     // Questions taken by repository and commit, so that each tree is read once and only one
     // is held at a time (a large repository's tree is megabytes); written and reported in the

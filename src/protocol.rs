@@ -316,6 +316,10 @@ pub struct TrajectoryHead {
     /// How its file was read (see [`TrajectoryFile::notes`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub file_notes: Vec<String>,
+    /// Of the first steps only, read from the line's first bytes: `steps` and the outline count
+    /// those, and a page of the whole run follows.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// A page of one run's steps: those of `kinds` (all when empty) from step `from` on.
@@ -596,6 +600,7 @@ mod tests {
                         notes: None,
                         problems: vec!["p".into()],
                         file_notes: Vec::new(),
+                        partial: true,
                     }),
                     kinds: vec![StepKind::Read],
                     from: 1,

@@ -103,7 +103,8 @@ pub fn turns(head: &TrajectoryHead) -> Vec<(usize, &OutlineEntry)> {
 pub fn step_asked(param: Option<&str>, head: Option<&TrajectoryHead>) -> Option<u64> {
     let n: u64 = param?.trim().parse().ok()?;
     match head {
-        Some(h) if n == 0 || n > h.steps => None,
+        // A preview's count is of its first steps only.
+        Some(h) if n == 0 || (n > h.steps && !h.partial) => None,
         _ => (n > 0).then_some(n),
     }
 }
@@ -177,6 +178,7 @@ mod tests {
             notes: None,
             problems: Vec::new(),
             file_notes: Vec::new(),
+            partial: false,
         }
     }
 
@@ -239,6 +241,15 @@ mod tests {
         assert_eq!((t[0].0, t[0].1.step), (1, 2));
         assert_eq!(step_asked(Some("3"), Some(&h)), Some(3));
         assert_eq!(step_asked(Some("6"), Some(&h)), None);
+        let first = TrajectoryHead {
+            partial: true,
+            ..h.clone()
+        };
+        assert_eq!(
+            step_asked(Some("6"), Some(&first)),
+            Some(6),
+            "a preview's count"
+        );
         assert_eq!(step_asked(Some("x"), None), None);
         assert_eq!(step_asked(Some("0"), None), None);
         assert_eq!(kind_asked(Some("read")), [StepKind::Read]);

@@ -24,6 +24,7 @@ mod glue {
         Origin, READY, Request, Response, StepKind, TrajectoryKey, TrajectoryPage, ViewOptions,
     };
     use repoprobe_site::worker::hash::{Digest, Hasher, hex};
+    use repoprobe_site::worker::trajectory::steps::FIRST_BYTES;
     use repoprobe_site::worker::trajectory::{Source, Work};
     use repoprobe_site::worker::{Worker, scoring};
     use std::cell::{Cell, RefCell};
@@ -426,6 +427,21 @@ mod glue {
                 let at = WORKER
                     .with(|w| w.borrow().trajectories.find(&key))
                     .ok_or_else(|| "no trajectories file given holds this run".to_string())?;
+                // A long line: its first page from its first bytes, while the rest is read.
+                if at.length > FIRST_BYTES
+                    && let Ok(first) = read_range(at.source.clone(), at.offset, FIRST_BYTES).await
+                    && let Some(page) = WORKER.with(|w| {
+                        w.borrow()
+                            .trajectories
+                            .preview(&key, &at.file, &first, from, &kinds, count)
+                    })
+                {
+                    reply(&Response::Trajectory {
+                        key: key.clone(),
+                        page: Ok(page),
+                    });
+                    phases.end("rp:trajectory-first-page");
+                }
                 let bytes = read_range(at.source, at.offset, at.length).await?;
                 phases.end("rp:trajectory-read");
                 WORKER.with(|w| w.borrow_mut().trajectories.open(&key, &at.file, &bytes))?;

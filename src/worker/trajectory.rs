@@ -10,7 +10,7 @@
 
 pub mod steps;
 
-use crate::protocol::{IndexHow, TrajectoryFile, TrajectoryKey};
+use crate::protocol::{IndexHow, StepKind, TrajectoryFile, TrajectoryKey, TrajectoryPage};
 use repoprobe_core::trajectories::{Index, Scanner};
 use repoprobe_core::{Issue, Severity};
 use steps::Held;
@@ -337,18 +337,37 @@ impl<B: Clone> Store<B> {
         self.held.as_mut().filter(|h| &h.key == key)
     }
 
+    fn notes_of(&self, file: &str) -> Vec<String> {
+        self.files
+            .iter()
+            .find(|f| f.name == file)
+            .map(|f| f.notes.clone())
+            .unwrap_or_default()
+    }
+
     /// Holds the run of `key` from its line's bytes (read from `file`), in place of the one
     /// held: one trajectory at a time, however many files.
     pub fn open(&mut self, key: &TrajectoryKey, file: &str, bytes: &[u8]) -> Result<(), String> {
         self.held = None;
-        let notes = self
-            .files
-            .iter()
-            .find(|f| f.name == file)
-            .map(|f| f.notes.clone())
-            .unwrap_or_default();
-        self.held = Some(Held::read(key, file, bytes, notes)?);
+        self.held = Some(Held::read(key, file, bytes, self.notes_of(file))?);
         Ok(())
+    }
+
+    /// The page asked for of run `key` from its line's first bytes `first` (read from `file`),
+    /// its head marked partial: shown while the whole line is read, never held. `None` when
+    /// they hold no step of that page, or are not a line of that run.
+    pub fn preview(
+        &self,
+        key: &TrajectoryKey,
+        file: &str,
+        first: &[u8],
+        from: u64,
+        kinds: &[StepKind],
+        count: usize,
+    ) -> Option<TrajectoryPage> {
+        let h = Held::preview(key, file, first, self.notes_of(file))?;
+        let page = h.page(from, kinds, count, true);
+        (!page.steps.is_empty()).then_some(page)
     }
 }
 

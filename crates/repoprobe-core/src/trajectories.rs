@@ -4,6 +4,8 @@
 //! offset and length; without one, [`Scanner`] makes it in one pass over the bytes, reading only
 //! each line's head (the key), never a trajectory.
 
+pub mod prefix;
+
 use crate::model::trajectory::Trajectory;
 use serde::{Deserialize, Serialize};
 

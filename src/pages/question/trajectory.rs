@@ -145,7 +145,10 @@ pub fn section(
                     if open != kept.open.get_untracked() { kept.open.set(open); }
                 }>
                 <summary><h2 id="trajectory-h">"Trajectory"</h2>
-                    {move || summary_of().and_then(|v| v.head).map(|h| format!(" ({} steps, {})", h.steps, h.agent))}
+                    {move || summary_of().and_then(|v| v.head).map(|h| match h.partial {
+                        true => format!(" (first {} steps shown, the rest being read; {})", h.steps, h.agent),
+                        false => format!(" ({} steps, {})", h.steps, h.agent),
+                    })}
                 </summary>
                 <form class="traj-search" role="search" on:submit=move |ev| {
                     ev.prevent_default();
@@ -219,7 +222,11 @@ fn steps_view(
     let count = head.as_ref().map(|h| {
         let n = count_of(h, &kinds);
         let what = kinds.first().map_or("", |k| k.label());
-        view! { <p class="traj-shown">{format!("{n} {what} step{} of {}", if n == 1 { "" } else { "s" }, h.steps)}</p> }
+        let of = match h.partial {
+            true => format!("the first {} (the rest is being read)", h.steps),
+            false => h.steps.to_string(),
+        };
+        view! { <p class="traj-shown" aria-busy=h.partial.then_some("true")>{format!("{n} {what} step{} of {of}", if n == 1 { "" } else { "s" })}</p> }
     });
     let outline = head.map(|h| {
         let all = kept.whole_outline.get();

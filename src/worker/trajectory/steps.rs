@@ -13,6 +13,7 @@ use repoprobe_core::facts::Facts;
 use repoprobe_core::model::trajectory::{
     Observation, ObservationResult, Step, StepSource, Trajectory, TrajectoryAgent,
 };
+use repoprobe_core::trajectories::prefix::read_prefix;
 use repoprobe_core::trajectories::read_line;
 use serde_json::{Map, Value};
 
@@ -25,6 +26,9 @@ pub const TITLE: usize = 80;
 pub const PAGE: usize = 40;
 /// The most steps a page may hold.
 pub const MAX_PAGE: usize = 500;
+/// How much of a long line is read first, to show its first page while the rest is read
+/// (a page of 40 steps of 5 KB each, the 10,000-step, 50 MB run's).
+pub const FIRST_BYTES: u64 = 512 << 10;
 
 /// A run's trajectory, read from its line, with what every page and search needs of it.
 pub struct Held {
@@ -39,6 +43,9 @@ pub struct Held {
     /// Each step's searchable text, lower-cased (ASCII), made on the first search.
     search: Option<Vec<String>>,
     file_notes: Vec<String>,
+    /// Read from the line's first bytes only: the steps after them, and its ATIF problems, are
+    /// not known yet.
+    partial: bool,
 }
 
 impl Held {
@@ -50,7 +57,30 @@ impl Held {
         file_notes: Vec<String>,
     ) -> Result<Held, String> {
         let (k, trajectory) = read_line(bytes)?;
-        if &k != key {
+        Held::of(key, &k, file, trajectory, file_notes, false)
+    }
+
+    /// The first steps of run `key` from its line's first bytes, to be shown while the whole
+    /// line is read (`None`: they hold none, or not the fields read before the steps).
+    pub fn preview(
+        key: &TrajectoryKey,
+        file: &str,
+        first: &[u8],
+        file_notes: Vec<String>,
+    ) -> Option<Held> {
+        let p = read_prefix(first).ok()?;
+        Held::of(key, &p.key, file, p.trajectory, file_notes, !p.complete).ok()
+    }
+
+    fn of(
+        key: &TrajectoryKey,
+        k: &TrajectoryKey,
+        file: &str,
+        trajectory: Trajectory,
+        file_notes: Vec<String>,
+        partial: bool,
+    ) -> Result<Held, String> {
+        if k != key {
             return Err(format!(
                 "the index points at the line of {} / {} / attempt {}, not of this run: is the index of another version of {file}?",
                 k.question_id, k.model, k.attempt
@@ -73,7 +103,13 @@ impl Held {
             kinds,
             search: None,
             file_notes,
+            partial,
         })
+    }
+
+    /// Whether only the first steps are held (a preview).
+    pub fn partial(&self) -> bool {
+        self.partial
     }
 
     pub fn steps(&self) -> usize {
@@ -101,8 +137,12 @@ impl Held {
                 })
                 .collect(),
             notes: t.notes.clone(),
-            problems: t.problems(),
+            problems: match self.partial {
+                true => Vec::new(),
+                false => t.problems(),
+            },
             file_notes: self.file_notes.clone(),
+            partial: self.partial,
         }
     }
 
@@ -122,7 +162,11 @@ impl Held {
             kinds: kinds.to_vec(),
             from: from.max(1),
             steps,
-            next: picked.next().map(|i| i as u64 + 1),
+            // A preview's last step is not the run's: the next page starts after it.
+            next: picked
+                .next()
+                .map(|i| i as u64 + 1)
+                .or(self.partial.then(|| self.steps() as u64 + 1)),
         }
     }
 

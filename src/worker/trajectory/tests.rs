@@ -285,3 +285,50 @@ fn hostile_texts_stay_text_and_odd_inputs_do_not_panic() {
         assert_eq!(seconds_of(bad), None, "{bad}");
     }
 }
+
+#[test]
+fn a_long_lines_first_bytes_give_its_first_page_marked_partial_and_the_whole_line_replaces_it() {
+    let (bytes, index) = file(2_000);
+    let mut s: Store<u8> = Store::default();
+    assert!(s.add("r.trajectories.jsonl", 0, bytes.len() as u64));
+    s.index_read("r.trajectories.jsonl", Ok(index));
+    let at = s.find(&key("q1", 0)).unwrap();
+    let line = &bytes[at.offset as usize..(at.offset + at.length) as usize];
+    let first = &line[..4_000];
+    let p = s
+        .preview(&key("q1", 0), &at.file, first, 1, &[], 40)
+        .expect("the first bytes hold the first steps");
+    let head = p.head.as_ref().unwrap();
+    assert!(head.partial && head.problems.is_empty());
+    assert!(head.steps > 3 && head.steps < 2_004, "{}", head.steps);
+    assert_eq!(head.outline.len() as u64, head.steps);
+    assert_eq!(p.steps[0].step, 1);
+    // The worktree (written before the steps) is known: the read's path is already relative.
+    assert_eq!(p.steps[1].calls[0].read, ["src/lib.rs"]);
+    assert_eq!(p.next, Some(p.steps.last().unwrap().step + 1));
+    // The preview is never held: the whole line is read after it.
+    assert!(s.held(&key("q1", 0)).is_none());
+    s.open(&key("q1", 0), &at.file, line).unwrap();
+    let whole = s.held(&key("q1", 0)).unwrap().page(1, &[], 40, true);
+    let wh = whole.head.as_ref().unwrap();
+    assert!(!wh.partial);
+    assert_eq!(wh.steps, 2_004);
+    assert_eq!(whole.steps, p.steps, "the preview showed the same steps");
+    // What the view made of the preview is replaced by the whole page.
+    let v = crate::trajectory::merge(None, key("q1", 0), Ok(p.clone()));
+    let v = crate::trajectory::merge(Some(&v), key("q1", 0), Ok(whole));
+    assert!(!v.head.unwrap().partial);
+    // A page the first bytes do not reach, another run's line, or bytes not a line: no preview.
+    assert!(
+        s.preview(&key("q1", 0), &at.file, first, 1_500, &[], 40)
+            .is_none()
+    );
+    assert!(
+        s.preview(&key("q2", 0), &at.file, first, 1, &[], 40)
+            .is_none()
+    );
+    assert!(
+        s.preview(&key("q1", 0), &at.file, b"[[", 1, &[], 40)
+            .is_none()
+    );
+}

@@ -25,7 +25,6 @@ pub struct Trajectory {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     pub agent: TrajectoryAgent,
-    pub steps: Vec<Step>,
     /// What the trajectory leaves out or renders differently from the agent's own output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
@@ -36,6 +35,8 @@ pub struct Trajectory {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "Option<Map<String, Value>>"))]
     pub extra: Option<Map<String, Value>>,
+    /// Written last, so that the first bytes of a trajectories line hold every other field.
+    pub steps: Vec<Step>,
 }
 
 /// The agent that made the trajectory.

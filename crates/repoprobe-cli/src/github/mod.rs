@@ -258,21 +258,25 @@ impl GitHub {
                 }
                 403 | 429 => {
                     let primary_spent = remaining == Some(0);
-                    let (why, wait) = match (retry_after, primary_spent, reset) {
-                        (Some(w), _, _) => {
-                            (format!("HTTP {status} with retry-after"), w.min(MAX_WAIT))
-                        }
-                        (None, true, Some(r)) => {
-                            (format!("HTTP {status}: the rate limit is spent"), until(r))
-                        }
-                        _ => {
-                            secondary += 1;
-                            (
-                                format!("HTTP {status}: a secondary rate limit"),
-                                secondary_backoff(secondary),
-                            )
-                        }
+                    let (why, wait) = if primary_spent {
+                        let wait = retry_after
+                            .or(reset.map(until))
+                            .unwrap_or(SECONDARY_BACKOFF);
+                        (format!("HTTP {status}: the rate limit is spent"), wait)
+                    } else {
+                        secondary += 1;
+                        let why = match retry_after {
+                            Some(_) => {
+                                format!("HTTP {status}: a secondary rate limit (retry-after)")
+                            }
+                            None => format!("HTTP {status}: a secondary rate limit"),
+                        };
+                        (
+                            why,
+                            retry_after.unwrap_or_else(|| secondary_backoff(secondary)),
+                        )
                     };
+                    let wait = wait.min(MAX_WAIT);
                     if attempt == MAX_ATTEMPTS {
                         return Err(GhError::Status {
                             op,

@@ -93,6 +93,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     pages.report("page");
     let mut recorded = read_pages(&pages_path)?;
     let before = out.done.len();
+    let mut pins = written_pins(&a.out);
     let mut counts = Counts::default();
     let mut page_size = a.page_size;
     block_on(async {
@@ -105,6 +106,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                     repo,
                     cat,
                     counts: &mut counts,
+                    pins: &mut pins,
                 };
                 let done = recorded
                     .remove(&(repo.repo.clone(), cat.id.clone()))
@@ -167,6 +169,20 @@ struct Harvest<'a> {
     repo: &'a Repository,
     cat: &'a Category,
     counts: &'a mut Counts,
+    pins: &'a mut Pins,
+}
+
+/// Commits known by (repository, time): threads whose answers were chosen at the same second
+/// share one question to GitHub, in this run and after a resume.
+type Pins = HashMap<(String, String), PinnedCommit>;
+
+/// The commits of the threads already written.
+fn written_pins(out: &std::path::Path) -> Pins {
+    let text = std::fs::read_to_string(out).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Thread>(l).ok())
+        .map(|t| ((t.repo, t.answer.chosen_at), t.commit))
+        .collect()
 }
 
 impl Harvest<'_> {
@@ -251,7 +267,20 @@ impl Harvest<'_> {
                 ),
             );
         };
-        let Some(pinned) = self.gh.pinned_commit(repo, &chosen_at).await? else {
+        let known = self.pins.get(&(repo.clone(), chosen_at.clone())).cloned();
+        let pinned = match known {
+            Some(p) => Some(p),
+            None => self
+                .gh
+                .pinned_commit(repo, &chosen_at)
+                .await?
+                .map(|p| PinnedCommit {
+                    oid: p.oid,
+                    committed_at: p.committed_at,
+                    branch: p.branch,
+                }),
+        };
+        let Some(pinned) = pinned else {
             self.counts.excluded += 1;
             return exclude(
                 self.excluded,
@@ -265,6 +294,8 @@ impl Harvest<'_> {
                 ),
             );
         };
+        self.pins
+            .insert((repo.clone(), chosen_at.clone()), pinned.clone());
         let thread = Thread {
             key: key.clone(),
             repo: repo.clone(),
@@ -283,11 +314,7 @@ impl Harvest<'_> {
                 chosen_at,
                 url: answer.url,
             },
-            commit: PinnedCommit {
-                oid: pinned.oid,
-                committed_at: pinned.committed_at,
-                branch: pinned.branch,
-            },
+            commit: pinned,
             provenance: ThreadProvenance {
                 source_url: d.url,
                 api_url: self.gh.url().to_string(),

@@ -98,6 +98,13 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     };
     let until = match &a.created_until {
         None => crate::github::unix_now(),
+        // A bare date is the whole day.
+        Some(s) if s.trim().len() == 10 => parse_utc(s).map(|t| t + 86_399).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
+                repoprobe_core::issue::quote(s)
+            )
+        })?,
         Some(s) => parse_utc(s).ok_or_else(|| {
             anyhow::anyhow!(
                 "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",

@@ -683,7 +683,7 @@ impl World {
 }
 
 fn month_day(y: u64, mut doy: u64) -> (u64, u64) {
-    let leap = y % 4 == 0;
+    let leap = y.is_multiple_of(4);
     let lengths = [
         31,
         if leap { 29 } else { 28 },

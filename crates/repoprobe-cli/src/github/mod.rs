@@ -511,4 +511,82 @@ mod tests {
             "{w:?}"
         );
     }
+
+    fn client(url: &str) -> GitHub {
+        let token = ApiKey::for_test("ghp_unit_test_token_123");
+        GitHub::new(url, token, Duration::from_secs(10)).unwrap()
+    }
+
+    fn rt() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_spent_budget_in_rate_limit_makes_the_next_request_wait_for_the_reset() {
+        use repoprobe_test_support::{FakeServer, Response};
+        let arrivals = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = std::sync::Arc::clone(&arrivals);
+        let server = FakeServer::start(move |req| {
+            assert_eq!(
+                req.header("authorization"),
+                Some("bearer ghp_unit_test_token_123")
+            );
+            seen.lock().unwrap().push(std::time::Instant::now());
+            let reset = repoprobe_core::curate::date::format_utc(unix_now() + 1);
+            Response::json(
+                200,
+                json!({"data": {"rateLimit": {"cost": 1, "remaining": 0, "resetAt": reset}}})
+                    .to_string(),
+            )
+        });
+        let mut gh = client(&server.origin());
+        let waits = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let w = std::sync::Arc::clone(&waits);
+        gh.on_wait = Box::new(move |wait| w.lock().unwrap().push(wait.why.clone()));
+        rt().block_on(async {
+            gh.query(
+                "Q",
+                "query Q { rateLimit { cost remaining resetAt } }",
+                json!({}),
+            )
+            .await
+            .unwrap();
+            gh.query(
+                "Q",
+                "query Q { rateLimit { cost remaining resetAt } }",
+                json!({}),
+            )
+            .await
+            .unwrap();
+        });
+        let t = arrivals.lock().unwrap();
+        assert_eq!(t.len(), 2);
+        assert!(
+            t[1] - t[0] >= Duration::from_millis(900),
+            "{:?}",
+            t[1] - t[0]
+        );
+        assert_eq!(waits.lock().unwrap().len(), 1);
+        assert_eq!((gh.stats.requests, gh.stats.cost), (2, 2));
+    }
+
+    #[test]
+    fn a_redirect_is_not_followed_and_errors_never_carry_the_token() {
+        use repoprobe_test_support::{FakeServer, Response};
+        let server = FakeServer::start(|_| {
+            Response::json(307, "moved; your token ghp_unit_test_token_123 is bad")
+                .header("location", "http://127.0.0.1:9/elsewhere")
+        });
+        let mut gh = client(&server.origin());
+        let e = rt()
+            .block_on(gh.query("Q", "query Q { viewer { login } }", json!({})))
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(text.starts_with("Q: HTTP 307 from"), "{text}");
+        assert!(!text.contains("ghp_unit_test_token_123"), "{text}");
+        assert_eq!(server.hits(), 1);
+    }
 }

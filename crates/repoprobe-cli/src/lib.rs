@@ -3,6 +3,7 @@
 
 mod commands;
 mod exit;
+mod github;
 mod input;
 mod live;
 mod output;
@@ -56,6 +57,9 @@ enum Command {
     /// Join the outputs of a run's shards into one, refusing an incomplete run, a key given
     /// twice or files of another run.
     Merge(commands::merge::Args),
+    /// Make benchmark questions from GitHub Discussions, stage by stage (paper §3.2, Figure 2):
+    /// repos, harvest, filter, report (docs/curate.md).
+    Curate(commands::curate::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -101,6 +105,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         Command::Answer(a) => commands::answer::run(*a),
         Command::Status(a) => commands::status::run(a),
         Command::Merge(a) => commands::merge::run(a),
+        Command::Curate(a) => commands::curate::run(a),
     };
     match result {
         Ok(code) => code.into(),

@@ -10,6 +10,7 @@
 
 pub mod cited;
 pub mod cited_evidence;
+pub mod curate;
 pub mod dataset;
 pub mod facts;
 #[cfg(test)]

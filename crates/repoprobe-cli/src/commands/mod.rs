@@ -2,6 +2,7 @@
 pub mod answer;
 pub mod bundle;
 pub mod classify_failures;
+pub mod curate;
 pub mod evidence;
 pub mod judge;
 pub mod judge_scalar;

@@ -11,6 +11,7 @@ mod cli;
 mod cluster;
 mod codex;
 mod confinement;
+mod curate;
 mod evidence;
 mod gemini;
 mod git_hardening;

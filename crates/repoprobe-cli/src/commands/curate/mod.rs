@@ -1,0 +1,197 @@
+//! `repoprobe curate <stage>`: benchmark questions made from GitHub Discussions (paper §3.2,
+//! Figure 2; docs/curate.md). One subcommand per stage, each reading the previous stage's JSONL
+//! and writing its own, with what it dropped and why in an `excluded` journal beside its
+//! `--out` (`X.jsonl` → `X.excluded.ndjson`). Built so far: `repos`, `harvest`, `filter`,
+//! `report`; `classify`, `enhance` and `verify` are not.
+//!
+//! Every output is an append-only journal (`crate::output::Journal`): a rerun skips what is
+//! written, and secrets of our environment (`GITHUB_TOKEN` among them) are scrubbed from every
+//! line. The records' types and the rules that need no network are the core's
+//! (`repoprobe_core::curate`).
+
+mod filter;
+mod harvest;
+mod report;
+mod repos;
+
+use crate::exit::Exit;
+use crate::github::{DEFAULT_API_URL, GITHUB_TOKEN, GitHub};
+use crate::output::{Journal, text};
+use anyhow::{Context, bail};
+use repoprobe_core::curate::{Excluded, Rule, Stage};
+use repoprobe_llm::ApiKey;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    stage: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Find repositories whose Discussions have answerable Q&A/Help categories with enough
+    /// answered threads (GitHub search, split by creation date), or check the ones given.
+    Repos(repos::Args),
+    /// Every answered discussion of the kept categories, with the commit of the default branch
+    /// at the time its answer was chosen; resumable.
+    Harvest(harvest::Args),
+    /// Drop threads whose question or accepted answer relies on images.
+    Filter(filter::Args),
+    /// The funnel so far: repositories seen and kept, threads harvested and after each stage,
+    /// per repository.
+    Report(report::Args),
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    match a.stage {
+        Command::Repos(a) => repos::run(a),
+        Command::Harvest(a) => harvest::run(a),
+        Command::Filter(a) => filter::run(a),
+        Command::Report(a) => report::run(a),
+    }
+}
+
+/// The flags of the stages that ask GitHub.
+#[derive(Debug, clap::Args)]
+struct GitHubArgs {
+    /// The GraphQL endpoint (GitHub Enterprise: https://HOST/api/graphql); the token is read
+    /// from GITHUB_TOKEN only.
+    #[arg(long, default_value = DEFAULT_API_URL)]
+    github_api_url: String,
+    /// Seconds one request may take.
+    #[arg(long, default_value_t = 120.0)]
+    github_timeout_s: f64,
+}
+
+impl GitHubArgs {
+    /// Checks the flags and the token, and makes the client (which tells of its waits on
+    /// stderr).
+    fn client(&self) -> anyhow::Result<GitHub> {
+        if !(self.github_api_url.starts_with("https://")
+            || self.github_api_url.starts_with("http://"))
+        {
+            bail!(
+                "--github-api-url must be an http(s) URL, not {}",
+                repoprobe_core::issue::quote(&self.github_api_url)
+            );
+        }
+        if !(self.github_timeout_s.is_finite() && self.github_timeout_s > 0.0) {
+            bail!("--github-timeout-s must be a positive number of seconds");
+        }
+        let Some(token) = ApiKey::from_env(GITHUB_TOKEN) else {
+            bail!(
+                "{GITHUB_TOKEN} is not set: the GitHub token is read from that environment \
+                 variable only (a classic token with no scope reads public repositories)"
+            );
+        };
+        let mut gh = GitHub::new(
+            &self.github_api_url,
+            token,
+            Duration::from_secs_f64(self.github_timeout_s),
+        )?;
+        gh.on_wait = Box::new(|w| {
+            eprintln!(
+                "note: GitHub {}: {}: waiting {:.0} s",
+                w.op,
+                w.why,
+                w.wait.as_secs_f64().ceil()
+            );
+        });
+        Ok(gh)
+    }
+}
+
+/// One current-thread runtime: the requests go one at a time.
+fn block_on<T>(f: impl std::future::Future<Output = T>) -> anyhow::Result<T> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    Ok(rt.block_on(f))
+}
+
+/// `X.jsonl` → `X.excluded.ndjson` (`.ndjson`, so that a directory's `*.jsonl` never holds it).
+fn excluded_path(out: &Path) -> PathBuf {
+    crate::output::beside(out, "excluded.ndjson")
+}
+
+/// The key of an excluded record.
+fn excluded_key(v: &serde_json::Value) -> Option<String> {
+    v.get("rule")?;
+    v.get("stage")?;
+    text(v, "key")
+}
+
+/// Opens a stage's output (locked) and its excluded journal beside it, creating the directory.
+fn open_journals(
+    out: &Path,
+    key_of: crate::output::KeyOf<String>,
+    kind: &str,
+) -> anyhow::Result<(Journal<String>, Journal<String>)> {
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let journal = Journal::open(out, key_of)?;
+    journal.report(kind);
+    let excluded = Journal::open_beside(&excluded_path(out), excluded_key)?;
+    excluded.report("excluded");
+    Ok((journal, excluded))
+}
+
+/// Writes an excluded record and marks its key done.
+fn exclude(
+    journal: &mut Journal<String>,
+    stage: Stage,
+    key: &str,
+    repo: &str,
+    rule: Rule,
+    reason: String,
+) -> anyhow::Result<()> {
+    journal.append(&Excluded {
+        stage,
+        key: key.to_string(),
+        repo: repo.to_string(),
+        rule,
+        reason,
+    })?;
+    journal.done.insert(key.to_string());
+    Ok(())
+}
+
+/// Now, as the records write times.
+fn now_rfc3339() -> String {
+    repoprobe_core::curate::date::format_utc(crate::github::unix_now())
+}
+
+/// Reads a JSONL file of records of type `T`, each with its line; a line that is not one is
+/// printed (file, line, why) and counted.
+fn read_records<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    kind: &str,
+) -> anyhow::Result<(Vec<(serde_json::Value, T)>, usize)> {
+    let records = crate::input::read_json_records(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut out = Vec::new();
+    let mut bad = 0;
+    for (location, record) in records {
+        let parsed = record.and_then(|v| {
+            serde_json::from_value::<T>(v.clone())
+                .map(|t| (v, t))
+                .map_err(|e| format!("not a {kind} record: {e}"))
+        });
+        match parsed {
+            Ok(r) => out.push(r),
+            Err(e) => {
+                bad += 1;
+                eprintln!(
+                    "  {}: {location}: {}",
+                    path.display(),
+                    repoprobe_core::report::terminal_safe_lines(&e)
+                );
+            }
+        }
+    }
+    Ok((out, bad))
+}

@@ -1,0 +1,352 @@
+//! `repoprobe curate repos`: the repositories to harvest. Either GitHub's search
+//! (`created:A..B stars:>=N`), whose answers stop at 1,000 results: a slice whose
+//! `repositoryCount` is over that is halved by creation time until each fits (as
+//! SWE-bench-Live's crawler does), and how many were seen is said; or the `--repo` list.
+//! Each repository is kept when its Discussions are on and a category of the names asked for is
+//! answerable with at least `--min-answered` answered threads; the others go to the excluded
+//! journal with the rule they failed. A rerun skips the repositories already decided.
+
+use super::{GitHubArgs, block_on, exclude, now_rfc3339, open_journals};
+use crate::exit::Exit;
+use crate::github::GitHub;
+use crate::github::queries::RepoNode;
+use crate::output::text;
+use anyhow::bail;
+use repoprobe_core::curate::date::{format_utc, parse_utc};
+use repoprobe_core::curate::{Category, RepoProvenance, Repository, Rule, Stage};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// The most results one search gives.
+const SEARCH_CAP: u64 = 1000;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Repositories created on or after this date (YYYY-MM-DD or an RFC 3339 time, UTC).
+    #[arg(long, default_value = "2024-01-01")]
+    created_since: String,
+    /// … and on or before this one [default: now]; pin it to make a run repeatable.
+    #[arg(long)]
+    created_until: Option<String>,
+    /// Repositories with at least this many stars.
+    #[arg(long, default_value_t = 1000)]
+    min_stars: u64,
+    /// The discussion categories to harvest, by name (case-insensitive), comma-separated; only
+    /// answerable ones count.
+    #[arg(long, default_value = "Q&A,Help")]
+    categories: String,
+    /// Answered threads a category needs to be kept.
+    #[arg(long, default_value_t = 10)]
+    min_answered: u64,
+    /// Check these repositories (`owner/name`, repeatable) instead of searching; stars and
+    /// creation date are not checked.
+    #[arg(long = "repo", value_name = "OWNER/NAME")]
+    repos: Vec<String>,
+    /// Search results per page (at most 100; halved after a 502/504).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100))]
+    page_size: u32,
+    /// The kept repositories (JSONL, appended to); excluded ones go to
+    /// <out>.excluded.ndjson.
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    github: GitHubArgs,
+}
+
+/// A repository to decide on, and where it was found.
+struct Candidate {
+    node: RepoNode,
+    source: &'static str,
+    query: Option<String>,
+}
+
+/// What the search saw.
+#[derive(Default)]
+struct SearchSeen {
+    slices: usize,
+    whole_count: u64,
+    listed: usize,
+    over_cap: Vec<String>,
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    let wanted: Vec<String> = a
+        .categories
+        .split(',')
+        .map(|c| c.trim().to_lowercase())
+        .filter(|c| !c.is_empty())
+        .collect();
+    if wanted.is_empty() {
+        bail!("--categories names no category");
+    }
+    for r in &a.repos {
+        let ok = r.split_once('/').is_some_and(|(o, n)| {
+            !o.is_empty() && !n.is_empty() && !n.contains('/') && !r.contains(char::is_whitespace)
+        });
+        if !ok {
+            bail!(
+                "--repo must be OWNER/NAME, not {}",
+                repoprobe_core::issue::quote(r)
+            );
+        }
+    }
+    let Some(since) = parse_utc(&a.created_since) else {
+        bail!(
+            "--created-since must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
+            repoprobe_core::issue::quote(&a.created_since)
+        );
+    };
+    let until = match &a.created_until {
+        None => crate::github::unix_now(),
+        // A bare date is the whole day.
+        Some(s) if s.trim().len() == 10 => parse_utc(s).map(|t| t + 86_399).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
+                repoprobe_core::issue::quote(s)
+            )
+        })?,
+        Some(s) => parse_utc(s).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
+                repoprobe_core::issue::quote(s)
+            )
+        })?,
+    };
+    if until < since {
+        bail!("--created-until is before --created-since");
+    }
+    let mut gh = a.github.client()?;
+    let (mut out, mut excluded) = open_journals(&a.out, |v| text(v, "repo"), "repository")?;
+    let already = out.done.len() + excluded.done.len();
+    block_on(async {
+        let mut candidates = Vec::new();
+        let mut seen = SearchSeen::default();
+        if a.repos.is_empty() {
+            search(
+                &mut gh,
+                (since, until),
+                a.min_stars,
+                a.page_size,
+                &mut candidates,
+                &mut seen,
+            )
+            .await?;
+            eprintln!(
+                "search: {} repositories listed in {} slice(s) of created:{}..{} \
+                 stars:>={} (GitHub counted {} in the whole range)",
+                seen.listed,
+                seen.slices,
+                format_utc(since),
+                format_utc(until),
+                a.min_stars,
+                seen.whole_count
+            );
+            for s in &seen.over_cap {
+                eprintln!(
+                    "warning: the slice {s} holds over {SEARCH_CAP} repositories in one \
+                     second: only the first {SEARCH_CAP} were listed"
+                );
+            }
+        } else {
+            let mut named = HashSet::new();
+            for r in &a.repos {
+                if !named.insert(r.to_lowercase()) || out.done.contains(r) {
+                    continue;
+                }
+                if excluded.done.contains(r) {
+                    continue;
+                }
+                match gh.repository(r).await? {
+                    Some(node) => candidates.push(Candidate {
+                        node,
+                        source: "list",
+                        query: None,
+                    }),
+                    None => exclude(
+                        &mut excluded,
+                        Stage::Repos,
+                        r,
+                        r,
+                        Rule::NotFound,
+                        format!("GitHub does not know {r} (or the token cannot see it)"),
+                    )?,
+                }
+            }
+        }
+        let (mut kept, mut dropped) = (0, 0);
+        for c in candidates {
+            let repo = c.node.name_with_owner.clone();
+            if out.done.contains(&repo) || excluded.done.contains(&repo) {
+                continue;
+            }
+            match decide(&mut gh, c, &wanted, a.min_answered).await? {
+                Ok(record) => {
+                    out.append(&record)?;
+                    out.done.insert(repo);
+                    kept += 1;
+                }
+                Err((rule, reason)) => {
+                    exclude(&mut excluded, Stage::Repos, &repo, &repo, rule, reason)?;
+                    dropped += 1;
+                }
+            }
+        }
+        eprintln!(
+            "curate repos: {kept} kept, {dropped} excluded ({}){}; {} requests, {} points",
+            excluded.path.display(),
+            if already > 0 {
+                format!(", {already} decided before")
+            } else {
+                String::new()
+            },
+            gh.stats.requests,
+            gh.stats.cost
+        );
+        anyhow::Ok(())
+    })??;
+    Ok(Exit::Ok)
+}
+
+/// Lists the repositories of `created:range stars:>=min_stars`, halving the range while a
+/// slice counts more than GitHub will list.
+async fn search(
+    gh: &mut GitHub,
+    range: (i64, i64),
+    min_stars: u64,
+    page_size: u32,
+    out: &mut Vec<Candidate>,
+    seen: &mut SearchSeen,
+) -> anyhow::Result<()> {
+    let mut page_size = page_size;
+    let mut names = HashSet::new();
+    // Oldest slice first: the stack holds the later halves.
+    let mut stack = vec![range];
+    let mut first = true;
+    while let Some((a, b)) = stack.pop() {
+        let q = format!(
+            "created:{}..{} stars:>={min_stars}",
+            format_utc(a),
+            format_utc(b)
+        );
+        let mut page = gh.search(&q, &mut page_size, None).await?;
+        if first {
+            seen.whole_count = page.repository_count;
+            first = false;
+        }
+        if page.repository_count > SEARCH_CAP && b > a {
+            let mid = a + (b - a) / 2;
+            stack.push((mid + 1, b));
+            stack.push((a, mid));
+            continue;
+        }
+        if page.repository_count > SEARCH_CAP {
+            seen.over_cap.push(q.clone());
+        }
+        seen.slices += 1;
+        loop {
+            for node in std::mem::take(&mut page.repos) {
+                seen.listed += 1;
+                if names.insert(node.name_with_owner.to_lowercase()) {
+                    out.push(Candidate {
+                        node,
+                        source: "search",
+                        query: Some(q.clone()),
+                    });
+                }
+            }
+            if !page.page.has_next_page {
+                break;
+            }
+            let Some(after) = page.page.end_cursor.clone() else {
+                break;
+            };
+            page = gh.search(&q, &mut page_size, Some(&after)).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Keeps a repository (its record) or says which rule it fails and why.
+async fn decide(
+    gh: &mut GitHub,
+    c: Candidate,
+    wanted: &[String],
+    min_answered: u64,
+) -> anyhow::Result<Result<Repository, (Rule, String)>> {
+    let n = &c.node;
+    let repo = n.name_with_owner.clone();
+    if !n.has_discussions_enabled {
+        return Ok(Err((
+            Rule::NoDiscussions,
+            format!("{repo} has Discussions turned off"),
+        )));
+    }
+    let mut categories = Vec::new();
+    for cat in n.discussion_categories.nodes.iter().flatten() {
+        let named = wanted.contains(&cat.name.trim().to_lowercase());
+        let answered = if named && cat.is_answerable {
+            Some(gh.answered_count(&repo, &cat.id).await?)
+        } else {
+            None
+        };
+        categories.push(Category {
+            id: cat.id.clone(),
+            name: cat.name.clone(),
+            answerable: cat.is_answerable,
+            answered,
+            kept: answered.is_some_and(|k| k >= min_answered),
+        });
+    }
+    let counted: Vec<&Category> = categories.iter().filter(|c| c.answered.is_some()).collect();
+    if counted.is_empty() {
+        let list: Vec<String> = categories
+            .iter()
+            .map(|c| {
+                if c.answerable {
+                    c.name.clone()
+                } else {
+                    format!("{} (not answerable)", c.name)
+                }
+            })
+            .collect();
+        return Ok(Err((
+            Rule::NoCategory,
+            format!(
+                "{repo} has no answerable category named {}; its categories: {}",
+                wanted.join(" or "),
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ),
+        )));
+    }
+    let counts = counted
+        .iter()
+        .map(|c| format!("{} has {} answered", c.name, c.answered.unwrap_or(0)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if !categories.iter().any(|c| c.kept) {
+        return Ok(Err((
+            Rule::TooFewAnswered,
+            format!("{repo}: {counts} (at least {min_answered} asked)"),
+        )));
+    }
+    Ok(Ok(Repository {
+        repo: repo.clone(),
+        id: n.id.clone(),
+        url: n.url.clone(),
+        stars: n.stargazer_count,
+        created_at: n.created_at.clone(),
+        default_branch: n.default_branch_ref.as_ref().map(|b| b.name.clone()),
+        kept_because: format!("Discussions on; {counts} (at least {min_answered} asked)"),
+        categories,
+        provenance: RepoProvenance {
+            source: c.source.to_string(),
+            query: c.query,
+            api_url: gh.url().to_string(),
+            seen_at: now_rfc3339(),
+        },
+    }))
+}

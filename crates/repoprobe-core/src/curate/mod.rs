@@ -1,0 +1,20 @@
+//! The records of `repoprobe curate`, the pipeline that makes benchmark questions from GitHub
+//! Discussions (paper §3.2, Figure 2), and the stages' rules that need no network: which
+//! threads rely on images ([`images`]), the funnel of what each stage kept ([`funnel`]), the
+//! UTC dates of the search's slices ([`date`]).
+//!
+//! Each stage reads the previous stage's JSONL and writes its own ([`record`]): repositories
+//! (`curate repos`), threads (`curate harvest`, then `curate filter`), and what it dropped with
+//! why ([`Excluded`]). Pure, as the rest of the core: no I/O, no clock (times come in as
+//! arguments or already written in the records), no environment.
+
+pub mod date;
+pub mod funnel;
+pub mod images;
+pub mod record;
+
+pub use funnel::{Funnel, RepoFunnel};
+pub use record::{
+    Answer, Category, Excluded, PinnedCommit, RepoProvenance, Repository, Rule, Stage, Thread,
+    ThreadProvenance,
+};

@@ -1,0 +1,192 @@
+//! The lines `repoprobe curate` writes, one type per kind (docs/curate.md#records): a
+//! [`Repository`] kept by `curate repos`, a [`Thread`] harvested (and passed on by
+//! `curate filter`), an [`Excluded`] record for whatever a stage dropped. Types only: the stages
+//! decide, the funnel counts.
+
+use serde::{Deserialize, Serialize};
+
+/// The stages of `repoprobe curate`, in pipeline order (the later ones are not built yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    Repos,
+    Harvest,
+    Filter,
+    Classify,
+    Enhance,
+    Verify,
+}
+
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Repos => "repos",
+            Stage::Harvest => "harvest",
+            Stage::Filter => "filter",
+            Stage::Classify => "classify",
+            Stage::Enhance => "enhance",
+            Stage::Verify => "verify",
+        }
+    }
+}
+
+/// Why a record was dropped, in a word the funnel groups by; the [`Excluded::reason`] says the
+/// rest (numbers, names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// `curate repos`: the repository has Discussions turned off.
+    NoDiscussions,
+    /// `curate repos`: no answerable category of the names asked for.
+    NoCategory,
+    /// `curate repos`: such categories, but fewer answered threads than asked for.
+    TooFewAnswered,
+    /// `curate repos --repo`: the API does not know the repository (or the token cannot see it).
+    NotFound,
+    /// `curate harvest`: listed as answered, but the accepted answer is not there (deleted, or
+    /// hidden from the token).
+    NoAnswer,
+    /// `curate harvest`: the default branch has no commit at the time the answer was chosen.
+    NoCommit,
+    /// `curate filter`: the question or the accepted answer relies on images.
+    Images,
+    /// A rule of a later version: read, counted under its own name.
+    #[serde(other)]
+    Other,
+}
+
+/// One line of a stage's `excluded` journal: what was dropped, where and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Excluded {
+    pub stage: Stage,
+    /// The record's key: `owner/name` for a repository, `owner/name#number` for a thread.
+    pub key: String,
+    /// The repository it belongs to (the funnel's rows).
+    pub repo: String,
+    pub rule: Rule,
+    /// A sentence a reader can act on.
+    pub reason: String,
+}
+
+/// A discussion category of a repository, as `curate repos` saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Category {
+    /// The API's node id (`discussions(categoryId:)` takes it).
+    pub id: String,
+    pub name: String,
+    /// Whether threads of this category can have an accepted answer (`isAnswerable`).
+    pub answerable: bool,
+    /// Answered threads (`discussions(categoryId:, answered: true) { totalCount }`); counted
+    /// only for the categories named by `--categories` that are answerable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered: Option<u64>,
+    /// Harvested: named, answerable and with at least `--min-answered` answered threads.
+    pub kept: bool,
+}
+
+/// Where a repository record came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepoProvenance {
+    /// `search` (the slice's query is in `query`) or `list` (`--repo`).
+    pub source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// The GraphQL endpoint asked.
+    pub api_url: String,
+    /// When it was asked (RFC 3339, UTC).
+    pub seen_at: String,
+}
+
+/// A repository kept by `curate repos`: the categories to harvest are those with `kept`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Repository {
+    /// `owner/name`, the key.
+    pub repo: String,
+    /// The API's node id.
+    pub id: String,
+    pub url: String,
+    pub stars: u64,
+    /// RFC 3339, as the API wrote it.
+    pub created_at: String,
+    /// `None`: an empty repository.
+    pub default_branch: Option<String>,
+    pub categories: Vec<Category>,
+    /// Why it was kept, in a sentence (the criteria it met).
+    pub kept_because: String,
+    pub provenance: RepoProvenance,
+}
+
+impl Repository {
+    /// The categories to harvest.
+    pub fn kept_categories(&self) -> impl Iterator<Item = &Category> {
+        self.categories.iter().filter(|c| c.kept)
+    }
+}
+
+/// A thread's accepted answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    pub body: String,
+    /// `None`: the author's account is gone (GitHub's "ghost").
+    pub author: Option<String>,
+    /// The API's `authorAssociation` (`OWNER`, `MEMBER`, `CONTRIBUTOR`, `NONE`, …).
+    pub author_association: String,
+    /// When it was marked as the answer (`answerChosenAt`, RFC 3339).
+    pub chosen_at: String,
+    pub url: String,
+}
+
+/// The commit a thread is pinned to: the default branch's last commit at the time its answer
+/// was chosen, so the repository is read as the answer saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PinnedCommit {
+    /// The full 40-hex object id.
+    pub oid: String,
+    pub committed_at: String,
+    /// The default branch it was read from (today's default branch, as the API names it).
+    pub branch: String,
+}
+
+/// Where a thread record came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadProvenance {
+    /// The discussion's page on GitHub.
+    pub source_url: String,
+    /// The GraphQL endpoint asked.
+    pub api_url: String,
+    /// When it was harvested (RFC 3339, UTC).
+    pub harvested_at: String,
+    /// The API's node ids.
+    pub repository_id: String,
+    pub category_id: String,
+    pub discussion_id: String,
+    pub answer_id: String,
+}
+
+/// An answered discussion, harvested: the question, its accepted answer and its commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Thread {
+    /// `owner/name#number`, the key.
+    pub key: String,
+    pub repo: String,
+    /// The category's name.
+    pub category: String,
+    pub number: u64,
+    pub url: String,
+    pub title: String,
+    pub body: String,
+    /// `None`: the author's account is gone.
+    pub author: Option<String>,
+    pub created_at: String,
+    pub upvotes: i64,
+    pub answer: Answer,
+    pub commit: PinnedCommit,
+    pub provenance: ThreadProvenance,
+}
+
+impl Thread {
+    /// The key of the thread `number` of `repo`.
+    pub fn key_of(repo: &str, number: u64) -> String {
+        format!("{repo}#{number}")
+    }
+}

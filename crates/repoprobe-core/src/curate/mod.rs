@@ -8,11 +8,13 @@
 //! why ([`Excluded`]). Pure, as the rest of the core: no I/O, no clock (times come in as
 //! arguments or already written in the records), no environment.
 
+pub mod curation;
 pub mod date;
 pub mod funnel;
 pub mod images;
 pub mod record;
 
+pub use curation::{Curation, Enhancement, LinkSource, SkippedLink, SourceThread, StageVerdict};
 pub use funnel::{Funnel, RepoFunnel};
 pub use record::{
     Answer, Category, Excluded, PinnedCommit, RepoProvenance, Repository, Rule, Stage, Thread,

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The stages of `repoprobe curate`, in pipeline order (the later ones are not built yet).
+/// The stages of `repoprobe curate`, in pipeline order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stage {
@@ -50,6 +50,15 @@ pub enum Rule {
     NoCommit,
     /// `curate filter`: the question or the accepted answer relies on images.
     Images,
+    /// `curate classify`: the thread is not about understanding the repository's code (a
+    /// feature request, an installation problem, a question about something else).
+    NotCodeUnderstanding,
+    /// `curate verify`: the question depends on external pages that do not resolve or do not
+    /// matter (the pair would not stand on the repository alone).
+    LinksUnresolved,
+    /// `curate verify`: a checklist item could not be grounded in the repository's code at the
+    /// pinned commit.
+    Unanswerable,
     /// A rule of a later version: read, counted under its own name.
     #[serde(other)]
     Other,

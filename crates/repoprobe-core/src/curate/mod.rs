@@ -12,10 +12,12 @@ pub mod curation;
 pub mod date;
 pub mod funnel;
 pub mod images;
+pub mod pair;
 pub mod record;
 
 pub use curation::{Curation, Enhancement, LinkSource, SkippedLink, SourceThread, StageVerdict};
 pub use funnel::{Funnel, RepoFunnel};
+pub use pair::{ClassifiedThread, Pair};
 pub use record::{
     Answer, Category, Excluded, PinnedCommit, RepoProvenance, Repository, Rule, Stage, Thread,
     ThreadProvenance,

@@ -12,6 +12,8 @@
 pub mod answer;
 pub mod checklist_gen;
 pub mod classify;
+pub mod curate_classify;
+pub mod curate_enhance;
 pub mod judge;
 pub mod scalar;
 

@@ -321,8 +321,14 @@ fn the_pipeline_counts_every_stage_exactly_and_says_why_each_was_dropped() {
         serde_json::from_str(&std::fs::read_to_string(d.join("funnel.json")).unwrap()).unwrap();
     assert_eq!(funnel["per_repository"]["acme/rocket"]["answered"], 8);
     assert_eq!(funnel["per_repository"]["acme/rocket"]["harvested"], 6);
-    assert_eq!(funnel["per_repository"]["acme/rocket"]["after_filter"], 4);
-    assert_eq!(funnel["per_repository"]["acme/helpdesk"]["after_filter"], 3);
+    assert_eq!(
+        funnel["per_repository"]["acme/rocket"]["after"]["filter"],
+        4
+    );
+    assert_eq!(
+        funnel["per_repository"]["acme/helpdesk"]["after"]["filter"],
+        3
+    );
 
     assert_no_token(d);
     assert_nothing_asked_twice(&gh);

@@ -16,11 +16,25 @@ pub struct RepoFunnel {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answered: Option<u64>,
     pub harvested: u64,
-    /// `None`: no filter output was given.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub after_filter: Option<u64>,
+    /// Threads (or questions) kept after each later stage given, by the stage's name.
+    pub after: BTreeMap<String, u64>,
     /// Threads dropped, by stage.
     pub dropped: BTreeMap<Stage, u64>,
+}
+
+/// The records a stage after the harvest wrote: its name (`filter`, `classify`, `enhance`,
+/// `make-checklist`, `verify`) and each record's key and repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StageOutput {
+    pub stage: String,
+    pub records: Vec<(String, String)>,
+}
+
+/// How many distinct records a later stage kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StageCount {
+    pub stage: String,
+    pub kept: u64,
 }
 
 /// The funnel so far.
@@ -31,9 +45,8 @@ pub struct Funnel {
     pub repositories_kept: u64,
     /// Threads written by `curate harvest`.
     pub threads_harvested: u64,
-    /// Threads written by `curate filter`; `None`: no filter output was given.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub after_filter: Option<u64>,
+    /// What each later stage given kept, in pipeline order.
+    pub after: Vec<StageCount>,
     /// Dropped records by stage and rule.
     pub dropped: BTreeMap<Stage, BTreeMap<Rule, u64>>,
     /// Rows by repository (`owner/name`), in name order.
@@ -45,7 +58,7 @@ impl Funnel {
     pub fn of(
         repos: &[Repository],
         harvested: &[Thread],
-        filtered: Option<&[Thread]>,
+        later: &[StageOutput],
         excluded: &[Excluded],
     ) -> Funnel {
         let mut f = Funnel::default();
@@ -84,16 +97,23 @@ impl Funnel {
             }
         }
         f.repositories_seen = (kept.len() + dropped_repos.len()) as u64;
+        let harvested: Vec<(String, String)> = harvested
+            .iter()
+            .map(|t| (t.key.clone(), t.repo.clone()))
+            .collect();
         f.threads_harvested =
-            count_into(&mut f.per_repository, harvested, |row| &mut row.harvested);
-        if let Some(filtered) = filtered {
+            count_into(&mut f.per_repository, &harvested, |row| &mut row.harvested);
+        for out in later {
             for row in f.per_repository.values_mut() {
-                row.after_filter = Some(0);
+                row.after.insert(out.stage.clone(), 0);
             }
-            let n = count_into(&mut f.per_repository, filtered, |row| {
-                row.after_filter.get_or_insert(0)
+            let n = count_into(&mut f.per_repository, &out.records, |row| {
+                row.after.entry(out.stage.clone()).or_insert(0)
             });
-            f.after_filter = Some(n);
+            f.after.push(StageCount {
+                stage: out.stage.clone(),
+                kept: n,
+            });
         }
         f
     }
@@ -104,8 +124,8 @@ impl Funnel {
             "repositories: {} seen, {} kept\nthreads: {} harvested",
             self.repositories_seen, self.repositories_kept, self.threads_harvested
         );
-        if let Some(n) = self.after_filter {
-            out.push_str(&format!(", {n} after filter"));
+        for s in &self.after {
+            out.push_str(&format!(", {} after {}", s.kept, s.stage));
         }
         out.push('\n');
         for (stage, rules) in &self.dropped {
@@ -129,18 +149,31 @@ impl Funnel {
             .max()
             .unwrap_or(0)
             .max("repository".len());
+        let columns: Vec<String> = self
+            .after
+            .iter()
+            .map(|s| format!("after {}", s.stage))
+            .collect();
         out.push_str(&format!(
-            "\n{:<width$}  {:>8}  {:>9}  {:>12}\n",
-            "repository", "answered", "harvested", "after filter"
+            "\n{:<width$}  {:>8}  {:>9}",
+            "repository", "answered", "harvested"
         ));
+        for c in &columns {
+            out.push_str(&format!("  {c}"));
+        }
+        out.push('\n');
         let dash = |n: Option<u64>| n.map_or("-".to_string(), |n| n.to_string());
         for (repo, row) in &self.per_repository {
             out.push_str(&format!(
-                "{repo:<width$}  {:>8}  {:>9}  {:>12}\n",
+                "{repo:<width$}  {:>8}  {:>9}",
                 dash(row.answered),
                 row.harvested,
-                dash(row.after_filter)
             ));
+            for (s, c) in self.after.iter().zip(&columns) {
+                let n = row.after.get(&s.stage).copied();
+                out.push_str(&format!("  {:>w$}", dash(n), w = c.chars().count()));
+            }
+            out.push('\n');
         }
         out
     }
@@ -154,16 +187,16 @@ fn rule_name(rule: Rule) -> String {
         .unwrap_or_default()
 }
 
-/// Adds each distinct thread to its repository's counter; returns how many there were.
+/// Adds each distinct record to its repository's counter; returns how many there were.
 fn count_into(
     rows: &mut BTreeMap<String, RepoFunnel>,
-    threads: &[Thread],
+    records: &[(String, String)],
     counter: impl Fn(&mut RepoFunnel) -> &mut u64,
 ) -> u64 {
     let mut keys = BTreeSet::new();
-    for t in threads {
-        if keys.insert(t.key.as_str()) {
-            *counter(rows.entry(t.repo.clone()).or_default()) += 1;
+    for (key, repo) in records {
+        if keys.insert(key.as_str()) {
+            *counter(rows.entry(repo.clone()).or_default()) += 1;
         }
     }
     keys.len() as u64
@@ -235,6 +268,16 @@ mod tests {
         }
     }
 
+    fn output(stage: &str, threads: &[Thread]) -> StageOutput {
+        StageOutput {
+            stage: stage.into(),
+            records: threads
+                .iter()
+                .map(|t| (t.key.clone(), t.repo.clone()))
+                .collect(),
+        }
+    }
+
     fn excluded(stage: Stage, key: &str, repo: &str, rule: Rule) -> Excluded {
         Excluded {
             stage,
@@ -262,14 +305,39 @@ mod tests {
             excluded(Stage::Harvest, "a/x#3", "a/x", Rule::NoAnswer),
             excluded(Stage::Filter, "a/x#2", "a/x", Rule::Images),
         ];
-        let f = Funnel::of(&repos, &harvested, Some(&filtered), &ex);
+        let later = [
+            output("filter", &filtered),
+            StageOutput {
+                stage: "verify".into(),
+                records: vec![("a/x#1".into(), "a/x".into())],
+            },
+        ];
+        let f = Funnel::of(&repos, &harvested, &later, &ex);
         assert_eq!((f.repositories_seen, f.repositories_kept), (4, 2));
-        assert_eq!((f.threads_harvested, f.after_filter), (3, Some(2)));
+        assert_eq!(f.threads_harvested, 3);
+        assert_eq!(
+            f.after,
+            [
+                StageCount {
+                    stage: "filter".into(),
+                    kept: 2
+                },
+                StageCount {
+                    stage: "verify".into(),
+                    kept: 1
+                }
+            ]
+        );
         assert_eq!(f.dropped[&Stage::Repos][&Rule::TooFewAnswered], 1);
         let ax = &f.per_repository["a/x"];
         assert_eq!(
-            (ax.answered, ax.harvested, ax.after_filter),
-            (Some(3), 2, Some(1))
+            (
+                ax.answered,
+                ax.harvested,
+                ax.after["filter"],
+                ax.after["verify"]
+            ),
+            (Some(3), 2, 1, 1)
         );
         assert_eq!(ax.dropped[&Stage::Harvest], 1);
         assert_eq!(ax.dropped[&Stage::Filter], 1);
@@ -277,7 +345,7 @@ mod tests {
         let text = f.render_text();
         assert!(
             text.starts_with(
-                "repositories: 4 seen, 2 kept\nthreads: 3 harvested, 2 after filter\n"
+                "repositories: 4 seen, 2 kept\nthreads: 3 harvested, 2 after filter, 1 after verify\n"
             ),
             "{text}"
         );
@@ -286,21 +354,20 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("a/x                3          2             1"),
+            text.contains("a/x                3          2             1             1\nb/y"),
             "{text}"
         );
     }
 
     #[test]
-    fn without_a_filter_output_the_column_is_absent() {
-        let f = Funnel::of(&[repo("a/x", 1)], &[thread("a/x", 1)], None, &[]);
-        assert_eq!(f.after_filter, None);
-        assert_eq!(f.per_repository["a/x"].after_filter, None);
-        let json = serde_json::to_value(&f).unwrap();
-        assert!(json.get("after_filter").is_none());
+    fn without_a_later_output_there_is_no_column() {
+        let f = Funnel::of(&[repo("a/x", 1)], &[thread("a/x", 1)], &[], &[]);
+        assert!(f.after.is_empty());
+        assert!(f.per_repository["a/x"].after.is_empty());
+        let text = f.render_text();
         assert!(
-            f.render_text()
-                .contains("a/x                1          1             -")
+            text.contains("repository  answered  harvested\na/x                1          1\n"),
+            "{text}"
         );
     }
 }

@@ -16,7 +16,7 @@ pub mod pair;
 pub mod record;
 
 pub use curation::{Curation, Enhancement, LinkSource, SkippedLink, SourceThread, StageVerdict};
-pub use funnel::{Funnel, RepoFunnel};
+pub use funnel::{Funnel, RepoFunnel, StageCount, StageOutput};
 pub use pair::{ClassifiedThread, Pair};
 pub use record::{
     Answer, Category, Excluded, PinnedCommit, RepoProvenance, Repository, Rule, Stage, Thread,

@@ -9,6 +9,7 @@
 //! line. The records' types and the rules that need no network are the core's
 //! (`repoprobe_core::curate`).
 
+mod classify;
 mod filter;
 mod harvest;
 mod report;
@@ -39,6 +40,9 @@ enum Command {
     Harvest(harvest::Args),
     /// Drop threads whose question or accepted answer relies on images.
     Filter(filter::Args),
+    /// The model keeps the threads about understanding the repository's code and names each
+    /// one's category (Project Architecture, Business Logic, Implementation Details).
+    Classify(classify::Args),
     /// The funnel so far: repositories seen and kept, threads harvested and after each stage,
     /// per repository.
     Report(report::Args),
@@ -49,6 +53,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Command::Repos(a) => repos::run(a),
         Command::Harvest(a) => harvest::run(a),
         Command::Filter(a) => filter::run(a),
+        Command::Classify(a) => classify::run(a),
         Command::Report(a) => report::run(a),
     }
 }

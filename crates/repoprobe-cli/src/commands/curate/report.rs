@@ -1,13 +1,13 @@
 //! `repoprobe curate report`: the funnel so far (the core's `curate::Funnel`), from the stages'
 //! outputs and the excluded journals beside them: repositories seen and kept, threads
-//! harvested and after the filter, what was dropped by rule, per repository. The table goes to
-//! stdout, the JSON to `--out`.
+//! harvested and after each later stage given, what was dropped by rule, per repository. The
+//! table goes to stdout, the JSON to `--out`.
 
 use super::{excluded_path, read_records};
 use crate::exit::Exit;
 use crate::input::write_atomically;
 use anyhow::{Context, bail};
-use repoprobe_core::curate::{Excluded, Funnel, Repository, Thread};
+use repoprobe_core::curate::{Excluded, Funnel, Repository, StageOutput, Thread};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -21,14 +21,36 @@ pub struct Args {
     /// `curate filter`'s output (and its excluded journal).
     #[arg(long)]
     filtered: Option<PathBuf>,
+    /// `curate classify`'s output (and its excluded journal).
+    #[arg(long)]
+    classified: Option<PathBuf>,
+    /// `curate enhance`'s output: the pairs.
+    #[arg(long)]
+    pairs: Option<PathBuf>,
+    /// `make-checklist`'s output on the pairs: the questions.
+    #[arg(long)]
+    questions: Option<PathBuf>,
+    /// `curate verify`'s output: the candidates (and its excluded journal).
+    #[arg(long)]
+    candidates: Option<PathBuf>,
     /// The funnel as JSON (written atomically) [default: only the table on stdout].
     #[arg(long)]
     out: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    if a.repos.is_none() && a.threads.is_none() && a.filtered.is_none() {
-        bail!("give at least one of --repos, --threads, --filtered");
+    let later = [
+        ("filter", &a.filtered),
+        ("classify", &a.classified),
+        ("enhance", &a.pairs),
+        ("make-checklist", &a.questions),
+        ("verify", &a.candidates),
+    ];
+    if a.repos.is_none() && a.threads.is_none() && later.iter().all(|(_, p)| p.is_none()) {
+        bail!(
+            "give at least one of --repos, --threads, --filtered, --classified, --pairs, \
+             --questions, --candidates"
+        );
     }
     let mut bad = 0;
     let mut excluded = Vec::new();
@@ -48,17 +70,39 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         repos = r.into_iter().map(|(_, r)| r).collect();
         read_excluded(p, &mut bad)?;
     }
-    let mut threads =
-        |p: &Option<PathBuf>, bad: &mut usize| -> anyhow::Result<Option<Vec<Thread>>> {
-            let Some(p) = p else { return Ok(None) };
-            let (t, b) = read_records::<Thread>(p, "thread")?;
-            *bad += b;
-            read_excluded(p, bad)?;
-            Ok(Some(t.into_iter().map(|(_, t)| t).collect()))
-        };
-    let harvested = threads(&a.threads, &mut bad)?.unwrap_or_default();
-    let filtered = threads(&a.filtered, &mut bad)?;
-    let funnel = Funnel::of(&repos, &harvested, filtered.as_deref(), &excluded);
+    let mut harvested = Vec::new();
+    if let Some(p) = &a.threads {
+        let (t, b) = read_records::<Thread>(p, "thread")?;
+        bad += b;
+        read_excluded(p, &mut bad)?;
+        harvested = t.into_iter().map(|(_, t)| t).collect();
+    }
+    let mut outputs = Vec::new();
+    for (stage, path) in later {
+        let Some(p) = path else { continue };
+        let (records, b) = read_records::<serde_json::Value>(p, "record")?;
+        let mut keyed = Vec::new();
+        let mut unkeyed = 0;
+        for (v, _) in records {
+            match key_and_repo(&v) {
+                Some(k) => keyed.push(k),
+                None => unkeyed += 1,
+            }
+        }
+        if unkeyed > 0 {
+            eprintln!(
+                "  {}: {unkeyed} record(s) without a key (`key` or `id`) and a repository: not counted",
+                p.display()
+            );
+        }
+        bad += b + unkeyed;
+        read_excluded(p, &mut bad)?;
+        outputs.push(StageOutput {
+            stage: stage.to_string(),
+            records: keyed,
+        });
+    }
+    let funnel = Funnel::of(&repos, &harvested, &outputs, &excluded);
     crate::stdout::write(
         repoprobe_core::report::terminal_safe_lines(&funnel.render_text()).as_bytes(),
     )?;
@@ -73,4 +117,15 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     } else {
         Exit::Ok
     })
+}
+
+/// A later stage's record's key and repository: threads write `key` and `repo` (a name),
+/// questions `id` and `repo.name`.
+fn key_and_repo(v: &serde_json::Value) -> Option<(String, String)> {
+    let key = v.get("key").or_else(|| v.get("id"))?.as_str()?;
+    let repo = match v.get("repo")? {
+        serde_json::Value::String(s) => s.as_str(),
+        r => r.get("name")?.as_str()?,
+    };
+    Some((key.to_string(), repo.to_string()))
 }

@@ -2,7 +2,7 @@
 //! Figure 2; docs/curate.md). One subcommand per stage, each reading the previous stage's JSONL
 //! and writing its own, with what it dropped and why in an `excluded` journal beside its
 //! `--out` (`X.jsonl` → `X.excluded.ndjson`). Built so far: `repos`, `harvest`, `filter`,
-//! `report`; `classify`, `enhance` and `verify` are not.
+//! `report`, `verify`; `classify` and `enhance` are not.
 //!
 //! Every output is an append-only journal (`crate::output::Journal`): a rerun skips what is
 //! written, and secrets of our environment (`GITHUB_TOKEN` among them) are scrubbed from every
@@ -13,6 +13,7 @@ mod filter;
 mod harvest;
 mod report;
 mod repos;
+mod verify;
 
 use crate::exit::Exit;
 use crate::github::{DEFAULT_API_URL, GITHUB_TOKEN, GitHub};
@@ -42,6 +43,10 @@ enum Command {
     /// The funnel so far: repositories seen and kept, threads harvested and after each stage,
     /// per repository.
     Report(report::Args),
+    /// The quality check of the checklisted questions: links that matter resolved, and every
+    /// knowledge item grounded in the code at the pinned commit by the built-in agent; writes
+    /// the candidates.
+    Verify(verify::Args),
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
@@ -50,6 +55,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Command::Harvest(a) => harvest::run(a),
         Command::Filter(a) => filter::run(a),
         Command::Report(a) => report::run(a),
+        Command::Verify(a) => verify::run(a),
     }
 }
 

@@ -207,12 +207,23 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let price = a.run.price(&a.api.model);
     let limiter = Arc::clone(&client);
     let mut reporter = Reporter::new(price, 0, move || limiter.limiter().paused());
-    let futures = todo.into_iter().map(|job| verify_one(Arc::clone(&ctx), job));
+    let futures = todo
+        .into_iter()
+        .map(|job| verify_one(Arc::clone(&ctx), job));
     let ended = run_jobs(
         (a.run.concurrency as usize, a.run.grace()),
         futures,
         &mut reporter,
-        |o, reporter| record(o, &mut out, &mut excluded, &mut failures, &mut counts, reporter),
+        |o, reporter| {
+            record(
+                o,
+                &mut out,
+                &mut excluded,
+                &mut failures,
+                &mut counts,
+                reporter,
+            )
+        },
     )?;
     let tally = reporter.into_tally();
     let dropped = counts.links + counts.unanswerable;
@@ -248,7 +259,10 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         return Ok(Exit::Requeue);
     }
     if bad > 0 {
-        eprintln!("{bad} record(s) of {} left out (see above)", a.input.display());
+        eprintln!(
+            "{bad} record(s) of {} left out (see above)",
+            a.input.display()
+        );
     }
     Ok(if tally.failed > 0 || bad > 0 {
         Exit::InvalidRecords
@@ -400,11 +414,19 @@ async fn verify_one(ctx: Arc<Ctx>, job: Job) -> Outcome {
         &p.user,
         &ctx.limits,
         ctx.max_reasks,
-        |text| parse_reply(&v, text).map(|_| ()).map_err(|e| reask_message(count, &e)),
+        |text| {
+            parse_reply(&v, text)
+                .map(|_| ())
+                .map_err(|e| reask_message(count, &e))
+        },
     )
     .await;
     (o.tokens, o.http_retries, o.turns, o.reasks) = (r.tokens, r.http_retries, r.turns, r.reasks);
-    write_transcript(&ctx.transcripts.join(format!("{name}.json")), &q, &r.transcript);
+    write_transcript(
+        &ctx.transcripts.join(format!("{name}.json")),
+        &q,
+        &r.transcript,
+    );
     let checked = match (&r.answer, &r.error) {
         (_, Some(e)) => Err(fail(format!("the agent's run ended without a reply: {e}"))),
         (None, None) => Err(fail("the agent's run ended without a reply".into())),

@@ -46,7 +46,7 @@ enum Command {
     /// The quality check of the checklisted questions: links that matter resolved, and every
     /// knowledge item grounded in the code at the pinned commit by the built-in agent; writes
     /// the candidates.
-    Verify(verify::Args),
+    Verify(Box<verify::Args>),
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
@@ -55,7 +55,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Command::Harvest(a) => harvest::run(a),
         Command::Filter(a) => filter::run(a),
         Command::Report(a) => report::run(a),
-        Command::Verify(a) => verify::run(a),
+        Command::Verify(a) => verify::run(*a),
     }
 }
 

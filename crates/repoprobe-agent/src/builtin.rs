@@ -55,6 +55,8 @@ pub struct BuiltinRun {
     pub turns: u32,
     pub tokens: Tokens,
     pub http_retries: u32,
+    /// Final replies sent back by [`run_checked`]'s check.
+    pub reasks: u32,
     /// The run ended because a model call failed (after its retries) or could not be built: a
     /// fault of the service, not of the model, so the key is worth trying again.
     pub call_failed: bool,
@@ -65,7 +67,8 @@ pub struct BuiltinRun {
     pub cut_at_token_limit: bool,
     /// In order: `{"kind": "system" | "user", "text"}`, then per turn
     /// `{"kind": "model", "turn", "text", "tool_calls", "tokens", "stop_reason"}` followed by
-    /// one `{"kind": "tool", "turn", "id", "name", "input", "content", "is_error"}` per call;
+    /// one `{"kind": "tool", "turn", "id", "name", "input", "content", "is_error"}` per call
+    /// (and, after a final reply [`run_checked`] sent back, `{"kind": "user", "turn", "text"}`);
     /// a run ending without an answer ends with `{"kind": "error", "message"}`.
     pub transcript: Vec<Value>,
 }
@@ -77,6 +80,22 @@ pub async fn run(
     system: &str,
     prompt: &str,
     limits: &Limits,
+) -> BuiltinRun {
+    run_checked(client, sandbox, system, prompt, limits, 0, |_| Ok(())).await
+}
+
+/// [`run`] whose final reply must pass `check`: a reply it refuses (`Err` is the message to
+/// send back) is answered with that message as the user's next turn, and the conversation goes
+/// on (the model may call tools again), at most `max_reasks` times. The last reply is the
+/// answer whether or not it passed: the caller checks it again and decides.
+pub async fn run_checked(
+    client: &Client,
+    sandbox: &Sandbox,
+    system: &str,
+    prompt: &str,
+    limits: &Limits,
+    max_reasks: u32,
+    mut check: impl FnMut(&str) -> Result<(), String> + Send,
 ) -> BuiltinRun {
     let agent = Agent {
         client,
@@ -103,8 +122,20 @@ pub async fn run(
                 );
                 return run.failed(why);
             }
-            run.answer = Some(turn.text);
-            return run;
+            match check(&turn.text) {
+                Err(reask) if run.reasks < max_reasks => {
+                    run.reasks += 1;
+                    run.transcript
+                        .push(json!({"kind": "user", "turn": run.turns, "text": reask}));
+                    messages.push(turn.to_message());
+                    messages.push(ChatMessage::User { text: reask });
+                    continue;
+                }
+                _ => {
+                    run.answer = Some(turn.text);
+                    return run;
+                }
+            }
         }
         messages.push(turn.to_message());
         match agent.tools(&turn, &mut run).await {
@@ -124,6 +155,7 @@ impl BuiltinRun {
             turns: 0,
             tokens: Tokens::default(),
             http_retries: 0,
+            reasks: 0,
             call_failed: false,
             stop_reason: None,
             cut_at_token_limit: false,
@@ -709,6 +741,85 @@ mod tests {
     #[test]
     fn builtin_agent_uses_tools_and_answers_anthropic() {
         drives_tools_on_a_real_repository(Provider::Anthropic);
+    }
+
+    /// A final reply the caller's check refuses is sent back as the next user turn, after the
+    /// reply itself, and the model may use its tools again; at most `max_reasks` times.
+    fn a_refused_final_reply_is_sent_back_and_the_run_goes_on(provider: Provider) {
+        let repo = repo();
+        let sandbox = Sandbox::new(repo.path()).unwrap();
+        let server = serve(
+            provider,
+            Box::new(|n, _| match n {
+                0 => Next::Answer("not json".into()),
+                1 => Next::Call("read_file", json!({"path": "src/lib.rs"})),
+                2 => Next::Answer("still bad".into()),
+                _ => Next::Answer("{\"ok\": true}".into()),
+            }),
+        );
+        let client = client(provider, server.addr);
+        let check = |t: &str| {
+            if t.starts_with('{') {
+                Ok(())
+            } else {
+                Err(format!("refused: {t}"))
+            }
+        };
+        let r = rt().block_on(run_checked(
+            &client,
+            &sandbox,
+            "sys",
+            "Where?",
+            &limits(),
+            2,
+            check,
+        ));
+        assert_eq!(r.error, None, "{:#?}", r.transcript);
+        assert_eq!(r.answer.as_deref(), Some("{\"ok\": true}"));
+        assert_eq!((r.turns, r.reasks), (4, 2));
+        let reqs = server.requests.lock().unwrap();
+        let second = reqs[1]["messages"].to_string();
+        assert!(
+            second.contains("not json") && second.contains("refused: not json"),
+            "{second}"
+        );
+        let kinds: Vec<&str> = r
+            .transcript
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "system", "user", "model", "user", "model", "tool", "model", "user", "model"
+            ]
+        );
+        // Out of re-asks, the last reply is the answer, for the caller to judge.
+        let server = serve(provider, Box::new(|_, _| Next::Answer("never json".into())));
+        let client = self::client(provider, server.addr);
+        let r = rt().block_on(run_checked(
+            &client,
+            &sandbox,
+            "sys",
+            "Where?",
+            &limits(),
+            1,
+            check,
+        ));
+        assert_eq!(
+            (r.answer.as_deref(), r.turns, r.reasks),
+            (Some("never json"), 2, 1)
+        );
+    }
+
+    #[test]
+    fn a_refused_final_reply_is_sent_back_openai() {
+        a_refused_final_reply_is_sent_back_and_the_run_goes_on(Provider::Openai);
+    }
+
+    #[test]
+    fn a_refused_final_reply_is_sent_back_anthropic() {
+        a_refused_final_reply_is_sent_back_and_the_run_goes_on(Provider::Anthropic);
     }
 
     /// A path out of the repository is an error result the model reads; the run goes on.

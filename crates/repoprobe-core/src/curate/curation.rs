@@ -21,6 +21,10 @@ pub struct Curation {
     pub classify: StageVerdict,
     /// `curate enhance`'s record: the links found and what became of them.
     pub enhance: Enhancement,
+    /// `make-checklist`'s provenance, moved here from the question's top level by
+    /// `curate verify` (a candidate is a plain benchmark question plus this block).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checklist: Option<ChecklistProvenance>,
     /// `curate verify`'s verdict (absent until it ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<StageVerdict>,
@@ -78,6 +82,21 @@ pub struct StageVerdict {
     pub passed: bool,
     /// The model's reasons, as it wrote them.
     pub rationale: String,
+}
+
+/// How a question's checklist was written: `make-checklist`'s provenance fields, as it wrote
+/// them (it names no model: the run's manifest does).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChecklistProvenance {
+    pub prompt_version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_reply: Option<String>,
 }
 
 /// What `curate enhance` did with a thread's links.

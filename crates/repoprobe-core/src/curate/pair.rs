@@ -85,6 +85,7 @@ impl Pair {
                 commit: t.commit.clone(),
                 classify: c.classify.clone(),
                 enhance,
+                checklist: None,
                 verify: None,
             },
         }

@@ -2,7 +2,7 @@
 //! Figure 2; docs/curate.md). One subcommand per stage, each reading the previous stage's JSONL
 //! and writing its own, with what it dropped and why in an `excluded` journal beside its
 //! `--out` (`X.jsonl` → `X.excluded.ndjson`). Built so far: `repos`, `harvest`, `filter`,
-//! `report`; `classify`, `enhance` and `verify` are not.
+//! `report`, `verify`; `classify` and `enhance` are not.
 //!
 //! Every output is an append-only journal (`crate::output::Journal`): a rerun skips what is
 //! written, and secrets of our environment (`GITHUB_TOKEN` among them) are scrubbed from every
@@ -14,6 +14,7 @@ mod filter;
 mod harvest;
 mod report;
 mod repos;
+mod verify;
 
 use crate::exit::Exit;
 use crate::github::{DEFAULT_API_URL, GITHUB_TOKEN, GitHub};
@@ -46,6 +47,10 @@ enum Command {
     /// The funnel so far: repositories seen and kept, threads harvested and after each stage,
     /// per repository.
     Report(report::Args),
+    /// The quality check of the checklisted questions: links that matter resolved, and every
+    /// knowledge item grounded in the code at the pinned commit by the built-in agent; writes
+    /// the candidates.
+    Verify(Box<verify::Args>),
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
@@ -55,6 +60,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Command::Filter(a) => filter::run(a),
         Command::Classify(a) => classify::run(a),
         Command::Report(a) => report::run(a),
+        Command::Verify(a) => verify::run(*a),
     }
 }
 

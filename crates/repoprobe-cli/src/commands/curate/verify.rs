@@ -1,0 +1,633 @@
+//! `repoprobe curate verify`: the quality check of paper §3.2 (Figure 2) on `make-checklist`'s
+//! output, per question (docs/curate-verify.md):
+//!
+//! 1. **Links** (no model call): a question with `external_context` needs every link
+//!    `curate enhance` judged relevant read, and at least one (`curate::verify::links_unresolved`).
+//! 2. **Answerability**: the built-in read-only agent, in a worktree at the question's pinned
+//!    commit, is given `curate-verify-v1` and ends with one JSON object grounding each knowledge
+//!    item; an invalid object is sent back (`builtin::run_checked`). Every evidence path is then
+//!    asked of the commit's tree (`RepoSource::tree`, as `repoprobe evidence` does) and its lines
+//!    of the file: an entry that does not hold grounds nothing (`curate::verify::ground`).
+//!
+//! A question that passes is a candidate (`--out`): a benchmark question with the verified
+//! evidence and its `curation` block (`verify` set, `make-checklist`'s provenance moved into
+//! `checklist`). One that fails is excluded (`links-unresolved`, `unanswerable`) with the
+//! verdict in its reason. A key that could not be decided (checkout, model API, limits, a reply
+//! still invalid) is a failure record, tried again by a rerun. The rules are the core's; this
+//! module reads, checks out, runs, asks the tree and writes.
+
+use super::{exclude, open_journals};
+use crate::exit::Exit;
+use crate::live::events::{Event, Reporter};
+use crate::live::{ApiArgs, RunArgs, run_jobs};
+use crate::output::{Journal, text};
+use crate::repos::RepoArgs;
+use anyhow::{Context, bail};
+use repoprobe_agent::builtin::{self, Limits};
+use repoprobe_agent::tools::Sandbox;
+use repoprobe_agent::workspace::{RepoSource, RepoTree};
+use repoprobe_core::curate::verify::{
+    Grounding, candidate, checklist_provenance, ground, links_unresolved,
+};
+use repoprobe_core::curate::{Curation, Rule, Stage};
+use repoprobe_core::model::EvidencePath;
+use repoprobe_core::protocol::curate_verify::{
+    PROMPT_VERSION, Verification, parse_reply, prompt, reask_message,
+};
+use repoprobe_core::report::terminal_safe_lines;
+use repoprobe_core::{Question, validate};
+use repoprobe_llm::key::scrub_env;
+use repoprobe_llm::{Client, Tokens};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The questions with their checklists (`make-checklist`'s output, each with its
+    /// `curation` block).
+    #[arg(long = "in", value_name = "FILE")]
+    input: PathBuf,
+    #[command(flatten)]
+    api: ApiArgs,
+    #[command(flatten)]
+    run: RunArgs,
+    #[command(flatten)]
+    repo: RepoArgs,
+    /// Where the worktrees are made [default: <repos>/worktrees].
+    #[arg(long)]
+    worktrees: Option<PathBuf>,
+    /// Wall-clock limit of one question's agent run in seconds.
+    #[arg(long, default_value_t = 900.0)]
+    agent_timeout_s: f64,
+    /// Most model turns of one question's run (re-asks included).
+    #[arg(long, default_value_t = 40)]
+    max_turns: u32,
+    /// Most tokens of one question's run, input and output over all turns.
+    #[arg(long, default_value_t = 2_000_000)]
+    max_run_tokens: u64,
+    /// Re-asks after an invalid final reply (the violations are sent back in the same
+    /// conversation), before the key fails.
+    #[arg(long, default_value_t = 2)]
+    max_retries: u32,
+}
+
+/// A question to verify, as read.
+struct Job {
+    raw: Map<String, Value>,
+    question: Arc<Question>,
+    curation: Curation,
+}
+
+/// What every run shares.
+struct Ctx {
+    client: Arc<Client>,
+    source: RepoSource,
+    worktrees: PathBuf,
+    transcripts: PathBuf,
+    limits: Limits,
+    max_reasks: u32,
+    model: String,
+}
+
+/// How a key ended.
+enum Verdict {
+    /// The candidate record.
+    Kept(Value),
+    /// The excluded record's reason.
+    Unanswerable(String),
+    /// Not decided: the failure record's reason, violations and the last reply.
+    Failed {
+        reason: String,
+        violations: Vec<String>,
+        raw_reply: Option<String>,
+    },
+}
+
+struct Outcome {
+    id: String,
+    repo: String,
+    verdict: Verdict,
+    tokens: Tokens,
+    http_retries: u32,
+    turns: u32,
+    reasks: u32,
+}
+
+/// A line of the failures journal.
+#[derive(Serialize)]
+struct FailureRecord<'a> {
+    id: &'a str,
+    status: &'static str,
+    reason: &'a str,
+    violations: &'a [String],
+    prompt_version: &'static str,
+    raw_reply: Option<&'a str>,
+}
+
+/// The counts of the closing line.
+#[derive(Default)]
+struct Counts {
+    kept: usize,
+    links: usize,
+    unanswerable: usize,
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    if a.input == a.run.out {
+        bail!("--in and --out are the same file");
+    }
+    if !(a.agent_timeout_s.is_finite() && a.agent_timeout_s > 0.0) {
+        bail!("--agent-timeout-s must be a positive number of seconds");
+    }
+    let layout = a.run.layout()?;
+    if layout.shard.is_some() {
+        bail!(
+            "--shard: curate verify runs on one machine (its candidates and excluded journals \
+             are not sharded); use --concurrency"
+        );
+    }
+    let (settings, key) = a.api.settings(None)?;
+    let client = Arc::new(Client::new(settings, key)?);
+    let (jobs, bad) = read_jobs(&a.input)?;
+    let source = a.repo.source()?;
+    let (mut out, mut excluded) = open_journals(
+        &layout.out,
+        |v| {
+            v.get("curation")?;
+            text(v, "id")
+        },
+        "candidate",
+    )?;
+    let mut failures: Journal<String> = Journal::open_beside(&layout.failures, |v| text(v, "id"))?;
+    failures.report("failure");
+    let ctx = Arc::new(Ctx {
+        client: Arc::clone(&client),
+        source,
+        worktrees: a
+            .worktrees
+            .clone()
+            .unwrap_or_else(|| a.repo.repos.join("worktrees")),
+        transcripts: crate::output::beside(&layout.out, "transcripts"),
+        limits: Limits {
+            max_turns: a.max_turns,
+            max_total_tokens: a.max_run_tokens,
+            timeout: Duration::from_secs_f64(a.agent_timeout_s),
+        },
+        max_reasks: a.max_retries,
+        model: a.api.model.clone(),
+    });
+    std::fs::create_dir_all(&ctx.transcripts)
+        .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
+
+    let started = Instant::now();
+    let (mut counts, mut already_done) = (Counts::default(), 0);
+    let mut todo = Vec::new();
+    for job in jobs {
+        let q = &job.question;
+        if out.done.contains(&q.id) || excluded.done.contains(&q.id) {
+            already_done += 1;
+        } else if let Some(why) = links_unresolved(q, &job.curation.enhance) {
+            exclude(
+                &mut excluded,
+                Stage::Verify,
+                &q.id,
+                &q.repo.name,
+                Rule::LinksUnresolved,
+                format!("{}: {why}", q.id),
+            )?;
+            counts.links += 1;
+        } else {
+            todo.push(job);
+        }
+    }
+    let price = a.run.price(&a.api.model);
+    let limiter = Arc::clone(&client);
+    let mut reporter = Reporter::new(price, 0, move || limiter.limiter().paused());
+    let futures = todo
+        .into_iter()
+        .map(|job| verify_one(Arc::clone(&ctx), job));
+    let ended = run_jobs(
+        (a.run.concurrency as usize, a.run.grace()),
+        futures,
+        &mut reporter,
+        |o, reporter| {
+            record(
+                o,
+                &mut out,
+                &mut excluded,
+                &mut failures,
+                &mut counts,
+                reporter,
+            )
+        },
+    )?;
+    let tally = reporter.into_tally();
+    let dropped = counts.links + counts.unanswerable;
+    eprintln!(
+        "curate verify: {} kept, {dropped} dropped ({} links-unresolved, {} unanswerable; {}), \
+         {} failed{}, {already_done} already done; {} calls, {} re-asks, tokens {} in, {} out{}; \
+         {:.1} s",
+        counts.kept,
+        counts.links,
+        counts.unanswerable,
+        excluded.path.display(),
+        tally.failed,
+        if tally.failed > 0 {
+            format!(
+                " (see {}; a rerun tries them again)",
+                failures.path.display()
+            )
+        } else {
+            String::new()
+        },
+        tally.calls,
+        tally.reasks,
+        tally.tokens.input_tokens,
+        tally.tokens.output_tokens,
+        price.map_or(String::new(), |p| format!(
+            "; ≈${:.2} estimated",
+            p.cost(tally.tokens)
+        )),
+        started.elapsed().as_secs_f64(),
+    );
+    if let Some(stopped) = ended.stopped {
+        eprintln!("curate verify: {}", stopped.line());
+        return Ok(Exit::Requeue);
+    }
+    if bad > 0 {
+        eprintln!(
+            "{bad} record(s) of {} left out (see above)",
+            a.input.display()
+        );
+    }
+    Ok(if tally.failed > 0 || bad > 0 {
+        Exit::InvalidRecords
+    } else {
+        Exit::Ok
+    })
+}
+
+/// The questions of `path`, each a valid benchmark question with a valid `curation` block whose
+/// commit is the question's; every other record is printed (file, line, why) and counted.
+fn read_jobs(path: &Path) -> anyhow::Result<(Vec<Job>, usize)> {
+    let records = crate::input::read_json_records(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let (mut jobs, mut bad) = (Vec::new(), 0);
+    let mut seen = HashSet::new();
+    for (location, record) in records {
+        let parsed = record.and_then(|v| job_of(v).map_err(|e| e.join("; ")));
+        let why = match parsed {
+            Ok(job) if seen.insert(job.question.id.clone()) => {
+                jobs.push(job);
+                continue;
+            }
+            Ok(job) => format!(
+                "question id {} is used twice: the first is kept",
+                repoprobe_core::issue::quote(&job.question.id)
+            ),
+            Err(e) => e,
+        };
+        bad += 1;
+        eprintln!(
+            "  {}: {location}: {}",
+            path.display(),
+            terminal_safe_lines(&why)
+        );
+    }
+    Ok((jobs, bad))
+}
+
+fn job_of(v: Value) -> Result<Job, Vec<String>> {
+    let Value::Object(raw) = v else {
+        return Err(vec!["not a JSON object".into()]);
+    };
+    let mut q: Question = serde_json::from_value(Value::Object(raw.clone()))
+        .map_err(|e| vec![format!("not a benchmark question: {e}")])?;
+    let errs = validate::question(&q);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    // Unusable evidence entries are left out of the candidate, as the loader would.
+    for (at, why) in validate::evidence(&mut q) {
+        eprintln!(
+            "  note: {at}: {}",
+            terminal_safe_lines(&why.replace("the entry is ignored", "left out"))
+        );
+    }
+    let curation = match raw.get("curation") {
+        None | Some(Value::Null) => {
+            return Err(vec![format!(
+                "question {}: no `curation` block (a question made by `curate enhance` and \
+                 `make-checklist` carries one)",
+                repoprobe_core::issue::quote(&q.id)
+            )]);
+        }
+        Some(c) => serde_json::from_value::<Curation>(c.clone()).map_err(|e| {
+            vec![format!(
+                "question {}: the `curation` block is not one: {e}",
+                repoprobe_core::issue::quote(&q.id)
+            )]
+        })?,
+    };
+    if curation.commit.oid != q.repo.commit.trim() {
+        return Err(vec![format!(
+            "question {}: repo.commit {} is not curation.commit.oid {}",
+            repoprobe_core::issue::quote(&q.id),
+            repoprobe_core::issue::quote(&q.repo.commit),
+            repoprobe_core::issue::quote(&curation.commit.oid)
+        )]);
+    }
+    Ok(Job {
+        raw,
+        question: Arc::new(q),
+        curation,
+    })
+}
+
+/// Does one key: the tree and a worktree at the pinned commit, the agent's run with its final
+/// reply checked (and sent back), the evidence asked of the tree and the files, the worktree
+/// removed, the verdict.
+async fn verify_one(ctx: Arc<Ctx>, job: Job) -> Outcome {
+    let q = Arc::clone(&job.question);
+    let mut o = Outcome {
+        id: q.id.clone(),
+        repo: q.repo.name.clone(),
+        verdict: Verdict::Failed {
+            reason: String::new(),
+            violations: Vec::new(),
+            raw_reply: None,
+        },
+        tokens: Tokens::default(),
+        http_retries: 0,
+        turns: 0,
+        reasks: 0,
+    };
+    let fail = |reason: String| Verdict::Failed {
+        reason,
+        violations: Vec::new(),
+        raw_reply: None,
+    };
+    let name = format!("verify__{}", crate::output::file_name_part(&q.id));
+    let wt_dir = ctx.worktrees.join(&name);
+    let prepared = {
+        let (ctx, q) = (Arc::clone(&ctx), Arc::clone(&q));
+        tokio::task::spawn_blocking(move || {
+            let tree = ctx.source.tree(&q.repo)?;
+            let wt = ctx.source.prepare(&q.repo, &wt_dir)?;
+            Ok::<_, repoprobe_agent::workspace::WorkspaceError>((tree, wt))
+        })
+        .await
+    };
+    let (tree, wt) = match prepared {
+        Ok(Ok(both)) => both,
+        Ok(Err(e)) => {
+            o.verdict = fail(format!("the repository could not be checked out: {e}"));
+            return o;
+        }
+        Err(e) => {
+            o.verdict = fail(format!("the checkout stopped unexpectedly: {e}"));
+            return o;
+        }
+    };
+    let sandbox = match Sandbox::new(&wt.path) {
+        Ok(sb) => sb,
+        Err(e) => {
+            o.verdict = fail(format!(
+                "cannot open the worktree {}: {e}",
+                wt.path.display()
+            ));
+            remove(wt).await;
+            return o;
+        }
+    };
+    let v = Verification { question: &q };
+    let count = v.items().len();
+    let p = prompt(&v);
+    let r = builtin::run_checked(
+        &ctx.client,
+        &sandbox,
+        &p.system,
+        &p.user,
+        &ctx.limits,
+        ctx.max_reasks,
+        |text| {
+            parse_reply(&v, text)
+                .map(|_| ())
+                .map_err(|e| reask_message(count, &e))
+        },
+    )
+    .await;
+    (o.tokens, o.http_retries, o.turns, o.reasks) = (r.tokens, r.http_retries, r.turns, r.reasks);
+    write_transcript(
+        &ctx.transcripts.join(format!("{name}.json")),
+        &q,
+        &r.transcript,
+    );
+    let checked = match (&r.answer, &r.error) {
+        (_, Some(e)) => Err(fail(format!("the agent's run ended without a reply: {e}"))),
+        (None, None) => Err(fail("the agent's run ended without a reply".into())),
+        (Some(text), None) => parse_reply(&v, text).map_err(|violations| Verdict::Failed {
+            reason: format!(
+                "the final reply was still invalid after {} re-ask(s)",
+                r.reasks
+            ),
+            violations,
+            raw_reply: Some(text.clone()),
+        }),
+    };
+    let grounding = match checked {
+        Ok(checks) => {
+            let g = ground(&v, checks, |e| holds(&tree, &sandbox, e));
+            Some(g)
+        }
+        Err(verdict) => {
+            o.verdict = verdict;
+            None
+        }
+    };
+    remove(wt).await;
+    if let Some(g) = grounding {
+        o.verdict = decide(&ctx, &job, &tree, g);
+    }
+    o
+}
+
+/// The verdict of a question whose reply was checked and grounded.
+fn decide(ctx: &Ctx, job: &Job, tree: &RepoTree, g: Grounding) -> Verdict {
+    let q = &job.question;
+    let verdict = g.verdict(&ctx.model);
+    if !verdict.passed {
+        return Verdict::Unanswerable(format!(
+            "{}: unanswerable at {} ({PROMPT_VERSION}, model {}): {}",
+            q.id,
+            short(&tree.commit),
+            ctx.model,
+            g.unanswerable_reason()
+        ));
+    }
+    let mut curation = job.curation.clone();
+    curation.verify = Some(verdict);
+    if curation.checklist.is_none() {
+        curation.checklist = checklist_provenance(&job.raw);
+    }
+    match candidate(&job.raw, q, &g, &curation) {
+        Ok(record) => Verdict::Kept(record),
+        Err(e) => Verdict::Failed {
+            reason: format!("the candidate record could not be written: {e}"),
+            violations: Vec::new(),
+            raw_reply: None,
+        },
+    }
+}
+
+/// Whether an evidence entry holds at the commit: its path is in the commit's tree, and its
+/// lines (when given) are lines of that file as checked out.
+fn holds(tree: &RepoTree, sandbox: &Sandbox, e: &EvidencePath) -> Result<(), String> {
+    if !tree.contains(&e.path) {
+        return Err(format!("does not exist at {}", short(&tree.commit)));
+    }
+    let Some([first, last]) = e.lines else {
+        return Ok(());
+    };
+    // A path the tools refuse (a link out of the worktree) is in the tree: its lines are not
+    // ours to read, and the path stands.
+    let Ok(resolved) = sandbox.resolve(&e.path) else {
+        return Ok(());
+    };
+    if resolved.path.is_dir() {
+        return Err(format!(
+            "is a directory at {}: lines {first}-{last} name no file's lines",
+            short(&tree.commit)
+        ));
+    }
+    match line_count(&resolved.path) {
+        Some(n) if u64::from(last) > n => Err(format!(
+            "has {n} line(s) at {}: lines {first}-{last} are past its end",
+            short(&tree.commit)
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// Most bytes of a file whose lines are counted; a larger file's lines are taken as given.
+const MAX_COUNTED_BYTES: u64 = 32 << 20;
+
+fn line_count(path: &Path) -> Option<u64> {
+    if std::fs::metadata(path).ok()?.len() > MAX_COUNTED_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+    Some(newlines + u64::from(bytes.last().is_some_and(|&b| b != b'\n')))
+}
+
+/// Removes a worktree off the runtime's thread, telling why it could not be.
+async fn remove(wt: repoprobe_agent::workspace::Worktree) {
+    match tokio::task::spawn_blocking(move || wt.remove()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => eprintln!("warning: {}", terminal_safe_lines(&e.to_string())),
+        Err(e) => eprintln!("warning: the worktree's removal stopped unexpectedly: {e}"),
+    }
+}
+
+/// Keeps the agent's run beside the candidates (scrubbed of our secrets), for a reviewer to see
+/// what the verdict rests on; a failure to write it is said, not fatal.
+fn write_transcript(path: &Path, q: &Question, transcript: &[Value]) {
+    let v = json!({"id": q.id, "repo": q.repo.name, "commit": q.repo.commit,
+        "prompt_version": PROMPT_VERSION, "transcript": transcript});
+    let text = match serde_json::to_string_pretty(&v) {
+        Ok(t) => scrub_env(&t),
+        Err(_) => return,
+    };
+    if let Err(e) = crate::input::write_atomically(path, text.as_bytes()) {
+        eprintln!("warning: cannot write {}: {e}", path.display());
+    }
+}
+
+/// Writes how a key ended and counts it.
+fn record(
+    o: Outcome,
+    out: &mut Journal<String>,
+    excluded: &mut Journal<String>,
+    failures: &mut Journal<String>,
+    counts: &mut Counts,
+    reporter: &mut Reporter,
+) -> anyhow::Result<()> {
+    reporter.on(Event::Spent {
+        calls: o.turns,
+        http_retries: o.http_retries,
+        reasks: o.reasks,
+        tokens: o.tokens,
+    });
+    match o.verdict {
+        Verdict::Kept(record) => {
+            out.append(&record)?;
+            out.done.insert(o.id.clone());
+            counts.kept += 1;
+            reporter.on(Event::Done {
+                key: &o.id,
+                note: None,
+            });
+        }
+        Verdict::Unanswerable(reason) => {
+            exclude(
+                excluded,
+                Stage::Verify,
+                &o.id,
+                &o.repo,
+                Rule::Unanswerable,
+                reason,
+            )?;
+            counts.unanswerable += 1;
+            reporter.on(Event::Message(&format!("dropped: {}: unanswerable", o.id)));
+            reporter.on(Event::Done {
+                key: &o.id,
+                note: None,
+            });
+        }
+        Verdict::Failed {
+            reason,
+            violations,
+            raw_reply,
+        } => {
+            let reason = scrub_env(&reason);
+            failures.append(&FailureRecord {
+                id: &o.id,
+                status: "failed",
+                reason: &reason,
+                violations: &violations,
+                prompt_version: PROMPT_VERSION,
+                raw_reply: raw_reply.as_deref(),
+            })?;
+            reporter.on(Event::Failed {
+                key: &o.id,
+                reason: &reason,
+                violations: &violations,
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_counted_as_an_editor_numbers_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        for (text, n) in [("", 0), ("a", 1), ("a\n", 1), ("a\nb", 2), ("a\n\n", 2)] {
+            std::fs::write(&p, text).unwrap();
+            assert_eq!(line_count(&p), Some(n), "{text:?}");
+        }
+    }
+}

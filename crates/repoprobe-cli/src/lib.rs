@@ -3,6 +3,7 @@
 
 mod commands;
 mod exit;
+mod fetch;
 mod github;
 mod input;
 mod live;

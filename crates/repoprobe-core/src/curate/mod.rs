@@ -9,10 +9,12 @@
 //! why ([`Excluded`]). Pure, as the rest of the core: no I/O, no clock (times come in as
 //! arguments or already written in the records), no environment.
 
+pub mod address;
 pub mod curation;
 pub mod date;
 pub mod funnel;
 pub mod images;
+pub mod links;
 pub mod pair;
 pub mod record;
 pub mod verify;

@@ -1,0 +1,436 @@
+//! `curate enhance`'s fetcher of a thread's external links: one page per link, as text for the
+//! model, read as hostile input from a host a stranger chose (docs/security.md#fetching-external-links).
+//!
+//! - **http and https only**, at every hop; no user name or password in an address.
+//! - **Every address connected to is checked** ([`repoprobe_core::curate::address::refusal`]):
+//!   an IP-literal host before the request, a name's addresses in our resolver
+//!   ([`resolve::Resolver`]), which refuses the lookup when any of them is refused — at the first
+//!   request and at every redirect, which reqwest does not follow (`Policy::none()`): we do,
+//!   at most [`FetchLimits::max_redirects`], each hop checked from scratch.
+//! - **`--allow-host HOST:PORT`** ([`HostPort`]) is the only way past the check, exactly that
+//!   host and port (tests serve pages on 127.0.0.1); nothing else, no variable, bypasses it.
+//!   Allowed hosts go through a second client whose resolver knows only their names, so an
+//!   allowed port of a name lends nothing to another port or name.
+//! - **No proxy from the environment** (`no_proxy()`): `HTTP_PROXY` would dial for us, past the
+//!   check. No cookies (reqwest keeps none without a store), no `Authorization` or credential of
+//!   any kind (the GitHub token is the GitHub client's alone), no `Referer`, no retries.
+//! - **Caps**: [`FetchLimits`]: the body's bytes (streamed, never more held), a timeout per hop
+//!   (connect, headers and body) and one for connecting, redirects, and the text handed on.
+//!
+//! Nothing is printed: every outcome is a [`Fetched`], its `error` a sentence naming the URL.
+
+// `curate enhance` (written beside this) is the caller; until it lands nothing in the binary
+// calls the fetcher but its tests. Remove this when it does.
+#![allow(dead_code, unused_imports)]
+
+mod host_port;
+mod resolve;
+#[cfg(test)]
+mod tests;
+mod text;
+
+pub use host_port::{HostPort, HostPortError};
+
+use repoprobe_core::curate::address::refusal;
+use repoprobe_core::issue::quote;
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::{Instant, timeout_at};
+use url::{Host, Url};
+
+/// The fetcher's caps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchLimits {
+    /// The most body bytes read (2 MiB): past it the page is "larger than" and has no text.
+    pub max_bytes: u64,
+    /// Each hop's time, from connecting to the body's last byte (20 s).
+    pub timeout: Duration,
+    /// Connecting's time (10 s).
+    pub connect_timeout: Duration,
+    /// Redirects followed (5); one more is an error.
+    pub max_redirects: u32,
+    /// Characters of text handed on (20,000); past it the text is cut and `text_cut` set.
+    pub max_text_chars: usize,
+}
+
+impl Default for FetchLimits {
+    fn default() -> FetchLimits {
+        FetchLimits {
+            max_bytes: 2 << 20,
+            timeout: Duration::from_secs(20),
+            connect_timeout: Duration::from_secs(10),
+            max_redirects: 5,
+            max_text_chars: 20_000,
+        }
+    }
+}
+
+/// What became of one link.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fetched {
+    /// The URL asked, as given.
+    pub url: String,
+    /// The URL of the last response (after redirects); absent when none came.
+    pub final_url: Option<String>,
+    /// The last response's status (a redirect's when the redirect was refused).
+    pub status: Option<u16>,
+    pub content_type: Option<String>,
+    /// Body bytes read (at most [`FetchLimits::max_bytes`]); absent when the body was not read.
+    pub bytes: Option<u64>,
+    /// SHA-256 of the bytes read, lowercase hex.
+    pub sha256: Option<String>,
+    /// The page as text; absent when `error` says why.
+    pub text: Option<String>,
+    /// The text was cut at [`FetchLimits::max_text_chars`].
+    pub text_cut: bool,
+    /// Why there is no text: a sentence naming the URL.
+    pub error: Option<String>,
+}
+
+/// The fetcher: two HTTP clients (checked, and allowed hosts only) and the caps. `Send + Sync`;
+/// clones share the connection pools.
+#[derive(Clone)]
+pub struct Fetcher {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    checked: reqwest::Client,
+    allowed: reqwest::Client,
+    allow: Vec<HostPort>,
+    limits: FetchLimits,
+}
+
+/// Most characters of a content type kept.
+const CONTENT_TYPE_CHARS: usize = 200;
+/// The message's advice on a refused address.
+const ONLY_ALLOW_HOST: &str = "internal addresses are never fetched (a test serving pages on loopback passes --allow-host HOST:PORT)";
+
+impl Fetcher {
+    /// A fetcher with `limits`, reaching past the address check only `allow`'s hosts and ports.
+    pub fn new(limits: FetchLimits, allow: Vec<HostPort>) -> anyhow::Result<Fetcher> {
+        let names = allow
+            .iter()
+            .filter_map(|a| a.name().map(str::to_ascii_lowercase))
+            .collect();
+        let checked = client(&limits, resolve::Resolver::Checked)?;
+        let allowed = client(&limits, resolve::Resolver::Allowed(names))?;
+        Ok(Fetcher {
+            inner: Arc::new(Inner {
+                checked,
+                allowed,
+                allow,
+                limits,
+            }),
+        })
+    }
+
+    pub fn limits(&self) -> &FetchLimits {
+        &self.inner.limits
+    }
+
+    /// Fetches `url` (following redirects as the rules say) to a [`Fetched`]; never fails.
+    pub async fn fetch(&self, url: &str) -> Fetched {
+        let mut out = Fetched {
+            url: url.to_string(),
+            ..Fetched::default()
+        };
+        let mut current = match Url::parse(url.trim()) {
+            Ok(u) => u,
+            Err(e) => {
+                out.error = Some(format!("{}: not a URL ({e})", quote(url)));
+                return out;
+            }
+        };
+        let limits = &self.inner.limits;
+        let mut redirects = 0u32;
+        loop {
+            let at = |why: String| {
+                if redirects == 0 {
+                    format!("{}: {why}", quote(url))
+                } else {
+                    format!(
+                        "{}: after {redirects} redirect(s), {}: {why}",
+                        quote(url),
+                        quote(current.as_str())
+                    )
+                }
+            };
+            let client = match self.route(&current) {
+                Ok(c) => c,
+                Err(why) => {
+                    out.error = Some(at(why));
+                    return out;
+                }
+            };
+            let deadline = Instant::now() + limits.timeout;
+            let sent = client
+                .get(current.clone())
+                .header(
+                    reqwest::header::ACCEPT,
+                    "text/html, application/xhtml+xml, text/markdown, text/plain;q=0.9, \
+                     application/json;q=0.8, text/*;q=0.7",
+                )
+                .send();
+            let response = match timeout_at(deadline, sent).await {
+                Err(_) => {
+                    out.error = Some(at(self.timed_out()));
+                    return out;
+                }
+                Ok(Err(e)) => {
+                    out.error = Some(at(self.transport(&e)));
+                    return out;
+                }
+                Ok(Ok(r)) => r,
+            };
+            let status = response.status().as_u16();
+            out.final_url = Some(current.to_string());
+            out.status = Some(status);
+            out.content_type = response
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .map(|v| cut_chars(&String::from_utf8_lossy(v.as_bytes()), CONTENT_TYPE_CHARS));
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                let Some(location) = response.headers().get(reqwest::header::LOCATION) else {
+                    out.error = Some(at(format!(
+                        "HTTP {status}, a redirect without a Location header: no page to read"
+                    )));
+                    return out;
+                };
+                let location = String::from_utf8_lossy(location.as_bytes()).into_owned();
+                let next = match current.join(location.trim()) {
+                    Ok(u) => u,
+                    Err(e) => {
+                        out.error = Some(at(format!(
+                            "HTTP {status} redirects to {}, which is not a URL ({e})",
+                            quote(&location)
+                        )));
+                        return out;
+                    }
+                };
+                if redirects == limits.max_redirects {
+                    out.error = Some(at(format!(
+                        "more than {} redirects (the cap): stopped before {}",
+                        limits.max_redirects,
+                        quote(next.as_str())
+                    )));
+                    return out;
+                }
+                redirects += 1;
+                current = next;
+                continue;
+            }
+            if !(200..300).contains(&status) {
+                out.error = Some(at(format!("HTTP {status}: no page to read")));
+                return out;
+            }
+            let Some(content_type) = out.content_type.clone() else {
+                out.error = Some(at(
+                    "the reply has no Content-Type, so it is not known to be text: not read"
+                        .to_string(),
+                ));
+                return out;
+            };
+            let Some(kind) = text::kind_of(&content_type) else {
+                out.error = Some(at(format!(
+                    "the content type {} is not text: not read",
+                    quote(&content_type)
+                )));
+                return out;
+            };
+            let body = match timeout_at(deadline, self.read_body(response)).await {
+                Err(_) => {
+                    out.error = Some(at(self.timed_out()));
+                    return out;
+                }
+                Ok(b) => b,
+            };
+            out.bytes = Some(body.bytes.len() as u64);
+            out.sha256 = Some(hex(&Sha256::digest(&body.bytes)));
+            if let Some(broke) = body.broke {
+                out.error = Some(at(format!(
+                    "the body broke off after {} bytes: {broke}",
+                    body.bytes.len()
+                )));
+                return out;
+            }
+            if body.over {
+                out.error = Some(at(format!(
+                    "larger than {} bytes (the cap): the first {} bytes were read, no text kept",
+                    limits.max_bytes,
+                    body.bytes.len()
+                )));
+                return out;
+            }
+            match page_text(body.bytes, content_type, kind).await {
+                Ok(t) => {
+                    let (t, was_cut) = text::cut(t, limits.max_text_chars);
+                    out.text = Some(t);
+                    out.text_cut = was_cut;
+                }
+                Err(why) => out.error = Some(at(why)),
+            }
+            return out;
+        }
+    }
+
+    /// The client that may ask for `url`, or why none may.
+    fn route(&self, url: &Url) -> Result<&reqwest::Client, String> {
+        let scheme = url.scheme();
+        if scheme != "http" && scheme != "https" {
+            return Err(format!(
+                "only http and https are fetched, not {}:",
+                cut_chars(scheme, 40)
+            ));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(
+                "the address carries a user name or password, and credentials are never sent: \
+                 refused"
+                    .to_string(),
+            );
+        }
+        let (Some(host), Some(port)) = (url.host(), url.port_or_known_default()) else {
+            return Err("the address has no host".to_string());
+        };
+        if self.inner.allow.iter().any(|a| a.matches(&host, port)) {
+            return Ok(&self.inner.allowed);
+        }
+        let literal = match host {
+            Host::Ipv4(ip) => Some(std::net::IpAddr::V4(ip)),
+            Host::Ipv6(ip) => Some(std::net::IpAddr::V6(ip)),
+            Host::Domain(_) => None,
+        };
+        if let Some(ip) = literal
+            && let Some(why) = refusal(ip)
+        {
+            return Err(format!("{ip} is {why}: refused; {ONLY_ALLOW_HOST}"));
+        }
+        Ok(&self.inner.checked)
+    }
+
+    fn timed_out(&self) -> String {
+        format!(
+            "no complete answer within {} s (the timeout): given up",
+            self.inner.limits.timeout.as_secs_f64()
+        )
+    }
+
+    /// A request's error in words: a refusal of our resolver as it is, else the chain.
+    fn transport(&self, e: &reqwest::Error) -> String {
+        if let Some(r) = resolve::refused_in(e) {
+            return match r {
+                resolve::Refused::Address { .. } => format!("{r}; {ONLY_ALLOW_HOST}"),
+                _ => r.to_string(),
+            };
+        }
+        if e.is_timeout() {
+            return self.timed_out();
+        }
+        format!("cannot fetch: {}", error_chain(e))
+    }
+
+    /// The body, at most the cap, streamed.
+    async fn read_body(&self, mut response: reqwest::Response) -> Body {
+        let cap = usize::try_from(self.inner.limits.max_bytes).unwrap_or(usize::MAX);
+        let mut body = Body::default();
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    let room = cap - body.bytes.len();
+                    if chunk.len() > room {
+                        body.bytes.extend_from_slice(&chunk[..room]);
+                        body.over = true;
+                        return body;
+                    }
+                    body.bytes.extend_from_slice(&chunk);
+                }
+                Ok(None) => return body,
+                Err(e) => {
+                    body.broke = Some(if e.is_timeout() {
+                        self.timed_out()
+                    } else {
+                        error_chain(&e)
+                    });
+                    return body;
+                }
+            }
+        }
+    }
+}
+
+/// A body as read.
+#[derive(Default)]
+struct Body {
+    bytes: Vec<u8>,
+    /// There was more than the cap.
+    over: bool,
+    /// Reading failed: why.
+    broke: Option<String>,
+}
+
+fn client(limits: &FetchLimits, resolver: resolve::Resolver) -> anyhow::Result<reqwest::Client> {
+    Ok(reqwest::Client::builder()
+        // Each hop is ours to check.
+        .redirect(reqwest::redirect::Policy::none())
+        // A proxy would connect for us, to addresses we never saw.
+        .no_proxy()
+        .dns_resolver(resolver)
+        .referer(false)
+        .retry(reqwest::retry::never())
+        .timeout(limits.timeout)
+        .connect_timeout(limits.connect_timeout)
+        .user_agent(concat!("repoprobe/", env!("CARGO_PKG_VERSION")))
+        .build()?)
+}
+
+/// The body as tidy text, off the runtime's thread: HTML is rendered on a thread of its own
+/// with a deep stack, and a panic there is an error, not a crash.
+async fn page_text(
+    body: Vec<u8>,
+    content_type: String,
+    kind: text::Kind,
+) -> Result<String, String> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name("fetch-html".into())
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let result = std::panic::catch_unwind(move || {
+                let decoded = text::decode(&body, &content_type, kind);
+                match kind {
+                    text::Kind::Html => text::html_to_text(&decoded).map(|t| text::tidy(&t)),
+                    text::Kind::Text => Ok(text::tidy(&decoded)),
+                }
+            });
+            let _ = tx.send(result);
+        });
+    if let Err(e) = spawned {
+        return Err(format!("cannot start a thread to read the page: {e}"));
+    }
+    match rx.await {
+        Ok(Ok(Ok(text))) => Ok(text),
+        Ok(Ok(Err(e))) => Err(format!("the page could not be turned into text ({e})")),
+        Ok(Err(_)) | Err(_) => Err("the page could not be turned into text".to_string()),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn cut_chars(s: &str, n: usize) -> String {
+    text::cut(s.to_string(), n).0
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(inner) = source {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    cut_chars(&s, 400)
+}

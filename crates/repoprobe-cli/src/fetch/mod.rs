@@ -19,17 +19,13 @@
 //!
 //! Nothing is printed: every outcome is a [`Fetched`], its `error` a sentence naming the URL.
 
-// `curate enhance` (written beside this) is the caller; until it lands nothing in the binary
-// calls the fetcher but its tests. Remove this when it does.
-#![allow(dead_code, unused_imports)]
-
 mod host_port;
 mod resolve;
 #[cfg(test)]
 mod tests;
 mod text;
 
-pub use host_port::{HostPort, HostPortError};
+pub use host_port::HostPort;
 
 use repoprobe_core::curate::address::refusal;
 use repoprobe_core::issue::quote;
@@ -124,10 +120,6 @@ impl Fetcher {
                 limits,
             }),
         })
-    }
-
-    pub fn limits(&self) -> &FetchLimits {
-        &self.inner.limits
     }
 
     /// Fetches `url` (following redirects as the rules say) to a [`Fetched`]; never fails.

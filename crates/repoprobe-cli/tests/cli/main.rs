@@ -12,6 +12,7 @@ mod cluster;
 mod codex;
 mod confinement;
 mod curate;
+mod curate_pipeline;
 mod curate_verify;
 mod evidence;
 mod gemini;

@@ -10,6 +10,7 @@
 //! (`repoprobe_core::curate`).
 
 mod classify;
+mod enhance;
 mod filter;
 mod harvest;
 mod report;
@@ -44,6 +45,9 @@ enum Command {
     /// The model keeps the threads about understanding the repository's code and names each
     /// one's category (Project Architecture, Business Logic, Implementation Details).
     Classify(classify::Args),
+    /// External links fetched (hostile-input safe), judged and summarised by the model, and
+    /// merged into question and answer so that they stand alone: the pairs make-checklist reads.
+    Enhance(Box<enhance::Args>),
     /// The funnel so far: repositories seen and kept, threads harvested and after each stage,
     /// per repository.
     Report(report::Args),
@@ -59,6 +63,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Command::Harvest(a) => harvest::run(a),
         Command::Filter(a) => filter::run(a),
         Command::Classify(a) => classify::run(a),
+        Command::Enhance(a) => enhance::run(*a),
         Command::Report(a) => report::run(a),
         Command::Verify(a) => verify::run(*a),
     }

@@ -1,0 +1,419 @@
+//! `repoprobe curate enhance`: a classified thread's external links are found (the core's
+//! `curate::links`: internal references left out), fetched by the hostile-input-safe fetcher
+//! (`crate::fetch`: every address checked after DNS and each redirect, caps, text only), and
+//! the model judges each page, summarises the relevant ones and rewrites question and answer so
+//! that they stand alone (the core's `protocol::curate_enhance`). Each line written is a pair
+//! `make-checklist` reads, with its `curation` block.
+//!
+//! Threads without a link to fetch, and threads none of whose links gave a page, pass with
+//! their texts as harvested and no model call. Every page fetched is journaled in
+//! `<out>.pages.ndjson` before it is used: a rerun fetches nothing twice. The model calls run on
+//! the loop of every live call (`crate::live`).
+
+use crate::exit::Exit;
+use crate::fetch::{FetchLimits, Fetched, Fetcher, HostPort};
+use crate::live::{LiveArgs, Provenance, Task};
+use crate::output::{Journal, text};
+use crate::runs::manifest::RunSpec;
+use anyhow::{Context, bail};
+use repoprobe_core::curate::links::thread_links;
+use repoprobe_core::curate::pair::question_text;
+use repoprobe_core::curate::{ClassifiedThread, Enhancement, LinkSource, Pair, SkippedLink};
+use repoprobe_core::protocol::curate_enhance::{Enhanced, PROMPT_VERSION, Page, ThreadWithPages};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The classified threads (`curate classify`'s output).
+    #[arg(long = "in", value_name = "FILE")]
+    input: PathBuf,
+    /// The only way past the fetcher's address check (loopback, private, link-local and
+    /// metadata addresses are refused): exactly this host and port, for tests. Repeatable.
+    #[arg(long, value_name = "HOST:PORT")]
+    allow_host: Vec<HostPort>,
+    /// Links fetched per thread at most (in order of appearance; the rest are recorded as
+    /// skipped).
+    #[arg(long, default_value_t = 5)]
+    max_links: usize,
+    /// Pages fetched at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
+    fetch_concurrency: u32,
+    /// Seconds one page may take (connecting, redirects and body).
+    #[arg(long, default_value_t = 20.0)]
+    fetch_timeout_s: f64,
+    /// Bytes of a page's body read at most; a larger page gives no text.
+    #[arg(long, default_value_t = 2 * 1024 * 1024)]
+    max_page_bytes: u64,
+    #[command(flatten)]
+    live: LiveArgs,
+}
+
+/// A pair's key: its question id (the thread's key).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+struct PairKey {
+    id: String,
+}
+
+impl PairKey {
+    fn of(v: &serde_json::Value) -> Option<PairKey> {
+        v.get("curation")?;
+        Some(PairKey { id: text(v, "id")? })
+    }
+}
+
+impl std::fmt::Display for PairKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.id)
+    }
+}
+
+/// A line of `<out>.pages.ndjson`: a link as fetched, with the page's text.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PageRecord {
+    source: LinkSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+}
+
+fn page_key(v: &serde_json::Value) -> Option<String> {
+    text(v.get("source")?, "url")
+}
+
+/// A thread on its way: its links, and what was left out.
+struct Planned {
+    thread: ClassifiedThread,
+    urls: Vec<String>,
+    skipped: Vec<SkippedLink>,
+}
+
+struct EnhanceJob {
+    key: PairKey,
+    thread: ClassifiedThread,
+    ask: ThreadWithPages,
+    /// Every link's record, in order; the pages asked about are those with text.
+    sources: Vec<LinkSource>,
+    skipped: Vec<SkippedLink>,
+    model: String,
+}
+
+impl Task for EnhanceJob {
+    type Key = PairKey;
+    type Value = Pair;
+    type Protocol<'a> = &'a ThreadWithPages;
+    fn key(&self) -> &PairKey {
+        &self.key
+    }
+    fn protocol(&self) -> &ThreadWithPages {
+        &self.ask
+    }
+    fn value(&self, e: Enhanced) -> Pair {
+        enhanced_pair(self, &e)
+    }
+    /// A verdict per page, and the question and answer written again.
+    fn expected_output_tokens(&self) -> u64 {
+        1200
+    }
+}
+
+/// A line of `--out`: the pair, then the call's provenance (when a model was asked).
+#[derive(Serialize)]
+struct PairRecord<'a> {
+    #[serde(flatten)]
+    pair: &'a Pair,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    provenance: Option<Provenance<'a>>,
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    if a.input == a.live.run.out {
+        bail!("--in and --out are the same file");
+    }
+    if a.live.estimate {
+        bail!(
+            "curate enhance cannot --estimate: its calls depend on which links give a page, \
+             which only fetching tells (one call per thread with a page; see docs/curate.md)"
+        );
+    }
+    if !(a.fetch_timeout_s.is_finite() && a.fetch_timeout_s > 0.0) {
+        bail!("--fetch-timeout-s must be a positive number of seconds");
+    }
+    let settings = a.live.settings()?;
+    let (threads, bad) = super::read_records::<ClassifiedThread>(&a.input, "classified thread")?;
+    if threads.is_empty() && bad == 0 {
+        bail!("no classified thread in {}", a.input.display());
+    }
+    let model = a.live.model().to_string();
+    let mut live = a.live.start(
+        settings,
+        PairKey::of,
+        "pair",
+        PROMPT_VERSION,
+        RunSpec::new("curate enhance").input("in", &a.input),
+    )?;
+    let mut pages = Journal::open_beside(
+        &crate::output::beside(&live.out.path, "pages.ndjson"),
+        page_key,
+    )?;
+    pages.report("page");
+    // The threads to do, each key once, with the links to fetch.
+    let (mut planned, mut already_done, mut seen) = (Vec::new(), 0usize, HashSet::new());
+    for (_, thread) in threads {
+        let key = PairKey {
+            id: thread.thread.key.clone(),
+        };
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        if live.is_done(&key) {
+            already_done += 1;
+            continue;
+        }
+        planned.push(plan(thread, a.max_links, &a.allow_host));
+    }
+    // Fetch every link not fetched before, journaling each page as it comes.
+    let mut known: HashMap<String, PageRecord> = read_pages(&pages.path)?;
+    let wanted: Vec<String> = planned
+        .iter()
+        .flat_map(|p| p.urls.iter().cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .filter(|u| !known.contains_key(u))
+        .collect();
+    if !wanted.is_empty() {
+        let limits = FetchLimits {
+            max_bytes: a.max_page_bytes,
+            timeout: Duration::from_secs_f64(a.fetch_timeout_s),
+            ..FetchLimits::default()
+        };
+        let fetcher = Arc::new(Fetcher::new(limits, a.allow_host.clone())?);
+        eprintln!("curate enhance: fetching {} page(s)", wanted.len());
+        fetch_all(&fetcher, wanted, a.fetch_concurrency as usize, |f| {
+            let record = page_record(f);
+            pages.append(&record)?;
+            pages.done.insert(record.source.url.clone());
+            known.insert(record.source.url.clone(), record);
+            Ok(())
+        })?;
+    }
+    // Threads with no page pass as harvested; the others are asked.
+    let (mut jobs, mut unchanged) = (Vec::new(), 0usize);
+    for p in planned {
+        let sources: Vec<LinkSource> = p
+            .urls
+            .iter()
+            .filter_map(|u| known.get(u).map(|r| r.source.clone()))
+            .collect();
+        let texts: Vec<Page> = p
+            .urls
+            .iter()
+            .filter_map(|u| {
+                let r = known.get(u)?;
+                Some(Page {
+                    url: u.clone(),
+                    text: r.text.clone()?,
+                })
+            })
+            .collect();
+        let key = PairKey {
+            id: p.thread.thread.key.clone(),
+        };
+        let question = question_text(&p.thread.thread);
+        let answer = p.thread.thread.answer.body.trim().to_string();
+        if texts.is_empty() {
+            let enhancement = Enhancement {
+                original_question: question,
+                original_answer: answer,
+                sources,
+                skipped: p.skipped,
+                prompt_version: None,
+                model: None,
+            };
+            let pair = Pair::unchanged(&p.thread, enhancement);
+            live.out.append(&PairRecord {
+                pair: &pair,
+                provenance: None,
+            })?;
+            live.out.done.insert(key);
+            unchanged += 1;
+            continue;
+        }
+        jobs.push(EnhanceJob {
+            key,
+            ask: ThreadWithPages {
+                repo: p.thread.thread.repo.clone(),
+                category: p.thread.question_category.clone(),
+                question,
+                answer,
+                pages: texts,
+            },
+            thread: p.thread,
+            sources,
+            skipped: p.skipped,
+            model: model.clone(),
+        });
+    }
+    let tally = live.run(jobs, |out, key, pair, provenance| {
+        out.append(&PairRecord {
+            pair: &pair,
+            provenance: Some(provenance),
+        })?;
+        out.done.insert(key.clone());
+        Ok(())
+    })?;
+    if unchanged > 0 {
+        eprintln!(
+            "curate enhance: {unchanged} thread(s) with no page to merge written as harvested"
+        );
+    }
+    Ok(live.finish(
+        "curate enhance",
+        "enhanced",
+        already_done,
+        &[],
+        &tally,
+        bad > 0,
+    ))
+}
+
+/// The links of a thread to fetch (question, then answer, each once, at most `max`), and
+/// those left out with why. A link left out as internal whose host and port `--allow-host`
+/// names is fetched (the tests' page servers are on loopback).
+fn plan(thread: ClassifiedThread, max: usize, allow: &[HostPort]) -> Planned {
+    let links = thread_links(&thread.thread);
+    let (mut urls, mut skipped) = (Vec::new(), Vec::new());
+    let mut candidates: Vec<String> = links.fetch.into_iter().map(|l| l.url).collect();
+    for l in links.left_out {
+        match allowed(&l.url, allow) {
+            Some(url) if !candidates.contains(&url) => candidates.push(url),
+            Some(_) => {}
+            None => skipped.push(SkippedLink {
+                url: l.url,
+                reason: l.reason,
+            }),
+        }
+    }
+    for url in candidates {
+        if urls.len() >= max {
+            skipped.push(SkippedLink {
+                url,
+                reason: format!("over --max-links {max}"),
+            });
+        } else {
+            urls.push(url);
+        }
+    }
+    Planned {
+        thread,
+        urls,
+        skipped,
+    }
+}
+
+/// The link, normalised without its fragment, when `--allow-host` names its host and port.
+fn allowed(written: &str, allow: &[HostPort]) -> Option<String> {
+    if allow.is_empty() {
+        return None;
+    }
+    let mut url = url::Url::parse(written).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    let port = url.port_or_known_default()?;
+    let host = url.host()?;
+    if !allow.iter().any(|a| a.matches(&host, port)) {
+        return None;
+    }
+    url.set_fragment(None);
+    Some(url.to_string())
+}
+
+/// The pair of a thread whose pages the model judged.
+fn enhanced_pair(job: &EnhanceJob, e: &Enhanced) -> Pair {
+    let mut sources = job.sources.clone();
+    for (page, verdict) in job.ask.pages.iter().zip(&e.pages) {
+        if let Some(s) = sources.iter_mut().find(|s| s.url == page.url) {
+            s.relevant = Some(verdict.relevant);
+            s.summary = verdict.summary.clone();
+        }
+    }
+    let enhancement = Enhancement {
+        original_question: job.ask.question.clone(),
+        original_answer: job.ask.answer.clone(),
+        sources,
+        skipped: job.skipped.clone(),
+        prompt_version: Some(PROMPT_VERSION.to_string()),
+        model: Some(job.model.clone()),
+    };
+    Pair::of(
+        &job.thread,
+        e.question.clone(),
+        e.answer.clone(),
+        enhancement,
+    )
+}
+
+/// The pages journaled by earlier runs, by URL.
+fn read_pages(path: &std::path::Path) -> anyhow::Result<HashMap<String, PageRecord>> {
+    let mut out = HashMap::new();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    for line in text.lines() {
+        // A torn last line was cut when the journal opened; anything else unreadable is
+        // fetched again.
+        if let Ok(r) = serde_json::from_str::<PageRecord>(line) {
+            out.insert(r.source.url.clone(), r);
+        }
+    }
+    Ok(out)
+}
+
+/// A fetch as the pages journal keeps it.
+fn page_record(f: Fetched) -> PageRecord {
+    PageRecord {
+        source: LinkSource {
+            url: f.url,
+            final_url: f.final_url,
+            fetched_at: super::now_rfc3339(),
+            status: f.status,
+            content_type: f.content_type,
+            bytes: f.bytes,
+            sha256: f.sha256,
+            error: f.error,
+            relevant: None,
+            summary: None,
+        },
+        text: f.text,
+    }
+}
+
+/// Fetches every URL, at most `concurrency` at once, handing each result to `done` as it
+/// comes (on this thread).
+fn fetch_all(
+    fetcher: &Arc<Fetcher>,
+    urls: Vec<String>,
+    concurrency: usize,
+    mut done: impl FnMut(Fetched) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    super::block_on(async {
+        let mut set = tokio::task::JoinSet::new();
+        let mut urls = urls.into_iter();
+        loop {
+            while set.len() < concurrency {
+                let Some(url) = urls.next() else { break };
+                let f = Arc::clone(fetcher);
+                set.spawn(async move { f.fetch(&url).await });
+            }
+            let Some(joined) = set.join_next().await else {
+                return Ok(());
+            };
+            done(joined.context("a fetch stopped unexpectedly")?)?;
+        }
+    })?
+}

@@ -58,6 +58,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     }
     let mut seen = HashSet::new();
     let mut lines = Vec::new();
+    let mut excluded = Vec::new();
     let (mut duplicates, mut missing) = (0u64, 0u64);
     for r in &runs {
         for s in &r.shards {
@@ -92,6 +93,13 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                 ));
             }
             duplicates += s.duplicates;
+            for (id, line) in &s.excluded {
+                if seen.insert(id.clone()) {
+                    excluded.push(line.as_str());
+                } else {
+                    duplicates += 1;
+                }
+            }
             for (id, line) in &s.records {
                 if seen.insert(id.clone()) {
                     lines.push(line.as_str());
@@ -125,6 +133,22 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     }
     write_atomically(&a.out, text.as_bytes())
         .with_context(|| format!("cannot write {}", a.out.display()))?;
+    // A `curate` stage's drops go beside the merged output, as one process would have left them.
+    if !excluded.is_empty() {
+        let path = crate::output::beside(&a.out, "excluded.ndjson");
+        let mut text = String::new();
+        for l in &excluded {
+            text.push_str(l);
+            text.push('\n');
+        }
+        write_atomically(&path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!(
+            "merge: wrote {} excluded record(s) to {}",
+            excluded.len(),
+            path.display()
+        );
+    }
     eprintln!(
         "merge: wrote {} record(s) of {} run(s) to {}{}{}",
         lines.len(),

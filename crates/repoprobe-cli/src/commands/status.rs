@@ -205,6 +205,7 @@ mod tests {
                 started_unix_s: created,
             }),
             records: Vec::new(),
+            excluded: Vec::new(),
         };
         let run = RunState {
             manifest_path: "runs/judgments.manifest".into(),

@@ -42,6 +42,9 @@ pub struct ShardState {
     pub note: Option<ShardNote>,
     /// The done records as written: (key identity, line).
     pub records: Vec<(String, String)>,
+    /// A `curate` stage's records of what it dropped (`<out>.excluded.ndjson`), as written:
+    /// (key identity, line). Their keys are done: dropped is decided.
+    pub excluded: Vec<(String, String)>,
 }
 
 impl ShardState {
@@ -140,6 +143,7 @@ fn read_shard(m: &Manifest, shard: Option<Shard>, out: PathBuf) -> anyhow::Resul
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok()),
         records: Vec::new(),
+        excluded: Vec::new(),
         out,
     };
     let failures_path = crate::output::failures_path(&s.out);
@@ -185,9 +189,40 @@ fn read_shard(m: &Manifest, shard: Option<Shard>, out: PathBuf) -> anyhow::Resul
             s.records.push((id, line.to_string()));
         }
     }
+    if m.command.starts_with("curate ") {
+        read_excluded(&mut s, &mut done)?;
+    }
     s.done = done.len() as u64;
     s.failed = failed.difference(&done).count() as u64;
     Ok(s)
+}
+
+/// A `curate` stage's excluded journal: each key dropped is done (its identity is the key as
+/// the stage's records name it: a thread's key, a question's id).
+fn read_excluded(s: &mut ShardState, done: &mut HashSet<String>) -> anyhow::Result<()> {
+    let path = crate::output::beside(&s.out, "excluded.ndjson");
+    let body = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let whole = body.rfind('\n').map_or("", |i| &body[..=i]);
+    for line in whole.lines().filter(|l| !l.trim().is_empty()) {
+        let Some(key) = serde_json::from_str::<Value>(line)
+            .ok()
+            .and_then(|v| text(&v, "key"))
+        else {
+            s.unreadable += 1;
+            continue;
+        };
+        let id = format!("{key}\u{1f}");
+        if done.insert(id.clone()) {
+            s.excluded.push((id, line.to_string()));
+        } else {
+            s.duplicates += 1;
+        }
+    }
+    Ok(())
 }
 
 /// A record's key for `command`: its identity (every key field) and its printed form (what
@@ -208,7 +243,8 @@ pub fn key_of(command: &str, v: &Value) -> Option<(String, String)> {
             attempt: count(v, "attempt")?,
         }
         .to_string(),
-        "make-checklist" => text(v, "id")?,
+        "make-checklist" | "curate enhance" | "curate verify" => text(v, "id")?,
+        "curate classify" => text(v, "key")?,
         _ => return None,
     };
     let extra = ["judge", "classifier"]

@@ -8,7 +8,7 @@
 //! connection stays on 127.0.0.1.
 
 use crate::common::{BIN, KEY, Ran, ran, records, repoprobe};
-use repoprobe_test_support::github::{FakeGitHub, World};
+use repoprobe_test_support::github::{FakeGitHub, GhFault, Outcome, World};
 use repoprobe_test_support::reply::openai_message;
 use repoprobe_test_support::{FakeServer, Response};
 use serde_json::{Value, json};
@@ -336,6 +336,15 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
     );
     let (w, maps) = world(d, &pages, &internal);
     let gh = FakeGitHub::start(w, TOKEN);
+    // GitHub's limits on the way: the primary limit hit as HTTP 200 with an error body, a
+    // secondary limit with retry-after, pages too slow over 3 discussions (502 → smaller pages).
+    gh.with(|s| {
+        s.faults = vec![
+            ("SearchRepositories".into(), 2, GhFault::RateLimited),
+            ("AnsweredCount".into(), 1, GhFault::Secondary),
+        ];
+        s.slow_above = Some(3);
+    });
     let m = models();
     let p = |name: &str| d.join(name);
     let s = |name: &str| p(name).to_str().unwrap().to_string();
@@ -362,9 +371,21 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         &s("repos.jsonl"),
     ]));
     assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("RATE_LIMITED") && r.stderr.contains("secondary rate limit"),
+        "{}",
+        r.stderr
+    );
     let r =
         run(github("harvest").args(["--repos", &s("repos.jsonl"), "--out", &s("threads.jsonl")]));
     assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        gh.with(|s| s
+            .log
+            .iter()
+            .any(|l| l.outcome == Outcome::Fault(GhFault::Gateway))),
+        "no page was too slow: the 502s were not played"
+    );
     let r = run(Command::new(BIN).args([
         "curate",
         "filter",
@@ -375,20 +396,40 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
     ]));
     assert_eq!(r.code, 0, "{}", r.stderr);
 
-    // Classify: one thread is about Markdown, not the code.
-    let r = run(&mut model_cmd(
-        &m,
-        &[
-            "curate",
-            "classify",
-            "--in",
-            &s("filtered.jsonl"),
-            "--out",
-            &s("classified.jsonl"),
-        ],
-    ));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Classify, as two shards of one run (as two machines would), then merged: one thread is
+    // about Markdown, not the code.
+    std::fs::create_dir_all(p("classify")).unwrap();
+    for shard in ["0/2", "1/2"] {
+        let r = run(model_cmd(
+            &m,
+            &[
+                "curate",
+                "classify",
+                "--in",
+                &s("filtered.jsonl"),
+                "--out",
+                &s("classify/classified.{shard}.jsonl"),
+            ],
+        )
+        .args(["--shard", shard]));
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
     assert_eq!(m.asked("thread_class"), 7);
+    let status = repoprobe(&["status", &s("classify")]);
+    assert_eq!(status.code, 0, "{}{}", status.stdout, status.stderr);
+    let first_shard = std::fs::read_dir(p("classify"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("0000-of-0002.jsonl"))
+        .unwrap();
+    let merged = repoprobe(&[
+        "merge",
+        first_shard.to_str().unwrap(),
+        "--out",
+        &s("classified.jsonl"),
+    ]);
+    assert_eq!(merged.code, 0, "{}", merged.stderr);
+    assert_eq!(records(&p("classified.jsonl")).len(), 6);
     let dropped = records(&p("classified.excluded.ndjson"));
     assert_eq!(dropped.len(), 1);
     assert_eq!(

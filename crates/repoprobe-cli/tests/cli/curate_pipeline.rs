@@ -302,6 +302,11 @@ fn run(c: &mut Command) -> Ran {
 }
 
 fn model_cmd(m: &Models, args: &[&str]) -> Command {
+    model_cmd_at(&m.base, args)
+}
+
+/// The same, with the model's API at `base`.
+fn model_cmd_at(base: &str, args: &[&str]) -> Command {
     let mut c = Command::new(BIN);
     c.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap())
@@ -314,7 +319,7 @@ fn model_cmd(m: &Models, args: &[&str]) -> Command {
             "pipeline-model",
             "--base-url",
         ])
-        .arg(&m.base)
+        .arg(base)
         .args(["--backoff-ms", "20", "--timeout-s", "20"]);
     c
 }
@@ -447,9 +452,11 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
 
     // Enhance: only rocket#4 has links; one model call for it.
     let allow = pages.addr().to_string();
+    // The model's API by name (`localhost`, which NO_PROXY exempts), the pages by address.
+    let model_by_name = m.base.replace("127.0.0.1", "localhost");
     let enhance = || {
-        model_cmd(
-            &m,
+        let mut c = model_cmd_at(
+            &model_by_name,
             &[
                 "curate",
                 "enhance",
@@ -460,7 +467,21 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
                 "--allow-host",
                 &allow,
             ],
-        )
+        );
+        // A proxy from the environment would dial for the fetcher, past its address check:
+        // it is never used (the internal server below would count the connection).
+        let proxy = format!("http://{}", internal.addr());
+        for var in [
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "http_proxy",
+            "https_proxy",
+        ] {
+            c.env(var, &proxy);
+        }
+        c.env("NO_PROXY", "localhost").env("no_proxy", "localhost");
+        c
     };
     let r = run(&mut enhance());
     assert_eq!(r.code, 0, "{}", r.stderr);

@@ -9,6 +9,7 @@
 //! why ([`Excluded`]). Pure, as the rest of the core: no I/O, no clock (times come in as
 //! arguments or already written in the records), no environment.
 
+pub mod agreement;
 pub mod curation;
 pub mod date;
 pub mod funnel;

@@ -12,6 +12,7 @@
 pub mod agreement;
 pub mod curation;
 pub mod date;
+pub mod finalize;
 pub mod funnel;
 pub mod images;
 pub mod pair;

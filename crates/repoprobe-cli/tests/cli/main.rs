@@ -21,3 +21,4 @@ mod llm_commands;
 mod long_runs;
 mod pipeline;
 mod retrieval;
+mod review;

@@ -79,6 +79,24 @@ if [ "$(cat "$ATIF_DIR/.pinned" 2>/dev/null || true)" != "$ATIF_PY" ]; then
 fi
 PYTHONPATH="$ATIF_DIR" python3 scripts/check-atif.py target/tmp/atif --expect builtin claude-code codex gemini
 
+echo "== curate agreement's alpha and kappa equal PyPI krippendorff's and scikit-learn's (1e-9)"
+# The reference implementations into tools/agreement (git-ignored), only when those versions
+# are missing: Krippendorff's alpha over three reviewers with gaps, Cohen's kappa on two.
+AGREEMENT_PY="krippendorff==0.9.0 scikit-learn==1.9.1"
+AGREEMENT_DIR="$PWD/tools/agreement"
+if [ "$(cat "$AGREEMENT_DIR/.pinned" 2>/dev/null || true)" != "$AGREEMENT_PY" ]; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+    fi
+    rm -rf "$AGREEMENT_DIR"
+    # shellcheck disable=SC2086 # two requirements, split on purpose
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-warn-conflicts \
+        --target "$AGREEMENT_DIR" $AGREEMENT_PY
+    echo "$AGREEMENT_PY" > "$AGREEMENT_DIR/.pinned"
+fi
+cargo build --locked -q -p repoprobe-cli
+PYTHONPATH="$AGREEMENT_DIR" python3 scripts/check-agreement.py "${CARGO_TARGET_DIR:-target}/debug/repoprobe" testdata/reviews
+
 echo "== the core compiles for wasm32-unknown-unknown"
 cargo check --locked -p repoprobe-core --target wasm32-unknown-unknown
 

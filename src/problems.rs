@@ -267,7 +267,7 @@ mod tests {
                 "benchmark.jsonl holds 3 questions and no judgment.",
                 "garbage.bin could not be read: not JSON: a RepoProbe file starts with `[`, `{` or a JSON object per line, found byte 0xd0 (line 1, column 1).",
                 "scalar.jsonl holds 2 scalar judgments and no judgment: 1 record of scalar.jsonl was not counted (score out of range); the first, at line 3: invalid scalar judgment: dimension \"correctness\" scores 11, above `max_per_dimension` 10.",
-                "package.json gave no valid record: 1 record of package.json was not counted (not a RepoProbe record); the first, at $: cannot tell what this record is: it has none of `checklist` (question), `answer`, `items` (judgment), `dimensions` (scalar judgment) or `mode` (failure-mode label).",
+                "package.json gave no valid record: 1 record of package.json was not counted (not a RepoProbe record); the first, at $: cannot tell what this record is: it has none of `checklist` (question), `answer`, `items` (judgment), `dimensions` (scalar judgment), `mode` (failure-mode label) or `reviewer` (review).",
                 "empty.json gave no valid record: it holds no record.",
             ]
         );

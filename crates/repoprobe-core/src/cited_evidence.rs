@@ -313,6 +313,7 @@ mod tests {
             question: "?".into(),
             reference_answer: answer.into(),
             external_context: false,
+            curation: None,
             checklist,
         }
     }

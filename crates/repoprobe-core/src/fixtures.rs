@@ -35,6 +35,7 @@ pub fn question() -> Question {
         question: "Why does X happen?".into(),
         reference_answer: "Because of Y.".into(),
         external_context: false,
+        curation: None,
         checklist: vec![
             item("k1", ItemKind::Knowledge, 5, &[5, 3, 0]),
             item("k2", ItemKind::Knowledge, 4, &[4, 0]),
@@ -62,6 +63,7 @@ pub fn one_knowledge_item_question() -> Question {
         question: "Why does X happen?".into(),
         reference_answer: "Because of Y.".into(),
         external_context: false,
+        curation: None,
         checklist: vec![
             ChecklistItem {
                 id: "k1".into(),

@@ -105,6 +105,8 @@ pub fn kind(issue: &Issue) -> &'static str {
         "wrong type"
     } else if has("invalid value") || has("unknown variant") || has("invalid length") {
         "value not allowed"
+    } else if m.starts_with("invalid review") {
+        "invalid review"
     } else {
         "other problem"
     }

@@ -115,6 +115,25 @@ pub struct Question {
     #[serde(default)]
     pub external_context: bool,
     pub checklist: Vec<ChecklistItem>,
+    /// The `curation` block of a question `repoprobe curate` made (docs/format.md#question):
+    /// where it came from and what each stage decided. Kept as given, read loosely (a block of
+    /// another shape never costs the question); absent on questions written otherwise.
+    /// [`Question::created_at`] reads the discussion's creation date from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curation: Option<serde_json::Value>,
+}
+
+impl Question {
+    /// When the discussion the question was made from was created
+    /// (`curation.source.created_at`), as written; `None` when the question has no such date.
+    pub fn created_at(&self) -> Option<&str> {
+        self.curation
+            .as_ref()?
+            .get("source")?
+            .get("created_at")?
+            .as_str()
+            .filter(|s| !s.trim().is_empty())
+    }
 }
 
 /// Token and cost accounting of one agent run.
@@ -276,6 +295,100 @@ pub struct ReportedValue {
     pub row: String,
     pub column: String,
     pub value: f64,
+}
+
+/// Who gave a [`Review`]: one of the reviewers, or the adjudicator who settles their
+/// disagreements (docs/format.md#review).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewRole {
+    Reviewer,
+    Adjudicator,
+}
+
+impl ReviewRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewRole::Reviewer => "reviewer",
+            ReviewRole::Adjudicator => "adjudicator",
+        }
+    }
+}
+
+/// A reviewer's verdict on a candidate question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewDecision {
+    Accept,
+    Reject,
+}
+
+impl ReviewDecision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewDecision::Accept => "accept",
+            ReviewDecision::Reject => "reject",
+        }
+    }
+}
+
+/// The four checks of the human review (paper §3.2), each passed (`true`) or failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ReviewCriteria {
+    /// The reference answer answers the question.
+    pub qa_consistency: bool,
+    /// The checklist's items are the answer's key points, weighted and scored sensibly.
+    pub checklist_quality: bool,
+    /// The question is a real code-understanding task that stands on its own.
+    pub task_validity: bool,
+    /// The question and answer are about the repository's code at the pinned commit.
+    pub code_relevance: bool,
+}
+
+impl ReviewCriteria {
+    /// The criteria's names, in the order of the record (and of every table).
+    pub const NAMES: [&'static str; 4] = [
+        "qa_consistency",
+        "checklist_quality",
+        "task_validity",
+        "code_relevance",
+    ];
+
+    /// The values, in the order of [`ReviewCriteria::NAMES`].
+    pub fn values(&self) -> [bool; 4] {
+        [
+            self.qa_consistency,
+            self.checklist_quality,
+            self.task_validity,
+            self.code_relevance,
+        ]
+    }
+
+    /// Every criterion passed.
+    pub fn all(&self) -> bool {
+        self.values().iter().all(|&v| v)
+    }
+}
+
+/// One person's review of one candidate question (docs/format.md#review): the four criteria,
+/// the decision, and when. Key (`question_id`, `reviewer`, `role`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Review {
+    pub question_id: String,
+    /// Who reviewed (a name or handle; free text).
+    pub reviewer: String,
+    pub role: ReviewRole,
+    pub criteria: ReviewCriteria,
+    pub decision: ReviewDecision,
+    /// Free text: why, what to fix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// When (RFC 3339, with a time zone: `2026-03-01T12:00:00Z`).
+    pub reviewed_at: String,
 }
 
 /// The results bundle of docs/format.md#results-bundle: any mix of record kinds in one object.

@@ -58,6 +58,13 @@ pub fn all() -> Vec<(&'static str, String)> {
             ),
         ),
         (
+            "review",
+            one::<Review>(
+                "RepoProbe review of a candidate question",
+                "docs/format.md#review. One record per (question_id, reviewer, role); `reviewed_at` is RFC 3339 with a time zone; the first record of a key is kept.",
+            ),
+        ),
+        (
             "trajectory",
             one::<trajectory::Trajectory>(
                 "A run's trajectory (ATIF)",

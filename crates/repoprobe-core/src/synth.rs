@@ -280,6 +280,7 @@ fn questions(rng: &mut ChaCha8Rng, count: u32) -> (Vec<Question>, Vec<f64>) {
             ),
             reference_answer: paragraph(rng, 4),
             external_context: rng.random_range(0..100u32) < 45,
+            curation: None,
             checklist: checklist(rng),
         });
     }

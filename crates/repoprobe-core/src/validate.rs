@@ -234,9 +234,79 @@ pub fn scalar(s: &ScalarJudgment) -> Vec<String> {
     errs
 }
 
+/// Every rule of docs/format.md#review a review breaks (its fields' types and the allowed
+/// values of `role` and `decision` are the parse's).
+pub fn review(r: &Review) -> Vec<String> {
+    let mut errs = Vec::new();
+    if r.question_id.trim().is_empty() {
+        errs.push("`question_id` is empty".to_string());
+    }
+    if r.reviewer.trim().is_empty() {
+        errs.push("`reviewer` is empty".to_string());
+    }
+    if !rfc3339(&r.reviewed_at) {
+        errs.push(format!(
+            "`reviewed_at` is {}: it must be an RFC 3339 date and time with a time zone \
+             (2026-03-01T12:00:00Z)",
+            quote(&r.reviewed_at)
+        ));
+    }
+    errs
+}
+
+/// `YYYY-MM-DDTHH:MM:SS`, optional fractional seconds, then `Z` or `±HH:MM` (RFC 3339's
+/// `date-time`; a real calendar day, a time of day).
+pub fn rfc3339(s: &str) -> bool {
+    let (rest, zone_ok) = if let Some(r) = s.strip_suffix(['Z', 'z']) {
+        (r, true)
+    } else if s.len() > 6 && s.is_char_boundary(s.len() - 6) {
+        let (r, zone) = s.split_at(s.len() - 6);
+        let b = zone.as_bytes();
+        let ok = matches!(b[0], b'+' | b'-')
+            && b[1..3].iter().all(u8::is_ascii_digit)
+            && b[3] == b':'
+            && b[4..6].iter().all(u8::is_ascii_digit)
+            && zone[1..3].parse::<u8>().is_ok_and(|h| h < 24)
+            && zone[4..6].parse::<u8>().is_ok_and(|m| m < 60);
+        (r, ok)
+    } else {
+        (s, false)
+    };
+    zone_ok
+        && rest.len() >= 19
+        && matches!(rest.as_bytes()[10], b'T' | b't')
+        && crate::curate::date::parse_utc(rest).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc3339_wants_a_date_a_time_and_a_zone() {
+        for ok in [
+            "2026-03-01T12:00:00Z",
+            "2026-03-01t12:00:00.123z",
+            "2024-02-29T23:59:60+05:30",
+            "2026-03-01T12:00:00-08:00",
+        ] {
+            assert!(rfc3339(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "2026-03-01",
+            "2026-03-01T12:00:00",
+            "2026-03-01 12:00:00Z",
+            "2026-02-30T12:00:00Z",
+            "2026-03-01T25:00:00Z",
+            "2026-03-01T12:00:00+5:30",
+            "2026-03-01T12:00:00+24:00",
+            "yesterday",
+            "2026-03-01T12:00:00Zé",
+        ] {
+            assert!(!rfc3339(bad), "{bad}");
+        }
+    }
 
     fn item(id: &str, kind: ItemKind, weight: u32, scores: &[u32]) -> ChecklistItem {
         ChecklistItem {
@@ -269,6 +339,7 @@ mod tests {
             question: "?".into(),
             reference_answer: "!".into(),
             external_context: false,
+            curation: None,
             checklist: vec![
                 item("k1", ItemKind::Knowledge, 5, &[5, 3, 0]),
                 item("k2", ItemKind::Knowledge, 4, &[4, 2, 0]),

@@ -57,6 +57,11 @@ pub struct Args {
     /// verdicts went with it. JSON always holds it, as the `retrieval` array.
     #[arg(long, value_enum, conflicts_with_all = ["by", "evidence"])]
     table: Option<OneTable>,
+    /// A contamination window: score only the questions whose discussion was created on or
+    /// after DATE (YYYY-MM-DD; `curation.source.created_at`, docs/review.md). Questions without
+    /// a creation date are left out; every table says how many questions are in force.
+    #[arg(long, value_name = "DATE")]
+    created_after: Option<String>,
 }
 
 /// The tables `--table` prints alone (those the report has beyond the paper's, and not per axis).
@@ -111,6 +116,21 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         },
     );
     print_issues(&loaded);
+    let window = match &a.created_after {
+        Some(date) => {
+            let (ds, w) = loaded
+                .dataset
+                .created_on_or_after(date)
+                .map_err(|e| anyhow::anyhow!("--created-after: {e}"))?;
+            if w.questions == 0 {
+                anyhow::bail!("--created-after: {}: nothing to score", w.sentence());
+            }
+            Some((ds, w))
+        }
+        None => None,
+    };
+    let dataset = window.as_ref().map_or(&loaded.dataset, |(ds, _)| ds);
+    let window = window.as_ref().map(|(_, w)| w);
     if loaded.dataset.questions.is_empty() {
         // Reported tables alone are enough for their audit (`score public-data/reported`).
         if loaded.dataset.reported.is_empty() {
@@ -142,11 +162,10 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             "--evidence adds a table, which one CSV cannot hold: use --format table, markdown, latex or json"
         );
     }
-    let r =
-        repoprobe_core::score(&loaded.dataset, &loaded.issues, &opts).context("cannot score")?;
+    let r = repoprobe_core::score(dataset, &loaded.issues, &opts).context("cannot score")?;
     let evidence = a
         .evidence
-        .then(|| repoprobe_core::metrics::evidence::evidence(&loaded.dataset.answers));
+        .then(|| repoprobe_core::metrics::evidence::evidence(&dataset.answers));
     if a.table.is_some() && r.retrieval.is_empty() && !matches!(a.format, Format::Json) {
         eprintln!(
             "note: no question has evidence (a checklist item's `evidence`, docs/format.md#question): \
@@ -163,17 +182,35 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         t.extend(evidence.as_deref().and_then(report::evidence_table));
         t
     };
+    // The window in force, said under every table.
+    let tables = || {
+        let mut t: Vec<report::Table> = tables();
+        if let Some(w) = window {
+            for t in &mut t {
+                t.note = Some(match t.note.take() {
+                    Some(n) => format!("{n}\n{}", w.sentence()),
+                    None => w.sentence(),
+                });
+            }
+        }
+        t
+    };
     let out = match a.format {
-        Format::Json => match &evidence {
-            None => serde_json::to_string_pretty(&r)? + "\n",
-            Some(e) => {
-                let mut v = serde_json::to_value(&r)?;
-                if let Some(o) = v.as_object_mut() {
+        Format::Json if evidence.is_none() && window.is_none() => {
+            serde_json::to_string_pretty(&r)? + "\n"
+        }
+        Format::Json => {
+            let mut v = serde_json::to_value(&r)?;
+            if let Some(o) = v.as_object_mut() {
+                if let Some(e) = &evidence {
                     o.insert("evidence".into(), serde_json::to_value(e)?);
                 }
-                serde_json::to_string_pretty(&v)? + "\n"
+                if let Some(w) = window {
+                    o.insert("created_after".into(), serde_json::to_value(w)?);
+                }
             }
-        },
+            serde_json::to_string_pretty(&v)? + "\n"
+        }
         Format::Csv => match (a.table, by) {
             (Some(OneTable::Retrieval), _) => report::retrieval_csv(&r),
             (None, Some(b)) => report::strata_csv(&r, b),
@@ -187,6 +224,10 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Format::Latex => join(tables().iter().map(report::render_latex)),
     };
     crate::stdout::write(out.as_bytes())?;
+    if let (Some(w), Format::Csv) = (window, a.format) {
+        // A CSV has no place for a sentence.
+        eprintln!("note: {}", w.sentence());
+    }
     for m in &r.models {
         if let Some(note) = m.never_answered_note(r.policy.missing) {
             eprintln!(

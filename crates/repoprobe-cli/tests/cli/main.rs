@@ -22,3 +22,4 @@ mod llm_commands;
 mod long_runs;
 mod pipeline;
 mod retrieval;
+mod review;

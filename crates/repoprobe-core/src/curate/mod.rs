@@ -10,8 +10,10 @@
 //! arguments or already written in the records), no environment.
 
 pub mod address;
+pub mod agreement;
 pub mod curation;
 pub mod date;
+pub mod finalize;
 pub mod funnel;
 pub mod images;
 pub mod links;

@@ -15,6 +15,8 @@ pub enum Stage {
     Classify,
     Enhance,
     Verify,
+    /// `curate finalize`: the human review.
+    Review,
 }
 
 impl Stage {
@@ -26,6 +28,7 @@ impl Stage {
             Stage::Classify => "classify",
             Stage::Enhance => "enhance",
             Stage::Verify => "verify",
+            Stage::Review => "review",
         }
     }
 }
@@ -59,6 +62,13 @@ pub enum Rule {
     /// `curate verify`: a checklist item could not be grounded in the repository's code at the
     /// pinned commit.
     Unanswerable,
+    /// `curate finalize`: the adjudicator rejected it, or (without one) every reviewer did.
+    Rejected,
+    /// `curate finalize`: reviewed, but the reviewers disagree (on the decision or a
+    /// criterion) and no adjudicator decided.
+    Unresolved,
+    /// `curate finalize`: nobody reviewed it.
+    Unreviewed,
     /// A rule of a later version: read, counted under its own name.
     #[serde(other)]
     Other,

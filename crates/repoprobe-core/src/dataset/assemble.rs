@@ -41,6 +41,7 @@ pub(super) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
     take!(scalar_judgments, scalar_judgments);
     take!(failure_labels, failure_labels);
     take!(reported, reported);
+    take!(reviews, reviews);
     a.finish(issues, files)
 }
 
@@ -58,7 +59,7 @@ pub(super) fn assemble(parsed: Parsed, options: LoadOptions) -> Loaded {
 pub(super) struct Assembler {
     ds: Dataset,
     /// The issues found, one list per kind: a dataset's issues come kind by kind.
-    issues: [Vec<Issue>; 6],
+    issues: [Vec<Issue>; crate::load::KINDS],
     notes: Vec<String>,
     names: Vec<String>,
     question_ids: HashSet<String>,
@@ -73,6 +74,7 @@ pub(super) struct Assembler {
     scalar_keys: HashSet<(u32, u32, u32, u32, u32)>,
     label_keys: HashSet<(u32, u32, u32, u32)>,
     reported_keys: HashSet<(String, String, String, String)>,
+    review_keys: HashSet<(String, String, ReviewRole)>,
     unchecked: [usize; 3],
     /// What [`Assembler::undo`] needs, when kept.
     log: Option<Box<Log>>,
@@ -90,6 +92,7 @@ struct Log {
     scalar_judgments: KindLog<ScalarJudgment>,
     failure_labels: KindLog<FailureLabel>,
     reported: KindLog<ReportedValue>,
+    reviews: KindLog<Review>,
 }
 
 struct KindLog<R> {
@@ -139,6 +142,7 @@ impl Assembler {
             scalar_keys: HashSet::default(),
             label_keys: HashSet::default(),
             reported_keys: HashSet::default(),
+            review_keys: HashSet::default(),
             unchecked: [0; 3],
             log: undoable.then(Box::default),
         }
@@ -170,6 +174,7 @@ impl Assembler {
             scalar_judgments,
             failure_labels,
             reported,
+            reviews,
         } = part;
         self.questions(n, questions);
         self.answers(n, answers);
@@ -177,6 +182,7 @@ impl Assembler {
         self.scalar_judgments(n, scalar_judgments);
         self.failure_labels(n, failure_labels);
         self.reported(n, reported);
+        self.reviews(n, reviews);
     }
 
     /// The dataset: `issues` (the parse's) first, then those found here, kind by kind.
@@ -548,6 +554,50 @@ impl Assembler {
     }
 }
 
+impl Assembler {
+    /// Reviews: each valid (`validate::review`), of a known question when questions are
+    /// loaded, one per (question, reviewer, role): the first is kept, as for every other kind.
+    fn reviews(&mut self, part: u32, records: Vec<Located<Review>>) {
+        let have_benchmark = self.have_benchmark();
+        for loc in records {
+            let r = &loc.record;
+            let mut errs: Vec<String> = validate::review(r)
+                .into_iter()
+                .map(|e| format!("invalid review: {e}"))
+                .collect();
+            if errs.is_empty() && have_benchmark && !self.index.contains_key(&r.question_id) {
+                errs.push(format!(
+                    "review of unknown question {}",
+                    quote(&r.question_id)
+                ));
+            }
+            if errs.is_empty()
+                && !self
+                    .review_keys
+                    .insert((r.question_id.clone(), r.reviewer.clone(), r.role))
+            {
+                errs.push(format!(
+                    "duplicate review of question {} by {} ({}): the first is kept",
+                    quote(&r.question_id),
+                    quote(&r.reviewer),
+                    r.role.as_str()
+                ));
+            }
+            let verdict = if errs.is_empty() { Ok(()) } else { Err(errs) };
+            self.settle(
+                part,
+                6,
+                loc,
+                verdict,
+                |ds| &mut ds.reviews,
+                |r| &mut r.reviews,
+                |s| &mut s.reviews,
+                |l| &mut l.reviews,
+            );
+        }
+    }
+}
+
 /// The assembler the loader hands parts to as they come (see [`Assembler`]).
 impl Assemble for Assembler {
     fn start(options: LoadOptions) -> Self {
@@ -556,9 +606,9 @@ impl Assemble for Assembler {
 
     /// The part holds records of a kind that records taken before looked at (a question after
     /// its answers or judgments, an answer after judgments).
-    fn would_differ(taken: [bool; 6], part: &Records) -> bool {
-        let [_, answers, judgments, scalars, labels, _] = taken;
-        (!part.questions.is_empty() && (answers || judgments || scalars || labels))
+    fn would_differ(taken: [bool; crate::load::KINDS], part: &Records) -> bool {
+        let [_, answers, judgments, scalars, labels, _, reviews] = taken;
+        (!part.questions.is_empty() && (answers || judgments || scalars || labels || reviews))
             || (!part.answers.is_empty() && judgments)
     }
 
@@ -579,6 +629,7 @@ impl Assemble for Assembler {
             scalar_judgments,
             failure_labels,
             reported,
+            reviews,
         } = *log;
         let mut parts: Vec<(usize, Records)> =
             files.iter().map(|&f| (f, Records::default())).collect();
@@ -604,6 +655,7 @@ impl Assemble for Assembler {
         give_back!(scalar_judgments, scalar_judgments);
         give_back!(failure_labels, failure_labels);
         give_back!(reported, reported);
+        give_back!(reviews, reviews);
         parts
     }
 }
@@ -808,6 +860,73 @@ mod tests {
                 assert_eq!(streamed, at_end, "case {n}, {options:?}");
             }
         }
+    }
+
+    /// Reviews are told by `reviewer`, read as their own type, checked, and one per (question,
+    /// reviewer, role) kept: every bad one named with where and why, the others kept.
+    #[test]
+    fn reviews_are_read_checked_and_the_first_of_a_key_kept() {
+        let ok = r#"{"question_id":"q1","reviewer":"ann","role":"reviewer","criteria":{"qa_consistency":true,"checklist_quality":true,"task_validity":false,"code_relevance":true},"decision":"accept","note":"fine","reviewed_at":"2026-03-01T12:00:00Z"}"#;
+        let lines = [
+            ok.to_string(),
+            ok.replace("\"fine\"", "\"again\""),
+            ok.replace("\"reviewer\",", "\"adjudicator\","),
+            ok.replace("\"decision\":\"accept\",", ""),
+            ok.replace("\"role\":\"reviewer\"", "\"role\":\"boss\""),
+            ok.replace("2026-03-01T12:00:00Z", "yesterday"),
+            ok.replace("\"task_validity\":false", "\"task_validity\":\"no\""),
+            ok.replace("\"q1\"", "\"nope\""),
+        ];
+        let reviews = lines.join("\n") + "\n";
+        let bench = include_str!("../../../../testdata/golden/benchmark.jsonl");
+        let files = [
+            SourceFile {
+                name: "benchmark.jsonl",
+                bytes: bench.as_bytes(),
+            },
+            SourceFile {
+                name: "reviews.jsonl",
+                bytes: reviews.as_bytes(),
+            },
+        ];
+        let loaded = crate::load(&files, LoadOptions::default());
+        let ds = &loaded.dataset;
+        assert_eq!(ds.reviews.len(), 2, "{:#?}", loaded.issues);
+        assert_eq!(ds.reviews[0].note.as_deref(), Some("fine"));
+        assert_eq!(ds.reviews[1].role, ReviewRole::Adjudicator);
+        assert!(!ds.reviews[0].criteria.task_validity);
+        // The parse's issues come first, then the assembly's: in line order here.
+        let mut got: Vec<(String, String)> = loaded
+            .issues
+            .iter()
+            .map(|i| (format!("{}: {}", i.file, i.location), i.message.clone()))
+            .collect();
+        got.sort();
+        let want = [
+            (
+                "line 2",
+                "duplicate review of question \"q1\" by \"ann\" (reviewer): the first is kept",
+            ),
+            ("line 4", "invalid review: missing field `decision`"),
+            (
+                "line 5, role",
+                "invalid review: unknown variant `boss`, expected `reviewer` or `adjudicator`",
+            ),
+            ("line 6", "invalid review: `reviewed_at` is \"yesterday\""),
+            (
+                "line 7, criteria.task_validity",
+                "invalid review: invalid type: string \"no\", expected a boolean",
+            ),
+            ("line 8", "review of unknown question \"nope\""),
+        ];
+        assert_eq!(got.len(), want.len(), "{got:#?}");
+        for ((at, msg), (want_at, want_msg)) in got.iter().zip(want) {
+            assert_eq!(at, &format!("reviews.jsonl: {want_at}"), "{msg}");
+            assert!(msg.starts_with(want_msg), "{msg}");
+        }
+        // Alone (no questions loaded), a review of any question is kept.
+        let alone = crate::load(&files[1..], LoadOptions::default());
+        assert_eq!(alone.dataset.reviews.len(), 3);
     }
 
     /// Records of any kind as JSON, for the cases above.

@@ -25,6 +25,8 @@ pub struct Dataset {
     pub scalar_judgments: Vec<ScalarJudgment>,
     pub failure_labels: Vec<FailureLabel>,
     pub reported: Vec<ReportedValue>,
+    /// Reviews of candidate questions (docs/format.md#review), in input order.
+    pub reviews: Vec<Review>,
     /// Each kept record's JSON text, unknown fields included, parallel to the vectors above;
     /// present only when loaded with [`LoadOptions::keep_raw`].
     pub raw: Option<RawRecords>,
@@ -36,7 +38,7 @@ pub struct Dataset {
 
 impl Dataset {
     /// The dataset without the questions named in `drop` and every record about them (answers,
-    /// judgments, scalar judgments, failure labels); reported values are kept. Raw texts are
+    /// judgments, scalar judgments, failure labels, reviews); reported values are kept. Raw texts are
     /// not carried over.
     pub fn without_questions(&self, drop: &std::collections::BTreeSet<String>) -> Dataset {
         let keep = |id: &String| !drop.contains(id);
@@ -72,9 +74,77 @@ impl Dataset {
                 .cloned()
                 .collect(),
             reported: self.reported.clone(),
+            reviews: self
+                .reviews
+                .iter()
+                .filter(|r| keep(&r.question_id))
+                .cloned()
+                .collect(),
             raw: None,
             spans: None,
         }
+    }
+}
+
+/// A contamination window: the questions whose discussion was created on or after a date
+/// (docs/review.md#contamination-windows), as [`Dataset::created_on_or_after`] counts them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CreatedWindow {
+    /// The date given (`YYYY-MM-DD`, or a date and time in UTC).
+    pub created_after: String,
+    /// Questions in force: created on or after the date.
+    pub questions: usize,
+    /// Questions loaded.
+    pub of: usize,
+    /// Questions without a creation date (`curation.source.created_at` absent or not a date):
+    /// left out.
+    pub undated: usize,
+}
+
+impl CreatedWindow {
+    /// The sentence said beside every table.
+    pub fn sentence(&self) -> String {
+        format!(
+            "scored on {} of {} questions created on or after {}; {} have no creation date and are left out",
+            self.questions, self.of, self.created_after, self.undated
+        )
+    }
+}
+
+impl Dataset {
+    /// The dataset of the questions whose discussion was created on or after `date`
+    /// (`curation.source.created_at`, [`Question::created_at`]; `YYYY-MM-DD` is its midnight
+    /// UTC), with every record about them ([`Dataset::without_questions`]): what a model
+    /// trained before `date` cannot have seen. A question without a creation date is left
+    /// out and counted. An error when `date` is not a date.
+    pub fn created_on_or_after(&self, date: &str) -> Result<(Dataset, CreatedWindow), String> {
+        let Some(from) = crate::curate::date::parse_utc(date) else {
+            return Err(format!(
+                "{} is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ",
+                crate::issue::quote(date)
+            ));
+        };
+        let mut drop = std::collections::BTreeSet::new();
+        let mut undated = 0;
+        for q in &self.questions {
+            match q.created_at().and_then(crate::curate::date::parse_utc) {
+                Some(t) if t >= from => {}
+                Some(_) => {
+                    drop.insert(q.id.clone());
+                }
+                None => {
+                    undated += 1;
+                    drop.insert(q.id.clone());
+                }
+            }
+        }
+        let window = CreatedWindow {
+            created_after: date.trim().to_string(),
+            questions: self.questions.len() - drop.len(),
+            of: self.questions.len(),
+            undated,
+        };
+        Ok((self.without_questions(&drop), window))
     }
 }
 
@@ -87,6 +157,7 @@ pub struct RawRecords {
     pub scalar_judgments: Vec<Box<RawValue>>,
     pub failure_labels: Vec<Box<RawValue>>,
     pub reported: Vec<Box<RawValue>>,
+    pub reviews: Vec<Box<RawValue>>,
 }
 
 /// Where each kept record lies in its file, in the same order as the typed vectors of
@@ -99,6 +170,7 @@ pub struct Spans {
     pub scalar_judgments: Vec<Span>,
     pub failure_labels: Vec<Span>,
     pub reported: Vec<Span>,
+    pub reviews: Vec<Span>,
 }
 
 impl Spans {
@@ -113,6 +185,7 @@ impl Spans {
             RecordKind::ScalarJudgment => &self.scalar_judgments,
             RecordKind::FailureLabel => &self.failure_labels,
             RecordKind::Reported => &self.reported,
+            RecordKind::Review => &self.reviews,
         };
         let mut out = vec![0; files];
         for s in spans {
@@ -200,8 +273,8 @@ impl Dataset {
                 }
                 l.rationale = new.rationale;
             }
-            // Questions and reported values keep every text.
-            (RecordKind::Question | RecordKind::Reported, _) => {}
+            // Questions, reported values and reviews keep every text.
+            (RecordKind::Question | RecordKind::Reported | RecordKind::Review, _) => {}
             _ => return Err(changed()),
         }
         Ok(())
@@ -215,6 +288,7 @@ impl Dataset {
             RecordKind::ScalarJudgment => self.scalar_judgments.len(),
             RecordKind::FailureLabel => self.failure_labels.len(),
             RecordKind::Reported => self.reported.len(),
+            RecordKind::Review => self.reviews.len(),
         }
     }
 
@@ -310,6 +384,47 @@ impl StreamLoader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_contamination_window_keeps_the_questions_created_on_or_after_its_date() {
+        let q = |id: &str, created: Option<serde_json::Value>| {
+            let mut q = crate::fixtures::question();
+            q.id = id.into();
+            q.curation = created.map(|c| serde_json::json!({"source": {"created_at": c}}));
+            q
+        };
+        let answer = |id: &str| Answer {
+            question_id: id.into(),
+            model: "m".into(),
+            attempt: 0,
+            answer: Some("a".into()),
+            agent: None,
+            usage: None,
+            duration_s: None,
+            error: None,
+        };
+        let ds = Dataset {
+            questions: vec![
+                q("old", Some("2024-05-31T23:59:59Z".into())),
+                q("day", Some("2024-06-01T00:00:00Z".into())),
+                q("new", Some("2025-01-02T10:00:00Z".into())),
+                q("none", None),
+                q("junk", Some(7.into())),
+            ],
+            answers: ["old", "day", "new", "none"].map(answer).to_vec(),
+            ..Dataset::default()
+        };
+        let (kept, w) = ds.created_on_or_after("2024-06-01").unwrap();
+        let ids: Vec<&str> = kept.questions.iter().map(|q| q.id.as_str()).collect();
+        assert_eq!(ids, ["day", "new"]);
+        assert_eq!(kept.answers.len(), 2);
+        assert_eq!((w.questions, w.of, w.undated), (2, 5, 2));
+        assert_eq!(
+            w.sentence(),
+            "scored on 2 of 5 questions created on or after 2024-06-01; 2 have no creation date and are left out"
+        );
+        assert!(ds.created_on_or_after("June").is_err());
+    }
 
     #[test]
     fn spans_say_how_many_kept_records_of_a_kind_each_file_gave() {

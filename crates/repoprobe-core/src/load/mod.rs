@@ -18,7 +18,7 @@ mod split;
 mod stream;
 mod visitors;
 
-pub use record::{Located, Location, Record, RecordKind, Records, SourceFile, Span};
+pub use record::{KINDS, Located, Location, Record, RecordKind, Records, SourceFile, Span};
 pub(crate) use stream::{Assemble, Finished, RecordStream};
 
 use crate::issue::{Issue, Severity, quote};
@@ -424,12 +424,24 @@ impl<T: Texts> Cx<'_, T> {
                 self.issue(
                     location,
                     "cannot tell what this record is: it has none of `checklist` (question), `answer`, \
-                     `items` (judgment), `dimensions` (scalar judgment) or `mode` (failure-mode label)",
+                     `items` (judgment), `dimensions` (scalar judgment), `mode` (failure-mode label) \
+                     or `reviewer` (review)",
                     Severity::Record,
                 );
                 return;
             }
         };
+        if kind == RecordKind::Review {
+            match parse_typed::<Review>(text) {
+                Ok(r) => self.push(location, Record::Review(r), text),
+                Err((path, msg)) => self.issue(
+                    inside(location, jsonl, &path),
+                    format!("invalid review: {msg}"),
+                    Severity::Record,
+                ),
+            }
+            return;
+        }
         match any.into_record(kind) {
             Ok(mut record) => {
                 for (path, message) in clean(&mut record) {
@@ -480,6 +492,11 @@ pub(crate) fn parse_one(kind: RecordKind, bytes: &[u8]) -> Result<Record, String
     if kind == RecordKind::Reported {
         return parse_typed::<ReportedValue>(text)
             .map(Record::Reported)
+            .map_err(|(_, m)| m);
+    }
+    if kind == RecordKind::Review {
+        return parse_typed::<Review>(text)
+            .map(Record::Review)
             .map_err(|(_, m)| m);
     }
     let any = parse_typed::<AnyRecord<KeepTexts>>(text).map_err(|(_, m)| m)?;
@@ -540,7 +557,7 @@ impl Assemble for KeepParts {
         KeepParts(Vec::new())
     }
 
-    fn would_differ(_: [bool; 6], _: &Records) -> bool {
+    fn would_differ(_: [bool; record::KINDS], _: &Records) -> bool {
         false
     }
 

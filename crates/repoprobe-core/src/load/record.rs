@@ -22,16 +22,21 @@ pub enum RecordKind {
     ScalarJudgment,
     FailureLabel,
     Reported,
+    Review,
 }
 
+/// How many record kinds there are (the length of [`RecordKind::ALL`]).
+pub const KINDS: usize = 7;
+
 impl RecordKind {
-    pub const ALL: [RecordKind; 6] = [
+    pub const ALL: [RecordKind; KINDS] = [
         RecordKind::Question,
         RecordKind::Answer,
         RecordKind::Judgment,
         RecordKind::ScalarJudgment,
         RecordKind::FailureLabel,
         RecordKind::Reported,
+        RecordKind::Review,
     ];
 
     pub fn noun(self) -> &'static str {
@@ -42,6 +47,7 @@ impl RecordKind {
             RecordKind::ScalarJudgment => "scalar judgment",
             RecordKind::FailureLabel => "failure-mode label",
             RecordKind::Reported => "reported value",
+            RecordKind::Review => "review",
         }
     }
 
@@ -54,11 +60,17 @@ impl RecordKind {
             RecordKind::ScalarJudgment => "scalar_judgments",
             RecordKind::FailureLabel => "failure_modes",
             RecordKind::Reported => "reported",
+            // Not an array of the bundle (`reviews.jsonl` files hold them): the name of
+            // `validate`'s count.
+            RecordKind::Review => "reviews",
         }
     }
 
     pub(super) fn from_bundle_key(key: &str) -> Option<RecordKind> {
-        RecordKind::ALL.into_iter().find(|k| k.bundle_key() == key)
+        RecordKind::ALL
+            .into_iter()
+            .filter(|k| *k != RecordKind::Review)
+            .find(|k| k.bundle_key() == key)
     }
 }
 
@@ -71,6 +83,7 @@ pub enum Record {
     ScalarJudgment(ScalarJudgment),
     FailureLabel(FailureLabel),
     Reported(ReportedValue),
+    Review(Review),
 }
 
 impl Record {
@@ -82,6 +95,7 @@ impl Record {
             Record::ScalarJudgment(_) => RecordKind::ScalarJudgment,
             Record::FailureLabel(_) => RecordKind::FailureLabel,
             Record::Reported(_) => RecordKind::Reported,
+            Record::Review(_) => RecordKind::Review,
         }
     }
 }
@@ -141,6 +155,7 @@ pub struct Records {
     pub scalar_judgments: Vec<Located<ScalarJudgment>>,
     pub failure_labels: Vec<Located<FailureLabel>>,
     pub reported: Vec<Located<ReportedValue>>,
+    pub reviews: Vec<Located<Review>>,
 }
 
 /// Calls `$m!(field)` for each kind's vector of [`Records`].
@@ -152,6 +167,7 @@ macro_rules! each_kind {
         $m!(scalar_judgments);
         $m!(failure_labels);
         $m!(reported);
+        $m!(reviews);
     };
 }
 
@@ -188,12 +204,13 @@ impl Records {
             Record::ScalarJudgment(v) => put!(scalar_judgments, v),
             Record::FailureLabel(v) => put!(failure_labels, v),
             Record::Reported(v) => put!(reported, v),
+            Record::Review(v) => put!(reviews, v),
         }
     }
 
     /// How many records of each kind.
-    pub(crate) fn lens(&self) -> [usize; 6] {
-        let mut out = [0; 6];
+    pub(crate) fn lens(&self) -> [usize; KINDS] {
+        let mut out = [0; KINDS];
         let mut i = 0;
         macro_rules! len {
             ($field:ident) => {
@@ -252,6 +269,7 @@ impl Records {
         all!(scalar_judgments, ScalarJudgment);
         all!(failure_labels, FailureLabel);
         all!(reported, Reported);
+        all!(reviews, Review);
         out.sort_by_key(|r| (r.file, r.span.start));
         out
     }

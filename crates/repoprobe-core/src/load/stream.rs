@@ -38,7 +38,7 @@ pub(crate) trait Assemble: Send + 'static {
     /// True when taking `part` after records of the kinds `taken` (by
     /// [`RecordKind`](super::RecordKind) order) could give another result than taking every part
     /// kind by kind at the end: the stream then stops assembling as records come.
-    fn would_differ(taken: [bool; 6], part: &Records) -> bool;
+    fn would_differ(taken: [bool; super::record::KINDS], part: &Records) -> bool;
 
     /// Takes the next part (in input order) of file number `file`, called `name` in issues.
     fn add(&mut self, file: usize, name: &str, part: Records);
@@ -140,7 +140,7 @@ impl<A: Assemble> RecordStream<A> {
                     names: Vec::new(),
                     files: Vec::new(),
                     asm: Some(Assembling::new(options)),
-                    kinds: [false; 6],
+                    kinds: [false; super::record::KINDS],
                     taken: Vec::new(),
                 },
                 #[cfg(feature = "parallel")]
@@ -263,7 +263,7 @@ struct Merge<A> {
     /// them all at the end (it then gives back what it took and is dropped).
     asm: Option<Assembling<A>>,
     /// The kinds (by [`super::RecordKind`] order) of the records handed to `asm`.
-    kinds: [bool; 6],
+    kinds: [bool; super::record::KINDS],
     /// Records per file handed to `asm`.
     taken: Vec<usize>,
 }
@@ -402,7 +402,7 @@ impl<A: Assemble> Merge<A> {
             parts.append(&mut self.records);
             self.records = parts;
             self.taken.clear();
-            self.kinds = [false; 6];
+            self.kinds = [false; super::record::KINDS];
         }
     }
 }

@@ -221,6 +221,7 @@ pub(super) struct AnyRecord<T> {
     pub(super) reference_answer: Option<String>,
     pub(super) external_context: Option<bool>,
     pub(super) checklist: Option<Vec<ChecklistItem>>,
+    pub(super) curation: Option<serde_json::Value>,
     // shared by answers, judgments, labels
     pub(super) question_id: Option<String>,
     pub(super) model: Option<String>,
@@ -244,6 +245,9 @@ pub(super) struct AnyRecord<T> {
     // failure-mode label
     pub(super) classifier: Option<String>,
     pub(super) mode: Option<FailureMode>,
+    // review: only told apart here; read as its own type (`load::Cx::accept_any`), so that a
+    // field of another record that shares a review's names never costs that record.
+    pub(super) reviewer: Option<IgnoredAny>,
     #[serde(skip)]
     pub(super) texts: PhantomData<fn() -> T>,
 }
@@ -298,6 +302,8 @@ impl<T: Texts> AnyRecord<T> {
             Some(RecordKind::FailureLabel)
         } else if self.answer.is_some() || (self.question_id.is_some() && self.error.is_some()) {
             Some(RecordKind::Answer)
+        } else if self.reviewer.is_some() {
+            Some(RecordKind::Review)
         } else {
             None
         }
@@ -312,8 +318,9 @@ impl<T: Texts> AnyRecord<T> {
             RecordKind::Judgment => self.into_judgment(&mut missing),
             RecordKind::ScalarJudgment => self.into_scalar_judgment(&mut missing),
             RecordKind::FailureLabel => self.into_failure_label(&mut missing),
-            // Reported values have their own type and never come through here.
+            // Reported values and reviews have their own types and never come through here.
             RecordKind::Reported => return Err(vec!["`table`"]),
+            RecordKind::Review => return Err(vec!["`reviewer`"]),
         };
         record.ok_or(missing)
     }
@@ -343,6 +350,7 @@ impl<T: Texts> AnyRecord<T> {
                 reference_answer,
                 external_context: self.external_context.unwrap_or(false),
                 checklist,
+                curation: self.curation,
             })),
             _ => None,
         }

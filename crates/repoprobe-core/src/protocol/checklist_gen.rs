@@ -146,6 +146,7 @@ fn with_checklist(s: &Source, checklist: Vec<ChecklistItem>) -> Question {
         question: s.question.clone(),
         reference_answer: s.reference_answer.clone(),
         external_context: s.external_context,
+        curation: None,
         checklist,
     }
 }

@@ -575,3 +575,51 @@ pub fn retrieval_rows_table(
         ),
     })
 }
+
+/// `curate agreement`'s table (docs/review.md#agreement): a row per criterion and one for the
+/// decision; percent agreement with one decimal, κ and α with three; `—` where undefined.
+pub fn agreement_table(a: &crate::curate::agreement::Agreement) -> Table {
+    let three = |x: Option<f64>| Cell {
+        text: match x {
+            Some(v) if v.is_finite() => format!("{v:.3}"),
+            _ => "—".to_string(),
+        },
+        mark: Mark::None,
+        value: x.filter(|v| v.is_finite()),
+    };
+    let rows = a
+        .criteria
+        .rows()
+        .into_iter()
+        .map(|(name, f)| {
+            vec![
+                Cell::from(name),
+                num(f.percent),
+                three(f.kappa),
+                three(f.alpha),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!(
+            "Agreement of {} reviewer(s) ({}) over {} question(s) rated by at least two",
+            a.reviewers.len(),
+            a.reviewers.join(", "),
+            a.items
+        ),
+        headers: ["criterion", "agreement %", "Cohen's κ", "Krippendorff's α"]
+            .map(String::from)
+            .to_vec(),
+        numeric: vec![false, true, true, true],
+        rows,
+        note: Some(format!(
+            "κ with exactly two reviewers only; {} question(s) with a disagreement{}",
+            a.disagreements.len(),
+            if a.disagreements.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", a.disagreements.join(", "))
+            }
+        )),
+    }
+}

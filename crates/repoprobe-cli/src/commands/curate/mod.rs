@@ -9,9 +9,11 @@
 //! line. The records' types and the rules that need no network are the core's
 //! (`repoprobe_core::curate`).
 
+mod agreement;
 mod classify;
 mod enhance;
 mod filter;
+mod finalize;
 mod harvest;
 mod report;
 mod repos;
@@ -55,6 +57,12 @@ enum Command {
     /// knowledge item grounded in the code at the pinned commit by the built-in agent; writes
     /// the candidates.
     Verify(Box<verify::Args>),
+    /// How far the reviewers of the candidates agree, per criterion and for the decision
+    /// (percent, Cohen's κ, Krippendorff's α), and the questions they disagree on.
+    Agreement(agreement::Args),
+    /// The release: the candidates the review kept (the rest excluded with why) and the
+    /// release manifest beside them.
+    Finalize(Box<finalize::Args>),
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
@@ -66,6 +74,8 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Command::Enhance(a) => enhance::run(*a),
         Command::Report(a) => report::run(a),
         Command::Verify(a) => verify::run(*a),
+        Command::Agreement(a) => agreement::run(a),
+        Command::Finalize(a) => finalize::run(*a),
     }
 }
 

@@ -52,33 +52,84 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
              --questions, --candidates"
         );
     }
-    let mut bad = 0;
-    let mut excluded = Vec::new();
-    let mut read_excluded = |path: &Path, bad: &mut usize| -> anyhow::Result<()> {
+    let later: Vec<(&str, Option<&Path>)> = later.iter().map(|(s, p)| (*s, p.as_deref())).collect();
+    let Stages {
+        repos,
+        harvested,
+        outputs,
+        excluded,
+        bad,
+        ..
+    } = read_stages(a.repos.as_deref(), a.threads.as_deref(), &later)?;
+    let funnel = Funnel::of(&repos, &harvested, &outputs, &excluded);
+    crate::stdout::write(
+        repoprobe_core::report::terminal_safe_lines(&funnel.render_text()).as_bytes(),
+    )?;
+    if let Some(out) = &a.out {
+        let mut json = serde_json::to_string_pretty(&funnel)?;
+        json.push('\n');
+        write_atomically(out, json.as_bytes())
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    Ok(if bad > 0 {
+        Exit::InvalidRecords
+    } else {
+        Exit::Ok
+    })
+}
+
+/// What a funnel is counted from: the stages' records and the excluded journals beside them.
+pub(super) struct Stages {
+    pub repos: Vec<Repository>,
+    pub harvested: Vec<Thread>,
+    pub outputs: Vec<StageOutput>,
+    pub excluded: Vec<Excluded>,
+    /// Lines that are no record of their file's kind (each printed on stderr).
+    pub bad: usize,
+    /// Every file read, with what it was given as (`repos`, `repos.excluded`, …), in order.
+    pub read: Vec<(String, PathBuf)>,
+}
+
+/// Reads `curate repos`' and `curate harvest`'s outputs and the later stages' (each a stage's
+/// name and its file), with the excluded journal beside each.
+pub(super) fn read_stages(
+    repos: Option<&Path>,
+    threads: Option<&Path>,
+    later: &[(&str, Option<&Path>)],
+) -> anyhow::Result<Stages> {
+    let mut s = Stages {
+        repos: Vec::new(),
+        harvested: Vec::new(),
+        outputs: Vec::new(),
+        excluded: Vec::new(),
+        bad: 0,
+        read: Vec::new(),
+    };
+    let read_excluded = |path: &Path, role: &str, s: &mut Stages| -> anyhow::Result<()> {
         let ex = excluded_path(path);
         if ex.exists() {
             let (records, b) = read_records::<Excluded>(&ex, "excluded")?;
-            *bad += b;
-            excluded.extend(records.into_iter().map(|(_, e)| e));
+            s.bad += b;
+            s.excluded.extend(records.into_iter().map(|(_, e)| e));
+            s.read.push((format!("{role}.excluded"), ex));
         }
         Ok(())
     };
-    let mut repos = Vec::new();
-    if let Some(p) = &a.repos {
+    if let Some(p) = repos {
         let (r, b) = read_records::<Repository>(p, "repository")?;
-        bad += b;
-        repos = r.into_iter().map(|(_, r)| r).collect();
-        read_excluded(p, &mut bad)?;
+        s.bad += b;
+        s.repos = r.into_iter().map(|(_, r)| r).collect();
+        s.read.push(("repos".into(), p.to_path_buf()));
+        read_excluded(p, "repos", &mut s)?;
     }
-    let mut harvested = Vec::new();
-    if let Some(p) = &a.threads {
+    if let Some(p) = threads {
         let (t, b) = read_records::<Thread>(p, "thread")?;
-        bad += b;
-        read_excluded(p, &mut bad)?;
-        harvested = t.into_iter().map(|(_, t)| t).collect();
+        s.bad += b;
+        s.harvested = t.into_iter().map(|(_, t)| t).collect();
+        s.read.push(("threads".into(), p.to_path_buf()));
+        read_excluded(p, "threads", &mut s)?;
     }
-    let mut outputs = Vec::new();
-    for (stage, path) in later {
+    for &(stage, path) in later {
         let Some(p) = path else { continue };
         let (records, b) = read_records::<serde_json::Value>(p, "record")?;
         let mut keyed = Vec::new();
@@ -95,28 +146,15 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                 p.display()
             );
         }
-        bad += b + unkeyed;
-        read_excluded(p, &mut bad)?;
-        outputs.push(StageOutput {
+        s.bad += b + unkeyed;
+        s.read.push((stage.to_string(), p.to_path_buf()));
+        read_excluded(p, stage, &mut s)?;
+        s.outputs.push(StageOutput {
             stage: stage.to_string(),
             records: keyed,
         });
     }
-    let funnel = Funnel::of(&repos, &harvested, &outputs, &excluded);
-    crate::stdout::write(
-        repoprobe_core::report::terminal_safe_lines(&funnel.render_text()).as_bytes(),
-    )?;
-    if let Some(out) = &a.out {
-        let mut json = serde_json::to_string_pretty(&funnel)?;
-        json.push('\n');
-        write_atomically(out, json.as_bytes())
-            .with_context(|| format!("cannot write {}", out.display()))?;
-    }
-    Ok(if bad > 0 {
-        Exit::InvalidRecords
-    } else {
-        Exit::Ok
-    })
+    Ok(s)
 }
 
 /// A later stage's record's key and repository: threads write `key` and `repo` (a name),

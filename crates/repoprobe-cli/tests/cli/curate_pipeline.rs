@@ -649,13 +649,106 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         r.stdout
     );
 
-    // The candidates are a benchmark: answered, judged, scored.
+    // Human review by two reviewers (both reject rocket#6), then the release.
+    let review = |reviewer: &str| {
+        let text: String = ids
+            .iter()
+            .map(|id| {
+                let accept = id != "acme/rocket#6";
+                format!(
+                    "{}\n",
+                    json!({"question_id": id, "reviewer": reviewer, "role": "reviewer",
+                        "criteria": {"qa_consistency": true, "checklist_quality": true,
+                                     "task_validity": accept, "code_relevance": true},
+                        "decision": if accept { "accept" } else { "reject" },
+                        "reviewed_at": "2026-12-01T10:00:00Z"})
+                )
+            })
+            .collect();
+        let path = p(&format!("reviews-{reviewer}.jsonl"));
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (ann, bob) = (review("ann"), review("bob"));
+    let r = run(Command::new(BIN).args([
+        "curate",
+        "finalize",
+        "--candidates",
+        &s("candidates.jsonl"),
+        "--reviews",
+        &ann,
+        &bob,
+        "--out",
+        &s("benchmark.jsonl"),
+        "--version-name",
+        "2026.12-test",
+        "--date",
+        "2026-12-01",
+        "--repos",
+        &s("repos.jsonl"),
+        "--threads",
+        &s("threads.jsonl"),
+        "--filtered",
+        &s("filtered.jsonl"),
+        "--classified",
+        &s("classified.jsonl"),
+        "--pairs",
+        &s("pairs.jsonl"),
+        "--questions",
+        &s("questions.jsonl"),
+    ]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut released = keys_of(&p("benchmark.jsonl"), "id");
+    released.sort();
+    assert_eq!(
+        released,
+        [
+            "acme/helpdesk#1",
+            "acme/helpdesk#3",
+            "acme/rocket#1",
+            "acme/rocket#4"
+        ]
+    );
+    let v = repoprobe(&["validate", &s("benchmark.jsonl")]);
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(p("benchmark.manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["version"], "2026.12-test");
+    assert_eq!(
+        (
+            manifest["review"]["candidates"].as_u64(),
+            manifest["review"]["kept"].as_u64(),
+            manifest["review"]["rejected"].as_u64()
+        ),
+        (Some(5), Some(4), Some(1)),
+        "{manifest}"
+    );
+    let stages: BTreeMap<&str, u64> = manifest["funnel"]["after"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["stage"].as_str().unwrap(), s["kept"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        (
+            stages["classify"],
+            stages["enhance"],
+            stages["verify"],
+            stages["kept"]
+        ),
+        (6, 6, 5, 4),
+        "{manifest}"
+    );
+    assert_eq!(manifest["funnel"]["threads_harvested"], 9);
+
+    // The release is a benchmark: answered, judged, and scored after a training cut-off.
     let mut answer = model_cmd(
         &m,
         &[
             "answer",
             "--benchmark",
-            &s("candidates.jsonl"),
+            &s("benchmark.jsonl"),
             "--out",
             &s("answers.jsonl"),
             "--agent",
@@ -674,7 +767,7 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         &[
             "judge",
             "--benchmark",
-            &s("candidates.jsonl"),
+            &s("benchmark.jsonl"),
             "--answers",
             &s("answers.jsonl"),
             "--out",
@@ -682,19 +775,30 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         ],
     ));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let score = repoprobe(&[
-        "score",
-        &s("candidates.jsonl"),
-        &s("answers.jsonl"),
-        &s("judgments.jsonl"),
-        "--format",
-        "json",
-    ]);
+    assert_eq!(records(&p("judgments.jsonl")).len(), 4);
+    let files = [
+        s("benchmark.jsonl"),
+        s("answers.jsonl"),
+        s("judgments.jsonl"),
+    ];
+    let score = repoprobe(&["score", &files[0], &files[1], &files[2], "--format", "json"]);
     assert_eq!(score.code, 0, "{}", score.stderr);
-    let v: Value = serde_json::from_str(&score.stdout).unwrap();
-    let text = v.to_string();
-    assert!(text.contains("pipeline-model"), "{text}");
-    assert_eq!(records(&p("judgments.jsonl")).len(), 5);
+    assert!(score.stdout.contains("pipeline-model"), "{}", score.stdout);
+    // Discussions 1 were created on May 1st, rocket#4 on the 4th, helpdesk#3 on the 3rd.
+    let after = repoprobe(&[
+        "score",
+        &files[0],
+        &files[1],
+        &files[2],
+        "--created-after",
+        "2024-05-02",
+    ]);
+    assert_eq!(after.code, 0, "{}", after.stderr);
+    assert!(
+        after.stdout.contains("2 of 4 questions"),
+        "{}",
+        after.stdout
+    );
     // No file holds a secret.
     for e in std::fs::read_dir(d).unwrap() {
         let path = e.unwrap().path();

@@ -58,9 +58,10 @@ fi
 echo "== unit, property, golden, snapshot and CLI tests; chart functions natively on SVG"
 # A snapshot that is missing or differs fails (and no .snap.new is written): review changes
 # locally with `cargo insta review` or INSTA_UPDATE=always and `git diff`.
-# The trajectories the CLI tests write are left in target/tmp/atif (one per agent) for the ATIF
-# check below: none may be left over from an earlier run.
-rm -rf target/tmp/atif target/tmp/skipped.txt
+# The trajectories the CLI tests write are left in target/tmp/atif (one per agent), the GraphQL
+# queries of curate in target/tmp/graphql, for the checks below: none may be left over from an
+# earlier run.
+rm -rf target/tmp/atif target/tmp/graphql target/tmp/skipped.txt
 INSTA_UPDATE=no CI=true cargo test --locked --workspace
 
 echo "== every trajectory the tests wrote is ATIF, as the published models read it (PyPI atif)"
@@ -96,6 +97,24 @@ if [ "$(cat "$AGREEMENT_DIR/.pinned" 2>/dev/null || true)" != "$AGREEMENT_PY" ];
 fi
 cargo build --locked -q -p repoprobe-cli
 PYTHONPATH="$AGREEMENT_DIR" python3 scripts/check-agreement.py "${CARGO_TARGET_DIR:-target}/debug/repoprobe" testdata/reviews
+
+echo "== every GraphQL query of curate validates against GitHub's schema (npm @octokit/graphql-schema)"
+# GitHub's published schema and the reference implementation that checks against it (npm
+# graphql, of the major the schema package depends on: ^16) into tools/graphql (git-ignored),
+# only when those versions are missing. A unit test of crates/repoprobe-cli/src/github/queries.rs
+# left each query of its `ALL` in target/tmp/graphql; all five must be there and valid.
+GRAPHQL_SCHEMA_NPM=15.26.1
+GRAPHQL_NPM=16.15.0
+GRAPHQL_DIR="$PWD/tools/graphql"
+if [ "$(cat "$GRAPHQL_DIR/.pinned" 2>/dev/null || true)" != "$GRAPHQL_SCHEMA_NPM/$GRAPHQL_NPM" ]; then
+    rm -rf "$GRAPHQL_DIR"
+    mkdir -p "$GRAPHQL_DIR"
+    npm install --prefix "$GRAPHQL_DIR" --no-audit --no-fund --save-exact --loglevel=error \
+        "@octokit/graphql-schema@$GRAPHQL_SCHEMA_NPM" "graphql@$GRAPHQL_NPM" >/dev/null
+    echo "$GRAPHQL_SCHEMA_NPM/$GRAPHQL_NPM" > "$GRAPHQL_DIR/.pinned"
+fi
+GRAPHQL_TOOLS="$GRAPHQL_DIR" node scripts/check-graphql.mjs target/tmp/graphql \
+    --expect SearchRepositories Repository AnsweredCount AnsweredDiscussions PinnedCommit
 
 echo "== the core compiles for wasm32-unknown-unknown"
 cargo check --locked -p repoprobe-core --target wasm32-unknown-unknown

@@ -1,6 +1,8 @@
 //! The GraphQL queries of `repoprobe curate` and the shapes of their data. Every field is
-//! GitHub's own (checked against `schema.graphql` of npm `@octokit/graphql-schema` 15.26.1);
-//! each query names its operation, which the tests' fake server answers by.
+//! GitHub's own: a unit test writes each document of `ALL` to `target/tmp/graphql/`, where
+//! `scripts/check-graphql.mjs` (run by `scripts/test.sh`) validates it against `schema.graphql`
+//! of npm `@octokit/graphql-schema` 15.26.1. Each query names its operation, which the tests'
+//! fake server answers by.
 //!
 //! Replies are read into these types leniently where GitHub says a value may be null (a
 //! deleted author, an empty repository) and strictly elsewhere: a reply of another shape is a
@@ -11,19 +13,42 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-/// The repository fields `curate repos` decides on.
-const REPO_FIELDS: &str = "fragment RepoFields on Repository { id nameWithOwner url \
-    stargazerCount createdAt hasDiscussionsEnabled defaultBranchRef { name } \
-    discussionCategories(first: 100) { nodes { id name isAnswerable } } }";
+/// The repository fields `curate repos` decides on: a fragment, part of each document that
+/// spreads it (a macro, so that those documents are whole constants, as sent and as checked).
+macro_rules! repo_fields {
+    () => {
+        " fragment RepoFields on Repository { id nameWithOwner url \
+        stargazerCount createdAt hasDiscussionsEnabled defaultBranchRef { name } \
+        discussionCategories(first: 100) { nodes { id name isAnswerable } } }"
+    };
+}
 
-pub const SEARCH: &str = "query SearchRepositories($q: String!, $first: Int!, $after: String) { \
+/// Every query document `curate` sends, by its operation name: the one list the tests write
+/// out for the schema check, so a query left out of it is never sent unchecked (a test holds
+/// each `const OP` of this file to it). Only the tests read it.
+#[cfg(test)]
+pub const ALL: [(&str, &str); 5] = [
+    ("SearchRepositories", SEARCH),
+    ("Repository", REPOSITORY),
+    ("AnsweredCount", ANSWERED_COUNT),
+    ("AnsweredDiscussions", DISCUSSIONS),
+    ("PinnedCommit", PINNED_COMMIT),
+];
+
+pub const SEARCH: &str = concat!(
+    "query SearchRepositories($q: String!, $first: Int!, $after: String) { \
     rateLimit { cost remaining resetAt } \
     search(type: REPOSITORY, query: $q, first: $first, after: $after) { repositoryCount \
-    pageInfo { endCursor hasNextPage } nodes { __typename ... on Repository { ...RepoFields } } } }";
+    pageInfo { endCursor hasNextPage } nodes { __typename ... on Repository { ...RepoFields } } } }",
+    repo_fields!()
+);
 
-pub const REPOSITORY: &str = "query Repository($owner: String!, $name: String!) { \
+pub const REPOSITORY: &str = concat!(
+    "query Repository($owner: String!, $name: String!) { \
     rateLimit { cost remaining resetAt } \
-    repository(owner: $owner, name: $name) { ...RepoFields } }";
+    repository(owner: $owner, name: $name) { ...RepoFields } }",
+    repo_fields!()
+);
 
 pub const ANSWERED_COUNT: &str = "query AnsweredCount($owner: String!, $name: String!, $category: ID!) { \
     rateLimit { cost remaining resetAt } \
@@ -188,10 +213,9 @@ impl GitHub {
         after: Option<&str>,
     ) -> Result<SearchPage, GhError> {
         const OP: &str = "SearchRepositories";
-        let query = format!("{SEARCH} {REPO_FIELDS}");
         let reply = loop {
             let vars = json!({"q": q, "first": *first, "after": after});
-            match self.query(OP, &query, vars).await {
+            match self.query(OP, SEARCH, vars).await {
                 Err(GhError::Gateway { .. }) if *first > 1 => *first /= 2,
                 other => break other?,
             }
@@ -225,9 +249,8 @@ impl GitHub {
     pub async fn repository(&mut self, repo: &str) -> Result<Option<RepoNode>, GhError> {
         const OP: &str = "Repository";
         let (owner, name) = owner_name(repo);
-        let query = format!("{REPOSITORY} {REPO_FIELDS}");
         let reply = self
-            .query(OP, &query, json!({"owner": owner, "name": name}))
+            .query(OP, REPOSITORY, json!({"owner": owner, "name": name}))
             .await?;
         match repository(OP, &reply)? {
             None => Ok(None),
@@ -365,4 +388,65 @@ impl GitHub {
 /// A discussion node read back (from a reply or the pages journal).
 pub fn discussion(node: &Value) -> Result<DiscussionNode, GhError> {
     shape("AnsweredDiscussions", "discussions.nodes[]", node.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+    use std::path::PathBuf;
+
+    /// The operation a document declares (`query NAME(`).
+    fn operation(doc: &str) -> &str {
+        let rest = doc
+            .strip_prefix("query ")
+            .expect("a document starts with `query `");
+        &rest[..rest.find(['(', ' ', '{']).unwrap_or(rest.len())]
+    }
+
+    /// `target/tmp`, as `CARGO_TARGET_TMPDIR` names it for the integration tests (the ATIF
+    /// trajectories go to its `atif/`); Cargo does not set that for unit tests, so it is found
+    /// from this test's own binary: the target directory is the ancestor Cargo tagged with
+    /// `CACHEDIR.TAG` (`CARGO_TARGET_DIR` or the workspace's `target`).
+    fn target_tmpdir() -> PathBuf {
+        let exe = std::env::current_exe().unwrap();
+        let target = exe
+            .ancestors()
+            .find(|d| d.join("CACHEDIR.TAG").is_file())
+            .unwrap_or_else(|| panic!("no target directory above {}", exe.display()));
+        target.join("tmp")
+    }
+
+    /// Each query is left as `target/tmp/graphql/<OperationName>.graphql`, where
+    /// `scripts/test.sh` validates it against GitHub's schema (`scripts/check-graphql.mjs`).
+    #[test]
+    fn every_query_is_written_out_for_the_schema_check() {
+        let names: BTreeSet<&str> = ALL.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            names,
+            BTreeSet::from([
+                "AnsweredCount",
+                "AnsweredDiscussions",
+                "PinnedCommit",
+                "Repository",
+                "SearchRepositories",
+            ]),
+            "a query added or removed: change ALL, this list and the --expect of scripts/test.sh"
+        );
+        assert_eq!(names.len(), ALL.len(), "an operation name twice in ALL");
+        // The name each function sends as `operationName` is one of ALL's, and each of ALL's
+        // is sent by one: a query sent but missing from ALL would go unchecked.
+        let ops: BTreeSet<&str> = include_str!("queries.rs")
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("const OP: &str = \""))
+            .filter_map(|l| l.strip_suffix("\";"))
+            .collect();
+        assert_eq!(ops, names, "the `const OP`s of queries.rs against ALL");
+        let dir = target_tmpdir().join("graphql");
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, doc) in ALL {
+            assert_eq!(operation(doc), name, "the operation {name} declares");
+            std::fs::write(dir.join(format!("{name}.graphql")), format!("{doc}\n")).unwrap();
+        }
+    }
 }

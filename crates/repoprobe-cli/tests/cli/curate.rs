@@ -530,3 +530,78 @@ fn bad_replies_and_a_bad_token_are_clear_errors_not_panics() {
     );
     assert!(r.stderr.contains("line 2: not JSON"), "{}", r.stderr);
 }
+
+#[test]
+fn a_harvest_stopped_by_sigterm_exits_75_and_the_rerun_finishes_it() {
+    let gh = FakeGitHub::start(World::standard(), TOKEN);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let r = run(curate(&gh, "repos")
+        .args(["--repo", "acme/rocket", "--min-answered", "3", "--out"])
+        .arg(d.join("repos.jsonl")));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let harvest = || {
+        let mut c = curate(&gh, "harvest");
+        c.args(["--page-size", "3", "--repos"])
+            .arg(d.join("repos.jsonl"))
+            .arg("--out")
+            .arg(d.join("threads.jsonl"));
+        c
+    };
+    // Preempted (a cluster's SIGTERM) while GitHub holds the second page.
+    gh.with(|s| {
+        s.gate = Some(Gate {
+            op: "AnsweredDiscussions".into(),
+            var: "after".into(),
+            value: "p:3".into(),
+        })
+    });
+    let mut child = harvest()
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    crate::common::wait::every(
+        Duration::from_millis(20),
+        "the gated request",
+        Duration::from_secs(60),
+        || match (gh.with(|s| s.held), child.try_wait()) {
+            (true, _) => Ok(()),
+            (false, Ok(Some(status))) => {
+                let mut err = String::new();
+                use std::io::Read;
+                child
+                    .stderr
+                    .take()
+                    .unwrap()
+                    .read_to_string(&mut err)
+                    .unwrap();
+                panic!("the harvest ended ({status}) before the gate: {err}")
+            }
+            _ => Err(String::new()),
+        },
+    );
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = child.wait_with_output().unwrap();
+    gh.release();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(75), "{stderr}");
+    assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
+    assert_eq!(
+        keys(&d.join("threads.jsonl")).len(),
+        3,
+        "the first page's threads"
+    );
+    gh.with(|s| s.gate = None);
+    let r = run(&mut harvest());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(keys(&d.join("threads.jsonl")).len(), 6);
+    assert_nothing_asked_twice(&gh);
+}

@@ -96,25 +96,35 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let mut pins = written_pins(&a.out);
     let mut counts = Counts::default();
     let mut page_size = a.page_size;
-    block_on(async {
-        for (_, repo) in &repos {
-            for cat in repo.kept_categories() {
-                let mut h = Harvest {
-                    gh: &mut gh,
-                    out: &mut out,
-                    excluded: &mut excluded,
-                    repo,
-                    cat,
-                    counts: &mut counts,
-                    pins: &mut pins,
-                };
-                let done = recorded
-                    .remove(&(repo.repo.clone(), cat.id.clone()))
-                    .unwrap_or_default();
-                h.category(done, &mut pages, &mut page_size).await?;
+    let stopped = block_on(async {
+        // In the runtime: the signal stream needs its reactor.
+        let mut term = crate::runs::stop::terminate().context("cannot watch for SIGTERM")?;
+        let work = async {
+            for (_, repo) in &repos {
+                for cat in repo.kept_categories() {
+                    let mut h = Harvest {
+                        gh: &mut gh,
+                        out: &mut out,
+                        excluded: &mut excluded,
+                        repo,
+                        cat,
+                        counts: &mut counts,
+                        pins: &mut pins,
+                    };
+                    let done = recorded
+                        .remove(&(repo.repo.clone(), cat.id.clone()))
+                        .unwrap_or_default();
+                    h.category(done, &mut pages, &mut page_size).await?;
+                }
             }
+            anyhow::Ok(())
+        };
+        // SIGTERM (a cluster's preemption) drops the work at its next await: every record is
+        // written whole between two awaits, so a rerun resumes where this one stopped.
+        tokio::select! {
+            r = work => r.map(|()| false),
+            _ = term.recv() => Ok(true),
         }
-        anyhow::Ok(())
     })??;
     eprintln!(
         "curate harvest: {} thread(s) written{}, {} excluded ({}); {} page(s) asked for, {} read \
@@ -133,6 +143,14 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         gh.stats.requests,
         gh.stats.cost
     );
+    if stopped {
+        eprintln!(
+            "curate harvest: stopped by SIGTERM; everything written is whole: exit {} asks for \
+             this task to be run again, which resumes here",
+            Exit::Requeue as u8
+        );
+        return Ok(Exit::Requeue);
+    }
     Ok(if bad > 0 {
         Exit::InvalidRecords
     } else {

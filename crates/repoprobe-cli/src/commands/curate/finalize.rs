@@ -5,7 +5,7 @@
 //! The rules are the core's (`repoprobe_core::curate::finalize`); this reads, hashes and writes.
 
 use super::excluded_path;
-use super::report::{Stages, read_stages};
+use super::report::{StageFiles, Stages};
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues, write_atomically};
 use crate::runs::manifest::InputFile;
@@ -50,18 +50,8 @@ pub struct Args {
     created_before: Option<String>,
     /// The earlier stages' outputs, counted in the manifest's funnel as `curate report` counts
     /// them (each with its excluded journal).
-    #[arg(long)]
-    repos: Option<PathBuf>,
-    #[arg(long)]
-    threads: Option<PathBuf>,
-    #[arg(long)]
-    filtered: Option<PathBuf>,
-    #[arg(long)]
-    classified: Option<PathBuf>,
-    #[arg(long)]
-    pairs: Option<PathBuf>,
-    #[arg(long)]
-    questions: Option<PathBuf>,
+    #[command(flatten)]
+    stages: StageFiles,
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
@@ -180,13 +170,6 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
 
     // The funnel: the earlier stages given, the candidates (with verify's excluded journal),
     // then reviewed and kept, with the review's drops.
-    let later: Vec<(&str, Option<&Path>)> = vec![
-        ("filter", a.filtered.as_deref()),
-        ("classify", a.classified.as_deref()),
-        ("enhance", a.pairs.as_deref()),
-        ("make-checklist", a.questions.as_deref()),
-        ("verify", Some(a.candidates.as_path())),
-    ];
     let Stages {
         repos,
         harvested,
@@ -194,7 +177,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         excluded: mut all_excluded,
         bad,
         read,
-    } = read_stages(a.repos.as_deref(), a.threads.as_deref(), &later)?;
+    } = a.stages.read(Some(a.candidates.as_path()))?;
     if bad > 0 && exit == Exit::Ok {
         exit = Exit::InvalidRecords;
     }

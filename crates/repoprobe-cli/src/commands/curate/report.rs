@@ -12,6 +12,20 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    stages: StageFiles,
+    /// `curate verify`'s output: the candidates (and its excluded journal).
+    #[arg(long)]
+    candidates: Option<PathBuf>,
+    /// The funnel as JSON (written atomically) [default: only the table on stdout].
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// The stages' outputs before the candidates, as `curate report` and `curate finalize` take
+/// them (each with the excluded journal beside it).
+#[derive(Debug, clap::Args)]
+pub(super) struct StageFiles {
     /// `curate repos`' output (its excluded journal beside it is read too).
     #[arg(long)]
     repos: Option<PathBuf>,
@@ -30,29 +44,42 @@ pub struct Args {
     /// `make-checklist`'s output on the pairs: the questions.
     #[arg(long)]
     questions: Option<PathBuf>,
-    /// `curate verify`'s output: the candidates (and its excluded journal).
-    #[arg(long)]
-    candidates: Option<PathBuf>,
-    /// The funnel as JSON (written atomically) [default: only the table on stdout].
-    #[arg(long)]
-    out: Option<PathBuf>,
+}
+
+impl StageFiles {
+    /// Reads the files given and, as the `verify` stage, `candidates`.
+    pub(super) fn read(&self, candidates: Option<&Path>) -> anyhow::Result<Stages> {
+        let later = [
+            ("filter", self.filtered.as_deref()),
+            ("classify", self.classified.as_deref()),
+            ("enhance", self.pairs.as_deref()),
+            ("make-checklist", self.questions.as_deref()),
+            ("verify", candidates),
+        ];
+        read_stages(self.repos.as_deref(), self.threads.as_deref(), &later)
+    }
+
+    fn none_given(&self) -> bool {
+        [
+            &self.repos,
+            &self.threads,
+            &self.filtered,
+            &self.classified,
+            &self.pairs,
+            &self.questions,
+        ]
+        .iter()
+        .all(|p| p.is_none())
+    }
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    let later = [
-        ("filter", &a.filtered),
-        ("classify", &a.classified),
-        ("enhance", &a.pairs),
-        ("make-checklist", &a.questions),
-        ("verify", &a.candidates),
-    ];
-    if a.repos.is_none() && a.threads.is_none() && later.iter().all(|(_, p)| p.is_none()) {
+    if a.stages.none_given() && a.candidates.is_none() {
         bail!(
             "give at least one of --repos, --threads, --filtered, --classified, --pairs, \
              --questions, --candidates"
         );
     }
-    let later: Vec<(&str, Option<&Path>)> = later.iter().map(|(s, p)| (*s, p.as_deref())).collect();
     let Stages {
         repos,
         harvested,
@@ -60,7 +87,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         excluded,
         bad,
         ..
-    } = read_stages(a.repos.as_deref(), a.threads.as_deref(), &later)?;
+    } = a.stages.read(a.candidates.as_deref())?;
     let funnel = Funnel::of(&repos, &harvested, &outputs, &excluded);
     crate::stdout::write(
         repoprobe_core::report::terminal_safe_lines(&funnel.render_text()).as_bytes(),
@@ -92,7 +119,7 @@ pub(super) struct Stages {
 
 /// Reads `curate repos`' and `curate harvest`'s outputs and the later stages' (each a stage's
 /// name and its file), with the excluded journal beside each.
-pub(super) fn read_stages(
+fn read_stages(
     repos: Option<&Path>,
     threads: Option<&Path>,
     later: &[(&str, Option<&Path>)],

@@ -560,25 +560,40 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
     ));
     assert_eq!(r.code, 0, "{}", r.stderr);
 
-    // Verify at each question's pinned commit: rocket#2 cites a file its commit lacks.
-    let mut verify = model_cmd(
-        &m,
-        &[
-            "curate",
-            "verify",
-            "--in",
-            &s("questions.jsonl"),
-            "--out",
-            &s("candidates.jsonl"),
-            "--repos",
-            &s("cache"),
-        ],
-    );
-    for map in &maps {
-        verify.args(["--repo-map", map]);
+    // Verify at each question's pinned commit, as two shards merged: rocket#2 cites a file its
+    // commit lacks.
+    std::fs::create_dir_all(p("verify")).unwrap();
+    for shard in ["0/2", "1/2"] {
+        let mut verify = model_cmd(
+            &m,
+            &[
+                "curate",
+                "verify",
+                "--in",
+                &s("questions.jsonl"),
+                "--out",
+                &s("verify/candidates.{shard}.jsonl"),
+                "--repos",
+                &s("cache"),
+                "--shard",
+                shard,
+            ],
+        );
+        for map in &maps {
+            verify.args(["--repo-map", map]);
+        }
+        let r = run(&mut verify);
+        assert_eq!(r.code, 0, "{}", r.stderr);
     }
-    let r = run(&mut verify);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let status = repoprobe(&["status", &s("verify")]);
+    assert_eq!(status.code, 0, "{}{}", status.stdout, status.stderr);
+    let merged = repoprobe(&[
+        "merge",
+        &s("verify/candidates.0000-of-0002.jsonl"),
+        "--out",
+        &s("candidates.jsonl"),
+    ]);
+    assert_eq!(merged.code, 0, "{}", merged.stderr);
     let dropped = records(&p("candidates.excluded.ndjson"));
     assert_eq!(dropped.len(), 1, "{dropped:?}");
     assert_eq!(

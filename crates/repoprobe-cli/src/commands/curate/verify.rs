@@ -22,6 +22,7 @@ use crate::live::events::{Event, Reporter};
 use crate::live::{ApiArgs, RunArgs, run_jobs};
 use crate::output::{Journal, text};
 use crate::repos::RepoArgs;
+use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_agent::builtin::{self, Limits};
 use repoprobe_agent::tools::Sandbox;
@@ -144,15 +145,29 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         bail!("--agent-timeout-s must be a positive number of seconds");
     }
     let layout = a.run.layout()?;
-    if layout.shard.is_some() {
-        bail!(
-            "--shard: curate verify runs on one machine (its candidates and excluded journals \
-             are not sharded); use --concurrency"
-        );
-    }
     let (settings, key) = a.api.settings(None)?;
     let client = Arc::new(Client::new(settings, key)?);
     let (jobs, bad) = read_jobs(&a.input)?;
+    // Under --shard, this shard joins the run (its manifest counts every shard's keys) and
+    // takes only its own questions, by the hash every live command shards by.
+    let spec = RunSpec::new("curate verify")
+        .input("in", &a.input)
+        .set("prompt_version", PROMPT_VERSION)
+        .set("model", &a.api.model)
+        .set("max_turns", a.max_turns)
+        .set("max_retries", a.max_retries);
+    let ids: Vec<String> = jobs.iter().map(|j| j.question.id.clone()).collect();
+    crate::runs::join(&layout, &spec, ids.iter())?;
+    let (jobs, elsewhere): (Vec<Job>, Vec<Job>) = jobs
+        .into_iter()
+        .partition(|j| layout.shard.is_none_or(|s| s.owns(&j.question.id)));
+    if !elsewhere.is_empty() {
+        eprintln!(
+            "curate verify: {} question(s) belong to the other shards",
+            elsewhere.len()
+        );
+    }
+
     let source = a.repo.source()?;
     let (mut out, mut excluded) = open_journals(
         &layout.out,

@@ -188,7 +188,8 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         if let Some(w) = window {
             for t in &mut t {
                 t.note = Some(match t.note.take() {
-                    Some(n) => format!("{n}\n{}", w.sentence()),
+                    // One line: a note is printed as text, its newlines escaped.
+                    Some(n) => format!("{n}; {}", w.sentence()),
                     None => w.sentence(),
                 });
             }

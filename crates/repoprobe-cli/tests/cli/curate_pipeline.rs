@@ -814,6 +814,11 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         "{}",
         after.stdout
     );
+    assert!(
+        !after.stdout.contains("\\n"),
+        "a note's newline printed escaped: {}",
+        after.stdout
+    );
     // No file holds a secret.
     for e in std::fs::read_dir(d).unwrap() {
         let path = e.unwrap().path();

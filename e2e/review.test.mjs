@@ -254,3 +254,20 @@ for (const scheme of ['light', 'dark']) {
     }
   });
 }
+
+test('on a phone the Review view does not scroll sideways: the decision sits below the candidate', async () => {
+  const c = await b.newContext({ viewport: { width: 390, height: 844 } });
+  try {
+    const p = await watch(await c.newPage());
+    await p.goto(`${server.url}?${data('reviews/candidates.jsonl', 'reviews/ann.jsonl', 'reviews/bob.jsonl')}&view=review&adjudicate=1&show=disagreements`);
+    await p.waitForSelector('#agreement tbody tr', { timeout: 20000 });
+    await p.waitForSelector('.reviewers-said');
+    const wide = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(wide <= 0, `the page is ${wide}px wider than the screen`);
+    const [cand, dec] = await Promise.all(['.candidate', '.decision'].map((s) => p.$eval(s, (e) => e.getBoundingClientRect().top)));
+    assert.ok(dec > cand, 'the decision below the candidate');
+    assert.deepEqual(p.errors, []);
+  } finally {
+    await c.close();
+  }
+});

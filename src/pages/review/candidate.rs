@@ -201,7 +201,8 @@ pub fn candidate(q: &Question) -> impl IntoView + use<> {
                     <ul class="enhance-sources">{sources.iter().map(source_page).collect_view()}</ul>
                     {(!skipped.is_empty()).then(|| view! {
                         <p>"Left out before any fetch:"</p>
-                        <ul>{skipped.into_iter().map(|(u, why)| view! { <li>{url_view(&u)} {format!(" — {why}")}</li> }).collect_view()}</ul>
+                        // Text, never links: these are the internal addresses (loopback, private) enhance refused.
+                        <ul>{skipped.into_iter().map(|(u, why)| view! { <li><span class="url-text">{u}</span> {format!(" — {why}")}</li> }).collect_view()}</ul>
                     })}
                 }
                 .into_any()
@@ -213,5 +214,66 @@ pub fn candidate(q: &Question) -> impl IntoView + use<> {
                 <details><summary>"The answer as harvested, before the merge"</summary><p class="prose">{t}</p></details>
             })}
         </article>
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    /// Candidate `n` (0-based) of the Review view's fixture, rendered to HTML natively.
+    fn rendered(n: usize) -> String {
+        let line = include_str!("../../../testdata/review-site/candidates.jsonl")
+            .lines()
+            .nth(n)
+            .expect("the fixture's candidate");
+        let q: Question = serde_json::from_str(line).expect("a question");
+        Owner::new().with(|| candidate(&q).to_html())
+    }
+
+    #[test]
+    fn hostile_texts_are_text_and_javascript_urls_are_no_links() {
+        let html = rendered(2);
+        for markup in [
+            "<img",
+            "<script",
+            "<b>bold",
+            "<i>",
+            "<a href=\"javascript:",
+            "href=\"javascript:alert(3)",
+            "href=\"javascript:alert(4)",
+        ] {
+            assert!(!html.contains(markup), "{markup} in {html}");
+        }
+        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;&lt;b&gt;bold?&lt;/b&gt;"));
+        assert!(
+            html.contains("javascript:alert(3)"),
+            "the source URL as text"
+        );
+        assert!(html.contains("not an http(s) URL, so not a link"));
+        assert!(
+            !html.contains("href=\"http://127.0.0.1"),
+            "a link enhance refused stays text"
+        );
+        insta::assert_snapshot!("review_candidate_hostile", html);
+    }
+
+    #[test]
+    fn evidence_links_to_the_pinned_commit_and_every_stage_is_shown() {
+        let html = rendered(0);
+        assert!(html.contains("href=\"https://github.com/acme/rocket/blob/0123456789abcdef0123456789abcdef01234567/src/engine.rs#L10-L20\""), "{html}");
+        assert!(html.contains("href=\"https://github.com/acme/rocket/discussions/1\""));
+        assert!(html.contains("href=\"https://docs.example.org/launch\""));
+        for said in [
+            "A real question about the engine.",
+            "Grounded: k1 at src/engine.rs:10 (1).",
+            "Summary of page 1: the launch retries.",
+            "HTTP 404",
+            "loopback address",
+            "Merged by enhance-model, curate-enhance-v1.",
+            "Original question 1",
+        ] {
+            assert!(html.contains(said), "{said} in {html}");
+        }
     }
 }

@@ -119,6 +119,8 @@ test('a candidates file reviewed by keyboard alone, reloaded with nothing lost, 
     await p.keyboard.press('?');
     await p.waitForSelector('[role=dialog]');
     assert.ok((await p.textContent('[role=dialog]')).includes('Toggle a criterion'));
+    await p.keyboard.press('a');
+    assert.equal(await decided(p), 'Decision: rejected', 'keys wait while the dialog is open');
     await p.keyboard.press('Escape');
     await p.waitForSelector('[role=dialog]', { state: 'detached' });
     // Decisions not exported: leaving would warn.

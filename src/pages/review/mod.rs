@@ -697,7 +697,11 @@ fn agreement_section(
 fn keys(r: Reviewing, neighbours: Memo<(Option<String>, Option<String>)>) {
     let navigate = use_navigate();
     let handle = window_event_listener(keydown, move |ev: web_sys::KeyboardEvent| {
-        if not_a_shortcut(&ev) {
+        // The help dialog is modal: the page's keys wait until it is closed.
+        let dialog = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector("[role=dialog]").ok().flatten());
+        if not_a_shortcut(&ev) || dialog.is_some() {
             return;
         }
         let key = ev.key();

@@ -275,6 +275,12 @@ pub fn ReviewView() -> impl IntoView {
     // The decisions of this candidates file, read once its key is known.
     Effect::new(move |_| {
         let Some(k) = storage_name.get() else {
+            // Another file of questions came and its hash is not known yet: no decision is
+            // taken until it is (it would be kept under the former file's key).
+            if r.key.get_untracked().is_some() {
+                r.key.set(None);
+                decisions.set(Decisions::default());
+            }
             return;
         };
         if r.key.get_untracked().as_deref() != Some(k.as_str()) {

@@ -2,7 +2,7 @@
 // (testdata/review-site: two plain candidates and a hostile one) reviewed by keyboard alone —
 // the four criteria, a note, accept and reject —, reloaded with nothing lost, exported as
 // reviews.jsonl (which `repoprobe validate` accepts); two reviewers' files (testdata/reviews)
-// loaded beside their candidates show the agreement `repoprobe curate agreement --format json`
+// dropped together beside their candidates show the agreement `repoprobe curate agreement --format json`
 // prints, to the last digit, and the disagreements, one of which an adjudication settles; axe
 // finds no WCAG 2.1 AA violation in the view; hostile texts and names are text, and no
 // `javascript:` URL becomes a link.
@@ -166,11 +166,22 @@ test('a candidates file reviewed by keyboard alone, reloaded with nothing lost, 
   }
 });
 
-test('two reviewers\' files: the agreement equals the CLI\'s, and an adjudication settles a disagreement', async () => {
+test('two reviewers\' exports dropped together: the agreement equals the CLI\'s, and an adjudication settles a disagreement', async () => {
   const c = await b.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const p = await watch(await c.newPage());
-    await p.goto(`${server.url}?${data('reviews/candidates.jsonl', 'reviews/ann.jsonl', 'reviews/bob.jsonl')}&view=review`);
+    await p.goto(`${server.url}?${data('reviews/candidates.jsonl')}&view=review`);
+    await shows(p, 'c01');
+    assert.equal(await p.$('#agreement'), null, 'no agreement without reviews');
+    // The two reviewers' exports, dropped together on the page.
+    const files = ['ann.jsonl', 'bob.jsonl'].map((f) => [f, fs.readFileSync(path.join(REVIEWS, f), 'utf8')]);
+    const dt = await p.evaluateHandle((files) => {
+      const dt = new DataTransfer();
+      for (const [n, t] of files) dt.items.add(new File([t], n, { type: 'application/x-ndjson' }));
+      return dt;
+    }, files);
+    await p.dispatchEvent('.app', 'dragover', { dataTransfer: dt });
+    await p.dispatchEvent('.app', 'drop', { dataTransfer: dt });
     await p.waitForSelector('#agreement tbody tr', { timeout: 20000 });
     const cli = cliJson(['curate', 'agreement', '--format', 'json', path.join(REVIEWS, 'ann.jsonl'), path.join(REVIEWS, 'bob.jsonl')]);
     const rows = await tableRows(p, 'agreement');

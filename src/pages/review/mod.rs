@@ -1,6 +1,6 @@
 //! The Review view (`?view=review`, docs/site.md#the-review-view): the human review of a
 //! candidates file (`curate verify`'s output, questions with a `curation` block), one candidate
-//! at a time — what it is and where it comes from ([`candidate`]), the four criteria each pass or
+//! at a time — what it is and where it comes from (`candidate.rs`), the four criteria each pass or
 //! fail with a note, accept or reject — keyboard first, with progress and filters. Decisions are
 //! kept in `localStorage` under the candidates file's SHA-256 ([`store`]) and export as
 //! `reviews.jsonl`. With the review files of two or more reviewers loaded beside the candidates,

@@ -173,6 +173,13 @@ test('two reviewers\' exports dropped together: the agreement equals the CLI\'s,
     await p.goto(`${server.url}?${data('reviews/candidates.jsonl')}&view=review`);
     await shows(p, 'c01');
     assert.equal(await p.$('#agreement'), null, 'no agreement without reviews');
+    await p.focus('.reviewer-form input');
+    await p.keyboard.type('adj');
+    await p.keyboard.press('Enter');
+    await p.waitForSelector('.reviewer-name');
+    // A decision of one's own first: the files dropped next keep it (the key is the candidates').
+    await p.keyboard.press('a');
+    assert.equal(await decided(p), 'Decision: accepted');
     // The two reviewers' exports, dropped together on the page.
     const files = ['ann.jsonl', 'bob.jsonl'].map((f) => [f, fs.readFileSync(path.join(REVIEWS, f), 'utf8')]);
     const dt = await p.evaluateHandle((files) => {
@@ -183,6 +190,7 @@ test('two reviewers\' exports dropped together: the agreement equals the CLI\'s,
     await p.dispatchEvent('.app', 'dragover', { dataTransfer: dt });
     await p.dispatchEvent('.app', 'drop', { dataTransfer: dt });
     await p.waitForSelector('#agreement tbody tr', { timeout: 20000 });
+    assert.match(await p.textContent('.progress'), /^1 of 13 reviewed/, 'the decision kept through the drop');
     const cli = cliJson(['curate', 'agreement', '--format', 'json', path.join(REVIEWS, 'ann.jsonl'), path.join(REVIEWS, 'bob.jsonl')]);
     const rows = await tableRows(p, 'agreement');
     assert.deepEqual(rows.map((r) => r.head), ['qa_consistency', 'checklist_quality', 'task_validity', 'code_relevance', 'decision']);
@@ -206,10 +214,6 @@ test('two reviewers\' exports dropped together: the agreement equals the CLI\'s,
     assert.equal(await p.textContent('.decision h2'), 'Your adjudication');
     const said = await p.$$eval('.reviewers-said tbody th', (t) => t.map((x) => x.textContent));
     assert.deepEqual(said.sort(), ['ann', 'bob']);
-    await p.focus('.reviewer-form input');
-    await p.keyboard.type('adj');
-    await p.keyboard.press('Enter');
-    await p.waitForSelector('.reviewer-name');
     await p.keyboard.press('1');
     await p.keyboard.press('r');
     assert.equal(await decided(p), 'Decision: rejected');
@@ -217,8 +221,10 @@ test('two reviewers\' exports dropped together: the agreement equals the CLI\'s,
     const settled = await p.$$eval('ul.disagreements li', (l) => l.map((x) => x.textContent));
     assert.ok(settled.includes(`${id} — adjudicated: reject`), settled.join(' | '));
     const records = await exported(p);
-    assert.deepEqual(records.map((r) => [r.question_id, r.reviewer, r.role, r.decision]), [[id, 'adj', 'adjudicator', 'reject']]);
-    assert.equal(records[0].criteria.qa_consistency, false);
+    const adjudications = records.filter((r) => r.role === 'adjudicator');
+    assert.deepEqual(adjudications.map((r) => [r.question_id, r.reviewer, r.decision]), [[id, 'adj', 'reject']]);
+    assert.equal(adjudications[0].criteria.qa_consistency, false);
+    assert.deepEqual(records.filter((r) => r.role === 'reviewer').map((r) => [r.question_id, r.decision]), [['c01', 'accept']]);
     assert.deepEqual(p.errors, []);
   } finally {
     await c.close();

@@ -235,8 +235,23 @@ pub fn external_href(url: &str) -> Option<String> {
 pub fn view_href(view: &str, extra: &[(&str, &str)]) -> String {
     let mut set: Vec<(&str, Option<&str>)> = vec![("view", Some(view))];
     for k in [
-        "id", "model", "att", "a", "b", "item", "axis", "category", "theme", "language", "repo",
-        "q", "sort", "step", "kind",
+        "id",
+        "model",
+        "att",
+        "a",
+        "b",
+        "item",
+        "axis",
+        "category",
+        "theme",
+        "language",
+        "repo",
+        "q",
+        "sort",
+        "step",
+        "kind",
+        "show",
+        "adjudicate",
     ] {
         set.push((k, None));
     }
@@ -256,13 +271,14 @@ fn App() -> impl IntoView {
     }
 }
 
-const VIEWS: [(&str, &str); 7] = [
+const VIEWS: [(&str, &str); 8] = [
     ("leaderboard", "Leaderboard"),
     ("breakdown", "Breakdown"),
     ("reliability", "Reliability"),
     ("failures", "Failure modes"),
     ("questions", "Questions"),
     ("models", "Models"),
+    ("review", "Review"),
     ("data", "Data"),
 ];
 
@@ -372,6 +388,7 @@ fn Shell() -> impl IntoView {
                     "question" => view! { <pages::question::QuestionDetail /> }.into_any(),
                     "models" | "model" => view! { <pages::model::ModelDetail /> }.into_any(),
                     "data" => view! { <pages::data::Data /> }.into_any(),
+                    "review" => view! { <pages::review::ReviewView /> }.into_any(),
                     _ => view! { <pages::leaderboard::Leaderboard /> }.into_any(),
                 }}
             </main>

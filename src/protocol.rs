@@ -11,6 +11,7 @@ use crate::markdown::Md;
 use repoprobe_core::load::FileSummary;
 use repoprobe_core::metrics::evidence::ModelEvidence;
 use repoprobe_core::metrics::items::ItemRow;
+use repoprobe_core::model::Review;
 use repoprobe_core::{
     Answer, Issue, Judgment, MissingPolicy, Question, ReportedValue, ScoreReport,
 };
@@ -144,6 +145,10 @@ pub struct Snapshot {
     /// reads: how each is indexed and how many runs it holds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trajectories: Vec<TrajectoryFile>,
+    /// The review records loaded (docs/format.md#review): the Review view's agreement and the
+    /// reviewers' records an adjudicator reads. Small (no long texts but a note).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reviews: Vec<Review>,
 }
 
 /// How a trajectories file's index was had.
@@ -457,7 +462,8 @@ pub enum Response {
     /// The files' data and the report under `options` (those of the `Add` request).
     Loaded {
         options: ViewOptions,
-        snapshot: Snapshot,
+        // Boxed: the largest variant by far (serde reads and writes it as the value itself).
+        snapshot: Box<Snapshot>,
         report: Result<ScoreReport, String>,
         /// The report's bootstrap intervals are still being computed (see
         /// `worker::scoring::defer_intervals`): a `Report` for the same options brings them.
@@ -637,7 +643,7 @@ mod tests {
         for pending in [false, true] {
             responses.push(Response::Loaded {
                 options: options.clone(),
-                snapshot: snapshot.clone(),
+                snapshot: Box::new(snapshot.clone()),
                 report: report.clone(),
                 intervals_pending: pending,
             });

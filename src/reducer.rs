@@ -29,7 +29,7 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             // The worker may no longer hold the run (a file given again): asked again.
             state.trajectory.set(None);
             state.trajectory_search.set(None);
-            state.snapshot.set(Shared(Arc::new(snapshot)));
+            state.snapshot.set(Shared(Arc::new(*snapshot)));
             state.busy.update(|b| {
                 if b.as_deref().is_some_and(|m| m.ends_with('…')) {
                     *b = None;
@@ -153,7 +153,7 @@ mod tests {
         Response::Loaded {
             report: score_options(&options).map(|o| ScoreReport::empty(&o)),
             options,
-            snapshot: Snapshot::default(),
+            snapshot: Box::default(),
             intervals_pending: pending,
         }
     }

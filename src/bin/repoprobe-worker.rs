@@ -239,7 +239,7 @@ mod glue {
         phases.end("rp:score");
         reply(&Response::Loaded {
             options: options.clone(),
-            snapshot,
+            snapshot: Box::new(snapshot),
             report,
             intervals_pending: pending,
         });

@@ -20,9 +20,34 @@ const KEYS: [(&str, &str); 6] = [
     ("Esc", "Close this list"),
 ];
 
+/// The Review view's keys (read in `pages/review/mod.rs`).
+const REVIEW_KEYS: [(&str, &str); 10] = [
+    ("?", "Show or hide this list"),
+    ("j / →", "Next candidate (of those the filters show)"),
+    ("k / ←", "Previous candidate"),
+    (
+        "1 – 4",
+        "Toggle a criterion: qa_consistency, checklist_quality, task_validity, code_relevance",
+    ),
+    ("n", "Write the note (Escape leaves it)"),
+    ("a", "Accept"),
+    ("r", "Reject"),
+    ("u", "Take the decision back"),
+    ("Esc", "Close this list; leave the note"),
+    ("Tab", "Every control is reachable by Tab too"),
+];
+
 #[component]
 pub fn KeyHelp() -> impl IntoView {
     let open = RwSignal::new(false);
+    let query = crate::nav::query_map();
+    let keys = move || {
+        if query.with(|q| q.get("view").as_deref() == Some("review")) {
+            &REVIEW_KEYS[..]
+        } else {
+            &KEYS[..]
+        }
+    };
     let close_button = NodeRef::<html::Button>::new();
     // In the browser only: the build-time prerender has no window to listen on.
     #[cfg(target_arch = "wasm32")]
@@ -60,7 +85,7 @@ pub fn KeyHelp() -> impl IntoView {
                 >
                     <h2 id="help-title">"Keyboard shortcuts"</h2>
                     <dl>
-                        {KEYS.iter().map(|(k, what)| view! { <div><dt><kbd>{*k}</kbd></dt><dd>{*what}</dd></div> }).collect_view()}
+                        {keys().iter().map(|(k, what)| view! { <div><dt><kbd>{*k}</kbd></dt><dd>{*what}</dd></div> }).collect_view()}
                     </dl>
                     <button type="button" node_ref=close_button on:click=move |_| open.set(false)>"Close"</button>
                 </div>

@@ -7,3 +7,4 @@ pub mod model;
 pub mod question;
 pub mod questions;
 pub mod reliability;
+pub mod review;

@@ -37,6 +37,7 @@ impl Snapshot {
             evidence: evidence(&d.answers),
             per_file: per_file(l),
             trajectories: Vec::new(),
+            reviews: d.reviews.clone(),
         }
     }
 }

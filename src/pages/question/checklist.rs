@@ -52,6 +52,16 @@ pub fn reading(s: &Shown, links: &Option<FileLinks>) -> impl IntoView + use<> {
     }
 }
 
+/// A checklist item as a reviewer reads it (the Review view): its key point, rubric and
+/// evidence files linked at the pinned commit, without any answer or score.
+pub(crate) fn plain_item(it: &ChecklistItem, links: Option<&FileLinks>) -> impl IntoView + use<> {
+    let at = Retrieval {
+        read: None,
+        retrieved: None,
+    };
+    checklist_item(it, &[], false, at, links)
+}
+
 /// The chip of a score: full, partial or none, said in words (not colour alone).
 /// Runs that agree share one chip, with their count (`× 3 runs`).
 fn chip(score: u32, weight: u32, runs: usize) -> impl IntoView + use<> {

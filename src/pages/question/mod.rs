@@ -5,7 +5,7 @@
 //! it out.
 
 mod answers;
-mod checklist;
+pub(crate) mod checklist;
 mod header;
 mod matrix;
 mod reweight;

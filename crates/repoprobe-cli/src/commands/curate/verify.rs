@@ -1,5 +1,5 @@
 //! `repoprobe curate verify`: the quality check of paper §3.2 (Figure 2) on `make-checklist`'s
-//! output, per question (docs/curate-verify.md):
+//! output, per question (docs/curate.md#curate-verify):
 //!
 //! 1. **Links** (no model call): a question with `external_context` needs every link
 //!    `curate enhance` judged relevant read, and at least one (`curate::verify::links_unresolved`).

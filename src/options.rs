@@ -17,6 +17,9 @@ impl ViewOptions {
             judge: get("judge").filter(|j| !j.is_empty()),
             drop: parse_drop(&get("drop").unwrap_or_default()),
             weights: parse_weights(&get("w").unwrap_or_default()),
+            created_after: get("created_after")
+                .map(|d| d.trim().to_string())
+                .filter(|d| !d.is_empty()),
             keep_bundled: keep_bundled(
                 get("keep").as_deref(),
                 get("set").as_deref(),
@@ -116,6 +119,9 @@ pub fn score_options(o: &ViewOptions) -> Result<ScoreOptions, String> {
             .iter()
             .map(|r| WeightRule::parse(r))
             .collect::<Result<_, _>>()?,
+        created_after: o.created_after.clone(),
+        // The leaderboard's evidence table, over the questions in force as the CLI's.
+        evidence: true,
         ..ScoreOptions::default()
     })
 }
@@ -144,6 +150,7 @@ mod tests {
             ("w", "q1/k1 = 2,*/@clarity=0"),
             ("set", "paper"),
             ("data", "https://x.org/a.jsonl"),
+            ("created_after", " 2025-01-01 "),
         ]);
         assert_eq!(
             o,
@@ -153,13 +160,15 @@ mod tests {
                 drop: vec!["q1".into(), "q2".into()],
                 weights: vec!["q1/k1=2".into(), "*/@clarity=0".into()],
                 keep_bundled: true,
+                created_after: Some("2025-01-01".into()),
             }
         );
         assert_eq!(
-            query(&[("judge", ""), ("missing", "x")]),
+            query(&[("judge", ""), ("missing", "x"), ("created_after", "")]),
             ViewOptions::default()
         );
         let o = score_options(&o).unwrap();
+        assert_eq!(o.created_after.as_deref(), Some("2025-01-01"));
         assert_eq!(
             o.drop_questions.into_iter().collect::<Vec<_>>(),
             ["q1", "q2"]

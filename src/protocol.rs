@@ -9,7 +9,6 @@
 
 use crate::markdown::Md;
 use repoprobe_core::load::FileSummary;
-use repoprobe_core::metrics::evidence::ModelEvidence;
 use repoprobe_core::metrics::items::ItemRow;
 use repoprobe_core::model::Review;
 use repoprobe_core::{
@@ -109,10 +108,22 @@ pub struct ViewOptions {
     /// Weight rules (`repoprobe score --weight`), in force order: `QUESTION/ITEM=W`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub weights: Vec<String>,
+    /// The contamination window (`repoprobe score --created-after`): only the questions created
+    /// on or after this date count; as the URL gives it (scoring says when it is not a date).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_after: Option<String>,
     /// The bundled set counts beside the user's files (see `options::counted`); not a scoring option,
     /// but a report is for one set of files, so it is part of what a report answers.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_bundled: bool,
+}
+
+/// A release manifest (`curate finalize`, docs/review.md#the-release-manifest) and the file it
+/// came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Release {
+    pub file: String,
+    pub manifest: repoprobe_core::curate::finalize::Manifest,
 }
 
 /// Total-score histogram (s = 0..=10) of one (model, judge).
@@ -134,9 +145,6 @@ pub struct Snapshot {
     pub questions: Vec<Question>,
     pub reported: Vec<ReportedValue>,
     pub histograms: Vec<Histogram>,
-    /// Per-model evidence of the runs (cost, tokens, turns, edits): the leaderboard's optional
-    /// columns.
-    pub evidence: Vec<ModelEvidence>,
     /// Valid records per kind (bundle key) of each file, parallel to `files`, kinds with none
     /// left out: what each file gave, so that an empty view can say why per file.
     #[serde(default)]
@@ -145,6 +153,10 @@ pub struct Snapshot {
     /// reads: how each is indexed and how many runs it holds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trajectories: Vec<TrajectoryFile>,
+    /// The release manifests held (`*.manifest.json`, never records): each release's funnel
+    /// and selection, shown in the Data view.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub releases: Vec<Release>,
     /// The review records loaded (docs/format.md#review): the Review view's agreement and the
     /// reviewers' records an adjudicator reads. Small (no long texts but a note).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

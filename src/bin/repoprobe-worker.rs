@@ -336,8 +336,20 @@ mod glue {
             .collect();
         WORKER.with(|w| w.borrow_mut().add(names, origins, blobs));
         index_trajectories().await;
+        read_releases().await;
         reload(options).await;
         hash_in_background();
+    }
+
+    /// Reads the release manifests not read yet, each whole (the store refuses any too large).
+    async fn read_releases() {
+        let files = WORKER.with(|w| w.borrow_mut().releases.to_read());
+        for (name, blob) in files {
+            let bytes = gloo_file::futures::read_as_bytes(&gloo_file::Blob::from(blob))
+                .await
+                .map_err(|e| e.to_string());
+            WORKER.with(|w| w.borrow_mut().releases.read(&name, bytes));
+        }
     }
 
     /// Indexes the trajectories files not indexed yet: their index read (small), or, without

@@ -7,11 +7,13 @@
 //! drawn as text only; the SVG backend escapes them.
 
 mod bars;
+mod funnel;
 mod heatmap;
 mod scatter;
 mod stacked;
 
 pub use bars::{Bar, histogram, score_bars};
+pub use funnel::{funnel, thousands};
 pub use heatmap::heatmap;
 pub use scatter::{Point, scatter};
 pub use stacked::stacked_shares;
@@ -43,6 +45,8 @@ pub enum ChartData {
         parts: Vec<String>,
         shares: Vec<Vec<f64>>,
     },
+    /// A release's funnel, (stage, kept) in order: [`funnel`].
+    Funnel(Vec<(String, u64)>),
 }
 
 impl ChartData {
@@ -67,6 +71,7 @@ impl ChartData {
                 parts,
                 shares,
             } => stacked_shares(area, title, groups, parts, shares),
+            ChartData::Funnel(steps) => funnel(area, title, steps),
         }
     }
 }

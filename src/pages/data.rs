@@ -1,5 +1,5 @@
-//! What is loaded: files (origin, shape, size, records, SHA-256), valid records per kind, and
-//! every validation issue with its location.
+//! What is loaded: files (origin, shape, size, records, SHA-256), valid records per kind, the
+//! trajectories files and release manifests held, and every validation issue with its location.
 
 use crate::protocol::{IndexHow, TrajectoryFile};
 use crate::state::AppState;
@@ -132,6 +132,7 @@ pub fn Data() -> impl IntoView {
                 </table>
                 {notes.into_iter().map(|n| view! { <p class="note">{n}</p> }).collect_view()}
                 {trajectories(&l.trajectories)}
+                {crate::pages::releases::releases(&l.releases)}
                 <h2 id="issues">{format!("Issues ({})", issues.len())}</h2>
                 {if issues.is_empty() {
                     view! { <p>"No issues: every record is valid."</p> }.into_any()

@@ -134,15 +134,16 @@ fn Recomputed() -> impl IntoView {
 }
 
 /// The evidence of the runs beside the scores: mean cost, tokens, turns and seconds per answer
-/// and the share of runs that edited the repository (the core's `evidence_table`, so an export
-/// is what the core computes); nothing when no answer record carries any.
+/// and the share of runs that edited the repository, over the questions in force (the core's
+/// `report_evidence_table`, so an export is what the core computes); nothing when no answer
+/// record carries any.
 #[component]
 fn Evidence() -> impl IntoView {
     let state = expect_context::<AppState>();
     move || {
         let t = state
-            .snapshot
-            .with(|s| report::evidence_table(&s.evidence))?;
+            .report
+            .with(|r| r.as_ref().ok().and_then(report::report_evidence_table))?;
         Some(view! {
             <h2>"Evidence of the runs"</h2>
             <p class="hint">"What an answer cost and whether the agent edited the repository, from the answer records."</p>

@@ -6,5 +6,6 @@ pub mod leaderboard;
 pub mod model;
 pub mod question;
 pub mod questions;
+pub mod releases;
 pub mod reliability;
 pub mod review;

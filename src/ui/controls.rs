@@ -1,6 +1,7 @@
 //! The switches every table view shares: missing-answer policy, judge and the weights of the
 //! checklists' items (clarity's, and knowledge items counting alike; one item's in the question
-//! view), and the questions the reader dropped (see the Questions view). They live in the URL.
+//! view), the questions the reader dropped (see the Questions view) and the contamination window
+//! (`repoprobe score --created-after`). They live in the URL.
 use crate::components::stand_in;
 use crate::href;
 use crate::options::set_weight;
@@ -26,6 +27,8 @@ pub fn Controls() -> impl IntoView {
     let nav2 = navigate.clone();
     let nav3 = navigate.clone();
     let nav4 = navigate.clone();
+    let nav5 = navigate.clone();
+    let created = move || state.options.get().created_after.unwrap_or_default();
     let rules = move || state.options.get().weights;
     // The rule for every question's clarity item, or its own weight (1) shown.
     let clarity = move || {
@@ -126,6 +129,23 @@ pub fn Controls() -> impl IntoView {
             .into_any(),
         )
     };
+    // Only the questions created on or after a date (a model's training cut-off) count.
+    let created_after = if stand_in::active() {
+        stand_in::number(created()).into_any()
+    } else {
+        view! {
+            <input
+                type="date"
+                prop:value=created
+                on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    let v = v.trim();
+                    nav5(&href(&[("created_after", (!v.is_empty()).then_some(v))]), Default::default());
+                }
+            />
+        }
+        .into_any()
+    };
     view! {
         <div class="controls">
             <label>"Missing answers " {missing}</label>
@@ -135,6 +155,9 @@ pub fn Controls() -> impl IntoView {
             </label>
             <label title="Each knowledge item of a question counts the same, whatever its weight">
                 {alike_box} " Knowledge items count alike"
+            </label>
+            <label title="Only the questions whose discussion was created on or after this date count: those a model trained before it cannot have seen (repoprobe score --created-after)">
+                "Created on or after " {created_after}
             </label>
             {notices(state)}
         </div>
@@ -178,6 +201,16 @@ fn notices(state: AppState) -> impl IntoView {
                 <p class="dropped" role="status">
                     {format!("Scores RE-WEIGHTED by you, not the checklists' own weights: {}. ", rules.join(", "))}
                     <a href=href(&[("w", None)])>"Use the checklists' own weights"</a>
+                </p>
+            })
+        }}
+        {move || {
+            // The window's counts come from the report (the core's, as `score` prints them).
+            let window = state.report.with(|r| r.as_ref().ok().and_then(|r| r.created_after.clone()));
+            window.map(|w| view! {
+                <p class="dropped" role="status">
+                    {format!("Scored on {} of {} questions, those created on or after {} ({} without a creation date left out). ", w.questions, w.of, w.created_after, w.undated)}
+                    <a href=href(&[("created_after", None)])>"Count every question again"</a>
                 </p>
             })
         }}

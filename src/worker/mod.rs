@@ -6,6 +6,7 @@
 
 pub mod hash;
 pub mod question;
+pub mod release;
 pub mod scoring;
 pub mod snapshot;
 #[cfg(test)]
@@ -58,6 +59,8 @@ pub struct Worker<B> {
     filled: BTreeSet<(RecordKind, usize)>,
     /// The trajectories files (never loaded as records) and the run read last.
     pub trajectories: trajectory::Store<B>,
+    /// The release manifests (never loaded as records either).
+    pub releases: release::Store<B>,
 }
 
 impl<B> Default for Worker<B> {
@@ -68,6 +71,7 @@ impl<B> Default for Worker<B> {
             sources: Vec::new(),
             filled: BTreeSet::new(),
             trajectories: trajectory::Store::default(),
+            releases: release::Store::default(),
         }
     }
 }
@@ -94,11 +98,14 @@ impl<B> Load<B> {
 
 impl<B: Handle> Worker<B> {
     /// Adds files (by position: a name, its origin, `dropped` when not given, and its handle).
-    /// Trajectories files and their indexes go to the trajectory store, never to the loader.
+    /// Trajectories files and their indexes go to the trajectory store, release manifests to
+    /// theirs, never to the loader.
     pub fn add(&mut self, names: Vec<String>, origins: &[Origin], blobs: Vec<B>) {
         for ((i, name), blob) in names.into_iter().enumerate().zip(blobs) {
             let bytes = blob.bytes();
-            if self.trajectories.add(&name, blob.clone(), bytes) {
+            if self.trajectories.add(&name, blob.clone(), bytes)
+                || self.releases.add(&name, blob.clone(), bytes)
+            {
                 continue;
             }
             self.files.push(Held {
@@ -139,8 +146,10 @@ impl<B: Handle> Worker<B> {
         let mut loaded = load.loader.finish();
         loaded.issues.extend(load.unread);
         loaded.issues.extend(self.trajectories.issues());
+        loaded.issues.extend(self.releases.issues());
         let snapshot = Snapshot {
             trajectories: self.trajectories.summary(),
+            releases: self.releases.releases(),
             ..Snapshot::of(&loaded)
         };
         self.loaded = loaded;

@@ -1,8 +1,7 @@
 //! What the worker tells the page a load holds: the [`Snapshot`] every view lists from, computed
-//! once per load (histograms, counts per file, the runs' evidence).
+//! once per load (histograms, counts per file).
 
 use crate::protocol::{Histogram, Snapshot};
-use repoprobe_core::metrics::evidence::evidence;
 use repoprobe_core::{Loaded, RecordKind};
 use std::collections::BTreeMap;
 
@@ -34,9 +33,9 @@ impl Snapshot {
                     counts,
                 })
                 .collect(),
-            evidence: evidence(&d.answers),
             per_file: per_file(l),
             trajectories: Vec::new(),
+            releases: Vec::new(),
             reviews: d.reviews.clone(),
         }
     }

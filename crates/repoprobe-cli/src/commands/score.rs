@@ -116,21 +116,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         },
     );
     print_issues(&loaded);
-    let window = match &a.created_after {
-        Some(date) => {
-            let (ds, w) = loaded
-                .dataset
-                .created_on_or_after(date)
-                .map_err(|e| anyhow::anyhow!("--created-after: {e}"))?;
-            if w.questions == 0 {
-                anyhow::bail!("--created-after: {}: nothing to score", w.sentence());
-            }
-            Some((ds, w))
-        }
-        None => None,
-    };
-    let dataset = window.as_ref().map_or(&loaded.dataset, |(ds, _)| ds);
-    let window = window.as_ref().map(|(_, w)| w);
+    let dataset = &loaded.dataset;
     if loaded.dataset.questions.is_empty() {
         // Reported tables alone are enough for their audit (`score public-data/reported`).
         if loaded.dataset.reported.is_empty() {
@@ -156,16 +142,20 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         items: a.items,
         drop_questions: a.drop_questions.into_iter().collect(),
         weights: a.weights,
+        created_after: a.created_after,
+        evidence: a.evidence,
     };
     if a.evidence && matches!(a.format, Format::Csv) {
         anyhow::bail!(
             "--evidence adds a table, which one CSV cannot hold: use --format table, markdown, latex or json"
         );
     }
-    let r = repoprobe_core::score(dataset, &loaded.issues, &opts).context("cannot score")?;
-    let evidence = a
-        .evidence
-        .then(|| repoprobe_core::metrics::evidence::evidence(&dataset.answers));
+    let r = match repoprobe_core::score(dataset, &loaded.issues, &opts) {
+        Err(repoprobe_core::metrics::ScoreError::Window(why)) => {
+            anyhow::bail!("--created-after: {why}")
+        }
+        r => r.context("cannot score")?,
+    };
     if a.table.is_some() && r.retrieval.is_empty() && !matches!(a.format, Format::Json) {
         eprintln!(
             "note: no question has evidence (a checklist item's `evidence`, docs/format.md#question): \
@@ -178,40 +168,13 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         if let Some(OneTable::Retrieval) = a.table {
             return report::retrieval_table(&r).into_iter().collect();
         }
+        // Each table says the contamination window in force (the core's `in_window`).
         let mut t = report::tables(&r, by);
-        t.extend(evidence.as_deref().and_then(report::evidence_table));
-        t
-    };
-    // The window in force, said under every table.
-    let tables = || {
-        let mut t: Vec<report::Table> = tables();
-        if let Some(w) = window {
-            for t in &mut t {
-                t.note = Some(match t.note.take() {
-                    // One line: a note is printed as text, its newlines escaped.
-                    Some(n) => format!("{n}; {}", w.sentence()),
-                    None => w.sentence(),
-                });
-            }
-        }
+        t.extend(report::report_evidence_table(&r));
         t
     };
     let out = match a.format {
-        Format::Json if evidence.is_none() && window.is_none() => {
-            serde_json::to_string_pretty(&r)? + "\n"
-        }
-        Format::Json => {
-            let mut v = serde_json::to_value(&r)?;
-            if let Some(o) = v.as_object_mut() {
-                if let Some(e) = &evidence {
-                    o.insert("evidence".into(), serde_json::to_value(e)?);
-                }
-                if let Some(w) = window {
-                    o.insert("created_after".into(), serde_json::to_value(w)?);
-                }
-            }
-            serde_json::to_string_pretty(&v)? + "\n"
-        }
+        Format::Json => serde_json::to_string_pretty(&r)? + "\n",
         Format::Csv => match (a.table, by) {
             (Some(OneTable::Retrieval), _) => report::retrieval_csv(&r),
             (None, Some(b)) => report::strata_csv(&r, b),
@@ -225,7 +188,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Format::Latex => join(tables().iter().map(report::render_latex)),
     };
     crate::stdout::write(out.as_bytes())?;
-    if let (Some(w), Format::Csv) = (window, a.format) {
+    if let (Some(w), Format::Csv) = (&r.created_after, a.format) {
         // A CSV has no place for a sentence.
         eprintln!("note: {}", w.sentence());
     }

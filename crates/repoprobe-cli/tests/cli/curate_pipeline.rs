@@ -819,6 +819,19 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         "a note's newline printed escaped: {}",
         after.stdout
     );
+    // The release, its results and its manifest, left for the browser test
+    // (e2e/release.test.mjs): the site's funnel and created-after window on these very files.
+    let shared = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("curate-release");
+    let _ = std::fs::remove_dir_all(&shared);
+    std::fs::create_dir_all(&shared).unwrap();
+    for f in [
+        "benchmark.jsonl",
+        "answers.jsonl",
+        "judgments.jsonl",
+        "benchmark.manifest.json",
+    ] {
+        std::fs::copy(p(f), shared.join(f)).unwrap();
+    }
     // No file holds a secret.
     for e in std::fs::read_dir(d).unwrap() {
         let path = e.unwrap().path();

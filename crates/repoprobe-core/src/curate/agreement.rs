@@ -6,11 +6,11 @@
 //! to review records. Pure: the CLI's `curate agreement` and the site call the same function.
 
 use crate::model::{Review, ReviewCriteria, ReviewRole};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The agreement figures of one criterion (or of the decision); `None` where undefined.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
     /// Percent agreement, 0–100 ([`percent_agreement`]).
     pub percent: Option<f64>,
@@ -21,7 +21,7 @@ pub struct Figures {
 }
 
 /// The figures of every criterion and of the decision, in the record's order.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ByCriterion {
     pub qa_consistency: Figures,
     pub checklist_quality: Figures,
@@ -44,7 +44,7 @@ impl ByCriterion {
 }
 
 /// What `curate agreement` reports (docs/review.md#agreement).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Agreement {
     /// Every reviewer (role `reviewer`) of the records, in name order.
     pub reviewers: Vec<String>,

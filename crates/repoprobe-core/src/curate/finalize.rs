@@ -7,7 +7,7 @@ use super::funnel::Funnel;
 use super::record::Rule;
 use crate::issue::quote;
 use crate::model::{Review, ReviewCriteria, ReviewDecision, ReviewRole};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Who kept a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -106,7 +106,7 @@ fn said(r: &Review) -> String {
 }
 
 /// An input or output file of a release, and its SHA-256.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileHash {
     /// What it is: `candidates`, `reviews`, `benchmark`, `excluded`, or the funnel flag it was
     /// given to (`repos`, `threads`, …; its excluded journal `repos.excluded`, …).
@@ -118,7 +118,7 @@ pub struct FileHash {
 }
 
 /// The discussion creation dates of the kept questions (`curation.source.created_at`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CreatedRange {
     /// The earliest and latest, as written; `None` when no kept question has a date.
     pub min: Option<String>,
@@ -153,7 +153,7 @@ impl CreatedRange {
 }
 
 /// The selection a release was made by, as given to `curate finalize`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Selection {
     /// Free text (`--criteria`).
     pub criteria: Option<String>,
@@ -165,7 +165,7 @@ pub struct Selection {
 }
 
 /// Candidates → reviewed → kept, and the rules of those dropped.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewCount {
     pub candidates: usize,
     /// Candidates with at least one review record (of any role).
@@ -179,10 +179,10 @@ pub struct ReviewCount {
 }
 
 /// The release manifest (`<out>.manifest.json`, docs/review.md#the-release-manifest).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
-    /// Always `"repoprobe-release"`.
-    pub format: &'static str,
+    /// Always `"repoprobe-release"` ([`MANIFEST_FORMAT`]).
+    pub format: String,
     /// The release's name (`--version-name`).
     pub version: String,
     /// `YYYY-MM-DD` (`--date`, default the day it was made, UTC).
@@ -199,6 +199,34 @@ pub struct Manifest {
 
 /// The `format` of a release manifest.
 pub const MANIFEST_FORMAT: &str = "repoprobe-release";
+
+impl Manifest {
+    /// A manifest as `curate finalize` wrote it, from its bytes: the site reads dropped ones.
+    /// An error says where the JSON is wrong, or that it is another kind of file.
+    pub fn parse(bytes: &[u8]) -> Result<Manifest, String> {
+        #[derive(Deserialize)]
+        struct Format {
+            format: Option<String>,
+        }
+        let f: Format = serde_json::from_slice(bytes)
+            .map_err(|e| format!("not a release manifest: {e}"))?;
+        match f.format.as_deref() {
+            Some(MANIFEST_FORMAT) => {}
+            Some(other) => {
+                return Err(format!(
+                    "not a release manifest: its format is {}, not \"{MANIFEST_FORMAT}\"",
+                    quote(other)
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "not a release manifest: it has no `format` (\"{MANIFEST_FORMAT}\")"
+                ));
+            }
+        }
+        serde_json::from_slice(bytes).map_err(|e| format!("a release manifest that does not read: {e}"))
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -223,6 +251,50 @@ mod tests {
             note: Some("why".into()),
             reviewed_at: "2026-03-01T12:00:00Z".into(),
         }
+    }
+
+    #[test]
+    fn a_manifest_reads_back_as_written_and_another_file_is_named_as_such() {
+        let m = Manifest {
+            format: MANIFEST_FORMAT.to_string(),
+            version: "v1".into(),
+            date: "2026-03-15".into(),
+            selection: Selection {
+                criteria: Some("<b>2024+</b>".into()),
+                ..Selection::default()
+            },
+            review: ReviewCount {
+                candidates: 3,
+                kept: 1,
+                ..ReviewCount::default()
+            },
+            funnel: Funnel {
+                threads_harvested: 9,
+                after: vec![super::super::funnel::StageCount {
+                    stage: "kept".into(),
+                    kept: 1,
+                }],
+                ..Funnel::default()
+            },
+            agreement: Agreement::default(),
+            files: vec![FileHash {
+                role: "benchmark".into(),
+                path: "b.jsonl".into(),
+                sha256: "00".into(),
+            }],
+        };
+        let text = serde_json::to_vec(&m).unwrap();
+        assert_eq!(Manifest::parse(&text), Ok(m.clone()));
+        assert_eq!(
+            m.funnel.steps(),
+            [("harvested".to_string(), 9), ("kept".to_string(), 1)]
+        );
+        let run = Manifest::parse(br#"{"format": "repoprobe-run", "stage": "answer"}"#).unwrap_err();
+        assert!(run.contains("\"repoprobe-run\""), "{run}");
+        assert!(Manifest::parse(b"{}").unwrap_err().contains("no `format`"));
+        assert!(Manifest::parse(b"{\"format\": ").unwrap_err().contains("line 1"));
+        let bad = Manifest::parse(br#"{"format": "repoprobe-release", "version": 1}"#).unwrap_err();
+        assert!(bad.contains("does not read"), "{bad}");
     }
 
     const OK: [bool; 4] = [true; 4];

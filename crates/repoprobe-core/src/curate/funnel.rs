@@ -4,11 +4,11 @@
 //! 5,233 → 2,613 → 1,107 → 500.
 
 use super::record::{Excluded, Repository, Rule, Stage, Thread};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One repository's row.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RepoFunnel {
     /// Kept by `curate repos` (a repository may appear only through its threads).
     pub kept: bool,
@@ -31,14 +31,14 @@ pub struct StageOutput {
 }
 
 /// How many distinct records a later stage kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StageCount {
     pub stage: String,
     pub kept: u64,
 }
 
 /// The funnel so far.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Funnel {
     /// Repositories `curate repos` looked at: kept and excluded.
     pub repositories_seen: u64,
@@ -116,6 +116,14 @@ impl Funnel {
             });
         }
         f
+    }
+
+    /// The funnel's steps in order, as its chart draws them: threads harvested, then what each
+    /// later stage kept (the paper's 5,233 → 2,613 → 1,107 → 500).
+    pub fn steps(&self) -> Vec<(String, u64)> {
+        std::iter::once(("harvested".to_string(), self.threads_harvested))
+            .chain(self.after.iter().map(|s| (s.stage.clone(), s.kept)))
+            .collect()
     }
 
     /// The funnel as a plain-text table (what `curate report` prints).

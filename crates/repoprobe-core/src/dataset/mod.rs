@@ -88,7 +88,7 @@ impl Dataset {
 
 /// A contamination window: the questions whose discussion was created on or after a date
 /// (docs/review.md#contamination-windows), as [`Dataset::created_on_or_after`] counts them.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CreatedWindow {
     /// The date given (`YYYY-MM-DD`, or a date and time in UTC).
     pub created_after: String,
@@ -118,33 +118,43 @@ impl Dataset {
     /// trained before `date` cannot have seen. A question without a creation date is left
     /// out and counted. An error when `date` is not a date.
     pub fn created_on_or_after(&self, date: &str) -> Result<(Dataset, CreatedWindow), String> {
+        let (outside, window) = self.created_window(date)?;
+        Ok((self.without_questions(&outside), window))
+    }
+
+    /// The questions outside the window of [`Dataset::created_on_or_after`] (created before
+    /// `date`, or undated) and the window's counts, without copying the dataset.
+    pub fn created_window(
+        &self,
+        date: &str,
+    ) -> Result<(std::collections::BTreeSet<String>, CreatedWindow), String> {
         let Some(from) = crate::curate::date::parse_utc(date) else {
             return Err(format!(
                 "{} is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ",
                 crate::issue::quote(date)
             ));
         };
-        let mut drop = std::collections::BTreeSet::new();
+        let mut outside = std::collections::BTreeSet::new();
         let mut undated = 0;
         for q in &self.questions {
             match q.created_at().and_then(crate::curate::date::parse_utc) {
                 Some(t) if t >= from => {}
                 Some(_) => {
-                    drop.insert(q.id.clone());
+                    outside.insert(q.id.clone());
                 }
                 None => {
                     undated += 1;
-                    drop.insert(q.id.clone());
+                    outside.insert(q.id.clone());
                 }
             }
         }
         let window = CreatedWindow {
             created_after: date.trim().to_string(),
-            questions: self.questions.len() - drop.len(),
+            questions: self.questions.len() - outside.len(),
             of: self.questions.len(),
             undated,
         };
-        Ok((self.without_questions(&drop), window))
+        Ok((outside, window))
     }
 }
 

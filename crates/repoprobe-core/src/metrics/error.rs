@@ -12,4 +12,7 @@ pub enum ScoreError {
     UnknownQuestion(String),
     #[error("{0}")]
     Weights(String),
+    /// `created_after` is not a date, or leaves no question.
+    #[error("the created-after window: {0}")]
+    Window(String),
 }

@@ -32,14 +32,17 @@ pub use score_report::{
 };
 pub use weights::WeightRule;
 
-/// Computes every metric of docs/metrics.md for a dataset (without `opts.drop_questions`).
+/// Computes every metric of docs/metrics.md for a dataset, over the questions in force: those
+/// created on or after `opts.created_after` when it is set, without `opts.drop_questions`.
 pub fn score(
     ds: &Dataset,
     issues: &[Issue],
     opts: &ScoreOptions,
 ) -> Result<ScoreReport, ScoreError> {
-    if opts.drop_questions.is_empty() {
-        return score_all(ds, issues, opts, true);
+    if opts.drop_questions.is_empty() && opts.created_after.is_none() {
+        let mut report = score_all(ds, issues, opts, true)?;
+        report.evidence = opts.evidence.then(|| evidence::evidence(&ds.answers));
+        return Ok(report);
     }
     if let Some(id) = opts
         .drop_questions
@@ -49,11 +52,25 @@ pub fn score(
         return Err(ScoreError::UnknownQuestion(id.clone()));
     }
     // The weight rules are checked against the whole benchmark: one naming a dropped
-    // question is no typo.
+    // question, or one outside the window, is no typo.
     weights::Resolved::new(&opts.weights, &Index::new(ds), true)?;
-    let kept = ds.without_questions(&opts.drop_questions);
+    let mut outside = opts.drop_questions.clone();
+    let window = match &opts.created_after {
+        Some(date) => {
+            let (before, w) = ds.created_window(date).map_err(ScoreError::Window)?;
+            if w.questions == 0 {
+                return Err(ScoreError::Window(format!("{}: nothing to score", w.sentence())));
+            }
+            outside.extend(before);
+            Some(w)
+        }
+        None => None,
+    };
+    let kept = ds.without_questions(&outside);
     let mut report = score_all(&kept, issues, opts, false)?;
     report.policy.dropped_questions = opts.drop_questions.iter().cloned().collect();
+    report.created_after = window;
+    report.evidence = opts.evidence.then(|| evidence::evidence(&kept.answers));
     Ok(report)
 }
 
@@ -173,6 +190,8 @@ fn score_all(
         retrieval,
         audit,
         issues,
+        created_after: None,
+        evidence: None,
     })
 }
 

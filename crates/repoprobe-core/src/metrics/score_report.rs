@@ -63,6 +63,12 @@ pub struct ScoreOptions {
     /// Checklist items weighted otherwise than their checklist says (`weights`): the "would the
     /// ranking hold" of a reader who doubts the weights. Named in the policy block too.
     pub weights: Vec<WeightRule>,
+    /// A contamination window (`YYYY-MM-DD`, or a date and time in UTC): only the questions
+    /// created on or after it count ([`Dataset::created_window`](crate::Dataset::created_window)),
+    /// and the report says how many ([`ScoreReport::created_after`]), beside every table.
+    pub created_after: Option<String>,
+    /// The runs' evidence per model ([`ScoreReport::evidence`]) over the questions in force.
+    pub evidence: bool,
 }
 
 impl Default for ScoreOptions {
@@ -77,6 +83,8 @@ impl Default for ScoreOptions {
             items: false,
             drop_questions: BTreeSet::new(),
             weights: Vec::new(),
+            created_after: None,
+            evidence: false,
         }
     }
 }
@@ -227,6 +235,13 @@ pub struct ScoreReport {
     pub retrieval: Vec<retrieval::RetrievalRow>,
     pub audit: Vec<audit::Finding>,
     pub issues: Vec<IssueOut>,
+    /// The contamination window in force (`ScoreOptions::created_after`): how many questions
+    /// the numbers are over, of how many loaded. Every table built from the report says it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_after: Option<crate::dataset::CreatedWindow>,
+    /// The runs' evidence per model (`ScoreOptions::evidence`), over the questions in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Vec<super::evidence::ModelEvidence>>,
 }
 
 impl ScoreReport {
@@ -259,6 +274,8 @@ impl ScoreReport {
             retrieval: Vec::new(),
             audit: Vec::new(),
             issues: Vec::new(),
+            created_after: None,
+            evidence: opts.evidence.then(Vec::new),
         }
     }
 }

@@ -156,6 +156,19 @@ pub fn models_table(r: &ScoreReport) -> Table {
         note: Some(policy_note(r)),
     };
     t.mark_best(&[2, 3, 4, 5]);
+    in_window(r, t)
+}
+
+/// `t` with the contamination window in force said at the end of its note (one line: a note
+/// prints as text): every table of a report windowed by `created_after` says how many
+/// questions its numbers are over.
+pub fn in_window(r: &ScoreReport, mut t: Table) -> Table {
+    if let Some(w) = &r.created_after {
+        t.note = Some(match t.note.take() {
+            Some(n) => format!("{n}; {}", w.sentence()),
+            None => w.sentence(),
+        });
+    }
     t
 }
 
@@ -251,8 +264,7 @@ pub fn reported_table3(r: &ScoreReport, values: &[crate::model::ReportedValue]) 
     Some(t)
 }
 
-/// Table 4 for one axis: mean (std) over models of Overall and Perfect per stratum.
-pub fn strata_table(r: &ScoreReport, axis: Stratum) -> Option<Table> {
+fn strata_table_of(r: &ScoreReport, axis: Stratum) -> Option<Table> {
     let rows = r.strata.get(axis.as_str())?;
     let judge = r.judge.clone().unwrap_or_default();
     Some(Table {
@@ -281,8 +293,7 @@ pub fn strata_table(r: &ScoreReport, axis: Stratum) -> Option<Table> {
     })
 }
 
-/// Table 5: checklist and scalar Overall across judge runs.
-pub fn reliability_table(r: &ScoreReport) -> Option<Table> {
+fn reliability_table_of(r: &ScoreReport) -> Option<Table> {
     if r.reliability
         .iter()
         .all(|x| x.runs < 2 && x.scalar.is_none())
@@ -328,8 +339,7 @@ pub fn reliability_table(r: &ScoreReport) -> Option<Table> {
     })
 }
 
-/// Table 7: failure-mode shares per model and their average.
-pub fn failure_table(r: &ScoreReport) -> Option<Table> {
+fn failure_table_of(r: &ScoreReport) -> Option<Table> {
     if r.failure_modes.is_empty() {
         return None;
     }
@@ -368,8 +378,7 @@ pub fn failure_table(r: &ScoreReport) -> Option<Table> {
     })
 }
 
-/// Paired comparison, as a one-row table.
-pub fn paired_table(r: &ScoreReport) -> Option<Table> {
+fn paired_table_of(r: &ScoreReport) -> Option<Table> {
     let p = r.paired.as_ref()?;
     Some(Table {
         title: format!("Paired comparison — {} vs {} (judge {})", p.a, p.b, p.judge),
@@ -399,8 +408,7 @@ pub fn paired_table(r: &ScoreReport) -> Option<Table> {
     })
 }
 
-/// The audit findings of reported tables.
-pub fn audit_table(r: &ScoreReport) -> Option<Table> {
+fn audit_table_of(r: &ScoreReport) -> Option<Table> {
     if r.audit.is_empty() {
         return None;
     }
@@ -431,6 +439,31 @@ pub fn audit_table(r: &ScoreReport) -> Option<Table> {
             .collect(),
         note: None,
     })
+}
+
+/// Table 4 for one axis: mean (std) over models of Overall and Perfect per stratum.
+pub fn strata_table(r: &ScoreReport, axis: Stratum) -> Option<Table> {
+    strata_table_of(r, axis).map(|t| in_window(r, t))
+}
+
+/// Table 5: checklist and scalar Overall across judge runs.
+pub fn reliability_table(r: &ScoreReport) -> Option<Table> {
+    reliability_table_of(r).map(|t| in_window(r, t))
+}
+
+/// Table 7: failure-mode shares per model and their average.
+pub fn failure_table(r: &ScoreReport) -> Option<Table> {
+    failure_table_of(r).map(|t| in_window(r, t))
+}
+
+/// Paired comparison, as a one-row table.
+pub fn paired_table(r: &ScoreReport) -> Option<Table> {
+    paired_table_of(r).map(|t| in_window(r, t))
+}
+
+/// The audit findings of reported tables.
+pub fn audit_table(r: &ScoreReport) -> Option<Table> {
+    audit_table_of(r).map(|t| in_window(r, t))
 }
 
 /// The tables a full report shows, in order: Table 3, then Table 4 for `by`, 5, 7, paired, audit.
@@ -506,7 +539,13 @@ pub fn evidence_table(e: &[crate::metrics::evidence::ModelEvidence]) -> Option<T
 /// evidence its runs read and how the verdicts went with it; `None` when no question has
 /// evidence (the report then has no retrieval rows).
 pub fn retrieval_table(r: &ScoreReport) -> Option<Table> {
-    retrieval_rows_table(&r.retrieval, r.judge.as_deref())
+    retrieval_rows_table(&r.retrieval, r.judge.as_deref()).map(|t| in_window(r, t))
+}
+
+/// The evidence table of a report scored with `ScoreOptions::evidence`: over the questions in
+/// force, saying so; `None` when the report has none or no answer carries any.
+pub fn report_evidence_table(r: &ScoreReport) -> Option<Table> {
+    evidence_table(r.evidence.as_deref()?).map(|t| in_window(r, t))
 }
 
 /// The retrieval table of some rows (one model's, on its page) under `judge`; `None` for none.
@@ -620,6 +659,65 @@ pub fn agreement_table(a: &crate::curate::agreement::Agreement) -> Table {
             } else {
                 format!(": {}", a.disagreements.join(", "))
             }
+        )),
+    }
+}
+
+/// A release's funnel as a table (the site's Data view, beside its chart): each step with what
+/// it kept, its share of the threads harvested, and what was dropped there by rule.
+pub fn funnel_table(f: &crate::curate::funnel::Funnel) -> Table {
+    use crate::curate::record::Stage;
+    let harvested = f.threads_harvested;
+    let dropped_at = |step: &str| -> String {
+        let stage = match step {
+            "harvested" => Some(Stage::Harvest),
+            "kept" => Some(Stage::Review),
+            s => f.dropped.keys().copied().find(|k| k.as_str() == s),
+        };
+        stage
+            .and_then(|s| f.dropped.get(&s))
+            .map(|rules| {
+                rules
+                    .iter()
+                    .map(|(rule, n)| {
+                        let name = serde_json::to_value(rule)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default();
+                        format!("{n} {name}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default()
+    };
+    let rows = f
+        .steps()
+        .into_iter()
+        .map(|(step, kept)| {
+            let dropped = dropped_at(&step);
+            vec![
+                Cell::from(step),
+                Cell {
+                    text: kept.to_string(),
+                    mark: Mark::None,
+                    value: Some(kept as f64),
+                },
+                num((harvested > 0).then(|| 100.0 * kept as f64 / harvested as f64)),
+                Cell::from(dropped),
+            ]
+        })
+        .collect();
+    Table {
+        title: "Funnel — what each stage kept".into(),
+        headers: ["stage", "kept", "% of harvested", "dropped there"]
+            .map(String::from)
+            .to_vec(),
+        numeric: vec![false, true, true, false],
+        rows,
+        note: Some(format!(
+            "repositories: {} seen, {} kept; counted from the stages' records and excluded journals",
+            f.repositories_seen, f.repositories_kept
         )),
     }
 }

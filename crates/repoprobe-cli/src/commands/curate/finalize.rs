@@ -252,7 +252,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     hash("benchmark", &a.out)?;
     hash("excluded", &written[0])?;
     let manifest = Manifest {
-        format: MANIFEST_FORMAT,
+        format: MANIFEST_FORMAT.to_string(),
         version: a.version_name.clone(),
         date,
         selection: Selection {

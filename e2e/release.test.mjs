@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { serve, browser, page, cliJson, tableRows, assertParity, ROOT } from './harness.mjs';
+import { serve, browser, watch, cliJson, tableRows, assertParity, ROOT } from './harness.mjs';
 
 const DIR = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'tmp/curate-release');
 const FILES = ['benchmark.jsonl', 'answers.jsonl', 'judgments.jsonl'];
@@ -28,8 +28,16 @@ before(async () => {
 });
 after(async () => { await b?.close(); await server?.close(); });
 
-const data = (files) => files.map((f) => `data=${encodeURIComponent(`${server.url}/release/${f}`)}`).join('&');
+const data = (files) => files.map((f) => `data=${encodeURIComponent(`${server.url}release/${f}`)}`).join('&');
 const paths = FILES.map((f) => path.join(DIR, f));
+
+/** A page in a context of its own (axe needs one made by `newContext`), console errors failing. */
+async function page() {
+  const c = await b.newContext({ viewport: { width: 1280, height: 900 } });
+  const p = await watch(await c.newPage());
+  p.on('close', () => c.close());
+  return p;
+}
 
 async function axe(p) {
   const r = await new AxeBuilder({ page: p }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
@@ -38,7 +46,7 @@ async function axe(p) {
 
 test('the Data view shows a release manifest\'s funnel as a chart and a table, and its selection', async () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(DIR, MANIFEST), 'utf8'));
-  const p = await page(b);
+  const p = await page();
   await p.goto(`${server.url}?${data([...FILES, MANIFEST])}&view=data`);
   await p.waitForSelector('section.release', { timeout: 30000 });
   assert.equal(await p.$eval('section.release h3', (h) => h.textContent), `Release ${manifest.version} of ${manifest.date}`);
@@ -65,6 +73,8 @@ test('the Data view shows a release manifest\'s funnel as a chart and a table, a
   // No issue: the manifest is not taken for records.
   assert.match(await p.$eval('#issues', (h) => h.textContent), /Issues \(0\)/);
   await axe(p);
+  if (process.env.RELEASE_SHOT) await p.locator('section.release').screenshot({ path: process.env.RELEASE_SHOT });
+  assert.deepEqual(p.errors, []);
   await p.close();
 });
 
@@ -73,10 +83,15 @@ test('created_after in the URL scores only the questions created on or after it,
   const cli = cliJson(['score', ...paths, '--created-after', DATE, '--format', 'json']);
   const all = cliJson(['score', ...paths, '--format', 'json']);
   assert.ok(cli.created_after.questions < cli.created_after.of, JSON.stringify(cli.created_after));
-  const p = await page(b);
+  const p = await page();
   await p.goto(`${server.url}?${data(FILES)}&created_after=${DATE}`);
   await p.waitForSelector('#leaderboard tbody tr', { timeout: 30000 });
   assertParity(await tableRows(p, 'leaderboard'), cli);
+  const answers = async () => (await tableRows(p, 'evidence')).map((r) => [r.head, Number(r.cells[0].value)]);
+  const evidence = cliJson(['score', ...paths, '--created-after', DATE, '--evidence', '--format', 'json']).evidence;
+  const allEvidence = cliJson(['score', ...paths, '--evidence', '--format', 'json']).evidence;
+  assert.ok(evidence[0].answers < allEvidence[0].answers, 'the window leaves answers out');
+  assert.deepEqual(await answers(), evidence.map((m) => [m.model, m.answers]), 'the evidence is over the window');
   const sentence = `scored on ${cli.created_after.questions} of ${cli.created_after.of} questions created on or after ${DATE}`;
   const notes = await p.$$eval('figure.report-table .note', (n) => n.map((x) => x.textContent));
   assert.ok(notes.length >= 1 && notes.every((n) => n.includes(sentence)), `every table says it: ${JSON.stringify(notes)}`);
@@ -89,6 +104,7 @@ test('created_after in the URL scores only the questions created on or after it,
   await p.waitForFunction(() => !location.search.includes('created_after'), null, { timeout: 10000 });
   await p.waitForFunction(() => ![...document.querySelectorAll('figure.report-table .note')].some((n) => n.textContent.includes('scored on')), null, { timeout: 20000 });
   assertParity(await tableRows(p, 'leaderboard'), all);
+  assert.deepEqual(await answers(), allEvidence.map((m) => [m.model, m.answers]));
   // A date typed in: the URL says it and the numbers follow.
   await p.fill('.controls input[type=date]', DATE);
   await p.dispatchEvent('.controls input[type=date]', 'change');
@@ -98,5 +114,6 @@ test('created_after in the URL scores only the questions created on or after it,
   // A date that is not one is said, not guessed at.
   await p.goto(`${server.url}?${data(FILES)}&created_after=June`);
   await p.waitForFunction(() => document.body.textContent.includes('is not a date'), null, { timeout: 30000 });
+  assert.deepEqual(p.errors, []);
   await p.close();
 });

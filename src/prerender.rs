@@ -241,9 +241,9 @@ mod tests {
             .match_indices("class=\"stand-in")
             .map(|(i, _)| &html[html[..i].rfind('<').expect("in a tag")..i])
             .collect();
-        // The header's checkbox and theme select; the folded controls' two selects, number input
-        // and checkbox.
-        assert_eq!(look_alikes.len(), 6, "{look_alikes:?}");
+        // The header's checkbox and theme select; the folded controls' two selects, number input,
+        // checkbox and date input.
+        assert_eq!(look_alikes.len(), 7, "{look_alikes:?}");
         for tag in look_alikes {
             assert!(tag.contains("aria-hidden=\"true\""), "{tag}");
         }

@@ -15,7 +15,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -77,10 +77,14 @@ pub fn funnel<DB: DrawingBackend>(
     for (i, ((&(_, count), label), value)) in steps.iter().zip(&labels).zip(&values).enumerate() {
         let yc = n - i as f64 - 0.5;
         let x = count as f64 / 2.0;
-        plot.draw(&Rectangle::new([(-x, yc - half), (x, yc + half)], BAR.filled()))
-            .map_err(err)?;
+        plot.draw(&Rectangle::new(
+            [(-x, yc - half), (x, yc + half)],
+            BAR.filled(),
+        ))
+        .map_err(err)?;
         plot.draw(
-            &(EmptyElement::at((half_x, yc)) + Text::new(value.clone(), (6, 0), value_style.clone())),
+            &(EmptyElement::at((half_x, yc))
+                + Text::new(value.clone(), (6, 0), value_style.clone())),
         )
         .map_err(err)?;
         plot.draw(

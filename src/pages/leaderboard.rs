@@ -141,9 +141,11 @@ fn Recomputed() -> impl IntoView {
 fn Evidence() -> impl IntoView {
     let state = expect_context::<AppState>();
     move || {
-        let t = state
-            .report
-            .with(|r| r.as_ref().ok().and_then(report::report_evidence_table))?;
+        let t = state.report.with(|r| {
+            r.as_ref()
+                .ok()
+                .and_then(|r| report::report_evidence_table(r))
+        })?;
         Some(view! {
             <h2>"Evidence of the runs"</h2>
             <p class="hint">"What an answer cost and whether the agent edited the repository, from the answer records."</p>

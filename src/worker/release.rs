@@ -142,8 +142,14 @@ mod tests {
                 "decision": {"percent": null, "kappa": null, "alpha": null}},
                 "disagreements": []},
             "files": []}"#;
-        s.read("https://x.org/v1.manifest.json?raw=1", Ok(manifest.to_vec()));
-        s.read("run.manifest.json", Ok(br#"{"format": "repoprobe-run"}"#.to_vec()));
+        s.read(
+            "https://x.org/v1.manifest.json?raw=1",
+            Ok(manifest.to_vec()),
+        );
+        s.read(
+            "run.manifest.json",
+            Ok(br#"{"format": "repoprobe-run"}"#.to_vec()),
+        );
         assert!(s.to_read().is_empty(), "each is read once");
         let r = s.releases();
         assert_eq!(r.len(), 1);

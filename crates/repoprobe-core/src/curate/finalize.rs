@@ -208,8 +208,8 @@ impl Manifest {
         struct Format {
             format: Option<String>,
         }
-        let f: Format = serde_json::from_slice(bytes)
-            .map_err(|e| format!("not a release manifest: {e}"))?;
+        let f: Format =
+            serde_json::from_slice(bytes).map_err(|e| format!("not a release manifest: {e}"))?;
         match f.format.as_deref() {
             Some(MANIFEST_FORMAT) => {}
             Some(other) => {
@@ -224,7 +224,8 @@ impl Manifest {
                 ));
             }
         }
-        serde_json::from_slice(bytes).map_err(|e| format!("a release manifest that does not read: {e}"))
+        serde_json::from_slice(bytes)
+            .map_err(|e| format!("a release manifest that does not read: {e}"))
     }
 }
 
@@ -289,10 +290,15 @@ mod tests {
             m.funnel.steps(),
             [("harvested".to_string(), 9), ("kept".to_string(), 1)]
         );
-        let run = Manifest::parse(br#"{"format": "repoprobe-run", "stage": "answer"}"#).unwrap_err();
+        let run =
+            Manifest::parse(br#"{"format": "repoprobe-run", "stage": "answer"}"#).unwrap_err();
         assert!(run.contains("\"repoprobe-run\""), "{run}");
         assert!(Manifest::parse(b"{}").unwrap_err().contains("no `format`"));
-        assert!(Manifest::parse(b"{\"format\": ").unwrap_err().contains("line 1"));
+        assert!(
+            Manifest::parse(b"{\"format\": ")
+                .unwrap_err()
+                .contains("line 1")
+        );
         let bad = Manifest::parse(br#"{"format": "repoprobe-release", "version": 1}"#).unwrap_err();
         assert!(bad.contains("does not read"), "{bad}");
     }

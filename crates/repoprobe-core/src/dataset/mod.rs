@@ -434,6 +434,48 @@ mod tests {
             "scored on 2 of 5 questions created on or after 2024-06-01; 2 have no creation date and are left out"
         );
         assert!(ds.created_on_or_after("June").is_err());
+        // `score` applies the same window itself: the report says it, the evidence is over the
+        // questions in force, and every table built from the report carries the sentence.
+        let opts = |date: &str| crate::ScoreOptions {
+            created_after: Some(date.into()),
+            evidence: true,
+            bootstrap: 0,
+            ..Default::default()
+        };
+        let r = crate::score(&ds, &[], &opts("2024-06-01")).unwrap();
+        assert_eq!(r.created_after.as_ref(), Some(&w));
+        assert_eq!(r.evidence.as_ref().unwrap()[0].answers, 2);
+        let t = crate::report::report_evidence_table(&r);
+        assert!(t.is_none(), "no answer carries evidence fields");
+        let m = crate::report::models_table(&r);
+        assert!(m.note.unwrap().ends_with(&w.sentence()));
+        let plain = crate::score(
+            &ds,
+            &[],
+            &crate::ScoreOptions {
+                evidence: true,
+                ..opts("x")
+            },
+        );
+        assert!(
+            matches!(&plain, Err(crate::metrics::ScoreError::Window(e)) if e.contains("is not a date")),
+            "{plain:?}"
+        );
+        let none = crate::score(&ds, &[], &opts("2030-01-01")).unwrap_err();
+        assert!(none.to_string().contains("scored on 0 of 5"), "{none}");
+        let all = crate::score(
+            &ds,
+            &[],
+            &crate::ScoreOptions {
+                created_after: None,
+                ..opts("")
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (all.created_after, all.evidence.unwrap()[0].answers),
+            (None, 4)
+        );
     }
 
     #[test]

@@ -59,7 +59,10 @@ pub fn score(
         Some(date) => {
             let (before, w) = ds.created_window(date).map_err(ScoreError::Window)?;
             if w.questions == 0 {
-                return Err(ScoreError::Window(format!("{}: nothing to score", w.sentence())));
+                return Err(ScoreError::Window(format!(
+                    "{}: nothing to score",
+                    w.sentence()
+                )));
             }
             outside.extend(before);
             Some(w)

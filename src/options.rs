@@ -122,6 +122,8 @@ pub fn score_options(o: &ViewOptions) -> Result<ScoreOptions, String> {
         created_after: o.created_after.clone(),
         // The leaderboard's evidence table, over the questions in force as the CLI's.
         evidence: true,
+        // The model page's histogram, likewise.
+        histograms: true,
         ..ScoreOptions::default()
     })
 }

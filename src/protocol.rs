@@ -126,14 +126,6 @@ pub struct Release {
     pub manifest: repoprobe_core::curate::finalize::Manifest,
 }
 
-/// Total-score histogram (s = 0..=10) of one (model, judge).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Histogram {
-    pub model: String,
-    pub judge: String,
-    pub counts: Vec<usize>,
-}
-
 /// Everything the views list, without the judgments and answers themselves.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -144,7 +136,6 @@ pub struct Snapshot {
     pub counts: Vec<(String, usize)>,
     pub questions: Vec<Question>,
     pub reported: Vec<ReportedValue>,
-    pub histograms: Vec<Histogram>,
     /// Valid records per kind (bundle key) of each file, parallel to `files`, kinds with none
     /// left out: what each file gave, so that an empty view can say why per file.
     #[serde(default)]

@@ -39,13 +39,14 @@ pub fn ModelDetail() -> impl IntoView {
             let retrieval = report::retrieval_rows_table(
                 &r.retrieval.iter().filter(|x| x.model == model).cloned().collect::<Vec<_>>(),
                 r.judge.as_deref(),
-            );
-            // Score histogram: s = 0..10 over this model's judgments by the judge in force.
-            let hist: Vec<usize> = state
-                .snapshot
-                .get()
+            )
+            .map(|t| report::in_window(&r, t));
+            // Score histogram: s = 0..10 over this model's judgments by the judge in force, of
+            // the questions in force (the report's).
+            let hist: Vec<usize> = r
                 .histograms
                 .iter()
+                .flatten()
                 .find(|h| h.model == model && h.judge == judge)
                 .map(|h| h.counts.clone())
                 .unwrap_or_else(|| vec![0; 11]);

@@ -1,20 +1,13 @@
 //! What the worker tells the page a load holds: the [`Snapshot`] every view lists from, computed
-//! once per load (histograms, counts per file).
+//! once per load (counts per file).
 
-use crate::protocol::{Histogram, Snapshot};
+use crate::protocol::Snapshot;
 use repoprobe_core::{Loaded, RecordKind};
-use std::collections::BTreeMap;
 
 impl Snapshot {
     /// The snapshot of a load (the worker's answer to every load; the build-time prerender's).
     pub fn of(l: &Loaded) -> Snapshot {
         let d = &l.dataset;
-        let mut hist: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
-        for j in &d.judgments {
-            let s: u32 = j.items.iter().map(|i| i.score).sum();
-            hist.entry((&j.model, &j.judge))
-                .or_insert_with(|| vec![0; 11])[s.min(10) as usize] += 1;
-        }
         Snapshot {
             files: l.files.clone(),
             issues: l.issues.clone(),
@@ -25,14 +18,6 @@ impl Snapshot {
                 .collect(),
             questions: d.questions.clone(),
             reported: d.reported.clone(),
-            histograms: hist
-                .into_iter()
-                .map(|((m, j), counts)| Histogram {
-                    model: m.into(),
-                    judge: j.into(),
-                    counts,
-                })
-                .collect(),
             per_file: per_file(l),
             trajectories: Vec::new(),
             releases: Vec::new(),

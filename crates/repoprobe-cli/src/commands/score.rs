@@ -144,6 +144,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         weights: a.weights,
         created_after: a.created_after,
         evidence: a.evidence,
+        histograms: false,
     };
     if a.evidence && matches!(a.format, Format::Csv) {
         anyhow::bail!(

@@ -8,6 +8,7 @@ pub mod difficulty;
 pub mod error;
 pub mod evidence;
 pub mod grid;
+pub mod histogram;
 pub mod index;
 pub mod items;
 pub mod retrieval;
@@ -41,7 +42,7 @@ pub fn score(
 ) -> Result<ScoreReport, ScoreError> {
     if opts.drop_questions.is_empty() && opts.created_after.is_none() {
         let mut report = score_all(ds, issues, opts, true)?;
-        report.evidence = opts.evidence.then(|| evidence::evidence(&ds.answers));
+        with_extras(&mut report, ds, opts);
         return Ok(report);
     }
     if let Some(id) = opts
@@ -73,8 +74,16 @@ pub fn score(
     let mut report = score_all(&kept, issues, opts, false)?;
     report.policy.dropped_questions = opts.drop_questions.iter().cloned().collect();
     report.created_after = window;
-    report.evidence = opts.evidence.then(|| evidence::evidence(&kept.answers));
+    with_extras(&mut report, &kept, opts);
     Ok(report)
+}
+
+/// What the report carries only when asked for, over `ds`, the questions in force.
+fn with_extras(report: &mut ScoreReport, ds: &Dataset, opts: &ScoreOptions) {
+    report.evidence = opts.evidence.then(|| evidence::evidence(&ds.answers));
+    report.histograms = opts
+        .histograms
+        .then(|| histogram::histograms(&ds.judgments));
 }
 
 fn score_all(
@@ -195,6 +204,7 @@ fn score_all(
         issues,
         created_after: None,
         evidence: None,
+        histograms: None,
     })
 }
 

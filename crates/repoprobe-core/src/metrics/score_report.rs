@@ -69,6 +69,8 @@ pub struct ScoreOptions {
     pub created_after: Option<String>,
     /// The runs' evidence per model ([`ScoreReport::evidence`]) over the questions in force.
     pub evidence: bool,
+    /// The total-score histograms ([`ScoreReport::histograms`]) over the questions in force.
+    pub histograms: bool,
 }
 
 impl Default for ScoreOptions {
@@ -85,6 +87,7 @@ impl Default for ScoreOptions {
             weights: Vec::new(),
             created_after: None,
             evidence: false,
+            histograms: false,
         }
     }
 }
@@ -242,6 +245,10 @@ pub struct ScoreReport {
     /// The runs' evidence per model (`ScoreOptions::evidence`), over the questions in force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Vec<super::evidence::ModelEvidence>>,
+    /// The total-score histograms per (model, judge) (`ScoreOptions::histograms`), over the
+    /// questions in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<Vec<super::histogram::ScoreHistogram>>,
 }
 
 impl ScoreReport {
@@ -276,6 +283,7 @@ impl ScoreReport {
             issues: Vec::new(),
             created_after: None,
             evidence: opts.evidence.then(Vec::new),
+            histograms: opts.histograms.then(Vec::new),
         }
     }
 }

@@ -70,7 +70,10 @@ export async function serve(dir = DIST, extra = {}, prefix = '/', { ranges = tru
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}${prefix}`, requests, close: () => new Promise((ok) => server.close(ok)) };
+  // `close` ends the connections a page still holds too: `server.close` alone waits for them,
+  // and a page left open with a request under way held one test file's teardown for minutes.
+  const close = () => new Promise((ok) => { server.close(ok); server.closeAllConnections(); });
+  return { url: `http://127.0.0.1:${port}${prefix}`, requests, close };
 }
 
 export async function browser() {

@@ -119,6 +119,7 @@ test('?data=URL fetches a results file at start', async () => {
     const sha = crypto.createHash('sha256').update(bench).digest('hex');
     await p.waitForFunction((h) => [...document.querySelectorAll('table.files td.hash')].some((td) => td.textContent === h), sha);
     assert.equal((await p.$$('table.issues tbody tr')).length, 4); // lines 10, 12, 13, 15 (line 11 is valid without the answers file)
+    await p.close();
   } finally {
     await s2.close();
   }

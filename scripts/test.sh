@@ -77,7 +77,8 @@ INSTA_UPDATE=no CI=true cargo test --locked --workspace
 
 echo "== every trajectory the tests wrote is ATIF, as the published models read it (PyPI atif)"
 # Harbor's reference models (pydantic) into tools/atif (git-ignored), only when that version is
-# missing; the built-in agent, Claude Code, Codex and Gemini CLI must each have left one.
+# missing; the built-in agent, Claude Code, Codex, Gemini CLI and `curate verify` must each have
+# left one.
 ATIF_PY=1.8.0
 ATIF_DIR="$PWD/tools/atif"
 if [ "$(cat "$ATIF_DIR/.pinned" 2>/dev/null || true)" != "$ATIF_PY" ]; then
@@ -89,7 +90,7 @@ if [ "$(cat "$ATIF_DIR/.pinned" 2>/dev/null || true)" != "$ATIF_PY" ]; then
         --target "$ATIF_DIR" "atif==$ATIF_PY"
     echo "$ATIF_PY" > "$ATIF_DIR/.pinned"
 fi
-PYTHONPATH="$ATIF_DIR" python3 scripts/check-atif.py target/tmp/atif --expect builtin claude-code codex gemini
+PYTHONPATH="$ATIF_DIR" python3 scripts/check-atif.py target/tmp/atif --expect builtin claude-code codex gemini curate-verify
 
 echo "== curate agreement's alpha and kappa equal PyPI krippendorff's and scikit-learn's (1e-9)"
 # The reference implementations into tools/agreement (git-ignored), only when those versions

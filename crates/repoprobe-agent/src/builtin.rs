@@ -10,6 +10,7 @@
 //! or decides where the transcript goes (the `answer` command does).
 
 use super::tools::{self, Sandbox, ToolOutput};
+use crate::verdict::{CouldNotRun, cause_of};
 use repoprobe_llm::chat::{ChatMessage, ToolCall, ToolDef, ToolResult, Turn};
 use repoprobe_llm::{Client, Tokens};
 use serde_json::{Value, json};
@@ -58,8 +59,9 @@ pub struct BuiltinRun {
     /// Final replies sent back by [`run_checked`]'s check.
     pub reasks: u32,
     /// The run ended because a model call failed (after its retries) or could not be built: a
-    /// fault of the service, not of the model, so the key is worth trying again.
-    pub call_failed: bool,
+    /// fault of the service, not of the model, so the key is worth trying again; its cause
+    /// from the call's error (the HTTP status, or the network).
+    pub could_not_run: Option<CouldNotRun>,
     /// The last reply's `finish_reason`/`stop_reason`: `"length"` or `"max_tokens"` on an answer
     /// means it was cut at the token limit.
     pub stop_reason: Option<String>,
@@ -156,7 +158,7 @@ impl BuiltinRun {
             tokens: Tokens::default(),
             http_retries: 0,
             reasks: 0,
-            call_failed: false,
+            could_not_run: None,
             stop_reason: None,
             cut_at_token_limit: false,
             transcript: vec![
@@ -233,8 +235,9 @@ impl Agent<'_> {
         let turn = match tokio::time::timeout(left, sent).await {
             Err(_) => return Err(time_limit(limits)),
             Ok(Err(e)) => {
-                run.call_failed = true;
-                return Err(format!("model call failed: {e}"));
+                let why = format!("model call failed: {e}");
+                run.could_not_run = Some(CouldNotRun::new(cause_of(&e), why.clone()));
+                return Err(why);
             }
             Ok(Ok(turn)) => turn,
         };
@@ -330,6 +333,7 @@ fn time_limit(limits: &Limits) -> String {
 mod tests {
     use super::*;
     use crate::testutil::git;
+    use crate::verdict::Cause;
     use repoprobe_llm::{ApiKey, Provider, Settings, Structured};
     use repoprobe_test_support::{FakeServer, Response};
     use std::sync::{Arc, Mutex};
@@ -1038,8 +1042,8 @@ mod tests {
         let run = rt().block_on(run(&client, &sandbox, "sys", "q", &limits()));
         assert_eq!(run.answer, None);
         assert_eq!(run.turns, 0);
-        // The bit that makes the key a failure to retry, not an answer scored 0.
-        assert!(run.call_failed);
+        // What makes the key a failure to retry, not an answer scored 0.
+        assert_eq!(run.could_not_run.as_ref().unwrap().cause, Cause::Config);
         let err = run.error.unwrap();
         assert!(err.starts_with("model call failed: HTTP 400"), "{err}");
     }
@@ -1063,7 +1067,7 @@ mod tests {
         let run = rt().block_on(run(&client, &sandbox, "sys", "q", &lim));
         assert_eq!(run.answer, None);
         // A limit is the agent's failure: an answer record with its error, never retried.
-        assert!(!run.call_failed);
+        assert_eq!(run.could_not_run, None);
         assert!(run.error.unwrap().starts_with("time limit reached"));
     }
 

@@ -4,7 +4,8 @@
 //! CLI (Claude Code, Codex, Gemini, any command) in it; `tools` and `builtin` are our own
 //! read-only tool-calling agent for any model behind the judge's client; `sandbox` confines
 //! every process an external agent run spawns (bubblewrap) and `proxy` is its only way out (the
-//! model's API, the key added outside); `git` is every git command we run.
+//! model's API, the key added outside); `git` is every git command we run; `run` is one
+//! question answered in its worktree, however the agent, and `verdict` how a run ended.
 //! No flags and no terminal here: the CLI reads the flags, reports and writes the records.
 
 pub mod atif;
@@ -15,6 +16,7 @@ pub mod proxy;
 pub mod run;
 pub mod sandbox;
 pub mod tools;
+pub mod verdict;
 pub mod workspace;
 
 #[cfg(test)]

@@ -1,25 +1,29 @@
-//! One question answered in its worktree: the one call `repoprobe answer` makes per key. It
-//! runs the agent (built-in or a CLI), inspects what the agent left in the worktree, converts
-//! its output to a trajectory and derives the facts the record keeps, and decides once how the
-//! run ended ([`Verdict`]). The CLI keeps the keys, the journals and the files.
+//! One run of an agent on a question in its worktree: the one call of `repoprobe answer` and of
+//! `curate verify` per key. It takes a worktree ([`checkout`]) and a [`Request`] (the question,
+//! the versioned prompt, what a final reply must pass), runs the agent (built-in or a CLI),
+//! inspects what the agent left in the worktree, converts its output to an ATIF trajectory and
+//! derives the facts the record keeps, and decides once how the run ended ([`Verdict`]). The
+//! CLI keeps the keys, the journals and the files.
 
 use crate::atif::{self, RunInfo};
 use crate::builtin::{self, BuiltinRun, Limits};
 use crate::external::{self, AgentConfig, RunOutcome};
 use crate::sandbox;
 use crate::tools::Sandbox;
+use crate::workspace::RepoSource;
 use crate::workspace::Worktree;
 use repoprobe_core::Question;
 use repoprobe_core::facts::Facts;
+use repoprobe_core::model::Repo;
 use repoprobe_core::model::agent::AgentBlock;
 use repoprobe_core::model::trajectory::Trajectory;
-use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt, single_prompt};
+use repoprobe_core::protocol::JudgePrompt;
 use repoprobe_llm::{Client, Tokens};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 use std::sync::Arc;
 
-pub use crate::external::Verdict;
+pub use crate::verdict::{Cause, CouldNotRun, Verdict};
 
 /// Who answers.
 pub enum Agent {
@@ -44,6 +48,55 @@ pub struct RunIds<'a> {
     pub attempt: u32,
 }
 
+/// What a final reply must pass: `Err` is the message sent back to the model.
+pub type Check<'a> = &'a (dyn Fn(&str) -> Result<(), String> + Sync);
+
+/// What the agent is asked, in its worktree.
+pub struct Request<'a> {
+    pub question: &'a Question,
+    /// The versioned prompt: the built-in agent gets its system and user parts, an agent CLI
+    /// both in one text.
+    pub prompt: JudgePrompt,
+    pub prompt_version: &'a str,
+    /// What a final reply must pass. The built-in agent sends a refused reply back in the same
+    /// conversation, at most `max_reasks` times; the last reply is the answer whether or not
+    /// it passed, and the caller checks it again. An agent CLI's answer is the caller's to
+    /// check.
+    pub check: Option<Check<'a>>,
+    pub max_reasks: u32,
+    /// The worktree is handed back ([`Run::worktree`]) instead of removed.
+    pub keep_worktree: bool,
+    pub ids: RunIds<'a>,
+}
+
+impl Request<'_> {
+    /// The prompt as one text, for agent CLIs that take a single prompt.
+    fn single_prompt(&self) -> String {
+        format!("{}\n\n{}\n", self.prompt.system, self.prompt.user)
+    }
+}
+
+/// Checks `repo` out at its pinned commit in a fresh worktree at `dir`, off the runtime's
+/// thread; a repository or commit that cannot be had could not run ([`Cause::Checkout`]).
+pub async fn checkout(
+    source: &RepoSource,
+    repo: &Repo,
+    dir: &Path,
+) -> Result<Worktree, CouldNotRun> {
+    let (source, repo, dir) = (source.clone(), repo.clone(), dir.to_path_buf());
+    match tokio::task::spawn_blocking(move || source.prepare(&repo, &dir)).await {
+        Ok(Ok(wt)) => Ok(wt),
+        Ok(Err(e)) => Err(CouldNotRun::new(
+            Cause::Checkout,
+            format!("the repository could not be checked out: {e}"),
+        )),
+        Err(e) => Err(CouldNotRun::new(
+            Cause::Environment,
+            format!("the checkout stopped unexpectedly: {e}"),
+        )),
+    }
+}
+
 /// What a run gave: everything the answer record and its files need.
 #[derive(Debug)]
 pub struct Run {
@@ -57,30 +110,28 @@ pub struct Run {
     /// As the agent reported it (Claude Code); `None` otherwise.
     pub cost_usd: Option<f64>,
     pub http_retries: u32,
+    /// Final replies sent back by the request's check.
+    pub reasks: u32,
     /// Model calls, for the run's progress counts.
     pub turns: u32,
+    /// The worktree, when the request keeps it.
+    pub worktree: Option<Worktree>,
     /// Why the worktree could not be removed, for the caller to tell.
     pub cleanup_warning: Option<String>,
 }
 
-/// Runs `agent` on `q` in `wt` (`scratch`, outside the worktree, holds the run's own files and
-/// is removed afterwards), then reads what it changed and removes the worktree unless
-/// `keep_worktree`.
-pub async fn answer(
-    agent: &Agent,
-    q: &Question,
-    wt: Worktree,
-    keep_worktree: bool,
-    scratch: &Path,
-    ids: RunIds<'_>,
-) -> Run {
+/// Runs `agent` on `req` in `wt` (`scratch`, outside the worktree, holds the run's own files
+/// and is removed afterwards), then reads what it changed and removes the worktree unless the
+/// request keeps it.
+pub async fn answer(agent: &Agent, req: &Request<'_>, wt: Worktree, scratch: &Path) -> Run {
+    let (q, ids) = (req.question, req.ids);
     let mut run = match agent {
-        Agent::Builtin { client, limits } => run_builtin(client, limits, q, &wt).await,
+        Agent::Builtin { client, limits } => run_builtin(client, limits, req, &wt).await,
         Agent::External {
             config,
             version,
             fresh_home,
-        } => run_external(config, version.as_deref(), *fresh_home, q, &wt, scratch).await,
+        } => run_external(config, version.as_deref(), *fresh_home, req, &wt, scratch).await,
     };
     let _ = std::fs::remove_dir_all(scratch);
     let root = wt.path.canonicalize().unwrap_or_else(|_| wt.path.clone());
@@ -97,13 +148,13 @@ pub async fn answer(
             ("attempt".to_string(), json!(ids.attempt)),
             ("repo".to_string(), json!(q.repo.name)),
             ("commit".to_string(), json!(wt.commit)),
-            ("prompt_version".to_string(), json!(PROMPT_VERSION)),
+            ("prompt_version".to_string(), json!(req.prompt_version)),
         ]),
     };
     let trajectory = atif::assemble(&info, std::mem::replace(&mut run.converted, empty()));
     let facts = Facts::of(&trajectory);
     let mut block = run.agent;
-    block.prompt_version = Some(PROMPT_VERSION.into());
+    block.prompt_version = Some(req.prompt_version.into());
     block.repo = Some(q.repo.name.clone());
     block.commit = Some(wt.commit.clone());
     block.from_head = Some(wt.from_head);
@@ -113,31 +164,41 @@ pub async fn answer(
     block.files_searched = Some(facts.files_searched);
     // What the agent left behind, then the worktree goes (unless kept for inspection).
     let mut verdict = run.verdict;
+    let keep = req.keep_worktree;
     let inspected = tokio::task::spawn_blocking(move || {
         let changes = wt.changes();
-        let removed = if keep_worktree { Ok(()) } else { wt.remove() };
-        (changes, removed.err().map(|e| e.to_string()))
+        let (kept, removed) = if keep {
+            (Some(wt), Ok(()))
+        } else {
+            (None, wt.remove())
+        };
+        (changes, kept, removed.err().map(|e| e.to_string()))
     })
     .await;
-    let mut cleanup_warning = None;
+    let (mut cleanup_warning, mut worktree) = (None, None);
     match inspected {
-        Ok((changes, warning)) => {
+        Ok((changes, kept, warning)) => {
             cleanup_warning = warning;
+            worktree = kept;
             match changes {
                 Ok(changes) => {
                     block.worktree_changed = Some(!changes.is_empty());
                     block.changes = Some(changes);
                 }
                 Err(e) if !matches!(verdict, Verdict::CouldNotRun(_)) => {
-                    verdict = Verdict::CouldNotRun(format!(
-                        "the worktree could not be inspected afterwards: {e}"
-                    ))
+                    verdict = Verdict::could_not_run(
+                        Cause::Environment,
+                        format!("the worktree could not be inspected afterwards: {e}"),
+                    )
                 }
                 Err(_) => {}
             }
         }
         Err(e) => {
-            verdict = Verdict::CouldNotRun(format!("the worktree check stopped unexpectedly: {e}"))
+            verdict = Verdict::could_not_run(
+                Cause::Environment,
+                format!("the worktree check stopped unexpectedly: {e}"),
+            )
         }
     }
     Run {
@@ -148,7 +209,9 @@ pub async fn answer(
         tokens: run.tokens,
         cost_usd: run.cost_usd,
         http_retries: run.http_retries,
+        reasks: run.reasks,
         turns: run.turns,
+        worktree,
         cleanup_warning,
     }
 }
@@ -170,6 +233,7 @@ struct Partial {
     tokens: Tokens,
     cost_usd: Option<f64>,
     http_retries: u32,
+    reasks: u32,
     turns: u32,
 }
 
@@ -178,7 +242,7 @@ impl Partial {
     /// always set before it is returned).
     fn new(agent: AgentBlock, model: String, system: Option<String>, prompt: String) -> Partial {
         Partial {
-            verdict: Verdict::CouldNotRun(String::new()),
+            verdict: Verdict::could_not_run(Cause::Environment, "the run never started"),
             agent,
             model,
             system,
@@ -188,14 +252,20 @@ impl Partial {
             tokens: Tokens::default(),
             cost_usd: None,
             http_retries: 0,
+            reasks: 0,
             turns: 0,
         }
     }
 }
 
-async fn run_builtin(client: &Client, limits: &Limits, q: &Question, wt: &Worktree) -> Partial {
+async fn run_builtin(
+    client: &Client,
+    limits: &Limits,
+    req: &Request<'_>,
+    wt: &Worktree,
+) -> Partial {
     let s = client.settings();
-    let p = prompt(q, &wt.commit);
+    let p = &req.prompt;
     let mut partial = Partial::new(
         AgentBlock {
             name: Some("builtin".into()),
@@ -214,15 +284,25 @@ async fn run_builtin(client: &Client, limits: &Limits, q: &Question, wt: &Worktr
         Err(e) => {
             let why = format!("cannot open the worktree {}: {e}", wt.path.display());
             partial.converted.push(atif::system_note(&why, true));
-            partial.verdict = Verdict::CouldNotRun(why);
+            partial.verdict = Verdict::could_not_run(Cause::Environment, why);
             return partial;
         }
     };
-    let r: BuiltinRun = builtin::run(client, &sandbox, &p.system, &p.user, limits).await;
-    partial.verdict = match (&r.answer, &r.error) {
-        (_, Some(e)) if r.call_failed => Verdict::CouldNotRun(e.clone()),
-        (Some(a), None) => Verdict::Answered(a.clone()),
-        (_, e) => Verdict::AgentFailed(e.clone().unwrap_or_else(|| "empty answer".into())),
+    let check = |text: &str| req.check.map_or(Ok(()), |c| c(text));
+    let r: BuiltinRun = builtin::run_checked(
+        client,
+        &sandbox,
+        &p.system,
+        &p.user,
+        limits,
+        req.max_reasks,
+        check,
+    )
+    .await;
+    partial.verdict = match (&r.could_not_run, &r.answer, &r.error) {
+        (Some(c), _, _) => Verdict::CouldNotRun(c.clone()),
+        (None, Some(a), None) => Verdict::Answered(a.clone()),
+        (None, _, e) => Verdict::AgentFailed(e.clone().unwrap_or_else(|| "empty answer".into())),
     };
     partial.converted = atif::builtin::convert(&r.transcript);
     partial.agent.stop_reason = r.stop_reason.clone();
@@ -231,6 +311,7 @@ async fn run_builtin(client: &Client, limits: &Limits, q: &Question, wt: &Worktr
     partial.raw = json!({"agent": "builtin", "transcript": r.transcript});
     partial.tokens = r.tokens;
     partial.http_retries = r.http_retries;
+    partial.reasks = r.reasks;
     partial.turns = r.turns;
     partial
 }
@@ -239,11 +320,11 @@ async fn run_external(
     config: &AgentConfig,
     version: Option<&str>,
     fresh_home: bool,
-    q: &Question,
+    req: &Request<'_>,
     wt: &Worktree,
     scratch: &Path,
 ) -> Partial {
-    let text = single_prompt(q, &wt.commit);
+    let text = req.single_prompt();
     let mut config = config.clone();
     let mut partial = Partial::new(
         AgentBlock {
@@ -257,7 +338,7 @@ async fn run_external(
     );
     if fresh_home && let Err(why) = fresh_home_settings(&mut config, scratch, wt) {
         partial.converted.push(atif::system_note(&why, true));
-        partial.verdict = Verdict::CouldNotRun(why);
+        partial.verdict = Verdict::could_not_run(Cause::Environment, why);
         return partial;
     }
     let r: RunOutcome = external::run(&config, &wt.path, &text, scratch).await;
@@ -266,8 +347,8 @@ async fn run_external(
     let res = r.result;
     partial.verdict = res.verdict();
     partial.converted = res.trajectory.clone().unwrap_or_else(empty);
-    if let Verdict::CouldNotRun(why) | Verdict::AgentFailed(why) = &partial.verdict {
-        partial.converted.push(atif::system_note(why, true));
+    if let Some(why) = partial.verdict.failure_text() {
+        partial.converted.push(atif::system_note(&why, true));
     }
     let b = &mut partial.agent;
     b.exit_code = r.exit_code.map(i64::from);

@@ -3,10 +3,12 @@
 //! journal is dropped). On opening, a torn last line (a kill
 //! mid-write) is cut away, a whole last record without its newline is kept, and the keys of the
 //! records already there are read back, so that a rerun skips them. Lines with
-//! `"status": "failed"` are failure records (kept in a separate journal): never a done key.
+//! a failure record's `status` (`failed`, `could_not_run`: the core's `model::failure`) are
+//! failure records (kept in a separate journal): never a done key.
 //! Also the record keys, and [`file_name_part`], their one-to-one form in file names.
 
 use anyhow::Context;
+use repoprobe_core::model::failure::FailureHead;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -97,7 +99,7 @@ impl<K: Eq + Hash> Journal<K> {
                 continue;
             }
             match serde_json::from_slice::<Value>(line) {
-                Ok(v) if v.get("status").is_some_and(|s| s == "failed") => {}
+                Ok(v) if FailureHead::of(&v).is_some() => {}
                 Ok(v) => match key_of(&v) {
                     Some(k) => {
                         j.done.insert(k);

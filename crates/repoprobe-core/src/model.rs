@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod evidence;
+pub mod failure;
 pub mod repo_path;
 pub mod trajectory;
 

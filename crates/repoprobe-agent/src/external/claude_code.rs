@@ -15,6 +15,7 @@
 
 use super::cli::{AgentCli, Call};
 use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, json_object, tail, unparsable};
+use crate::verdict::{Cause, CouldNotRun};
 use repoprobe_core::model::trajectory::{
     Message, ObservationResult, Step, StepMetrics, ToolCall, Trajectory, TrajectoryAgent,
 };
@@ -273,15 +274,13 @@ fn parse_claude(stdout: &str) -> AgentResult {
     if tools.calls > 0 || stdout.lines().count() > 1 {
         tools.record(&mut r);
     }
-    // Its model API refused or failed (`api_error_status`; the result then reads "API Error:
-    // …"): not the model's doing.
-    let api_failed = v.get("api_error_status").is_some_and(|s| !s.is_null())
-        || (is_error
-            && v.get("result")
-                .and_then(Value::as_str)
-                .is_some_and(|t| t.starts_with("API Error")));
-    if api_failed {
-        r.could_not_run = r.error.clone();
+    if let Some(cause) = claude_api_cause(stdout, &v) {
+        // Its model API refused or failed: not the model's doing, whatever the result says.
+        let why = r
+            .error
+            .take()
+            .unwrap_or_else(|| "Claude Code: API error".into());
+        r.could_not_run = Some(CouldNotRun::new(cause, why));
     }
     r.turns = v.get("num_turns").and_then(Value::as_u64).map(|n| n as u32);
     r.cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);
@@ -312,6 +311,35 @@ fn parse_claude(stdout: &str) -> AgentResult {
         }
     }
     r
+}
+
+/// Why Claude Code's model API kept the run from happening, from its typed facts: the HTTP
+/// status of `result.api_error_status`; else the `error` of an assistant message the CLI made
+/// itself when a call failed (model `<synthetic>`, 0 tokens; the Agent SDK's
+/// `SDKAssistantMessageError`: `authentication_failed` — a key rejected, a login expired —,
+/// `billing_error`, `rate_limit`, `invalid_request`, `server_error`, `unknown`); else a result
+/// whose `terminal_reason` is `api_error`. `None` when the API answered.
+fn claude_api_cause(stdout: &str, result: &Value) -> Option<Cause> {
+    if let Some(status) = result.get("api_error_status").and_then(Value::as_u64) {
+        return Some(Cause::of_http_status(u16::try_from(status).unwrap_or(0)));
+    }
+    let message_error = stdout
+        .lines()
+        .filter(|l| l.contains("\"error\""))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("type").and_then(Value::as_str) == Some("assistant"))
+        .find_map(|v| v.get("error").and_then(Value::as_str).map(str::to_string));
+    if let Some(e) = message_error {
+        return Some(match e.as_str() {
+            "authentication_failed" => Cause::Auth,
+            "billing_error" | "rate_limit" => Cause::RateLimit,
+            "invalid_request" => Cause::Config,
+            _ => Cause::Api,
+        });
+    }
+    let is_error = result.get("is_error").and_then(Value::as_bool) == Some(true);
+    let api_ended = result.get("terminal_reason").and_then(Value::as_str) == Some("api_error");
+    (is_error && api_ended).then_some(Cause::Api)
 }
 
 /// The tool results of Claude Code's `--output-format stream-json` events: each `user`
@@ -346,6 +374,7 @@ fn claude_tools(stdout: &str) -> ToolTally {
 mod tests {
     use crate::external::tests::{PROMPT_FILE, command_line};
     use crate::external::{AgentConfig, ExternalAgent, home_settings, parse};
+    use crate::verdict::{Cause, CouldNotRun, Verdict};
     use std::path::Path;
 
     /// Claude Code 2.1.332's result for a three-turn run (Glob, Read, answer) against a loopback
@@ -404,7 +433,11 @@ mod tests {
         let init = r#"{"type":"system","subtype":"init","tools":["Read","Grep","Glob"]}"#;
         let broken = [init.to_string(), user(true, "spawn EACCES"), result.into()].join("\n");
         let r = parse(ExternalAgent::ClaudeCode, &broken, "", Some(0));
-        assert!(r.environment_failure.is_some(), "{r:?}");
+        assert_eq!(
+            r.could_not_run.as_ref().map(|c| c.cause),
+            Some(Cause::Sandbox),
+            "{r:?}"
+        );
         assert_eq!(r.answer, None);
         let fine = [
             init.to_string(),
@@ -481,5 +514,45 @@ mod tests {
             (3, vec!["docs/notes.txt".to_string()])
         );
         assert_eq!(f.files_searched, ["docs/notes.txt"]);
+    }
+
+    /// A Claude Code run whose login had expired, as other projects captured it from the real
+    /// CLI (stream-json): an assistant message the CLI made itself (model `<synthetic>`, its
+    /// `error` typed), then a result with `is_error` and `terminal_reason: api_error`, no
+    /// token spent. The model was never reached.
+    const CLAUDE_LOGIN_EXPIRED: &str = r#"{"type":"system","subtype":"init","cwd":"/w","session_id":"5c1e","tools":["Read","Grep","Glob"],"model":"claude-sonnet-4-5"}
+{"type":"assistant","message":{"id":"0b7f","model":"<synthetic>","role":"assistant","type":"message","content":[{"type":"text","text":"Failed to authenticate: OAuth session expired and could not be refreshed"}],"usage":{"input_tokens":0,"output_tokens":0}},"error":"authentication_failed","session_id":"5c1e"}
+{"type":"result","subtype":"success","is_error":true,"terminal_reason":"api_error","duration_ms":247,"num_turns":1,"result":"Failed to authenticate: OAuth session expired and could not be refreshed","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0},"session_id":"5c1e"}"#;
+
+    #[test]
+    fn an_expired_login_could_not_run_for_authentication_and_is_no_answer() {
+        let r = parse(ExternalAgent::ClaudeCode, CLAUDE_LOGIN_EXPIRED, "", Some(1));
+        assert_eq!((r.answer.as_deref(), r.error.as_deref()), (None, None));
+        assert_eq!(
+            r.verdict(),
+            Verdict::CouldNotRun(CouldNotRun::new(
+                Cause::Auth,
+                "Claude Code: success: Failed to authenticate: OAuth session expired and could \
+                 not be refreshed"
+            ))
+        );
+        // A key the API refused (the result names the status; 2.1.332 against a server that
+        // answers 401) and a session limit (the message's `error`, HTTP 429) say so too.
+        let refused = r#"{"type":"result","subtype":"success","is_error":true,"result":"API Error: 401 invalid x-api-key","api_error_status":401,"num_turns":1,"usage":{"input_tokens":0,"output_tokens":0}}"#;
+        let r = parse(ExternalAgent::ClaudeCode, refused, "", Some(1));
+        assert_eq!(r.could_not_run.map(|c| c.cause), Some(Cause::Auth));
+        let limited = CLAUDE_LOGIN_EXPIRED
+            .replace("authentication_failed", "rate_limit")
+            .replace(
+                "Failed to authenticate: OAuth session expired and could not be refreshed",
+                "You've hit your session limit",
+            );
+        let r = parse(ExternalAgent::ClaudeCode, &limited, "", Some(1));
+        assert_eq!(r.could_not_run.map(|c| c.cause), Some(Cause::RateLimit));
+        // The same words typed by the model in an answer are an answer: only the typed facts
+        // count.
+        let said = r#"{"type":"result","subtype":"success","is_error":false,"result":"Failed to authenticate: the code's login check says so.","num_turns":2}"#;
+        let r = parse(ExternalAgent::ClaudeCode, said, "", Some(0));
+        assert!(matches!(r.verdict(), Verdict::Answered(_)), "{r:?}");
     }
 }

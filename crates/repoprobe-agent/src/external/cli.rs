@@ -5,6 +5,7 @@
 
 use super::parse::AgentResult;
 use super::presets::AgentConfig;
+use crate::verdict::CouldNotRun;
 use repoprobe_core::model::trajectory::Trajectory;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -103,7 +104,7 @@ pub(super) trait AgentCli: Sync {
 
     /// Why an exit status of the CLI means the run could not happen (no usable credentials,
     /// a configuration it refused), told by its documented exit codes; `None` otherwise.
-    fn exit_could_not_run(&self, _exit_code: Option<i32>, _stderr: &str) -> Option<String> {
+    fn exit_could_not_run(&self, _exit_code: Option<i32>, _stderr: &str) -> Option<CouldNotRun> {
         None
     }
 

@@ -24,6 +24,7 @@
 use super::cli::{AgentCli, Call};
 use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, tail, unparsable};
 use crate::atif::{agent_step, system_note};
+use crate::verdict::{Cause, CouldNotRun};
 use repoprobe_core::model::trajectory::{
     FinalMetrics, Observation, ObservationResult, Step, ToolCall, Trajectory, TrajectoryAgent,
 };
@@ -368,13 +369,21 @@ fn parse_codex(stdout: &str) -> AgentResult {
     }
     if let Some(e) = failed.or(pending_error) {
         let e = tail(&e, ERROR_TAIL_CHARS);
-        r.error = Some(match r.meta.get("api_error_status") {
-            Some(Value::Number(n)) => format!("Codex: model API error (last status {n}): {e}"),
-            Some(_) => format!("Codex: model API error (retries exhausted): {e}"),
-            None => format!("Codex: {e}"),
-        });
-        if r.meta.contains_key("api_error_status") {
-            r.could_not_run = r.error.clone();
+        match r.meta.get("api_error_status") {
+            Some(status) => {
+                let (cause, said) = match status.as_u64() {
+                    Some(n) => (
+                        Cause::of_http_status(u16::try_from(n).unwrap_or(0)),
+                        format!("last status {n}"),
+                    ),
+                    None => (Cause::Api, "retries exhausted".to_string()),
+                };
+                r.could_not_run = Some(CouldNotRun::new(
+                    cause,
+                    format!("Codex: model API error ({said}): {e}"),
+                ));
+            }
+            None => r.error = Some(format!("Codex: {e}")),
         }
     } else if turns == 0 {
         r.error = Some("Codex: no completed turn".into());
@@ -417,6 +426,7 @@ fn codex_api_status(warnings: &[Value], failure: &str) -> Option<Value> {
 mod tests {
     use crate::external::tests::{PROMPT_FILE, command_line};
     use crate::external::{AgentConfig, ExternalAgent, home_settings, parse};
+    use crate::verdict::{Cause, CouldNotRun, Verdict};
     use std::path::Path;
 
     /// Codex `exec --json` events, in the shapes of codex-rs/exec/src/exec_events.rs.
@@ -466,8 +476,11 @@ mod tests {
         let r = parse(ExternalAgent::Codex, CODEX_FAILED, "", Some(1));
         assert_eq!(r.answer, None);
         assert_eq!(
-            r.error.as_deref(),
-            Some("Codex: model API error (last status 401): unexpected status 401 Unauthorized")
+            r.verdict(),
+            Verdict::CouldNotRun(CouldNotRun::new(
+                Cause::Auth,
+                "Codex: model API error (last status 401): unexpected status 401 Unauthorized"
+            ))
         );
         assert_eq!(r.meta["errors"][0], "Reconnecting... 1/5");
         assert_eq!(r.meta["api_error_status"], 401, "the model API failed");
@@ -476,10 +489,11 @@ mod tests {
         assert_eq!(r.answer, None);
         assert_eq!(r.meta["api_error_status"], 429);
         assert_eq!(
-            r.error.as_deref(),
-            Some(
+            r.verdict(),
+            Verdict::CouldNotRun(CouldNotRun::new(
+                Cause::RateLimit,
                 "Codex: model API error (last status 429): We’re currently experiencing high demand, which may cause temporary errors."
-            )
+            ))
         );
         let last_only = CODEX_RETRIES_EXHAUSTED.replace(
             "exceeded retry limit, last status: 429 Too Many Requests",
@@ -487,6 +501,7 @@ mod tests {
         );
         let r = parse(ExternalAgent::Codex, &last_only, "", Some(1));
         assert_eq!(r.meta["api_error_status"], "retries exhausted");
+        assert!(matches!(r.verdict(), Verdict::CouldNotRun(c) if c.cause == Cause::Api));
         // A failure that is no API error (no status, no retries) is the agent's.
         let r = parse(
             ExternalAgent::Codex,
@@ -495,6 +510,10 @@ mod tests {
             Some(1),
         );
         assert_eq!(r.meta.get("api_error_status"), None);
+        assert_eq!(
+            r.verdict(),
+            Verdict::AgentFailed("Codex: context window exceeded".into())
+        );
         // A stream that stops before any turn completes has no answer either.
         let cut: String = CODEX_SUCCESS
             .lines()
@@ -535,15 +554,10 @@ mod tests {
         ]);
         let r = parse(ExternalAgent::Codex, &out, "", Some(0));
         assert_eq!(r.answer, None);
-        let why = r.environment_failure.as_deref().unwrap();
-        assert!(why.contains("error building bubblewrap command"), "{why}");
-        assert!(
-            r.error
-                .as_deref()
-                .unwrap()
-                .starts_with("the agent's environment failed"),
-            "{r:?}"
-        );
+        let c = r.could_not_run.as_ref().unwrap();
+        assert_eq!(c.cause, Cause::Sandbox);
+        assert!(c.why.contains("error building bubblewrap command"), "{c:?}");
+        assert!(matches!(r.verdict(), Verdict::CouldNotRun(_)), "{r:?}");
         assert_eq!(r.meta["failed_tool_calls"], 1);
     }
 
@@ -551,11 +565,10 @@ mod tests {
     fn every_call_failing_is_an_environment_failure_one_failing_grep_is_not() {
         let all = codex_run(&[("failed", 2, "ls: cannot access"), ("failed", 1, "")]);
         let r = parse(ExternalAgent::Codex, &all, "", Some(0));
+        let c = r.could_not_run.as_ref().unwrap();
+        assert_eq!(c.cause, Cause::Environment);
         assert!(
-            r.environment_failure
-                .as_deref()
-                .unwrap()
-                .starts_with("every tool call failed (2 of 2)"),
+            c.why.starts_with("every tool call failed (2 of 2)"),
             "{r:?}"
         );
         let one = codex_run(&[("failed", 1, "")]);
@@ -567,7 +580,7 @@ mod tests {
             ("failed", 2, "sh: can't create x: Read-only file system"),
         ]);
         let r = parse(ExternalAgent::Codex, &write, "", Some(0));
-        assert_eq!(r.environment_failure, None, "{r:?}");
+        assert_eq!(r.could_not_run, None, "{r:?}");
         assert!(r.answer.is_some());
         // Output that merely quotes a sign, from a call that succeeded, is a file's content.
         let quoted = codex_run(&[("completed", 0, "bwrap: setting up uid map: denied")]);

@@ -22,6 +22,7 @@
 
 use super::cli::{AgentCli, Call};
 use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, json_object, tail, unparsable};
+use crate::verdict::{Cause, CouldNotRun};
 use repoprobe_core::model::trajectory::{
     FinalMetrics, Message, ObservationResult, Step, StepSource, ToolCall, Trajectory,
     TrajectoryAgent,
@@ -144,20 +145,23 @@ impl AgentCli for Gemini {
     /// Gemini CLI's fatal errors that are the set-up's, not the model's
     /// (`packages/core/src/utils/errors.ts`): 41 authentication ("Error: Invalid auth method
     /// selected."), 44 its sandbox, 52 its configuration.
-    fn exit_could_not_run(&self, exit_code: Option<i32>, stderr: &str) -> Option<String> {
-        let what = match exit_code? {
-            41 => "could not authenticate",
-            44 => "could not set its sandbox up",
-            52 => "refused its configuration",
+    fn exit_could_not_run(&self, exit_code: Option<i32>, stderr: &str) -> Option<CouldNotRun> {
+        let (cause, what) = match exit_code? {
+            41 => (Cause::Auth, "could not authenticate"),
+            44 => (Cause::Sandbox, "could not set its sandbox up"),
+            52 => (Cause::Config, "refused its configuration"),
             _ => return None,
         };
         let code = exit_code?;
         let detail = tail(stderr.trim(), ERROR_TAIL_CHARS);
-        Some(if detail.is_empty() {
-            format!("Gemini CLI {what} (exit status {code})")
-        } else {
-            format!("Gemini CLI {what} (exit status {code}): {detail}")
-        })
+        Some(CouldNotRun::new(
+            cause,
+            if detail.is_empty() {
+                format!("Gemini CLI {what} (exit status {code})")
+            } else {
+                format!("Gemini CLI {what} (exit status {code}): {detail}")
+            },
+        ))
     }
 }
 
@@ -224,15 +228,22 @@ fn parse_gemini_stream(stdout: &str) -> AgentResult {
             .pointer("/error/type")
             .and_then(Value::as_str)
             .unwrap_or("error");
-        r.error = Some(format!("Gemini: {kind}: {}", tail(msg, ERROR_TAIL_CHARS)));
-        // Its model API failed (after its own retries): `parseAndFormatApiError` words it
-        // "[API Error: <the API's error body>]".
+        let why = format!("Gemini: {kind}: {}", tail(msg, ERROR_TAIL_CHARS));
+        // Its model API failed (after its own retries): the stream's result carries no code of
+        // its own, only `parseAndFormatApiError`'s words "[API Error: <the API's error body>]",
+        // whose body names the HTTP status.
         if msg.starts_with("[API Error") {
+            let code = api_error_code(msg);
             r.meta.insert(
                 "api_error_status".into(),
-                api_error_code(msg).map_or(Value::from("unknown"), Value::from),
+                code.map_or(Value::from("unknown"), Value::from),
             );
-            r.could_not_run = r.error.clone();
+            let cause = code
+                .and_then(|c| u16::try_from(c).ok())
+                .map_or(Cause::Api, Cause::of_http_status);
+            r.could_not_run = Some(CouldNotRun::new(cause, why));
+        } else {
+            r.error = Some(why);
         }
     }
     if let Some(st) = v.get("stats") {
@@ -371,9 +382,14 @@ fn parse_gemini(stdout: &str, stderr: &str) -> AgentResult {
         r.error = Some(format!("Gemini: {kind}: {}", tail(msg, ERROR_TAIL_CHARS)));
         if let Some(code) = e.get("code") {
             r.meta.insert("error_code".into(), code.clone());
-            if code.as_u64().is_some_and(|c| (400..600).contains(&c)) {
+            if let Some(status) = code
+                .as_u64()
+                .filter(|c| (400..600).contains(c))
+                .and_then(|c| u16::try_from(c).ok())
+            {
                 r.meta.insert("api_error_status".into(), code.clone());
-                r.could_not_run = r.error.clone();
+                let why = r.error.take().unwrap_or_default();
+                r.could_not_run = Some(CouldNotRun::new(Cause::of_http_status(status), why));
             }
         }
     } else {
@@ -430,9 +446,9 @@ fn parse_gemini(stdout: &str, stderr: &str) -> AgentResult {
 
 #[cfg(test)]
 mod tests {
-    use crate::external::Verdict;
     use crate::external::tests::command_line;
     use crate::external::{AgentConfig, ExternalAgent, home_settings, parse};
+    use crate::verdict::{Cause, CouldNotRun, Verdict};
     use repoprobe_core::model::trajectory::StepSource;
     use serde_json::Value;
 
@@ -479,9 +495,13 @@ mod tests {
     fn gemini_error_object_is_the_error() {
         let r = parse(ExternalAgent::Gemini, GEMINI_ERROR, "", Some(41));
         assert_eq!(r.answer, None);
+        // Exit status 41 is its authentication's failure, in its own words.
         assert_eq!(
-            r.error.as_deref(),
-            Some("Gemini: FatalAuthenticationError: API key not valid")
+            r.verdict(),
+            Verdict::CouldNotRun(CouldNotRun::new(
+                Cause::Auth,
+                "Gemini: FatalAuthenticationError: API key not valid"
+            ))
         );
         assert_eq!(r.meta["error_code"], 41);
         assert_eq!(
@@ -499,11 +519,10 @@ mod tests {
         );
         assert_eq!(r.answer, None);
         assert_eq!(r.meta["api_error_status"], 500);
+        let c = r.could_not_run.as_ref().unwrap();
+        assert_eq!(c.cause, Cause::Api);
         assert!(
-            r.error
-                .as_deref()
-                .unwrap()
-                .starts_with("Gemini: Error: {\"error\":{\"code\":500"),
+            c.why.starts_with("Gemini: Error: {\"error\":{\"code\":500"),
             "{r:?}"
         );
     }
@@ -532,7 +551,10 @@ mod tests {
         };
         let r = parse(ExternalAgent::Gemini, &out(0), "", Some(0));
         assert!(
-            r.environment_failure.is_some() && r.answer.is_none(),
+            r.could_not_run
+                .as_ref()
+                .is_some_and(|c| c.cause == Cause::Environment)
+                && r.answer.is_none(),
             "{r:?}"
         );
         let r = parse(ExternalAgent::Gemini, &out(1), "", Some(0));
@@ -624,7 +646,7 @@ mod tests {
         );
         assert_eq!(r.meta["api_error_status"], 500);
         assert!(
-            matches!(r.verdict(), Verdict::CouldNotRun(ref why) if why.contains("upstream exploded")),
+            matches!(r.verdict(), Verdict::CouldNotRun(ref c) if c.cause == Cause::Api && c.why.contains("upstream exploded")),
             "{r:?}"
         );
     }
@@ -640,10 +662,10 @@ mod tests {
         );
         assert_eq!(
             r.verdict(),
-            Verdict::CouldNotRun(
+            Verdict::CouldNotRun(CouldNotRun::new(
+                Cause::Auth,
                 "Gemini CLI could not authenticate (exit status 41): Error: Invalid auth method selected."
-                    .into()
-            )
+            ))
         );
         // Its turn limit (53) is the agent's failure, not the set-up's.
         let r = parse(ExternalAgent::Gemini, "", "turn limit", Some(53));

@@ -32,6 +32,8 @@
 //! `process` (spawning, caps, timeout), `parse` (what every CLI's parser shares); this module
 //! builds the invocation and runs it. The submodules import none of this one.
 
+pub use crate::verdict::Verdict;
+use crate::verdict::{Cause, CouldNotRun};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -57,7 +59,6 @@ use env::secrets_of;
 pub use env::{BASE_ENV, agent_env};
 pub use gemini::GEMINI_EXCLUDED_TOOLS;
 pub use parse::AgentResult;
-pub use parse::Verdict;
 use parse::{ERROR_TAIL_CHARS, tail};
 pub use presets::{AgentConfig, DEFAULT_MAX_STDOUT, ExternalAgent};
 pub use process::Invocation;
@@ -85,10 +86,13 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// A run that failed before its agent could start.
-    fn failed(started: Instant, error: String, command: Vec<String>) -> RunOutcome {
+    /// A run that could not start its agent.
+    fn failed(started: Instant, why: CouldNotRun, command: Vec<String>) -> RunOutcome {
         RunOutcome {
-            result: AgentResult::could_not_run(error),
+            result: AgentResult {
+                could_not_run: Some(why),
+                ..AgentResult::default()
+            },
             exit_code: None,
             timed_out: false,
             duration_s: started.elapsed().as_secs_f64(),
@@ -147,8 +151,16 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
     let raw = match execute(&inv, cfg.timeout, cfg.max_stdout, cfg.sandbox.is_none()).await {
         Ok(raw) => raw,
         Err(e) => {
+            // A program that is not there (or not executable) is a missing CLI; anything else
+            // that stops the spawn is the machine's.
+            let cause = match e.kind() {
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                    Cause::CliMissing
+                }
+                _ => Cause::Environment,
+            };
             let e = format!("could not start {}: {e}", inv.program.to_string_lossy());
-            return RunOutcome::failed(started, inv.scrub(&e), command);
+            return RunOutcome::failed(started, CouldNotRun::new(cause, inv.scrub(&e)), command);
         }
     };
     let stdout = inv.scrub(&String::from_utf8_lossy(&raw.stdout));
@@ -200,22 +212,30 @@ fn prepare(
     workdir: &Path,
     prompt: &str,
     scratch: &Path,
-) -> Result<(Invocation, Option<crate::proxy::ApiProxy>, String), String> {
+) -> Result<(Invocation, Option<crate::proxy::ApiProxy>, String), CouldNotRun> {
     let prompt_file = scratch.join("prompt.txt");
     std::fs::create_dir_all(scratch)
         .and_then(|_| std::fs::write(&prompt_file, prompt))
         .map_err(|e| {
-            format!(
-                "could not write the prompt file {}: {e}",
-                prompt_file.display()
+            CouldNotRun::new(
+                Cause::Environment,
+                format!(
+                    "could not write the prompt file {}: {e}",
+                    prompt_file.display()
+                ),
             )
         })?;
     let mut env = agent_env(cfg, workdir, &prompt_file);
     // The real values, scrubbed from what comes back even though the agent never sees them.
     let real_secrets = secrets_of(&env);
-    let (proxy, network) =
-        seal(cfg, &mut env).map_err(|e| format!("could not start the API proxy: {e}"))?;
-    let mut inv = invocation(cfg, workdir, prompt, &prompt_file, env)?;
+    let (proxy, network) = seal(cfg, &mut env).map_err(|e| {
+        CouldNotRun::new(
+            Cause::Sandbox,
+            format!("could not start the API proxy: {e}"),
+        )
+    })?;
+    let mut inv = invocation(cfg, workdir, prompt, &prompt_file, env)
+        .map_err(|e| CouldNotRun::new(Cause::Config, e))?;
     inv.secrets.extend(real_secrets);
     inv.secrets
         .sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
@@ -241,8 +261,12 @@ fn prepare(
         // directory's own. Some CLIs need that even unconfined (`AgentCli::private_tmp`); the
         // fresh HOME is not under the scratch directory's `tmp`.
         let tmp = scratch.join("tmp");
-        std::fs::create_dir_all(&tmp)
-            .map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+        std::fs::create_dir_all(&tmp).map_err(|e| {
+            CouldNotRun::new(
+                Cause::Environment,
+                format!("cannot create {}: {e}", tmp.display()),
+            )
+        })?;
         inv.env.retain(|(k, _)| k != "TMPDIR");
         inv.env.push(("TMPDIR".into(), tmp.into_os_string()));
     }
@@ -261,15 +285,17 @@ fn judge(
     let mut result = parse(cfg.agent, stdout, stderr, raw.exit_code);
     if let Some(why) = sandbox_failure(cfg, raw, stderr) {
         // bwrap itself could not set the sandbox up: the agent never ran.
-        result =
-            AgentResult::could_not_run(format!("could not start the agent in its sandbox: {why}"));
+        result = AgentResult::could_not_run(
+            Cause::Sandbox,
+            format!("could not start the agent in its sandbox: {why}"),
+        );
     }
     if proxy_died {
         result.answer = None;
-        let why = "the API proxy stopped during the run".to_string();
-        result.error = Some(format!("the agent's environment failed: {why}"));
-        result.could_not_run = result.error.clone();
-        result.environment_failure = Some(why);
+        result.could_not_run = Some(CouldNotRun::new(
+            Cause::Sandbox,
+            "the agent's environment failed: the API proxy stopped during the run",
+        ));
     }
     if raw.stdout_truncated {
         result.answer = None;
@@ -476,7 +502,10 @@ mod tests {
         cfg.program = Some("/bin/true".into());
         let out = rt().block_on(run(&cfg, tmp.path(), "q", &scratch));
         match out.result.verdict() {
-            Verdict::CouldNotRun(why) => assert!(why.starts_with("cannot create "), "{why}"),
+            Verdict::CouldNotRun(c) => {
+                assert_eq!(c.cause, Cause::Environment);
+                assert!(c.why.starts_with("cannot create "), "{c:?}")
+            }
             v => panic!("{v:?}"),
         }
         assert_eq!(out.result.answer, None);
@@ -572,10 +601,11 @@ mod tests {
         let mut cfg = AgentConfig::new(ExternalAgent::Codex, "m");
         cfg.program = Some(tmp.path().join("no-codex-here"));
         let out = rt().block_on(run(&cfg, tmp.path(), "q", &tmp.path().join("s")));
-        let err = out.result.error.unwrap();
+        let c = out.result.could_not_run.unwrap();
+        assert_eq!(c.cause, Cause::CliMissing);
         assert!(
-            err.starts_with("could not start") && err.contains("no-codex-here"),
-            "{err}"
+            c.why.starts_with("could not start") && c.why.contains("no-codex-here"),
+            "{c:?}"
         );
         let v = rt().block_on(version(&cfg)).unwrap();
         assert!(v.is_err());

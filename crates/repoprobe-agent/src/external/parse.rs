@@ -4,6 +4,7 @@
 //! find a JSON object in noisy output and cut long text for messages. Each CLI's own format is
 //! read in its module.
 
+use crate::verdict::{Cause, CouldNotRun, Verdict};
 use repoprobe_core::model::trajectory::{Trajectory, TrajectoryAgent};
 use serde::Serialize;
 use serde_json::Value;
@@ -33,15 +34,12 @@ pub struct AgentResult {
     pub cost_usd: Option<f64>,
     /// Anything else worth keeping: session id, subtype, stop reason, tool calls, warnings.
     pub meta: BTreeMap<String, Value>,
-    /// Why the agent's tools could not work where it ran (its sandbox failed, every tool call
-    /// failed): the run says nothing about the model, so it is a failure to retry, never an
-    /// answer. Set only with `error`.
-    pub environment_failure: Option<String>,
-    /// Why the run could not happen — the model API failed, the agent could not start or its
-    /// environment broke: it says nothing about the model, so it is a failure to retry, never
-    /// an answer. Set where the fact is known (the CLI's parser, the runner); read through
-    /// [`AgentResult::verdict`].
-    pub could_not_run: Option<String>,
+    /// Why the run could not happen — the model API refused or failed, the agent could not
+    /// start, its sandbox or environment broke — with its cause: it says nothing about the
+    /// model, so it is a failure to retry, never an answer. Set where the fact is known (the
+    /// CLI's parser, the runner); read through [`AgentResult::verdict`], where it wins over
+    /// `answer` and `error`.
+    pub could_not_run: Option<CouldNotRun>,
     /// The run's steps as the CLI's module converted them (`AgentCli::trajectory`), before
     /// the prompt and the run's fields are added; `None` when no process ran.
     pub trajectory: Option<Trajectory>,
@@ -50,11 +48,12 @@ pub struct AgentResult {
     pub(super) unparsed: bool,
 }
 
-/// What a failed tool call's output says when the environment, not the model, is to blame: the
-/// sandbox could not be built (Codex's own bwrap: "error building bubblewrap command: Read-only
-/// file system", its helper missing, Landlock or seccomp refused) or a program could not be
-/// spawned. Matched case-insensitively in calls that failed only.
-const ENVIRONMENT_SIGNS: &[&str] = &[
+/// What a failed tool call's output says when the sandbox, not the model, is to blame: the
+/// CLI's own sandbox could not be built (Codex's bwrap: "error building bubblewrap command:
+/// Read-only file system", its helper missing, Landlock or seccomp refused) or a program could
+/// not be spawned in it. A tool's output is text only, so it is read as text: matched
+/// case-insensitively, in calls that failed only.
+const SANDBOX_SIGNS: &[&str] = &[
     "error building bubblewrap command",
     "bwrap: ",
     "codex-linux-sandbox",
@@ -71,8 +70,8 @@ const ENVIRONMENT_SIGNS: &[&str] = &[
 pub(super) struct ToolTally {
     pub calls: u64,
     pub failed: u64,
-    /// The first failed call's output that names a broken environment.
-    environment: Option<String>,
+    /// The first failed call's output that names a broken sandbox.
+    sandbox: Option<String>,
     first_error: Option<String>,
 }
 
@@ -85,38 +84,48 @@ impl ToolTally {
         }
         self.failed += 1;
         let lower = output.to_lowercase();
-        if self.environment.is_none() && ENVIRONMENT_SIGNS.iter().any(|s| lower.contains(s)) {
-            self.environment = Some(tail(output.trim(), ERROR_TAIL_CHARS));
+        if self.sandbox.is_none() && SANDBOX_SIGNS.iter().any(|s| lower.contains(s)) {
+            self.sandbox = Some(tail(output.trim(), ERROR_TAIL_CHARS));
         }
         if self.first_error.is_none() {
             self.first_error = Some(tail(output.trim(), ERROR_TAIL_CHARS));
         }
     }
 
-    /// Why the environment failed, if it did: a failed call named a broken sandbox, or every
-    /// call failed (two at least: one failing `grep` is the model's business).
-    pub fn verdict(&self) -> Option<String> {
-        if let Some(e) = &self.environment {
-            return Some(format!("a tool call failed in the sandbox: {e}"));
+    /// Why the agent's tools could not work, if they could not: a failed call named a broken
+    /// sandbox, or every call failed (two at least: one failing `grep` is the model's
+    /// business).
+    pub fn verdict(&self) -> Option<CouldNotRun> {
+        if let Some(e) = &self.sandbox {
+            return Some(CouldNotRun::new(
+                Cause::Sandbox,
+                format!("a tool call failed in the sandbox: {e}"),
+            ));
         }
         (self.calls >= 2 && self.failed == self.calls).then(|| {
-            format!(
-                "every tool call failed ({} of {}); the first: {}",
-                self.failed,
-                self.calls,
-                self.first_error.as_deref().unwrap_or("(no output)")
+            CouldNotRun::new(
+                Cause::Environment,
+                format!(
+                    "every tool call failed ({} of {}); the first: {}",
+                    self.failed,
+                    self.calls,
+                    self.first_error.as_deref().unwrap_or("(no output)")
+                ),
             )
         })
     }
 
-    /// Puts the counts in `r.meta` and the verdict in `r.environment_failure`.
+    /// Puts the counts in `r.meta` and the verdict, if any, in `r.could_not_run` (unless the
+    /// parser found a cause already: the API's refusal explains the tools' failures).
     pub fn record(&self, r: &mut AgentResult) {
         r.meta.insert("tool_calls".into(), self.calls.into());
         if self.failed > 0 {
             r.meta
                 .insert("failed_tool_calls".into(), self.failed.into());
         }
-        r.environment_failure = self.verdict();
+        if r.could_not_run.is_none() {
+            r.could_not_run = self.verdict();
+        }
     }
 }
 
@@ -128,31 +137,19 @@ pub(super) fn one_step(stdout: &str) -> Trajectory {
     t
 }
 
-/// How a run ended, decided once from what its parser and runner found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
-    /// The agent answered.
-    Answered(String),
-    /// The agent ran and gave no answer (a limit, an error result, an empty reply): an answer
-    /// record with `error`, scored 0 under the default policy.
-    AgentFailed(String),
-    /// The run could not happen: a failure record, tried again by the next run.
-    CouldNotRun(String),
-}
-
 impl AgentResult {
-    /// A result of a run that could not happen for `why`.
-    pub fn could_not_run(why: String) -> AgentResult {
+    /// A result of a run that could not happen.
+    pub fn could_not_run(cause: Cause, why: impl Into<String>) -> AgentResult {
         AgentResult {
-            error: Some(why.clone()),
-            could_not_run: Some(why),
+            could_not_run: Some(CouldNotRun::new(cause, why)),
             ..AgentResult::default()
         }
     }
 
+    /// How the run ended: a cause to not run wins over anything the agent said.
     pub fn verdict(&self) -> Verdict {
-        if let Some(why) = &self.could_not_run {
-            return Verdict::CouldNotRun(why.clone());
+        if let Some(c) = &self.could_not_run {
+            return Verdict::CouldNotRun(c.clone());
         }
         match (&self.answer, &self.error) {
             (Some(a), None) => Verdict::Answered(a.clone()),

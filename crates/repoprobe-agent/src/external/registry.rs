@@ -48,7 +48,9 @@ impl ExternalAgent {
     }
 }
 
-/// Parses a CLI's output. `exit_code` is `None` when the process was killed.
+/// Parses a CLI's output: its own reading ([`AgentCli::parse`]), then what its exit status
+/// says (a documented exit code that means it could not run, or any other failure), then an
+/// empty answer. `exit_code` is `None` when the process was killed.
 pub fn parse(
     agent: ExternalAgent,
     stdout: &str,
@@ -56,22 +58,16 @@ pub fn parse(
     exit_code: Option<i32>,
 ) -> AgentResult {
     let mut r = agent.cli().parse(stdout, stderr);
-    if let Some(why) = &r.environment_failure {
-        r.error = Some(format!("the agent's environment failed: {why}"));
-        r.could_not_run = r.error.clone();
-    }
     if r.could_not_run.is_none()
-        && let Some(why) = agent.cli().exit_could_not_run(exit_code, stderr)
+        && let Some(mut c) = agent.cli().exit_could_not_run(exit_code, stderr)
     {
         // The CLI's own words, when its output had them.
-        let why = match &r.error {
-            Some(e) if !r.unparsed => e.clone(),
-            _ => why,
-        };
-        r.error = Some(why.clone());
-        r.could_not_run = Some(why);
+        if let Some(e) = r.error.take().filter(|_| !r.unparsed) {
+            c.why = e;
+        }
+        r.could_not_run = Some(c);
     }
-    if r.error.is_none() && exit_code != Some(0) {
+    if r.error.is_none() && r.could_not_run.is_none() && exit_code != Some(0) {
         let status = match exit_code {
             Some(c) => format!("exit status {c}"),
             None => "killed by a signal".to_string(),
@@ -83,16 +79,14 @@ pub fn parse(
             format!("{status}: {detail}")
         });
     }
-    if r.error.is_none() && r.answer.as_deref().is_none_or(|a| a.trim().is_empty()) {
+    if r.error.is_none()
+        && r.could_not_run.is_none()
+        && r.answer.as_deref().is_none_or(|a| a.trim().is_empty())
+    {
         r.error = Some("empty answer".to_string());
     }
-    if r.error.is_some() {
+    if r.error.is_some() || r.could_not_run.is_some() {
         r.answer = None;
-    }
-    if let Some(why) = &r.could_not_run
-        && r.error.is_none()
-    {
-        r.error = Some(why.clone());
     }
     r
 }

@@ -18,7 +18,9 @@
 //! calls' (`crate::live`, `crate::output`).
 
 use crate::exit::Exit;
+use crate::live::agent;
 use crate::live::events::{Event, Reporter};
+use crate::live::task::{Failed, Outcome};
 use crate::live::{ApiArgs, RunArgs, Summary, load_inputs, run_jobs};
 use crate::output::{AnswerKey, Journal};
 use crate::repos::RepoArgs;
@@ -27,11 +29,11 @@ use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_agent::builtin::Limits;
 use repoprobe_agent::external::{self, AgentConfig, ExternalAgent};
-use repoprobe_agent::run::{self, Agent, RunIds, Verdict};
+use repoprobe_agent::run::{self, Agent, Request, RunIds, Verdict};
 use repoprobe_agent::sandbox::{self, Bubblewrap};
 use repoprobe_agent::workspace::RepoSource;
 use repoprobe_core::Question;
-use repoprobe_core::protocol::answer::{PROMPT_VERSION, single_prompt};
+use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt, single_prompt};
 use repoprobe_llm::key::scrub_env;
 use repoprobe_llm::price::Price;
 use repoprobe_llm::{Client, Tokens};
@@ -160,15 +162,6 @@ struct Ctx {
     price: Option<Price>,
 }
 
-/// How one key ended.
-struct Outcome {
-    key: AnswerKey,
-    result: Result<Value, String>,
-    tokens: Tokens,
-    http_retries: u32,
-    turns: u32,
-}
-
 /// A line of `--out`: docs/format.md#answer.
 #[derive(Serialize)]
 struct AnswerRecord<'a> {
@@ -179,16 +172,6 @@ struct AnswerRecord<'a> {
     usage: Value,
     duration_s: f64,
     error: Option<&'a str>,
-}
-
-/// A line of the failures journal.
-#[derive(Serialize)]
-struct FailureRecord<'a> {
-    #[serde(flatten)]
-    key: &'a AnswerKey,
-    status: &'static str,
-    reason: &'a str,
-    prompt_version: &'static str,
 }
 
 pub fn run(mut a: Args) -> anyhow::Result<Exit> {
@@ -527,7 +510,7 @@ fn safe(s: &str) -> String {
 
 /// Does one key: worktree, then the agent crate's one run (agent, changes, trajectory,
 /// verdict), then the trajectory and the raw output written beside the answers and the record.
-async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome {
+async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome<AnswerKey, Value> {
     let started = Instant::now();
     let name = format!(
         "{}__{}__a{}",
@@ -535,64 +518,49 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome 
         safe(&key.model),
         key.attempt
     );
-    let mut o = Outcome {
-        key,
-        result: Err(String::new()),
-        tokens: Tokens::default(),
-        http_retries: 0,
-        turns: 0,
-    };
-    let wt_dir = ctx.worktrees.join(&name);
-    let prepared = {
-        let (ctx, q) = (Arc::clone(&ctx), Arc::clone(&q));
-        tokio::task::spawn_blocking(move || ctx.source.prepare(&q.repo, &wt_dir)).await
-    };
-    let wt = match prepared {
-        Ok(Ok(wt)) => wt,
-        Ok(Err(e)) => {
-            o.result = Err(format!("the repository could not be checked out: {e}"));
+    let mut o = Outcome::begun(key);
+    let wt = match run::checkout(&ctx.source, &q.repo, &ctx.worktrees.join(&name)).await {
+        Ok(wt) => wt,
+        Err(c) => {
+            o.result = Err(Failed::could_not_run(c));
             return o;
         }
-        Err(e) => {
-            o.result = Err(format!("the checkout stopped unexpectedly: {e}"));
-            return o;
-        }
+    };
+    let req = Request {
+        question: &q,
+        prompt: prompt(&q, &wt.commit),
+        prompt_version: PROMPT_VERSION,
+        check: None,
+        max_reasks: 0,
+        keep_worktree: ctx.keep_worktrees,
+        ids: RunIds {
+            question_id: &o.key.question_id,
+            model: &o.key.model,
+            attempt: o.key.attempt,
+        },
     };
     let scratch = ctx.worktrees.join(format!("{name}.scratch"));
-    let ids = RunIds {
-        question_id: &o.key.question_id,
-        model: &o.key.model,
-        attempt: o.key.attempt,
-    };
-    let run = run::answer(&ctx.runner, &q, wt, ctx.keep_worktrees, &scratch, ids).await;
+    let run = run::answer(&ctx.runner, &req, wt, &scratch).await;
     if let Some(w) = &run.cleanup_warning {
         eprintln!("warning: {w}");
     }
-    o.tokens = run.tokens;
-    o.http_retries = run.http_retries;
-    o.turns = run.turns;
-    let trajectory_path = ctx.transcripts.join(format!("{name}.json"));
-    let raw_path = ctx.transcripts.join(format!("{name}.raw.json"));
-    let written = serde_json::to_value(&run.trajectory)
-        .map_err(|e| e.to_string())
-        .and_then(|t| write_transcript(&trajectory_path, &t))
-        .and_then(|()| write_transcript(&raw_path, &run.raw));
+    (o.tokens, o.http_retries, o.calls) = (run.tokens, run.http_retries, run.turns);
+    let written = agent::write_files(&ctx.transcripts, &name, &run);
     let (answer, error) = match run.verdict {
-        Verdict::CouldNotRun(why) => {
-            o.result = Err(if why.is_empty() {
-                "the run could not happen".into()
-            } else {
-                why
-            });
+        Verdict::CouldNotRun(c) => {
+            o.result = Err(Failed::could_not_run(c));
             return o;
         }
         Verdict::Answered(a) => (Some(a), None),
         Verdict::AgentFailed(e) => (None, Some(e)),
     };
-    if let Err(e) = written {
-        o.result = Err(e);
-        return o;
-    }
+    let trajectory_path = match written {
+        Ok(p) => p,
+        Err(c) => {
+            o.result = Err(Failed::could_not_run(c));
+            return o;
+        }
+    };
     let mut agent = run.agent;
     agent.transcript = Some(
         trajectory_path
@@ -612,7 +580,7 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome 
         duration_s: started.elapsed().as_secs_f64(),
         error: error.as_deref(),
     };
-    o.result = serde_json::to_value(&record).map_err(|e| e.to_string());
+    o.result = serde_json::to_value(&record).map_err(|e| Failed::refused(e.to_string()));
     o
 }
 
@@ -630,63 +598,33 @@ fn cost(
     }
 }
 
-/// Writes a transcript, scrubbed of every secret of our environment.
-fn write_transcript(path: &Path, v: &Value) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
-    crate::input::write_atomically(path, scrub_env(&text).as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-/// `v` with every secret of our environment replaced in its strings (a secret holds no quote
-/// or backslash once found in JSON text, so the replacement keeps the JSON whole).
-fn scrubbed(v: Value) -> Value {
-    scrubbed_with(v, scrub_env)
-}
-
-/// [`scrubbed`] with the scrubber given (the tests' own secrets).
-fn scrubbed_with(v: Value, scrub: impl Fn(&str) -> String) -> Value {
-    let text = v.to_string();
-    let clean = scrub(&text);
-    if clean == text {
-        return v;
-    }
-    serde_json::from_str(&clean).unwrap_or_else(|_| json!({"error": "[redacted record]"}))
-}
-
 /// Writes how a key ended and counts it.
 fn record(
-    o: Outcome,
+    o: Outcome<AnswerKey, Value>,
     out: &mut Journal<AnswerKey>,
     failures: &mut Journal<AnswerKey>,
     reporter: &mut Reporter,
 ) -> anyhow::Result<()> {
     reporter.on(Event::Spent {
-        calls: o.turns,
+        calls: o.calls,
         http_retries: o.http_retries,
         reasks: 0,
         tokens: o.tokens,
     });
     // Whatever a run gave, no secret of ours is written or printed.
-    match o.result.map(scrubbed).map_err(|r| scrub_env(&r)) {
+    match o.result {
         Ok(record) => {
+            let record = agent::scrubbed(record);
             out.append(&record)?;
             reporter.on(Event::Done {
                 key: &o.key,
                 note: record["error"].as_str(),
             });
         }
-        Err(reason) => {
-            failures.append(&FailureRecord {
-                key: &o.key,
-                status: "failed",
-                reason: &reason,
-                prompt_version: PROMPT_VERSION,
-            })?;
-            reporter.on(Event::Failed {
-                key: &o.key,
-                reason: &reason,
-                violations: &[],
-            });
+        Err(mut f) => {
+            f.reason = scrub_env(&f.reason);
+            failures.append(&f.record(&o.key, PROMPT_VERSION))?;
+            reporter.on(f.event(&o.key));
         }
     }
     Ok(())
@@ -706,21 +644,6 @@ mod tests {
                 None => assert_eq!(name, "builtin"),
             }
         }
-    }
-
-    #[test]
-    fn a_record_scrubbed_of_secrets_stays_json() {
-        let secrets = ["sk-test-0123456789".to_string()];
-        let scrub = |t: &str| repoprobe_llm::key::scrub_all(&secrets, t);
-        let v = json!({"answer": "my key is sk-test-0123456789", "n": 1,
-            "agent": {"meta": {"echo": ["x sk-test-0123456789 y"]}}});
-        assert_eq!(
-            scrubbed_with(v, scrub),
-            json!({"answer": "my key is [redacted]", "n": 1,
-                "agent": {"meta": {"echo": ["x [redacted] y"]}}})
-        );
-        let clean = json!({"answer": "ok", "n": 1});
-        assert_eq!(scrubbed_with(clean.clone(), scrub), clean);
     }
 
     #[test]

@@ -189,6 +189,12 @@ mod tests {
             keys: manifest.keys_per_shard[index as usize],
             done,
             failed,
+            // A failed shard's failures: one of them could not run (the key rejected).
+            could_not_run: if failed > 0 {
+                [(repoprobe_core::model::failure::Cause::Auth, 1)].into()
+            } else {
+                Default::default()
+            },
             duplicates: 0,
             elsewhere: 0,
             unreadable: 0,

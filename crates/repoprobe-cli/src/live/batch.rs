@@ -14,6 +14,7 @@ use super::tally::Tally;
 use super::task::{Failed, Outcome, Provenance, Task};
 use crate::output::Journal;
 use anyhow::{Context, bail};
+use repoprobe_core::model::failure::{Cause, CouldNotRun};
 use repoprobe_llm::batch::{BatchRequest, BatchResult, BatchResults};
 use repoprobe_llm::{Client, Message, Request, Role, Tokens};
 use serde::{Deserialize, Serialize};
@@ -154,9 +155,10 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                 };
                 let o = failed(
                     e,
-                    "the batch returned no result for it".into(),
-                    Vec::new(),
-                    None,
+                    Failed::could_not_run(CouldNotRun::new(
+                        Cause::Api,
+                        "the batch returned no result for it",
+                    )),
                 );
                 self.record(o, write, reporter)?;
             }
@@ -179,7 +181,8 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                     return Settled::Again(e);
                 }
                 let reason = format!("the batch request failed: {why}");
-                return Settled::Done(failed(e, reason, Vec::new(), None));
+                let f = Failed::could_not_run(CouldNotRun::new(Cause::Api, reason));
+                return Settled::Done(failed(e, f));
             }
             Ok(reply) => reply,
         };
@@ -220,7 +223,12 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             "the reply was still invalid after {} re-ask(s)",
             self.max_retries
         );
-        Settled::Done(failed(e, reason, violations, Some(reply.text)))
+        let f = Failed {
+            violations,
+            raw_reply: Some(reply.text),
+            ..Failed::refused(reason)
+        };
+        Settled::Done(failed(e, f))
     }
 
     fn max_http_retries(&self) -> u32 {
@@ -231,7 +239,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
 /// How a key's result in a batch ended: asked again next round, or settled.
 enum Settled<T: Task> {
     Again(Entry<T>),
-    Done(Outcome<T::Key, T::Value>),
+    Done(Outcome<T::Key, (T::Value, String)>),
 }
 
 /// Every task as a key still to do, by its batch id.
@@ -344,19 +352,10 @@ async fn collect(
         .with_context(|| format!("cannot download batch {}", batch.batch_id))
 }
 
-fn failed<T: Task>(
-    e: Entry<T>,
-    reason: String,
-    violations: Vec<String>,
-    raw_reply: Option<String>,
-) -> Outcome<T::Key, T::Value> {
+fn failed<T: Task>(e: Entry<T>, f: Failed) -> Outcome<T::Key, (T::Value, String)> {
     Outcome {
         key: e.task.key().clone(),
-        result: Err(Failed {
-            reason,
-            violations,
-            raw_reply,
-        }),
+        result: Err(f),
         http_retries: e.errors,
         reasks: e.reasks,
         calls: e.calls,

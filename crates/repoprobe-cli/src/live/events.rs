@@ -5,6 +5,7 @@
 
 use super::progress::Meter;
 use super::tally::Tally;
+use repoprobe_core::model::failure::Cause;
 use repoprobe_llm::Tokens;
 use repoprobe_llm::price::Price;
 use std::fmt::Display;
@@ -28,9 +29,11 @@ pub enum Event<'a> {
         key: &'a dyn Display,
         note: Option<&'a str>,
     },
-    /// A key failed: its failure record is written.
+    /// A key failed (`cause` is `None`) or could not run (`cause` says why): its failure
+    /// record is written.
     Failed {
         key: &'a dyn Display,
+        cause: Option<Cause>,
         reason: &'a str,
         violations: &'a [String],
     },
@@ -95,15 +98,22 @@ impl Reporter {
             }
             Event::Failed {
                 key,
+                cause,
                 reason,
                 violations,
             } => {
-                let mut msg = format!("failed: {key}: {reason}");
+                let mut msg = match cause {
+                    Some(c) => format!("could not run ({}): {key}: {reason}", c.describe()),
+                    None => format!("failed: {key}: {reason}"),
+                };
                 for v in violations {
                     msg.push_str(&format!("\n  - {v}"));
                 }
                 self.println(&msg);
                 self.tally.failed += 1;
+                if let Some(c) = cause {
+                    *self.tally.could_not_run.entry(c).or_default() += 1;
+                }
                 self.redraw();
             }
             Event::Waiting => self.redraw(),
@@ -165,15 +175,26 @@ mod tests {
         r.on(spent(3, 2, 2));
         r.on(Event::Failed {
             key: &"q3",
+            cause: None,
             reason: "invalid",
             violations: &["`k1` is missing".to_string()],
+        });
+        r.on(Event::Failed {
+            key: &"q4",
+            cause: Some(Cause::Auth),
+            reason: "HTTP 401",
+            violations: &[],
         });
         r.on(Event::Retried { http_retries: 4 });
         r.on(Event::Waiting);
         r.on(Event::Message("batch b1: submitted 3 requests"));
         r.on(Event::Finished);
         let t = r.into_tally();
-        assert_eq!((t.done, t.failed, t.other_shards), (2, 1, 3));
+        assert_eq!((t.done, t.failed, t.other_shards), (2, 2, 3));
+        assert_eq!(
+            t.could_not_run.into_iter().collect::<Vec<_>>(),
+            [(Cause::Auth, 1)]
+        );
         assert_eq!((t.calls, t.http_retries, t.reasks), (6, 7, 3));
         assert_eq!((t.tokens.input_tokens, t.tokens.output_tokens), (30, 6));
     }

@@ -1,8 +1,9 @@
 //! The run loop shared by every live call (`judge`, `judge-scalar`, `classify-failures`,
 //! `make-checklist`): for each key not yet done, ask the model, check the reply with the core,
 //! re-ask with the violations up to `--max-retries` times, and write the outcome as soon as it
-//! is known — a record to `--out`, or a failure record (`"status": "failed"`, the reason, the
-//! violations, the last raw reply) to the failures journal. At most `--concurrency` calls are in
+//! is known — a record to `--out`, or a failure record (`"status": "failed"` or
+//! `"could_not_run"` with its `cause`, the reason, the violations, the last raw reply) to the
+//! failures journal. At most `--concurrency` calls are in
 //! flight; every record carries the prompt version, provider, structured-output mode, token
 //! usage and raw reply.
 //!
@@ -10,6 +11,7 @@
 //! per key (the prompt, the reply schema and the core's check), and writes its own success
 //! records; everything else is here.
 
+pub mod agent;
 pub mod batch;
 pub mod estimate;
 pub mod events;
@@ -17,7 +19,7 @@ pub mod progress;
 mod run;
 mod summary;
 pub mod tally;
-mod task;
+pub(crate) mod task;
 
 use crate::input::{load_paths, print_issues};
 use crate::output::{Journal, KeyOf};

@@ -11,8 +11,10 @@ use crate::runs::Layout;
 use crate::runs::manifest::RunSpec;
 use crate::runs::stop::{self, Ended, Stopped};
 use anyhow::{Context, bail};
+use repoprobe_agent::verdict::cause_of;
+use repoprobe_core::model::failure::CouldNotRun;
 use repoprobe_llm::price::Price;
-use repoprobe_llm::{CallError, Client, Message, Role, Structured, Tokens};
+use repoprobe_llm::{CallError, Client, Message, Role, Structured};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::fmt::Display;
@@ -79,7 +81,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
     /// Writes how a key ended: its record to `--out` or a failure record, and reports it.
     pub(super) fn record<V, W>(
         &mut self,
-        o: Outcome<K, V>,
+        o: Outcome<K, (V, String)>,
         write: &mut W,
         reporter: &mut Reporter,
     ) -> anyhow::Result<()>
@@ -117,21 +119,12 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             }
             Err(f) => {
                 self.failures.append(&FailureRecord {
-                    key: &o.key,
-                    status: "failed",
-                    reason: &f.reason,
-                    violations: &f.violations,
-                    prompt_version: self.prompt_version,
-                    provider,
-                    structured,
-                    usage,
-                    raw_reply: f.raw_reply.as_deref(),
+                    provider: Some(provider),
+                    structured: Some(structured),
+                    usage: Some(usage),
+                    ..f.record(&o.key, self.prompt_version)
                 })?;
-                reporter.on(Event::Failed {
-                    key: &o.key,
-                    reason: &f.reason,
-                    violations: &f.violations,
-                });
+                reporter.on(f.event(&o.key));
             }
         }
         Ok(())
@@ -297,7 +290,11 @@ where
 }
 
 /// Does one key: ask, check, re-ask with the violations, up to `max_retries` re-asks.
-async fn ask<T: Task>(client: Arc<Client>, task: T, max_retries: u32) -> Outcome<T::Key, T::Value> {
+async fn ask<T: Task>(
+    client: Arc<Client>,
+    task: T,
+    max_retries: u32,
+) -> Outcome<T::Key, (T::Value, String)> {
     let (system, user) = task.prompt(client.settings().structured == Structured::Prompt);
     let (schema_name, schema) = task.schema();
     let schema = RawValue::from_string(schema).expect("a reply schema is valid JSON");
@@ -305,18 +302,7 @@ async fn ask<T: Task>(client: Arc<Client>, task: T, max_retries: u32) -> Outcome
         role: Role::User,
         content: user,
     }];
-    let mut o = Outcome {
-        key: task.key().clone(),
-        result: Err(Failed {
-            reason: String::new(),
-            violations: Vec::new(),
-            raw_reply: None,
-        }),
-        http_retries: 0,
-        reasks: 0,
-        calls: 0,
-        tokens: Tokens::default(),
-    };
+    let mut o = Outcome::begun(task.key().clone());
     for asked in 0..=max_retries {
         let req = repoprobe_llm::Request {
             system: &system,
@@ -337,11 +323,10 @@ async fn ask<T: Task>(client: Arc<Client>, task: T, max_retries: u32) -> Outcome
                     }
                     _ => format!("the call failed: {e}"),
                 };
-                o.result = Err(Failed {
+                o.result = Err(Failed::could_not_run(CouldNotRun::new(
+                    cause_of(&e),
                     reason,
-                    violations: Vec::new(),
-                    raw_reply: None,
-                });
+                )));
                 return o;
             }
         };
@@ -371,9 +356,11 @@ async fn ask<T: Task>(client: Arc<Client>, task: T, max_retries: u32) -> Outcome
                     });
                 }
                 o.result = Err(Failed {
-                    reason: format!("the reply was still invalid after {max_retries} re-ask(s)"),
                     violations,
                     raw_reply: Some(reply.text),
+                    ..Failed::refused(format!(
+                        "the reply was still invalid after {max_retries} re-ask(s)"
+                    ))
                 });
             }
         }

@@ -57,7 +57,8 @@ impl Summary<'_> {
             tally.failed,
             if tally.failed > 0 {
                 format!(
-                    " (see {}; a rerun tries them again)",
+                    " ({}see {}; a rerun tries them again)",
+                    could_not_run(tally),
                     self.failures.display()
                 )
             } else {
@@ -72,6 +73,20 @@ impl Summary<'_> {
             elapsed.as_secs_f64(),
         )
     }
+}
+
+/// "3 could not run: 2 authentication, 1 quota or rate limit; " (empty when none did).
+fn could_not_run(tally: &Tally) -> String {
+    let n: usize = tally.could_not_run.values().sum();
+    if n == 0 {
+        return String::new();
+    }
+    let by: Vec<String> = tally
+        .could_not_run
+        .iter()
+        .map(|(cause, k)| format!("{k} {}", cause.describe()))
+        .collect();
+    format!("{n} could not run: {}; ", by.join(", "))
 }
 
 #[cfg(test)]
@@ -110,6 +125,7 @@ mod tests {
             },
             other_shards: 9,
             stopped: None,
+            could_not_run: Default::default(),
         }
     }
 
@@ -131,6 +147,22 @@ mod tests {
             }),
         );
         insta::assert_snapshot!(s.line(&tally(2), Duration::from_millis(600)));
+    }
+
+    #[test]
+    fn the_summary_says_why_runs_could_not_run_by_cause() {
+        use repoprobe_core::model::failure::Cause;
+        let s = summary(&[], None, None);
+        let mut t = tally(4);
+        t.could_not_run = [(Cause::RateLimit, 1), (Cause::Auth, 2)].into();
+        let line = s.line(&t, Duration::from_millis(600));
+        assert!(
+            line.contains(
+                "4 failed (3 could not run: 2 authentication, 1 quota or rate limit; see \
+                 runs/judgments.failures.ndjson; a rerun tries them again)"
+            ),
+            "{line}"
+        );
     }
 
     #[test]

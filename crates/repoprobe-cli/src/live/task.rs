@@ -1,6 +1,8 @@
 //! What a key of a live call is: its [`Task`] (a key and the core's protocol of its call), how it
 //! ended ([`Outcome`]) and the provenance and failure records written for it.
 
+use super::events::Event;
+use repoprobe_core::model::failure::{Cause, CouldNotRun, Status};
 use repoprobe_core::protocol::Protocol;
 use repoprobe_llm::Tokens;
 use serde::Serialize;
@@ -75,33 +77,118 @@ pub struct Provenance<'a> {
     pub raw_reply: &'a str,
 }
 
-/// A line of the failures journal: the key, `"status": "failed"` and why. Never a result.
+/// A line of the failures journal of every live command (docs/format.md#failure): the key, how
+/// it ended (`status`, and `cause` when it could not run) and why. Never a result. The judges'
+/// provenance (`provider`, `structured`, `usage`) is left out where no model call of ours is
+/// the key's (`answer`'s agent, `curate verify`).
 #[derive(Serialize)]
-pub(super) struct FailureRecord<'a, K> {
+pub(crate) struct FailureRecord<'a, K> {
     #[serde(flatten)]
-    pub(super) key: &'a K,
-    pub(super) status: &'a str,
-    pub(super) reason: &'a str,
-    pub(super) violations: &'a [String],
-    pub(super) prompt_version: &'a str,
-    pub(super) provider: &'a str,
-    pub(super) structured: &'a str,
-    pub(super) usage: UsageOut,
-    pub(super) raw_reply: Option<&'a str>,
+    pub key: &'a K,
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
+    pub reason: &'a str,
+    pub violations: &'a [String],
+    pub prompt_version: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsageOut>,
+    pub raw_reply: Option<&'a str>,
 }
 
-/// How a key ended.
-pub(super) struct Outcome<K, V> {
+/// How a key ended: its value, or why it has none; and what it spent.
+pub(crate) struct Outcome<K, V> {
     pub key: K,
-    pub result: Result<(V, String), Failed>,
+    pub result: Result<V, Failed>,
     pub http_retries: u32,
     pub reasks: u32,
     pub calls: u32,
     pub tokens: Tokens,
 }
 
-pub(super) struct Failed {
+impl<K, V> Outcome<K, V> {
+    /// A key that has not ended yet (it could not run until it says otherwise).
+    pub fn begun(key: K) -> Outcome<K, V> {
+        Outcome {
+            key,
+            result: Err(Failed::could_not_run(CouldNotRun::new(
+                Cause::Environment,
+                "the key never ran",
+            ))),
+            http_retries: 0,
+            reasks: 0,
+            calls: 0,
+            tokens: Tokens::default(),
+        }
+    }
+}
+
+/// Why a key has no record: it [could not run](Failed::could_not_run) (a cause, never the
+/// model's doing) or it [failed](Failed::refused) (a reply still invalid, a record not made).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Failed {
+    /// `Some` when the key could not run.
+    pub cause: Option<Cause>,
     pub reason: String,
     pub violations: Vec<String>,
     pub raw_reply: Option<String>,
+}
+
+impl Failed {
+    pub fn could_not_run(c: CouldNotRun) -> Failed {
+        Failed {
+            cause: Some(c.cause),
+            reason: c.why,
+            violations: Vec::new(),
+            raw_reply: None,
+        }
+    }
+
+    /// A key that ran and gave nothing usable, for `reason`.
+    pub fn refused(reason: impl Into<String>) -> Failed {
+        Failed {
+            cause: None,
+            reason: reason.into(),
+            violations: Vec::new(),
+            raw_reply: None,
+        }
+    }
+
+    pub fn status(&self) -> Status {
+        match self.cause {
+            Some(_) => Status::CouldNotRun,
+            None => Status::Failed,
+        }
+    }
+
+    /// The failure record of `key` (its reason scrubbed by the caller), without a judge's
+    /// provenance.
+    pub fn record<'a, K>(&'a self, key: &'a K, prompt_version: &'a str) -> FailureRecord<'a, K> {
+        FailureRecord {
+            key,
+            status: self.status(),
+            cause: self.cause,
+            reason: &self.reason,
+            violations: &self.violations,
+            prompt_version,
+            provider: None,
+            structured: None,
+            usage: None,
+            raw_reply: self.raw_reply.as_deref(),
+        }
+    }
+
+    /// The event that reports it.
+    pub fn event<'a>(&'a self, key: &'a dyn Display) -> Event<'a> {
+        Event::Failed {
+            key,
+            cause: self.cause,
+            reason: &self.reason,
+            violations: &self.violations,
+        }
+    }
 }

@@ -7,9 +7,10 @@ use super::{Layout, ShardNote};
 use crate::output::{AnswerKey, JudgmentKey, count, text};
 use crate::shard::Shard;
 use anyhow::{Context, bail};
+use repoprobe_core::model::failure::{Cause, FailureHead, Status};
 use repoprobe_llm::Tokens;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -30,6 +31,8 @@ pub struct ShardState {
     pub done: u64,
     /// Distinct keys whose last outcome was a failure record (and that are not done).
     pub failed: u64,
+    /// Of `failed`, the keys whose last failure was that they could not run, by cause.
+    pub could_not_run: BTreeMap<Cause, u64>,
     /// Records whose key was already in the output (or in another shard's: see `merge`).
     pub duplicates: u64,
     /// Records of keys that belong to another shard.
@@ -74,8 +77,22 @@ impl ShardState {
             p.push("not started".into());
         }
         if self.failed > 0 {
+            let by: Vec<String> = self
+                .could_not_run
+                .iter()
+                .map(|(cause, n)| format!("{n} {}", cause.describe()))
+                .collect();
+            let why = if by.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "{} could not run: {}; ",
+                    self.could_not_run.values().sum::<u64>(),
+                    by.join(", ")
+                )
+            };
             p.push(format!(
-                "{} failed (a rerun of this shard tries them again)",
+                "{} failed ({why}a rerun of this shard tries them again)",
                 self.failed
             ));
         }
@@ -134,6 +151,7 @@ fn read_shard(m: &Manifest, shard: Option<Shard>, out: PathBuf) -> anyhow::Resul
         keys,
         done: 0,
         failed: 0,
+        could_not_run: BTreeMap::new(),
         duplicates: 0,
         elsewhere: 0,
         unreadable: 0,
@@ -148,7 +166,8 @@ fn read_shard(m: &Manifest, shard: Option<Shard>, out: PathBuf) -> anyhow::Resul
     };
     let failures_path = crate::output::failures_path(&s.out);
     let mut done = HashSet::new();
-    let mut failed = HashSet::new();
+    // The last failure of each key: whether it could not run, and why.
+    let mut failed: HashMap<String, Option<Cause>> = HashMap::new();
     for (path, failures) in [(s.out.clone(), false), (failures_path, true)] {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
@@ -165,14 +184,17 @@ fn read_shard(m: &Manifest, shard: Option<Shard>, out: PathBuf) -> anyhow::Resul
                 s.unreadable += 1;
                 continue;
             };
-            let is_failure = v.get("status").is_some_and(|x| x == "failed");
+            let failure = FailureHead::of(&v);
             let Some((id, shown)) = key_of(&m.command, &v) else {
                 s.unreadable += 1;
                 continue;
             };
             s.tokens += usage(&v);
-            if is_failure {
-                failed.insert(id);
+            if let Some(head) = failure {
+                failed.insert(
+                    id,
+                    head.cause.filter(|_| head.status == Status::CouldNotRun),
+                );
                 continue;
             }
             if failures {
@@ -193,7 +215,16 @@ fn read_shard(m: &Manifest, shard: Option<Shard>, out: PathBuf) -> anyhow::Resul
         read_excluded(&mut s, &mut done)?;
     }
     s.done = done.len() as u64;
-    s.failed = failed.difference(&done).count() as u64;
+    for cause in failed
+        .iter()
+        .filter(|(id, _)| !done.contains(*id))
+        .map(|(_, c)| c)
+    {
+        s.failed += 1;
+        if let Some(c) = cause {
+            *s.could_not_run.entry(*c).or_default() += 1;
+        }
+    }
     Ok(s)
 }
 
@@ -358,16 +389,27 @@ mod tests {
         std::fs::write(
             &l0.failures,
             format!(
-                "{{\"question_id\":\"{}\",\"model\":\"A\",\"attempt\":0,\"judge\":\"J\",\"judge_run\":0,\"status\":\"failed\",\"reason\":\"x\"}}\n",
-                mine[3]
+                "{{\"question_id\":\"{}\",\"model\":\"A\",\"attempt\":0,\"judge\":\"J\",\"judge_run\":0,\"status\":\"failed\",\"reason\":\"x\"}}\n\
+                 {{\"question_id\":\"{}\",\"model\":\"A\",\"attempt\":0,\"judge\":\"J\",\"judge_run\":0,\"status\":\"could_not_run\",\"cause\":\"auth\",\"reason\":\"HTTP 401\"}}\n",
+                mine[3], mine[4]
             ),
         )
         .unwrap();
         let run = read_run(&l0.manifest).unwrap();
         let s = &run.shards[0];
         assert_eq!(s.keys as usize, mine.len());
-        assert_eq!((s.done, s.failed, s.duplicates, s.elsewhere), (3, 1, 1, 1));
-        assert_eq!(s.left() as usize, mine.len() - 4);
+        assert_eq!((s.done, s.failed, s.duplicates, s.elsewhere), (3, 2, 1, 1));
+        assert_eq!(
+            s.could_not_run.iter().collect::<Vec<_>>(),
+            [(&Cause::Auth, &1)]
+        );
+        assert!(
+            s.problems(&run.manifest)
+                .contains(&"2 failed (1 could not run: 1 authentication; a rerun of this shard tries them again)".to_string()),
+            "{:?}",
+            s.problems(&run.manifest)
+        );
+        assert_eq!(s.left() as usize, mine.len() - 5);
         assert_eq!(s.tokens.input_tokens, 40);
         assert!(!s.complete(&run.manifest));
         let shard1 = &run.shards[1];

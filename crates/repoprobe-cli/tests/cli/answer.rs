@@ -266,7 +266,8 @@ fn a_commit_that_cannot_be_had_fails_its_question_only_and_is_tried_again() {
     let failures = records(&c.path().join("answers.failures.ndjson"));
     assert_eq!(failures.len(), 1);
     assert_eq!(failures[0]["question_id"], "q2");
-    assert_eq!(failures[0]["status"], "failed");
+    assert_eq!(failures[0]["status"], "could_not_run");
+    assert_eq!(failures[0]["cause"], "checkout");
     let again = run();
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(
@@ -405,49 +406,57 @@ fn a_missing_agent_cli_stops_the_run_before_anything_is_checked_out() {
     assert!(!c.path().join("cache/worktrees").exists());
 }
 
+/// What Claude Code printed when it never reached a model: its API refused the key (2.1.332,
+/// `api_error_status` 401), or, captured by other projects from the real CLI, a login that had
+/// expired (an assistant message of its own from the model `<synthetic>`, typed
+/// `authentication_failed`, then an `is_error` result, 0 tokens).
+const CLAUDE_COULD_NOT_AUTHENTICATE: [&str; 2] = [
+    r#"{"type":"result","subtype":"success","is_error":true,"result":"API Error: 401 invalid x-api-key","api_error_status":401,"num_turns":1,"usage":{"input_tokens":0,"output_tokens":0}}"#,
+    r#"{"type":"assistant","message":{"model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"Failed to authenticate: OAuth session expired and could not be refreshed"}],"usage":{"input_tokens":0,"output_tokens":0}},"error":"authentication_failed"}
+{"type":"result","subtype":"success","is_error":true,"terminal_reason":"api_error","duration_ms":247,"num_turns":1,"result":"Failed to authenticate: OAuth session expired and could not be refreshed","usage":{"input_tokens":0,"output_tokens":0}}"#,
+];
+
 #[test]
-fn an_agent_whose_model_api_fails_leaves_a_failure_to_retry_not_a_zero() {
-    let c = case(None);
-    // A stand-in for Claude Code whose API refuses the key: what the real CLI prints then.
-    let fake = c.path().join("fake-claude");
-    std::fs::write(
-        &fake,
-        r#"#!/bin/sh
-if [ "$1" = "--version" ]; then echo "2.1.332 (Claude Code)"; exit 0; fi
-cat > /dev/null
-echo '{"type":"result","subtype":"success","is_error":true,"result":"API Error: 401 invalid x-api-key","api_error_status":401,"num_turns":1,"usage":{"input_tokens":0,"output_tokens":0}}'
-exit 1
-"#,
-    )
-    .unwrap();
-    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let r = c
-        .cmd()
-        .args([
-            "--agent",
-            "claude-code",
-            "--model",
-            "m",
-            "--question",
-            "q1",
-            "--agent-bin",
-        ])
-        .arg(&fake)
-        .output()
+fn an_agent_that_could_not_authenticate_leaves_a_failure_to_retry_not_a_zero() {
+    for (n, printed) in CLAUDE_COULD_NOT_AUTHENTICATE.iter().enumerate() {
+        let c = case(None);
+        let fake = c.path().join("fake-claude");
+        std::fs::write(
+            &fake,
+            format!(
+                "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo \"2.1.332 (Claude Code)\"; exit 0; fi\n\
+                 cat > /dev/null\ncat <<'EOF'\n{printed}\nEOF\nexit 1\n"
+            ),
+        )
         .unwrap();
-    let stderr = String::from_utf8_lossy(&r.stderr);
-    assert_eq!(r.status.code(), Some(1), "{stderr}");
-    assert!(
-        records(&c.out).is_empty(),
-        "no answer record for a run that could not happen"
-    );
-    let f = records(&c.path().join("answers.failures.ndjson"));
-    assert_eq!(f.len(), 1);
-    assert!(
-        f[0]["reason"].as_str().unwrap().contains("API Error: 401"),
-        "{}",
-        f[0]
-    );
+        std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let r = c
+            .cmd()
+            .args(["--agent", "claude-code", "--model", "m", "--question", "q1"])
+            .arg("--agent-bin")
+            .arg(&fake)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(1), "{n}: {stderr}");
+        assert!(
+            records(&c.out).is_empty(),
+            "{n}: no answer record (and no score) for a run that never reached a model"
+        );
+        let f = records(&c.path().join("answers.failures.ndjson"));
+        assert_eq!(f.len(), 1, "{n}: {stderr}");
+        assert_eq!(
+            (f[0]["status"].as_str(), f[0]["cause"].as_str()),
+            (Some("could_not_run"), Some("auth")),
+            "{n}: {}",
+            f[0]
+        );
+        assert!(
+            stderr.contains("1 failed (1 could not run: 1 authentication; see "),
+            "{n}: {stderr}"
+        );
+    }
 }
 
 #[test]
@@ -481,6 +490,7 @@ fn the_builtin_agent_whose_model_api_refuses_leaves_a_failure_to_retry_not_a_zer
         reason.starts_with("model call failed: HTTP 401"),
         "{reason}"
     );
+    assert_eq!(f[0]["cause"], "auth", "{}", f[0]);
 }
 
 #[test]

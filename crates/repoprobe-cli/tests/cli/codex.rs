@@ -205,9 +205,10 @@ fn codex_whose_own_sandbox_cannot_start_is_a_failure_to_retry_never_an_answer() 
     assert_eq!(a.failures.len(), 1, "{}", a.stderr);
     let reason = a.failures[0]["reason"].as_str().unwrap();
     assert!(
-        reason.starts_with("the agent's environment failed"),
+        reason.starts_with("a tool call failed in the sandbox"),
         "{reason}"
     );
+    assert_eq!(a.failures[0]["cause"], "sandbox", "{}", a.failures[0]);
     // The model was asked and answered: only the record tells the run apart.
     assert_eq!(seen.lock().unwrap().len(), COMMANDS.len() + 1);
 }
@@ -228,6 +229,35 @@ fn codex_holds_a_placeholder_while_the_server_sees_the_real_key() {
             Some(format!("Bearer {KEY}").as_str())
         );
     }
+}
+
+#[test]
+fn codex_whose_key_the_api_refuses_could_not_run_for_authentication() {
+    let Some(bin) = agent_cli::installed("codex", "REPOPROBE_CODEX") else {
+        return;
+    };
+    let seen = Seen::default();
+    let server = codex::start(seen.clone(), Script::Answer);
+    // A key the server does not know: every call is answered 401, as OpenAI's API answers a
+    // revoked key.
+    let refused = "sk-codex-refused-0123456789";
+    let env = [
+        ("OPENAI_API_KEY", refused.to_string()),
+        ("OPENAI_BASE_URL", format!("{}/v1", server.origin())),
+    ];
+    let a = agent_cli::answer("codex", MODEL, &bin, &env, refused, &[]);
+    assert_eq!(a.record, None, "an answer was recorded:\n{}", a.stderr);
+    assert_eq!(a.failures.len(), 1, "{}", a.stderr);
+    assert_eq!(
+        (
+            a.failures[0]["status"].as_str(),
+            a.failures[0]["cause"].as_str()
+        ),
+        (Some("could_not_run"), Some("auth")),
+        "{}",
+        a.failures[0]
+    );
+    assert!(!seen.lock().unwrap().is_empty(), "the API was asked");
 }
 
 #[test]

@@ -442,17 +442,30 @@ fn curate_verify_keeps_grounded_questions_and_drops_the_others_with_why() {
     assert!(m.for_question("n1").is_empty());
     assert!(c.failures().is_empty());
     // The transcripts stay beside the candidates; the worktrees are gone.
-    let t: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            c.dir
-                .path()
-                .join("cur/candidates.transcripts/verify__g1.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(t["id"], "g1");
-    assert!(t["transcript"].as_array().unwrap().len() >= 4);
+    // The agent's run is an ATIF trajectory like every run's (the one run of the agent crate),
+    // left for scripts/test.sh's check against the published models.
+    let path = c
+        .dir
+        .path()
+        .join("cur/candidates.transcripts/verify__g1.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let atif = crate::common::trajectory::atif_dir();
+    std::fs::create_dir_all(&atif).unwrap();
+    std::fs::write(atif.join("curate-verify.json"), &text).unwrap();
+    let t: Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        t["schema_version"].as_str().unwrap().starts_with("ATIF-"),
+        "{t}"
+    );
+    assert_eq!(t["extra"]["question_id"], "g1");
+    assert_eq!(t["extra"]["prompt_version"], "curate-verify-v1");
+    assert!(t["steps"].as_array().unwrap().len() >= 4, "{t}");
+    assert!(
+        c.dir
+            .path()
+            .join("cur/candidates.transcripts/verify__g1.raw.json")
+            .is_file()
+    );
     assert_eq!(
         std::fs::read_dir(c.dir.path().join("cache/worktrees")).map_or(0, |d| d.count()),
         0

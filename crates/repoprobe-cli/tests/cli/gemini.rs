@@ -201,6 +201,15 @@ fn gemini_without_a_key_it_can_use_could_not_run_and_is_no_answer() {
     assert_eq!(a.failures.len(), 1, "{}", a.stderr);
     let reason = a.failures[0]["reason"].as_str().unwrap();
     assert!(reason.contains("exit status 41"), "{reason}");
+    assert_eq!(
+        (
+            a.failures[0]["status"].as_str(),
+            a.failures[0]["cause"].as_str()
+        ),
+        (Some("could_not_run"), Some("auth")),
+        "{}",
+        a.failures[0]
+    );
     assert!(seen.lock().unwrap().is_empty(), "no model call was made");
 }
 

@@ -18,15 +18,18 @@
 
 use super::{exclude, open_journals};
 use crate::exit::Exit;
+use crate::live::agent;
 use crate::live::events::{Event, Reporter};
+use crate::live::task::{Failed, Outcome};
 use crate::live::{ApiArgs, RunArgs, run_jobs};
 use crate::output::{Journal, text};
 use crate::repos::RepoArgs;
 use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
-use repoprobe_agent::builtin::{self, Limits};
+use repoprobe_agent::builtin::Limits;
+use repoprobe_agent::run::{self, Agent, Cause, CouldNotRun, Request, RunIds, Verdict};
 use repoprobe_agent::tools::Sandbox;
-use repoprobe_agent::workspace::{RepoSource, RepoTree};
+use repoprobe_agent::workspace::{RepoSource, RepoTree, Worktree};
 use repoprobe_core::curate::verify::{
     Grounding, candidate, checklist_provenance, ground, links_unresolved,
 };
@@ -37,10 +40,10 @@ use repoprobe_core::protocol::curate_verify::{
 };
 use repoprobe_core::report::terminal_safe_lines;
 use repoprobe_core::{Question, validate};
+use repoprobe_llm::Client;
 use repoprobe_llm::key::scrub_env;
-use repoprobe_llm::{Client, Tokens};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -85,48 +88,20 @@ struct Job {
 
 /// What every run shares.
 struct Ctx {
-    client: Arc<Client>,
+    agent: Agent,
     source: RepoSource,
     worktrees: PathBuf,
     transcripts: PathBuf,
-    limits: Limits,
     max_reasks: u32,
     model: String,
 }
 
-/// How a key ended.
-enum Verdict {
+/// What was decided of a question whose agent ran.
+enum Decision {
     /// The candidate record.
     Kept(Value),
-    /// The excluded record's reason.
-    Unanswerable(String),
-    /// Not decided: the failure record's reason, violations and the last reply.
-    Failed {
-        reason: String,
-        violations: Vec<String>,
-        raw_reply: Option<String>,
-    },
-}
-
-struct Outcome {
-    id: String,
-    repo: String,
-    verdict: Verdict,
-    tokens: Tokens,
-    http_retries: u32,
-    turns: u32,
-    reasks: u32,
-}
-
-/// A line of the failures journal.
-#[derive(Serialize)]
-struct FailureRecord<'a> {
-    id: &'a str,
-    status: &'static str,
-    reason: &'a str,
-    violations: &'a [String],
-    prompt_version: &'static str,
-    raw_reply: Option<&'a str>,
+    /// The question's repository and the excluded record's reason.
+    Unanswerable { repo: String, reason: String },
 }
 
 /// The counts of the closing line.
@@ -180,18 +155,20 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let mut failures: Journal<String> = Journal::open_beside(&layout.failures, |v| text(v, "id"))?;
     failures.report("failure");
     let ctx = Arc::new(Ctx {
-        client: Arc::clone(&client),
+        agent: Agent::Builtin {
+            client: Arc::clone(&client),
+            limits: Limits {
+                max_turns: a.max_turns,
+                max_total_tokens: a.max_run_tokens,
+                timeout: Duration::from_secs_f64(a.agent_timeout_s),
+            },
+        },
         source,
         worktrees: a
             .worktrees
             .clone()
             .unwrap_or_else(|| a.repo.repos.join("worktrees")),
         transcripts: crate::output::beside(&layout.out, "transcripts"),
-        limits: Limits {
-            max_turns: a.max_turns,
-            max_total_tokens: a.max_run_tokens,
-            timeout: Duration::from_secs_f64(a.agent_timeout_s),
-        },
         max_reasks: a.max_retries,
         model: a.api.model.clone(),
     });
@@ -363,140 +340,156 @@ fn job_of(v: Value) -> Result<Job, Vec<String>> {
     })
 }
 
-/// Does one key: the tree and a worktree at the pinned commit, the agent's run with its final
-/// reply checked (and sent back), the evidence asked of the tree and the files, the worktree
-/// removed, the verdict.
-async fn verify_one(ctx: Arc<Ctx>, job: Job) -> Outcome {
+/// Does one key: the tree and a worktree at the pinned commit, the agent crate's one run with
+/// the final reply checked (and sent back), its trajectory kept, then the decision from the
+/// run's verdict: a run that could not happen is a failure to retry; an agent that gave no
+/// reply (a limit) found no grounding, so the question is unanswerable by it; a reply is
+/// checked, its evidence asked of the tree and the files, and the worktree removed.
+async fn verify_one(ctx: Arc<Ctx>, job: Job) -> Outcome<String, Decision> {
     let q = Arc::clone(&job.question);
-    let mut o = Outcome {
-        id: q.id.clone(),
-        repo: q.repo.name.clone(),
-        verdict: Verdict::Failed {
-            reason: String::new(),
-            violations: Vec::new(),
-            raw_reply: None,
-        },
-        tokens: Tokens::default(),
-        http_retries: 0,
-        turns: 0,
-        reasks: 0,
-    };
-    let fail = |reason: String| Verdict::Failed {
-        reason,
-        violations: Vec::new(),
-        raw_reply: None,
-    };
+    let mut o = Outcome::begun(q.id.clone());
     let name = format!("verify__{}", crate::output::file_name_part(&q.id));
-    let wt_dir = ctx.worktrees.join(&name);
-    let prepared = {
-        let (ctx, q) = (Arc::clone(&ctx), Arc::clone(&q));
-        tokio::task::spawn_blocking(move || {
-            let tree = ctx.source.tree(&q.repo)?;
-            let wt = ctx.source.prepare(&q.repo, &wt_dir)?;
-            Ok::<_, repoprobe_agent::workspace::WorkspaceError>((tree, wt))
-        })
-        .await
+    let tree = {
+        let (source, repo) = (ctx.source.clone(), q.repo.clone());
+        tokio::task::spawn_blocking(move || source.tree(&repo)).await
     };
-    let (tree, wt) = match prepared {
-        Ok(Ok(both)) => both,
+    let tree = match tree {
+        Ok(Ok(tree)) => tree,
         Ok(Err(e)) => {
-            o.verdict = fail(format!("the repository could not be checked out: {e}"));
+            let why = format!("the repository could not be checked out: {e}");
+            o.result = Err(Failed::could_not_run(CouldNotRun::new(
+                Cause::Checkout,
+                why,
+            )));
             return o;
         }
         Err(e) => {
-            o.verdict = fail(format!("the checkout stopped unexpectedly: {e}"));
+            let why = format!("the checkout stopped unexpectedly: {e}");
+            o.result = Err(Failed::could_not_run(CouldNotRun::new(
+                Cause::Environment,
+                why,
+            )));
             return o;
         }
     };
-    let sandbox = match Sandbox::new(&wt.path) {
-        Ok(sb) => sb,
-        Err(e) => {
-            o.verdict = fail(format!(
-                "cannot open the worktree {}: {e}",
-                wt.path.display()
-            ));
-            remove(wt).await;
+    let wt = match run::checkout(&ctx.source, &q.repo, &ctx.worktrees.join(&name)).await {
+        Ok(wt) => wt,
+        Err(c) => {
+            o.result = Err(Failed::could_not_run(c));
             return o;
         }
     };
     let v = Verification { question: &q };
     let count = v.items().len();
-    let p = prompt(&v);
-    let r = builtin::run_checked(
-        &ctx.client,
-        &sandbox,
-        &p.system,
-        &p.user,
-        &ctx.limits,
-        ctx.max_reasks,
-        |text| {
-            parse_reply(&v, text)
-                .map(|_| ())
-                .map_err(|e| reask_message(count, &e))
+    let check = |text: &str| {
+        parse_reply(&v, text)
+            .map(|_| ())
+            .map_err(|e| reask_message(count, &e))
+    };
+    let req = Request {
+        question: &q,
+        prompt: prompt(&v),
+        prompt_version: PROMPT_VERSION,
+        check: Some(&check),
+        max_reasks: ctx.max_reasks,
+        keep_worktree: true,
+        ids: RunIds {
+            question_id: &q.id,
+            model: &ctx.model,
+            attempt: 0,
         },
-    )
-    .await;
-    (o.tokens, o.http_retries, o.turns, o.reasks) = (r.tokens, r.http_retries, r.turns, r.reasks);
-    write_transcript(
-        &ctx.transcripts.join(format!("{name}.json")),
-        &q,
-        &r.transcript,
-    );
-    let checked = match (&r.answer, &r.error) {
-        (_, Some(e)) => Err(fail(format!("the agent's run ended without a reply: {e}"))),
-        (None, None) => Err(fail("the agent's run ended without a reply".into())),
-        (Some(text), None) => parse_reply(&v, text).map_err(|violations| Verdict::Failed {
+    };
+    let scratch = ctx.worktrees.join(format!("{name}.scratch"));
+    let mut run = run::answer(&ctx.agent, &req, wt, &scratch).await;
+    (o.tokens, o.http_retries, o.calls, o.reasks) =
+        (run.tokens, run.http_retries, run.turns, run.reasks);
+    if let Err(c) = agent::write_files(&ctx.transcripts, &name, &run) {
+        // The trajectory is for a reviewer to see what a verdict rests on: said, not fatal.
+        eprintln!("warning: {}", terminal_safe_lines(&c.why));
+    }
+    let wt = run.worktree.take();
+    o.result = match (run.verdict, &wt) {
+        (Verdict::CouldNotRun(c), _) => Err(Failed::could_not_run(c)),
+        (Verdict::AgentFailed(why), _) => Ok(Decision::Unanswerable {
+            repo: q.repo.name.clone(),
             reason: format!(
-                "the final reply was still invalid after {} re-ask(s)",
-                r.reasks
+                "{}: unanswerable at {} ({PROMPT_VERSION}, model {}): the agent gave no reply: {why}",
+                q.id,
+                short(&tree.commit),
+                ctx.model
             ),
-            violations,
-            raw_reply: Some(text.clone()),
         }),
-    };
-    let grounding = match checked {
-        Ok(checks) => {
-            let g = ground(&v, checks, |e| holds(&tree, &sandbox, e));
-            Some(g)
+        (Verdict::Answered(text), Some(wt)) => {
+            grounded(&ctx, &job, &tree, &v, wt, text, run.reasks)
         }
-        Err(verdict) => {
-            o.verdict = verdict;
-            None
-        }
+        (Verdict::Answered(_), None) => Err(Failed::could_not_run(CouldNotRun::new(
+            Cause::Environment,
+            "the worktree was not kept for the evidence check",
+        ))),
     };
-    remove(wt).await;
-    if let Some(g) = grounding {
-        o.verdict = decide(&ctx, &job, &tree, g);
+    if let Some(wt) = wt {
+        remove(wt).await;
     }
     o
 }
 
-/// The verdict of a question whose reply was checked and grounded.
-fn decide(ctx: &Ctx, job: &Job, tree: &RepoTree, g: Grounding) -> Verdict {
+/// The decision on a question whose agent replied `text` after `reasks` re-asks: a reply
+/// still invalid fails the key; a valid one is grounded in the tree and the worktree's files.
+fn grounded(
+    ctx: &Ctx,
+    job: &Job,
+    tree: &RepoTree,
+    v: &Verification<'_>,
+    wt: &Worktree,
+    text: String,
+    reasks: u32,
+) -> Result<Decision, Failed> {
+    let checks = match parse_reply(v, &text) {
+        Ok(checks) => checks,
+        Err(violations) => {
+            return Err(Failed {
+                violations,
+                raw_reply: Some(text),
+                ..Failed::refused(format!(
+                    "the final reply was still invalid after {reasks} re-ask(s)"
+                ))
+            });
+        }
+    };
+    let sandbox = Sandbox::new(&wt.path).map_err(|e| {
+        Failed::could_not_run(CouldNotRun::new(
+            Cause::Environment,
+            format!("cannot open the worktree {}: {e}", wt.path.display()),
+        ))
+    })?;
+    let g = ground(v, checks, |e| holds(tree, &sandbox, e));
+    decide(ctx, job, tree, g)
+}
+
+/// The decision on a question whose reply was checked and grounded.
+fn decide(ctx: &Ctx, job: &Job, tree: &RepoTree, g: Grounding) -> Result<Decision, Failed> {
     let q = &job.question;
     let verdict = g.verdict(&ctx.model);
     if !verdict.passed {
-        return Verdict::Unanswerable(format!(
-            "{}: unanswerable at {} ({PROMPT_VERSION}, model {}): {}",
-            q.id,
-            short(&tree.commit),
-            ctx.model,
-            g.unanswerable_reason()
-        ));
+        return Ok(Decision::Unanswerable {
+            repo: q.repo.name.clone(),
+            reason: format!(
+                "{}: unanswerable at {} ({PROMPT_VERSION}, model {}): {}",
+                q.id,
+                short(&tree.commit),
+                ctx.model,
+                g.unanswerable_reason()
+            ),
+        });
     }
     let mut curation = job.curation.clone();
     curation.verify = Some(verdict);
     if curation.checklist.is_none() {
         curation.checklist = checklist_provenance(&job.raw);
     }
-    match candidate(&job.raw, q, &g, &curation) {
-        Ok(record) => Verdict::Kept(record),
-        Err(e) => Verdict::Failed {
-            reason: format!("the candidate record could not be written: {e}"),
-            violations: Vec::new(),
-            raw_reply: None,
-        },
-    }
+    candidate(&job.raw, q, &g, &curation)
+        .map(Decision::Kept)
+        .map_err(|e| Failed::refused(format!("the candidate record could not be written: {e}")))
 }
 
 /// Whether an evidence entry holds at the commit: its path is in the commit's tree, and its
@@ -553,23 +546,9 @@ async fn remove(wt: repoprobe_agent::workspace::Worktree) {
     }
 }
 
-/// Keeps the agent's run beside the candidates (scrubbed of our secrets), for a reviewer to see
-/// what the verdict rests on; a failure to write it is said, not fatal.
-fn write_transcript(path: &Path, q: &Question, transcript: &[Value]) {
-    let v = json!({"id": q.id, "repo": q.repo.name, "commit": q.repo.commit,
-        "prompt_version": PROMPT_VERSION, "transcript": transcript});
-    let text = match serde_json::to_string_pretty(&v) {
-        Ok(t) => scrub_env(&t),
-        Err(_) => return,
-    };
-    if let Err(e) = crate::input::write_atomically(path, text.as_bytes()) {
-        eprintln!("warning: cannot write {}: {e}", path.display());
-    }
-}
-
 /// Writes how a key ended and counts it.
 fn record(
-    o: Outcome,
+    o: Outcome<String, Decision>,
     out: &mut Journal<String>,
     excluded: &mut Journal<String>,
     failures: &mut Journal<String>,
@@ -577,59 +556,50 @@ fn record(
     reporter: &mut Reporter,
 ) -> anyhow::Result<()> {
     reporter.on(Event::Spent {
-        calls: o.turns,
+        calls: o.calls,
         http_retries: o.http_retries,
         reasks: o.reasks,
         tokens: o.tokens,
     });
-    match o.verdict {
-        Verdict::Kept(record) => {
+    match o.result {
+        Ok(Decision::Kept(record)) => {
             out.append(&record)?;
-            out.done.insert(o.id.clone());
+            out.done.insert(o.key.clone());
             counts.kept += 1;
             reporter.on(Event::Done {
-                key: &o.id,
+                key: &o.key,
                 note: None,
             });
         }
-        Verdict::Unanswerable(reason) => {
+        Ok(Decision::Unanswerable { repo, reason }) => {
             exclude(
                 excluded,
                 Stage::Verify,
-                &o.id,
-                &o.repo,
+                &o.key,
+                &repo,
                 Rule::Unanswerable,
                 reason,
             )?;
             counts.unanswerable += 1;
-            reporter.on(Event::Message(&format!("dropped: {}: unanswerable", o.id)));
+            reporter.on(Event::Message(&format!("dropped: {}: unanswerable", o.key)));
             reporter.on(Event::Done {
-                key: &o.id,
+                key: &o.key,
                 note: None,
             });
         }
-        Verdict::Failed {
-            reason,
-            violations,
-            raw_reply,
-        } => {
-            let reason = scrub_env(&reason);
-            failures.append(&FailureRecord {
-                id: &o.id,
-                status: "failed",
-                reason: &reason,
-                violations: &violations,
-                prompt_version: PROMPT_VERSION,
-                raw_reply: raw_reply.as_deref(),
-            })?;
-            reporter.on(Event::Failed {
-                key: &o.id,
-                reason: &reason,
-                violations: &violations,
-            });
+        Err(mut f) => {
+            f.reason = scrub_env(&f.reason);
+            failures.append(&f.record(&IdKey { id: &o.key }, PROMPT_VERSION))?;
+            reporter.on(f.event(&o.key));
         }
     }
     Ok(())
+}
+
+/// A failure record's key: the question's id.
+#[derive(Serialize)]
+struct IdKey<'a> {
+    id: &'a str,
 }
 
 #[cfg(test)]

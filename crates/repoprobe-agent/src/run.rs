@@ -20,7 +20,7 @@ use repoprobe_core::model::trajectory::Trajectory;
 use repoprobe_core::protocol::JudgePrompt;
 use repoprobe_llm::{Client, Tokens};
 use serde_json::{Map, Value, json};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use crate::verdict::{Cause, CouldNotRun, Verdict};
@@ -38,6 +38,58 @@ pub enum Agent {
         /// A fresh HOME per run, in its scratch directory.
         fresh_home: bool,
     },
+}
+
+/// Whether an agent CLI runs in the sandbox: the directories of ours it must not see and the
+/// files masked in it, or unconfined (`--no-sandbox`).
+pub enum Confinement {
+    Sandboxed {
+        hidden: Vec<PathBuf>,
+        masked: Vec<PathBuf>,
+    },
+    Unconfined,
+}
+
+/// Why an agent CLI cannot be set up: the run stops before its first key.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("{0}")]
+    Sandbox(String),
+    #[error("the {agent} CLI cannot run: {why} (install it, or give its path with --agent-bin)")]
+    Cli { agent: &'static str, why: String },
+}
+
+impl Agent {
+    /// An agent CLI ready to run: its sandbox probed once (without one it is refused, unless
+    /// unconfined), its version asked once, so that a missing CLI stops the run at once rather
+    /// than failing every key. `fresh_home`: a fresh HOME per run, in its scratch directory.
+    pub async fn external(
+        mut config: AgentConfig,
+        confinement: Confinement,
+        fresh_home: bool,
+    ) -> Result<Agent, SetupError> {
+        config.sandbox = match confinement {
+            Confinement::Sandboxed { hidden, masked } => {
+                Some(sandbox::Bubblewrap::probe(&hidden, &masked).map_err(SetupError::Sandbox)?)
+            }
+            Confinement::Unconfined => None,
+        };
+        let version = match external::version(&config).await {
+            None => None,
+            Some(Ok(v)) => Some(v),
+            Some(Err(why)) => {
+                return Err(SetupError::Cli {
+                    agent: config.agent.as_str(),
+                    why,
+                });
+            }
+        };
+        Ok(Agent::External {
+            config: Box::new(config),
+            version,
+            fresh_home,
+        })
+    }
 }
 
 /// The record's key, copied into the trajectory's `extra`.

@@ -28,9 +28,9 @@ use crate::runs::Layout;
 use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_agent::builtin::Limits;
-use repoprobe_agent::external::{self, AgentConfig, ExternalAgent};
-use repoprobe_agent::run::{self, Agent, Request, RunIds, Verdict};
-use repoprobe_agent::sandbox::{self, Bubblewrap};
+use repoprobe_agent::external::{AgentConfig, ExternalAgent};
+use repoprobe_agent::run::{self, Agent, Confinement, Request, RunIds, Verdict};
+use repoprobe_agent::sandbox;
 use repoprobe_agent::workspace::RepoSource;
 use repoprobe_core::Question;
 use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt, single_prompt};
@@ -187,60 +187,9 @@ pub fn run(mut a: Args) -> anyhow::Result<Exit> {
     a.run.out = layout.out.clone();
     let runner = runner(&a, &layout)?;
     let (ds, input_issues) = load_inputs(std::slice::from_ref(&a.benchmark))?;
-    if ds.questions.is_empty() {
-        bail!("no valid question in {}", a.benchmark.display());
-    }
-    for id in &a.questions {
-        if !ds.questions.iter().any(|q| &q.id == id) {
-            bail!(
-                "--question {id}: no such question in {}",
-                a.benchmark.display()
-            );
-        }
-    }
-    let source = a.repo.source()?;
+    let keys = keys(&a, &ds.questions)?;
+    let ctx = Arc::new(Ctx::new(&a, runner)?);
     let (mut out, mut failures) = a.run.journals(&layout, AnswerKey::of, "answer")?;
-    let out_dir = a
-        .run
-        .out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
-    let ctx = Arc::new(Ctx {
-        runner,
-        source,
-        worktrees: a
-            .worktrees
-            .clone()
-            .unwrap_or_else(|| a.repo.repos.join("worktrees")),
-        transcripts: a
-            .transcripts
-            .clone()
-            .unwrap_or_else(|| transcripts_dir(&a.run.out)),
-        out_dir,
-        keep_worktrees: a.keep_worktrees,
-        price: a.run.price(&a.api.model),
-    });
-    std::fs::create_dir_all(&ctx.transcripts)
-        .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
-
-    let mut keys = Vec::new();
-    for q in ds
-        .questions
-        .iter()
-        .filter(|q| a.questions.is_empty() || a.questions.contains(&q.id))
-    {
-        let q = Arc::new(q.clone());
-        for attempt in 0..a.attempts {
-            let key = AnswerKey {
-                question_id: q.id.clone(),
-                model: a.api.model.clone(),
-                attempt,
-            };
-            keys.push((key, Arc::clone(&q)));
-        }
-    }
     if let Err(e) = crate::runs::join(
         &layout,
         &run_spec(&a, &ctx.runner),
@@ -286,6 +235,71 @@ pub fn run(mut a: Args) -> anyhow::Result<Exit> {
     }
     .print(&tally, input_issues);
     Ok(exit)
+}
+
+/// The run's keys (the questions asked, × `--attempts`), each with its question; an unknown
+/// `--question` or a benchmark without a valid question is an error.
+fn keys(a: &Args, questions: &[Question]) -> anyhow::Result<Vec<(AnswerKey, Arc<Question>)>> {
+    if questions.is_empty() {
+        bail!("no valid question in {}", a.benchmark.display());
+    }
+    if let Some(id) = a
+        .questions
+        .iter()
+        .find(|id| !questions.iter().any(|q| &q.id == *id))
+    {
+        bail!(
+            "--question {id}: no such question in {}",
+            a.benchmark.display()
+        );
+    }
+    let mut keys = Vec::new();
+    for q in questions
+        .iter()
+        .filter(|q| a.questions.is_empty() || a.questions.contains(&q.id))
+    {
+        let q = Arc::new(q.clone());
+        for attempt in 0..a.attempts {
+            let key = AnswerKey {
+                question_id: q.id.clone(),
+                model: a.api.model.clone(),
+                attempt,
+            };
+            keys.push((key, Arc::clone(&q)));
+        }
+    }
+    Ok(keys)
+}
+
+impl Ctx {
+    /// What every run of `a` shares, its transcripts' directory made.
+    fn new(a: &Args, runner: Agent) -> anyhow::Result<Ctx> {
+        let out_dir = a
+            .run
+            .out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        let ctx = Ctx {
+            runner,
+            source: a.repo.source()?,
+            worktrees: a
+                .worktrees
+                .clone()
+                .unwrap_or_else(|| a.repo.repos.join("worktrees")),
+            transcripts: a
+                .transcripts
+                .clone()
+                .unwrap_or_else(|| transcripts_dir(&a.run.out)),
+            out_dir,
+            keep_worktrees: a.keep_worktrees,
+            price: a.run.price(&a.api.model),
+        };
+        std::fs::create_dir_all(&ctx.transcripts)
+            .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
+        Ok(ctx)
+    }
 }
 
 /// What each tool result is assumed to add to the conversation, for `--estimate`.
@@ -370,42 +384,44 @@ fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Agent> {
     if a.api.provider.is_some() {
         eprintln!("note: --provider is for --agent builtin; the agent CLI calls its own API");
     }
-    let mut config = AgentConfig::new(agent, a.api.model.clone());
-    config.program = a.agent_bin.clone();
-    config.max_turns = (agent == ExternalAgent::ClaudeCode).then_some(a.max_turns);
-    config.command = a.command.clone();
-    config.extra_args = a.agent_args.clone();
-    config.pass_env = if a.pass_env.is_empty() {
-        agent.usual_env().iter().map(|s| s.to_string()).collect()
-    } else {
-        a.pass_env.clone()
-    };
-    config.home = a.agent_home.clone();
-    config.timeout = timeout;
-    config.api_url = a.agent_api_url.clone();
-    config.expose = a.sandbox_expose.clone();
-    if let Some(url) = &a.agent_api_url {
-        repoprobe_agent::proxy::Upstream::parse(url)
-            .map_err(|e| anyhow::anyhow!("--agent-api-url: {e}"))?;
-    }
-    // This very binary is the bridge to the API proxy inside the sandbox.
-    config.bridge = Some(
-        std::env::current_exe()
-            .and_then(|p| p.canonicalize())
-            .context("cannot find repoprobe's own binary (the sandbox's bridge to the API)")?,
-    );
     if agent == ExternalAgent::Command && a.command.as_deref().is_none_or(|c| c.trim().is_empty()) {
         bail!(
             "--agent command needs --command '<template with {{prompt_file}}, {{model}}, {{workdir}}>'"
         );
     }
-    config.sandbox = if a.no_sandbox {
+    if let Some(url) = &a.agent_api_url {
+        repoprobe_agent::proxy::Upstream::parse(url)
+            .map_err(|e| anyhow::anyhow!("--agent-api-url: {e}"))?;
+    }
+    let config = AgentConfig {
+        program: a.agent_bin.clone(),
+        max_turns: (agent == ExternalAgent::ClaudeCode).then_some(a.max_turns),
+        command: a.command.clone(),
+        extra_args: a.agent_args.clone(),
+        pass_env: if a.pass_env.is_empty() {
+            agent.usual_env().iter().map(|s| s.to_string()).collect()
+        } else {
+            a.pass_env.clone()
+        },
+        home: a.agent_home.clone(),
+        timeout,
+        api_url: a.agent_api_url.clone(),
+        expose: a.sandbox_expose.clone(),
+        // This very binary is the bridge to the API proxy inside the sandbox.
+        bridge: Some(
+            std::env::current_exe()
+                .and_then(|p| p.canonicalize())
+                .context("cannot find repoprobe's own binary (the sandbox's bridge to the API)")?,
+        ),
+        ..AgentConfig::new(agent, a.api.model.clone())
+    };
+    let confinement = if a.no_sandbox {
         eprintln!(
             "warning: --no-sandbox: the agent runs unconfined and can read every file you can \
              (recorded as agent.sandbox = \"{}\")",
             sandbox::NONE
         );
-        None
+        Confinement::Unconfined
     } else {
         let (mut hidden, mapped) = hidden_dirs(a);
         // They are made before the first run anyway; hidden, they must exist now.
@@ -414,26 +430,11 @@ fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Agent> {
         }
         hidden.extend(mapped);
         // The benchmark holds the reference answers and checklists.
-        let masked = [a.benchmark.clone()];
-        Some(Bubblewrap::probe(&hidden, &masked).map_err(anyhow::Error::msg)?)
+        let masked = vec![a.benchmark.clone()];
+        Confinement::Sandboxed { hidden, masked }
     };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let version = match rt.block_on(external::version(&config)) {
-        None => None,
-        Some(Ok(v)) => Some(v),
-        Some(Err(e)) => bail!(
-            "the {} CLI cannot run: {e} (install it, or give its path with --agent-bin)",
-            agent.as_str()
-        ),
-    };
-    Ok(Agent::External {
-        config: Box::new(config),
-        version,
-        fresh_home: a.agent_home.is_none(),
-    })
+    let fresh_home = a.agent_home.is_none();
+    Ok(crate::live::runtime()?.block_on(Agent::external(config, confinement, fresh_home))?)
 }
 
 /// What `answer` says of its run in the run's manifest: the benchmark, the agent and its

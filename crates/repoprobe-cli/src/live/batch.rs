@@ -67,10 +67,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         T: Task<Key = K>,
         W: FnMut(&mut Journal<K>, &K, T::Value, Provenance<'_>) -> anyhow::Result<()>,
     {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("cannot start the async runtime")?;
+        let runtime = crate::live::runtime()?;
         let (tasks, other_shards) = self.mine(tasks)?;
         let mut reporter = self.reporter(other_shards);
         reporter.on(Event::Started { total: tasks.len() });

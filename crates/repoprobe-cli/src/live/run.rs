@@ -232,10 +232,7 @@ where
     F: std::future::Future<Output = O> + Send + 'static,
     O: Send + 'static,
 {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = crate::live::runtime()?;
     let ended = runtime.block_on(async {
         let mut term = stop::terminate().context("cannot watch for SIGTERM")?;
         let mut pending = jobs.into_iter();

@@ -76,7 +76,7 @@ impl Summary<'_> {
 }
 
 /// "3 could not run: 2 authentication, 1 quota or rate limit; " (empty when none did).
-fn could_not_run(tally: &Tally) -> String {
+pub fn could_not_run(tally: &Tally) -> String {
     let n: usize = tally.could_not_run.values().sum();
     if n == 0 {
         return String::new();

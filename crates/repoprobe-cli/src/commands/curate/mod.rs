@@ -131,10 +131,7 @@ impl GitHubArgs {
 
 /// One current-thread runtime: the requests go one at a time.
 fn block_on<T>(f: impl std::future::Future<Output = T>) -> anyhow::Result<T> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let rt = crate::live::runtime()?;
     Ok(rt.block_on(f))
 }
 

@@ -24,6 +24,7 @@ use crate::live::task::{Failed, Outcome};
 use crate::live::{ApiArgs, RunArgs, run_jobs};
 use crate::output::{Journal, text};
 use crate::repos::RepoArgs;
+use crate::runs::Layout;
 use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_agent::builtin::Limits;
@@ -123,26 +124,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let (settings, key) = a.api.settings(None)?;
     let client = Arc::new(Client::new(settings, key)?);
     let (jobs, bad) = read_jobs(&a.input)?;
-    // Under --shard, this shard joins the run (its manifest counts every shard's keys) and
-    // takes only its own questions, by the hash every live command shards by.
-    let spec = RunSpec::new("curate verify")
-        .input("in", &a.input)
-        .set("prompt_version", PROMPT_VERSION)
-        .set("model", &a.api.model)
-        .set("max_turns", a.max_turns)
-        .set("max_retries", a.max_retries);
-    let ids: Vec<String> = jobs.iter().map(|j| j.question.id.clone()).collect();
-    crate::runs::join(&layout, &spec, ids.iter())?;
-    let (jobs, elsewhere): (Vec<Job>, Vec<Job>) = jobs
-        .into_iter()
-        .partition(|j| layout.shard.is_none_or(|s| s.owns(&j.question.id)));
-    if !elsewhere.is_empty() {
-        eprintln!(
-            "curate verify: {} question(s) belong to the other shards",
-            elsewhere.len()
-        );
-    }
-
+    let jobs = this_shards(&a, &layout, jobs)?;
     let source = a.repo.source()?;
     let (mut out, mut excluded) = open_journals(
         &layout.out,
@@ -154,48 +136,10 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     )?;
     let mut failures: Journal<String> = Journal::open_beside(&layout.failures, |v| text(v, "id"))?;
     failures.report("failure");
-    let ctx = Arc::new(Ctx {
-        agent: Agent::Builtin {
-            client: Arc::clone(&client),
-            limits: Limits {
-                max_turns: a.max_turns,
-                max_total_tokens: a.max_run_tokens,
-                timeout: Duration::from_secs_f64(a.agent_timeout_s),
-            },
-        },
-        source,
-        worktrees: a
-            .worktrees
-            .clone()
-            .unwrap_or_else(|| a.repo.repos.join("worktrees")),
-        transcripts: crate::output::beside(&layout.out, "transcripts"),
-        max_reasks: a.max_retries,
-        model: a.api.model.clone(),
-    });
-    std::fs::create_dir_all(&ctx.transcripts)
-        .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
-
+    let ctx = Arc::new(Ctx::new(&a, &layout, Arc::clone(&client), source)?);
     let started = Instant::now();
-    let (mut counts, mut already_done) = (Counts::default(), 0);
-    let mut todo = Vec::new();
-    for job in jobs {
-        let q = &job.question;
-        if out.done.contains(&q.id) || excluded.done.contains(&q.id) {
-            already_done += 1;
-        } else if let Some(why) = links_unresolved(q, &job.curation.enhance) {
-            exclude(
-                &mut excluded,
-                Stage::Verify,
-                &q.id,
-                &q.repo.name,
-                Rule::LinksUnresolved,
-                format!("{}: {why}", q.id),
-            )?;
-            counts.links += 1;
-        } else {
-            todo.push(job);
-        }
-    }
+    let mut counts = Counts::default();
+    let (todo, already_done) = links_first(jobs, &out, &mut excluded, &mut counts)?;
     let price = a.run.price(&a.api.model);
     let limiter = Arc::clone(&client);
     let mut reporter = Reporter::new(price, 0, move || limiter.limiter().paused());
@@ -218,34 +162,14 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         },
     )?;
     let tally = reporter.into_tally();
-    let dropped = counts.links + counts.unanswerable;
-    eprintln!(
-        "curate verify: {} kept, {dropped} dropped ({} links-unresolved, {} unanswerable; {}), \
-         {} failed{}, {already_done} already done; {} calls, {} re-asks, tokens {} in, {} out{}; \
-         {:.1} s",
-        counts.kept,
-        counts.links,
-        counts.unanswerable,
-        excluded.path.display(),
-        tally.failed,
-        if tally.failed > 0 {
-            format!(
-                " (see {}; a rerun tries them again)",
-                failures.path.display()
-            )
-        } else {
-            String::new()
-        },
-        tally.calls,
-        tally.reasks,
-        tally.tokens.input_tokens,
-        tally.tokens.output_tokens,
-        price.map_or(String::new(), |p| format!(
-            "; ≈${:.2} estimated",
-            p.cost(tally.tokens)
-        )),
-        started.elapsed().as_secs_f64(),
-    );
+    let closing = Closing {
+        counts: &counts,
+        already_done,
+        excluded: &excluded.path,
+        failures: &failures.path,
+        price,
+    };
+    eprintln!("{}", closing.line(&tally, started.elapsed()));
     if let Some(stopped) = ended.stopped {
         eprintln!("curate verify: {}", stopped.line());
         return Ok(Exit::Requeue);
@@ -261,6 +185,137 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     } else {
         Exit::Ok
     })
+}
+
+/// This shard's questions (all of them without `--shard`), once this shard has joined the run:
+/// its manifest counts every shard's keys, and each shard takes its own questions by the hash
+/// every live command shards by.
+fn this_shards(a: &Args, layout: &Layout, jobs: Vec<Job>) -> anyhow::Result<Vec<Job>> {
+    let spec = RunSpec::new("curate verify")
+        .input("in", &a.input)
+        .set("prompt_version", PROMPT_VERSION)
+        .set("model", &a.api.model)
+        .set("max_turns", a.max_turns)
+        .set("max_retries", a.max_retries);
+    let ids: Vec<String> = jobs.iter().map(|j| j.question.id.clone()).collect();
+    crate::runs::join(layout, &spec, ids.iter())?;
+    let (jobs, elsewhere): (Vec<Job>, Vec<Job>) = jobs
+        .into_iter()
+        .partition(|j| layout.shard.is_none_or(|s| s.owns(&j.question.id)));
+    if !elsewhere.is_empty() {
+        eprintln!(
+            "curate verify: {} question(s) belong to the other shards",
+            elsewhere.len()
+        );
+    }
+    Ok(jobs)
+}
+
+impl Ctx {
+    /// What every question's run shares: the built-in agent over `client`, the worktrees and
+    /// the transcripts' directory (made here).
+    fn new(
+        a: &Args,
+        layout: &Layout,
+        client: Arc<Client>,
+        source: RepoSource,
+    ) -> anyhow::Result<Ctx> {
+        let ctx = Ctx {
+            agent: Agent::Builtin {
+                client,
+                limits: Limits {
+                    max_turns: a.max_turns,
+                    max_total_tokens: a.max_run_tokens,
+                    timeout: Duration::from_secs_f64(a.agent_timeout_s),
+                },
+            },
+            source,
+            worktrees: a
+                .worktrees
+                .clone()
+                .unwrap_or_else(|| a.repo.repos.join("worktrees")),
+            transcripts: crate::output::beside(&layout.out, "transcripts"),
+            max_reasks: a.max_retries,
+            model: a.api.model.clone(),
+        };
+        std::fs::create_dir_all(&ctx.transcripts)
+            .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
+        Ok(ctx)
+    }
+}
+
+/// The questions not yet decided, after the links rule (no model call) excluded those whose
+/// relevant links were not read; and how many were decided already.
+fn links_first(
+    jobs: Vec<Job>,
+    out: &Journal<String>,
+    excluded: &mut Journal<String>,
+    counts: &mut Counts,
+) -> anyhow::Result<(Vec<Job>, usize)> {
+    let (mut todo, mut already_done) = (Vec::new(), 0);
+    for job in jobs {
+        let q = &job.question;
+        if out.done.contains(&q.id) || excluded.done.contains(&q.id) {
+            already_done += 1;
+        } else if let Some(why) = links_unresolved(q, &job.curation.enhance) {
+            exclude(
+                excluded,
+                Stage::Verify,
+                &q.id,
+                &q.repo.name,
+                Rule::LinksUnresolved,
+                format!("{}: {why}", q.id),
+            )?;
+            counts.links += 1;
+        } else {
+            todo.push(job);
+        }
+    }
+    Ok((todo, already_done))
+}
+
+/// What the closing line of a run says besides its tally.
+struct Closing<'a> {
+    counts: &'a Counts,
+    already_done: usize,
+    excluded: &'a Path,
+    failures: &'a Path,
+    price: Option<repoprobe_llm::price::Price>,
+}
+
+impl Closing<'_> {
+    fn line(&self, tally: &crate::live::Tally, elapsed: Duration) -> String {
+        let c = self.counts;
+        let failed = if tally.failed > 0 {
+            format!(
+                " ({}see {}; a rerun tries them again)",
+                crate::live::could_not_run(tally),
+                self.failures.display()
+            )
+        } else {
+            String::new()
+        };
+        let cost = self.price.map_or(String::new(), |p| {
+            format!("; ≈${:.2} estimated", p.cost(tally.tokens))
+        });
+        format!(
+            "curate verify: {} kept, {} dropped ({} links-unresolved, {} unanswerable; {}), \
+             {} failed{failed}, {} already done; {} calls, {} re-asks, tokens {} in, {} out{cost}; \
+             {:.1} s",
+            c.kept,
+            c.links + c.unanswerable,
+            c.links,
+            c.unanswerable,
+            self.excluded.display(),
+            tally.failed,
+            self.already_done,
+            tally.calls,
+            tally.reasks,
+            tally.tokens.input_tokens,
+            tally.tokens.output_tokens,
+            elapsed.as_secs_f64(),
+        )
+    }
 }
 
 /// The questions of `path`, each a valid benchmark question with a valid `curation` block whose

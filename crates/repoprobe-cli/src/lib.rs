@@ -59,7 +59,8 @@ enum Command {
     /// twice or files of another run.
     Merge(commands::merge::Args),
     /// Make benchmark questions from GitHub Discussions, stage by stage (paper §3.2, Figure 2):
-    /// repos, harvest, filter, report (docs/curate.md).
+    /// repos, harvest, filter, classify, enhance, (make-checklist), verify, then after the
+    /// review agreement and finalize; report counts the funnel (docs/curate.md).
     Curate(commands::curate::Args),
 }
 

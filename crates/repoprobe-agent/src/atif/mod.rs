@@ -47,7 +47,8 @@ pub fn assemble(info: &RunInfo, converted: Trajectory) -> Trajectory {
         }
         t.push(Step::new(StepSource::User, info.prompt));
     }
-    for s in converted.steps {
+    for mut s in converted.steps {
+        check_timestamp(&mut s);
         t.push(s);
     }
     let mut extra = info.extra.clone();
@@ -68,6 +69,39 @@ pub fn assemble(info: &RunInfo, converted: Trajectory) -> Trajectory {
         .insert("turns".into(), json!(facts.turns));
     t.final_metrics = Some(totals);
     t
+}
+
+/// A step's timestamp as ATIF's models read it (ISO 8601): the CLI's own, checked and written in
+/// one UTC form (`2025-10-16T14:30:00.25Z`). One that does not read as a UTC date and time is
+/// left out and said in the step's `extra` (`timestamp_unread`), never copied: the CLI's text
+/// is not ATIF's type.
+fn check_timestamp(s: &mut Step) {
+    let Some(given) = s.timestamp.take() else {
+        return;
+    };
+    match utc_timestamp(&given) {
+        Some(t) => s.timestamp = Some(t),
+        None => s.set_extra("timestamp_unread", Value::String(given)),
+    }
+}
+
+/// `given` in the one form written, when it holds a UTC date and time (`Z` or `+00:00`).
+fn utc_timestamp(given: &str) -> Option<String> {
+    let t = given.trim();
+    let zoned = ["Z", "z", "+00:00"].iter().any(|z| t.ends_with(z));
+    if !zoned || !t.contains(['T', 't', ' ']) {
+        return None;
+    }
+    let secs = repoprobe_core::curate::date::parse_utc(t)?;
+    let whole = repoprobe_core::curate::date::format_utc(secs);
+    let fraction = t
+        .split_once('.')
+        .map(|(_, f)| f.trim_end_matches(['Z', 'z']).trim_end_matches("+00:00"))
+        .filter(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
+    Some(match fraction {
+        Some(f) => format!("{}.{f}Z", whole.trim_end_matches('Z')),
+        None => whole,
+    })
 }
 
 /// One agent step of `text` (a model response), optionally an error of the run.
@@ -122,5 +156,29 @@ mod tests {
         assert_eq!(fm.extra.as_ref().unwrap()["turns"], 2);
         assert!(t.problems().is_empty());
         assert_eq!(Facts::of(&t).files_read, ["a.rs"]);
+    }
+
+    #[test]
+    fn a_cli_timestamp_is_written_in_one_utc_form_or_left_out_and_said() {
+        for (given, written) in [
+            ("2025-10-16T14:30:00Z", Some("2025-10-16T14:30:00Z")),
+            ("2025-10-16T14:30:00.123Z", Some("2025-10-16T14:30:00.123Z")),
+            ("2025-10-16t14:30:00z", Some("2025-10-16T14:30:00Z")),
+            ("2025-10-16 14:30:00+00:00", Some("2025-10-16T14:30:00Z")),
+            ("2025-12-31T23:59:60Z", Some("2026-01-01T00:00:00Z")),
+            ("2025-10-16T14:30:00", None),
+            ("2025-10-16T14:30:00+02:00", None),
+            ("1765000000", None),
+            ("2025-13-01T00:00:00Z", None),
+            ("yesterday", None),
+            ("", None),
+        ] {
+            let mut s = agent_step("x");
+            s.timestamp = Some(given.to_string());
+            check_timestamp(&mut s);
+            assert_eq!(s.timestamp.as_deref(), written, "{given:?}");
+            let said = s.extra.as_ref().and_then(|e| e.get("timestamp_unread"));
+            assert_eq!(said.is_some(), written.is_none(), "{given:?}");
+        }
     }
 }

@@ -1,8 +1,9 @@
 //! `repoprobe curate <stage>`: benchmark questions made from GitHub Discussions (paper §3.2,
 //! Figure 2; docs/curate.md). One subcommand per stage, each reading the previous stage's JSONL
 //! and writing its own, with what it dropped and why in an `excluded` journal beside its
-//! `--out` (`X.jsonl` → `X.excluded.ndjson`). Built so far: `repos`, `harvest`, `filter`,
-//! `report`, `verify`; `classify` and `enhance` are not.
+//! `--out` (`X.jsonl` → `X.excluded.ndjson`): `repos`, `harvest`, `filter`, `classify`,
+//! `enhance` (then the top-level `make-checklist`), `verify`, and after the human review
+//! `agreement` and `finalize`; `report` counts the funnel at any point.
 //!
 //! Every output is an append-only journal (`crate::output::Journal`): a rerun skips what is
 //! written, and secrets of our environment (`GITHUB_TOKEN` among them) are scrubbed from every

@@ -221,49 +221,23 @@ impl Bubblewrap {
     /// [`Bubblewrap::args`] after the system's directories: what this run sees of ours.
     fn run_args(&self, m: &Mounts) -> Vec<OsString> {
         let mut a: Vec<OsString> = Vec::new();
-        let mut push = |xs: &[&OsStr]| a.extend(xs.iter().map(|x| x.to_os_string()));
-        push(&[
-            "--dev".as_ref(),
-            "/dev".as_ref(),
-            "--proc".as_ref(),
-            "/proc".as_ref(),
-        ]);
+        push(&mut a, &["--dev", "/dev", "--proc", "/proc"]);
         // Each run gets a private, writable, empty `/tmp`: some CLIs write there at fixed paths
         // whatever `TMPDIR` says (Codex 0.171.0 creates `/tmp/codex-daemon-0` before its own
         // sandbox runs a command; read-only, every command failed), and nothing of the host's
         // `/tmp` (other programs' files, our own temporary directories) is seen. What must be
         // seen there (a worktree, the agent's program) is bound back below like anything hidden.
         let tmp = PathBuf::from(PRIVATE_TMP);
-        let mut hidden: Vec<&PathBuf> = self
-            .hidden
-            .iter()
-            // Hiding `/` would hide everything.
-            .filter(|h| h.as_path() != Path::new("/"))
-            .chain(std::iter::once(&tmp))
-            .collect();
-        hidden.sort_by_key(|p| (p.components().count(), p.as_os_str().to_os_string()));
-        hidden.dedup();
+        let hidden = self.hidden_with(&tmp);
         // Nothing of ours exists inside but what is bound; a hidden directory is hidden again
         // only where an exposed one brings it back (below).
-        push(&["--tmpfs".as_ref(), tmp.as_os_str()]);
-        let is_system = |p: &Path| SYSTEM_DIRS.iter().any(|d| p.starts_with(d));
-        let mut exposed: Vec<&PathBuf> = m
-            .exposed
-            .iter()
-            .filter(|p| {
-                p.is_absolute()
-                    && p.parent().is_some()
-                    && !is_system(p)
-                    && !hidden.contains(p)
-                    && !p
-                        .components()
-                        .any(|c| NEVER_EXPOSED.contains(&c.as_os_str().to_string_lossy().as_ref()))
-            })
-            .collect();
-        exposed.sort();
-        exposed.dedup();
+        push(&mut a, &["--tmpfs".as_ref(), tmp.as_os_str()]);
+        let exposed = exposed(m, &hidden);
         for p in &exposed {
-            push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
+            push(
+                &mut a,
+                &["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()],
+            );
         }
         // What an exposed directory brought back of a hidden one goes again (a PATH entry that
         // holds the clone cache, say).
@@ -272,60 +246,77 @@ impl Bubblewrap {
                 .iter()
                 .any(|e| h.starts_with(e) && h.as_path() != e.as_path())
         }) {
-            push(&["--tmpfs".as_ref(), h.as_os_str()]);
+            push(&mut a, &["--tmpfs".as_ref(), h.as_os_str()]);
         }
         for p in &m.writable {
-            push(&["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+            push(&mut a, &["--bind".as_ref(), p.as_os_str(), p.as_os_str()]);
         }
-        // A masked file that a bind brought back (a benchmark inside the worktree's parent
-        // under `/tmp`, say) is masked there too.
+        self.masks(&mut a, m, &exposed);
+        api_door(&mut a, m);
+        // The root itself (a tmpfs bwrap made) takes no new file: only the worktree, the scratch
+        // directory and the private `/tmp` are writable.
+        push(&mut a, &["--remount-ro", "/"]);
+        push(
+            &mut a,
+            &[
+                "--unshare-net",
+                "--unshare-pid",
+                "--unshare-ipc",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+                "--die-with-parent",
+                "--new-session",
+            ],
+        );
+        push(
+            &mut a,
+            &["--chdir".as_ref(), m.cwd.as_os_str(), "--".as_ref()],
+        );
+        a
+    }
+
+    /// The directories hidden (ours, the homes) and the private `tmp`, shallowest first; never
+    /// `/` (hiding it would hide everything).
+    fn hidden_with<'a>(&'a self, tmp: &'a PathBuf) -> Vec<&'a PathBuf> {
+        let mut hidden: Vec<&PathBuf> = self
+            .hidden
+            .iter()
+            .filter(|h| h.as_path() != Path::new("/"))
+            .chain(std::iter::once(tmp))
+            .collect();
+        hidden.sort_by_key(|p| (p.components().count(), p.as_os_str().to_os_string()));
+        hidden.dedup();
+        hidden
+    }
+
+    /// The masked files a bind brought back (a benchmark inside the worktree's parent under
+    /// `/tmp`, say) masked there too; the project settings emptied; what is read-only over a
+    /// writable directory.
+    fn masks(&self, a: &mut Vec<OsString>, m: &Mounts, exposed: &[&PathBuf]) {
         let shown = |f: &Path| {
             is_system(f)
                 || exposed.iter().any(|e| f.starts_with(e))
                 || m.writable.iter().any(|w| f.starts_with(w))
         };
         for f in self.masked.iter().filter(|f| shown(f)) {
-            push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), f.as_os_str()]);
+            push(
+                a,
+                &["--ro-bind".as_ref(), "/dev/null".as_ref(), f.as_os_str()],
+            );
         }
         for p in &m.emptied {
             if p.is_dir() {
-                push(&["--tmpfs".as_ref(), p.as_os_str()]);
+                push(a, &["--tmpfs".as_ref(), p.as_os_str()]);
             } else {
-                push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), p.as_os_str()]);
+                push(
+                    a,
+                    &["--ro-bind".as_ref(), "/dev/null".as_ref(), p.as_os_str()],
+                );
             }
         }
         for p in &m.read_only_over {
-            push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
+            push(a, &["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
         }
-        // `/run` of the host (sockets of its services) is replaced by the run's own, which holds
-        // the way to the API only.
-        push(&["--tmpfs".as_ref(), "/run".as_ref()]);
-        if let Some(door) = &m.api {
-            push(&[
-                "--ro-bind".as_ref(),
-                door.bridge.as_os_str(),
-                BRIDGE.as_ref(),
-                "--ro-bind".as_ref(),
-                door.socket.as_os_str(),
-                API_SOCKET.as_ref(),
-            ]);
-        }
-        // The root itself (a tmpfs bwrap made) takes no new file: only the worktree, the scratch
-        // directory and the private `/tmp` are writable.
-        push(&["--remount-ro".as_ref(), "/".as_ref()]);
-        push(&[
-            "--unshare-net".as_ref(),
-            "--unshare-pid".as_ref(),
-            "--unshare-ipc".as_ref(),
-            "--unshare-uts".as_ref(),
-            "--unshare-cgroup-try".as_ref(),
-            "--die-with-parent".as_ref(),
-            "--new-session".as_ref(),
-            "--chdir".as_ref(),
-            m.cwd.as_os_str(),
-            "--".as_ref(),
-        ]);
-        a
     }
 
     /// `program args…` confined: bwrap's program and the whole argument list.
@@ -474,6 +465,55 @@ pub fn program_dirs(program: &OsStr, path: Option<&OsStr>) -> Vec<PathBuf> {
     canon.sort();
     canon.dedup();
     canon
+}
+
+/// Appends bwrap arguments.
+fn push<S: AsRef<OsStr> + ?Sized>(a: &mut Vec<OsString>, xs: &[&S]) {
+    a.extend(xs.iter().map(|x| x.as_ref().to_os_string()));
+}
+
+fn is_system(p: &Path) -> bool {
+    SYSTEM_DIRS.iter().any(|d| p.starts_with(d))
+}
+
+/// The directories the agent may read besides the system's: absolute, not `/`, not a system
+/// directory (those are there already), not hidden, holding no component that is never shown.
+fn exposed<'a>(m: &'a Mounts, hidden: &[&PathBuf]) -> Vec<&'a PathBuf> {
+    let mut exposed: Vec<&PathBuf> = m
+        .exposed
+        .iter()
+        .filter(|p| {
+            p.is_absolute()
+                && p.parent().is_some()
+                && !is_system(p)
+                && !hidden.contains(p)
+                && !p
+                    .components()
+                    .any(|c| NEVER_EXPOSED.contains(&c.as_os_str().to_string_lossy().as_ref()))
+        })
+        .collect();
+    exposed.sort();
+    exposed.dedup();
+    exposed
+}
+
+/// `/run` of the host (sockets of its services) replaced by the run's own, which holds the way
+/// to the API only: the bridge program and the proxy's socket.
+fn api_door(a: &mut Vec<OsString>, m: &Mounts) {
+    push(a, &["--tmpfs", "/run"]);
+    if let Some(door) = &m.api {
+        push(
+            a,
+            &[
+                "--ro-bind".as_ref(),
+                door.bridge.as_os_str(),
+                BRIDGE.as_ref(),
+                "--ro-bind".as_ref(),
+                door.socket.as_os_str(),
+                API_SOCKET.as_ref(),
+            ],
+        );
+    }
 }
 
 #[cfg(test)]

@@ -270,107 +270,141 @@ fn codex_overrides(base_url: &str) -> Vec<String> {
 /// over `turn.completed`; a `turn.failed`, or an `error` event with no completed turn after it,
 /// is the error.
 fn parse_codex(stdout: &str) -> AgentResult {
-    let mut r = AgentResult::default();
-    let (mut events, mut not_json) = (0u32, 0u32);
-    let (mut input, mut cached, mut output, mut turns) = (0u64, 0u64, 0u64, 0u32);
-    let mut answer: Option<String> = None;
-    let mut failed: Option<String> = None;
-    let mut pending_error: Option<String> = None;
-    let mut warnings: Vec<Value> = Vec::new();
-    let mut tools = ToolTally::default();
-    let mut file_changes = 0u32;
+    let mut read = CodexRead::default();
     for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            not_json += 1;
-            continue;
-        };
-        events += 1;
-        let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) => read.event(&v),
+            Err(_) => read.not_json += 1,
+        }
+    }
+    if read.events == 0 {
+        return unparsable("Codex JSONL events", stdout);
+    }
+    read.finish()
+}
+
+/// What Codex's events said so far.
+#[derive(Default)]
+struct CodexRead {
+    r: AgentResult,
+    events: u32,
+    not_json: u32,
+    input: u64,
+    cached: u64,
+    output: u64,
+    turns: u32,
+    answer: Option<String>,
+    /// A `turn.failed`'s message.
+    failed: Option<String>,
+    /// The last `error` event's message, until a turn completes after it.
+    pending_error: Option<String>,
+    warnings: Vec<Value>,
+    tools: ToolTally,
+    file_changes: u32,
+}
+
+fn text_of(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).map(str::to_string)
+}
+
+impl CodexRead {
+    fn event(&mut self, v: &Value) {
+        self.events += 1;
         match v.get("type").and_then(Value::as_str).unwrap_or("") {
             "thread.started" => {
                 if let Some(id) = v.get("thread_id") {
-                    r.meta.insert("thread_id".into(), id.clone());
+                    self.r.meta.insert("thread_id".into(), id.clone());
                 }
             }
             "turn.completed" => {
-                turns += 1;
-                pending_error = None;
+                self.turns += 1;
+                self.pending_error = None;
                 if let Some(u) = v.get("usage") {
                     let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-                    input += n("input_tokens");
-                    cached += n("cached_input_tokens");
-                    output += n("output_tokens");
+                    self.input += n("input_tokens");
+                    self.cached += n("cached_input_tokens");
+                    self.output += n("output_tokens");
                 }
             }
             "turn.failed" => {
-                let msg = v.get("error").and_then(|e| s(e, "message"));
-                failed = Some(msg.unwrap_or_else(|| "turn failed".into()));
+                let msg = v.get("error").and_then(|e| text_of(e, "message"));
+                self.failed = Some(msg.unwrap_or_else(|| "turn failed".into()));
             }
             "error" => {
-                let msg = s(&v, "message").unwrap_or_else(|| "error event".into());
-                warnings.push(Value::String(msg.clone()));
-                pending_error = Some(msg);
+                let msg = text_of(v, "message").unwrap_or_else(|| "error event".into());
+                self.warnings.push(Value::String(msg.clone()));
+                self.pending_error = Some(msg);
             }
             "item.completed" => {
-                let Some(item) = v.get("item") else { continue };
-                match item.get("type").and_then(Value::as_str).unwrap_or("") {
-                    "agent_message" => answer = s(item, "text"),
-                    "error" => {
-                        if let Some(m) = s(item, "message") {
-                            warnings.push(Value::String(m));
-                        }
-                    }
-                    "command_execution" => {
-                        // `status` completed | failed | declined (a sandbox refusal).
-                        let ok = item.get("status").and_then(Value::as_str) == Some("completed")
-                            && item
-                                .get("exit_code")
-                                .and_then(Value::as_i64)
-                                .is_none_or(|c| c == 0);
-                        let output = s(item, "aggregated_output").unwrap_or_default();
-                        tools.call(ok, &output);
-                    }
-                    "mcp_tool_call" => {
-                        let ok = item.get("status").and_then(Value::as_str) != Some("failed");
-                        let e = item.get("error").and_then(|e| s(e, "message"));
-                        tools.call(ok, &e.unwrap_or_default());
-                    }
-                    "web_search" => tools.call(true, ""),
-                    "file_change" => file_changes += 1,
-                    _ => {}
+                if let Some(item) = v.get("item") {
+                    self.item(item);
                 }
             }
             _ => {}
         }
     }
-    if events == 0 {
-        return unparsable("Codex JSONL events", stdout);
+
+    /// A completed item: the answer so far, an error, or a tool call.
+    fn item(&mut self, item: &Value) {
+        match item.get("type").and_then(Value::as_str).unwrap_or("") {
+            "agent_message" => self.answer = text_of(item, "text"),
+            "error" => {
+                if let Some(m) = text_of(item, "message") {
+                    self.warnings.push(Value::String(m));
+                }
+            }
+            "command_execution" => {
+                // `status` completed | failed | declined (a sandbox refusal).
+                let ok = item.get("status").and_then(Value::as_str) == Some("completed")
+                    && item
+                        .get("exit_code")
+                        .and_then(Value::as_i64)
+                        .is_none_or(|c| c == 0);
+                let output = text_of(item, "aggregated_output").unwrap_or_default();
+                self.tools.call(ok, &output);
+            }
+            "mcp_tool_call" => {
+                let ok = item.get("status").and_then(Value::as_str) != Some("failed");
+                let e = item.get("error").and_then(|e| text_of(e, "message"));
+                self.tools.call(ok, &e.unwrap_or_default());
+            }
+            "web_search" => self.tools.call(true, ""),
+            "file_change" => self.file_changes += 1,
+            _ => {}
+        }
     }
-    r.turns = Some(turns);
-    if turns > 0 {
-        r.input_tokens = Some(input);
-        r.cache_read_tokens = Some(cached);
-        r.output_tokens = Some(output);
-    }
-    tools.record(&mut r);
-    if file_changes > 0 {
-        r.meta.insert("file_changes".into(), file_changes.into());
-    }
-    if not_json > 0 {
-        r.meta.insert("non_json_lines".into(), not_json.into());
-    }
-    if let Some(e) = failed.as_ref().or(pending_error.as_ref())
-        && let Some(status) = codex_api_status(&warnings, e)
-    {
-        r.meta.insert("api_error_status".into(), status);
-    }
-    if !warnings.is_empty() {
-        r.meta.insert("errors".into(), Value::Array(warnings));
-    }
-    if let Some(e) = failed.or(pending_error) {
-        let e = tail(&e, ERROR_TAIL_CHARS);
-        match r.meta.get("api_error_status") {
-            Some(status) => {
+
+    /// The result: counts in `meta`, then the verdict — a failure at the model API could not
+    /// run, another failure is the agent's, else its last message is the answer.
+    fn finish(mut self) -> AgentResult {
+        let r = &mut self.r;
+        r.turns = Some(self.turns);
+        if self.turns > 0 {
+            r.input_tokens = Some(self.input);
+            r.cache_read_tokens = Some(self.cached);
+            r.output_tokens = Some(self.output);
+        }
+        self.tools.record(r);
+        if self.file_changes > 0 {
+            r.meta
+                .insert("file_changes".into(), self.file_changes.into());
+        }
+        if self.not_json > 0 {
+            r.meta.insert("non_json_lines".into(), self.not_json.into());
+        }
+        let failure = self.failed.or(self.pending_error);
+        let status = failure
+            .as_ref()
+            .and_then(|e| codex_api_status(&self.warnings, e));
+        if let Some(status) = &status {
+            r.meta.insert("api_error_status".into(), status.clone());
+        }
+        if !self.warnings.is_empty() {
+            r.meta.insert("errors".into(), Value::Array(self.warnings));
+        }
+        match (failure, status) {
+            (Some(e), Some(status)) => {
+                let e = tail(&e, ERROR_TAIL_CHARS);
                 let (cause, said) = match status.as_u64() {
                     Some(n) => (
                         Cause::of_http_status(u16::try_from(n).unwrap_or(0)),
@@ -383,14 +417,12 @@ fn parse_codex(stdout: &str) -> AgentResult {
                     format!("Codex: model API error ({said}): {e}"),
                 ));
             }
-            None => r.error = Some(format!("Codex: {e}")),
+            (Some(e), None) => r.error = Some(format!("Codex: {}", tail(&e, ERROR_TAIL_CHARS))),
+            (None, _) if self.turns == 0 => r.error = Some("Codex: no completed turn".into()),
+            (None, _) => r.answer = self.answer,
         }
-    } else if turns == 0 {
-        r.error = Some("Codex: no completed turn".into());
-    } else {
-        r.answer = answer;
+        self.r
     }
-    r
 }
 
 /// Whether a failed Codex run failed at the model API, and how: the HTTP status a message names

@@ -7,7 +7,9 @@
 //! The items are the question's knowledge items, numbered from 1 in checklist order (the
 //! clarity item is not read from the repository). Whether an evidence path exists at the
 //! commit is not this module's to know: the command asks the repository, and
-//! `crate::curate::verify` decides with both.
+//! `crate::curate::verify` decides with both. The question, the checked items, the prompt's
+//! version and the evidence source are defined there (curate verify's data, which must not
+//! import this module) and re-exported here.
 
 use super::prompt::{reask_with, repo_line, sections, substitute};
 use super::reply::{Entries, extract_object_of, integer};
@@ -15,51 +17,16 @@ use super::{JudgePrompt, Protocol};
 use crate::cited::split_lines;
 use crate::issue::quote;
 use crate::model::repo_path::normalise;
-use crate::model::{ChecklistItem, EvidencePath, ItemKind, Question};
+use crate::model::{ChecklistItem, EvidencePath};
 use serde_json::Value;
 
-/// Version of the prompt below; every verdict carries it.
-pub const PROMPT_VERSION: &str = "curate-verify-v1";
+pub use crate::curate::verify::{EVIDENCE_SOURCE, ItemCheck, PROMPT_VERSION, Verification};
 
 /// The prompt template (`crates/repoprobe-core/prompts/curate-verify-v1.md`).
 pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/curate-verify-v1.md");
 
 /// Name of the reply schema.
 pub const REPLY_NAME: &str = "verification";
-
-/// The `source` of the evidence entries a passing question's items are given.
-pub const EVIDENCE_SOURCE: &str = "verified";
-
-/// One question to verify.
-#[derive(Debug, Clone, Copy)]
-pub struct Verification<'q> {
-    pub question: &'q Question,
-}
-
-/// What the agent said of one item, checked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemCheck {
-    /// 1-based, as the prompt numbers it.
-    pub number: usize,
-    /// The checklist item's id.
-    pub id: String,
-    pub grounded: bool,
-    /// Normalised paths, each once (with its lines, when given); possibly empty when not
-    /// grounded.
-    pub evidence: Vec<EvidencePath>,
-    pub reason: String,
-}
-
-impl<'q> Verification<'q> {
-    /// The items to ground: the knowledge items, in checklist order (item `n` is `items()[n-1]`).
-    pub fn items(&self) -> Vec<&'q ChecklistItem> {
-        self.question
-            .checklist
-            .iter()
-            .filter(|i| i.kind == ItemKind::Knowledge)
-            .collect()
-    }
-}
 
 /// Renders the prompt. The agent's final message has no structured-output mode, so the schema
 /// is always spelled out.
@@ -409,6 +376,7 @@ impl Protocol for Verification<'_> {
 mod tests {
     use super::*;
     use crate::fixtures;
+    use crate::model::{ItemKind, Question};
 
     fn question() -> Question {
         let mut q = fixtures::question();

@@ -32,11 +32,6 @@ const NOT_YET: &[&str] = &[
     "src/pages/review/mod.rs: ReviewView",
     "src/pages/review/candidate.rs: candidate",
     "src/ui/controls.rs: Controls",
-    "crates/repoprobe-core/src/load/split.rs: Splitter::scan_structure",
-    "crates/repoprobe-core/src/protocol/curate_verify.rs: entry_of",
-    "crates/repoprobe-core/src/validate.rs: question",
-    "crates/repoprobe-core/src/metrics/audit.rs: audit",
-    "crates/repoprobe-core/src/metrics/retrieval.rs: rows",
     "crates/repoprobe-test-support/src/github.rs: answer",
     "crates/repoprobe-test-support/src/github.rs: World::standard",
 ];

@@ -181,36 +181,8 @@ pub fn ReviewView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let query = use_query_map();
     let navigate = use_navigate();
-    let candidates = Memo::new(move |_| {
-        state.snapshot.with(|s| {
-            let mut c: Vec<Question> = s
-                .questions
-                .iter()
-                .filter(|q| q.curation.is_some())
-                .cloned()
-                .collect();
-            c.sort_by(|a, b| a.id.cmp(&b.id));
-            c
-        })
-    });
-    // The storage key: the SHA-256 of every file that gave questions (the Data view's).
-    let storage_name = Memo::new(move |_| {
-        let questions = repoprobe_core::RecordKind::Question.bundle_key();
-        let s = state.snapshot.get();
-        let hashes = state.hashes.get();
-        let mut names = s.files.iter().enumerate().filter(|(i, _)| {
-            s.per_file
-                .get(*i)
-                .is_some_and(|k| k.iter().any(|(k, n)| k == questions && *n > 0))
-        });
-        let mut any = false;
-        let mut got = Vec::new();
-        for (_, f) in names.by_ref() {
-            any = true;
-            got.push(hashes.get(&f.name).cloned()?);
-        }
-        any.then(|| storage_key(&got))
-    });
+    let candidates = candidates_of(state);
+    let storage_name = storage_name(state);
     let reviews = Memo::new(move |_| state.snapshot.with(|s| s.reviews.clone()));
     let agreed = Memo::new(move |_| {
         let r = reviews.get();
@@ -219,39 +191,16 @@ pub fn ReviewView() -> impl IntoView {
     });
     let disagreements =
         Memo::new(move |_| agreed.get().map(|a| a.disagreements).unwrap_or_default());
-    let role = Memo::new(move |_| {
-        if query.with(|q| q.get("adjudicate").as_deref() == Some("1")) {
-            ReviewRole::Adjudicator
-        } else {
-            ReviewRole::Reviewer
-        }
-    });
+    // `&adjudicate=1`: the adjudicator's decisions.
+    let role =
+        Memo::new(
+            move |_| match query.with(|q| q.get("adjudicate").as_deref() == Some("1")) {
+                true => ReviewRole::Adjudicator,
+                false => ReviewRole::Reviewer,
+            },
+        );
     let decisions = RwSignal::new(Decisions::default());
-    // The ids the filters show, in id order.
-    let listed = Memo::new(move |_| {
-        let q = query.get();
-        let show = q.get("show").unwrap_or_else(|| "all".into());
-        let (repo, category) = (q.get("repo"), q.get("category"));
-        let role = role.get();
-        let dis = disagreements.get();
-        decisions.with(|d| {
-            candidates.with(|c| {
-                c.iter()
-                    .filter(|c| {
-                        shown(
-                            c,
-                            &show,
-                            repo.as_deref(),
-                            category.as_deref(),
-                            d.decision(role, &c.id),
-                            &dis,
-                        )
-                    })
-                    .map(|c| c.id.clone())
-                    .collect::<Vec<_>>()
-            })
-        })
-    });
+    let listed = listed(query, role, disagreements, decisions, candidates);
     // The candidate shown: the address's, else the first the filters show. It stays while a
     // decision takes it out of the filter (the next key moves on from it).
     let current = Memo::new(move |_| {
@@ -272,51 +221,8 @@ pub fn ReviewView() -> impl IntoView {
         note: NodeRef::new(),
         name: NodeRef::new(),
     };
-    // The decisions of this candidates file, read once its key is known.
-    Effect::new(move |_| {
-        let Some(k) = storage_name.get() else {
-            // Another file of questions came and its hash is not known yet: no decision is
-            // taken until it is (it would be kept under the former file's key).
-            if r.key.get_untracked().is_some() {
-                r.key.set(None);
-                decisions.set(Decisions::default());
-            }
-            return;
-        };
-        if r.key.get_untracked().as_deref() != Some(k.as_str()) {
-            decisions.set(
-                stored(&k)
-                    .map(|t| Decisions::from_json(&t))
-                    .unwrap_or_default(),
-            );
-            r.key.set(Some(k));
-        }
-    });
-    // Before the tab closes or reloads with decisions not exported: the browser's warning.
-    let unload = window_event_listener_untyped("beforeunload", move |ev| {
-        if decisions.with_untracked(|d| d.unexported) {
-            ev.prevent_default();
-            let _ = js_sys::Reflect::set(&ev, &"returnValue".into(), &"".into());
-        }
-    });
-    on_cleanup(move || unload.remove());
-    // Previous and next among those the filters show (and the one shown).
-    let neighbours = Memo::new(move |_| {
-        let cur = current.get();
-        let mut ids = listed.get();
-        if let Some(c) = &cur
-            && !ids.contains(c)
-        {
-            ids.push(c.clone());
-            ids.sort();
-        }
-        let at = cur.and_then(|c| ids.iter().position(|i| *i == c));
-        let prev = at
-            .and_then(|i| i.checked_sub(1))
-            .and_then(|i| ids.get(i).cloned());
-        let next = at.and_then(|i| ids.get(i + 1).cloned());
-        (prev, next)
-    });
+    keep_decisions(r, storage_name);
+    let neighbours = neighbours(current, listed);
     keys(r, neighbours);
 
     let go = {
@@ -343,15 +249,7 @@ pub fn ReviewView() -> impl IntoView {
         <h1>"Review"</h1>
         {move || {
             if candidates.with(Vec::is_empty) {
-                return view! {
-                    <p class="empty">
-                        "No candidates loaded: the Review view reads a candidates file (questions with a "
-                        <code>"curation"</code>
-                        " block, as "<code>"repoprobe curate verify"</code>" writes them). Drop it on the page, pick it with “Add results…” or give it as "
-                        <code>"?data=URL"</code>"; review files dropped beside it show the reviewers' agreement."
-                    </p>
-                }
-                .into_any();
+                return no_candidates();
             }
             view! {
                 {where_kept(r, storage_name).into_any()}
@@ -362,21 +260,176 @@ pub fn ReviewView() -> impl IntoView {
                 {move || current.get().and_then(|id| candidates.with(|c| c.iter().find(|q| q.id == id).cloned())).map(|q| {
                     // Built again once the kept decisions are read (the note's text is set once).
                     r.key.track();
-                    let role = role.get();
-                    let others: Vec<Review> = reviews.with(|all| all.iter().filter(|x| x.question_id == q.id).cloned().collect());
-                    view! {
-                        {pager(neighbours).into_any()}
-                        <div class="review-layout">
-                            {candidate::candidate(&q).into_any()}
-                            {decision_panel(r, &q.id, role, others).into_any()}
-                        </div>
-                    }
-                    .into_any()
+                    reviewed(r, &q, reviews, neighbours)
                 })}
             }
             .into_any()
         }}
     }
+}
+
+/// What the view says when no candidate is loaded.
+fn no_candidates() -> AnyView {
+    view! {
+        <p class="empty">
+            "No candidates loaded: the Review view reads a candidates file (questions with a "
+            <code>"curation"</code>
+            " block, as "<code>"repoprobe curate verify"</code>" writes them). Drop it on the page, pick it with “Add results…” or give it as "
+            <code>"?data=URL"</code>"; review files dropped beside it show the reviewers' agreement."
+        </p>
+    }
+    .into_any()
+}
+
+/// Candidate `q` under review: the pager, the candidate and the decision panel (with the
+/// reviews of it loaded).
+fn reviewed(
+    r: Reviewing,
+    q: &Question,
+    reviews: Memo<Vec<Review>>,
+    neighbours: Memo<(Option<String>, Option<String>)>,
+) -> AnyView {
+    let others: Vec<Review> = reviews.with(|all| {
+        all.iter()
+            .filter(|x| x.question_id == q.id)
+            .cloned()
+            .collect()
+    });
+    view! {
+        {pager(neighbours).into_any()}
+        <div class="review-layout">
+            {candidate::candidate(q).into_any()}
+            {decision_panel(r, &q.id, r.role.get(), others).into_any()}
+        </div>
+    }
+    .into_any()
+}
+
+/// The candidates: the questions with a `curation` block, in id order.
+fn candidates_of(state: AppState) -> Memo<Vec<Question>> {
+    Memo::new(move |_| {
+        state.snapshot.with(|s| {
+            let mut c: Vec<Question> = s
+                .questions
+                .iter()
+                .filter(|q| q.curation.is_some())
+                .cloned()
+                .collect();
+            c.sort_by(|a, b| a.id.cmp(&b.id));
+            c
+        })
+    })
+}
+
+/// The storage key: the SHA-256 of every file that gave questions (the Data view's); `None`
+/// until every hash is known.
+fn storage_name(state: AppState) -> Memo<Option<String>> {
+    Memo::new(move |_| {
+        let questions = repoprobe_core::RecordKind::Question.bundle_key();
+        let s = state.snapshot.get();
+        let hashes = state.hashes.get();
+        let mut names = s.files.iter().enumerate().filter(|(i, _)| {
+            s.per_file
+                .get(*i)
+                .is_some_and(|k| k.iter().any(|(k, n)| k == questions && *n > 0))
+        });
+        let mut any = false;
+        let mut got = Vec::new();
+        for (_, f) in names.by_ref() {
+            any = true;
+            got.push(hashes.get(&f.name).cloned()?);
+        }
+        any.then(|| storage_key(&got))
+    })
+}
+
+/// The ids the filters show, in id order.
+fn listed(
+    query: Memo<leptos_router::params::ParamsMap>,
+    role: Memo<ReviewRole>,
+    disagreements: Memo<Vec<String>>,
+    decisions: RwSignal<Decisions>,
+    candidates: Memo<Vec<Question>>,
+) -> Memo<Vec<String>> {
+    Memo::new(move |_| {
+        let q = query.get();
+        let show = q.get("show").unwrap_or_else(|| "all".into());
+        let (repo, category) = (q.get("repo"), q.get("category"));
+        let role = role.get();
+        let dis = disagreements.get();
+        decisions.with(|d| {
+            candidates.with(|c| {
+                c.iter()
+                    .filter(|c| {
+                        shown(
+                            c,
+                            &show,
+                            repo.as_deref(),
+                            category.as_deref(),
+                            d.decision(role, &c.id),
+                            &dis,
+                        )
+                    })
+                    .map(|c| c.id.clone())
+                    .collect::<Vec<_>>()
+            })
+        })
+    })
+}
+
+/// The decisions of this candidates file, read once its key is known; and the browser's
+/// warning before the tab closes or reloads with decisions not exported.
+fn keep_decisions(r: Reviewing, storage_name: Memo<Option<String>>) {
+    let decisions = r.decisions;
+    Effect::new(move |_| {
+        let Some(k) = storage_name.get() else {
+            // Another file of questions came and its hash is not known yet: no decision is
+            // taken until it is (it would be kept under the former file's key).
+            if r.key.get_untracked().is_some() {
+                r.key.set(None);
+                decisions.set(Decisions::default());
+            }
+            return;
+        };
+        if r.key.get_untracked().as_deref() != Some(k.as_str()) {
+            decisions.set(
+                stored(&k)
+                    .map(|t| Decisions::from_json(&t))
+                    .unwrap_or_default(),
+            );
+            r.key.set(Some(k));
+        }
+    });
+    let unload = window_event_listener_untyped("beforeunload", move |ev| {
+        if decisions.with_untracked(|d| d.unexported) {
+            ev.prevent_default();
+            let _ = js_sys::Reflect::set(&ev, &"returnValue".into(), &"".into());
+        }
+    });
+    on_cleanup(move || unload.remove());
+}
+
+/// Previous and next among those the filters show (and the one shown).
+fn neighbours(
+    current: Memo<Option<String>>,
+    listed: Memo<Vec<String>>,
+) -> Memo<(Option<String>, Option<String>)> {
+    Memo::new(move |_| {
+        let cur = current.get();
+        let mut ids = listed.get();
+        if let Some(c) = &cur
+            && !ids.contains(c)
+        {
+            ids.push(c.clone());
+            ids.sort();
+        }
+        let at = cur.and_then(|c| ids.iter().position(|i| *i == c));
+        let prev = at
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| ids.get(i).cloned());
+        let next = at.and_then(|i| ids.get(i + 1).cloned());
+        (prev, next)
+    })
 }
 
 /// Where the decisions are kept, and what would lose them.

@@ -180,25 +180,22 @@ fn shown(
 pub fn ReviewView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let query = use_query_map();
-    let navigate = use_navigate();
     let candidates = candidates_of(state);
     let storage_name = storage_name(state);
     let reviews = Memo::new(move |_| state.snapshot.with(|s| s.reviews.clone()));
     let agreed = Memo::new(move |_| {
-        let r = reviews.get();
-        let a = agreement(&r);
+        let a = agreement(&reviews.get());
         (a.reviewers.len() >= 2).then_some(a)
     });
     let disagreements =
         Memo::new(move |_| agreed.get().map(|a| a.disagreements).unwrap_or_default());
-    // `&adjudicate=1`: the adjudicator's decisions.
-    let role =
-        Memo::new(
-            move |_| match query.with(|q| q.get("adjudicate").as_deref() == Some("1")) {
-                true => ReviewRole::Adjudicator,
-                false => ReviewRole::Reviewer,
-            },
-        );
+    let role = Memo::new(move |_| {
+        if query.with(|q| q.get("adjudicate").as_deref() == Some("1")) {
+            ReviewRole::Adjudicator
+        } else {
+            ReviewRole::Reviewer
+        }
+    });
     let decisions = RwSignal::new(Decisions::default());
     let listed = listed(query, role, disagreements, decisions, candidates);
     // The candidate shown: the address's, else the first the filters show. It stays while a
@@ -224,26 +221,7 @@ pub fn ReviewView() -> impl IntoView {
     keep_decisions(r, storage_name);
     let neighbours = neighbours(current, listed);
     keys(r, neighbours);
-
-    let go = {
-        let navigate = navigate.clone();
-        move |k: &'static str, v: String| {
-            let v = (!v.is_empty()).then_some(v);
-            navigate(
-                &href(&[(k, v.as_deref()), ("id", None)]),
-                Default::default(),
-            );
-        }
-    };
-    let set_adjudicate = {
-        let navigate = navigate.clone();
-        move |on: bool| {
-            navigate(
-                &href(&[("adjudicate", on.then_some("1"))]),
-                Default::default(),
-            )
-        }
-    };
+    let (go, set_adjudicate) = filter_links();
 
     view! {
         <h1>"Review"</h1>
@@ -266,6 +244,32 @@ pub fn ReviewView() -> impl IntoView {
             .into_any()
         }}
     }
+}
+
+/// What the filters do: `go(key, value)` shows the candidates with that value (none: all), from
+/// the first; `set_adjudicate(on)` switches the adjudicator's mode.
+fn filter_links() -> (
+    impl Fn(&'static str, String) + Clone + 'static,
+    impl Fn(bool) + Clone + 'static,
+) {
+    let navigate = use_navigate();
+    let go = {
+        let navigate = navigate.clone();
+        move |k: &'static str, v: String| {
+            let v = (!v.is_empty()).then_some(v);
+            navigate(
+                &href(&[(k, v.as_deref()), ("id", None)]),
+                Default::default(),
+            );
+        }
+    };
+    let set_adjudicate = move |on: bool| {
+        navigate(
+            &href(&[("adjudicate", on.then_some("1"))]),
+            Default::default(),
+        )
+    };
+    (go, set_adjudicate)
 }
 
 /// What the view says when no candidate is loaded.

@@ -118,19 +118,14 @@ fn score_all(
         .iter()
         .map(|&s| (s.as_str().to_string(), strata::rows(s, &index, &judged, p)))
         .collect();
-
     let reliability = reliability(ds, &index, &judged, judge.as_deref(), p);
     let (classifier, failure_modes, failure_mode_average) = failure_modes(ds);
 
     let paired = match (&opts.compare, &judge) {
-        (Some(pair), Some(j)) => Some(paired_comparison(
-            pair,
-            j,
-            &judged,
-            nq,
-            p,
-            resamples.as_ref(),
-        )?),
+        (Some(pair), Some(j)) => {
+            let r = resamples.as_ref();
+            Some(paired_comparison(pair, j, &judged, nq, p, r)?)
+        }
         _ => None,
     };
 
@@ -150,14 +145,7 @@ fn score_all(
     let issues = issues_out(issues, &models, p);
 
     Ok(ScoreReport {
-        policy: PolicyInfo {
-            missing: p,
-            std: "sample".to_string(),
-            bootstrap: opts.bootstrap,
-            seed: opts.seed,
-            dropped_questions: Vec::new(),
-            weights: opts.weights.iter().map(ToString::to_string).collect(),
-        },
+        policy: policy(opts),
         judge,
         models,
         strata,
@@ -174,6 +162,19 @@ fn score_all(
         evidence: None,
         histograms: None,
     })
+}
+
+/// The policies in force, as the report states them (the dropped questions are added by
+/// `score` after).
+fn policy(opts: &ScoreOptions) -> PolicyInfo {
+    PolicyInfo {
+        missing: opts.missing,
+        std: "sample".to_string(),
+        bootstrap: opts.bootstrap,
+        seed: opts.seed,
+        dropped_questions: Vec::new(),
+        weights: opts.weights.iter().map(ToString::to_string).collect(),
+    }
 }
 
 /// What every table is computed from: the (model, judge) grids, the questions each model

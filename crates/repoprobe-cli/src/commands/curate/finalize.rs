@@ -99,19 +99,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     note_created_outside(&a, &reviewed.kept);
 
     // Outputs first (atomically), then the manifest with their hashes.
-    if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        crate::input::create_dir_all(dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    write_atomically(&a.out, reviewed.kept_text.as_bytes())
-        .with_context(|| format!("cannot write {}", a.out.display()))?;
-    let mut ex_text = String::new();
-    for e in &reviewed.excluded {
-        ex_text.push_str(&serde_json::to_string(e)?);
-        ex_text.push('\n');
-    }
-    write_atomically(&excluded_out, ex_text.as_bytes())
-        .with_context(|| format!("cannot write {}", excluded_out.display()))?;
+    write_outputs(&a.out, &excluded_out, &reviewed)?;
     let count = reviewed.count;
     let manifest = Manifest {
         format: MANIFEST_FORMAT.to_string(),
@@ -303,6 +291,23 @@ fn note_created_outside(a: &Args, kept: &[(&Question, (String, String))]) {
             "note: {outside} kept question(s) were created outside --created-after/--created-before"
         );
     }
+}
+
+/// The benchmark (the kept candidates as read) and the excluded journal, each atomically.
+fn write_outputs(out: &Path, excluded_out: &Path, reviewed: &Reviewed<'_>) -> anyhow::Result<()> {
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::input::create_dir_all(dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    write_atomically(out, reviewed.kept_text.as_bytes())
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    let mut ex_text = String::new();
+    for e in &reviewed.excluded {
+        ex_text.push_str(&serde_json::to_string(e)?);
+        ex_text.push('\n');
+    }
+    write_atomically(excluded_out, ex_text.as_bytes())
+        .with_context(|| format!("cannot write {}", excluded_out.display()))
 }
 
 /// Every file of the release and what it was read or written as, with its SHA-256: the stages

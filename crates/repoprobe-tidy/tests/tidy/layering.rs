@@ -146,3 +146,69 @@ fn the_layering_rule_sees_a_forbidden_dependency() {
         "{got:?}"
     );
 }
+
+/// ARCHITECTURE.md's table of the layers (under "The layers of rule a"), as (crate, may depend
+/// on), short names (`core`) made whole (`repoprobe-core`).
+fn documented() -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let table = text
+        .split_once("The layers of rule a")
+        .expect("ARCHITECTURE.md has the layers of rule a")
+        .1;
+    let whole = |s: &str| {
+        let s = s.trim().trim_matches('`');
+        if s.starts_with("repoprobe-") {
+            s.to_string()
+        } else {
+            format!("repoprobe-{s}")
+        }
+    };
+    let mut out = Vec::new();
+    for line in table.lines().skip_while(|l| !l.starts_with('|')).skip(2) {
+        let cells: Vec<&str> = line.split('|').collect();
+        let [_, crates, deps, _] = cells[..] else {
+            break;
+        };
+        let mut deps: Vec<String> = match deps.trim() {
+            "no workspace crate" => Vec::new(),
+            d => d.split(',').map(whole).collect(),
+        };
+        deps.sort();
+        for c in crates.split(',') {
+            out.push((whole(c), deps.clone()));
+        }
+    }
+    out
+}
+
+#[test]
+fn architecture_md_states_the_same_layers() {
+    let mut documented = documented();
+    documented.sort();
+    let mut here: Vec<(String, Vec<String>)> = MAY_DEPEND_ON
+        .iter()
+        .map(|(c, deps)| {
+            let mut deps: Vec<String> = deps.iter().map(|d| d.to_string()).collect();
+            deps.sort();
+            (c.to_string(), deps)
+        })
+        .collect();
+    here.sort();
+    let differ: Vec<String> = here
+        .iter()
+        .filter(|row| !documented.contains(row))
+        .map(|(c, deps)| format!("tests/tidy/layering.rs: `{c}` may depend on {deps:?}"))
+        .chain(
+            documented
+                .iter()
+                .filter(|row| !here.contains(row))
+                .map(|(c, deps)| format!("ARCHITECTURE.md: `{c}` may depend on {deps:?}")),
+        )
+        .collect();
+    fail_with(
+        "crate layering: one table, the same in ARCHITECTURE.md (\"The layers of rule a\") and \
+         in tests/tidy/layering.rs",
+        "change both together",
+        &differ,
+    );
+}

@@ -32,6 +32,7 @@ pub mod worker;
 
 use leptos::prelude::*;
 use leptos_router::components::Router;
+use leptos_router::params::ParamsMap;
 use state::AppState;
 use wasm_bindgen::JsCast;
 
@@ -282,6 +283,75 @@ const VIEWS: [(&str, &str); 8] = [
     ("data", "Data"),
 ];
 
+/// The links to the views, the one shown marked.
+#[component]
+fn ViewLinks(query: Memo<ParamsMap>, view_name: Memo<String>) -> impl IntoView {
+    view! {
+        <nav aria-label="Views">
+            {VIEWS
+                .iter()
+                .map(|&(v, label)| {
+                    view! {
+                        <a
+                            // view_href reads the address bar; tracking the query
+                            // keeps the links' options (judge, policy, drop) current.
+                            href=move || { query.track(); view_href(v, &[]) }
+                            aria-current=move || (view_name.get() == v).then_some("page")
+                        >
+                            {label}
+                        </a>
+                    }
+                })
+                .collect_view()}
+        </nav>
+    }
+}
+
+/// "Add results…": files picked to load (the input hidden by the stylesheet: the label is
+/// what shows; none at build time).
+#[component]
+fn FilePick(state: AppState) -> impl IntoView {
+    let on_pick = move |ev: leptos::ev::Event| {
+        let input = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
+        if let Some(files) = input.as_ref().and_then(|i| i.files()) {
+            loading::load_user_files(state, files);
+        }
+        if let Some(i) = input {
+            i.set_value("");
+        }
+    };
+    view! {
+        <label class="file-pick">
+            "Add results…"
+            {(!components::stand_in::active()).then(|| view! {
+                <input
+                    type="file"
+                    multiple
+                    accept=".json,.jsonl,application/json"
+                    on:change=on_pick
+                />
+            })}
+        </label>
+    }
+}
+
+/// The view named by the address (`?view=`; the leaderboard by default).
+fn page(name: &str) -> AnyView {
+    match name {
+        "breakdown" => view! { <pages::breakdown::Breakdown /> }.into_any(),
+        "reliability" => view! { <pages::reliability::Reliability /> }.into_any(),
+        "failures" => view! { <pages::failures::Failures /> }.into_any(),
+        "questions" => view! { <pages::questions::Questions /> }.into_any(),
+        "question" => view! { <pages::question::QuestionDetail /> }.into_any(),
+        "models" | "model" => view! { <pages::model::ModelDetail /> }.into_any(),
+        "data" => view! { <pages::data::Data /> }.into_any(),
+        "review" => view! { <pages::review::ReviewView /> }.into_any(),
+        _ => view! { <pages::leaderboard::Leaderboard /> }.into_any(),
+    }
+}
+
 #[component]
 fn Shell() -> impl IntoView {
     // The build-time prerender provides the state the app has once its data arrived.
@@ -308,17 +378,6 @@ fn Shell() -> impl IntoView {
             loading::load_user_files(state, files);
         }
     };
-    let on_pick = move |ev: leptos::ev::Event| {
-        let input = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
-        if let Some(files) = input.as_ref().and_then(|i| i.files()) {
-            loading::load_user_files(state, files);
-        }
-        if let Some(i) = input {
-            i.set_value("");
-        }
-    };
 
     view! {
         <div
@@ -333,35 +392,8 @@ fn Shell() -> impl IntoView {
         >
             <header>
                 <a class="brand" href=move || view_href("leaderboard", &[])>"RepoProbe results"</a>
-                <nav aria-label="Views">
-                    {VIEWS
-                        .iter()
-                        .map(|&(v, label)| {
-                            view! {
-                                <a
-                                    // view_href reads the address bar; tracking the query
-                                    // keeps the links' options (judge, policy, drop) current.
-                                    href=move || { query.track(); view_href(v, &[]) }
-                                    aria-current=move || (view_name.get() == v).then_some("page")
-                                >
-                                    {label}
-                                </a>
-                            }
-                        })
-                        .collect_view()}
-                </nav>
-                <label class="file-pick">
-                    "Add results…"
-                    // (Hidden by the stylesheet: the label is what shows. None at build time.)
-                    {(!components::stand_in::active()).then(|| view! {
-                        <input
-                            type="file"
-                            multiple
-                            accept=".json,.jsonl,application/json"
-                            on:change=on_pick
-                        />
-                    })}
-                </label>
+                <ViewLinks query=query view_name=view_name />
+                <FilePick state=state />
                 <KeepBundled state=state />
                 <ui::theme::ThemeSwitch />
                 <components::help::KeyHelp />
@@ -379,19 +411,7 @@ fn Shell() -> impl IntoView {
             <p class="busy" role="status" aria-live="polite">
                 {move || state.busy.get()}
             </p>
-            <main>
-                {move || match view_name.get().as_str() {
-                    "breakdown" => view! { <pages::breakdown::Breakdown /> }.into_any(),
-                    "reliability" => view! { <pages::reliability::Reliability /> }.into_any(),
-                    "failures" => view! { <pages::failures::Failures /> }.into_any(),
-                    "questions" => view! { <pages::questions::Questions /> }.into_any(),
-                    "question" => view! { <pages::question::QuestionDetail /> }.into_any(),
-                    "models" | "model" => view! { <pages::model::ModelDetail /> }.into_any(),
-                    "data" => view! { <pages::data::Data /> }.into_any(),
-                    "review" => view! { <pages::review::ReviewView /> }.into_any(),
-                    _ => view! { <pages::leaderboard::Leaderboard /> }.into_any(),
-                }}
-            </main>
+            <main>{move || page(&view_name.get())}</main>
             <footer>
                 <PolicyLine state=state />
                 " Drop JSON or JSONL result files anywhere on the page to add them; nothing leaves your browser."

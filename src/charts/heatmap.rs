@@ -63,39 +63,8 @@ pub fn heatmap<DB: DrawingBackend>(
     let grid_w = w.saturating_sub(left).max(cols.len() as u32);
     let cell_w = grid_w as f64 / cols.len() as f64;
 
-    // Column labels: name over "n = …" when every one fits across its cell, else upright.
-    let col_style = text_style(12, TEXT, HPos::Center, VPos::Top);
-    let n_text = |j: usize| counts.get(j).map(|n| format!("n = {n}"));
-    let names: Vec<String> = cols.iter().map(|c| cut(c, super::MAX_LABEL)).collect();
-    let across = names.iter().enumerate().all(|(j, name)| {
-        let nw = n_text(j).map_or(0, |t| text_width(&body, &t, &col_style));
-        text_width(&body, name, &col_style).max(nw) as f64 <= cell_w - 4.0
-    });
-    let upright_style =
-        text_style(12, TEXT, HPos::Right, VPos::Center).transform(FontTransform::Rotate270);
-    let upright: Vec<String> = if across {
-        Vec::new()
-    } else {
-        let room = h * 2 / 5;
-        cols.iter()
-            .enumerate()
-            .map(|(j, c)| {
-                let n = n_text(j).map(|t| format!(" ({t})")).unwrap_or_default();
-                let room = room.saturating_sub(text_width(&body, &n, &upright_style));
-                format!("{}{n}", fit(&body, c, &upright_style, room))
-            })
-            .collect()
-    };
-    let header = if across {
-        LINE * 2 + 6
-    } else {
-        upright
-            .iter()
-            .map(|l| text_width(&body, l, &upright_style))
-            .max()
-            .unwrap_or(0)
-            + 10
-    };
+    let labels = ColumnLabels::new(&body, cols, counts, cell_w, h);
+    let header = labels.height;
     let grid_h = h.saturating_sub(header + KEY_H).max(rows.len() as u32);
     let cell_h = (grid_h as f64 / rows.len() as f64).min(MAX_CELL_H as f64);
     let grid_bottom = (cell_h * rows.len() as f64).round() as i32;
@@ -122,30 +91,117 @@ pub fn heatmap<DB: DrawingBackend>(
             cell(&body, (x0, y0), (x1, y1), v)?;
         }
     }
-    for j in 0..cols.len() {
-        let xc = (x_of(j) + x_of(j + 1)) / 2;
+    labels.draw(&body, counts, x_of, grid_bottom)?;
+    color_key(&body, left, grid_bottom + header as i32)
+}
+
+/// "n = …" under column `j`.
+fn n_text(counts: &[usize], j: usize) -> Option<String> {
+    counts.get(j).map(|n| format!("n = {n}"))
+}
+
+/// The column labels: each name over "n = …" when every one fits across its cell, else
+/// upright (the name cut to fit, the count after it).
+struct ColumnLabels {
+    across: bool,
+    names: Vec<String>,
+    upright: Vec<String>,
+    /// The height they take under the grid.
+    height: u32,
+}
+
+impl ColumnLabels {
+    fn col_style() -> TextStyle<'static> {
+        text_style(12, TEXT, HPos::Center, VPos::Top)
+    }
+
+    fn upright_style() -> TextStyle<'static> {
+        text_style(12, TEXT, HPos::Right, VPos::Center).transform(FontTransform::Rotate270)
+    }
+
+    /// The labels of `cols` for cells `cell_w` wide, in a chart `h` high.
+    fn new<DB: DrawingBackend>(
+        body: &DrawingArea<DB, Shift>,
+        cols: &[String],
+        counts: &[usize],
+        cell_w: f64,
+        h: u32,
+    ) -> ColumnLabels {
+        let col_style = Self::col_style();
+        let names: Vec<String> = cols.iter().map(|c| cut(c, super::MAX_LABEL)).collect();
+        let across = names.iter().enumerate().all(|(j, name)| {
+            let nw = n_text(counts, j).map_or(0, |t| text_width(body, &t, &col_style));
+            text_width(body, name, &col_style).max(nw) as f64 <= cell_w - 4.0
+        });
         if across {
-            body.draw(&Text::new(
-                names[j].clone(),
-                (xc, grid_bottom + 4),
-                col_style.clone(),
-            ))
-            .map_err(err)?;
-            if let Some(n) = n_text(j) {
-                let style = text_style(11, MUTED, HPos::Center, VPos::Top);
-                body.draw(&Text::new(n, (xc, grid_bottom + 4 + LINE as i32), style))
-                    .map_err(err)?;
-            }
-        } else {
-            body.draw(&Text::new(
-                upright[j].clone(),
-                (xc, grid_bottom + 6),
-                upright_style.clone(),
-            ))
-            .map_err(err)?;
+            return ColumnLabels {
+                across,
+                names,
+                upright: Vec::new(),
+                height: LINE * 2 + 6,
+            };
+        }
+        let upright_style = Self::upright_style();
+        let room = h * 2 / 5;
+        let upright: Vec<String> = cols
+            .iter()
+            .enumerate()
+            .map(|(j, c)| {
+                let n = n_text(counts, j)
+                    .map(|t| format!(" ({t})"))
+                    .unwrap_or_default();
+                let room = room.saturating_sub(text_width(body, &n, &upright_style));
+                format!("{}{n}", fit(body, c, &upright_style, room))
+            })
+            .collect();
+        let height = upright
+            .iter()
+            .map(|l| text_width(body, l, &upright_style))
+            .max()
+            .unwrap_or(0)
+            + 10;
+        ColumnLabels {
+            across,
+            names,
+            upright,
+            height,
         }
     }
-    color_key(&body, left, grid_bottom + header as i32)
+
+    /// Draws them under the grid (`x_of(j)`: where column `j` starts).
+    fn draw<DB: DrawingBackend>(
+        &self,
+        body: &DrawingArea<DB, Shift>,
+        counts: &[usize],
+        x_of: impl Fn(usize) -> i32,
+        grid_bottom: i32,
+    ) -> Result<(), String> {
+        let (col_style, upright_style) = (Self::col_style(), Self::upright_style());
+        for j in 0..self.names.len() {
+            let xc = (x_of(j) + x_of(j + 1)) / 2;
+            if self.across {
+                body.draw(&Text::new(
+                    self.names[j].clone(),
+                    (xc, grid_bottom + 4),
+                    col_style.clone(),
+                ))
+                .map_err(err)?;
+                if let Some(n) = n_text(counts, j) {
+                    let style = text_style(11, MUTED, HPos::Center, VPos::Top);
+                    body.draw(&Text::new(n, (xc, grid_bottom + 4 + LINE as i32), style))
+                        .map_err(err)?;
+                }
+            } else {
+                body.draw(&Text::new(
+                    self.upright[j].clone(),
+                    (xc, grid_bottom + 6),
+                    upright_style.clone(),
+                ))
+                .map_err(err)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One cell from (`x0`, `y0`) to (`x1`, `y1`): shaded by its value, which it shows where it

@@ -61,16 +61,7 @@ pub fn stacked_shares<DB: DrawingBackend>(
     let (top, legend) = body.split_vertically(h.saturating_sub(legend_h).max(1));
 
     let label_style = text_style(13, TEXT, HPos::Right, VPos::Center);
-    let labels: Vec<String> = groups
-        .iter()
-        .map(|g| fit(&top, g, &label_style, w * 2 / 5))
-        .collect();
-    let label_w = labels
-        .iter()
-        .map(|l| text_width(&top, l, &label_style))
-        .max()
-        .unwrap_or(0)
-        + 14;
+    let (labels, label_w) = group_labels(&top, groups, &label_style, w);
     let widest = (0..groups.len())
         .map(|g| (0..parts.len()).map(|p| share(g, p)).sum::<f64>())
         .fold(100.0, f64::max);
@@ -126,6 +117,35 @@ pub fn stacked_shares<DB: DrawingBackend>(
         .map_err(err)?;
     }
 
+    draw_legend(&legend, items, &legend_style)
+}
+
+/// The groups' labels, cut to fit two fifths of the width `w`, and the room they take.
+fn group_labels<DB: DrawingBackend>(
+    top: &DrawingArea<DB, Shift>,
+    groups: &[String],
+    style: &TextStyle,
+    w: u32,
+) -> (Vec<String>, u32) {
+    let labels: Vec<String> = groups
+        .iter()
+        .map(|g| fit(top, g, style, w * 2 / 5))
+        .collect();
+    let width = labels
+        .iter()
+        .map(|l| text_width(top, l, style))
+        .max()
+        .unwrap_or(0)
+        + 14;
+    (labels, width)
+}
+
+/// The legend: each part's swatch and label where `legend_items` placed them.
+fn draw_legend<DB: DrawingBackend>(
+    legend: &DrawingArea<DB, Shift>,
+    items: Vec<(String, i32, i32)>,
+    style: &TextStyle,
+) -> Result<(), String> {
     for (p, (label, x, line)) in items.into_iter().enumerate() {
         let y = 6 + line * LEGEND_LINE;
         legend
@@ -138,7 +158,7 @@ pub fn stacked_shares<DB: DrawingBackend>(
             .draw(&Text::new(
                 label,
                 (x + SWATCH + 5, y + SWATCH / 2),
-                legend_style.clone(),
+                style.clone(),
             ))
             .map_err(err)?;
     }

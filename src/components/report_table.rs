@@ -79,38 +79,7 @@ pub fn ReportTable(
                     // (Element Timing API); e2e/speed.mjs times the first render by it.
                     {leptos::html::caption().attr("elementtiming", id.clone()).child(title)}
                     <thead>
-                        <tr>
-                            {headers
-                                .into_iter()
-                                .enumerate()
-                                .map(|(i, h)| {
-                                    let num = numeric[i];
-                                    let aria = move || match sort.get() {
-                                        Some((c, true)) if c == i => "descending",
-                                        Some((c, false)) if c == i => "ascending",
-                                        _ => "none",
-                                    };
-                                    view! {
-                                        <th scope="col" class:num=num aria-sort=aria>
-                                            <button
-                                                type="button"
-                                                title="Sort by this column"
-                                                on:click=move |_| {
-                                                    sort.update(|s| {
-                                                        *s = match *s {
-                                                            Some((c, d)) if c == i => Some((i, !d)),
-                                                            _ => Some((i, num)),
-                                                        }
-                                                    })
-                                                }
-                                            >
-                                                {h}
-                                            </button>
-                                        </th>
-                                    }
-                                })
-                                .collect_view()}
-                        </tr>
+                        <tr>{headers.into_iter().enumerate().map(|(i, h)| header(i, h, numeric[i], sort)).collect_view()}</tr>
                     </thead>
                     <tbody>
                         {move || {
@@ -142,6 +111,34 @@ pub fn ReportTable(
                 </span>
             </figcaption>
         </figure>
+    }
+}
+
+/// Column `i`'s header `h`: a button that sorts by it (a number column descending first), its
+/// `aria-sort` saying how the rows are sorted.
+fn header(i: usize, h: String, num: bool, sort: RwSignal<Option<(usize, bool)>>) -> impl IntoView {
+    let aria = move || match sort.get() {
+        Some((c, true)) if c == i => "descending",
+        Some((c, false)) if c == i => "ascending",
+        _ => "none",
+    };
+    view! {
+        <th scope="col" class:num=num aria-sort=aria>
+            <button
+                type="button"
+                title="Sort by this column"
+                on:click=move |_| {
+                    sort.update(|s| {
+                        *s = match *s {
+                            Some((c, d)) if c == i => Some((i, !d)),
+                            _ => Some((i, num)),
+                        }
+                    })
+                }
+            >
+                {h}
+            </button>
+        </th>
     }
 }
 

@@ -10,6 +10,8 @@ use crate::state::AppState;
 use crate::ui::controls::Controls;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
+use leptos_router::params::ParamsMap;
+use repoprobe_core::metrics::score_report::StratumRow;
 use repoprobe_core::{RecordKind, Stratum, report};
 
 /// Strata with fewer questions than this get a warning: their means move a lot with one answer.
@@ -27,21 +29,7 @@ pub fn Breakdown() -> impl IntoView {
     view! {
         <h1>"Breakdown"</h1>
         <Controls />
-        <nav class="tabs" aria-label="Stratify by">
-            {Stratum::ALL
-                .iter()
-                .map(|&s| {
-                    view! {
-                        <a
-                            href=move || { query.track(); href(&[("axis", Some(s.as_str()))]) }
-                            aria-current=move || (axis.get() == s).then_some("page")
-                        >
-                            {s.as_str()}
-                        </a>
-                    }
-                })
-                .collect_view()}
-        </nav>
+        {tabs(query, axis)}
         {move || {
             let r = match state.report.get() {
                 Ok(r) => r,
@@ -81,54 +69,83 @@ pub fn Breakdown() -> impl IntoView {
                     height=heat_height
                     data=heat
                 />
-                <div class="table-scroll">
-                    <table class="heatmap">
-                        <thead>
-                            <tr>
-                                <th scope="col">"Model"</th>
-                                {rows
-                                    .iter()
-                                    .map(|s| {
-                                        let small = s.questions < SMALL_N;
-                                        view! {
-                                            <th scope="col" title=format!("{} questions", s.questions)>
-                                                {s.stratum.clone()}
-                                                <br />
-                                                <small class:warn=small>
-                                                    {format!("n = {}{}", s.questions, if small { " ⚠ small" } else { "" })}
-                                                </small>
-                                            </th>
-                                        }
-                                    })
-                                    .collect_view()}
-                            </tr>
-                        </thead>
-                        <tbody>
-                            {models
-                                .into_iter()
-                                .map(|m| {
-                                    view! {
-                                        <tr>
-                                            <th scope="row">{m.clone()}</th>
-                                            {rows
-                                                .iter()
-                                                .map(|s| {
-                                                    let v = s.per_model.get(&m).and_then(|c| c.overall);
-                                                    let style = v
-                                                        .map(|v| format!("--heat: {:.3}", v / 100.0))
-                                                        .unwrap_or_default();
-                                                    view! { <td class="num heat" style=style>{report::pct(v)}</td> }
-                                                })
-                                                .collect_view()}
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()}
-                        </tbody>
-                    </table>
-                </div>
+                {heat_table(&rows, models)}
             }
                 .into_any()
         }}
+    }
+}
+
+/// The strata axes as tabs, the one shown marked.
+fn tabs(query: Memo<ParamsMap>, axis: Memo<Stratum>) -> impl IntoView {
+    view! {
+        <nav class="tabs" aria-label="Stratify by">
+            {Stratum::ALL
+                .iter()
+                .map(|&s| {
+                    view! {
+                        <a
+                            href=move || { query.track(); href(&[("axis", Some(s.as_str()))]) }
+                            aria-current=move || (axis.get() == s).then_some("page")
+                        >
+                            {s.as_str()}
+                        </a>
+                    }
+                })
+                .collect_view()}
+        </nav>
+    }
+}
+
+/// Table 4 as a heat table: Overall per model (rows) and stratum (columns, with their
+/// question counts, small ones warned of).
+fn heat_table(rows: &[StratumRow], models: Vec<String>) -> impl IntoView + use<> {
+    view! {
+        <div class="table-scroll">
+            <table class="heatmap">
+                <thead>
+                    <tr>
+                        <th scope="col">"Model"</th>
+                        {rows
+                            .iter()
+                            .map(|s| {
+                                let small = s.questions < SMALL_N;
+                                view! {
+                                    <th scope="col" title=format!("{} questions", s.questions)>
+                                        {s.stratum.clone()}
+                                        <br />
+                                        <small class:warn=small>
+                                            {format!("n = {}{}", s.questions, if small { " ⚠ small" } else { "" })}
+                                        </small>
+                                    </th>
+                                }
+                            })
+                            .collect_view()}
+                    </tr>
+                </thead>
+                <tbody>
+                    {models
+                        .into_iter()
+                        .map(|m| {
+                            view! {
+                                <tr>
+                                    <th scope="row">{m.clone()}</th>
+                                    {rows
+                                        .iter()
+                                        .map(|s| {
+                                            let v = s.per_model.get(&m).and_then(|c| c.overall);
+                                            let style = v
+                                                .map(|v| format!("--heat: {:.3}", v / 100.0))
+                                                .unwrap_or_default();
+                                            view! { <td class="num heat" style=style>{report::pct(v)}</td> }
+                                        })
+                                        .collect_view()}
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </div>
     }
 }

@@ -4,6 +4,7 @@
 use crate::protocol::{IndexHow, TrajectoryFile};
 use crate::state::AppState;
 use leptos::prelude::*;
+use repoprobe_core::Issue;
 
 /// The trajectories files held (the loader never reads them): runs, how each is indexed and
 /// read, and why one cannot be.
@@ -64,22 +65,7 @@ pub fn Data() -> impl IntoView {
                 }
             )}
         </p>
-        // The bundled files held but not counted (the user's files replace them).
-        {move || {
-            let keep = state.options.get().keep_bundled;
-            let user = state.user_files();
-            let left = state
-                .files
-                .with(|f| f.iter().filter(|f| !crate::options::counted(f.origin, keep, user)).count());
-            let set = state.bundled_set.get().map(|s| s.name).unwrap_or_default();
-            (left > 0).then(|| view! {
-                <p class="note" role="note">
-                    {format!(
-                        "Not counted: the bundled “{set}” set ({left} files), which your files replace. The switch “Keep the bundled … set with my files”, by “Add results…”, counts it too."
-                    )}
-                </p>
-            })
-        }}
+        <BundledNotCounted state=state />
         {move || {
             let l = state.snapshot.get();
             let files = state.files.get();
@@ -134,31 +120,57 @@ pub fn Data() -> impl IntoView {
                 {trajectories(&l.trajectories)}
                 {crate::pages::releases::releases(&l.releases)}
                 <h2 id="issues">{format!("Issues ({})", issues.len())}</h2>
-                {if issues.is_empty() {
-                    view! { <p>"No issues: every record is valid."</p> }.into_any()
-                } else {
-                    view! {
-                        <div class="table-scroll">
-                        <table class="issues">
-                            <thead>
-                                <tr>
-                                    <th scope="col">"File"</th>
-                                    <th scope="col">"Where"</th>
-                                    <th scope="col">"Problem"</th>
-                                </tr>
-                            </thead>
-                            <tbody>
-                                {issues
-                                    .into_iter()
-                                    .map(|i| view! { <tr><td>{i.file}</td><td>{i.location}</td><td>{i.message}</td></tr> })
-                                    .collect_view()}
-                            </tbody>
-                        </table>
-                        </div>
-                    }
-                        .into_any()
-                }}
+                {issues_table(issues)}
             }
         }}
     }
+}
+
+/// The bundled files held but not counted (the user's files replace them).
+#[component]
+fn BundledNotCounted(state: AppState) -> impl IntoView {
+    move || {
+        let keep = state.options.get().keep_bundled;
+        let user = state.user_files();
+        let left = state.files.with(|f| {
+            f.iter()
+                .filter(|f| !crate::options::counted(f.origin, keep, user))
+                .count()
+        });
+        let set = state.bundled_set.get().map(|s| s.name).unwrap_or_default();
+        (left > 0).then(|| view! {
+            <p class="note" role="note">
+                {format!(
+                    "Not counted: the bundled “{set}” set ({left} files), which your files replace. The switch “Keep the bundled … set with my files”, by “Add results…”, counts it too."
+                )}
+            </p>
+        })
+    }
+}
+
+/// Every issue of the load: file, where, problem.
+fn issues_table(issues: Vec<Issue>) -> AnyView {
+    if issues.is_empty() {
+        return view! { <p>"No issues: every record is valid."</p> }.into_any();
+    }
+    view! {
+        <div class="table-scroll">
+        <table class="issues">
+            <thead>
+                <tr>
+                    <th scope="col">"File"</th>
+                    <th scope="col">"Where"</th>
+                    <th scope="col">"Problem"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {issues
+                    .into_iter()
+                    .map(|i| view! { <tr><td>{i.file}</td><td>{i.location}</td><td>{i.message}</td></tr> })
+                    .collect_view()}
+            </tbody>
+        </table>
+        </div>
+    }
+    .into_any()
 }

@@ -12,6 +12,7 @@ use crate::state::AppState;
 use crate::ui::controls::Controls;
 use crate::{href, view_href};
 use leptos::prelude::*;
+use repoprobe_core::metrics::items::mean_over_runs;
 use repoprobe_core::{Judgment, RecordKind, report};
 use std::collections::BTreeMap;
 
@@ -258,21 +259,20 @@ fn CaseStudies() -> impl IntoView {
                                     <tbody>
                                         {runs
                                             .iter()
-                                            .map(|(m, js)| {
-                                                let n = js.len() as f64;
-                                                let mean = |f: &dyn Fn(&Judgment) -> u32| js.iter().map(|j| f(j) as f64).sum::<f64>() / n;
+                                            .filter_map(|(m, js)| Some((m, mean_over_runs(js, &items)?)))
+                                            .map(|(m, means)| {
                                                 view! {
                                                     <tr>
                                                         <th scope="row">{m.clone()}</th>
                                                         {items
                                                             .iter()
-                                                            .map(|it| {
-                                                                let v = mean(&|j: &Judgment| j.items.iter().find(|x| x.id == it.id).map_or(0, |x| x.score));
+                                                            .zip(&means.items)
+                                                            .map(|(it, v)| {
                                                                 let link = view_href("question", &[("id", &q.id), ("model", m), ("item", &it.id)]);
                                                                 view! { <td class="num"><a href=link title="The judge's rationales">{format!("{v:.1}")}</a></td> }
                                                             })
                                                             .collect_view()}
-                                                        <td class="num">{format!("{:.1}", mean(&|j: &Judgment| j.items.iter().map(|x| x.score).sum()))}</td>
+                                                        <td class="num">{format!("{:.1}", means.total)}</td>
                                                     </tr>
                                                 }
                                             })

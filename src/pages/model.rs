@@ -8,7 +8,9 @@ use crate::state::AppState;
 use crate::view_href;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
-use repoprobe_core::report;
+use repoprobe_core::metrics::ModelScore;
+use repoprobe_core::metrics::items::ItemRow;
+use repoprobe_core::{ScoreReport, report};
 
 #[component]
 pub fn ModelDetail() -> impl IntoView {
@@ -34,59 +36,21 @@ pub fn ModelDetail() -> impl IntoView {
                 }
                     .into_any();
             };
-            let row = r.models.iter().find(|m| m.model == model && m.judge == judge).cloned();
+            let row = r.models.iter().find(|m| m.model == model && m.judge == judge).cloned().map(summary);
             // This model's retrieval row, when the report has any (docs/metrics.md#retrieval).
             let retrieval = report::retrieval_rows_table(
                 &r.retrieval.iter().filter(|x| x.model == model).cloned().collect::<Vec<_>>(),
                 r.judge.as_deref(),
             )
             .map(|t| report::in_window(&r, t));
-            // Score histogram: s = 0..10 over this model's judgments by the judge in force, of
-            // the questions in force (the report's).
-            let hist: Vec<usize> = r
-                .histograms
-                .iter()
-                .flatten()
-                .find(|h| h.model == model && h.judge == judge)
-                .map(|h| h.counts.clone())
-                .unwrap_or_else(|| vec![0; 11]);
-            let points: Vec<Point> = r
-                .models
-                .iter()
-                .filter(|m| m.judge == judge)
-                .filter_map(|m| Some(Point { label: m.model.clone(), x: m.knowledge?, y: m.clarity? }))
-                .collect();
+            let hist = histogram(&r, &model, &judge);
+            let points = knowledge_and_clarity(&r, &judge);
             let rows = item_rows.get();
-            let mut missed: Vec<_> = rows
-                .iter()
-                .flat_map(|i| i.iter())
-                .filter_map(|i| i.per_model.get(&model).map(|a| (i.question_id.clone(), i.item_id.clone(), *a)))
-                .collect();
-            missed.sort_unstable_by(|a, b| a.2.total_cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
-            let weakest: Vec<(String, String, Option<f64>)> = r
-                .strata
-                .iter()
-                .flat_map(|(axis, rows)| {
-                    let mut v: Vec<_> = rows
-                        .iter()
-                        .filter_map(|s| s.per_model.get(&model).map(|c| (axis.to_string(), s.stratum.clone(), c.overall)))
-                        .collect();
-                    v.sort_unstable_by(|a, b| a.2.unwrap_or(0.0).total_cmp(&b.2.unwrap_or(0.0)));
-                    v.truncate(3);
-                    v
-                })
-                .collect();
+            let missed = missed_most(rows.iter().flat_map(|i| i.iter()), &model);
+            let weakest = weakest_strata(&r, &model);
             view! {
                 <h1>{model.clone()}</h1>
-                {row.map(|m| view! {
-                    <p class="summary">
-                        {format!(
-                            "Overall {} · Knowledge {} · Clarity {} · Perfect {} · coverage {} · judge {}",
-                            report::pct(m.overall), report::pct(m.knowledge), report::pct(m.clarity),
-                            report::pct(m.perfect), report::pct(m.coverage.map(|c| c * 100.0)), m.judge
-                        )}
-                    </p>
-                })}
+                {row}
                 {retrieval.map(|t| view! {
                     <h2>"Retrieval"</h2>
                     <ReportTable table=t id="model-retrieval" />
@@ -112,17 +76,100 @@ pub fn ModelDetail() -> impl IntoView {
                     {weakest.into_iter().map(|(axis, s, v)| view! { <li>{format!("{axis}: {s} — {}", report::pct(v))}</li> }).collect_view()}
                 </ul>
                 <h2>"Items missed most"</h2>
-                <table class="attainment">
-                    <thead><tr><th scope="col">"Question"</th><th scope="col">"Item"</th><th scope="col" class="num">"Attainment (%)"</th></tr></thead>
-                    <tbody>
-                        {missed.into_iter().take(30).map(|(q, it, a)| {
-                            let link = view_href("question", &[("id", &q), ("model", &model), ("item", &it)]);
-                            view! { <tr><td><a href=link>{q.clone()}</a></td><td>{it}</td><td class="num">{report::pct(Some(a))}</td></tr> }
-                        }).collect_view()}
-                    </tbody>
-                </table>
+                {missed_table(missed, &model)}
             }
                 .into_any()
         }}
     }
+}
+
+/// The model's items by its attainment, lowest first (ties by question): (question, item,
+/// attainment in percent).
+fn missed_most<'a>(
+    rows: impl Iterator<Item = &'a ItemRow>,
+    model: &str,
+) -> Vec<(String, String, f64)> {
+    let mut missed: Vec<_> = rows
+        .filter_map(|i| {
+            i.per_model
+                .get(model)
+                .map(|a| (i.question_id.clone(), i.item_id.clone(), *a))
+        })
+        .collect();
+    missed.sort_unstable_by(|a, b| a.2.total_cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+    missed
+}
+
+/// The model's three weakest strata of each axis: (axis, stratum, Overall).
+fn weakest_strata(r: &ScoreReport, model: &str) -> Vec<(String, String, Option<f64>)> {
+    r.strata
+        .iter()
+        .flat_map(|(axis, rows)| {
+            let mut v: Vec<_> = rows
+                .iter()
+                .filter_map(|s| {
+                    s.per_model
+                        .get(model)
+                        .map(|c| (axis.to_string(), s.stratum.clone(), c.overall))
+                })
+                .collect();
+            v.sort_unstable_by(|a, b| a.2.unwrap_or(0.0).total_cmp(&b.2.unwrap_or(0.0)));
+            v.truncate(3);
+            v
+        })
+        .collect()
+}
+
+/// The first 30 items missed most, each linked to the question with the model and item.
+fn missed_table(missed: Vec<(String, String, f64)>, model: &str) -> impl IntoView + use<> {
+    view! {
+        <table class="attainment">
+            <thead><tr><th scope="col">"Question"</th><th scope="col">"Item"</th><th scope="col" class="num">"Attainment (%)"</th></tr></thead>
+            <tbody>
+                {missed.into_iter().take(30).map(|(q, it, a)| {
+                    let link = view_href("question", &[("id", &q), ("model", model), ("item", &it)]);
+                    view! { <tr><td><a href=link>{q.clone()}</a></td><td>{it}</td><td class="num">{report::pct(Some(a))}</td></tr> }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+/// The model's row of Table 3 in a sentence.
+fn summary(m: ModelScore) -> impl IntoView {
+    view! {
+        <p class="summary">
+            {format!(
+                "Overall {} · Knowledge {} · Clarity {} · Perfect {} · coverage {} · judge {}",
+                report::pct(m.overall), report::pct(m.knowledge), report::pct(m.clarity),
+                report::pct(m.perfect), report::pct(m.coverage.map(|c| c * 100.0)), m.judge
+            )}
+        </p>
+    }
+}
+
+/// The score histogram: s = 0..10 over the model's judgments by the judge in force, of the
+/// questions in force (the report's).
+fn histogram(r: &ScoreReport, model: &str, judge: &str) -> Vec<usize> {
+    r.histograms
+        .iter()
+        .flatten()
+        .find(|h| h.model == model && h.judge == judge)
+        .map(|h| h.counts.clone())
+        .unwrap_or_else(|| vec![0; 11])
+}
+
+/// Every model of the judge in force as a point (Knowledge, Clarity).
+fn knowledge_and_clarity(r: &ScoreReport, judge: &str) -> Vec<Point> {
+    r.models
+        .iter()
+        .filter(|m| m.judge == judge)
+        .filter_map(|m| {
+            Some(Point {
+                label: m.model.clone(),
+                x: m.knowledge?,
+                y: m.clarity?,
+            })
+        })
+        .collect()
 }

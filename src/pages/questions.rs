@@ -7,6 +7,7 @@ use crate::state::AppState;
 use crate::view_href;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
+use leptos_router::params::ParamsMap;
 use repoprobe_core::metrics::difficulty;
 use repoprobe_core::{Question, RecordKind, report};
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,24 +27,7 @@ pub fn Questions() -> impl IntoView {
             .map(|items| difficulty::by_question(&items, &snapshot.questions, &rules))
             .unwrap_or_default()
     });
-    let filter = move |key: &'static str, label: &'static str, values: Memo<BTreeSet<String>>| {
-        let navigate = use_navigate();
-        view! {
-            <label>
-                {label} " "
-                <select
-                    on:change=move |ev| {
-                        let v = event_target_value(&ev);
-                        navigate(&href(&[(key, (!v.is_empty()).then_some(v.as_str()))]), Default::default());
-                    }
-                    prop:value=move || query.get().get(key).unwrap_or_default()
-                >
-                    <option value="">"all"</option>
-                    {move || values.get().into_iter().map(|v| view! { <option value=v.clone()>{v.clone()}</option> }).collect_view()}
-                </select>
-            </label>
-        }
-    };
+    let filter = move |key, label, values| filter(query, key, label, values);
     let values = move |f: fn(&repoprobe_core::Question) -> String| {
         Memo::new(move |_| {
             state
@@ -92,28 +76,68 @@ pub fn Questions() -> impl IntoView {
                 .into_any();
             }
             let diff = difficulty.get();
-            let needle = q.get("q").map(|s| s.to_lowercase());
-            let mut list: Vec<_> = l
-                .questions
-                .iter()
-                .filter(|x| q.get("category").is_none_or(|c| x.category == c))
-                .filter(|x| q.get("theme").is_none_or(|c| x.repo.theme == c))
-                .filter(|x| q.get("language").is_none_or(|c| x.repo.language == c))
-                .filter(|x| q.get("repo").is_none_or(|c| x.repo.name == c))
-                .filter(|x| needle.as_ref().is_none_or(|n| x.question.to_lowercase().contains(n) || x.id.to_lowercase().contains(n)))
-                .collect();
-            if q.get("sort").as_deref() == Some("difficulty") {
-                list.sort_unstable_by(|a, b| {
-                    let (x, y) = (diff.get(&a.id).copied().unwrap_or(f64::INFINITY), diff.get(&b.id).copied().unwrap_or(f64::INFINITY));
-                    x.total_cmp(&y).then_with(|| a.id.cmp(&b.id))
-                });
-            } else {
-                list.sort_unstable_by(|a, b| a.id.cmp(&b.id));
-            }
-            table(list, &diff, &state.options.get().drop)
+            table(listed(&l.questions, &q, &diff), &diff, &state.options.get().drop)
             .into_any()
         }}
     }
+}
+
+/// A select of the address's `key` (`values`, or all).
+fn filter(
+    query: Memo<ParamsMap>,
+    key: &'static str,
+    label: &'static str,
+    values: Memo<BTreeSet<String>>,
+) -> impl IntoView {
+    let navigate = use_navigate();
+    view! {
+        <label>
+            {label} " "
+            <select
+                on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    navigate(&href(&[(key, (!v.is_empty()).then_some(v.as_str()))]), Default::default());
+                }
+                prop:value=move || query.get().get(key).unwrap_or_default()
+            >
+                <option value="">"all"</option>
+                {move || values.get().into_iter().map(|v| view! { <option value=v.clone()>{v.clone()}</option> }).collect_view()}
+            </select>
+        </label>
+    }
+}
+
+/// The questions the address's filters and search keep, by id or hardest first (`&sort=`).
+fn listed<'q>(
+    questions: &'q [Question],
+    q: &ParamsMap,
+    diff: &BTreeMap<String, f64>,
+) -> Vec<&'q Question> {
+    let needle = q.get("q").map(|s| s.to_lowercase());
+    let mut list: Vec<_> = questions
+        .iter()
+        .filter(|x| q.get("category").is_none_or(|c| x.category == c))
+        .filter(|x| q.get("theme").is_none_or(|c| x.repo.theme == c))
+        .filter(|x| q.get("language").is_none_or(|c| x.repo.language == c))
+        .filter(|x| q.get("repo").is_none_or(|c| x.repo.name == c))
+        .filter(|x| {
+            needle.as_ref().is_none_or(|n| {
+                x.question.to_lowercase().contains(n) || x.id.to_lowercase().contains(n)
+            })
+        })
+        .collect();
+    if q.get("sort").as_deref() == Some("difficulty") {
+        list.sort_unstable_by(|a, b| {
+            let (x, y) = (
+                diff.get(&a.id).copied().unwrap_or(f64::INFINITY),
+                diff.get(&b.id).copied().unwrap_or(f64::INFINITY),
+            );
+            x.total_cmp(&y).then_with(|| a.id.cmp(&b.id))
+        });
+    } else {
+        list.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+    }
+    list
 }
 
 /// The questions listed, with their mean score and whether they count.

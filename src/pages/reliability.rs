@@ -6,6 +6,7 @@ use crate::state::AppState;
 use crate::ui::controls::Controls;
 use crate::view_href;
 use leptos::prelude::*;
+use repoprobe_core::metrics::items::pooled_agreement;
 use repoprobe_core::report;
 
 #[component]
@@ -27,8 +28,7 @@ pub fn Reliability() -> impl IntoView {
                 .map(|i| i.iter().filter(|i| i.agreement.is_some()).cloned().collect())
                 .unwrap_or_default();
             items.sort_unstable_by(|a, b| a.agreement.unwrap_or(0.0).total_cmp(&b.agreement.unwrap_or(0.0)));
-            let pairs: u64 = items.iter().map(|i| i.agreement_pairs).sum();
-            let same: f64 = items.iter().map(|i| i.agreement.unwrap_or(0.0) / 100.0 * i.agreement_pairs as f64).sum();
+            let (pairs, pooled) = pooled_agreement(&items);
             view! {
                 {match table {
                     Some(t) => view! { <ReportTable table=t id="table5" /> }.into_any(),
@@ -37,14 +37,11 @@ pub fn Reliability() -> impl IntoView {
                 <h2>"Judge agreement per checklist item"</h2>
                 {if waiting {
                     view! { <p class="empty">"Computing the per-item agreement…"</p> }.into_any()
-                } else if pairs == 0 {
-                    view! { <p class="empty">"No answer was judged more than once."</p> }.into_any()
-                } else {
+                } else if let Some(pooled) = pooled {
                     view! {
                         <p>
                             {format!(
-                                "Over {pairs} pairs of judge runs of the same answer, the same score was given {:.1}% of the time. Least agreed items first:",
-                                100.0 * same / pairs as f64
+                                "Over {pairs} pairs of judge runs of the same answer, the same score was given {pooled:.1}% of the time. Least agreed items first:",
                             )}
                         </p>
                         <table class="agreement">
@@ -76,6 +73,8 @@ pub fn Reliability() -> impl IntoView {
                         </table>
                     }
                         .into_any()
+                } else {
+                    view! { <p class="empty">"No answer was judged more than once."</p> }.into_any()
                 }}
             }
                 .into_any()

@@ -23,26 +23,6 @@ pub fn weights_href(rules: &[String]) -> String {
 #[component]
 pub fn Controls() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let navigate = crate::nav::navigate();
-    let nav2 = navigate.clone();
-    let nav3 = navigate.clone();
-    let nav4 = navigate.clone();
-    let nav5 = navigate.clone();
-    let created = move || state.options.get().created_after.unwrap_or_default();
-    let rules = move || state.options.get().weights;
-    // The rule for every question's clarity item, or its own weight (1) shown.
-    let clarity = move || {
-        rules()
-            .iter()
-            .rev()
-            .find_map(|r| {
-                r.strip_prefix(CLARITY)
-                    .and_then(|w| w.strip_prefix('='))
-                    .map(str::to_string)
-            })
-            .unwrap_or_else(|| "1".to_string())
-    };
-    let alike = move || rules().iter().any(|r| r == ALIKE);
     let judges = Memo::new(move |_| {
         state
             .report
@@ -55,96 +35,22 @@ pub fn Controls() -> impl IntoView {
             })
             .unwrap_or_default()
     });
-    let in_force = move || {
-        state
-            .report
-            .get()
-            .ok()
-            .and_then(|r| r.judge.clone())
-            .unwrap_or_default()
-    };
     // The four switches: at build time look-alikes (`stand_in`), in the browser controls.
     let (missing, judge, clarity_weight, alike_box) = if stand_in::active() {
-        stand_ins(state, judges, in_force(), clarity(), alike())
+        stand_ins(
+            state,
+            judges,
+            judge_in_force(state),
+            clarity(state),
+            alike(state),
+        )
     } else {
         (
-            view! {
-                <select
-                    on:change=move |ev| {
-                        let v = event_target_value(&ev);
-                        navigate(&href(&[("missing", (v == "exclude").then_some("exclude"))]), Default::default());
-                    }
-                    prop:value=move || state.options.get().missing.as_str().to_string()
-                >
-                    <option value="zero">"count as 0"</option>
-                    <option value="exclude">"are left out"</option>
-                </select>
-            }
-            .into_any(),
-            view! {
-                <select
-                    on:change=move |ev| {
-                        let v = event_target_value(&ev);
-                        nav2(&href(&[("judge", (!v.is_empty()).then_some(v.as_str()))]), Default::default());
-                    }
-                    prop:value=move || state.options.get().judge.unwrap_or_default()
-                >
-                    <option value="">{move || format!("most judgments ({})", in_force())}</option>
-                    {move || {
-                        judges
-                            .get()
-                            .into_iter()
-                            .map(|j| view! { <option value=j.clone()>{j.clone()}</option> })
-                            .collect_view()
-                    }}
-                </select>
-            }
-            .into_any(),
-            view! {
-                <input
-                    type="number"
-                    min="0"
-                    max=repoprobe_core::WeightRule::MAX.to_string()
-                    step="1"
-                    prop:value=clarity
-                    on:change=move |ev| {
-                        let Ok(w) = event_target_value(&ev).trim().parse::<u32>() else { return };
-                        let rules = set_weight(&rules(), CLARITY, (w != 1).then_some(w));
-                        nav3(&weights_href(&rules), Default::default());
-                    }
-                />
-            }
-            .into_any(),
-            view! {
-                <input
-                    type="checkbox"
-                    prop:checked=alike
-                    on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        let rules = set_weight(&rules(), KNOWLEDGE, on.then_some(1));
-                        nav4(&weights_href(&rules), Default::default());
-                    }
-                />
-            }
-            .into_any(),
+            missing_select(state),
+            judge_select(state, judges),
+            clarity_input(state),
+            alike_checkbox(state),
         )
-    };
-    // Only the questions created on or after a date (a model's training cut-off) count.
-    let created_after = if stand_in::active() {
-        stand_in::number(created()).into_any()
-    } else {
-        view! {
-            <input
-                type="date"
-                prop:value=created
-                on:change=move |ev| {
-                    let v = event_target_value(&ev);
-                    let v = v.trim();
-                    nav5(&href(&[("created_after", (!v.is_empty()).then_some(v))]), Default::default());
-                }
-            />
-        }
-        .into_any()
     };
     view! {
         <div class="controls">
@@ -157,11 +63,144 @@ pub fn Controls() -> impl IntoView {
                 {alike_box} " Knowledge items count alike"
             </label>
             <label title="Only the questions whose discussion was created on or after this date count: those a model trained before it cannot have seen (repoprobe score --created-after)">
-                "Created on or after " {created_after}
+                "Created on or after " {created_after_input(state)}
             </label>
             {notices(state)}
         </div>
     }
+}
+
+/// The weight rules of the URL.
+fn rules(state: AppState) -> Vec<String> {
+    state.options.get().weights
+}
+
+/// The rule for every question's clarity item, or its own weight (1).
+fn clarity(state: AppState) -> String {
+    rules(state)
+        .iter()
+        .rev()
+        .find_map(|r| {
+            r.strip_prefix(CLARITY)
+                .and_then(|w| w.strip_prefix('='))
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "1".to_string())
+}
+
+/// Whether every knowledge item counts alike.
+fn alike(state: AppState) -> bool {
+    rules(state).iter().any(|r| r == ALIKE)
+}
+
+/// The judge of the report shown.
+fn judge_in_force(state: AppState) -> String {
+    state
+        .report
+        .get()
+        .ok()
+        .and_then(|r| r.judge.clone())
+        .unwrap_or_default()
+}
+
+/// Missing answers count as 0 or are left out.
+fn missing_select(state: AppState) -> AnyView {
+    let navigate = crate::nav::navigate();
+    view! {
+        <select
+            on:change=move |ev| {
+                let v = event_target_value(&ev);
+                navigate(&href(&[("missing", (v == "exclude").then_some("exclude"))]), Default::default());
+            }
+            prop:value=move || state.options.get().missing.as_str().to_string()
+        >
+            <option value="zero">"count as 0"</option>
+            <option value="exclude">"are left out"</option>
+        </select>
+    }
+    .into_any()
+}
+
+/// The judge: the one with most judgments, or one named.
+fn judge_select(state: AppState, judges: Memo<BTreeSet<String>>) -> AnyView {
+    let navigate = crate::nav::navigate();
+    view! {
+        <select
+            on:change=move |ev| {
+                let v = event_target_value(&ev);
+                navigate(&href(&[("judge", (!v.is_empty()).then_some(v.as_str()))]), Default::default());
+            }
+            prop:value=move || state.options.get().judge.unwrap_or_default()
+        >
+            <option value="">{move || format!("most judgments ({})", judge_in_force(state))}</option>
+            {move || {
+                judges
+                    .get()
+                    .into_iter()
+                    .map(|j| view! { <option value=j.clone()>{j.clone()}</option> })
+                    .collect_view()
+            }}
+        </select>
+    }
+    .into_any()
+}
+
+/// The weight of every question's clarity item.
+fn clarity_input(state: AppState) -> AnyView {
+    let navigate = crate::nav::navigate();
+    view! {
+        <input
+            type="number"
+            min="0"
+            max=repoprobe_core::WeightRule::MAX.to_string()
+            step="1"
+            prop:value=move || clarity(state)
+            on:change=move |ev| {
+                let Ok(w) = event_target_value(&ev).trim().parse::<u32>() else { return };
+                let rules = set_weight(&rules(state), CLARITY, (w != 1).then_some(w));
+                navigate(&weights_href(&rules), Default::default());
+            }
+        />
+    }
+    .into_any()
+}
+
+/// Knowledge items count alike.
+fn alike_checkbox(state: AppState) -> AnyView {
+    let navigate = crate::nav::navigate();
+    view! {
+        <input
+            type="checkbox"
+            prop:checked=move || alike(state)
+            on:change=move |ev| {
+                let on = event_target_checked(&ev);
+                let rules = set_weight(&rules(state), KNOWLEDGE, on.then_some(1));
+                navigate(&weights_href(&rules), Default::default());
+            }
+        />
+    }
+    .into_any()
+}
+
+/// Only the questions created on or after a date (a model's training cut-off) count.
+fn created_after_input(state: AppState) -> AnyView {
+    let created = move || state.options.get().created_after.unwrap_or_default();
+    if stand_in::active() {
+        return stand_in::number(created()).into_any();
+    }
+    let navigate = crate::nav::navigate();
+    view! {
+        <input
+            type="date"
+            prop:value=created
+            on:change=move |ev| {
+                let v = event_target_value(&ev);
+                let v = v.trim();
+                navigate(&href(&[("created_after", (!v.is_empty()).then_some(v))]), Default::default());
+            }
+        />
+    }
+    .into_any()
 }
 
 /// The look-alikes of the four switches that the build-time prerender shows.

@@ -1,6 +1,11 @@
 //! The only place the CLI reads input files. A directory stands for the `.json` and `.jsonl`
 //! files directly in it, in name order. An unreadable file is an issue, like any other.
 //!
+//! Also the one place a command reads, writes or removes a file of its own (state, journals read
+//! back, directories made): files are written atomically (`write_atomically`), never in place.
+//! `crates/repoprobe-tidy` checks that no other module names `std::fs` (a ratchet lists the
+//! modules still moving here).
+//!
 //! Files are read as streams, a chunk at a time, into the core's [`StreamLoader`]: a results
 //! file is never held whole, and its records are parsed on every core while it is read.
 
@@ -197,6 +202,44 @@ pub fn write_atomically_with(
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     std::fs::File::open(dir)?.sync_all()
+}
+
+/// Makes `dir` and its missing parents (an output's directory).
+pub fn create_dir_all(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+/// A file's bytes, whole: a small file of our own (a record, a batch's state), never an input
+/// to score (`load_paths` streams those).
+pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
+    std::fs::read(path)
+}
+
+/// A file's bytes, or `None` when there is no file (a journal or state of an earlier run that
+/// may not exist yet).
+pub fn read_if_present(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// A file's text (not UTF-8 is an error), or `None` when there is no file.
+pub fn read_text_if_present(path: &Path) -> std::io::Result<Option<String>> {
+    read_if_present(path)?
+        .map(|b| String::from_utf8(b).map_err(std::io::Error::other))
+        .transpose()
+}
+
+/// A file's length in bytes.
+pub fn file_len(path: &Path) -> std::io::Result<u64> {
+    std::fs::metadata(path).map(|m| m.len())
+}
+
+/// Removes a file of our own (a state that is done with, an empty output).
+pub fn remove_file(path: &Path) -> std::io::Result<()> {
+    std::fs::remove_file(path)
 }
 
 /// Reads a file of JSON records that the core does not know (the source records of

@@ -197,6 +197,13 @@ pub struct Judgment {
     pub items: Vec<ItemScore>,
 }
 
+impl Judgment {
+    /// The sum of its items' scores: s, 0–10 under the checklist's own weights.
+    pub fn total(&self) -> u32 {
+        self.items.iter().map(|i| i.score).sum()
+    }
+}
+
 /// A SWE-QA-style scalar judgment (docs/format.md#scalar-judgment), the baseline of Table 5.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]

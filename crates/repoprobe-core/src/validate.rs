@@ -21,6 +21,28 @@ pub fn question(q: &Question) -> Vec<String> {
     if q.repo.name.trim().is_empty() {
         errs.push("`repo.name` is empty".to_string());
     }
+    checklist_shape(q, &mut errs);
+    let mut ids = BTreeSet::new();
+    for (n, item) in q.checklist.iter().enumerate() {
+        let name = format!("checklist[{n}] ({})", quote(&item.id));
+        if item.id.trim().is_empty() {
+            errs.push(format!("checklist[{n}] has an empty `id`"));
+        } else if !ids.insert(item.id.as_str()) {
+            errs.push(format!("{name}: item id used twice in this question"));
+        }
+        if item.kind == ItemKind::Knowledge && item.weight == 0 {
+            errs.push(format!(
+                "{name}: weight is 0: a knowledge item weighs at least 1"
+            ));
+        }
+        rubric(item, &name, &mut errs);
+    }
+    errs
+}
+
+/// The checklist's shape (paper §3.2): 1 to 4 knowledge items weighing 9 in all, and one
+/// clarity item of weight 1 scored 0 or 1.
+fn checklist_shape(q: &Question, errs: &mut Vec<String>) {
     let knowledge: Vec<&ChecklistItem> = q
         .checklist
         .iter()
@@ -65,49 +87,39 @@ pub fn question(q: &Question) -> Vec<String> {
             ));
         }
     }
-    let mut ids = BTreeSet::new();
-    for (n, item) in q.checklist.iter().enumerate() {
-        let name = format!("checklist[{n}] ({})", quote(&item.id));
-        if item.id.trim().is_empty() {
-            errs.push(format!("checklist[{n}] has an empty `id`"));
-        } else if !ids.insert(item.id.as_str()) {
-            errs.push(format!("{name}: item id used twice in this question"));
-        }
-        if item.kind == ItemKind::Knowledge && item.weight == 0 {
+}
+
+/// An item's rubric (`name` says which item): not empty, each score once, from 0 to the
+/// item's weight, both ends present.
+fn rubric(item: &ChecklistItem, name: &str, errs: &mut Vec<String>) {
+    if item.rubric.is_empty() {
+        errs.push(format!("{name}: the rubric is empty"));
+        return;
+    }
+    let mut seen = BTreeSet::new();
+    for tier in &item.rubric {
+        if !seen.insert(tier.score) {
             errs.push(format!(
-                "{name}: weight is 0: a knowledge item weighs at least 1"
+                "{name}: rubric score {} is listed twice",
+                tier.score
             ));
         }
-        if item.rubric.is_empty() {
-            errs.push(format!("{name}: the rubric is empty"));
-            continue;
-        }
-        let mut seen = BTreeSet::new();
-        for tier in &item.rubric {
-            if !seen.insert(tier.score) {
-                errs.push(format!(
-                    "{name}: rubric score {} is listed twice",
-                    tier.score
-                ));
-            }
-            if tier.score > item.weight {
-                errs.push(format!(
-                    "{name}: rubric score {} exceeds the weight {}",
-                    tier.score, item.weight
-                ));
-            }
-        }
-        if !seen.contains(&0) {
-            errs.push(format!("{name}: the rubric has no score 0"));
-        }
-        if !seen.contains(&item.weight) {
+        if tier.score > item.weight {
             errs.push(format!(
-                "{name}: the rubric has no full score {} (= the weight)",
-                item.weight
+                "{name}: rubric score {} exceeds the weight {}",
+                tier.score, item.weight
             ));
         }
     }
-    errs
+    if !seen.contains(&0) {
+        errs.push(format!("{name}: the rubric has no score 0"));
+    }
+    if !seen.contains(&item.weight) {
+        errs.push(format!(
+            "{name}: the rubric has no full score {} (= the weight)",
+            item.weight
+        ));
+    }
 }
 
 /// The evidence entries of `q` that cannot be used (docs/format.md#question): each is dropped

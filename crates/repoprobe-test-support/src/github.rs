@@ -339,39 +339,7 @@ fn t19(s: &str) -> &str {
 
 fn answer(world: &World, op: &str, vars: &Value) -> Option<Value> {
     Some(match op {
-        "SearchRepositories" => {
-            let q = vars["q"].as_str().unwrap_or("");
-            let (mut from, mut to, mut stars) = ("", "9999", 0u64);
-            for term in q.split_whitespace() {
-                if let Some(range) = term.strip_prefix("created:") {
-                    let (a, b) = range.split_once("..").unwrap_or((range, "9999"));
-                    (from, to) = (a, b);
-                } else if let Some(n) = term.strip_prefix("stars:>=") {
-                    stars = n.parse().unwrap_or(0);
-                }
-            }
-            let mut hits: Vec<&Repo> = world
-                .repos
-                .iter()
-                .filter(|r| {
-                    r.stars >= stars
-                        && t19(&r.created_at) >= t19(from)
-                        && t19(&r.created_at) <= t19(to)
-                })
-                .collect();
-            hits.sort_by(|a, b| {
-                (&a.created_at, &a.name_with_owner).cmp(&(&b.created_at, &b.name_with_owner))
-            });
-            let listed = hits.len().min(1000);
-            let first = vars["first"].as_u64().unwrap_or(10) as usize;
-            let start = offset(&vars["after"]).min(listed);
-            let end = (start + first).min(listed);
-            data(json!({"search": {
-                "repositoryCount": hits.len(),
-                "pageInfo": {"endCursor": format!("p:{end}"), "hasNextPage": end < listed},
-                "nodes": hits[start..end].iter().map(|r| repo_node(r)).collect::<Vec<_>>()
-            }}))
-        }
+        "SearchRepositories" => search_repositories(world, vars),
         "Repository" => match find(world, vars) {
             Some(r) => data(json!({"repository": repo_node(r)})),
             None => not_found(vars),
@@ -390,51 +358,7 @@ fn answer(world: &World, op: &str, vars: &Value) -> Option<Value> {
             None => not_found(vars),
         },
         "AnsweredDiscussions" => match find(world, vars) {
-            Some(r) => {
-                let cat = vars["category"].as_str().unwrap_or("");
-                let mut ds: Vec<&Disc> = r
-                    .discussions
-                    .iter()
-                    .filter(|d| d.answered && d.category_id == cat)
-                    .collect();
-                ds.sort_by(|a, b| (&a.created_at, a.number).cmp(&(&b.created_at, b.number)));
-                let first = vars["first"].as_u64().unwrap_or(10) as usize;
-                let start = offset(&vars["after"]).min(ds.len());
-                let end = (start + first).min(ds.len());
-                let cat_name = r
-                    .categories
-                    .iter()
-                    .find(|c| c.id == cat)
-                    .map_or("", |c| c.name.as_str());
-                let nodes: Vec<Value> = ds[start..end]
-                    .iter()
-                    .map(|d| {
-                        let url = format!(
-                            "https://github.com/{}/discussions/{}",
-                            r.name_with_owner, d.number
-                        );
-                        json!({
-                            "id": format!("D_{}_{}", r.id, d.number), "number": d.number,
-                            "url": url, "title": d.title, "body": d.body,
-                            "createdAt": d.created_at, "upvoteCount": d.upvotes,
-                            "author": d.author.as_ref().map(|a| json!({"login": a})),
-                            "category": {"id": cat, "name": cat_name},
-                            "answerChosenAt": d.answer.as_ref().map(|a| a.chosen_at.clone()),
-                            "answer": d.answer.as_ref().map(|a| json!({
-                                "id": format!("DC_{}_{}", r.id, d.number),
-                                "url": format!("{url}#discussioncomment-{}", d.number * 100),
-                                "body": a.body, "authorAssociation": a.association,
-                                "author": a.author.as_ref().map(|l| json!({"login": l}))
-                            }))
-                        })
-                    })
-                    .collect();
-                data(json!({"repository": {"discussions": {
-                    "totalCount": ds.len(),
-                    "pageInfo": {"endCursor": (end > 0).then(|| format!("p:{end}")), "hasNextPage": end < ds.len()},
-                    "nodes": nodes
-                }}}))
-            }
+            Some(r) => answered_discussions(r, vars),
             None => not_found(vars),
         },
         "PinnedCommit" => match find(world, vars) {
@@ -452,6 +376,88 @@ fn answer(world: &World, op: &str, vars: &Value) -> Option<Value> {
         },
         _ => return None,
     })
+}
+
+/// `SearchRepositories`: the repositories created in the query's range with enough stars, by
+/// creation time, a page of them (at most 1,000 listed, as GitHub's search).
+fn search_repositories(world: &World, vars: &Value) -> Value {
+    let q = vars["q"].as_str().unwrap_or("");
+    let (mut from, mut to, mut stars) = ("", "9999", 0u64);
+    for term in q.split_whitespace() {
+        if let Some(range) = term.strip_prefix("created:") {
+            let (a, b) = range.split_once("..").unwrap_or((range, "9999"));
+            (from, to) = (a, b);
+        } else if let Some(n) = term.strip_prefix("stars:>=") {
+            stars = n.parse().unwrap_or(0);
+        }
+    }
+    let mut hits: Vec<&Repo> = world
+        .repos
+        .iter()
+        .filter(|r| {
+            r.stars >= stars && t19(&r.created_at) >= t19(from) && t19(&r.created_at) <= t19(to)
+        })
+        .collect();
+    hits.sort_by(|a, b| {
+        (&a.created_at, &a.name_with_owner).cmp(&(&b.created_at, &b.name_with_owner))
+    });
+    let listed = hits.len().min(1000);
+    let first = vars["first"].as_u64().unwrap_or(10) as usize;
+    let start = offset(&vars["after"]).min(listed);
+    let end = (start + first).min(listed);
+    data(json!({"search": {
+        "repositoryCount": hits.len(),
+        "pageInfo": {"endCursor": format!("p:{end}"), "hasNextPage": end < listed},
+        "nodes": hits[start..end].iter().map(|r| repo_node(r)).collect::<Vec<_>>()
+    }}))
+}
+
+/// `AnsweredDiscussions`: a page of the repository's answered discussions of a category, by
+/// creation time.
+fn answered_discussions(r: &Repo, vars: &Value) -> Value {
+    let cat = vars["category"].as_str().unwrap_or("");
+    let mut ds: Vec<&Disc> = r
+        .discussions
+        .iter()
+        .filter(|d| d.answered && d.category_id == cat)
+        .collect();
+    ds.sort_by(|a, b| (&a.created_at, a.number).cmp(&(&b.created_at, b.number)));
+    let first = vars["first"].as_u64().unwrap_or(10) as usize;
+    let start = offset(&vars["after"]).min(ds.len());
+    let end = (start + first).min(ds.len());
+    let cat_name = r
+        .categories
+        .iter()
+        .find(|c| c.id == cat)
+        .map_or("", |c| c.name.as_str());
+    let nodes: Vec<Value> = ds[start..end]
+        .iter()
+        .map(|d| {
+            let url = format!(
+                "https://github.com/{}/discussions/{}",
+                r.name_with_owner, d.number
+            );
+            json!({
+                "id": format!("D_{}_{}", r.id, d.number), "number": d.number,
+                "url": url, "title": d.title, "body": d.body,
+                "createdAt": d.created_at, "upvoteCount": d.upvotes,
+                "author": d.author.as_ref().map(|a| json!({"login": a})),
+                "category": {"id": cat, "name": cat_name},
+                "answerChosenAt": d.answer.as_ref().map(|a| a.chosen_at.clone()),
+                "answer": d.answer.as_ref().map(|a| json!({
+                    "id": format!("DC_{}_{}", r.id, d.number),
+                    "url": format!("{url}#discussioncomment-{}", d.number * 100),
+                    "body": a.body, "authorAssociation": a.association,
+                    "author": a.author.as_ref().map(|l| json!({"login": l}))
+                }))
+            })
+        })
+        .collect();
+    data(json!({"repository": {"discussions": {
+        "totalCount": ds.len(),
+        "pageInfo": {"endCursor": (end > 0).then(|| format!("p:{end}")), "hasNextPage": end < ds.len()},
+        "nodes": nodes
+    }}}))
 }
 
 fn disc(number: u64, cat: &str, body: &str, answer: Option<(&str, &str)>) -> Disc {
@@ -529,107 +535,7 @@ impl World {
     /// - 1,100 `filler/fNNNN` repositories with Discussions off, created through 2024 and 2025,
     ///   so that the whole range counts 1,105 and the search must be split.
     pub fn standard() -> World {
-        let mut rocket = repo(
-            "acme/rocket",
-            "R_rocket",
-            5000,
-            "2024-03-01T12:00:00Z",
-            true,
-        );
-        rocket.categories = vec![
-            cat("DIC_rg", "General", false),
-            cat("DIC_rq", "Q&A", true),
-            cat("DIC_ri", "Ideas", false),
-        ];
-        rocket.commits = commits('a');
-        let ok = "2024-07-01T00:00:00Z";
-        rocket.discussions = vec![
-            disc(
-                1,
-                "DIC_rq",
-                "How does the loader pick a backend?",
-                Some((
-                    "It reads `src/backend.rs`: the first that answers wins.",
-                    ok,
-                )),
-            ),
-            disc(
-                2,
-                "DIC_rq",
-                "Where are retries configured?",
-                Some(("In `src/retry.rs`, see `Policy`.", "2024-05-15T00:00:00Z")),
-            ),
-            disc(
-                3,
-                "DIC_rq",
-                "![screenshot](https://github.com/user-attachments/assets/11111111-2222)",
-                Some(("Your screen shows the old version.", ok)),
-            ),
-            disc(
-                4,
-                "DIC_rq",
-                "Why is `parse` recursive?",
-                Some(("Because the grammar nests; see `src/parse.rs`.", ok)),
-            ),
-            disc(
-                5,
-                "DIC_rq",
-                "What does this trace mean?",
-                Some((
-                    "See https://user-images.githubusercontent.com/1/trace.png",
-                    ok,
-                )),
-            ),
-            disc(
-                6,
-                "DIC_rq",
-                "How are plugins found?",
-                Some(("`plugins/mod.rs` walks the directory.", ok)),
-            ),
-            Disc {
-                answered: true,
-                answer: None,
-                ..disc(7, "DIC_rq", "Is the cache shared?", None)
-            },
-            disc(
-                8,
-                "DIC_rq",
-                "Which version started this?",
-                Some(("The first one.", "2024-03-02T00:00:00Z")),
-            ),
-            disc(9, "DIC_rq", "Nobody answered this", None),
-            disc(10, "DIC_rg", "General chatter", None),
-        ];
-        let mut helpdesk = repo(
-            "acme/helpdesk",
-            "R_help",
-            1200,
-            "2024-09-10T08:30:00Z",
-            true,
-        );
-        helpdesk.categories = vec![cat("DIC_hh", "Help", true), cat("DIC_hq", "Q&A", true)];
-        helpdesk.commits = commits('b');
-        helpdesk.discussions = vec![
-            disc(
-                1,
-                "DIC_hh",
-                "How do I add a route?",
-                Some(("Register it in `src/routes.rs`.", ok)),
-            ),
-            disc(
-                2,
-                "DIC_hh",
-                "Why is this not an image?\n\n```md\n![logo](logo.png)\n```",
-                Some(("Because it is in a code fence.", ok)),
-            ),
-            disc(
-                3,
-                "DIC_hh",
-                "Where do tickets live?",
-                Some(("In `src/tickets/`.", "2024-09-01T00:00:00Z")),
-            ),
-            disc(4, "DIC_hq", "A lone Q&A", Some(("Yes.", ok))),
-        ];
+        let ok = OK;
         let mut ideas = repo(
             "solo/ideas-only",
             "R_ideas",
@@ -645,8 +551,8 @@ impl World {
             disc(2, "DIC_qq", "c", Some(("d", ok))),
         ];
         let mut repos = vec![
-            rocket,
-            helpdesk,
+            rocket(),
+            helpdesk(),
             repo(
                 "solo/no-discussions",
                 "R_nod",
@@ -659,27 +565,147 @@ impl World {
             repo("small/repo", "R_small", 500, "2024-04-04T00:00:00Z", true),
             repo("old/repo", "R_old", 50_000, "2023-12-31T23:59:59Z", true),
         ];
-        for i in 0..1100u64 {
-            // Spread over 2024-01-01 … 2025-12-31 (730 days), about 1.5 a day.
-            let day = i * 730 / 1100;
-            let (y, doy) = if day < 366 {
-                (2024, day)
-            } else {
-                (2025, day - 366)
-            };
-            let (m, d) = month_day(y, doy);
-            let mut f = repo(
-                &format!("filler/f{i:04}"),
-                &format!("R_f{i}"),
-                1000 + i,
-                &format!("{y}-{m:02}-{d:02}T{:02}:00:00Z", i % 24),
-                false,
-            );
-            f.default_branch = None;
-            repos.push(f);
-        }
+        repos.extend((0..1100).map(filler));
         World { repos }
     }
+}
+
+/// When most answers were chosen.
+const OK: &str = "2024-07-01T00:00:00Z";
+
+/// `acme/rocket`: answered Q&A threads of the kinds the stages tell apart (images in a question
+/// or an answer, an answer without a body, answers chosen at other times), an unanswered one
+/// and a General thread.
+fn rocket() -> Repo {
+    let ok = OK;
+    let mut rocket = repo(
+        "acme/rocket",
+        "R_rocket",
+        5000,
+        "2024-03-01T12:00:00Z",
+        true,
+    );
+    rocket.categories = vec![
+        cat("DIC_rg", "General", false),
+        cat("DIC_rq", "Q&A", true),
+        cat("DIC_ri", "Ideas", false),
+    ];
+    rocket.commits = commits('a');
+    rocket.discussions = vec![
+        disc(
+            1,
+            "DIC_rq",
+            "How does the loader pick a backend?",
+            Some((
+                "It reads `src/backend.rs`: the first that answers wins.",
+                ok,
+            )),
+        ),
+        disc(
+            2,
+            "DIC_rq",
+            "Where are retries configured?",
+            Some(("In `src/retry.rs`, see `Policy`.", "2024-05-15T00:00:00Z")),
+        ),
+        disc(
+            3,
+            "DIC_rq",
+            "![screenshot](https://github.com/user-attachments/assets/11111111-2222)",
+            Some(("Your screen shows the old version.", ok)),
+        ),
+        disc(
+            4,
+            "DIC_rq",
+            "Why is `parse` recursive?",
+            Some(("Because the grammar nests; see `src/parse.rs`.", ok)),
+        ),
+        disc(
+            5,
+            "DIC_rq",
+            "What does this trace mean?",
+            Some((
+                "See https://user-images.githubusercontent.com/1/trace.png",
+                ok,
+            )),
+        ),
+        disc(
+            6,
+            "DIC_rq",
+            "How are plugins found?",
+            Some(("`plugins/mod.rs` walks the directory.", ok)),
+        ),
+        Disc {
+            answered: true,
+            answer: None,
+            ..disc(7, "DIC_rq", "Is the cache shared?", None)
+        },
+        disc(
+            8,
+            "DIC_rq",
+            "Which version started this?",
+            Some(("The first one.", "2024-03-02T00:00:00Z")),
+        ),
+        disc(9, "DIC_rq", "Nobody answered this", None),
+        disc(10, "DIC_rg", "General chatter", None),
+    ];
+    rocket
+}
+
+/// `acme/helpdesk`: two answerable categories (Help and Q&A), an image in a code fence.
+fn helpdesk() -> Repo {
+    let ok = OK;
+    let mut helpdesk = repo(
+        "acme/helpdesk",
+        "R_help",
+        1200,
+        "2024-09-10T08:30:00Z",
+        true,
+    );
+    helpdesk.categories = vec![cat("DIC_hh", "Help", true), cat("DIC_hq", "Q&A", true)];
+    helpdesk.commits = commits('b');
+    helpdesk.discussions = vec![
+        disc(
+            1,
+            "DIC_hh",
+            "How do I add a route?",
+            Some(("Register it in `src/routes.rs`.", ok)),
+        ),
+        disc(
+            2,
+            "DIC_hh",
+            "Why is this not an image?\n\n```md\n![logo](logo.png)\n```",
+            Some(("Because it is in a code fence.", ok)),
+        ),
+        disc(
+            3,
+            "DIC_hh",
+            "Where do tickets live?",
+            Some(("In `src/tickets/`.", "2024-09-01T00:00:00Z")),
+        ),
+        disc(4, "DIC_hq", "A lone Q&A", Some(("Yes.", ok))),
+    ];
+    helpdesk
+}
+
+/// Filler repository `i` of 1,100: spread over 2024-01-01 … 2025-12-31 (730 days), about 1.5 a
+/// day, no discussions and no default branch (the search's slices are what they are for).
+fn filler(i: u64) -> Repo {
+    let day = i * 730 / 1100;
+    let (y, doy) = if day < 366 {
+        (2024, day)
+    } else {
+        (2025, day - 366)
+    };
+    let (m, d) = month_day(y, doy);
+    let mut f = repo(
+        &format!("filler/f{i:04}"),
+        &format!("R_f{i}"),
+        1000 + i,
+        &format!("{y}-{m:02}-{d:02}T{:02}:00:00Z", i % 24),
+        false,
+    );
+    f.default_branch = None;
+    f
 }
 
 fn month_day(y: u64, mut doy: u64) -> (u64, u64) {

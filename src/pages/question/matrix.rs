@@ -26,7 +26,7 @@ pub fn matrix(s: &Shown) -> impl IntoView + use<> {
                     {s.by_model
                         .iter()
                         .map(|(m, js)| {
-                            let totals: Vec<String> = js.iter().map(|j| j.items.iter().map(|x| x.score).sum::<u32>().to_string()).collect();
+                            let totals: Vec<String> = js.iter().map(|j| j.total().to_string()).collect();
                             view! {
                                 <tr>
                                     <th scope="row">{m.clone()}</th>

@@ -6,6 +6,7 @@ use crate::markdown::Md;
 use crate::options::weights_in_force;
 use crate::protocol::{QuestionData, TrajectoryKey};
 use repoprobe_core::metrics::retrieval::{files_read, item_retrieved};
+use repoprobe_core::model::Repo;
 use repoprobe_core::model::agent::AgentBlock;
 use repoprobe_core::{Answer, Judgment, Question};
 use std::collections::{BTreeMap, BTreeSet};
@@ -86,17 +87,7 @@ pub fn derive(
     at: Address,
     rules: &[String],
 ) -> Shown {
-    let mut by_model: BTreeMap<String, Vec<Judgment>> = BTreeMap::new();
-    for j in data
-        .iter()
-        .flat_map(|d| d.judgments.iter())
-        .filter(|j| j.judge == judge)
-    {
-        by_model.entry(j.model.clone()).or_default().push(j.clone());
-    }
-    for v in by_model.values_mut() {
-        v.sort_unstable_by_key(|j| (j.attempt, j.judge_run));
-    }
+    let by_model = judgments_by_model(data, &judge);
     let answers: Vec<(Answer, Option<Md>)> = data
         .iter()
         .flat_map(|d| {
@@ -106,11 +97,7 @@ pub fn derive(
                 .map(|(i, a)| (a.clone(), d.answers_md.get(i).cloned()))
         })
         .collect();
-    let repo = &question.repo;
-    let commit_link = (!repo.url.is_empty() && !repo.commit.is_empty()).then(|| {
-        let url = format!("{}/tree/{}", repo.url.trim_end_matches('/'), repo.commit);
-        external_href(&url).ok_or(url)
-    });
+    let commit_link = commit_link(&question.repo);
     let in_force = weights_in_force(rules, &question);
     let reweighted = question
         .checklist
@@ -125,17 +112,7 @@ pub fn derive(
     models.sort_unstable();
     models.dedup();
     let (attempts, attempt) = attempts(&answers, &by_model, at.model.as_ref(), at.att.as_deref());
-    let runs: Vec<Judgment> = at
-        .model
-        .as_ref()
-        .and_then(|m| by_model.get(m))
-        .map(|js| {
-            js.iter()
-                .filter(|j| Some(j.attempt) == attempt)
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default();
+    let runs = runs_of(&by_model, at.model.as_ref(), attempt);
     let chosen = at.model.as_ref().and_then(|m| {
         answers
             .iter()
@@ -148,17 +125,7 @@ pub fn derive(
         .zip(at.item.as_ref())
         .filter(|_| data.is_some())
         .map(|(m, it)| (m.clone(), it.clone(), rationales(by_model.get(m), it)));
-    let trajectory = chosen.as_ref().and_then(|(a, _)| {
-        data?
-            .trajectories
-            .iter()
-            .any(|(m, n)| *m == a.model && *n == a.attempt)
-            .then(|| TrajectoryKey {
-                question_id: a.question_id.clone(),
-                model: a.model.clone(),
-                attempt: a.attempt,
-            })
-    });
+    let trajectory = chosen.as_ref().and_then(|(a, _)| trajectory_of(data?, a));
     let read = chosen
         .as_ref()
         .and_then(|(a, _)| AgentBlock::of(a))
@@ -191,6 +158,59 @@ pub fn derive(
         answers,
         question,
     }
+}
+
+/// The repository at the pinned commit: a link, or the address that is not one (`Err`).
+fn commit_link(repo: &Repo) -> Option<Result<String, String>> {
+    (!repo.url.is_empty() && !repo.commit.is_empty()).then(|| {
+        let url = format!("{}/tree/{}", repo.url.trim_end_matches('/'), repo.commit);
+        external_href(&url).ok_or(url)
+    })
+}
+
+/// The judge runs of `model`'s `attempt`.
+fn runs_of(
+    by_model: &BTreeMap<String, Vec<Judgment>>,
+    model: Option<&String>,
+    attempt: Option<u32>,
+) -> Vec<Judgment> {
+    model
+        .and_then(|m| by_model.get(m))
+        .map(|js| {
+            js.iter()
+                .filter(|j| Some(j.attempt) == attempt)
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The judge's judgments of the question, by model, each model's by (attempt, judge run).
+fn judgments_by_model(data: Option<&QuestionData>, judge: &str) -> BTreeMap<String, Vec<Judgment>> {
+    let mut by_model: BTreeMap<String, Vec<Judgment>> = BTreeMap::new();
+    for j in data
+        .iter()
+        .flat_map(|d| d.judgments.iter())
+        .filter(|j| j.judge == judge)
+    {
+        by_model.entry(j.model.clone()).or_default().push(j.clone());
+    }
+    for v in by_model.values_mut() {
+        v.sort_unstable_by_key(|j| (j.attempt, j.judge_run));
+    }
+    by_model
+}
+
+/// The run of answer `a`, if a trajectories file holds it.
+fn trajectory_of(data: &QuestionData, a: &Answer) -> Option<TrajectoryKey> {
+    data.trajectories
+        .iter()
+        .any(|(m, n)| *m == a.model && *n == a.attempt)
+        .then(|| TrajectoryKey {
+            question_id: a.question_id.clone(),
+            model: a.model.clone(),
+            attempt: a.attempt,
+        })
 }
 
 /// The attempts of `model` (answered or judged), sorted, and the one shown: the address's if it

@@ -9,12 +9,13 @@
 
 use crate::components::markdown::{FileLinks, linked_text, path_link};
 use crate::href;
-use crate::protocol::{ShownCall, ShownStep, StepKind, StepSource, TrajectoryKey};
+use crate::protocol::{ShownCall, ShownStep, StepKind, StepSource, TrajectoryHead, TrajectoryKey};
 use crate::requests::{request_trajectory, search_trajectory};
-use crate::state::{AppState, first_trajectory_ask};
+use crate::state::{AppState, TrajectorySearch, first_trajectory_ask};
 use crate::trajectory::{TrajectoryView, count_of, kind_asked, step_asked, step_id, turns};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
+use leptos_router::params::ParamsMap;
 use std::collections::BTreeSet;
 
 /// Steps asked for at a time.
@@ -67,52 +68,8 @@ pub fn section(
                 .map(|t| (*t.0).clone())
         }
     };
-    // Asks for what the address wants and the page lacks: the run (with its outline), another
-    // filter, or the page holding the step asked for.
-    {
-        let key = key.clone();
-        let view_of = view_of.clone();
-        Effect::new(move |_| {
-            if !kept.open.get() {
-                return;
-            }
-            let kinds = kinds.get();
-            let view = view_of();
-            let step = step_asked(
-                asked_step().as_deref(),
-                view.as_ref().and_then(|v| v.head.as_ref()),
-            );
-            if view.as_ref().is_some_and(|v| v.serves(&kinds, step)) {
-                return;
-            }
-            let from = step.unwrap_or(1);
-            let head = view.as_ref().is_none_or(|v| v.head.is_none());
-            if first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
-                request_trajectory(key.clone(), from, kinds, PAGE, head);
-            }
-        });
-    }
-    // Scrolls to the step asked for once it is shown, and gives it the focus.
-    Effect::new(move |_| {
-        let Some(n) = step_asked(asked_step().as_deref(), None) else {
-            return;
-        };
-        let shown = state
-            .trajectory
-            .with(|t| t.as_ref().is_some_and(|t| t.has(n)));
-        if shown && kept.open.get() {
-            request_animation_frame(move || {
-                if let Some(el) = document().get_element_by_id(&step_id(n)) {
-                    el.scroll_into_view();
-                    if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
-                        let _ = el.focus();
-                    }
-                }
-            });
-        }
-    });
-    let navigate = crate::nav::navigate();
-    let search_key = key.clone();
+    ask_what_is_missing(key.clone(), view_of.clone(), kinds, query, kept);
+    scroll_to_the_step_asked(state, query, kept);
     let matches = Memo::new({
         let key = key.clone();
         move |_| {
@@ -150,45 +107,116 @@ pub fn section(
                         false => format!(" ({} steps, {})", h.steps, h.agent),
                     })}
                 </summary>
-                <form class="traj-search" role="search" on:submit=move |ev| {
-                    ev.prevent_default();
-                    search_trajectory(search_key.clone(), kept.query.get_untracked());
-                }>
-                    <label>"Search the steps "
-                        <input type="search" name="traj-q" prop:value=move || kept.query.get()
-                            on:input=move |ev| kept.query.set(event_target_value(&ev)) />
-                    </label>
-                    <button type="submit">"Search"</button>
-                    <span class="traj-count" role="status">{move || matches.get().map(|(_, q, r)| match r {
-                        Ok(s) => format!("{} step{} hold “{q}”", s.len(), if s.len() == 1 { "" } else { "s" }),
-                        Err(e) => format!("Could not search: {e}"),
-                    })}</span>
-                </form>
-                {move || matches.get().and_then(|m| m.2.ok()).filter(|s| !s.is_empty()).map(|s| {
-                    let more = s.len().saturating_sub(100);
-                    view! {
-                        <ul class="traj-matches" aria-label="Steps found">
-                            {s.into_iter().take(100).map(|n| view! {
-                                <li><a href=href(&[("step", Some(&n.to_string())), ("kind", None)])>{format!("step {n}")}</a></li>
-                            }).collect_view()}
-                            {(more > 0).then(|| view! { <li>{format!("and {more} more")}</li> })}
-                        </ul>
-                    }
-                })}
-                <label class="traj-filter">"Show "
-                    <select on:change=move |ev| {
-                        let v = event_target_value(&ev);
-                        navigate(&href(&[("kind", (!v.is_empty()).then_some(v.as_str())), ("step", None)]), Default::default());
-                    } prop:value=move || kinds.get().first().map(|k| k.as_str()).unwrap_or_default()>
-                        <option value="">"every step"</option>
-                        {StepKind::ALL.iter().map(|k| view! { <option value=k.as_str()>{format!("{} steps", k.label())}</option> }).collect_view()}
-                    </select>
-                </label>
+                {search(key, kept, matches)}
+                {kind_filter(kinds)}
                 {body}
             </details>
         </section>
     }
     .into_any()
+}
+
+/// Asks for what the address wants and the page lacks: the run (with its outline), another
+/// filter, or the page holding the step asked for.
+fn ask_what_is_missing(
+    key: TrajectoryKey,
+    view_of: impl Fn() -> Option<TrajectoryView> + 'static,
+    kinds: Memo<Vec<StepKind>>,
+    query: Memo<ParamsMap>,
+    kept: Kept,
+) {
+    Effect::new(move |_| {
+        if !kept.open.get() {
+            return;
+        }
+        let kinds = kinds.get();
+        let view = view_of();
+        let step = step_asked(
+            query.with(|q| q.get("step")).as_deref(),
+            view.as_ref().and_then(|v| v.head.as_ref()),
+        );
+        if view.as_ref().is_some_and(|v| v.serves(&kinds, step)) {
+            return;
+        }
+        let from = step.unwrap_or(1);
+        let head = view.as_ref().is_none_or(|v| v.head.is_none());
+        if first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
+            request_trajectory(key.clone(), from, kinds, PAGE, head);
+        }
+    });
+}
+
+/// Scrolls to the step asked for once it is shown, and gives it the focus.
+fn scroll_to_the_step_asked(state: AppState, query: Memo<ParamsMap>, kept: Kept) {
+    Effect::new(move |_| {
+        let Some(n) = step_asked(query.with(|q| q.get("step")).as_deref(), None) else {
+            return;
+        };
+        let shown = state
+            .trajectory
+            .with(|t| t.as_ref().is_some_and(|t| t.has(n)));
+        if shown && kept.open.get() {
+            request_animation_frame(move || {
+                if let Some(el) = document().get_element_by_id(&step_id(n)) {
+                    el.scroll_into_view();
+                    if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
+                        let _ = el.focus();
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// The search over the run's steps: the form, the count found and links to the first 100.
+fn search(
+    key: TrajectoryKey,
+    kept: Kept,
+    matches: Memo<Option<TrajectorySearch>>,
+) -> impl IntoView {
+    view! {
+        <form class="traj-search" role="search" on:submit=move |ev| {
+            ev.prevent_default();
+            search_trajectory(key.clone(), kept.query.get_untracked());
+        }>
+            <label>"Search the steps "
+                <input type="search" name="traj-q" prop:value=move || kept.query.get()
+                    on:input=move |ev| kept.query.set(event_target_value(&ev)) />
+            </label>
+            <button type="submit">"Search"</button>
+            <span class="traj-count" role="status">{move || matches.get().map(|(_, q, r)| match r {
+                Ok(s) => format!("{} step{} hold “{q}”", s.len(), if s.len() == 1 { "" } else { "s" }),
+                Err(e) => format!("Could not search: {e}"),
+            })}</span>
+        </form>
+        {move || matches.get().and_then(|m| m.2.ok()).filter(|s| !s.is_empty()).map(|s| {
+            let more = s.len().saturating_sub(100);
+            view! {
+                <ul class="traj-matches" aria-label="Steps found">
+                    {s.into_iter().take(100).map(|n| view! {
+                        <li><a href=href(&[("step", Some(&n.to_string())), ("kind", None)])>{format!("step {n}")}</a></li>
+                    }).collect_view()}
+                    {(more > 0).then(|| view! { <li>{format!("and {more} more")}</li> })}
+                </ul>
+            }
+        })}
+    }
+}
+
+/// The filter of the steps shown by kind (`&kind=`).
+fn kind_filter(kinds: Memo<Vec<StepKind>>) -> impl IntoView {
+    let navigate = crate::nav::navigate();
+    view! {
+        <label class="traj-filter">"Show "
+            <select on:change=move |ev| {
+                let v = event_target_value(&ev);
+                navigate(&href(&[("kind", (!v.is_empty()).then_some(v.as_str())), ("step", None)]), Default::default());
+            } prop:value=move || kinds.get().first().map(|k| k.as_str()).unwrap_or_default()>
+                <option value="">"every step"</option>
+                {StepKind::ALL.iter().map(|k| view! { <option value=k.as_str()>{format!("{} steps", k.label())}</option> }).collect_view()}
+            </select>
+        </label>
+    }
 }
 
 /// The outline and the steps of the page's view.
@@ -228,56 +256,19 @@ fn steps_view(
         };
         view! { <p class="traj-shown" aria-busy=h.partial.then_some("true")>{format!("{n} {what} step{} of {of}", if n == 1 { "" } else { "s" })}</p> }
     });
-    let outline = head.map(|h| {
-        let all = kept.whole_outline.get();
-        let t = turns(&h);
-        let more = t.len().saturating_sub(OUTLINE);
-        let items = t
-            .into_iter()
-            .take(if all { usize::MAX } else { OUTLINE })
-            .map(|(turn, e)| {
-                let marks = e.kinds.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ");
-                view! {
-                    <li><a href=href(&[("step", Some(&e.step.to_string())), ("kind", None)])>
-                        {format!("Turn {turn} (step {}): ", e.step)}
-                    </a>{e.title.clone()}<span class="kinds">{format!(" [{marks}]")}</span></li>
-                }
-            })
-            .collect_view();
-        view! {
-            <nav class="traj-outline" aria-label="Outline of turns">
-                <h3>"Turns"</h3>
-                <ol>{items}</ol>
-                {(more > 0 && !all).then(|| view! {
-                    <button type="button" on:click=move |_| kept.whole_outline.set(true)>{format!("Show {more} more turns")}</button>
-                })}
-            </nav>
-        }
-    });
+    let outline = head.map(|h| outline(&h, kept));
     let error = v
         .error
         .clone()
         .map(|e| view! { <p class="error">{format!("The trajectory could not be read: {e}")}</p> });
     let first = v.steps.first().map(|s| s.step).unwrap_or(1);
     let earlier = (first > 1 && v.error.is_none()).then(|| {
-        let key = v.key.clone();
-        let kinds = v.kinds.clone();
-        view! { <button type="button" class="traj-earlier" on:click=move |_| {
-            let from = first.saturating_sub(PAGE as u64).max(1);
-            if first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
-                request_trajectory(key.clone(), from, kinds.clone(), PAGE, false);
-            }
-        }>"Earlier steps"</button> }
+        let from = first.saturating_sub(PAGE as u64).max(1);
+        page_button(&v, from, "traj-earlier", "Earlier steps")
     });
-    let later = v.next.map(|next| {
-        let key = v.key.clone();
-        let kinds = v.kinds.clone();
-        view! { <button type="button" class="traj-more" on:click=move |_| {
-            if first_trajectory_ask(&(key.clone(), next, kinds.clone())) {
-                request_trajectory(key.clone(), next, kinds.clone(), PAGE, false);
-            }
-        }>"More steps"</button> }
-    });
+    let later = v
+        .next
+        .map(|next| page_button(&v, next, "traj-more", "More steps"));
     let steps = v
         .steps
         .into_iter()
@@ -299,6 +290,56 @@ fn steps_view(
             </div>
         </div>
     }
+}
+
+/// The outline of the run's turns, each a link to its first step (the first `OUTLINE`, until
+/// the rest are asked for).
+fn outline(h: &TrajectoryHead, kept: Kept) -> impl IntoView + use<> {
+    let all = kept.whole_outline.get();
+    let t = turns(h);
+    let more = t.len().saturating_sub(OUTLINE);
+    let items = t
+        .into_iter()
+        .take(if all { usize::MAX } else { OUTLINE })
+        .map(|(turn, e)| {
+            let marks = e
+                .kinds
+                .iter()
+                .map(|k| k.label())
+                .collect::<Vec<_>>()
+                .join(", ");
+            view! {
+                <li><a href=href(&[("step", Some(&e.step.to_string())), ("kind", None)])>
+                    {format!("Turn {turn} (step {}): ", e.step)}
+                </a>{e.title.clone()}<span class="kinds">{format!(" [{marks}]")}</span></li>
+            }
+        })
+        .collect_view();
+    view! {
+        <nav class="traj-outline" aria-label="Outline of turns">
+            <h3>"Turns"</h3>
+            <ol>{items}</ol>
+            {(more > 0 && !all).then(|| view! {
+                <button type="button" on:click=move |_| kept.whole_outline.set(true)>{format!("Show {more} more turns")}</button>
+            })}
+        </nav>
+    }
+}
+
+/// A button asking for the page of the view's steps from step `from`.
+fn page_button(
+    v: &TrajectoryView,
+    from: u64,
+    class: &'static str,
+    label: &'static str,
+) -> impl IntoView + use<> {
+    let key = v.key.clone();
+    let kinds = v.kinds.clone();
+    view! { <button type="button" class=class on:click=move |_| {
+        if first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
+            request_trajectory(key.clone(), from, kinds.clone(), PAGE, false);
+        }
+    }>{label}</button> }
 }
 
 /// One step's card.

@@ -97,6 +97,43 @@ pub fn candidate(q: &Question) -> impl IntoView + use<> {
     let links = FileLinks::new(&q.repo.url, &q.repo.commit);
     let none = Value::Null;
     let c = q.curation.as_ref().unwrap_or(&none);
+    let repo_link = external_href(&q.repo.url).map(|h| {
+        view! { <a href=h rel="noopener noreferrer">{q.repo.name.clone()}</a> }.into_any()
+    });
+    let repo = repo_link.unwrap_or_else(|| q.repo.name.clone().into_any());
+    view! {
+        <article class="candidate" aria-labelledby="candidate-h">
+            <h2 id="candidate-h">{q.id.clone()}</h2>
+            <p class="meta">
+                {format!("{} · {} · {} · ", q.category, q.repo.language, q.repo.theme)}
+                {repo}
+                {format!(" at {}", q.repo.commit.chars().take(12).collect::<String>())}
+            </p>
+            <h3>"Question"</h3>
+            <p class="prose question-text">{linked_text(&q.question, links.as_ref())}</p>
+            <h3>"Reference answer"</h3>
+            <Markdown tree=None fallback=q.reference_answer.clone() links=links.clone() />
+            <h3>{format!("Checklist ({} items)", q.checklist.len())}</h3>
+            <ol class="checklist">
+                {q.checklist.iter().map(|it| plain_item(it, links.as_ref())).collect_view()}
+            </ol>
+            <h3>"Where it comes from"</h3>
+            {origin(q, c)}
+            <h3>"The stages' verdicts"</h3>
+            <dl class="evidence verdicts">
+                {verdict("classify", c.get("classify"))}
+                {verdict("verify", c.get("verify"))}
+            </dl>
+            <h3>"What curate enhance merged in"</h3>
+            {merged_in(q, c.get("enhance").unwrap_or(&none))}
+        </article>
+    }
+}
+
+/// Where the candidate comes from (its curation block's `source` and `commit`): the
+/// discussion, the accepted answer, the dates and the pinned commit.
+fn origin(q: &Question, c: &Value) -> impl IntoView + use<> {
+    let none = Value::Null;
     let source = c.get("source").unwrap_or(&none);
     let title = text(source, &["title"]).unwrap_or_default().to_string();
     let discussion = text(source, &["url"]).map(url_view);
@@ -126,7 +163,19 @@ pub fn candidate(q: &Question) -> impl IntoView + use<> {
     .flatten()
     .collect::<Vec<_>>()
     .join(" · ");
-    let enhance = c.get("enhance").unwrap_or(&none);
+    view! {
+        <dl class="evidence curation-source">
+            <div><dt>"Discussion"</dt><dd>{title} " " {discussion.unwrap_or_else(|| view! { <span class="muted">"no link given"</span> }.into_any())}</dd></div>
+            {answer.map(|a| view! { <div><dt>"Accepted answer"</dt><dd>{a}</dd></div> })}
+            {(!dates.is_empty()).then(|| view! { <div><dt>"Dates"</dt><dd>{dates}</dd></div> })}
+            <div><dt>"Pinned commit"</dt><dd class="url-text">{commit_line}</dd></div>
+        </dl>
+    }
+}
+
+/// What `curate enhance` merged in (its `enhance` block): the pages, the links left out, and
+/// the question and answer as harvested when the merge changed them.
+fn merged_in(q: &Question, enhance: &Value) -> impl IntoView + use<> {
     let sources: Vec<Value> = enhance
         .get("sources")
         .and_then(Value::as_array)
@@ -160,60 +209,27 @@ pub fn candidate(q: &Question) -> impl IntoView + use<> {
     .flatten()
     .collect::<Vec<_>>()
     .join(", ");
-    let repo_link = external_href(&q.repo.url).map(|h| {
-        view! { <a href=h rel="noopener noreferrer">{q.repo.name.clone()}</a> }.into_any()
-    });
-    let repo = repo_link.unwrap_or_else(|| q.repo.name.clone().into_any());
     view! {
-        <article class="candidate" aria-labelledby="candidate-h">
-            <h2 id="candidate-h">{q.id.clone()}</h2>
-            <p class="meta">
-                {format!("{} · {} · {} · ", q.category, q.repo.language, q.repo.theme)}
-                {repo}
-                {format!(" at {}", q.repo.commit.chars().take(12).collect::<String>())}
-            </p>
-            <h3>"Question"</h3>
-            <p class="prose question-text">{linked_text(&q.question, links.as_ref())}</p>
-            <h3>"Reference answer"</h3>
-            <Markdown tree=None fallback=q.reference_answer.clone() links=links.clone() />
-            <h3>{format!("Checklist ({} items)", q.checklist.len())}</h3>
-            <ol class="checklist">
-                {q.checklist.iter().map(|it| plain_item(it, links.as_ref())).collect_view()}
-            </ol>
-            <h3>"Where it comes from"</h3>
-            <dl class="evidence curation-source">
-                <div><dt>"Discussion"</dt><dd>{title} " " {discussion.unwrap_or_else(|| view! { <span class="muted">"no link given"</span> }.into_any())}</dd></div>
-                {answer.map(|a| view! { <div><dt>"Accepted answer"</dt><dd>{a}</dd></div> })}
-                {(!dates.is_empty()).then(|| view! { <div><dt>"Dates"</dt><dd>{dates}</dd></div> })}
-                <div><dt>"Pinned commit"</dt><dd class="url-text">{commit_line}</dd></div>
-            </dl>
-            <h3>"The stages' verdicts"</h3>
-            <dl class="evidence verdicts">
-                {verdict("classify", c.get("classify"))}
-                {verdict("verify", c.get("verify"))}
-            </dl>
-            <h3>"What curate enhance merged in"</h3>
-            {if sources.is_empty() && skipped.is_empty() {
-                view! { <p class="muted">"No external page: nothing merged in."</p> }.into_any()
-            } else {
-                view! {
-                    {(!merged_by.is_empty()).then(|| view! { <p class="muted">{format!("Merged by {merged_by}.")}</p> })}
-                    <ul class="enhance-sources">{sources.iter().map(source_page).collect_view()}</ul>
-                    {(!skipped.is_empty()).then(|| view! {
-                        <p>"Left out before any fetch:"</p>
-                        // Text, never links: these are the internal addresses (loopback, private) enhance refused.
-                        <ul>{skipped.into_iter().map(|(u, why)| view! { <li><span class="url-text">{u}</span> {format!(" — {why}")}</li> }).collect_view()}</ul>
-                    })}
-                }
-                .into_any()
-            }}
-            {original_q.map(|t| view! {
-                <details><summary>"The question as harvested, before the merge"</summary><p class="prose">{t}</p></details>
-            })}
-            {original_a.map(|t| view! {
-                <details><summary>"The answer as harvested, before the merge"</summary><p class="prose">{t}</p></details>
-            })}
-        </article>
+        {if sources.is_empty() && skipped.is_empty() {
+            view! { <p class="muted">"No external page: nothing merged in."</p> }.into_any()
+        } else {
+            view! {
+                {(!merged_by.is_empty()).then(|| view! { <p class="muted">{format!("Merged by {merged_by}.")}</p> })}
+                <ul class="enhance-sources">{sources.iter().map(source_page).collect_view()}</ul>
+                {(!skipped.is_empty()).then(|| view! {
+                    <p>"Left out before any fetch:"</p>
+                    // Text, never links: these are the internal addresses (loopback, private) enhance refused.
+                    <ul>{skipped.into_iter().map(|(u, why)| view! { <li><span class="url-text">{u}</span> {format!(" — {why}")}</li> }).collect_view()}</ul>
+                })}
+            }
+            .into_any()
+        }}
+        {original_q.map(|t| view! {
+            <details><summary>"The question as harvested, before the merge"</summary><p class="prose">{t}</p></details>
+        })}
+        {original_a.map(|t| view! {
+            <details><summary>"The answer as harvested, before the merge"</summary><p class="prose">{t}</p></details>
+        })}
     }
 }
 

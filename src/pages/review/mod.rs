@@ -180,8 +180,138 @@ fn shown(
 pub fn ReviewView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let query = use_query_map();
+    let candidates = candidates_of(state);
+    let storage_name = storage_name(state);
+    let reviews = Memo::new(move |_| state.snapshot.with(|s| s.reviews.clone()));
+    let agreed = Memo::new(move |_| {
+        let a = agreement(&reviews.get());
+        (a.reviewers.len() >= 2).then_some(a)
+    });
+    let disagreements =
+        Memo::new(move |_| agreed.get().map(|a| a.disagreements).unwrap_or_default());
+    let role = Memo::new(move |_| {
+        if query.with(|q| q.get("adjudicate").as_deref() == Some("1")) {
+            ReviewRole::Adjudicator
+        } else {
+            ReviewRole::Reviewer
+        }
+    });
+    let decisions = RwSignal::new(Decisions::default());
+    let listed = listed(query, role, disagreements, decisions, candidates);
+    // The candidate shown: the address's, else the first the filters show. It stays while a
+    // decision takes it out of the filter (the next key moves on from it).
+    let current = Memo::new(move |_| {
+        let id = query.with(|q| q.get("id"));
+        match id {
+            Some(id) if candidates.with(|c| c.iter().any(|q| q.id == id)) => Some(id),
+            _ => listed.with(|l| l.first().cloned()),
+        }
+    });
+    let r = Reviewing {
+        decisions,
+        key: RwSignal::new(None),
+        reviewer: RwSignal::new(stored(REVIEWER_KEY).filter(|n| !n.trim().is_empty())),
+        role,
+        current,
+        status: RwSignal::new(String::new()),
+        error: RwSignal::new(None),
+        note: NodeRef::new(),
+        name: NodeRef::new(),
+    };
+    keep_decisions(r, storage_name);
+    let neighbours = neighbours(current, listed);
+    keys(r, neighbours);
+    let (go, set_adjudicate) = filter_links();
+
+    view! {
+        <h1>"Review"</h1>
+        {move || {
+            if candidates.with(Vec::is_empty) {
+                return no_candidates();
+            }
+            view! {
+                {where_kept(r, storage_name).into_any()}
+                {reviewer_form(r).into_any()}
+                {filters(candidates, query, go.clone(), set_adjudicate.clone(), role).into_any()}
+                {progress(r, candidates, listed).into_any()}
+                {move || agreed.get().map(|a| agreement_section(a, r, reviews).into_any())}
+                {move || current.get().and_then(|id| candidates.with(|c| c.iter().find(|q| q.id == id).cloned())).map(|q| {
+                    // Built again once the kept decisions are read (the note's text is set once).
+                    r.key.track();
+                    reviewed(r, &q, reviews, neighbours)
+                })}
+            }
+            .into_any()
+        }}
+    }
+}
+
+/// What the filters do: `go(key, value)` shows the candidates with that value (none: all), from
+/// the first; `set_adjudicate(on)` switches the adjudicator's mode.
+fn filter_links() -> (
+    impl Fn(&'static str, String) + Clone + 'static,
+    impl Fn(bool) + Clone + 'static,
+) {
     let navigate = use_navigate();
-    let candidates = Memo::new(move |_| {
+    let go = {
+        let navigate = navigate.clone();
+        move |k: &'static str, v: String| {
+            let v = (!v.is_empty()).then_some(v);
+            navigate(
+                &href(&[(k, v.as_deref()), ("id", None)]),
+                Default::default(),
+            );
+        }
+    };
+    let set_adjudicate = move |on: bool| {
+        navigate(
+            &href(&[("adjudicate", on.then_some("1"))]),
+            Default::default(),
+        )
+    };
+    (go, set_adjudicate)
+}
+
+/// What the view says when no candidate is loaded.
+fn no_candidates() -> AnyView {
+    view! {
+        <p class="empty">
+            "No candidates loaded: the Review view reads a candidates file (questions with a "
+            <code>"curation"</code>
+            " block, as "<code>"repoprobe curate verify"</code>" writes them). Drop it on the page, pick it with “Add results…” or give it as "
+            <code>"?data=URL"</code>"; review files dropped beside it show the reviewers' agreement."
+        </p>
+    }
+    .into_any()
+}
+
+/// Candidate `q` under review: the pager, the candidate and the decision panel (with the
+/// reviews of it loaded).
+fn reviewed(
+    r: Reviewing,
+    q: &Question,
+    reviews: Memo<Vec<Review>>,
+    neighbours: Memo<(Option<String>, Option<String>)>,
+) -> AnyView {
+    let others: Vec<Review> = reviews.with(|all| {
+        all.iter()
+            .filter(|x| x.question_id == q.id)
+            .cloned()
+            .collect()
+    });
+    view! {
+        {pager(neighbours).into_any()}
+        <div class="review-layout">
+            {candidate::candidate(q).into_any()}
+            {decision_panel(r, &q.id, r.role.get(), others).into_any()}
+        </div>
+    }
+    .into_any()
+}
+
+/// The candidates: the questions with a `curation` block, in id order.
+fn candidates_of(state: AppState) -> Memo<Vec<Question>> {
+    Memo::new(move |_| {
         state.snapshot.with(|s| {
             let mut c: Vec<Question> = s
                 .questions
@@ -192,9 +322,13 @@ pub fn ReviewView() -> impl IntoView {
             c.sort_by(|a, b| a.id.cmp(&b.id));
             c
         })
-    });
-    // The storage key: the SHA-256 of every file that gave questions (the Data view's).
-    let storage_name = Memo::new(move |_| {
+    })
+}
+
+/// The storage key: the SHA-256 of every file that gave questions (the Data view's); `None`
+/// until every hash is known.
+fn storage_name(state: AppState) -> Memo<Option<String>> {
+    Memo::new(move |_| {
         let questions = repoprobe_core::RecordKind::Question.bundle_key();
         let s = state.snapshot.get();
         let hashes = state.hashes.get();
@@ -210,25 +344,18 @@ pub fn ReviewView() -> impl IntoView {
             got.push(hashes.get(&f.name).cloned()?);
         }
         any.then(|| storage_key(&got))
-    });
-    let reviews = Memo::new(move |_| state.snapshot.with(|s| s.reviews.clone()));
-    let agreed = Memo::new(move |_| {
-        let r = reviews.get();
-        let a = agreement(&r);
-        (a.reviewers.len() >= 2).then_some(a)
-    });
-    let disagreements =
-        Memo::new(move |_| agreed.get().map(|a| a.disagreements).unwrap_or_default());
-    let role = Memo::new(move |_| {
-        if query.with(|q| q.get("adjudicate").as_deref() == Some("1")) {
-            ReviewRole::Adjudicator
-        } else {
-            ReviewRole::Reviewer
-        }
-    });
-    let decisions = RwSignal::new(Decisions::default());
-    // The ids the filters show, in id order.
-    let listed = Memo::new(move |_| {
+    })
+}
+
+/// The ids the filters show, in id order.
+fn listed(
+    query: Memo<leptos_router::params::ParamsMap>,
+    role: Memo<ReviewRole>,
+    disagreements: Memo<Vec<String>>,
+    decisions: RwSignal<Decisions>,
+    candidates: Memo<Vec<Question>>,
+) -> Memo<Vec<String>> {
+    Memo::new(move |_| {
         let q = query.get();
         let show = q.get("show").unwrap_or_else(|| "all".into());
         let (repo, category) = (q.get("repo"), q.get("category"));
@@ -251,28 +378,13 @@ pub fn ReviewView() -> impl IntoView {
                     .collect::<Vec<_>>()
             })
         })
-    });
-    // The candidate shown: the address's, else the first the filters show. It stays while a
-    // decision takes it out of the filter (the next key moves on from it).
-    let current = Memo::new(move |_| {
-        let id = query.with(|q| q.get("id"));
-        match id {
-            Some(id) if candidates.with(|c| c.iter().any(|q| q.id == id)) => Some(id),
-            _ => listed.with(|l| l.first().cloned()),
-        }
-    });
-    let r = Reviewing {
-        decisions,
-        key: RwSignal::new(None),
-        reviewer: RwSignal::new(stored(REVIEWER_KEY).filter(|n| !n.trim().is_empty())),
-        role,
-        current,
-        status: RwSignal::new(String::new()),
-        error: RwSignal::new(None),
-        note: NodeRef::new(),
-        name: NodeRef::new(),
-    };
-    // The decisions of this candidates file, read once its key is known.
+    })
+}
+
+/// The decisions of this candidates file, read once its key is known; and the browser's
+/// warning before the tab closes or reloads with decisions not exported.
+fn keep_decisions(r: Reviewing, storage_name: Memo<Option<String>>) {
+    let decisions = r.decisions;
     Effect::new(move |_| {
         let Some(k) = storage_name.get() else {
             // Another file of questions came and its hash is not known yet: no decision is
@@ -292,7 +404,6 @@ pub fn ReviewView() -> impl IntoView {
             r.key.set(Some(k));
         }
     });
-    // Before the tab closes or reloads with decisions not exported: the browser's warning.
     let unload = window_event_listener_untyped("beforeunload", move |ev| {
         if decisions.with_untracked(|d| d.unexported) {
             ev.prevent_default();
@@ -300,8 +411,14 @@ pub fn ReviewView() -> impl IntoView {
         }
     });
     on_cleanup(move || unload.remove());
-    // Previous and next among those the filters show (and the one shown).
-    let neighbours = Memo::new(move |_| {
+}
+
+/// Previous and next among those the filters show (and the one shown).
+fn neighbours(
+    current: Memo<Option<String>>,
+    listed: Memo<Vec<String>>,
+) -> Memo<(Option<String>, Option<String>)> {
+    Memo::new(move |_| {
         let cur = current.get();
         let mut ids = listed.get();
         if let Some(c) = &cur
@@ -316,67 +433,7 @@ pub fn ReviewView() -> impl IntoView {
             .and_then(|i| ids.get(i).cloned());
         let next = at.and_then(|i| ids.get(i + 1).cloned());
         (prev, next)
-    });
-    keys(r, neighbours);
-
-    let go = {
-        let navigate = navigate.clone();
-        move |k: &'static str, v: String| {
-            let v = (!v.is_empty()).then_some(v);
-            navigate(
-                &href(&[(k, v.as_deref()), ("id", None)]),
-                Default::default(),
-            );
-        }
-    };
-    let set_adjudicate = {
-        let navigate = navigate.clone();
-        move |on: bool| {
-            navigate(
-                &href(&[("adjudicate", on.then_some("1"))]),
-                Default::default(),
-            )
-        }
-    };
-
-    view! {
-        <h1>"Review"</h1>
-        {move || {
-            if candidates.with(Vec::is_empty) {
-                return view! {
-                    <p class="empty">
-                        "No candidates loaded: the Review view reads a candidates file (questions with a "
-                        <code>"curation"</code>
-                        " block, as "<code>"repoprobe curate verify"</code>" writes them). Drop it on the page, pick it with “Add results…” or give it as "
-                        <code>"?data=URL"</code>"; review files dropped beside it show the reviewers' agreement."
-                    </p>
-                }
-                .into_any();
-            }
-            view! {
-                {where_kept(r, storage_name).into_any()}
-                {reviewer_form(r).into_any()}
-                {filters(candidates, query, go.clone(), set_adjudicate.clone(), role).into_any()}
-                {progress(r, candidates, listed).into_any()}
-                {move || agreed.get().map(|a| agreement_section(a, r, reviews).into_any())}
-                {move || current.get().and_then(|id| candidates.with(|c| c.iter().find(|q| q.id == id).cloned())).map(|q| {
-                    // Built again once the kept decisions are read (the note's text is set once).
-                    r.key.track();
-                    let role = role.get();
-                    let others: Vec<Review> = reviews.with(|all| all.iter().filter(|x| x.question_id == q.id).cloned().collect());
-                    view! {
-                        {pager(neighbours).into_any()}
-                        <div class="review-layout">
-                            {candidate::candidate(&q).into_any()}
-                            {decision_panel(r, &q.id, role, others).into_any()}
-                        </div>
-                    }
-                    .into_any()
-                })}
-            }
-            .into_any()
-        }}
-    }
+    })
 }
 
 /// Where the decisions are kept, and what would lose them.

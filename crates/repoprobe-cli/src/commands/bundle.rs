@@ -142,7 +142,7 @@ fn gather_trajectories(
                         .find(|p| p.is_file())
                         .ok_or_else(|| "not found beside the input files".to_string())
                 })
-                .and_then(|p| std::fs::read(&p).map_err(|e| e.to_string()))
+                .and_then(|p| crate::input::read(&p).map_err(|e| e.to_string()))
                 .and_then(|b| {
                     serde_json::from_slice::<repoprobe_core::model::trajectory::Trajectory>(&b)
                         .map_err(|e| format!("not an ATIF trajectory: {e}"))
@@ -178,10 +178,10 @@ fn gather_trajectories(
     }
     if entries.is_empty() {
         // Answers of another harness, or none named a trajectory: no file of nothing.
-        let _ = std::fs::remove_file(path);
+        let _ = crate::input::remove_file(path);
         return Ok(());
     }
-    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let bytes = crate::input::file_len(path).unwrap_or(0);
     // `x.trajectories.jsonl` → `x.trajectories.index.json`.
     let index_path = path.with_extension("index.json");
     let n = entries.len();

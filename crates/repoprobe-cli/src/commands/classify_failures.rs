@@ -124,7 +124,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     };
     let (ds, input_issues) =
         load_inputs(&[a.benchmark.clone(), a.answers.clone(), a.judgments.clone()])?;
-    let judge = match classify::judge_in_force(&ds, a.judge.as_deref()) {
+    let judge = match repoprobe_core::metrics::judge_in_force(&ds, a.judge.as_deref()) {
         Ok(Some(j)) => j,
         Ok(None) => bail!("no valid judgment in {}", a.judgments.display()),
         Err(e) => bail!("{e}"),

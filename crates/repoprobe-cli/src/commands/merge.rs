@@ -6,10 +6,10 @@
 
 use crate::exit::Exit;
 use crate::input::write_atomically;
-use crate::runs::state::{manifests, read_run};
+use crate::runs::state::{RunState, ShardState, manifests, read_run};
 use anyhow::{Context, bail};
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -42,77 +42,11 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         .iter()
         .map(|p| read_run(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut refusals = Vec::new();
-    let first = &runs[0];
-    for r in &runs[1..] {
-        let mut d = first.manifest.differences(&r.manifest);
-        d.retain(|x| !x.starts_with("--out") && !x.starts_with("the shards"));
-        if !d.is_empty() && !a.allow_mixed_runs {
-            refusals.push(format!(
-                "{} and {} are not the same run: {} (--allow-mixed-runs to merge them anyway)",
-                first.manifest_path.display(),
-                r.manifest_path.display(),
-                d.join("; ")
-            ));
-        }
-    }
-    let mut seen = HashSet::new();
-    let mut lines = Vec::new();
-    let mut excluded = Vec::new();
-    let (mut duplicates, mut missing) = (0u64, 0u64);
+    let mut refusals = mixed_runs(&runs, a.allow_mixed_runs);
+    let mut joined = Joined::default();
     for r in &runs {
         for s in &r.shards {
-            let name = s
-                .shard
-                .map_or_else(|| "the run".to_string(), |x| format!("shard {}", x.label()));
-            let at = format!(
-                "{} ({name}, {})",
-                r.manifest_path.display(),
-                s.out.display()
-            );
-            if s.foreign(&r.manifest) && !a.allow_mixed_runs {
-                refusals.push(format!(
-                    "{at}: written by another run than this manifest's (--allow-mixed-runs to take it)"
-                ));
-            }
-            let short = s.keys.saturating_sub(s.done);
-            if (short > 0 || s.failed > 0) && !a.allow_incomplete {
-                refusals.push(format!(
-                    "{at}: incomplete, {} of {} done, {} failed, {} left (--allow-incomplete to merge what is there)",
-                    s.done,
-                    s.keys,
-                    s.failed,
-                    s.left()
-                ));
-            }
-            missing += short;
-            if s.duplicates > 0 && !a.allow_duplicates {
-                refusals.push(format!(
-                    "{at}: {} key(s) with two records (--allow-duplicates keeps the first)",
-                    s.duplicates
-                ));
-            }
-            duplicates += s.duplicates;
-            for (id, line) in &s.excluded {
-                if seen.insert(id.clone()) {
-                    excluded.push(line.as_str());
-                } else {
-                    duplicates += 1;
-                }
-            }
-            for (id, line) in &s.records {
-                if seen.insert(id.clone()) {
-                    lines.push(line.as_str());
-                } else {
-                    duplicates += 1;
-                    if !a.allow_duplicates {
-                        refusals.push(format!(
-                            "{at}: the key {} has a record in another shard too (--allow-duplicates keeps the first)",
-                            repoprobe_core::report::terminal_safe(id.split('\u{1f}').next().unwrap_or(""))
-                        ));
-                    }
-                }
-            }
+            joined.shard(r, s, &a, &mut refusals);
         }
     }
     if !refusals.is_empty() {
@@ -126,23 +60,18 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             refusals.join("\n  - ")
         );
     }
-    let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-    for l in &lines {
-        text.push_str(l);
-        text.push('\n');
-    }
-    write_atomically(&a.out, text.as_bytes())
-        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    let Joined {
+        lines,
+        excluded,
+        duplicates,
+        missing,
+        ..
+    } = joined;
+    write_lines(&a.out, &lines)?;
     // A `curate` stage's drops go beside the merged output, as one process would have left them.
     if !excluded.is_empty() {
         let path = crate::output::beside(&a.out, "excluded.ndjson");
-        let mut text = String::new();
-        for l in &excluded {
-            text.push_str(l);
-            text.push('\n');
-        }
-        write_atomically(&path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        write_lines(&path, &excluded)?;
         eprintln!(
             "merge: wrote {} excluded record(s) to {}",
             excluded.len(),
@@ -170,4 +99,102 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     } else {
         Exit::Ok
     })
+}
+
+/// Why the runs are not one run: their manifests differ (but in `--out` and the shards).
+fn mixed_runs(runs: &[RunState], allow: bool) -> Vec<String> {
+    let mut refusals = Vec::new();
+    let first = &runs[0];
+    for r in &runs[1..] {
+        let mut d = first.manifest.differences(&r.manifest);
+        d.retain(|x| !x.starts_with("--out") && !x.starts_with("the shards"));
+        if !d.is_empty() && !allow {
+            refusals.push(format!(
+                "{} and {} are not the same run: {} (--allow-mixed-runs to merge them anyway)",
+                first.manifest_path.display(),
+                r.manifest_path.display(),
+                d.join("; ")
+            ));
+        }
+    }
+    refusals
+}
+
+/// The shards' records joined, each key once (the first), and what was short or twice.
+#[derive(Default)]
+struct Joined<'r> {
+    seen: HashSet<String>,
+    lines: Vec<&'r str>,
+    excluded: Vec<&'r str>,
+    duplicates: u64,
+    missing: u64,
+}
+
+impl<'r> Joined<'r> {
+    /// Takes a shard's records and excluded records; says in `refusals` why it cannot be merged
+    /// (another run's, incomplete, duplicated), unless a flag allows it.
+    fn shard(&mut self, r: &RunState, s: &'r ShardState, a: &Args, refusals: &mut Vec<String>) {
+        let name = s
+            .shard
+            .map_or_else(|| "the run".to_string(), |x| format!("shard {}", x.label()));
+        let at = format!(
+            "{} ({name}, {})",
+            r.manifest_path.display(),
+            s.out.display()
+        );
+        if s.foreign(&r.manifest) && !a.allow_mixed_runs {
+            refusals.push(format!(
+                "{at}: written by another run than this manifest's (--allow-mixed-runs to take it)"
+            ));
+        }
+        let short = s.keys.saturating_sub(s.done);
+        if (short > 0 || s.failed > 0) && !a.allow_incomplete {
+            refusals.push(format!(
+                "{at}: incomplete, {} of {} done, {} failed, {} left (--allow-incomplete to merge what is there)",
+                s.done,
+                s.keys,
+                s.failed,
+                s.left()
+            ));
+        }
+        self.missing += short;
+        if s.duplicates > 0 && !a.allow_duplicates {
+            refusals.push(format!(
+                "{at}: {} key(s) with two records (--allow-duplicates keeps the first)",
+                s.duplicates
+            ));
+        }
+        self.duplicates += s.duplicates;
+        for (id, line) in &s.excluded {
+            if self.seen.insert(id.clone()) {
+                self.excluded.push(line.as_str());
+            } else {
+                self.duplicates += 1;
+            }
+        }
+        for (id, line) in &s.records {
+            if self.seen.insert(id.clone()) {
+                self.lines.push(line.as_str());
+            } else {
+                self.duplicates += 1;
+                if !a.allow_duplicates {
+                    refusals.push(format!(
+                        "{at}: the key {} has a record in another shard too (--allow-duplicates keeps the first)",
+                        repoprobe_core::report::terminal_safe(id.split('\u{1f}').next().unwrap_or(""))
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Writes `lines`, each ended by a newline, atomically.
+fn write_lines(path: &Path, lines: &[&str]) -> anyhow::Result<()> {
+    let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for l in lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    write_atomically(path, text.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))
 }

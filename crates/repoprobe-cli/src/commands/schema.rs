@@ -13,7 +13,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    std::fs::create_dir_all(&a.out_dir)?;
+    crate::input::create_dir_all(&a.out_dir)?;
     for (name, text) in repoprobe_core::schema::all() {
         let path = a.out_dir.join(format!("{name}.schema.json"));
         write_atomically(&path, text.as_bytes())?;

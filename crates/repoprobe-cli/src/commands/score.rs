@@ -4,7 +4,7 @@ use crate::exit::Exit;
 use crate::input::{load_paths, print_issues};
 use anyhow::Context;
 use repoprobe_core::report;
-use repoprobe_core::{LoadOptions, MissingPolicy, ScoreOptions, Stratum};
+use repoprobe_core::{LoadOptions, Loaded, MissingPolicy, ScoreOptions, ScoreReport, Stratum};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -129,23 +129,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         );
     }
     let by = a.by.map(Stratum::from);
-    let opts = ScoreOptions {
-        missing: match a.missing {
-            Missing::Zero => MissingPolicy::Zero,
-            Missing::Exclude => MissingPolicy::Exclude,
-        },
-        judge: a.judge,
-        bootstrap: a.bootstrap,
-        seed: a.seed,
-        strata: by.map_or_else(|| Stratum::ALL.to_vec(), |b| vec![b]),
-        compare: a.compare.map(|v| (v[0].clone(), v[1].clone())),
-        items: a.items,
-        drop_questions: a.drop_questions.into_iter().collect(),
-        weights: a.weights,
-        created_after: a.created_after,
-        evidence: a.evidence,
-        histograms: false,
-    };
+    let opts = options(&a, by);
     if a.evidence && matches!(a.format, Format::Csv) {
         anyhow::bail!(
             "--evidence adds a table, which one CSV cannot hold: use --format table, markdown, latex or json"
@@ -163,23 +147,52 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
              retrieval is not measured"
         );
     }
-    // The report's tables, then (with --evidence) the evidence table when any answer carries any;
-    // with --table, that table alone.
+    crate::stdout::write(rendered(&r, &a, by)?.as_bytes())?;
+    notes(&r, &loaded, a.format);
+    // The process ends here: handing the memory back piece by piece would only cost time.
+    std::mem::forget(loaded);
+    Ok(Exit::Ok)
+}
+
+/// The core's options from the flags.
+fn options(a: &Args, by: Option<Stratum>) -> ScoreOptions {
+    ScoreOptions {
+        missing: match a.missing {
+            Missing::Zero => MissingPolicy::Zero,
+            Missing::Exclude => MissingPolicy::Exclude,
+        },
+        judge: a.judge.clone(),
+        bootstrap: a.bootstrap,
+        seed: a.seed,
+        strata: by.map_or_else(|| Stratum::ALL.to_vec(), |b| vec![b]),
+        compare: a.compare.as_ref().map(|v| (v[0].clone(), v[1].clone())),
+        items: a.items,
+        drop_questions: a.drop_questions.iter().cloned().collect(),
+        weights: a.weights.clone(),
+        created_after: a.created_after.clone(),
+        evidence: a.evidence,
+        histograms: false,
+    }
+}
+
+/// The report in `--format`: the report's tables, then (with --evidence) the evidence table
+/// when any answer carries any; with --table, that table alone.
+fn rendered(r: &ScoreReport, a: &Args, by: Option<Stratum>) -> anyhow::Result<String> {
     let tables = || {
         if let Some(OneTable::Retrieval) = a.table {
-            return report::retrieval_table(&r).into_iter().collect();
+            return report::retrieval_table(r).into_iter().collect();
         }
         // Each table says the contamination window in force (the core's `in_window`).
-        let mut t = report::tables(&r, by);
-        t.extend(report::report_evidence_table(&r));
+        let mut t = report::tables(r, by);
+        t.extend(report::report_evidence_table(r));
         t
     };
     let out = match a.format {
-        Format::Json => serde_json::to_string_pretty(&r)? + "\n",
+        Format::Json => serde_json::to_string_pretty(r)? + "\n",
         Format::Csv => match (a.table, by) {
-            (Some(OneTable::Retrieval), _) => report::retrieval_csv(&r),
-            (None, Some(b)) => report::strata_csv(&r, b),
-            (None, None) => report::models_csv(&r),
+            (Some(OneTable::Retrieval), _) => report::retrieval_csv(r),
+            (None, Some(b)) => report::strata_csv(r, b),
+            (None, None) => report::models_csv(r),
         },
         Format::Table => {
             let ansi = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -188,8 +201,13 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Format::Markdown => join(tables().iter().map(report::render_markdown)),
         Format::Latex => join(tables().iter().map(report::render_latex)),
     };
-    crate::stdout::write(out.as_bytes())?;
-    if let (Some(w), Format::Csv) = (&r.created_after, a.format) {
+    Ok(out)
+}
+
+/// The notes on stderr after the report: the window (a CSV has no place for it), models that
+/// never answered, the input's issues in the site's sentences.
+fn notes(r: &ScoreReport, loaded: &Loaded, format: Format) {
+    if let (Some(w), Format::Csv) = (&r.created_after, format) {
         // A CSV has no place for a sentence.
         eprintln!("note: {}", w.sentence());
     }
@@ -213,9 +231,6 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             eprintln!("  {}", report::terminal_safe_lines(&line));
         }
     }
-    // The process ends here: handing the memory back piece by piece would only cost time.
-    std::mem::forget(loaded);
-    Ok(Exit::Ok)
 }
 
 fn join(parts: impl Iterator<Item = String>) -> String {

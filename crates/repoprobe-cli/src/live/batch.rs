@@ -97,7 +97,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                     )));
                 }
                 self.merge(results.results, &mut entries, &mut write, &mut reporter)?;
-                std::fs::remove_file(&state)
+                crate::input::remove_file(&state)
                     .with_context(|| format!("cannot remove {}", state.display()))?;
             }
             Ok(())
@@ -269,16 +269,17 @@ fn entries<T: Task>(tasks: Vec<T>, describe: bool) -> anyhow::Result<HashMap<Str
 
 /// The batch an earlier run submitted and did not merge, if any.
 fn read_in_flight(state: &Path) -> anyhow::Result<Option<InFlight>> {
-    match std::fs::read(state) {
-        Ok(bytes) => Ok(Some(serde_json::from_slice(&bytes).with_context(|| {
-            format!(
-                "{} is not a batch record: remove it to start anew",
-                state.display()
-            )
-        })?)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", state.display())),
-    }
+    let Some(bytes) = crate::input::read_if_present(state)
+        .with_context(|| format!("cannot read {}", state.display()))?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(serde_json::from_slice(&bytes).with_context(|| {
+        format!(
+            "{} is not a batch record: remove it to start anew",
+            state.display()
+        )
+    })?))
 }
 
 /// Submits every key still to do as one batch and records it in `state` before anything else,
@@ -314,7 +315,9 @@ async fn submit<T: Task>(
         model: client.settings().model.clone(),
         requests: requests.len(),
     };
-    std::fs::write(state, serde_json::to_vec_pretty(&b)?)
+    // Atomically: a crash while writing leaves no half record, which a rerun would refuse (or
+    // no record at all of a batch already paid for).
+    crate::input::write_atomically(state, &serde_json::to_vec_pretty(&b)?)
         .with_context(|| format!("cannot write {}", state.display()))?;
     reporter.on(Event::Message(&format!(
         "batch {}: submitted {} requests (recorded in {})",

@@ -18,7 +18,9 @@
 //!
 //! Pure: nothing here resolves or connects.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+// `core::net`: the address types are values (std re-exports these); std's sockets and name
+// lookup are what the core never names.
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Why `ip` must not be connected to, as a noun phrase ("a loopback address"), or `None` when it
 /// is a public address.

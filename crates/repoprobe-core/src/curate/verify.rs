@@ -9,9 +9,46 @@
 use super::curation::{ChecklistProvenance, Curation, Enhancement, LinkSource, StageVerdict};
 use crate::issue::quote;
 use crate::model::repo_path::normalise;
-use crate::model::{EvidencePath, Question};
-use crate::protocol::curate_verify::{EVIDENCE_SOURCE, ItemCheck, PROMPT_VERSION, Verification};
+use crate::model::{ChecklistItem, EvidencePath, ItemKind, Question};
 use serde_json::{Map, Value};
+
+/// Version of `curate verify`'s prompt (`protocol::curate_verify`, which re-exports it with the
+/// prompt it names); every verdict carries it.
+pub const PROMPT_VERSION: &str = "curate-verify-v1";
+
+/// The `source` of the evidence entries a passing question's items are given.
+pub const EVIDENCE_SOURCE: &str = "verified";
+
+/// One question to verify.
+#[derive(Debug, Clone, Copy)]
+pub struct Verification<'q> {
+    pub question: &'q Question,
+}
+
+/// What the agent said of one item, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemCheck {
+    /// 1-based, as the prompt numbers it.
+    pub number: usize,
+    /// The checklist item's id.
+    pub id: String,
+    pub grounded: bool,
+    /// Normalised paths, each once (with its lines, when given); possibly empty when not
+    /// grounded.
+    pub evidence: Vec<EvidencePath>,
+    pub reason: String,
+}
+
+impl<'q> Verification<'q> {
+    /// The items to ground: the knowledge items, in checklist order (item `n` is `items()[n-1]`).
+    pub fn items(&self) -> Vec<&'q ChecklistItem> {
+        self.question
+            .checklist
+            .iter()
+            .filter(|i| i.kind == ItemKind::Knowledge)
+            .collect()
+    }
+}
 
 /// `make-checklist`'s fields at a record's top level, moved into `curation.checklist`.
 pub const PROVENANCE_FIELDS: [&str; 5] = [

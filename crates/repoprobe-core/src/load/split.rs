@@ -538,25 +538,9 @@ impl Splitter {
                 return Ok(Flow::Restart(mode));
             }
             if self.in_string {
-                if self.escaped {
-                    self.escaped = false;
-                    i += 1;
-                    continue;
-                }
-                match string_stop(&chunk[i..]) {
+                match self.scan_string(chunk, i, out)? {
+                    Some(next) => i = next,
                     None => return Ok(Flow::Continue),
-                    Some(k) => {
-                        let j = i + k;
-                        i = j + 1;
-                        match chunk[j] {
-                            b'\\' => self.escaped = true,
-                            b'\n' => self.newline(j),
-                            _ => {
-                                self.in_string = false;
-                                self.string_ended(chunk, i, out)?;
-                            }
-                        }
-                    }
                 }
                 continue;
             }
@@ -586,75 +570,11 @@ impl Splitter {
                     self.value_begins(depth, i, b)?;
                     self.in_string = true;
                 }
-                b'{' | b'[' => {
-                    if self.scalar {
-                        return Err(Fatal(i, expected_after(self.closing(depth))));
-                    }
-                    self.value_begins(depth, i, b)?;
-                    if depth >= MAX_DEPTH && self.mode != Mode::Head {
-                        return Err(Fatal(i, "recursion limit exceeded".into()));
-                    }
-                    self.stack.push(b);
-                    if depth == 0 {
-                        self.open_line = self.line;
-                        if self.mode == Mode::Array {
-                            self.records_level = 1;
-                            self.rec = Phase::Open;
-                        } else {
-                            self.top = Phase::Open;
-                        }
-                    } else if depth == 1
-                        && self.is_object()
-                        && self.top == Phase::In
-                        && matches!(self.role, Role::Records(..))
-                    {
-                        self.records_level = 2;
-                        self.rec = Phase::Open;
-                        self.index = 0;
-                    }
-                }
-                b'}' | b']' => {
+                b'{' | b'[' => self.open(depth, i, b)?,
+                b'}' | b']' => self.close(depth, chunk, i, out)?,
+                b',' | b':' => {
                     self.end_scalar(chunk, i, out)?;
-                    let open = if b == b'}' { b'{' } else { b'[' };
-                    if self.stack.last() != Some(&open) {
-                        return Err(Fatal(i, format!("unexpected `{}`", b as char)));
-                    }
-                    if self.at_records(depth) {
-                        close_allowed(self.rec, i)?;
-                    } else if depth == 1 && self.is_object() {
-                        close_allowed(self.top, i)?;
-                    }
-                    self.stack.pop();
-                    let depth = depth - 1;
-                    if depth == 1 && self.records_level == 2 {
-                        // The container's record array ended.
-                        self.records_level = 0;
-                    }
-                    if depth == 0 {
-                        self.close_line = Some(self.line);
-                        self.records_level = 0;
-                    } else {
-                        self.value_may_end(depth, chunk, i + 1, out)?;
-                    }
-                }
-                b',' => {
-                    self.end_scalar(chunk, i, out)?;
-                    if self.at_records(depth) {
-                        comma_allowed(self.rec, i, true)?;
-                        self.rec = Phase::Next;
-                    } else if depth == 1 && self.is_object() {
-                        comma_allowed(self.top, i, false)?;
-                        self.top = Phase::Next;
-                    }
-                }
-                b':' => {
-                    self.end_scalar(chunk, i, out)?;
-                    if depth == 1 && self.is_object() {
-                        if self.top != Phase::Colon {
-                            return Err(Fatal(i, "unexpected `:`".into()));
-                        }
-                        self.top = Phase::Value;
-                    }
+                    self.separator(depth, i, b)?;
                 }
                 b'\n' => {
                     self.end_scalar(chunk, i, out)?;
@@ -674,6 +594,123 @@ impl Splitter {
             return Ok(Flow::Restart(mode));
         }
         Ok(Flow::Continue)
+    }
+
+    /// Inside a string from `i`: the position after the byte that ends the scan (an escape,
+    /// a newline, the closing quote), or `None` when the chunk ends first.
+    #[inline]
+    fn scan_string(
+        &mut self,
+        chunk: &[u8],
+        i: usize,
+        out: &mut impl Output,
+    ) -> Result<Option<usize>, Fatal> {
+        if self.escaped {
+            self.escaped = false;
+            return Ok(Some(i + 1));
+        }
+        let Some(k) = string_stop(&chunk[i..]) else {
+            return Ok(None);
+        };
+        let j = i + k;
+        match chunk[j] {
+            b'\\' => self.escaped = true,
+            b'\n' => self.newline(j),
+            _ => {
+                self.in_string = false;
+                self.string_ended(chunk, j + 1, out)?;
+            }
+        }
+        Ok(Some(j + 1))
+    }
+
+    /// A `{` or `[` at `i`, `depth` levels in: the level pushed, and the file's container or
+    /// record array (`records_level`) opened when it is one.
+    #[inline]
+    fn open(&mut self, depth: usize, i: usize, b: u8) -> Result<(), Fatal> {
+        if self.scalar {
+            return Err(Fatal(i, expected_after(self.closing(depth))));
+        }
+        self.value_begins(depth, i, b)?;
+        if depth >= MAX_DEPTH && self.mode != Mode::Head {
+            return Err(Fatal(i, "recursion limit exceeded".into()));
+        }
+        self.stack.push(b);
+        if depth == 0 {
+            self.open_line = self.line;
+            if self.mode == Mode::Array {
+                self.records_level = 1;
+                self.rec = Phase::Open;
+            } else {
+                self.top = Phase::Open;
+            }
+        } else if depth == 1
+            && self.is_object()
+            && self.top == Phase::In
+            && matches!(self.role, Role::Records(..))
+        {
+            self.records_level = 2;
+            self.rec = Phase::Open;
+            self.index = 0;
+        }
+        Ok(())
+    }
+
+    /// A `}` or `]` at `i`, `depth` levels in: it must close the level open, where a value or
+    /// the container may end.
+    #[inline]
+    fn close(
+        &mut self,
+        depth: usize,
+        chunk: &[u8],
+        i: usize,
+        out: &mut impl Output,
+    ) -> Result<(), Fatal> {
+        let b = chunk[i];
+        self.end_scalar(chunk, i, out)?;
+        let open = if b == b'}' { b'{' } else { b'[' };
+        if self.stack.last() != Some(&open) {
+            return Err(Fatal(i, format!("unexpected `{}`", b as char)));
+        }
+        if self.at_records(depth) {
+            close_allowed(self.rec, i)?;
+        } else if depth == 1 && self.is_object() {
+            close_allowed(self.top, i)?;
+        }
+        self.stack.pop();
+        let depth = depth - 1;
+        if depth == 1 && self.records_level == 2 {
+            // The container's record array ended.
+            self.records_level = 0;
+        }
+        if depth == 0 {
+            self.close_line = Some(self.line);
+            self.records_level = 0;
+        } else {
+            self.value_may_end(depth, chunk, i + 1, out)?;
+        }
+        Ok(())
+    }
+
+    /// A `,` or `:` at `i`, `depth` levels in (a scalar before it ended): between records, or
+    /// between the container's keys and values.
+    #[inline]
+    fn separator(&mut self, depth: usize, i: usize, b: u8) -> Result<(), Fatal> {
+        if b == b',' {
+            if self.at_records(depth) {
+                comma_allowed(self.rec, i, true)?;
+                self.rec = Phase::Next;
+            } else if depth == 1 && self.is_object() {
+                comma_allowed(self.top, i, false)?;
+                self.top = Phase::Next;
+            }
+        } else if depth == 1 && self.is_object() {
+            if self.top != Phase::Colon {
+                return Err(Fatal(i, "unexpected `:`".into()));
+            }
+            self.top = Phase::Value;
+        }
+        Ok(())
     }
 
     fn newline(&mut self, i: usize) {

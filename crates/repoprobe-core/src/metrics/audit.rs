@@ -32,13 +32,15 @@ pub struct Finding {
 
 /// Checks every identity the reported values allow.
 pub fn audit(values: &[ReportedValue]) -> Vec<Finding> {
-    // (table, group, row) -> column -> value, sorted so findings come out in a stable order.
-    let mut rows: BTreeMap<(&str, &str, &str), BTreeMap<&str, f64>> = BTreeMap::new();
-    for v in values {
-        rows.entry((&v.table, &v.group, &v.row))
-            .or_default()
-            .insert(&v.column, v.value);
-    }
+    let mut out = percentages(values);
+    out.extend(row_identities(values));
+    out.extend(table7_column_sums(values));
+    out.extend(table7_averages(values));
+    out
+}
+
+/// Every value is a percentage, 0–100.
+fn percentages(values: &[ReportedValue]) -> Vec<Finding> {
     let mut out = Vec::new();
     for v in values {
         if !(0.0..=100.0 + EPS).contains(&v.value) {
@@ -54,6 +56,20 @@ pub fn audit(values: &[ReportedValue]) -> Vec<Finding> {
             ));
         }
     }
+    out
+}
+
+/// The identities within a row: Table 3's Overall = 0.9 × Knowledge + 0.1 × Clarity, Table 5's
+/// std ≤ range / √2.
+fn row_identities(values: &[ReportedValue]) -> Vec<Finding> {
+    // (table, group, row) -> column -> value, sorted so findings come out in a stable order.
+    let mut rows: BTreeMap<(&str, &str, &str), BTreeMap<&str, f64>> = BTreeMap::new();
+    for v in values {
+        rows.entry((&v.table, &v.group, &v.row))
+            .or_default()
+            .insert(&v.column, v.value);
+    }
+    let mut out = Vec::new();
     for ((table, group, row), cols) in &rows {
         match *table {
             "3" => {
@@ -84,7 +100,12 @@ pub fn audit(values: &[ReportedValue]) -> Vec<Finding> {
             _ => {}
         }
     }
-    // Table 7: each column sums to 100; `Average` is the mean of the other columns.
+    out
+}
+
+/// Table 7: each column sums to 100.
+fn table7_column_sums(values: &[ReportedValue]) -> Vec<Finding> {
+    let mut out = Vec::new();
     let mut columns: BTreeMap<(&str, &str), Vec<(&str, f64)>> = BTreeMap::new();
     for v in values.iter().filter(|v| v.table == "7") {
         columns
@@ -101,6 +122,12 @@ pub fn audit(values: &[ReportedValue]) -> Vec<Finding> {
                 sum, cells.len())));
         }
     }
+    out
+}
+
+/// Table 7: `Average` is the mean of the other columns of its row.
+fn table7_averages(values: &[ReportedValue]) -> Vec<Finding> {
+    let mut out = Vec::new();
     let mut by_row: BTreeMap<(&str, &str), BTreeMap<&str, f64>> = BTreeMap::new();
     for v in values.iter().filter(|v| v.table == "7") {
         by_row

@@ -51,11 +51,16 @@ pub struct Cell {
 impl Cell {
     /// Whether this judgment's Overall (s/10, under the weights in force) is below the failure
     /// threshold of paper §5.4, the one `classify-failures` picks its answers by
-    /// ([`THRESHOLD`](crate::protocol::classify::THRESHOLD)).
+    /// ([`FAILURE_THRESHOLD`]).
     pub fn fails(&self) -> bool {
-        self.s / f64::from(crate::model::FULL_SCORE) < crate::protocol::classify::THRESHOLD
+        self.s / f64::from(crate::model::FULL_SCORE) < FAILURE_THRESHOLD
     }
 }
+
+/// An answer whose checklist score (s/10) is below this share is a failure (paper §5.4): the
+/// failure rate's cells and the answers `classify-failures` labels
+/// (`protocol::classify::candidates`).
+pub const FAILURE_THRESHOLD: f64 = 0.6;
 
 /// Integer sums over a set of cells, and the size of the grid they belong to.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -23,6 +23,7 @@ use crate::model::FailureMode;
 pub use error::ScoreError;
 use grid::{Grid, Tally};
 use index::Index;
+use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use grid::MissingPolicy;
@@ -96,48 +97,15 @@ fn score_all(
     let nq = index.questions.len();
     let weights = weights::Resolved::new(&opts.weights, &index, check_weights)?;
     let p = opts.missing;
-    let new_resamples = || bootstrap::Resamples::new(nq, opts.bootstrap, opts.seed);
-    // With threads, the resamples are drawn beside the grids' building (one sequence from the
-    // seed, as without threads).
-    #[cfg(feature = "parallel")]
-    let (grids, answered, resamples) = std::thread::scope(|s| {
-        let drawn = s.spawn(new_resamples);
-        let grids = grid::grids(ds, &index, &weights);
-        let answered = grid::answered_questions(ds, &index);
-        let resamples = drawn
-            .join()
-            .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (grids, answered, resamples)
-    });
-    #[cfg(not(feature = "parallel"))]
-    let (grids, answered, resamples) = (
-        grid::grids(ds, &index, &weights),
-        grid::answered_questions(ds, &index),
-        new_resamples(),
-    );
-
-    let model_score = |g: &Grid| {
-        let t = g.tally(nq);
-        let per_q = g.per_question_tallies(nq);
-        ModelScore {
-            benchmark_questions: nq,
-            never_answered: g.never_answered(answered.get(g.model), nq),
-            model: g.model.to_string(),
-            judge: g.judge.to_string(),
-            questions: g.questions_judged(),
-            judgments: g.cells.len(),
-            coverage: t.coverage(),
-            overall: t.overall(p),
-            knowledge: t.knowledge(p),
-            clarity: t.clarity(p),
-            perfect: t.perfect_rate(p),
-            ci95: resamples.as_ref().and_then(|r| r.overall_ci(&per_q, p)),
-            attempts: g.attempts.len(),
-            runs: g.runs.len(),
-        }
-    };
+    let Built {
+        grids,
+        answered,
+        resamples,
+    } = Built::new(ds, &index, &weights, opts);
     let all: Vec<&Grid> = grids.values().collect();
-    let models = model_rows(&all, model_score);
+    let models = model_rows(&all, |g| {
+        model_score(g, nq, answered.get(g.model), resamples.as_ref(), p)
+    });
 
     let judge = choose_judge(&grids, opts.judge.as_deref())?;
     let judged: Vec<&Grid> = match &judge {
@@ -150,19 +118,14 @@ fn score_all(
         .iter()
         .map(|&s| (s.as_str().to_string(), strata::rows(s, &index, &judged, p)))
         .collect();
-
     let reliability = reliability(ds, &index, &judged, judge.as_deref(), p);
     let (classifier, failure_modes, failure_mode_average) = failure_modes(ds);
 
     let paired = match (&opts.compare, &judge) {
-        (Some(pair), Some(j)) => Some(paired_comparison(
-            pair,
-            j,
-            &judged,
-            nq,
-            p,
-            resamples.as_ref(),
-        )?),
+        (Some(pair), Some(j)) => {
+            let r = resamples.as_ref();
+            Some(paired_comparison(pair, j, &judged, nq, p, r)?)
+        }
         _ => None,
     };
 
@@ -182,14 +145,7 @@ fn score_all(
     let issues = issues_out(issues, &models, p);
 
     Ok(ScoreReport {
-        policy: PolicyInfo {
-            missing: p,
-            std: "sample".to_string(),
-            bootstrap: opts.bootstrap,
-            seed: opts.seed,
-            dropped_questions: Vec::new(),
-            weights: opts.weights.iter().map(ToString::to_string).collect(),
-        },
+        policy: policy(opts),
         judge,
         models,
         strata,
@@ -206,6 +162,90 @@ fn score_all(
         evidence: None,
         histograms: None,
     })
+}
+
+/// The policies in force, as the report states them (the dropped questions are added by
+/// `score` after).
+fn policy(opts: &ScoreOptions) -> PolicyInfo {
+    PolicyInfo {
+        missing: opts.missing,
+        std: "sample".to_string(),
+        bootstrap: opts.bootstrap,
+        seed: opts.seed,
+        dropped_questions: Vec::new(),
+        weights: opts.weights.iter().map(ToString::to_string).collect(),
+    }
+}
+
+/// What every table is computed from: the (model, judge) grids, the questions each model
+/// answered, and the bootstrap's resamples.
+struct Built<'d> {
+    grids: BTreeMap<(&'d str, &'d str), Grid<'d>>,
+    answered: HashMap<&'d str, Vec<bool>>,
+    resamples: Option<bootstrap::Resamples>,
+}
+
+impl<'d> Built<'d> {
+    fn new(
+        ds: &'d Dataset,
+        index: &Index<'d>,
+        weights: &weights::Resolved,
+        opts: &ScoreOptions,
+    ) -> Built<'d> {
+        let nq = index.questions.len();
+        let new_resamples = || bootstrap::Resamples::new(nq, opts.bootstrap, opts.seed);
+        // With threads, the resamples are drawn beside the grids' building (one sequence from
+        // the seed, as without threads).
+        #[cfg(feature = "parallel")]
+        let (grids, answered, resamples) = std::thread::scope(|s| {
+            let drawn = s.spawn(new_resamples);
+            let grids = grid::grids(ds, index, weights);
+            let answered = grid::answered_questions(ds, index);
+            let resamples = drawn
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (grids, answered, resamples)
+        });
+        #[cfg(not(feature = "parallel"))]
+        let (grids, answered, resamples) = (
+            grid::grids(ds, index, weights),
+            grid::answered_questions(ds, index),
+            new_resamples(),
+        );
+        Built {
+            grids,
+            answered,
+            resamples,
+        }
+    }
+}
+
+/// A grid's row of Table 3 over `nq` questions (`answered`: the questions its model answered).
+fn model_score(
+    g: &Grid,
+    nq: usize,
+    answered: Option<&Vec<bool>>,
+    resamples: Option<&bootstrap::Resamples>,
+    p: MissingPolicy,
+) -> ModelScore {
+    let t = g.tally(nq);
+    let per_q = g.per_question_tallies(nq);
+    ModelScore {
+        benchmark_questions: nq,
+        never_answered: g.never_answered(answered, nq),
+        model: g.model.to_string(),
+        judge: g.judge.to_string(),
+        questions: g.questions_judged(),
+        judgments: g.cells.len(),
+        coverage: t.coverage(),
+        overall: t.overall(p),
+        knowledge: t.knowledge(p),
+        clarity: t.clarity(p),
+        perfect: t.perfect_rate(p),
+        ci95: resamples.and_then(|r| r.overall_ci(&per_q, p)),
+        attempts: g.attempts.len(),
+        runs: g.runs.len(),
+    }
 }
 
 /// One row per grid, in the grids' order. Each row depends on its own grid only (and the
@@ -350,13 +390,27 @@ fn reliability(
     p: MissingPolicy,
 ) -> Vec<ReliabilityRow> {
     let nq = index.questions.len() as u64;
-    // Scalar judgments: those of the judge in force; if it has none, those of the scalar judge
-    // with the most judgments.
+    let scalar_judge = scalar_judge(ds, judge);
+    judged
+        .iter()
+        .map(|g| ReliabilityRow {
+            model: g.model.to_string(),
+            judge: g.judge.to_string(),
+            runs: g.runs.len(),
+            checklist: checklist_spread(g, nq, p),
+            scalar: scalar_judge.and_then(|sj| scalar_spread(ds, index, g, sj, nq, p)),
+        })
+        .collect()
+}
+
+/// The scalar judge: the judge in force if it gave scalar judgments; else the scalar judge with
+/// the most judgments (ties to the name that sorts first).
+fn scalar_judge<'d>(ds: &'d Dataset, judge: Option<&'d str>) -> Option<&'d str> {
     let mut scalar_counts: BTreeMap<&str, usize> = BTreeMap::new();
     for s in &ds.scalar_judgments {
         *scalar_counts.entry(s.judge.as_str()).or_default() += 1;
     }
-    let scalar_judge = match judge {
+    match judge {
         Some(j) if scalar_counts.contains_key(j) => Some(j),
         _ => {
             let mut best: Option<(&str, usize)> = None;
@@ -367,83 +421,82 @@ fn reliability(
             }
             best.map(|(j, _)| j)
         }
-    };
+    }
+}
 
-    judged
+/// The spread over judge runs of a grid's checklist Overall (each run over `nq` questions ×
+/// the attempts).
+fn checklist_spread(g: &Grid<'_>, nq: u64, p: MissingPolicy) -> Spread {
+    let mut per_run: BTreeMap<u32, Tally> = g
+        .runs
         .iter()
-        .map(|g| {
-            let mut per_run: BTreeMap<u32, Tally> = g
-                .runs
-                .iter()
-                .map(|&r| {
-                    (
-                        r,
-                        Tally {
-                            grid: nq * g.attempts.len() as u64,
-                            ..Tally::default()
-                        },
-                    )
-                })
-                .collect();
-            for c in &g.cells {
-                if let Some(t) = per_run.get_mut(&c.run) {
-                    t.add(c);
-                }
-            }
-            let checklist = spread(
-                per_run
-                    .into_iter()
-                    .filter_map(|(r, t)| t.overall(p).map(|v| (r, v)))
-                    .collect(),
-            );
-
-            let scalar = scalar_judge.and_then(|sj| {
-                // Per run: sum of rates and count; grid = questions × attempts seen.
-                let mut attempts = BTreeSet::new();
-                let mut sums: BTreeMap<u32, (f64, u64)> = BTreeMap::new();
-                let mut mine: Vec<(&str, u32, u32, f64)> = ds
-                    .scalar_judgments
-                    .iter()
-                    .filter(|s| {
-                        s.judge == sj
-                            && s.model == g.model
-                            && index.by_id.contains_key(s.question_id.as_str())
-                    })
-                    .map(|s| (s.question_id.as_str(), s.attempt, s.judge_run, s.rate()))
-                    .collect();
-                if mine.is_empty() {
-                    return None;
-                }
-                // Sum in a fixed order so the result never depends on input order.
-                mine.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
-                for (_, attempt, run, rate) in &mine {
-                    attempts.insert(*attempt);
-                    let e = sums.entry(*run).or_insert((0.0, 0));
-                    e.0 += rate;
-                    e.1 += 1;
-                }
-                let grid = nq * attempts.len() as u64;
-                let per_run = sums
-                    .into_iter()
-                    .filter_map(|(r, (sum, n))| {
-                        let d = match p {
-                            MissingPolicy::Zero => grid.max(n),
-                            MissingPolicy::Exclude => n,
-                        };
-                        (d > 0).then(|| (r, 100.0 * sum / d as f64))
-                    })
-                    .collect();
-                Some(spread(per_run))
-            });
-            ReliabilityRow {
-                model: g.model.to_string(),
-                judge: g.judge.to_string(),
-                runs: g.runs.len(),
-                checklist,
-                scalar,
-            }
+        .map(|&r| {
+            (
+                r,
+                Tally {
+                    grid: nq * g.attempts.len() as u64,
+                    ..Tally::default()
+                },
+            )
         })
-        .collect()
+        .collect();
+    for c in &g.cells {
+        if let Some(t) = per_run.get_mut(&c.run) {
+            t.add(c);
+        }
+    }
+    spread(
+        per_run
+            .into_iter()
+            .filter_map(|(r, t)| t.overall(p).map(|v| (r, v)))
+            .collect(),
+    )
+}
+
+/// The spread over judge runs of the scalar judge `sj`'s Overall of the grid's model, `None`
+/// when it judged none of the model's answers.
+fn scalar_spread(
+    ds: &Dataset,
+    index: &Index<'_>,
+    g: &Grid<'_>,
+    sj: &str,
+    nq: u64,
+    p: MissingPolicy,
+) -> Option<Spread> {
+    // Per run: sum of rates and count; grid = questions × attempts seen.
+    let mut attempts = BTreeSet::new();
+    let mut sums: BTreeMap<u32, (f64, u64)> = BTreeMap::new();
+    let mut mine: Vec<(&str, u32, u32, f64)> = ds
+        .scalar_judgments
+        .iter()
+        .filter(|s| {
+            s.judge == sj && s.model == g.model && index.by_id.contains_key(s.question_id.as_str())
+        })
+        .map(|s| (s.question_id.as_str(), s.attempt, s.judge_run, s.rate()))
+        .collect();
+    if mine.is_empty() {
+        return None;
+    }
+    // Sum in a fixed order so the result never depends on input order.
+    mine.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    for (_, attempt, run, rate) in &mine {
+        attempts.insert(*attempt);
+        let e = sums.entry(*run).or_insert((0.0, 0));
+        e.0 += rate;
+        e.1 += 1;
+    }
+    let grid = nq * attempts.len() as u64;
+    let per_run = sums
+        .into_iter()
+        .filter_map(|(r, (sum, n))| {
+            let d = match p {
+                MissingPolicy::Zero => grid.max(n),
+                MissingPolicy::Exclude => n,
+            };
+            (d > 0).then(|| (r, 100.0 * sum / d as f64))
+        })
+        .collect();
+    Some(spread(per_run))
 }
 
 type FailureModes = (Option<String>, Vec<FailureModeRow>, BTreeMap<String, f64>);

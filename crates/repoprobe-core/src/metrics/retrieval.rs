@@ -132,30 +132,8 @@ pub fn rows(ds: &Dataset, index: &Index<'_>, weights: &Resolved, at: &Inputs) ->
     if evidence.iter().all(|e| e.all.is_empty()) {
         return Vec::new();
     }
-    let mut judgments: BTreeMap<(&str, &str, u32), Vec<&Judgment>> = BTreeMap::new();
-    if let Some(judge) = at.judge {
-        for j in ds.judgments.iter().filter(|j| j.judge == judge) {
-            judgments
-                .entry((j.question_id.as_str(), j.model.as_str(), j.attempt))
-                .or_default()
-                .push(j);
-        }
-    }
-    let labels: BTreeMap<(&str, &str, u32), FailureMode> = match at.classifier {
-        Some(c) => ds
-            .failure_labels
-            .iter()
-            .filter(|l| l.classifier == c)
-            .map(|l| {
-                (
-                    (l.question_id.as_str(), l.model.as_str(), l.attempt),
-                    l.mode,
-                )
-            })
-            .collect(),
-        None => BTreeMap::new(),
-    };
-
+    let judgments = judgments_by_answer(ds, at.judge);
+    let labels = labels_by_answer(ds, at.classifier);
     let mut sums: BTreeMap<&str, Sums> = BTreeMap::new();
     for a in &ds.answers {
         let model_sums = sums.entry(a.model.as_str()).or_default();
@@ -184,30 +162,9 @@ pub fn rows(ds: &Dataset, index: &Index<'_>, weights: &Resolved, at: &Inputs) ->
         s.items += retrieved.iter().flatten().count();
         s.items_read += retrieved.iter().flatten().filter(|&&r| r).count();
 
-        let in_force = weights.of(qi);
         let key = (a.question_id.as_str(), a.model.as_str(), a.attempt);
         for j in judgments.get(&key).into_iter().flatten() {
-            if grid::cell(j, qi, q, false, weights).fails() {
-                s.failures += 1;
-                s.failures_unread += usize::from(hit == 0);
-            }
-            for (n, (item, was_read)) in q.checklist.iter().zip(&retrieved).enumerate() {
-                let weight = in_force
-                    .and_then(|w| w.get(n).copied())
-                    .unwrap_or(item.weight);
-                let (Some(was_read), true) = (was_read, weight > 0 && item.weight > 0) else {
-                    continue;
-                };
-                let Some(score) = j.items.iter().find(|it| it.id == item.id) else {
-                    continue;
-                };
-                let attainment = f64::from(score.score) / f64::from(item.weight);
-                if *was_read {
-                    s.attained.push(attainment);
-                } else {
-                    s.missed.push(attainment);
-                }
-            }
+            s.add_judgment(j, (qi, q), &retrieved, hit, weights);
         }
         if let Some(&mode) = labels.get(&key) {
             s.labelled += 1;
@@ -224,28 +181,107 @@ pub fn rows(ds: &Dataset, index: &Index<'_>, weights: &Resolved, at: &Inputs) ->
             order.push(m);
         }
     }
-    let labelled = at.classifier.is_some();
     order
         .into_iter()
-        .map(|model| {
-            let s = sums.remove(model).unwrap_or_default();
-            RetrievalRow {
-                model: model.to_string(),
-                judge: at.judge.map(str::to_string),
-                runs: s.runs,
-                evidence_recall: pct_mean(s.recall),
-                read_precision: pct_mean(s.precision),
-                items_retrieved: pct(s.items_read, s.items),
-                attainment_retrieved: pct_mean(s.attained),
-                attainment_not_retrieved: pct_mean(s.missed),
-                failures: s.failures,
-                failures_not_retrieved: pct(s.failures_unread, s.failures),
-                labelled_failures: labelled.then_some(s.labelled),
-                context_miss: labelled.then_some(s.context_miss),
-                context_miss_not_retrieved: labelled.then_some(s.context_miss_unread),
-            }
+        .map(|model| sums.remove(model).unwrap_or_default().row(model, at))
+        .collect()
+}
+
+/// An answer record's key: (question, model, attempt).
+type AnswerKey<'d> = (&'d str, &'d str, u32);
+
+/// The judge's judgments of each answer (none without a judge in force).
+fn judgments_by_answer<'d>(
+    ds: &'d Dataset,
+    judge: Option<&str>,
+) -> BTreeMap<AnswerKey<'d>, Vec<&'d Judgment>> {
+    let mut judgments: BTreeMap<AnswerKey<'d>, Vec<&Judgment>> = BTreeMap::new();
+    if let Some(judge) = judge {
+        for j in ds.judgments.iter().filter(|j| j.judge == judge) {
+            judgments
+                .entry((j.question_id.as_str(), j.model.as_str(), j.attempt))
+                .or_default()
+                .push(j);
+        }
+    }
+    judgments
+}
+
+/// The classifier's failure mode of each answer it labelled (none without a classifier).
+fn labels_by_answer<'d>(
+    ds: &'d Dataset,
+    classifier: Option<&str>,
+) -> BTreeMap<AnswerKey<'d>, FailureMode> {
+    let Some(c) = classifier else {
+        return BTreeMap::new();
+    };
+    ds.failure_labels
+        .iter()
+        .filter(|l| l.classifier == c)
+        .map(|l| {
+            (
+                (l.question_id.as_str(), l.model.as_str(), l.attempt),
+                l.mode,
+            )
         })
         .collect()
+}
+
+impl Sums {
+    /// A judgment of a counted run of question `q` (index `qi`), whose items were `retrieved`
+    /// or not and whose evidence had `hit` paths read: a failure (read nothing or not), and the
+    /// attainment of each item of non-zero weight, as retrieved or not.
+    fn add_judgment(
+        &mut self,
+        j: &Judgment,
+        (qi, q): (u32, &Question),
+        retrieved: &[Option<bool>],
+        hit: usize,
+        weights: &Resolved,
+    ) {
+        if grid::cell(j, qi, q, false, weights).fails() {
+            self.failures += 1;
+            self.failures_unread += usize::from(hit == 0);
+        }
+        let in_force = weights.of(qi);
+        for (n, (item, was_read)) in q.checklist.iter().zip(retrieved).enumerate() {
+            let weight = in_force
+                .and_then(|w| w.get(n).copied())
+                .unwrap_or(item.weight);
+            let (Some(was_read), true) = (was_read, weight > 0 && item.weight > 0) else {
+                continue;
+            };
+            let Some(score) = j.items.iter().find(|it| it.id == item.id) else {
+                continue;
+            };
+            let attainment = f64::from(score.score) / f64::from(item.weight);
+            if *was_read {
+                self.attained.push(attainment);
+            } else {
+                self.missed.push(attainment);
+            }
+        }
+    }
+
+    /// The model's row: the sums' means and shares.
+    fn row(self, model: &str, at: &Inputs) -> RetrievalRow {
+        let labelled = at.classifier.is_some();
+        RetrievalRow {
+            model: model.to_string(),
+            judge: at.judge.map(str::to_string),
+            runs: self.runs,
+            evidence_recall: pct_mean(self.recall),
+            read_precision: pct_mean(self.precision),
+            items_retrieved: pct(self.items_read, self.items),
+            attainment_retrieved: pct_mean(self.attained),
+            attainment_not_retrieved: pct_mean(self.missed),
+            failures: self.failures,
+            failures_not_retrieved: pct(self.failures_unread, self.failures),
+            labelled_failures: labelled.then_some(self.labelled),
+            context_miss: labelled.then_some(self.context_miss),
+            context_miss_not_retrieved: labelled.then_some(self.context_miss_unread),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -23,8 +23,9 @@ pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/classify-failures-
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
 pub const REPLY_NAME: &str = "failure_mode";
 
-/// Answers whose checklist score is below this share are failures (paper §5.4).
-pub const THRESHOLD: f64 = 0.6;
+/// Answers whose checklist score is below this share are failures (paper §5.4): a metric's
+/// definition, so the metrics' (which must not import a protocol).
+pub use crate::metrics::grid::FAILURE_THRESHOLD as THRESHOLD;
 
 /// An answer to classify: its question, the answer record, the judge's judgments of it (judge
 /// runs in order) and its checklist score (0–1).
@@ -34,13 +35,6 @@ pub struct Candidate<'d> {
     pub answer: &'d Answer,
     pub judgments: Vec<&'d Judgment>,
     pub score: f64,
-}
-
-/// The judge in force: `wanted` if it has valid judgments, else an error naming the judges
-/// present; without `wanted`, the judge with the most valid judgments (ties to the name that
-/// sorts first); `None` when there are no judgments.
-pub fn judge_in_force(ds: &Dataset, wanted: Option<&str>) -> Result<Option<String>, String> {
-    crate::metrics::judge_in_force(ds, wanted).map_err(|e| e.to_string())
 }
 
 /// The answers judged by `judge` whose checklist score is below [`THRESHOLD`], sorted by
@@ -318,13 +312,14 @@ mod tests {
     #[test]
     fn failures_are_answers_below_60_percent_under_the_judge_in_force() {
         let ds = dataset();
+        use crate::metrics::judge_in_force;
         assert_eq!(judge_in_force(&ds, None).unwrap().as_deref(), Some("J"));
         assert_eq!(
             judge_in_force(&ds, Some("K")).unwrap().as_deref(),
             Some("K")
         );
         assert_eq!(
-            judge_in_force(&ds, Some("Z")).unwrap_err(),
+            judge_in_force(&ds, Some("Z")).unwrap_err().to_string(),
             "judge \"Z\" has no valid judgments; judges present: \"J\", \"K\""
         );
         let (c, without_answer) = candidates(&ds, "J");

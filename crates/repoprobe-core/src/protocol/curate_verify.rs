@@ -7,7 +7,9 @@
 //! The items are the question's knowledge items, numbered from 1 in checklist order (the
 //! clarity item is not read from the repository). Whether an evidence path exists at the
 //! commit is not this module's to know: the command asks the repository, and
-//! `crate::curate::verify` decides with both.
+//! `crate::curate::verify` decides with both. The question, the checked items, the prompt's
+//! version and the evidence source are defined there (curate verify's data, which must not
+//! import this module) and re-exported here.
 
 use super::prompt::{reask_with, repo_line, sections, substitute};
 use super::reply::{Entries, extract_object_of, integer};
@@ -15,51 +17,16 @@ use super::{JudgePrompt, Protocol};
 use crate::cited::split_lines;
 use crate::issue::quote;
 use crate::model::repo_path::normalise;
-use crate::model::{ChecklistItem, EvidencePath, ItemKind, Question};
-use serde_json::Value;
+use crate::model::{ChecklistItem, EvidencePath};
+use serde_json::{Map, Value};
 
-/// Version of the prompt below; every verdict carries it.
-pub const PROMPT_VERSION: &str = "curate-verify-v1";
+pub use crate::curate::verify::{EVIDENCE_SOURCE, ItemCheck, PROMPT_VERSION, Verification};
 
 /// The prompt template (`crates/repoprobe-core/prompts/curate-verify-v1.md`).
 pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/curate-verify-v1.md");
 
 /// Name of the reply schema.
 pub const REPLY_NAME: &str = "verification";
-
-/// The `source` of the evidence entries a passing question's items are given.
-pub const EVIDENCE_SOURCE: &str = "verified";
-
-/// One question to verify.
-#[derive(Debug, Clone, Copy)]
-pub struct Verification<'q> {
-    pub question: &'q Question,
-}
-
-/// What the agent said of one item, checked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemCheck {
-    /// 1-based, as the prompt numbers it.
-    pub number: usize,
-    /// The checklist item's id.
-    pub id: String,
-    pub grounded: bool,
-    /// Normalised paths, each once (with its lines, when given); possibly empty when not
-    /// grounded.
-    pub evidence: Vec<EvidencePath>,
-    pub reason: String,
-}
-
-impl<'q> Verification<'q> {
-    /// The items to ground: the knowledge items, in checklist order (item `n` is `items()[n-1]`).
-    pub fn items(&self) -> Vec<&'q ChecklistItem> {
-        self.question
-            .checklist
-            .iter()
-            .filter(|i| i.kind == ItemKind::Knowledge)
-            .collect()
-    }
-}
 
 /// Renders the prompt. The agent's final message has no structured-output mode, so the schema
 /// is always spelled out.
@@ -218,82 +185,12 @@ fn entry_of(
             ));
         }
     }
-    let number = match obj.get("item") {
-        None => {
-            errs.push(format!("{place} has no `item` number"));
-            None
-        }
-        Some(Value::Number(n)) => match integer(n) {
-            Some(i) if i >= 1 && (i as usize) <= items.len() => Some(i as usize),
-            _ => {
-                errs.push(format!(
-                    "{place}: `item` is {n}: the items are numbered 1 to {}",
-                    items.len()
-                ));
-                None
-            }
-        },
-        Some(other) => {
-            errs.push(format!(
-                "{place}: `item` must be a number, not {}",
-                Entries::Leaf(other.clone()).kind()
-            ));
-            None
-        }
-    };
+    let number = number_of(obj, &place, items.len(), errs);
     let name = number.map_or(place.clone(), |n| format!("item {n}"));
-    let grounded = match obj.get("grounded") {
-        Some(Value::Bool(b)) => Some(*b),
-        None => {
-            errs.push(format!("{name} has no `grounded`"));
-            None
-        }
-        Some(other) => {
-            errs.push(format!(
-                "{name}: `grounded` must be true or false, not {}",
-                Entries::Leaf(other.clone()).kind()
-            ));
-            None
-        }
-    };
-    let reason = match obj.get("reason") {
-        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
-        Some(Value::String(_)) => {
-            errs.push(format!("{name} has an empty `reason`"));
-            None
-        }
-        None => {
-            errs.push(format!("{name} has no `reason`"));
-            None
-        }
-        Some(other) => {
-            errs.push(format!(
-                "{name}: `reason` must be a string, not {}",
-                Entries::Leaf(other.clone()).kind()
-            ));
-            None
-        }
-    };
+    let grounded = grounded_of(obj, &name, errs);
+    let reason = reason_of(obj, &name, errs);
     let before = errs.len();
-    let evidence = match obj.get("evidence") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(list)) => list
-            .iter()
-            .enumerate()
-            .filter_map(|(j, e)| evidence_entry(&name, j, e, errs))
-            .fold(Vec::new(), |mut out: Vec<EvidencePath>, e| {
-                if !out.contains(&e) {
-                    out.push(e);
-                }
-                out
-            }),
-        Some(_) => {
-            errs.push(format!(
-                "{name}: `evidence` must be an array of `{{\"path\", \"lines\"}}` entries"
-            ));
-            Vec::new()
-        }
-    };
+    let evidence = evidence_of(obj, &name, errs);
     if grounded == Some(true) && evidence.is_empty() && errs.len() == before {
         errs.push(format!(
             "{name} is grounded but gives no evidence: name the file(s) where its fact is read"
@@ -310,6 +207,100 @@ fn entry_of(
         _ => None,
     };
     (number, check)
+}
+
+/// The entry's `item`: a number from 1 to `items`.
+fn number_of(
+    obj: &Map<String, Value>,
+    place: &str,
+    items: usize,
+    errs: &mut Vec<String>,
+) -> Option<usize> {
+    match obj.get("item") {
+        None => {
+            errs.push(format!("{place} has no `item` number"));
+            None
+        }
+        Some(Value::Number(n)) => match integer(n) {
+            Some(i) if i >= 1 && (i as usize) <= items => Some(i as usize),
+            _ => {
+                errs.push(format!(
+                    "{place}: `item` is {n}: the items are numbered 1 to {items}"
+                ));
+                None
+            }
+        },
+        Some(other) => {
+            errs.push(format!(
+                "{place}: `item` must be a number, not {}",
+                Entries::Leaf(other.clone()).kind()
+            ));
+            None
+        }
+    }
+}
+
+/// The entry's `grounded`: true or false.
+fn grounded_of(obj: &Map<String, Value>, name: &str, errs: &mut Vec<String>) -> Option<bool> {
+    match obj.get("grounded") {
+        Some(Value::Bool(b)) => Some(*b),
+        None => {
+            errs.push(format!("{name} has no `grounded`"));
+            None
+        }
+        Some(other) => {
+            errs.push(format!(
+                "{name}: `grounded` must be true or false, not {}",
+                Entries::Leaf(other.clone()).kind()
+            ));
+            None
+        }
+    }
+}
+
+/// The entry's `reason`: a string, not blank (trimmed).
+fn reason_of(obj: &Map<String, Value>, name: &str, errs: &mut Vec<String>) -> Option<String> {
+    match obj.get("reason") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Some(Value::String(_)) => {
+            errs.push(format!("{name} has an empty `reason`"));
+            None
+        }
+        None => {
+            errs.push(format!("{name} has no `reason`"));
+            None
+        }
+        Some(other) => {
+            errs.push(format!(
+                "{name}: `reason` must be a string, not {}",
+                Entries::Leaf(other.clone()).kind()
+            ));
+            None
+        }
+    }
+}
+
+/// The entry's `evidence` (none when absent or null): its valid entries, each once.
+fn evidence_of(obj: &Map<String, Value>, name: &str, errs: &mut Vec<String>) -> Vec<EvidencePath> {
+    match obj.get("evidence") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(list)) => list
+            .iter()
+            .enumerate()
+            .filter_map(|(j, e)| evidence_entry(name, j, e, errs))
+            .fold(Vec::new(), |mut out: Vec<EvidencePath>, e| {
+                if !out.contains(&e) {
+                    out.push(e);
+                }
+                out
+            }),
+        Some(_) => {
+            errs.push(format!(
+                "{name}: `evidence` must be an array of `{{\"path\", \"lines\"}}` entries"
+            ));
+            Vec::new()
+        }
+    }
 }
 
 /// One evidence entry: `{"path", "lines"?}` or a string `path` (`path:12-40` read as lines).
@@ -409,6 +400,7 @@ impl Protocol for Verification<'_> {
 mod tests {
     use super::*;
     use crate::fixtures;
+    use crate::model::{ItemKind, Question};
 
     fn question() -> Question {
         let mut q = fixtures::question();

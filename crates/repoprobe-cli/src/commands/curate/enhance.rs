@@ -129,18 +129,7 @@ struct PairRecord<'a> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    if a.input == a.live.run.out {
-        bail!("--in and --out are the same file");
-    }
-    if a.live.estimate {
-        bail!(
-            "curate enhance cannot --estimate: its calls depend on which links give a page, \
-             which only fetching tells (one call per thread with a page; see docs/curate.md)"
-        );
-    }
-    if !(a.fetch_timeout_s.is_finite() && a.fetch_timeout_s > 0.0) {
-        bail!("--fetch-timeout-s must be a positive number of seconds");
-    }
+    check_flags(&a)?;
     let settings = a.live.settings()?;
     let (threads, bad) = super::read_records::<ClassifiedThread>(&a.input, "classified thread")?;
     if threads.is_empty() && bad == 0 {
@@ -174,87 +163,22 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         }
         planned.push(plan(thread, a.max_links, &a.allow_host));
     }
-    // Fetch every link not fetched before, journaling each page as it comes.
-    let mut known: HashMap<String, PageRecord> = read_pages(&pages.path)?;
-    let wanted: Vec<String> = planned
-        .iter()
-        .flat_map(|p| p.urls.iter().cloned())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .filter(|u| !known.contains_key(u))
-        .collect();
-    if !wanted.is_empty() {
-        let limits = FetchLimits {
-            max_bytes: a.max_page_bytes,
-            timeout: Duration::from_secs_f64(a.fetch_timeout_s),
-            ..FetchLimits::default()
-        };
-        let fetcher = Arc::new(Fetcher::new(limits, a.allow_host.clone())?);
-        eprintln!("curate enhance: fetching {} page(s)", wanted.len());
-        fetch_all(&fetcher, wanted, a.fetch_concurrency as usize, |f| {
-            let record = page_record(f);
-            pages.append(&record)?;
-            pages.done.insert(record.source.url.clone());
-            known.insert(record.source.url.clone(), record);
-            Ok(())
-        })?;
-    }
+    let known = fetch_pages(&a, &planned, &mut pages)?;
     // Threads with no page pass as harvested; the others are asked.
     let (mut jobs, mut unchanged) = (Vec::new(), 0usize);
     for p in planned {
-        let sources: Vec<LinkSource> = p
-            .urls
-            .iter()
-            .filter_map(|u| known.get(u).map(|r| r.source.clone()))
-            .collect();
-        let texts: Vec<Page> = p
-            .urls
-            .iter()
-            .filter_map(|u| {
-                let r = known.get(u)?;
-                Some(Page {
-                    url: u.clone(),
-                    text: r.text.clone()?,
-                })
-            })
-            .collect();
-        let key = PairKey {
-            id: p.thread.thread.key.clone(),
-        };
-        let question = question_text(&p.thread.thread);
-        let answer = p.thread.thread.answer.body.trim().to_string();
-        if texts.is_empty() {
-            let enhancement = Enhancement {
-                original_question: question,
-                original_answer: answer,
-                sources,
-                skipped: p.skipped,
-                prompt_version: None,
-                model: None,
-            };
-            let pair = Pair::unchanged(&p.thread, enhancement);
-            live.out.append(&PairRecord {
-                pair: &pair,
-                provenance: None,
-            })?;
-            live.out.done.insert(key);
-            unchanged += 1;
-            continue;
+        match job(p, &known, &model) {
+            Ok(job) => jobs.push(job),
+            Err(unchanged_pair) => {
+                let (key, pair) = *unchanged_pair;
+                live.out.append(&PairRecord {
+                    pair: &pair,
+                    provenance: None,
+                })?;
+                live.out.done.insert(key);
+                unchanged += 1;
+            }
         }
-        jobs.push(EnhanceJob {
-            key,
-            ask: ThreadWithPages {
-                repo: p.thread.thread.repo.clone(),
-                category: p.thread.question_category.clone(),
-                question,
-                answer,
-                pages: texts,
-            },
-            thread: p.thread,
-            sources,
-            skipped: p.skipped,
-            model: model.clone(),
-        });
     }
     let tally = live.run(jobs, |out, key, pair, provenance| {
         out.append(&PairRecord {
@@ -277,6 +201,113 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         &tally,
         bad > 0,
     ))
+}
+
+/// The flags no run can go with.
+fn check_flags(a: &Args) -> anyhow::Result<()> {
+    if a.input == a.live.run.out {
+        bail!("--in and --out are the same file");
+    }
+    if a.live.estimate {
+        bail!(
+            "curate enhance cannot --estimate: its calls depend on which links give a page, \
+             which only fetching tells (one call per thread with a page; see docs/curate.md)"
+        );
+    }
+    if !(a.fetch_timeout_s.is_finite() && a.fetch_timeout_s > 0.0) {
+        bail!("--fetch-timeout-s must be a positive number of seconds");
+    }
+    Ok(())
+}
+
+/// Every page of the planned links, by URL: those journaled by earlier runs, and every other
+/// link fetched now, each page journaled as it comes.
+fn fetch_pages(
+    a: &Args,
+    planned: &[Planned],
+    pages: &mut Journal<String>,
+) -> anyhow::Result<HashMap<String, PageRecord>> {
+    let mut known: HashMap<String, PageRecord> = read_pages(&pages.path)?;
+    let wanted: Vec<String> = planned
+        .iter()
+        .flat_map(|p| p.urls.iter().cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .filter(|u| !known.contains_key(u))
+        .collect();
+    if wanted.is_empty() {
+        return Ok(known);
+    }
+    let limits = FetchLimits {
+        max_bytes: a.max_page_bytes,
+        timeout: Duration::from_secs_f64(a.fetch_timeout_s),
+        ..FetchLimits::default()
+    };
+    let fetcher = Arc::new(Fetcher::new(limits, a.allow_host.clone())?);
+    eprintln!("curate enhance: fetching {} page(s)", wanted.len());
+    fetch_all(&fetcher, wanted, a.fetch_concurrency as usize, |f| {
+        let record = page_record(f);
+        pages.append(&record)?;
+        pages.done.insert(record.source.url.clone());
+        known.insert(record.source.url.clone(), record);
+        Ok(())
+    })?;
+    Ok(known)
+}
+
+/// A planned thread's call to the model with its pages; or, when none of its links gave a page,
+/// its key and the pair as harvested (`Err`).
+fn job(
+    p: Planned,
+    known: &HashMap<String, PageRecord>,
+    model: &str,
+) -> Result<EnhanceJob, Box<(PairKey, Pair)>> {
+    let sources: Vec<LinkSource> = p
+        .urls
+        .iter()
+        .filter_map(|u| known.get(u).map(|r| r.source.clone()))
+        .collect();
+    let texts: Vec<Page> = p
+        .urls
+        .iter()
+        .filter_map(|u| {
+            let r = known.get(u)?;
+            Some(Page {
+                url: u.clone(),
+                text: r.text.clone()?,
+            })
+        })
+        .collect();
+    let key = PairKey {
+        id: p.thread.thread.key.clone(),
+    };
+    let question = question_text(&p.thread.thread);
+    let answer = p.thread.thread.answer.body.trim().to_string();
+    if texts.is_empty() {
+        let enhancement = Enhancement {
+            original_question: question,
+            original_answer: answer,
+            sources,
+            skipped: p.skipped,
+            prompt_version: None,
+            model: None,
+        };
+        return Err(Box::new((key, Pair::unchanged(&p.thread, enhancement))));
+    }
+    Ok(EnhanceJob {
+        key,
+        ask: ThreadWithPages {
+            repo: p.thread.thread.repo.clone(),
+            category: p.thread.question_category.clone(),
+            question,
+            answer,
+            pages: texts,
+        },
+        thread: p.thread,
+        sources,
+        skipped: p.skipped,
+        model: model.to_string(),
+    })
 }
 
 /// The links of a thread to fetch (question, then answer, each once, at most `max`), and
@@ -359,10 +390,11 @@ fn enhanced_pair(job: &EnhanceJob, e: &Enhanced) -> Pair {
 /// The pages journaled by earlier runs, by URL.
 fn read_pages(path: &std::path::Path) -> anyhow::Result<HashMap<String, PageRecord>> {
     let mut out = HashMap::new();
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    let text = match crate::input::read_text_if_present(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+    {
+        Some(t) => t,
+        None => return Ok(out),
     };
     for line in text.lines() {
         // A torn last line was cut when the journal opened; anything else unreadable is

@@ -16,8 +16,10 @@ use repoprobe_core::curate::finalize::{
     CreatedRange, FileHash, KeptBy, MANIFEST_FORMAT, Manifest, ReviewCount, Selection, decide,
 };
 use repoprobe_core::curate::{Excluded, Funnel, Rule, Stage, StageOutput};
+use repoprobe_core::dataset::Dataset;
 use repoprobe_core::issue::quote;
-use repoprobe_core::{LoadOptions, Review};
+use repoprobe_core::{LoadOptions, Question, Review};
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -55,46 +57,16 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    let date = match &a.date {
-        Some(d) => {
-            if d.len() != 10 || parse_utc(d).is_none() {
-                bail!("--date must be YYYY-MM-DD, not {}", quote(d));
-            }
-            d.clone()
-        }
-        None => format_utc(crate::github::unix_now())[..10].to_string(),
-    };
-    for (flag, v) in [
-        ("--created-after", &a.created_after),
-        ("--created-before", &a.created_before),
-    ] {
-        if let Some(v) = v
-            && parse_utc(v).is_none()
-        {
-            bail!("{flag} must be a date (YYYY-MM-DD), not {}", quote(v));
-        }
-    }
-    if a.version_name.trim().is_empty() {
-        bail!("--version-name must not be empty");
-    }
-    let written = [
-        excluded_path(&a.out),
-        crate::output::beside(&a.out, "manifest.json"),
-    ];
-    let inputs: Vec<&Path> = std::iter::once(a.candidates.as_path())
-        .chain(a.reviews.iter().map(PathBuf::as_path))
+    let date = checked_date(&a)?;
+    let inputs: Vec<PathBuf> = std::iter::once(a.candidates.clone())
+        .chain(a.reviews.iter().cloned())
         .collect();
-    for o in std::iter::once(&a.out).chain(&written) {
-        if inputs.iter().any(|i| same_file(i, o)) {
-            bail!("{} is an input: give another --out", o.display());
-        }
-    }
+    let [excluded_out, manifest_out] = outputs(&a, &inputs)?;
 
     // Candidates and reviews in one load: a review of a question not among the candidates is
     // reported; the candidates' own text is kept to be written as it was read.
-    let paths: Vec<PathBuf> = inputs.iter().map(|p| p.to_path_buf()).collect();
     let loaded = load_paths(
-        &paths,
+        &inputs,
         LoadOptions {
             keep_raw: true,
             ..Default::default()
@@ -118,139 +90,17 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         .map(|r| &r.questions)
         .filter(|r| r.len() == ds.questions.len())
         .context("the loader kept no text of the candidates")?;
-    let mut by_question: BTreeMap<&str, Vec<&Review>> = BTreeMap::new();
-    for r in &ds.reviews {
-        by_question
-            .entry(r.question_id.as_str())
-            .or_default()
-            .push(r);
-    }
-
-    let mut kept_text = String::new();
-    let mut kept = Vec::new();
-    let mut excluded = Vec::new();
-    let mut count = ReviewCount {
-        candidates: ds.questions.len(),
-        ..Default::default()
-    };
-    let mut reviewed = Vec::new();
-    for (q, text) in ds.questions.iter().zip(raw) {
-        let reviews = by_question.get(q.id.as_str()).cloned().unwrap_or_default();
-        let key = (q.id.clone(), q.repo.name.clone());
-        if !reviews.is_empty() {
-            count.reviewed += 1;
-            reviewed.push(key.clone());
-        }
-        match decide(&q.id, &reviews) {
-            Ok(by) => {
-                count.kept += 1;
-                if by == KeptBy::Adjudicator {
-                    count.kept_by_adjudicator += 1;
-                }
-                kept_text.push_str(text.get());
-                kept_text.push('\n');
-                kept.push((q, key));
-            }
-            Err((rule, reason)) => {
-                match rule {
-                    Rule::Rejected => count.rejected += 1,
-                    Rule::Unresolved => count.unresolved += 1,
-                    _ => count.unreviewed += 1,
-                }
-                excluded.push(Excluded {
-                    stage: Stage::Review,
-                    key: q.id.clone(),
-                    repo: q.repo.name.clone(),
-                    rule,
-                    reason,
-                });
-            }
-        }
-    }
-
-    // The funnel: the earlier stages given, the candidates (with verify's excluded journal),
-    // then reviewed and kept, with the review's drops.
-    let Stages {
-        repos,
-        harvested,
-        mut outputs,
-        excluded: mut all_excluded,
-        bad,
-        read,
-    } = a.stages.read(Some(a.candidates.as_path()))?;
+    let reviewed = Reviewed::of(ds, raw);
+    let (funnel, read, bad) = funnel(&a, &reviewed)?;
     if bad > 0 && exit == Exit::Ok {
         exit = Exit::InvalidRecords;
     }
-    outputs.push(StageOutput {
-        stage: "reviewed".into(),
-        records: reviewed,
-    });
-    outputs.push(StageOutput {
-        stage: "kept".into(),
-        records: kept.iter().map(|(_, k)| k.clone()).collect(),
-    });
-    all_excluded.extend(excluded.iter().cloned());
-    let funnel = Funnel::of(&repos, &harvested, &outputs, &all_excluded);
-
-    let created = CreatedRange::of(kept.iter().map(|(q, _)| q.created_at()));
-    let outside = kept
-        .iter()
-        .filter_map(|(q, _)| q.created_at().and_then(parse_utc))
-        .filter(|&t| {
-            a.created_after
-                .as_deref()
-                .and_then(parse_utc)
-                .is_some_and(|from| t < from)
-                || a.created_before
-                    .as_deref()
-                    .and_then(parse_utc)
-                    .is_some_and(|until| t >= until)
-        })
-        .count();
-    if outside > 0 {
-        eprintln!(
-            "note: {outside} kept question(s) were created outside --created-after/--created-before"
-        );
-    }
+    let created = CreatedRange::of(reviewed.kept.iter().map(|(q, _)| q.created_at()));
+    note_created_outside(&a, &reviewed.kept);
 
     // Outputs first (atomically), then the manifest with their hashes.
-    if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    write_atomically(&a.out, kept_text.as_bytes())
-        .with_context(|| format!("cannot write {}", a.out.display()))?;
-    let mut ex_text = String::new();
-    for e in &excluded {
-        ex_text.push_str(&serde_json::to_string(e)?);
-        ex_text.push('\n');
-    }
-    write_atomically(&written[0], ex_text.as_bytes())
-        .with_context(|| format!("cannot write {}", written[0].display()))?;
-
-    let mut files = Vec::new();
-    let mut hash = |role: &str, p: &Path| -> anyhow::Result<()> {
-        let h = InputFile::hash(p)?;
-        files.push(FileHash {
-            role: role.to_string(),
-            path: h.path,
-            sha256: h.sha256,
-        });
-        Ok(())
-    };
-    for (role, p) in &read {
-        if role == "verify" {
-            hash("candidates", p)?;
-        } else if role == "verify.excluded" {
-            hash("candidates.excluded", p)?;
-        } else {
-            hash(role, p)?;
-        }
-    }
-    for r in &a.reviews {
-        hash("reviews", r)?;
-    }
-    hash("benchmark", &a.out)?;
-    hash("excluded", &written[0])?;
+    write_outputs(&a.out, &excluded_out, &reviewed)?;
+    let count = reviewed.count;
     let manifest = Manifest {
         format: MANIFEST_FORMAT.to_string(),
         version: a.version_name.clone(),
@@ -264,11 +114,11 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         review: count.clone(),
         funnel,
         agreement: agreement(&ds.reviews),
-        files,
+        files: hashes(&read, &a, &excluded_out)?,
     };
     let json = serde_json::to_string_pretty(&manifest)? + "\n";
-    write_atomically(&written[1], json.as_bytes())
-        .with_context(|| format!("cannot write {}", written[1].display()))?;
+    write_atomically(&manifest_out, json.as_bytes())
+        .with_context(|| format!("cannot write {}", manifest_out.display()))?;
     eprintln!(
         "curate finalize: {} of {} candidate(s) kept ({} by an adjudicator), {} rejected, {} unresolved, {} unreviewed; {}, {}, {}",
         count.kept,
@@ -278,10 +128,218 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         count.unresolved,
         count.unreviewed,
         a.out.display(),
-        written[0].display(),
-        written[1].display()
+        excluded_out.display(),
+        manifest_out.display()
     );
     Ok(exit)
+}
+
+/// The release date (`--date`, else today in UTC), once every date flag and the version name
+/// are checked.
+fn checked_date(a: &Args) -> anyhow::Result<String> {
+    let date = match &a.date {
+        Some(d) => {
+            if d.len() != 10 || parse_utc(d).is_none() {
+                bail!("--date must be YYYY-MM-DD, not {}", quote(d));
+            }
+            d.clone()
+        }
+        None => format_utc(crate::github::unix_now())[..10].to_string(),
+    };
+    for (flag, v) in [
+        ("--created-after", &a.created_after),
+        ("--created-before", &a.created_before),
+    ] {
+        if let Some(v) = v
+            && parse_utc(v).is_none()
+        {
+            bail!("{flag} must be a date (YYYY-MM-DD), not {}", quote(v));
+        }
+    }
+    if a.version_name.trim().is_empty() {
+        bail!("--version-name must not be empty");
+    }
+    Ok(date)
+}
+
+/// The excluded journal and the manifest written beside `--out`, none of the three an input.
+fn outputs(a: &Args, inputs: &[PathBuf]) -> anyhow::Result<[PathBuf; 2]> {
+    let written = [
+        excluded_path(&a.out),
+        crate::output::beside(&a.out, "manifest.json"),
+    ];
+    for o in std::iter::once(&a.out).chain(&written) {
+        if inputs.iter().any(|i| same_file(i, o)) {
+            bail!("{} is an input: give another --out", o.display());
+        }
+    }
+    Ok(written)
+}
+
+/// The review's decision on every candidate: the kept ones (their text as read) and the
+/// excluded ones with why, and the counts of the manifest.
+struct Reviewed<'d> {
+    kept_text: String,
+    /// Each kept question with its funnel key (id, repository).
+    kept: Vec<(&'d Question, (String, String))>,
+    excluded: Vec<Excluded>,
+    count: ReviewCount,
+    /// The funnel keys of the candidates with at least one review.
+    reviewed: Vec<(String, String)>,
+}
+
+impl<'d> Reviewed<'d> {
+    fn of(ds: &'d Dataset, raw: &[Box<RawValue>]) -> Reviewed<'d> {
+        let mut by_question: BTreeMap<&str, Vec<&Review>> = BTreeMap::new();
+        for r in &ds.reviews {
+            by_question
+                .entry(r.question_id.as_str())
+                .or_default()
+                .push(r);
+        }
+        let mut out = Reviewed {
+            kept_text: String::new(),
+            kept: Vec::new(),
+            excluded: Vec::new(),
+            count: ReviewCount {
+                candidates: ds.questions.len(),
+                ..Default::default()
+            },
+            reviewed: Vec::new(),
+        };
+        for (q, text) in ds.questions.iter().zip(raw) {
+            let reviews = by_question.get(q.id.as_str()).cloned().unwrap_or_default();
+            out.decide(q, text.get(), &reviews);
+        }
+        out
+    }
+
+    fn decide(&mut self, q: &'d Question, text: &str, reviews: &[&Review]) {
+        let count = &mut self.count;
+        let key = (q.id.clone(), q.repo.name.clone());
+        if !reviews.is_empty() {
+            count.reviewed += 1;
+            self.reviewed.push(key.clone());
+        }
+        match decide(&q.id, reviews) {
+            Ok(by) => {
+                count.kept += 1;
+                if by == KeptBy::Adjudicator {
+                    count.kept_by_adjudicator += 1;
+                }
+                self.kept_text.push_str(text);
+                self.kept_text.push('\n');
+                self.kept.push((q, key));
+            }
+            Err((rule, reason)) => {
+                match rule {
+                    Rule::Rejected => count.rejected += 1,
+                    Rule::Unresolved => count.unresolved += 1,
+                    _ => count.unreviewed += 1,
+                }
+                self.excluded.push(Excluded {
+                    stage: Stage::Review,
+                    key: q.id.clone(),
+                    repo: q.repo.name.clone(),
+                    rule,
+                    reason,
+                });
+            }
+        }
+    }
+}
+
+/// Every stage file read, with what it was given as (`repos`, `verify.excluded`, …).
+type ReadFiles = Vec<(String, PathBuf)>;
+
+/// The funnel: the earlier stages given, the candidates (with verify's excluded journal), then
+/// reviewed and kept, with the review's drops. Also the stage files read (to hash) and the
+/// count of their lines that are no record.
+fn funnel(a: &Args, reviewed: &Reviewed<'_>) -> anyhow::Result<(Funnel, ReadFiles, usize)> {
+    let Stages {
+        repos,
+        harvested,
+        mut outputs,
+        excluded: mut all_excluded,
+        bad,
+        read,
+    } = a.stages.read(Some(a.candidates.as_path()))?;
+    outputs.push(StageOutput {
+        stage: "reviewed".into(),
+        records: reviewed.reviewed.clone(),
+    });
+    outputs.push(StageOutput {
+        stage: "kept".into(),
+        records: reviewed.kept.iter().map(|(_, k)| k.clone()).collect(),
+    });
+    all_excluded.extend(reviewed.excluded.iter().cloned());
+    let funnel = Funnel::of(&repos, &harvested, &outputs, &all_excluded);
+    Ok((funnel, read, bad))
+}
+
+/// Says on stderr how many kept questions were created outside the cut-off dates given.
+fn note_created_outside(a: &Args, kept: &[(&Question, (String, String))]) {
+    let after = a.created_after.as_deref().and_then(parse_utc);
+    let before = a.created_before.as_deref().and_then(parse_utc);
+    let outside = kept
+        .iter()
+        .filter_map(|(q, _)| q.created_at().and_then(parse_utc))
+        .filter(|&t| after.is_some_and(|from| t < from) || before.is_some_and(|until| t >= until))
+        .count();
+    if outside > 0 {
+        eprintln!(
+            "note: {outside} kept question(s) were created outside --created-after/--created-before"
+        );
+    }
+}
+
+/// The benchmark (the kept candidates as read) and the excluded journal, each atomically.
+fn write_outputs(out: &Path, excluded_out: &Path, reviewed: &Reviewed<'_>) -> anyhow::Result<()> {
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::input::create_dir_all(dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    write_atomically(out, reviewed.kept_text.as_bytes())
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    let mut ex_text = String::new();
+    for e in &reviewed.excluded {
+        ex_text.push_str(&serde_json::to_string(e)?);
+        ex_text.push('\n');
+    }
+    write_atomically(excluded_out, ex_text.as_bytes())
+        .with_context(|| format!("cannot write {}", excluded_out.display()))
+}
+
+/// Every file of the release and what it was read or written as, with its SHA-256: the stages
+/// read (verify's output as the candidates), the reviews, the benchmark and its excluded journal.
+fn hashes(
+    read: &[(String, PathBuf)],
+    a: &Args,
+    excluded_out: &Path,
+) -> anyhow::Result<Vec<FileHash>> {
+    let mut files = Vec::new();
+    let mut hash = |role: &str, p: &Path| -> anyhow::Result<()> {
+        let h = InputFile::hash(p)?;
+        files.push(FileHash {
+            role: role.to_string(),
+            path: h.path,
+            sha256: h.sha256,
+        });
+        Ok(())
+    };
+    for (role, p) in read {
+        match role.as_str() {
+            "verify" => hash("candidates", p)?,
+            "verify.excluded" => hash("candidates.excluded", p)?,
+            _ => hash(role, p)?,
+        }
+    }
+    for r in &a.reviews {
+        hash("reviews", r)?;
+    }
+    hash("benchmark", &a.out)?;
+    hash("excluded", excluded_out)?;
+    Ok(files)
 }
 
 /// Whether two paths name one file (the second need not exist).

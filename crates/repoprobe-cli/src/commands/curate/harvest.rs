@@ -163,10 +163,11 @@ fn read_pages(
     path: &std::path::Path,
 ) -> anyhow::Result<HashMap<(String, String), Vec<PageRecord>>> {
     let mut by = HashMap::<(String, String), Vec<PageRecord>>::new();
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(by),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    let text = match crate::input::read_text_if_present(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+    {
+        Some(t) => t,
+        None => return Ok(by),
     };
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         // An unreadable line was reported on opening; its page is asked for again.
@@ -196,7 +197,10 @@ type Pins = HashMap<(String, String), PinnedCommit>;
 
 /// The commits of the threads already written.
 fn written_pins(out: &std::path::Path) -> Pins {
-    let text = std::fs::read_to_string(out).unwrap_or_default();
+    let text = crate::input::read_text_if_present(out)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
     text.lines()
         .filter_map(|l| serde_json::from_str::<Thread>(l).ok())
         .map(|t| ((t.repo, t.answer.chosen_at), t.commit))

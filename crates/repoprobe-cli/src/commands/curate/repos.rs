@@ -10,7 +10,7 @@ use super::{GitHubArgs, block_on, exclude, now_rfc3339, open_journals};
 use crate::exit::Exit;
 use crate::github::GitHub;
 use crate::github::queries::RepoNode;
-use crate::output::text;
+use crate::output::{Journal, text};
 use anyhow::bail;
 use repoprobe_core::curate::date::{format_utc, parse_utc};
 use repoprobe_core::curate::{Category, RepoProvenance, Repository, Rule, Stage};
@@ -70,109 +70,18 @@ struct SearchSeen {
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    let wanted: Vec<String> = a
-        .categories
-        .split(',')
-        .map(|c| c.trim().to_lowercase())
-        .filter(|c| !c.is_empty())
-        .collect();
-    if wanted.is_empty() {
-        bail!("--categories names no category");
-    }
-    for r in &a.repos {
-        let ok = r.split_once('/').is_some_and(|(o, n)| {
-            !o.is_empty() && !n.is_empty() && !n.contains('/') && !r.contains(char::is_whitespace)
-        });
-        if !ok {
-            bail!(
-                "--repo must be OWNER/NAME, not {}",
-                repoprobe_core::issue::quote(r)
-            );
-        }
-    }
-    let Some(since) = parse_utc(&a.created_since) else {
-        bail!(
-            "--created-since must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
-            repoprobe_core::issue::quote(&a.created_since)
-        );
-    };
-    let until = match &a.created_until {
-        None => crate::github::unix_now(),
-        // A bare date is the whole day.
-        Some(s) if s.trim().len() == 10 => parse_utc(s).map(|t| t + 86_399).ok_or_else(|| {
-            anyhow::anyhow!(
-                "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
-                repoprobe_core::issue::quote(s)
-            )
-        })?,
-        Some(s) => parse_utc(s).ok_or_else(|| {
-            anyhow::anyhow!(
-                "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
-                repoprobe_core::issue::quote(s)
-            )
-        })?,
-    };
-    if until < since {
-        bail!("--created-until is before --created-since");
-    }
+    let wanted = wanted_categories(&a)?;
+    check_repos(&a.repos)?;
+    let (since, until) = created_range(&a)?;
     let mut gh = a.github.client()?;
     let (mut out, mut excluded) = open_journals(&a.out, |v| text(v, "repo"), "repository")?;
     let already = out.done.len() + excluded.done.len();
     block_on(async {
-        let mut candidates = Vec::new();
-        let mut seen = SearchSeen::default();
-        if a.repos.is_empty() {
-            search(
-                &mut gh,
-                (since, until),
-                a.min_stars,
-                a.page_size,
-                &mut candidates,
-                &mut seen,
-            )
-            .await?;
-            eprintln!(
-                "search: {} repositories listed in {} slice(s) of created:{}..{} \
-                 stars:>={} (GitHub counted {} in the whole range)",
-                seen.listed,
-                seen.slices,
-                format_utc(since),
-                format_utc(until),
-                a.min_stars,
-                seen.whole_count
-            );
-            for s in &seen.over_cap {
-                eprintln!(
-                    "warning: the slice {s} holds over {SEARCH_CAP} repositories in one \
-                     second: only the first {SEARCH_CAP} were listed"
-                );
-            }
+        let candidates = if a.repos.is_empty() {
+            searched(&mut gh, &a, (since, until)).await?
         } else {
-            let mut named = HashSet::new();
-            for r in &a.repos {
-                if !named.insert(r.to_lowercase()) || out.done.contains(r) {
-                    continue;
-                }
-                if excluded.done.contains(r) {
-                    continue;
-                }
-                match gh.repository(r).await? {
-                    Some(node) => candidates.push(Candidate {
-                        node,
-                        source: "list",
-                        query: None,
-                    }),
-                    None => exclude(
-                        &mut excluded,
-                        Stage::Repos,
-                        r,
-                        r,
-                        Rule::NotFound,
-                        format!("GitHub does not know {r} (or the token cannot see it)"),
-                    )?,
-                }
-            }
-        }
+            named(&mut gh, &a.repos, &out, &mut excluded).await?
+        };
         let (mut kept, mut dropped) = (0, 0);
         for c in candidates {
             let repo = c.node.name_with_owner.clone();
@@ -205,6 +114,139 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         anyhow::Ok(())
     })??;
     Ok(Exit::Ok)
+}
+
+/// The categories of `--categories`, lower case.
+fn wanted_categories(a: &Args) -> anyhow::Result<Vec<String>> {
+    let wanted: Vec<String> = a
+        .categories
+        .split(',')
+        .map(|c| c.trim().to_lowercase())
+        .filter(|c| !c.is_empty())
+        .collect();
+    if wanted.is_empty() {
+        bail!("--categories names no category");
+    }
+    Ok(wanted)
+}
+
+/// Every `--repo` is OWNER/NAME.
+fn check_repos(repos: &[String]) -> anyhow::Result<()> {
+    for r in repos {
+        let ok = r.split_once('/').is_some_and(|(o, n)| {
+            !o.is_empty() && !n.is_empty() && !n.contains('/') && !r.contains(char::is_whitespace)
+        });
+        if !ok {
+            bail!(
+                "--repo must be OWNER/NAME, not {}",
+                repoprobe_core::issue::quote(r)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `--created-since` and `--created-until` (default now; a bare date is the whole day) as Unix
+/// seconds.
+fn created_range(a: &Args) -> anyhow::Result<(i64, i64)> {
+    let Some(since) = parse_utc(&a.created_since) else {
+        bail!(
+            "--created-since must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
+            repoprobe_core::issue::quote(&a.created_since)
+        );
+    };
+    let until = match &a.created_until {
+        None => crate::github::unix_now(),
+        // A bare date is the whole day.
+        Some(s) if s.trim().len() == 10 => parse_utc(s).map(|t| t + 86_399).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
+                repoprobe_core::issue::quote(s)
+            )
+        })?,
+        Some(s) => parse_utc(s).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
+                repoprobe_core::issue::quote(s)
+            )
+        })?,
+    };
+    if until < since {
+        bail!("--created-until is before --created-since");
+    }
+    Ok((since, until))
+}
+
+/// The search's candidates over `range`, with what it saw said on stderr.
+async fn searched(
+    gh: &mut GitHub,
+    a: &Args,
+    (since, until): (i64, i64),
+) -> anyhow::Result<Vec<Candidate>> {
+    let mut candidates = Vec::new();
+    let mut seen = SearchSeen::default();
+    search(
+        gh,
+        (since, until),
+        a.min_stars,
+        a.page_size,
+        &mut candidates,
+        &mut seen,
+    )
+    .await?;
+    eprintln!(
+        "search: {} repositories listed in {} slice(s) of created:{}..{} \
+         stars:>={} (GitHub counted {} in the whole range)",
+        seen.listed,
+        seen.slices,
+        format_utc(since),
+        format_utc(until),
+        a.min_stars,
+        seen.whole_count
+    );
+    for s in &seen.over_cap {
+        eprintln!(
+            "warning: the slice {s} holds over {SEARCH_CAP} repositories in one \
+             second: only the first {SEARCH_CAP} were listed"
+        );
+    }
+    Ok(candidates)
+}
+
+/// The candidates of `--repo`, each once and not decided before; one GitHub does not know is
+/// excluded as not found.
+async fn named(
+    gh: &mut GitHub,
+    repos: &[String],
+    out: &Journal<String>,
+    excluded: &mut Journal<String>,
+) -> anyhow::Result<Vec<Candidate>> {
+    let mut candidates = Vec::new();
+    let mut named = HashSet::new();
+    for r in repos {
+        if !named.insert(r.to_lowercase()) || out.done.contains(r) {
+            continue;
+        }
+        if excluded.done.contains(r) {
+            continue;
+        }
+        match gh.repository(r).await? {
+            Some(node) => candidates.push(Candidate {
+                node,
+                source: "list",
+                query: None,
+            }),
+            None => exclude(
+                excluded,
+                Stage::Repos,
+                r,
+                r,
+                Rule::NotFound,
+                format!("GitHub does not know {r} (or the token cannot see it)"),
+            )?,
+        }
+    }
+    Ok(candidates)
 }
 
 /// Lists the repositories of `created:range stars:>=min_stars`, halving the range while a

@@ -62,7 +62,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             }
             d.clone()
         }
-        None => format_utc(crate::github::unix_now())[..10].to_string(),
+        None => format_utc(repoprobe_github::unix_now())[..10].to_string(),
     };
     for (flag, v) in [
         ("--created-after", &a.created_after),

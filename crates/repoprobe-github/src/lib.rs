@@ -13,11 +13,13 @@
 //!   [`GhError::Gateway`]; the paged queries ([`queries`]) then ask again with half the page,
 //!   down to one node.
 //!
-//! Nothing here knows the stages: [`queries`] holds the query texts and the reply types.
+//! Nothing here knows the stages: [`queries`] holds the query texts and the reply types. It
+//! must not parse flags, print (waits are told through [`GitHub::on_wait`]), read a token from
+//! anywhere but the caller's [`ApiKey`], follow a redirect, or send two requests at once.
 
 pub mod queries;
 
-use repoprobe_llm::ApiKey;
+use repoprobe_llm::{ApiKey, BuildError};
 use serde_json::{Value, json};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -140,7 +142,7 @@ pub struct GitHub {
 
 impl GitHub {
     /// A client of `url` with `token`; each request may take `timeout`.
-    pub fn new(url: &str, token: ApiKey, timeout: Duration) -> anyhow::Result<GitHub> {
+    pub fn new(url: &str, token: ApiKey, timeout: Duration) -> Result<GitHub, BuildError> {
         let http = reqwest::Client::builder()
             // A redirect would take the token's header to wherever it points.
             .redirect(reqwest::redirect::Policy::none())

@@ -18,6 +18,8 @@
 //!   (connect, headers and body) and one for connecting, redirects, and the text handed on.
 //!
 //! Nothing is printed: every outcome is a [`Fetched`], its `error` a sentence naming the URL.
+//! It must not parse links (the core's `curate::links` does), send a credential, retry, or
+//! connect to an address it has not checked.
 
 mod host_port;
 mod resolve;
@@ -25,7 +27,7 @@ mod resolve;
 mod tests;
 mod text;
 
-pub use host_port::HostPort;
+pub use host_port::{HostPort, allowed};
 
 use repoprobe_core::curate::address::refusal;
 use repoprobe_core::issue::quote;
@@ -34,6 +36,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::{Instant, timeout_at};
 use url::{Host, Url};
+
+/// The HTTP clients could not be made (their TLS backend did not start).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct BuildError(#[from] reqwest::Error);
 
 /// The fetcher's caps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,7 +112,7 @@ const ONLY_ALLOW_HOST: &str = "internal addresses are never fetched (a test serv
 
 impl Fetcher {
     /// A fetcher with `limits`, reaching past the address check only `allow`'s hosts and ports.
-    pub fn new(limits: FetchLimits, allow: Vec<HostPort>) -> anyhow::Result<Fetcher> {
+    pub fn new(limits: FetchLimits, allow: Vec<HostPort>) -> Result<Fetcher, BuildError> {
         let names = allow
             .iter()
             .filter_map(|a| a.name().map(str::to_ascii_lowercase))
@@ -362,7 +369,10 @@ struct Body {
     broke: Option<String>,
 }
 
-fn client(limits: &FetchLimits, resolver: resolve::Resolver) -> anyhow::Result<reqwest::Client> {
+fn client(
+    limits: &FetchLimits,
+    resolver: resolve::Resolver,
+) -> Result<reqwest::Client, BuildError> {
     Ok(reqwest::Client::builder()
         // Each hop is ours to check.
         .redirect(reqwest::redirect::Policy::none())

@@ -9,6 +9,10 @@
 //!   entry of type `RATE_LIMITED`: we wait for the reset and ask again.
 //! - **secondary** (403 or 429 without the primary budget spent): `retry-after` is honoured,
 //!   else we back off for at least a minute ([`SECONDARY_BACKOFF`]), doubling.
+//! - **failures of the moment** (no connection, a reply cut off, 408, 409, a 5xx but 502/504):
+//!   tried again after 1 s, doubling, at most a minute (`POLICY`). Which statuses, the backoff,
+//!   `retry-after` and the loop are the llm crate's shared policy (`repoprobe_llm::retry`): every
+//!   wait between attempts is made there; this crate only says what an attempt came to.
 //! - **502/504** (GitHub's answer to a query too slow to finish) are handed back as
 //!   [`GhError::Gateway`]; the paged queries ([`queries`]) then ask again with half the page,
 //!   down to one node.
@@ -19,8 +23,13 @@
 
 pub mod queries;
 
+use repoprobe_core::report::terminal_safe_lines;
+use repoprobe_llm::retry::{self, Attempt, RetryAfter};
+use repoprobe_llm::text::{cut, error_chain};
 use repoprobe_llm::{ApiKey, BuildError};
+use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
+use std::cell::Cell;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The environment variable of the token.
@@ -129,16 +138,50 @@ struct Budget {
     reset_at: i64,
 }
 
-/// The client.
-pub struct GitHub {
+/// What every request needs: the HTTP client, the endpoint and the token.
+struct Api {
     http: reqwest::Client,
     url: String,
     token: ApiKey,
+}
+
+impl Api {
+    /// A reply's text as an error keeps it: scrubbed of the token whole, then cut, then made
+    /// safe to print.
+    fn excerpt(&self, text: &str) -> String {
+        terminal_safe_lines(&cut(&self.token.scrub(text), ERROR_BODY_CHARS))
+    }
+}
+
+/// The client.
+pub struct GitHub {
+    api: Api,
     budget: Option<Budget>,
     pub stats: Stats,
     /// Told of every wait (the command prints it).
     pub on_wait: Box<dyn Fn(&Wait)>,
 }
+
+/// The retries of a query: [`MAX_ATTEMPTS`] in all, rate-limit waits included; a transient
+/// failure (no connection, a reply cut off, a 5xx but 502/504) backed off 1 s, doubling, at most
+/// a minute, without jitter (one client, one request at a time); no wait over [`MAX_WAIT`].
+const POLICY: retry::Policy = retry::Policy {
+    retries: MAX_ATTEMPTS - 1,
+    backoff: retry::Backoff {
+        base: Duration::from_secs(1),
+        max: Duration::from_secs(60),
+        jitter: false,
+    },
+    max_wait: MAX_WAIT,
+};
+
+/// The wait after a secondary limit without `retry-after`: a minute ([`SECONDARY_BACKOFF`]),
+/// doubling, at most 16 minutes; never less than GitHub's minimum, so no jitter.
+const SECONDARY: retry::Backoff = retry::Backoff {
+    base: SECONDARY_BACKOFF,
+    max: Duration::from_secs(16 * 60),
+    jitter: false,
+};
 
 impl GitHub {
     /// A client of `url` with `token`; each request may take `timeout`.
@@ -150,9 +193,11 @@ impl GitHub {
             .user_agent(concat!("repoprobe/", env!("CARGO_PKG_VERSION")))
             .build()?;
         Ok(GitHub {
-            http,
-            url: url.to_string(),
-            token,
+            api: Api {
+                http,
+                url: url.to_string(),
+                token,
+            },
             budget: None,
             stats: Stats::default(),
             on_wait: Box::new(|_| {}),
@@ -160,11 +205,12 @@ impl GitHub {
     }
 
     pub fn url(&self) -> &str {
-        &self.url
+        &self.api.url
     }
 
-    /// Runs query `op` (its text and variables) to data, waiting out the rate limits; errors
-    /// without data are [`GhError::GraphQl`], 502/504 [`GhError::Gateway`].
+    /// Runs query `op` (its text and variables) to data, waiting out the rate limits (the
+    /// shared retry loop, `POLICY`); errors without data are [`GhError::GraphQl`], 502/504
+    /// [`GhError::Gateway`].
     pub async fn query(
         &mut self,
         op: &'static str,
@@ -173,238 +219,311 @@ impl GitHub {
     ) -> Result<Reply, GhError> {
         let body = json!({"query": query, "variables": variables, "operationName": op});
         let body = body.to_string();
-        let mut secondary = 0u32;
-        let mut transient = 0u32;
-        for attempt in 1..=MAX_ATTEMPTS {
-            if let Some(b) = self.budget
-                && b.remaining == 0
-            {
-                let wait = until(b.reset_at);
-                if !wait.is_zero() {
-                    self.wait(op, "the rate limit's points are spent".into(), wait)
-                        .await;
-                }
-                self.budget = None;
-            }
-            let sent = self
-                .http
-                .post(&self.url)
-                .header("authorization", format!("bearer {}", self.token.expose()))
-                .header("content-type", "application/json")
-                .header("accept", "application/json")
-                .body(body.clone())
-                .send()
-                .await;
-            self.stats.requests += 1;
-            let response = match sent {
-                Ok(r) => r,
-                Err(e) => {
-                    transient += 1;
-                    if attempt == MAX_ATTEMPTS {
-                        return Err(GhError::Transport {
-                            op,
-                            url: self.url.clone(),
-                            message: self.token.scrub(&error_chain(&e)),
-                            attempts: attempt,
-                        });
-                    }
-                    self.wait(op, "the connection failed".into(), backoff(transient))
-                        .await;
-                    continue;
-                }
-            };
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            let header = |name: &str| {
-                headers
-                    .get(name)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::trim)
-            };
-            let remaining = header("x-ratelimit-remaining").and_then(|v| v.parse::<u64>().ok());
-            let reset = header("x-ratelimit-reset").and_then(|v| v.parse::<i64>().ok());
-            if let (Some(remaining), Some(reset_at)) = (remaining, reset) {
-                self.budget = Some(Budget {
-                    remaining,
-                    reset_at,
-                });
-            }
-            let retry_after = header("retry-after").and_then(parse_retry_after);
-            let text = match read_body(response).await {
-                Ok(t) => t,
-                Err(e) => {
-                    transient += 1;
-                    if attempt == MAX_ATTEMPTS {
-                        return Err(GhError::Transport {
-                            op,
-                            url: self.url.clone(),
-                            message: self.token.scrub(&e),
-                            attempts: attempt,
-                        });
-                    }
-                    self.wait(op, "the reply was cut off".into(), backoff(transient))
-                        .await;
-                    continue;
-                }
-            };
-            let cut = |t: &str| cut(&self.token.scrub(t));
-            match status {
-                200..=299 => {}
-                401 => {
-                    return Err(GhError::Unauthorized {
-                        op,
-                        url: self.url.clone(),
-                        status,
-                        body: cut(&text),
-                    });
-                }
-                403 | 429 => {
-                    let primary_spent = remaining == Some(0);
-                    let (why, wait) = if primary_spent {
-                        let wait = retry_after
-                            .or(reset.map(until))
-                            .unwrap_or(SECONDARY_BACKOFF);
-                        (format!("HTTP {status}: the rate limit is spent"), wait)
-                    } else {
-                        secondary += 1;
-                        let why = match retry_after {
-                            Some(_) => {
-                                format!("HTTP {status}: a secondary rate limit (retry-after)")
-                            }
-                            None => format!("HTTP {status}: a secondary rate limit"),
-                        };
-                        (
-                            why,
-                            retry_after.unwrap_or_else(|| secondary_backoff(secondary)),
-                        )
-                    };
-                    let wait = wait.min(MAX_WAIT);
-                    if attempt == MAX_ATTEMPTS {
-                        return Err(GhError::Status {
-                            op,
-                            url: self.url.clone(),
-                            status,
-                            attempts: attempt,
-                            body: cut(&text),
-                        });
-                    }
-                    self.wait(op, why, wait).await;
-                    continue;
-                }
-                502 | 504 => {
-                    return Err(GhError::Gateway {
-                        op,
-                        url: self.url.clone(),
-                        status,
-                    });
-                }
-                500..=599 => {
-                    transient += 1;
-                    if attempt == MAX_ATTEMPTS {
-                        return Err(GhError::Status {
-                            op,
-                            url: self.url.clone(),
-                            status,
-                            attempts: attempt,
-                            body: cut(&text),
-                        });
-                    }
-                    self.wait(op, format!("HTTP {status}"), backoff(transient))
-                        .await;
-                    continue;
-                }
-                _ => {
-                    return Err(GhError::Status {
-                        op,
-                        url: self.url.clone(),
-                        status,
-                        attempts: attempt,
-                        body: cut(&text),
-                    });
-                }
-            }
-            let Ok(Value::Object(mut reply)) = serde_json::from_str::<Value>(&text) else {
-                return Err(GhError::NotJson {
-                    op,
-                    url: self.url.clone(),
-                    status,
-                    body: cut(&text),
-                });
-            };
-            let errors: Vec<GqlError> = match reply.remove("errors") {
-                Some(Value::Array(a)) => a
-                    .into_iter()
-                    .map(|e| {
-                        serde_json::from_value(e).unwrap_or(GqlError {
-                            kind: None,
-                            message: "(an error of another shape)".into(),
-                        })
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
-            if errors
-                .iter()
-                .any(|e| e.kind.as_deref() == Some("RATE_LIMITED"))
-            {
-                let wait = reset
-                    .or(self.budget.map(|b| b.reset_at))
-                    .map(until)
-                    .filter(|w| !w.is_zero())
-                    .unwrap_or(SECONDARY_BACKOFF);
-                self.budget = None;
-                if attempt == MAX_ATTEMPTS {
-                    return Err(GhError::StillLimited {
-                        op,
-                        attempts: attempt,
-                    });
-                }
-                self.wait(op, "RATE_LIMITED: the hour's points are spent".into(), wait)
-                    .await;
-                continue;
-            }
-            let data = reply.remove("data").unwrap_or(Value::Null);
-            if let Some(rate) = data.get("rateLimit") {
-                let cost = rate.get("cost").and_then(Value::as_u64);
-                let remaining = rate.get("remaining").and_then(Value::as_u64);
-                let reset_at = rate
-                    .get("resetAt")
-                    .and_then(Value::as_str)
-                    .and_then(repoprobe_core::curate::date::parse_utc);
-                self.stats.cost += cost.unwrap_or(0);
-                if let (Some(remaining), Some(reset_at)) = (remaining, reset_at) {
-                    // The next query costs at least as much as this one: wait when it would not fit.
-                    let left = remaining.saturating_sub(cost.unwrap_or(1).saturating_sub(1));
-                    self.budget = Some(Budget {
-                        remaining: if left == 0 { 0 } else { remaining },
-                        reset_at,
-                    });
-                }
-            }
-            if data.is_null() || !data.is_object() {
-                let messages = if errors.is_empty() {
-                    "no data and no error".to_string()
-                } else {
-                    describe(&errors)
-                };
-                return Err(GhError::GraphQl {
-                    op,
-                    messages: cut(&messages),
-                });
-            }
-            return Ok(Reply { data, errors });
-        }
-        Err(GhError::StillLimited {
+        let attempts = Attempts {
+            api: &self.api,
+            budget: Cell::from_mut(&mut self.budget),
+            stats: Cell::from_mut(&mut self.stats),
+            on_wait: &*self.on_wait,
             op,
-            attempts: MAX_ATTEMPTS,
-        })
+            body: &body,
+            secondary: Cell::new(0),
+        };
+        retry::run(
+            &POLICY,
+            |made| attempts.attempt(made + 1),
+            |r| attempts.waiting(r.why.to_string(), r.wait),
+        )
+        .await
+    }
+}
+
+/// The attempts of one query and what they share: the connection, the limits as last seen, the
+/// counts, the secondary limits met so far (in cells: each attempt's future shares them, see
+/// [`retry::run`]).
+struct Attempts<'a> {
+    api: &'a Api,
+    budget: &'a Cell<Option<Budget>>,
+    stats: &'a Cell<Stats>,
+    on_wait: &'a dyn Fn(&Wait),
+    op: &'static str,
+    body: &'a str,
+    secondary: Cell<u32>,
+}
+
+/// The limits a reply's headers state.
+struct Limits {
+    /// `x-ratelimit-remaining`.
+    remaining: Option<u64>,
+    /// `x-ratelimit-reset`, Unix seconds.
+    reset: Option<i64>,
+    retry_after: Option<Duration>,
+}
+
+impl Limits {
+    fn of(headers: &HeaderMap) -> Limits {
+        fn number<T: std::str::FromStr>(headers: &HeaderMap, name: &str) -> Option<T> {
+            let value = headers.get(name)?.to_str().ok()?;
+            value.trim().parse().ok()
+        }
+        Limits {
+            remaining: number(headers, "x-ratelimit-remaining"),
+            reset: number(headers, "x-ratelimit-reset"),
+            retry_after: retry_after(headers),
+        }
+    }
+}
+
+impl Attempts<'_> {
+    /// Attempt number `attempt` (from 1): a spent budget waited out, the request sent, its
+    /// reply read to data or to what another attempt may fix.
+    async fn attempt(&self, attempt: u32) -> Attempt<Reply, GhError> {
+        self.wait_for_budget().await;
+        let (status, limits, text) = match self.send().await {
+            Ok(reply) => reply,
+            Err((why, message)) => {
+                return Attempt::Retry {
+                    wait: None,
+                    why: why.to_string(),
+                    error: GhError::Transport {
+                        op: self.op,
+                        url: self.api.url.clone(),
+                        message,
+                        attempts: attempt,
+                    },
+                };
+            }
+        };
+        if (200..300).contains(&status) {
+            self.read(status, &limits, &text, attempt)
+        } else {
+            self.refused(status, &limits, &text, attempt)
+        }
     }
 
-    async fn wait(&mut self, op: &'static str, why: String, wait: Duration) {
-        (self.on_wait)(&Wait { op, why, wait });
-        self.stats.waited += wait;
-        tokio::time::sleep(wait).await;
+    /// When the last reply said no point is left, the wait until the reset.
+    async fn wait_for_budget(&self) {
+        let Some(budget) = self.budget.get() else {
+            return;
+        };
+        if budget.remaining > 0 {
+            return;
+        }
+        let wait = until(budget.reset_at);
+        if !wait.is_zero() {
+            self.waiting("the rate limit's points are spent".into(), wait);
+            tokio::time::sleep(wait).await;
+        }
+        self.budget.set(None);
     }
+
+    /// A wait about to be made, told and counted.
+    fn waiting(&self, why: String, wait: Duration) {
+        (self.on_wait)(&Wait {
+            op: self.op,
+            why,
+            wait,
+        });
+        self.count(|s| s.waited += wait);
+    }
+
+    fn count(&self, f: impl FnOnce(&mut Stats)) {
+        let mut stats = self.stats.get();
+        f(&mut stats);
+        self.stats.set(stats);
+    }
+
+    /// Sends the query and reads the reply whole: its status, limits and text; or why not, in
+    /// a few words and in full (no connection, a reply cut off).
+    async fn send(&self) -> Result<(u16, Limits, String), (&'static str, String)> {
+        let api = self.api;
+        let sent = api
+            .http
+            .post(&api.url)
+            .header("authorization", format!("bearer {}", api.token.expose()))
+            .header("content-type", "application/json")
+            .header("accept", "application/json")
+            .body(self.body.to_string())
+            .send()
+            .await;
+        self.count(|s| s.requests += 1);
+        let response =
+            sent.map_err(|e| ("the connection failed", api.token.scrub(&error_chain(&e))))?;
+        let status = response.status().as_u16();
+        let limits = Limits::of(response.headers());
+        if let (Some(remaining), Some(reset_at)) = (limits.remaining, limits.reset) {
+            self.budget.set(Some(Budget {
+                remaining,
+                reset_at,
+            }));
+        }
+        let text = read_body(response)
+            .await
+            .map_err(|e| ("the reply was cut off", api.token.scrub(&e)))?;
+        Ok((status, limits, text))
+    }
+
+    /// A reply other than 2xx: the token refused, a rate limit waited out, a 502/504 handed
+    /// back (the paged queries ask for less), other failures of the moment tried again.
+    fn refused(
+        &self,
+        status: u16,
+        limits: &Limits,
+        text: &str,
+        attempt: u32,
+    ) -> Attempt<Reply, GhError> {
+        let (op, url, body) = (self.op, self.api.url.clone(), self.api.excerpt(text));
+        match status {
+            401 => Attempt::Fail(GhError::Unauthorized {
+                op,
+                url,
+                status,
+                body,
+            }),
+            502 | 504 => Attempt::Fail(GhError::Gateway { op, url, status }),
+            _ => {
+                let error = GhError::Status {
+                    op,
+                    url,
+                    status,
+                    attempts: attempt,
+                    body,
+                };
+                if matches!(status, 403 | 429) {
+                    let (why, wait) = self.rate_limited(status, limits);
+                    Attempt::Retry {
+                        wait: Some(wait),
+                        why,
+                        error,
+                    }
+                } else if retry::retryable(status) {
+                    Attempt::Retry {
+                        wait: None,
+                        why: format!("HTTP {status}"),
+                        error,
+                    }
+                } else {
+                    Attempt::Fail(error)
+                }
+            }
+        }
+    }
+
+    /// Why and how long to wait after a 403 or 429: until the reset when the primary budget is
+    /// spent; else a secondary limit, for `retry-after` or the [`SECONDARY`] backoff.
+    fn rate_limited(&self, status: u16, limits: &Limits) -> (String, Duration) {
+        if limits.remaining == Some(0) {
+            let wait = limits
+                .retry_after
+                .or(limits.reset.map(until))
+                .unwrap_or(SECONDARY_BACKOFF);
+            return (format!("HTTP {status}: the rate limit is spent"), wait);
+        }
+        let secondary = self.secondary.get();
+        self.secondary.set(secondary + 1);
+        match limits.retry_after {
+            Some(wait) => (
+                format!("HTTP {status}: a secondary rate limit (retry-after)"),
+                wait,
+            ),
+            None => (
+                format!("HTTP {status}: a secondary rate limit"),
+                SECONDARY.delay(secondary),
+            ),
+        }
+    }
+
+    /// A 2xx reply read to its data: `RATE_LIMITED` waited out (GitHub's answer over the limit
+    /// is a 200), the `rateLimit` it reports kept for the next request, no data an error.
+    fn read(
+        &self,
+        status: u16,
+        limits: &Limits,
+        text: &str,
+        attempt: u32,
+    ) -> Attempt<Reply, GhError> {
+        let op = self.op;
+        let Ok(Value::Object(mut reply)) = serde_json::from_str::<Value>(text) else {
+            return Attempt::Fail(GhError::NotJson {
+                op,
+                url: self.api.url.clone(),
+                status,
+                body: self.api.excerpt(text),
+            });
+        };
+        let errors = gql_errors(reply.remove("errors"));
+        if errors
+            .iter()
+            .any(|e| e.kind.as_deref() == Some("RATE_LIMITED"))
+        {
+            let wait = limits
+                .reset
+                .or(self.budget.get().map(|b| b.reset_at))
+                .map(until)
+                .filter(|w| !w.is_zero())
+                .unwrap_or(SECONDARY_BACKOFF);
+            self.budget.set(None);
+            return Attempt::Retry {
+                wait: Some(wait),
+                why: "RATE_LIMITED: the hour's points are spent".into(),
+                error: GhError::StillLimited {
+                    op,
+                    attempts: attempt,
+                },
+            };
+        }
+        let data = reply.remove("data").unwrap_or(Value::Null);
+        self.note_rate_limit(&data);
+        if !data.is_object() {
+            let messages = if errors.is_empty() {
+                "no data and no error".to_string()
+            } else {
+                describe(&errors)
+            };
+            return Attempt::Fail(GhError::GraphQl {
+                op,
+                messages: self.api.excerpt(&messages),
+            });
+        }
+        Attempt::Done(Reply { data, errors })
+    }
+
+    /// The points the query cost and what is left (`rateLimit`): the next query waits for the
+    /// reset when it would not fit, as it costs at least as much as this one.
+    fn note_rate_limit(&self, data: &Value) {
+        let Some(rate) = data.get("rateLimit") else {
+            return;
+        };
+        let cost = rate.get("cost").and_then(Value::as_u64);
+        let remaining = rate.get("remaining").and_then(Value::as_u64);
+        let reset_at = rate
+            .get("resetAt")
+            .and_then(Value::as_str)
+            .and_then(repoprobe_core::curate::date::parse_utc);
+        self.count(|s| s.cost += cost.unwrap_or(0));
+        if let (Some(remaining), Some(reset_at)) = (remaining, reset_at) {
+            let left = remaining.saturating_sub(cost.unwrap_or(1).saturating_sub(1));
+            self.budget.set(Some(Budget {
+                remaining: if left == 0 { 0 } else { remaining },
+                reset_at,
+            }));
+        }
+    }
+}
+
+/// A reply's `errors`, each read as far as it goes.
+fn gql_errors(errors: Option<Value>) -> Vec<GqlError> {
+    let Some(Value::Array(errors)) = errors else {
+        return Vec::new();
+    };
+    errors
+        .into_iter()
+        .map(|e| {
+            serde_json::from_value(e).unwrap_or(GqlError {
+                kind: None,
+                message: "(an error of another shape)".into(),
+            })
+        })
+        .collect()
 }
 
 /// The errors of a reply in one line.
@@ -417,26 +536,6 @@ pub fn describe(errors: &[GqlError]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
-}
-
-fn cut(text: &str) -> String {
-    let mut chars = text.chars();
-    let mut out: String = chars.by_ref().take(ERROR_BODY_CHARS).collect();
-    if chars.next().is_some() {
-        out.push('…');
-    }
-    repoprobe_core::report::terminal_safe_lines(&out)
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut source = e.source();
-    while let Some(inner) = source {
-        s.push_str(": ");
-        s.push_str(&inner.to_string());
-        source = inner.source();
-    }
-    s
 }
 
 async fn read_body(mut response: reqwest::Response) -> Result<String, String> {
@@ -467,23 +566,13 @@ fn until(reset_at: i64) -> Duration {
     Duration::from_secs(secs as u64 + 1).min(MAX_WAIT)
 }
 
-/// `retry-after`: seconds (an HTTP date is taken as a minute: GitHub sends seconds).
-fn parse_retry_after(v: &str) -> Option<Duration> {
-    match v.parse::<u64>() {
-        Ok(s) => Some(Duration::from_secs(s)),
-        Err(_) => Some(SECONDARY_BACKOFF),
+/// The server's `retry-after` (the shared reading); one that is not seconds (an HTTP date) is
+/// taken as a minute: GitHub sends seconds.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    match retry::retry_after(headers)? {
+        RetryAfter::Wait(wait) => Some(wait),
+        RetryAfter::Unread => Some(SECONDARY_BACKOFF),
     }
-}
-
-/// The wait after the `n`th secondary limit without `retry-after`: a minute, doubling, at most
-/// 16 minutes.
-fn secondary_backoff(n: u32) -> Duration {
-    SECONDARY_BACKOFF * 2u32.pow(n.saturating_sub(1).min(4))
-}
-
-/// The wait after the `n`th transient failure: 1 s doubling, at most a minute.
-fn backoff(n: u32) -> Duration {
-    Duration::from_secs(2u64.pow(n.saturating_sub(1).min(6))).min(Duration::from_secs(60))
 }
 
 #[cfg(test)]
@@ -492,15 +581,18 @@ mod tests {
 
     #[test]
     fn a_secondary_limit_without_retry_after_waits_at_least_a_minute() {
-        assert_eq!(secondary_backoff(1), Duration::from_secs(60));
-        assert_eq!(secondary_backoff(2), Duration::from_secs(120));
-        assert_eq!(secondary_backoff(50), Duration::from_secs(960));
-        assert!((1..20).all(|n| secondary_backoff(n) >= SECONDARY_BACKOFF));
-        assert_eq!(parse_retry_after("3"), Some(Duration::from_secs(3)));
-        assert_eq!(
-            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
-            Some(SECONDARY_BACKOFF)
+        assert_eq!(SECONDARY.delay(0), Duration::from_secs(60));
+        assert_eq!(SECONDARY.delay(1), Duration::from_secs(120));
+        assert_eq!(SECONDARY.delay(49), Duration::from_secs(960));
+        assert!((0..20).all(|n| SECONDARY.delay(n) >= SECONDARY_BACKOFF));
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", "3".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(3)));
+        h.insert(
+            "retry-after",
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
         );
+        assert_eq!(retry_after(&h), Some(SECONDARY_BACKOFF));
     }
 
     #[test]
@@ -549,20 +641,10 @@ mod tests {
         let w = std::sync::Arc::clone(&waits);
         gh.on_wait = Box::new(move |wait| w.lock().unwrap().push(wait.why.clone()));
         rt().block_on(async {
-            gh.query(
-                "Q",
-                "query Q { rateLimit { cost remaining resetAt } }",
-                json!({}),
-            )
-            .await
-            .unwrap();
-            gh.query(
-                "Q",
-                "query Q { rateLimit { cost remaining resetAt } }",
-                json!({}),
-            )
-            .await
-            .unwrap();
+            for _ in 0..2 {
+                let q = "query Q { rateLimit { cost remaining resetAt } }";
+                gh.query("Q", q, json!({})).await.unwrap();
+            }
         });
         let t = arrivals.lock().unwrap();
         assert_eq!(t.len(), 2);

@@ -203,6 +203,15 @@ fn repository<'r>(op: &'static str, reply: &'r Reply) -> Result<Option<&'r Value
     }
 }
 
+/// `repository` of a reply about `repo`, which was there when the stage found it: its absence
+/// is an error.
+fn existing<'r>(op: &'static str, repo: &str, reply: &'r Reply) -> Result<&'r Value, GhError> {
+    repository(op, reply)?.ok_or_else(|| GhError::Shape {
+        op,
+        why: format!("repository {repo} is gone"),
+    })
+}
+
 impl GitHub {
     /// A page of `search(type: REPOSITORY, query: q)`.
     /// `first` is halved after each 502/504 and kept so for the next pages.
@@ -269,12 +278,7 @@ impl GitHub {
                 json!({"owner": owner, "name": name, "category": category}),
             )
             .await?;
-        let Some(r) = repository(OP, &reply)? else {
-            return Err(GhError::Shape {
-                op: OP,
-                why: format!("repository {repo} is gone"),
-            });
-        };
+        let r = existing(OP, repo, &reply)?;
         r.pointer("/discussions/totalCount")
             .and_then(Value::as_u64)
             .ok_or_else(|| GhError::Shape {
@@ -302,12 +306,7 @@ impl GitHub {
                 other => break other?,
             }
         };
-        let Some(r) = repository(OP, &reply)? else {
-            return Err(GhError::Shape {
-                op: OP,
-                why: format!("repository {repo} is gone"),
-            });
-        };
+        let r = existing(OP, repo, &reply)?;
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Conn {
@@ -343,12 +342,7 @@ impl GitHub {
                 json!({"owner": owner, "name": name, "until": until}),
             )
             .await?;
-        let Some(r) = repository(OP, &reply)? else {
-            return Err(GhError::Shape {
-                op: OP,
-                why: format!("repository {repo} is gone"),
-            });
-        };
+        let r = existing(OP, repo, &reply)?;
         let Some(branch) = r.get("defaultBranchRef").filter(|b| !b.is_null()) else {
             return Ok(None);
         };

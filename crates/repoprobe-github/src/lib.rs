@@ -250,6 +250,13 @@ struct Attempts<'a> {
     secondary: Cell<u32>,
 }
 
+/// A reply as read whole.
+struct Replied {
+    status: u16,
+    limits: Limits,
+    text: String,
+}
+
 /// The limits a reply's headers state.
 struct Limits {
     /// `x-ratelimit-remaining`.
@@ -278,8 +285,8 @@ impl Attempts<'_> {
     /// reply read to data or to what another attempt may fix.
     async fn attempt(&self, attempt: u32) -> Attempt<Reply, GhError> {
         self.wait_for_budget().await;
-        let (status, limits, text) = match self.send().await {
-            Ok(reply) => reply,
+        let replied = match self.send().await {
+            Ok(replied) => replied,
             Err((why, message)) => {
                 return Attempt::Retry {
                     wait: None,
@@ -293,10 +300,10 @@ impl Attempts<'_> {
                 };
             }
         };
-        if (200..300).contains(&status) {
-            self.read(status, &limits, &text, attempt)
+        if (200..300).contains(&replied.status) {
+            self.read(&replied, attempt)
         } else {
-            self.refused(status, &limits, &text, attempt)
+            self.refused(&replied, attempt)
         }
     }
 
@@ -334,7 +341,7 @@ impl Attempts<'_> {
 
     /// Sends the query and reads the reply whole: its status, limits and text; or why not, in
     /// a few words and in full (no connection, a reply cut off).
-    async fn send(&self) -> Result<(u16, Limits, String), (&'static str, String)> {
+    async fn send(&self) -> Result<Replied, (&'static str, String)> {
         let api = self.api;
         let sent = api
             .http
@@ -359,18 +366,22 @@ impl Attempts<'_> {
         let text = read_body(response)
             .await
             .map_err(|e| ("the reply was cut off", api.token.scrub(&e)))?;
-        Ok((status, limits, text))
+        Ok(Replied {
+            status,
+            limits,
+            text,
+        })
     }
 
     /// A reply other than 2xx: the token refused, a rate limit waited out, a 502/504 handed
     /// back (the paged queries ask for less), other failures of the moment tried again.
-    fn refused(
-        &self,
-        status: u16,
-        limits: &Limits,
-        text: &str,
-        attempt: u32,
-    ) -> Attempt<Reply, GhError> {
+    fn refused(&self, replied: &Replied, attempt: u32) -> Attempt<Reply, GhError> {
+        let Replied {
+            status,
+            limits,
+            text,
+        } = replied;
+        let status = *status;
         let (op, url, body) = (self.op, self.api.url.clone(), self.api.excerpt(text));
         match status {
             401 => Attempt::Fail(GhError::Unauthorized {
@@ -434,14 +445,13 @@ impl Attempts<'_> {
 
     /// A 2xx reply read to its data: `RATE_LIMITED` waited out (GitHub's answer over the limit
     /// is a 200), the `rateLimit` it reports kept for the next request, no data an error.
-    fn read(
-        &self,
-        status: u16,
-        limits: &Limits,
-        text: &str,
-        attempt: u32,
-    ) -> Attempt<Reply, GhError> {
-        let op = self.op;
+    fn read(&self, replied: &Replied, attempt: u32) -> Attempt<Reply, GhError> {
+        let Replied {
+            status,
+            limits,
+            text,
+        } = replied;
+        let (op, status) = (self.op, *status);
         let Ok(Value::Object(mut reply)) = serde_json::from_str::<Value>(text) else {
             return Attempt::Fail(GhError::NotJson {
                 op,

@@ -668,6 +668,41 @@ mod tests {
     }
 
     #[test]
+    fn failures_of_the_moment_and_secondary_limits_are_waited_out_by_the_shared_loop() {
+        use repoprobe_test_support::{FakeServer, Response};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let n = std::sync::Arc::new(AtomicUsize::new(0));
+        let seen = std::sync::Arc::clone(&n);
+        let server = FakeServer::start(move |_| match seen.fetch_add(1, Ordering::SeqCst) {
+            0 => Response::json(500, "busy"),
+            1 => Response::json(429, "slow down").header("retry-after", "0"),
+            _ => Response::json(200, json!({"data": {"viewer": {"login": "x"}}}).to_string()),
+        });
+        let mut gh = client(&server.origin());
+        let waits = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let w = std::sync::Arc::clone(&waits);
+        gh.on_wait = Box::new(move |wait| w.lock().unwrap().push((wait.why.clone(), wait.wait)));
+        let reply = rt()
+            .block_on(gh.query("Q", "query Q { viewer { login } }", json!({})))
+            .unwrap();
+        assert_eq!(reply.data["viewer"]["login"], "x");
+        assert_eq!(
+            *waits.lock().unwrap(),
+            [
+                ("HTTP 500".to_string(), Duration::from_secs(1)),
+                (
+                    "HTTP 429: a secondary rate limit (retry-after)".to_string(),
+                    Duration::ZERO
+                ),
+            ]
+        );
+        assert_eq!(
+            (gh.stats.requests, gh.stats.waited),
+            (3, Duration::from_secs(1))
+        );
+    }
+
+    #[test]
     fn a_redirect_is_not_followed_and_errors_never_carry_the_token() {
         use repoprobe_test_support::{FakeServer, Response};
         let server = FakeServer::start(|_| {

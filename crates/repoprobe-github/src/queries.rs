@@ -213,6 +213,25 @@ fn existing<'r>(op: &'static str, repo: &str, reply: &'r Reply) -> Result<&'r Va
 }
 
 impl GitHub {
+    /// A paged query asked for `*first` nodes (`vars` given that number): after a 502/504, the
+    /// query too slow for GitHub, asked again at once for half as many, down to one; `*first`
+    /// stays so for the next pages. Not a retry (no wait, another request): the waits are
+    /// [`GitHub::query`]'s.
+    async fn page(
+        &mut self,
+        op: &'static str,
+        doc: &str,
+        first: &mut u32,
+        vars: impl Fn(u32) -> Value,
+    ) -> Result<Reply, GhError> {
+        loop {
+            match self.query(op, doc, vars(*first)).await {
+                Err(GhError::Gateway { .. }) if *first > 1 => *first /= 2,
+                other => return other,
+            }
+        }
+    }
+
     /// A page of `search(type: REPOSITORY, query: q)`.
     /// `first` is halved after each 502/504 and kept so for the next pages.
     pub async fn search(
@@ -222,13 +241,8 @@ impl GitHub {
         after: Option<&str>,
     ) -> Result<SearchPage, GhError> {
         const OP: &str = "SearchRepositories";
-        let reply = loop {
-            let vars = json!({"q": q, "first": *first, "after": after});
-            match self.query(OP, SEARCH, vars).await {
-                Err(GhError::Gateway { .. }) if *first > 1 => *first /= 2,
-                other => break other?,
-            }
-        };
+        let vars = |first| json!({"q": q, "first": first, "after": after});
+        let reply = self.page(OP, SEARCH, first, vars).await?;
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Search {
@@ -298,14 +312,11 @@ impl GitHub {
     ) -> Result<DiscussionsPage, GhError> {
         const OP: &str = "AnsweredDiscussions";
         let (owner, name) = owner_name(repo);
-        let reply = loop {
-            let vars = json!({"owner": owner, "name": name, "category": category,
-                              "first": *first, "after": after});
-            match self.query(OP, DISCUSSIONS, vars).await {
-                Err(GhError::Gateway { .. }) if *first > 1 => *first /= 2,
-                other => break other?,
-            }
+        let vars = |first| {
+            json!({"owner": owner, "name": name, "category": category,
+                   "first": first, "after": after})
         };
+        let reply = self.page(OP, DISCUSSIONS, first, vars).await?;
         let r = existing(OP, repo, &reply)?;
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]

@@ -444,7 +444,7 @@ impl Client {
         if retry::retryable(status) && !(status == 429 && quota_exhausted(&text)) {
             transient(
                 wait,
-                "a failure of the moment",
+                &format!("HTTP {status}"),
                 format!("HTTP {status}: {body}"),
                 made,
             )

@@ -4,7 +4,7 @@
 //   node scripts/check-graphql.mjs DIR [--expect OPERATION ...]
 //
 // Run by scripts/test.sh after `cargo test`, which leaves one `<OperationName>.graphql` per
-// query `repoprobe curate` sends (crates/repoprobe-cli/src/github/queries.rs, `ALL`). Prints
+// query `repoprobe curate` sends (crates/repoprobe-github/src/queries.rs, `ALL`). Prints
 // `NAME: valid` per query; fails (exit 1) when one does not parse or validate (each error with
 // its line and column), when one does not declare exactly the operation its file is named
 // by, when the directory holds none, or when an expected operation is missing.

@@ -113,7 +113,7 @@ PYTHONPATH="$AGREEMENT_DIR" python3 scripts/check-agreement.py "${CARGO_TARGET_D
 echo "== every GraphQL query of curate validates against GitHub's schema (npm @octokit/graphql-schema)"
 # GitHub's published schema and the reference implementation that checks against it (npm
 # graphql, of the major the schema package depends on: ^16) into tools/graphql (git-ignored),
-# only when those versions are missing. A unit test of crates/repoprobe-cli/src/github/queries.rs
+# only when those versions are missing. A unit test of crates/repoprobe-github/src/queries.rs
 # left each query of its `ALL` in target/tmp/graphql; all five must be there and valid.
 GRAPHQL_SCHEMA_NPM=15.26.1
 GRAPHQL_NPM=16.15.0

@@ -174,7 +174,8 @@ impl Git {
         Err(if stderr.is_empty() {
             format!("exit status {}", out.status)
         } else {
-            cut(stderr, STDERR_CHARS)
+            // git's last lines say what went wrong.
+            repoprobe_llm::text::cut_tail(stderr, STDERR_CHARS)
         })
     }
 }
@@ -289,16 +290,6 @@ pub fn config_entries(file: &Path) -> Result<Vec<(String, String)>, String> {
             None => (e.to_string(), String::new()),
         })
         .collect())
-}
-
-/// The last `max` characters of `s` (git's last lines say what went wrong).
-pub fn cut(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s.to_string();
-    }
-    let tail: String = s.chars().skip(n - max).collect();
-    format!("…{tail}")
 }
 
 /// `s` as the end of a message: JSON-quoted, its first `max` characters.

@@ -3,8 +3,6 @@
 
 mod commands;
 mod exit;
-mod fetch;
-mod github;
 mod input;
 mod live;
 mod output;

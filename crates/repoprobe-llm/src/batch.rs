@@ -51,11 +51,7 @@ fn json_of(bytes: &[u8]) -> Result<Value, String> {
 fn field(v: &Value, k: &str) -> Result<String, String> {
     v[k].as_str()
         .map(str::to_string)
-        .ok_or_else(|| format!("no `{k}` in {}", cut(v)))
-}
-
-fn cut(v: &Value) -> String {
-    super::cut(&v.to_string())
+        .ok_or_else(|| format!("no `{k}` in {}", super::excerpt(&v.to_string())))
 }
 
 impl Client {
@@ -271,9 +267,9 @@ fn parse_result_line(provider: Provider, line: &str) -> Result<BatchResult, Stri
                 (Some(r), _) => Err(format!(
                     "HTTP {}: {}",
                     r.status_code,
-                    super::cut(r.body.get())
+                    super::excerpt(r.body.get())
                 )),
-                (None, Some(e)) => Err(super::cut(&e.to_string())),
+                (None, Some(e)) => Err(super::excerpt(&e.to_string())),
                 (None, None) => Err("neither a response nor an error".into()),
             };
             Ok(BatchResult {
@@ -286,7 +282,7 @@ fn parse_result_line(provider: Provider, line: &str) -> Result<BatchResult, Stri
             let outcome = match (l.result.kind.as_str(), l.result.message) {
                 ("succeeded", Some(m)) => Ok(m.get().as_bytes().to_vec()),
                 (kind, _) => Err(match l.result.error {
-                    Some(e) => format!("{kind}: {}", super::cut(&e.to_string())),
+                    Some(e) => format!("{kind}: {}", super::excerpt(&e.to_string())),
                     None => kind.to_string(),
                 }),
             };

@@ -6,7 +6,8 @@
 //! Transient failures (connection errors, timeouts, HTTP 408, 409, 429, 5xx and Anthropic's 529,
 //! a 2xx whose body is not the API's JSON) are retried with exponential backoff and jitter,
 //! honouring `retry-after-ms` and `retry-after`; a 429 saying the quota is exhausted and every
-//! other 4xx are not. No redirect is followed (the key's headers never go to another host), and
+//! other 4xx are not. That policy is [`retry`], public so that the other HTTP clients (GitHub's)
+//! share it, as they share [`text`]'s `cut` and `error_chain`. No redirect is followed (the key's headers never go to another host), and
 //! every body is scrubbed of keys before it is cut into a message. Nothing here knows about
 //! checklists: the caller validates replies. Nothing here parses flags or writes to the
 //! terminal: what a caller should hear about comes back in the return values.
@@ -21,13 +22,16 @@ pub mod limit;
 pub mod openai;
 pub mod price;
 pub mod reply;
+pub mod retry;
+pub mod text;
 
 pub use key::ApiKey;
 
+use retry::{Attempt, RetryAfter};
 use serde::Serialize;
 use serde_json::value::RawValue;
-use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
+use text::error_chain;
 
 /// Longest wait we accept from a `retry-after` header; longer asks are capped.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
@@ -336,7 +340,8 @@ impl Client {
 
     /// Any request to the provider's API (`build` makes it anew for each attempt), with the
     /// key's headers, the rate limiter (charged `estimate` tokens) and the retries of
-    /// [`Client::send`].
+    /// [`Client::send`]: the shared loop ([`retry::run`]), backing off from
+    /// [`Settings::backoff`] with jitter, waiting what a server asks up to 5 minutes.
     pub async fn exchange<T>(
         &self,
         build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
@@ -345,52 +350,67 @@ impl Client {
         parse: impl Fn(&[u8]) -> Result<T, String>,
     ) -> Result<T, CallError> {
         let s = &self.settings;
-        let mut made = 0u32;
-        loop {
-            self.limiter.acquire(estimate).await;
-            let mut rb = build(&self.http);
-            rb = match s.provider {
-                Provider::Openai => {
-                    rb.header("authorization", format!("Bearer {}", self.key.expose()))
-                }
-                Provider::Anthropic => rb
-                    .header("x-api-key", self.key.expose())
-                    .header("anthropic-version", anthropic::VERSION),
-            };
-            let outcome = match rb.send().await {
-                Err(e) => Attempt::Retry(None, self.scrub(&error_chain(&e))),
-                Ok(resp) => {
-                    let status = resp.status().as_u16();
-                    self.limiter.observe(resp.headers());
-                    let wait = retry_after(resp.headers());
-                    match resp.bytes().await {
-                        Err(e) => Attempt::Retry(wait, self.scrub(&error_chain(&e))),
-                        Ok(bytes) => self.classify(status, wait, &bytes, &parse),
-                    }
-                }
-            };
-            match outcome {
-                Attempt::Done(reply) => return Ok(reply),
-                Attempt::Fail(status, body) => {
-                    return Err(CallError::Status {
-                        status,
-                        body,
-                        retried: made,
-                    });
-                }
-                Attempt::Retry(wait, message) => {
-                    if made >= s.max_http_retries {
-                        return Err(CallError::Transport {
-                            message,
-                            retried: made,
-                        });
-                    }
-                    let delay = wait.unwrap_or_else(|| backoff(s.backoff, made));
-                    made += 1;
-                    *retries += 1;
-                    tokio::time::sleep(delay).await;
-                }
+        let policy = retry::Policy {
+            retries: s.max_http_retries,
+            backoff: retry::Backoff {
+                base: s.backoff,
+                max: MAX_BACKOFF,
+                jitter: true,
+            },
+            max_wait: MAX_RETRY_AFTER,
+        };
+        let (build, parse) = (&build, &parse);
+        retry::run(
+            &policy,
+            move |made| self.attempt(build, estimate, parse, made),
+            |_| *retries += 1,
+        )
+        .await
+    }
+
+    /// One attempt of [`Client::exchange`], `made` retries after the first: the rate limiter
+    /// waited on, the request sent with the key's headers, the reply read and classified.
+    async fn attempt<T>(
+        &self,
+        build: &impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
+        estimate: u64,
+        parse: &impl Fn(&[u8]) -> Result<T, String>,
+        made: u32,
+    ) -> Attempt<T, CallError> {
+        self.limiter.acquire(estimate).await;
+        let rb = build(&self.http);
+        let rb = match self.settings.provider {
+            Provider::Openai => rb.header("authorization", format!("Bearer {}", self.key.expose())),
+            Provider::Anthropic => rb
+                .header("x-api-key", self.key.expose())
+                .header("anthropic-version", anthropic::VERSION),
+        };
+        let resp = match rb.send().await {
+            Ok(resp) => resp,
+            Err(e) => {
+                return transient(
+                    None,
+                    "the connection failed",
+                    self.scrub(&error_chain(&e)),
+                    made,
+                );
             }
+        };
+        let status = resp.status().as_u16();
+        self.limiter.observe(resp.headers());
+        let wait = match retry::retry_after(resp.headers()) {
+            Some(RetryAfter::Wait(wait)) => Some(wait),
+            // An HTTP date: our backoff applies.
+            Some(RetryAfter::Unread) | None => None,
+        };
+        match resp.bytes().await {
+            Err(e) => transient(
+                wait,
+                "the reply was cut off",
+                self.scrub(&error_chain(&e)),
+                made,
+            ),
+            Ok(bytes) => self.classify(status, wait, &bytes, parse, made),
         }
     }
 
@@ -400,30 +420,59 @@ impl Client {
         wait: Option<Duration>,
         bytes: &[u8],
         parse: &impl Fn(&[u8]) -> Result<T, String>,
-    ) -> Attempt<T> {
+        made: u32,
+    ) -> Attempt<T, CallError> {
         let text = String::from_utf8_lossy(bytes);
         if (200..300).contains(&status) {
             return match parse(bytes) {
                 Ok(r) => Attempt::Done(r),
                 // A gateway's HTML page or a cut body: try again.
-                Err(e) => Attempt::Retry(
+                Err(e) => transient(
                     wait,
+                    "a body that is not the API's",
                     format!(
                         "HTTP {status} with a body that is not a {} response ({e}): {}",
                         self.settings.provider.as_str(),
-                        cut(&self.scrub(&text))
+                        excerpt(&self.scrub(&text))
                     ),
+                    made,
                 ),
             };
         }
         // Scrubbed whole, then cut: a key cut in two would no longer be found.
-        let body = cut(&self.scrub(&text));
-        let retryable = matches!(status, 408 | 409 | 429 | 500..=599);
-        if retryable && !(status == 429 && quota_exhausted(&text)) {
-            Attempt::Retry(wait, format!("HTTP {status}: {body}"))
+        let body = excerpt(&self.scrub(&text));
+        if retry::retryable(status) && !(status == 429 && quota_exhausted(&text)) {
+            transient(
+                wait,
+                &format!("HTTP {status}"),
+                format!("HTTP {status}: {body}"),
+                made,
+            )
         } else {
-            Attempt::Fail(status, body)
+            Attempt::Fail(CallError::Status {
+                status,
+                body,
+                retried: made,
+            })
         }
+    }
+}
+
+/// An attempt worth another, after `wait` (`None`: the backoff), `made` retries in: `message`
+/// is the error when none is left.
+fn transient<T>(
+    wait: Option<Duration>,
+    why: &str,
+    message: String,
+    made: u32,
+) -> Attempt<T, CallError> {
+    Attempt::Retry {
+        wait,
+        why: why.to_string(),
+        error: CallError::Transport {
+            message,
+            retried: made,
+        },
     }
 }
 
@@ -435,12 +484,6 @@ fn build_error(e: serde_json::Error) -> CallError {
     }
 }
 
-enum Attempt<T> {
-    Done(T),
-    Retry(Option<Duration>, String),
-    Fail(u16, String),
-}
-
 /// A 429 that no amount of waiting fixes (OpenAI's `insufficient_quota`, spend caps).
 fn quota_exhausted(body: &str) -> bool {
     let b = body.to_ascii_lowercase();
@@ -449,57 +492,10 @@ fn quota_exhausted(body: &str) -> bool {
         || b.contains("spend limit")
 }
 
-/// The server's requested wait: `retry-after-ms` (milliseconds), else `retry-after` in seconds
-/// (an HTTP date is ignored: our backoff applies). Capped at [`MAX_RETRY_AFTER`].
-fn retry_after(h: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let num = |name: &str| {
-        h.get(name)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|v| v.is_finite() && *v >= 0.0)
-    };
-    let secs = num("retry-after-ms")
-        .map(|ms| ms / 1000.0)
-        .or_else(|| num("retry-after"))?;
-    Some(Duration::from_secs_f64(
-        secs.min(MAX_RETRY_AFTER.as_secs_f64()),
-    ))
-}
-
-/// Exponential backoff with jitter: a uniform wait in [d/2, d] where d = base × 2^n, capped.
-fn backoff(base: Duration, n: u32) -> Duration {
-    let d = base
-        .saturating_mul(1u32 << n.min(16))
-        .min(MAX_BACKOFF)
-        .as_secs_f64();
-    Duration::from_secs_f64(d / 2.0 + d / 2.0 * unit_random())
-}
-
-/// A number in [0, 1) from the std's randomly seeded hasher: enough for jitter, no extra crate.
-fn unit_random() -> f64 {
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(0);
-    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
-}
-
-fn cut(text: &str) -> String {
-    let mut chars = text.chars();
-    let mut s: String = chars.by_ref().take(ERROR_BODY_CHARS).collect();
-    if chars.next().is_some() {
-        s.push('…');
-    }
-    s.replace(['\n', '\r'], " ")
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(inner) = src {
-        s.push_str(": ");
-        s.push_str(&inner.to_string());
-        src = inner.source();
-    }
-    s
+/// A body's text as an error keeps it: its first [`ERROR_BODY_CHARS`] characters, on one line.
+/// The caller scrubs first.
+fn excerpt(text: &str) -> String {
+    text::cut(text, ERROR_BODY_CHARS).replace(['\n', '\r'], " ")
 }
 
 #[cfg(test)]
@@ -716,34 +712,5 @@ mod tests {
             Err(CallError::Status { status: 429, .. }) => assert_eq!(retries, 0),
             other => panic!("{other:?}"),
         }
-    }
-
-    #[test]
-    fn backoff_grows_with_jitter_and_is_capped() {
-        let base = Duration::from_millis(100);
-        for n in 0..4 {
-            let d = backoff(base, n);
-            let full = base * (1 << n);
-            assert!(d >= full / 2 && d <= full, "{d:?} for n = {n}");
-        }
-        assert!(backoff(base, 40) <= MAX_BACKOFF);
-    }
-
-    #[test]
-    fn retry_after_headers_are_read_in_order_of_precision() {
-        let mut h = reqwest::header::HeaderMap::new();
-        assert_eq!(retry_after(&h), None);
-        h.insert("retry-after", "2".parse().unwrap());
-        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
-        h.insert("retry-after-ms", "250".parse().unwrap());
-        assert_eq!(retry_after(&h), Some(Duration::from_millis(250)));
-        h.clear();
-        h.insert(
-            "retry-after",
-            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
-        );
-        assert_eq!(retry_after(&h), None);
-        h.insert("retry-after", "99999".parse().unwrap());
-        assert_eq!(retry_after(&h), Some(MAX_RETRY_AFTER));
     }
 }

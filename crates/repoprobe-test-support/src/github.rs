@@ -5,7 +5,7 @@
 //! limit as HTTP 200 with a `RATE_LIMITED` error, a secondary limit as 403 with
 //! `retry-after` — and it keeps a [`Logged`] line per request, so that a test can tell that
 //! nothing was asked for twice. It does not parse GraphQL: the variables say what is asked (the
-//! queries' fields are checked against GitHub's schema once, see the CLI's `github/queries.rs`).
+//! queries' fields are checked against GitHub's schema once, see `repoprobe_github::queries`).
 //!
 //! [`World::standard`] is the world of the CLI's tests: repositories with and without
 //! Discussions, categories answerable and not, a category over more than one page, 1,100

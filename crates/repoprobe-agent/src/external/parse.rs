@@ -199,12 +199,5 @@ pub(super) fn json_object(text: &str, wanted: impl Fn(&Value) -> bool) -> Option
     None
 }
 
-/// The last `max` characters of `s`.
-pub(super) fn tail(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s.to_string();
-    }
-    let t: String = s.chars().skip(n - max).collect();
-    format!("…{t}")
-}
+/// The last `max` characters of `s` (a message's end says what went wrong).
+pub(super) use repoprobe_llm::text::cut_tail as tail;

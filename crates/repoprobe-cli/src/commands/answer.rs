@@ -296,7 +296,7 @@ impl Ctx {
             keep_worktrees: a.keep_worktrees,
             price: a.run.price(&a.api.model),
         };
-        std::fs::create_dir_all(&ctx.transcripts)
+        crate::input::create_dir_all(&ctx.transcripts)
             .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
         Ok(ctx)
     }
@@ -426,7 +426,8 @@ fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Agent> {
         let (mut hidden, mapped) = hidden_dirs(a);
         // They are made before the first run anyway; hidden, they must exist now.
         for d in hidden.iter().filter(|d| !d.exists()) {
-            std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+            crate::input::create_dir_all(d)
+                .with_context(|| format!("cannot create {}", d.display()))?;
         }
         hidden.extend(mapped);
         // The benchmark holds the reference answers and checklists.

@@ -329,7 +329,7 @@ impl RunArgs {
         kind: &str,
     ) -> anyhow::Result<(Journal<K>, Journal<K>)> {
         if let Some(dir) = layout.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
+            crate::input::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let out = Journal::open(&layout.out, key_of)?;

@@ -19,9 +19,10 @@ const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
             "repoprobe-fetch",
         ],
     ),
-    // The GitHub client and the link fetcher, leaving the CLI for crates of their own.
-    ("repoprobe-github", &["repoprobe-llm"]),
-    ("repoprobe-fetch", &["repoprobe-llm"]),
+    // The GitHub client (the core's curate records and dates) and the link fetcher (the core's
+    // address refusals), below the CLI.
+    ("repoprobe-github", &["repoprobe-core", "repoprobe-llm"]),
+    ("repoprobe-fetch", &["repoprobe-core", "repoprobe-llm"]),
     ("repoprobe-site", &["repoprobe-core"]),
     ("repoprobe-test-support", &[]),
     ("repoprobe-tidy", &[]),

@@ -1,6 +1,6 @@
 //! `repoprobe curate enhance`: a classified thread's external links are found (the core's
 //! `curate::links`: internal references left out), fetched by the hostile-input-safe fetcher
-//! (`crate::fetch`: every address checked after DNS and each redirect, caps, text only), and
+//! (`repoprobe_fetch`: every address checked after DNS and each redirect, caps, text only), and
 //! the model judges each page, summarises the relevant ones and rewrites question and answer so
 //! that they stand alone (the core's `protocol::curate_enhance`). Each line written is a pair
 //! `make-checklist` reads, with its `curation` block.
@@ -11,7 +11,6 @@
 //! the loop of every live call (`crate::live`).
 
 use crate::exit::Exit;
-use crate::fetch::{FetchLimits, Fetched, Fetcher, HostPort};
 use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::{Journal, text};
 use crate::runs::manifest::RunSpec;
@@ -20,6 +19,7 @@ use repoprobe_core::curate::links::thread_links;
 use repoprobe_core::curate::pair::question_text;
 use repoprobe_core::curate::{ClassifiedThread, Enhancement, LinkSource, Pair, SkippedLink};
 use repoprobe_core::protocol::curate_enhance::{Enhanced, PROMPT_VERSION, Page, ThreadWithPages};
+use repoprobe_fetch::{FetchLimits, Fetched, Fetcher, HostPort, allowed};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -342,24 +342,6 @@ fn plan(thread: ClassifiedThread, max: usize, allow: &[HostPort]) -> Planned {
         urls,
         skipped,
     }
-}
-
-/// The link, normalised without its fragment, when `--allow-host` names its host and port.
-fn allowed(written: &str, allow: &[HostPort]) -> Option<String> {
-    if allow.is_empty() {
-        return None;
-    }
-    let mut url = url::Url::parse(written).ok()?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return None;
-    }
-    let port = url.port_or_known_default()?;
-    let host = url.host()?;
-    if !allow.iter().any(|a| a.matches(&host, port)) {
-        return None;
-    }
-    url.set_fragment(None);
-    Some(url.to_string())
 }
 
 /// The pair of a thread whose pages the model judged.

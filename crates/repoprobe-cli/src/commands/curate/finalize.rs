@@ -144,7 +144,7 @@ fn checked_date(a: &Args) -> anyhow::Result<String> {
             }
             d.clone()
         }
-        None => format_utc(crate::github::unix_now())[..10].to_string(),
+        None => format_utc(repoprobe_github::unix_now())[..10].to_string(),
     };
     for (flag, v) in [
         ("--created-after", &a.created_after),

@@ -12,13 +12,13 @@
 
 use super::{GitHubArgs, block_on, exclude, now_rfc3339, open_journals, read_records};
 use crate::exit::Exit;
-use crate::github::GitHub;
-use crate::github::queries::{DiscussionNode, discussion};
 use crate::output::{Journal, text};
 use anyhow::{Context, bail};
 use repoprobe_core::curate::{
     Answer, Category, PinnedCommit, Repository, Rule, Stage, Thread, ThreadProvenance,
 };
+use repoprobe_github::GitHub;
+use repoprobe_github::queries::{DiscussionNode, discussion};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;

@@ -21,10 +21,10 @@ mod repos;
 mod verify;
 
 use crate::exit::Exit;
-use crate::github::{DEFAULT_API_URL, GITHUB_TOKEN, GitHub};
 use crate::output::{Journal, text};
 use anyhow::{Context, bail};
 use repoprobe_core::curate::{Excluded, Rule, Stage};
+use repoprobe_github::{DEFAULT_API_URL, GITHUB_TOKEN, GitHub};
 use repoprobe_llm::ApiKey;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -155,7 +155,8 @@ fn open_journals(
     kind: &str,
 ) -> anyhow::Result<(Journal<String>, Journal<String>)> {
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        crate::input::create_dir_all(dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let journal = Journal::open(out, key_of)?;
     journal.report(kind);
@@ -186,7 +187,7 @@ fn exclude(
 
 /// Now, as the records write times.
 fn now_rfc3339() -> String {
-    repoprobe_core::curate::date::format_utc(crate::github::unix_now())
+    repoprobe_core::curate::date::format_utc(repoprobe_github::unix_now())
 }
 
 /// Reads a JSONL file of records of type `T`, each with its line; a line that is not one is

@@ -8,12 +8,12 @@
 
 use super::{GitHubArgs, block_on, exclude, now_rfc3339, open_journals};
 use crate::exit::Exit;
-use crate::github::GitHub;
-use crate::github::queries::RepoNode;
 use crate::output::{Journal, text};
 use anyhow::bail;
 use repoprobe_core::curate::date::{format_utc, parse_utc};
 use repoprobe_core::curate::{Category, RepoProvenance, Repository, Rule, Stage};
+use repoprobe_github::GitHub;
+use repoprobe_github::queries::RepoNode;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -156,7 +156,7 @@ fn created_range(a: &Args) -> anyhow::Result<(i64, i64)> {
         );
     };
     let until = match &a.created_until {
-        None => crate::github::unix_now(),
+        None => repoprobe_github::unix_now(),
         // A bare date is the whole day.
         Some(s) if s.trim().len() == 10 => parse_utc(s).map(|t| t + 86_399).ok_or_else(|| {
             anyhow::anyhow!(

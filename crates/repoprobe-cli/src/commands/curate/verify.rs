@@ -238,7 +238,7 @@ impl Ctx {
             max_reasks: a.max_retries,
             model: a.api.model.clone(),
         };
-        std::fs::create_dir_all(&ctx.transcripts)
+        crate::input::create_dir_all(&ctx.transcripts)
             .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
         Ok(ctx)
     }
@@ -584,10 +584,10 @@ fn short(commit: &str) -> &str {
 const MAX_COUNTED_BYTES: u64 = 32 << 20;
 
 fn line_count(path: &Path) -> Option<u64> {
-    if std::fs::metadata(path).ok()?.len() > MAX_COUNTED_BYTES {
+    if crate::input::file_len(path).ok()? > MAX_COUNTED_BYTES {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::input::read(path).ok()?;
     let newlines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
     Some(newlines + u64::from(bytes.last().is_some_and(|&b| b != b'\n')))
 }

@@ -1,6 +1,7 @@
 //! `--allow-host HOST:PORT`: the one way past the fetcher's address check, for tests that serve
 //! pages on loopback. Exactly that host and that port: an allowed `127.0.0.1:8080` does not
 //! allow `127.0.0.1:8081`, `127.0.0.2:8080` or `localhost:8080`.
+//! [`allowed`]: the links `curate enhance` sends past the check, normalised as fetched.
 
 use std::fmt;
 use std::str::FromStr;
@@ -78,6 +79,24 @@ impl fmt::Display for HostPort {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.host, self.port)
     }
+}
+
+/// The link, normalised without its fragment, when `--allow-host` names its host and port.
+pub fn allowed(written: &str, allow: &[HostPort]) -> Option<String> {
+    if allow.is_empty() {
+        return None;
+    }
+    let mut url = url::Url::parse(written).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    let port = url.port_or_known_default()?;
+    let host = url.host()?;
+    if !allow.iter().any(|a| a.matches(&host, port)) {
+        return None;
+    }
+    url.set_fragment(None);
+    Some(url.to_string())
 }
 
 #[cfg(test)]

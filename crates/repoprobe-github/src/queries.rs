@@ -203,7 +203,35 @@ fn repository<'r>(op: &'static str, reply: &'r Reply) -> Result<Option<&'r Value
     }
 }
 
+/// `repository` of a reply about `repo`, which was there when the stage found it: its absence
+/// is an error.
+fn existing<'r>(op: &'static str, repo: &str, reply: &'r Reply) -> Result<&'r Value, GhError> {
+    repository(op, reply)?.ok_or_else(|| GhError::Shape {
+        op,
+        why: format!("repository {repo} is gone"),
+    })
+}
+
 impl GitHub {
+    /// A paged query asked for `*first` nodes (`vars` given that number): after a 502/504, the
+    /// query too slow for GitHub, asked again at once for half as many, down to one; `*first`
+    /// stays so for the next pages. Not a retry (no wait, another request): the waits are
+    /// [`GitHub::query`]'s.
+    async fn page(
+        &mut self,
+        op: &'static str,
+        doc: &str,
+        first: &mut u32,
+        vars: impl Fn(u32) -> Value,
+    ) -> Result<Reply, GhError> {
+        loop {
+            match self.query(op, doc, vars(*first)).await {
+                Err(GhError::Gateway { .. }) if *first > 1 => *first /= 2,
+                other => return other,
+            }
+        }
+    }
+
     /// A page of `search(type: REPOSITORY, query: q)`.
     /// `first` is halved after each 502/504 and kept so for the next pages.
     pub async fn search(
@@ -213,13 +241,8 @@ impl GitHub {
         after: Option<&str>,
     ) -> Result<SearchPage, GhError> {
         const OP: &str = "SearchRepositories";
-        let reply = loop {
-            let vars = json!({"q": q, "first": *first, "after": after});
-            match self.query(OP, SEARCH, vars).await {
-                Err(GhError::Gateway { .. }) if *first > 1 => *first /= 2,
-                other => break other?,
-            }
-        };
+        let vars = |first| json!({"q": q, "first": first, "after": after});
+        let reply = self.page(OP, SEARCH, first, vars).await?;
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Search {
@@ -269,12 +292,7 @@ impl GitHub {
                 json!({"owner": owner, "name": name, "category": category}),
             )
             .await?;
-        let Some(r) = repository(OP, &reply)? else {
-            return Err(GhError::Shape {
-                op: OP,
-                why: format!("repository {repo} is gone"),
-            });
-        };
+        let r = existing(OP, repo, &reply)?;
         r.pointer("/discussions/totalCount")
             .and_then(Value::as_u64)
             .ok_or_else(|| GhError::Shape {
@@ -294,20 +312,12 @@ impl GitHub {
     ) -> Result<DiscussionsPage, GhError> {
         const OP: &str = "AnsweredDiscussions";
         let (owner, name) = owner_name(repo);
-        let reply = loop {
-            let vars = json!({"owner": owner, "name": name, "category": category,
-                              "first": *first, "after": after});
-            match self.query(OP, DISCUSSIONS, vars).await {
-                Err(GhError::Gateway { .. }) if *first > 1 => *first /= 2,
-                other => break other?,
-            }
+        let vars = |first| {
+            json!({"owner": owner, "name": name, "category": category,
+                   "first": first, "after": after})
         };
-        let Some(r) = repository(OP, &reply)? else {
-            return Err(GhError::Shape {
-                op: OP,
-                why: format!("repository {repo} is gone"),
-            });
-        };
+        let reply = self.page(OP, DISCUSSIONS, first, vars).await?;
+        let r = existing(OP, repo, &reply)?;
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Conn {
@@ -343,12 +353,7 @@ impl GitHub {
                 json!({"owner": owner, "name": name, "until": until}),
             )
             .await?;
-        let Some(r) = repository(OP, &reply)? else {
-            return Err(GhError::Shape {
-                op: OP,
-                why: format!("repository {repo} is gone"),
-            });
-        };
+        let r = existing(OP, repo, &reply)?;
         let Some(branch) = r.get("defaultBranchRef").filter(|b| !b.is_null()) else {
             return Ok(None);
         };

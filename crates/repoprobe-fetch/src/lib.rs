@@ -4,7 +4,7 @@
 //! - **http and https only**, at every hop; no user name or password in an address.
 //! - **Every address connected to is checked** ([`repoprobe_core::curate::address::refusal`]):
 //!   an IP-literal host before the request, a name's addresses in our resolver
-//!   ([`resolve::Resolver`]), which refuses the lookup when any of them is refused — at the first
+//!   (`resolve::Resolver`), which refuses the lookup when any of them is refused — at the first
 //!   request and at every redirect, which reqwest does not follow (`Policy::none()`): we do,
 //!   at most [`FetchLimits::max_redirects`], each hop checked from scratch.
 //! - **`--allow-host HOST:PORT`** ([`HostPort`]) is the only way past the check, exactly that
@@ -18,6 +18,8 @@
 //!   (connect, headers and body) and one for connecting, redirects, and the text handed on.
 //!
 //! Nothing is printed: every outcome is a [`Fetched`], its `error` a sentence naming the URL.
+//! It must not parse links (the core's `curate::links` does), send a credential, retry, or
+//! connect to an address it has not checked.
 
 mod host_port;
 mod resolve;
@@ -25,15 +27,21 @@ mod resolve;
 mod tests;
 mod text;
 
-pub use host_port::HostPort;
+pub use host_port::{HostPort, allowed};
 
 use repoprobe_core::curate::address::refusal;
 use repoprobe_core::issue::quote;
+use repoprobe_llm::text::{error_chain, prefix};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::{Instant, timeout_at};
 use url::{Host, Url};
+
+/// The HTTP clients could not be made (their TLS backend did not start).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct BuildError(#[from] reqwest::Error);
 
 /// The fetcher's caps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +106,8 @@ struct Inner {
     limits: FetchLimits,
 }
 
+/// Most characters of a request's error kept.
+const ERROR_CHARS: usize = 400;
 /// Most characters of a content type kept.
 const CONTENT_TYPE_CHARS: usize = 200;
 /// The message's advice on a refused address.
@@ -105,7 +115,7 @@ const ONLY_ALLOW_HOST: &str = "internal addresses are never fetched (a test serv
 
 impl Fetcher {
     /// A fetcher with `limits`, reaching past the address check only `allow`'s hosts and ports.
-    pub fn new(limits: FetchLimits, allow: Vec<HostPort>) -> anyhow::Result<Fetcher> {
+    pub fn new(limits: FetchLimits, allow: Vec<HostPort>) -> Result<Fetcher, BuildError> {
         let names = allow
             .iter()
             .filter_map(|a| a.name().map(str::to_ascii_lowercase))
@@ -135,136 +145,145 @@ impl Fetcher {
                 return out;
             }
         };
-        let limits = &self.inner.limits;
         let mut redirects = 0u32;
         loop {
-            let at = |why: String| {
-                if redirects == 0 {
-                    format!("{}: {why}", quote(url))
-                } else {
-                    format!(
-                        "{}: after {redirects} redirect(s), {}: {why}",
-                        quote(url),
-                        quote(current.as_str())
-                    )
+            match self.hop(&current, redirects, &mut out).await {
+                Ok(Hop::Redirect(next)) => {
+                    redirects += 1;
+                    current = next;
                 }
-            };
-            let client = match self.route(&current) {
-                Ok(c) => c,
+                Ok(Hop::Page) => return out,
                 Err(why) => {
-                    out.error = Some(at(why));
+                    out.error = Some(stopped(url, &current, redirects, &why));
                     return out;
                 }
-            };
-            let deadline = Instant::now() + limits.timeout;
-            let sent = client
-                .get(current.clone())
-                .header(
-                    reqwest::header::ACCEPT,
-                    "text/html, application/xhtml+xml, text/markdown, text/plain;q=0.9, \
-                     application/json;q=0.8, text/*;q=0.7",
-                )
-                .send();
-            let response = match timeout_at(deadline, sent).await {
-                Err(_) => {
-                    out.error = Some(at(self.timed_out()));
-                    return out;
-                }
-                Ok(Err(e)) => {
-                    out.error = Some(at(self.transport(&e)));
-                    return out;
-                }
-                Ok(Ok(r)) => r,
-            };
-            let status = response.status().as_u16();
-            out.final_url = Some(current.to_string());
-            out.status = Some(status);
-            out.content_type = response
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .map(|v| cut_chars(&String::from_utf8_lossy(v.as_bytes()), CONTENT_TYPE_CHARS));
-            if matches!(status, 301 | 302 | 303 | 307 | 308) {
-                let Some(location) = response.headers().get(reqwest::header::LOCATION) else {
-                    out.error = Some(at(format!(
-                        "HTTP {status}, a redirect without a Location header: no page to read"
-                    )));
-                    return out;
-                };
-                let location = String::from_utf8_lossy(location.as_bytes()).into_owned();
-                let next = match current.join(location.trim()) {
-                    Ok(u) => u,
-                    Err(e) => {
-                        out.error = Some(at(format!(
-                            "HTTP {status} redirects to {}, which is not a URL ({e})",
-                            quote(&location)
-                        )));
-                        return out;
-                    }
-                };
-                if redirects == limits.max_redirects {
-                    out.error = Some(at(format!(
-                        "more than {} redirects (the cap): stopped before {}",
-                        limits.max_redirects,
-                        quote(next.as_str())
-                    )));
-                    return out;
-                }
-                redirects += 1;
-                current = next;
-                continue;
             }
-            if !(200..300).contains(&status) {
-                out.error = Some(at(format!("HTTP {status}: no page to read")));
-                return out;
-            }
-            let Some(content_type) = out.content_type.clone() else {
-                out.error = Some(at(
-                    "the reply has no Content-Type, so it is not known to be text: not read"
-                        .to_string(),
-                ));
-                return out;
-            };
-            let Some(kind) = text::kind_of(&content_type) else {
-                out.error = Some(at(format!(
-                    "the content type {} is not text: not read",
-                    quote(&content_type)
-                )));
-                return out;
-            };
-            let body = match timeout_at(deadline, self.read_body(response)).await {
-                Err(_) => {
-                    out.error = Some(at(self.timed_out()));
-                    return out;
-                }
-                Ok(b) => b,
-            };
-            out.bytes = Some(body.bytes.len() as u64);
-            out.sha256 = Some(hex(&Sha256::digest(&body.bytes)));
-            if let Some(broke) = body.broke {
-                out.error = Some(at(format!(
-                    "the body broke off after {} bytes: {broke}",
-                    body.bytes.len()
-                )));
-                return out;
-            }
-            if body.over {
-                out.error = Some(at(format!(
-                    "larger than {} bytes (the cap): the first {} bytes were read, no text kept",
-                    limits.max_bytes,
-                    body.bytes.len()
-                )));
-                return out;
-            }
-            match page_text(body.bytes, content_type, kind).await {
-                Ok(t) => {
-                    let (t, was_cut) = text::cut(t, limits.max_text_chars);
-                    out.text = Some(t);
-                    out.text_cut = was_cut;
-                }
-                Err(why) => out.error = Some(at(why)),
-            }
-            return out;
         }
+    }
+
+    /// One hop: `url` asked through the client its address allows, the response recorded in
+    /// `out`; a redirect's target checked against the cap, else the page read. `redirects`:
+    /// the hops before this one.
+    async fn hop(&self, url: &Url, redirects: u32, out: &mut Fetched) -> Result<Hop, String> {
+        let client = self.route(url)?;
+        let deadline = Instant::now() + self.inner.limits.timeout;
+        let response = self.send(client, url, deadline).await?;
+        let status = response.status().as_u16();
+        out.final_url = Some(url.to_string());
+        out.status = Some(status);
+        out.content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .map(|v| cut_chars(&String::from_utf8_lossy(v.as_bytes()), CONTENT_TYPE_CHARS));
+        if matches!(status, 301 | 302 | 303 | 307 | 308) {
+            let next = self.redirect(status, url, redirects, response.headers())?;
+            return Ok(Hop::Redirect(next));
+        }
+        self.read_page(response, deadline, out).await?;
+        Ok(Hop::Page)
+    }
+
+    /// The request of one hop, its headers awaited until `deadline`.
+    async fn send(
+        &self,
+        client: &reqwest::Client,
+        url: &Url,
+        deadline: Instant,
+    ) -> Result<reqwest::Response, String> {
+        let sent = client
+            .get(url.clone())
+            .header(
+                reqwest::header::ACCEPT,
+                "text/html, application/xhtml+xml, text/markdown, text/plain;q=0.9, \
+                 application/json;q=0.8, text/*;q=0.7",
+            )
+            .send();
+        match timeout_at(deadline, sent).await {
+            Err(_) => Err(self.timed_out()),
+            Ok(Err(e)) => Err(self.transport(&e)),
+            Ok(Ok(r)) => Ok(r),
+        }
+    }
+
+    /// Where a redirect of `url` points, if it is a URL and one more redirect is allowed.
+    fn redirect(
+        &self,
+        status: u16,
+        url: &Url,
+        redirects: u32,
+        headers: &reqwest::header::HeaderMap,
+    ) -> Result<Url, String> {
+        let Some(location) = headers.get(reqwest::header::LOCATION) else {
+            return Err(format!(
+                "HTTP {status}, a redirect without a Location header: no page to read"
+            ));
+        };
+        let location = String::from_utf8_lossy(location.as_bytes()).into_owned();
+        let next = url.join(location.trim()).map_err(|e| {
+            format!(
+                "HTTP {status} redirects to {}, which is not a URL ({e})",
+                quote(&location)
+            )
+        })?;
+        let max = self.inner.limits.max_redirects;
+        if redirects == max {
+            return Err(format!(
+                "more than {max} redirects (the cap): stopped before {}",
+                quote(next.as_str())
+            ));
+        }
+        Ok(next)
+    }
+
+    /// The page of a final response into `out`: a 2xx of a textual type, its body read within
+    /// the byte cap by `deadline`, hashed, and turned into text (cut at the text cap).
+    async fn read_page(
+        &self,
+        response: reqwest::Response,
+        deadline: Instant,
+        out: &mut Fetched,
+    ) -> Result<(), String> {
+        let status = response.status().as_u16();
+        if !(200..300).contains(&status) {
+            return Err(format!("HTTP {status}: no page to read"));
+        }
+        let Some(content_type) = out.content_type.clone() else {
+            return Err(
+                "the reply has no Content-Type, so it is not known to be text: not read"
+                    .to_string(),
+            );
+        };
+        let Some(kind) = text::kind_of(&content_type) else {
+            return Err(format!(
+                "the content type {} is not text: not read",
+                quote(&content_type)
+            ));
+        };
+        let limits = &self.inner.limits;
+        let body = timeout_at(deadline, self.read_body(response))
+            .await
+            .map_err(|_| self.timed_out())?;
+        out.bytes = Some(body.bytes.len() as u64);
+        out.sha256 = Some(hex(&Sha256::digest(&body.bytes)));
+        if let Some(broke) = body.broke {
+            return Err(format!(
+                "the body broke off after {} bytes: {broke}",
+                body.bytes.len()
+            ));
+        }
+        if body.over {
+            return Err(format!(
+                "larger than {} bytes (the cap): the first {} bytes were read, no text kept",
+                limits.max_bytes,
+                body.bytes.len()
+            ));
+        }
+        let mut text = page_text(body.bytes, content_type, kind).await?;
+        let (kept, was_cut) = prefix(&text, limits.max_text_chars);
+        text.truncate(kept.len());
+        out.text = Some(text);
+        out.text_cut = was_cut;
+        Ok(())
     }
 
     /// The client that may ask for `url`, or why none may.
@@ -320,7 +339,7 @@ impl Fetcher {
         if e.is_timeout() {
             return self.timed_out();
         }
-        format!("cannot fetch: {}", error_chain(e))
+        format!("cannot fetch: {}", error_words(e))
     }
 
     /// The body, at most the cap, streamed.
@@ -343,12 +362,33 @@ impl Fetcher {
                     body.broke = Some(if e.is_timeout() {
                         self.timed_out()
                     } else {
-                        error_chain(&e)
+                        error_words(&e)
                     });
                     return body;
                 }
             }
         }
+    }
+}
+
+/// What a hop came to, short of an error.
+enum Hop {
+    /// A redirect to follow.
+    Redirect(Url),
+    /// The page, read into the [`Fetched`].
+    Page,
+}
+
+/// Where a fetch of `asked` stopped and `why`: after redirects, the URL it had come to.
+fn stopped(asked: &str, at: &Url, redirects: u32, why: &str) -> String {
+    if redirects == 0 {
+        format!("{}: {why}", quote(asked))
+    } else {
+        format!(
+            "{}: after {redirects} redirect(s), {}: {why}",
+            quote(asked),
+            quote(at.as_str())
+        )
     }
 }
 
@@ -362,7 +402,10 @@ struct Body {
     broke: Option<String>,
 }
 
-fn client(limits: &FetchLimits, resolver: resolve::Resolver) -> anyhow::Result<reqwest::Client> {
+fn client(
+    limits: &FetchLimits,
+    resolver: resolve::Resolver,
+) -> Result<reqwest::Client, BuildError> {
     Ok(reqwest::Client::builder()
         // Each hop is ours to check.
         .redirect(reqwest::redirect::Policy::none())
@@ -412,17 +455,12 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The first `n` characters of `s` (no mark: these are values, not messages).
 fn cut_chars(s: &str, n: usize) -> String {
-    text::cut(s.to_string(), n).0
+    prefix(s, n).0.to_string()
 }
 
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut source = e.source();
-    while let Some(inner) = source {
-        s.push_str(": ");
-        s.push_str(&inner.to_string());
-        source = inner.source();
-    }
-    cut_chars(&s, 400)
+/// A request's error and its causes, at most [`ERROR_CHARS`] characters.
+fn error_words(e: &dyn std::error::Error) -> String {
+    cut_chars(&error_chain(e), ERROR_CHARS)
 }

@@ -1,5 +1,6 @@
 //! A page's body as text for the model: which content types are read, how bytes become
-//! characters, HTML without its markup, scripts and styles, and the cut.
+//! characters, HTML without its markup, scripts and styles. The cut to
+//! [`FetchLimits::max_text_chars`](crate::FetchLimits) is the shared `repoprobe_llm::text::prefix`.
 //!
 //! - **Read**: `text/html` and `application/xhtml+xml` (turned into text), `application/json`,
 //!   and every `text/*` (`text/plain`, `text/markdown`, `text/x-markdown`, `text/x-rst`, source
@@ -271,14 +272,6 @@ pub fn tidy(text: &str) -> String {
     out.trim_end().to_string()
 }
 
-/// The first `max_chars` characters of `text`, and whether it was cut.
-pub fn cut(text: String, max_chars: usize) -> (String, bool) {
-    match text.char_indices().nth(max_chars) {
-        Some((at, _)) => (text[..at].to_string(), true),
-        None => (text, false),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -424,12 +417,5 @@ mod tests {
             "ab\n\nc\n[31md"
         );
         assert_eq!(tidy("x\ty"), "x\ty");
-    }
-
-    #[test]
-    fn the_cut_counts_characters_not_bytes() {
-        assert_eq!(cut("héllo".into(), 2), ("hé".into(), true));
-        assert_eq!(cut("héllo".into(), 5), ("héllo".into(), false));
-        assert_eq!(cut(String::new(), 0), (String::new(), false));
     }
 }

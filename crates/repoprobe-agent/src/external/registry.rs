@@ -48,7 +48,7 @@ impl ExternalAgent {
     }
 }
 
-/// Parses a CLI's output: its own reading ([`AgentCli::parse`]), then what its exit status
+/// Parses a CLI's output: its own reading (`AgentCli::parse`), then what its exit status
 /// says (a documented exit code that means it could not run, or any other failure), then an
 /// empty answer. `exit_code` is `None` when the process was killed.
 pub fn parse(

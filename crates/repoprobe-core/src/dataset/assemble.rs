@@ -95,6 +95,47 @@ struct Log {
     reviews: KindLog<Review>,
 }
 
+/// Where a record kind lives — the dataset's records, their raw texts and spans, the log —
+/// and its index among the issues' kinds: one place per kind, so that keeping or reporting a
+/// record is written once ([`Assembler::settle`]).
+trait Slot: Sized {
+    const KIND: usize;
+    fn records(ds: &mut Dataset) -> &mut Vec<Self>;
+    fn raw(r: &mut RawRecords) -> &mut Vec<Box<RawValue>>;
+    fn spans(s: &mut Spans) -> &mut Vec<Span>;
+    fn log(l: &mut Log) -> &mut KindLog<Self>;
+}
+
+/// `Slot` for a record type whose field is named the same in `Dataset`, `RawRecords`, `Spans`
+/// and `Log`.
+macro_rules! slot {
+    ($t:ty, $kind:expr, $field:ident) => {
+        impl Slot for $t {
+            const KIND: usize = $kind;
+            fn records(ds: &mut Dataset) -> &mut Vec<Self> {
+                &mut ds.$field
+            }
+            fn raw(r: &mut RawRecords) -> &mut Vec<Box<RawValue>> {
+                &mut r.$field
+            }
+            fn spans(s: &mut Spans) -> &mut Vec<Span> {
+                &mut s.$field
+            }
+            fn log(l: &mut Log) -> &mut KindLog<Self> {
+                &mut l.$field
+            }
+        }
+    };
+}
+
+slot!(Question, 0, questions);
+slot!(Answer, 1, answers);
+slot!(Judgment, 2, judgments);
+slot!(ScalarJudgment, 3, scalar_judgments);
+slot!(FailureLabel, 4, failure_labels);
+slot!(ReportedValue, 5, reported);
+slot!(Review, 6, reviews);
+
 struct KindLog<R> {
     /// Every record taken: its part and location.
     taken: Vec<(u32, Location)>,
@@ -219,23 +260,20 @@ impl Assembler {
         !self.index.is_empty()
     }
 
+    /// "unknown question `id`" when a benchmark is loaded and holds no such question (without
+    /// one, nothing can be said: the record is kept unchecked).
+    fn unknown(&self, have_benchmark: bool, id: &str) -> Option<String> {
+        (have_benchmark && !self.index.contains_key(id))
+            .then(|| format!("unknown question {}", quote(id)))
+    }
+
     /// Keeps `loc` or reports it, as `verdict` says, and logs it.
-    #[allow(clippy::too_many_arguments)]
-    fn settle<R>(
-        &mut self,
-        part: u32,
-        kind: usize,
-        loc: Located<R>,
-        verdict: Verdict,
-        records: impl FnOnce(&mut Dataset) -> &mut Vec<R>,
-        raw: impl FnOnce(&mut RawRecords) -> &mut Vec<Box<RawValue>>,
-        spans: impl FnOnce(&mut Spans) -> &mut Vec<Span>,
-        log: impl FnOnce(&mut Log) -> &mut KindLog<R>,
-    ) {
+    fn settle<R: Slot>(&mut self, part: u32, loc: Located<R>, verdict: Verdict) {
+        let kind = R::KIND;
         match verdict {
             Ok(()) => {
                 if let Some(l) = self.log.as_deref_mut() {
-                    let l = log(l);
+                    let l = R::log(l);
                     l.taken.push((part, loc.location));
                     if self.ds.spans.is_none() {
                         l.spans.push(loc.span);
@@ -245,12 +283,12 @@ impl Assembler {
                     }
                 }
                 if let (Some(all), Some(r)) = (self.ds.raw.as_mut(), loc.raw) {
-                    raw(all).push(r);
+                    R::raw(all).push(r);
                 }
                 if let Some(all) = self.ds.spans.as_mut() {
-                    spans(all).push(loc.span);
+                    R::spans(all).push(loc.span);
                 }
-                records(&mut self.ds).push(loc.record);
+                R::records(&mut self.ds).push(loc.record);
             }
             Err(messages) => {
                 let file = self.names.get(loc.file).cloned().unwrap_or_default();
@@ -263,7 +301,7 @@ impl Assembler {
                     });
                 }
                 if let Some(l) = self.log.as_deref_mut() {
-                    let l = log(l);
+                    let l = R::log(l);
                     l.taken.push((part, loc.location));
                     l.left.push((l.taken.len() - 1, loc));
                 }
@@ -291,16 +329,7 @@ impl Assembler {
                 self.index.insert(q.id.clone(), self.ds.questions.len());
                 Ok(())
             };
-            self.settle(
-                part,
-                0,
-                loc,
-                verdict,
-                |ds| &mut ds.questions,
-                |r| &mut r.questions,
-                |s| &mut s.questions,
-                |l| &mut l.questions,
-            );
+            self.settle(part, loc, verdict);
         }
     }
 
@@ -309,11 +338,8 @@ impl Assembler {
         let have_benchmark = self.have_benchmark();
         for loc in records {
             let a = &loc.record;
-            let verdict = if have_benchmark && !self.index.contains_key(&a.question_id) {
-                Err(vec![format!(
-                    "answer to unknown question {}",
-                    quote(&a.question_id)
-                )])
+            let verdict = if let Some(why) = self.unknown(have_benchmark, &a.question_id) {
+                Err(vec![format!("answer to {why}")])
             } else {
                 let names = &mut self.interner;
                 let key = (
@@ -335,16 +361,7 @@ impl Assembler {
                     Ok(())
                 }
             };
-            self.settle(
-                part,
-                1,
-                loc,
-                verdict,
-                |ds| &mut ds.answers,
-                |r| &mut r.answers,
-                |s| &mut s.answers,
-                |l| &mut l.answers,
-            );
+            self.settle(part, loc, verdict);
         }
     }
 
@@ -352,16 +369,7 @@ impl Assembler {
         let have_benchmark = self.have_benchmark();
         for loc in records {
             let verdict = self.judgment(&loc.record, have_benchmark);
-            self.settle(
-                part,
-                2,
-                loc,
-                verdict,
-                |ds| &mut ds.judgments,
-                |r| &mut r.judgments,
-                |s| &mut s.judgments,
-                |l| &mut l.judgments,
-            );
+            self.settle(part, loc, verdict);
         }
     }
 
@@ -427,8 +435,8 @@ impl Assembler {
         for loc in records {
             let s = &loc.record;
             let mut errs = validate::scalar(s);
-            if have_benchmark && !self.index.contains_key(&s.question_id) {
-                errs.push(format!("unknown question {}", quote(&s.question_id)));
+            if let Some(why) = self.unknown(have_benchmark, &s.question_id) {
+                errs.push(why);
             } else if !have_benchmark {
                 self.unchecked[1] += 1;
             }
@@ -458,16 +466,7 @@ impl Assembler {
                     Ok(())
                 }
             };
-            self.settle(
-                part,
-                3,
-                loc,
-                verdict,
-                |ds| &mut ds.scalar_judgments,
-                |r| &mut r.scalar_judgments,
-                |s| &mut s.scalar_judgments,
-                |l| &mut l.scalar_judgments,
-            );
+            self.settle(part, loc, verdict);
         }
     }
 
@@ -475,11 +474,8 @@ impl Assembler {
         let have_benchmark = self.have_benchmark();
         for loc in records {
             let f = &loc.record;
-            let verdict = if have_benchmark && !self.index.contains_key(&f.question_id) {
-                Err(vec![format!(
-                    "failure-mode label of unknown question {}",
-                    quote(&f.question_id)
-                )])
+            let verdict = if let Some(why) = self.unknown(have_benchmark, &f.question_id) {
+                Err(vec![format!("failure-mode label of {why}")])
             } else {
                 if !have_benchmark {
                     self.unchecked[2] += 1;
@@ -502,16 +498,7 @@ impl Assembler {
                     Ok(())
                 }
             };
-            self.settle(
-                part,
-                4,
-                loc,
-                verdict,
-                |ds| &mut ds.failure_labels,
-                |r| &mut r.failure_labels,
-                |s| &mut s.failure_labels,
-                |l| &mut l.failure_labels,
-            );
+            self.settle(part, loc, verdict);
         }
     }
 
@@ -540,16 +527,7 @@ impl Assembler {
                     Ok(())
                 }
             };
-            self.settle(
-                part,
-                5,
-                loc,
-                verdict,
-                |ds| &mut ds.reported,
-                |r| &mut r.reported,
-                |s| &mut s.reported,
-                |l| &mut l.reported,
-            );
+            self.settle(part, loc, verdict);
         }
     }
 }
@@ -565,11 +543,10 @@ impl Assembler {
                 .into_iter()
                 .map(|e| format!("invalid review: {e}"))
                 .collect();
-            if errs.is_empty() && have_benchmark && !self.index.contains_key(&r.question_id) {
-                errs.push(format!(
-                    "review of unknown question {}",
-                    quote(&r.question_id)
-                ));
+            if errs.is_empty()
+                && let Some(why) = self.unknown(have_benchmark, &r.question_id)
+            {
+                errs.push(format!("review of {why}"));
             }
             if errs.is_empty()
                 && !self
@@ -584,16 +561,7 @@ impl Assembler {
                 ));
             }
             let verdict = if errs.is_empty() { Ok(()) } else { Err(errs) };
-            self.settle(
-                part,
-                6,
-                loc,
-                verdict,
-                |ds| &mut ds.reviews,
-                |r| &mut r.reviews,
-                |s| &mut s.reviews,
-                |l| &mut l.reviews,
-            );
+            self.settle(part, loc, verdict);
         }
     }
 }

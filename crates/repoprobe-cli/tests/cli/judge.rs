@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::{HashSet, VecDeque};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -235,10 +235,11 @@ fn keys_that_stay_invalid_become_failure_records_never_judgments() {
     let failed = records(&failures);
     assert_eq!(failed.len(), 3, "{failed:#?}");
     for f in &failed {
-        assert_eq!(f["status"], "failed");
         assert!(f.get("items").is_none());
         match f["question_id"].as_str().unwrap() {
             "q2" => {
+                // The call was made; the replies stayed invalid.
+                assert_eq!((&f["status"], f.get("cause")), (&json!("failed"), None));
                 assert!(
                     f["reason"]
                         .as_str()
@@ -254,6 +255,11 @@ fn keys_that_stay_invalid_become_failure_records_never_judgments() {
                 assert!(f["raw_reply"].is_string());
             }
             "q3" => {
+                // The request was refused as ours (HTTP 400): it never got through.
+                assert_eq!(
+                    (&f["status"], &f["cause"]),
+                    (&json!("could_not_run"), &json!("config"))
+                );
                 let reason = f["reason"].as_str().unwrap();
                 assert!(
                     reason.contains("HTTP 400") && reason.contains("[redacted]"),
@@ -263,7 +269,17 @@ fn keys_that_stay_invalid_become_failure_records_never_judgments() {
             other => panic!("unexpected failure for {other}"),
         }
     }
-    assert!(r.stderr.contains("3 failed"), "{}", r.stderr);
+    let refused = failed
+        .iter()
+        .filter(|f| f["status"] == "could_not_run")
+        .count();
+    assert!(
+        r.stderr.contains(&format!(
+            "3 failed ({refused} could not run: {refused} configuration refused; see "
+        )),
+        "{}",
+        r.stderr
+    );
     // The judgments stay valid and scoreable; the failures are not judgments.
     let v = repoprobe(&["validate", BENCHMARK, out.to_str().unwrap()]);
     assert_eq!(v.code, 0, "{}", v.stdout);

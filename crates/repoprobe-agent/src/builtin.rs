@@ -370,23 +370,21 @@ fn time_limit(limits: &Limits) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
     use crate::testutil::git;
     use crate::verdict::Cause;
     use repoprobe_llm::{ApiKey, Provider, Settings, Structured};
     use repoprobe_test_support::{FakeServer, Response};
+    use serde_json::json;
     use std::sync::{Arc, Mutex};
 
     const KEY: &str = "sk-builtin-test-key-42";
 
-    impl BuiltinRun {
-        /// The transcript as written (`{"kind": …}` objects), to look into.
-        fn json(&self) -> Vec<Value> {
-            self.transcript
-                .iter()
-                .map(|e| serde_json::to_value(e).unwrap())
-                .collect()
-        }
+    /// A transcript as written (`{"kind": …}` objects), to look into.
+    fn json_of(transcript: &[Entry]) -> Vec<Value> {
+        transcript
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .collect()
     }
 
     fn key() -> ApiKey {
@@ -735,11 +733,8 @@ mod tests {
         assert_eq!(run.http_retries, 0);
         // The transcript: system, user, then model/tool pairs, then the answer, with the tools'
         // real output.
-        let tr = run.json();
-        let kinds: Vec<&str> = tr
-            .iter()
-            .map(|e| e["kind"].as_str().unwrap())
-            .collect();
+        let tr = json_of(&run.transcript);
+        let kinds: Vec<&str> = tr.iter().map(|e| e["kind"].as_str().unwrap()).collect();
         assert_eq!(
             kinds,
             [
@@ -765,9 +760,9 @@ mod tests {
                 .contains("(fixture-7731)")
         );
         assert_eq!(tool(7)["content"], "greeter.py:1: class Greeter:\n");
-        assert_eq!(run.json()[8]["text"], answer.as_str());
+        assert_eq!(json_of(&run.transcript)[8]["text"], answer.as_str());
         assert_eq!(
-            run.json()[8]["stop_reason"],
+            json_of(&run.transcript)[8]["stop_reason"],
             match provider {
                 Provider::Openai => "stop",
                 Provider::Anthropic => "end_turn",
@@ -836,11 +831,8 @@ mod tests {
             second.contains("not json") && second.contains("refused: not json"),
             "{second}"
         );
-        let tr = r.json();
-        let kinds: Vec<&str> = tr
-            .iter()
-            .map(|e| e["kind"].as_str().unwrap())
-            .collect();
+        let tr = json_of(&r.transcript);
+        let kinds: Vec<&str> = tr.iter().map(|e| e["kind"].as_str().unwrap()).collect();
         assert_eq!(
             kinds,
             [
@@ -906,11 +898,8 @@ mod tests {
         let run = rt().block_on(run(&client, &sandbox, "sys", "Read /etc/passwd", &limits()));
         assert_eq!(run.answer.as_deref(), Some("I could not read it."));
         assert_eq!(run.error, None);
-        let tr = run.json();
-        let tools: Vec<&Value> = tr
-            .iter()
-            .filter(|e| e["kind"] == "tool")
-            .collect();
+        let tr = json_of(&run.transcript);
+        let tools: Vec<&Value> = tr.iter().filter(|e| e["kind"] == "tool").collect();
         assert_eq!(tools.len(), 2);
         assert!(tools.iter().all(|t| t["is_error"] == true));
         assert!(
@@ -961,7 +950,7 @@ mod tests {
         let run = rt().block_on(run(&client, &sandbox, "sys", "q", &limits()));
         assert_eq!(run.error, None);
         assert!(run.answer.unwrap().contains("'hi from greeter-5519'"));
-        let tr = run.json();
+        let tr = json_of(&run.transcript);
         let names: Vec<&str> = tr
             .iter()
             .filter(|e| e["kind"] == "tool")
@@ -1018,7 +1007,10 @@ mod tests {
             reqs[1]["messages"][2]["tool_calls"][0]["function"]["arguments"],
             "{\"path\": src/lib.rs"
         );
-        assert_eq!(run.json()[3]["input"], "{\"path\": src/lib.rs");
+        assert_eq!(
+            json_of(&run.transcript)[3]["input"],
+            "{\"path\": src/lib.rs"
+        );
     }
 
     #[test]
@@ -1043,15 +1035,18 @@ mod tests {
             "{err}"
         );
         assert_eq!(server.requests.lock().unwrap().len(), 3);
-        assert_eq!(run.json().last().cloned().unwrap()["kind"], "error");
+        assert_eq!(
+            json_of(&run.transcript).last().cloned().unwrap()["kind"],
+            "error"
+        );
         // The tools of every turn ran: their listing is in the transcript.
-        let listings = run.json()
+        let listings = json_of(&run.transcript)
             .iter()
             .filter(|e| e["kind"] == "tool")
             .count();
         assert_eq!(listings, 3);
         assert!(
-            run.json()[3]["content"]
+            json_of(&run.transcript)[3]["content"]
                 .as_str()
                 .unwrap()
                 .contains("greeter.py (")
@@ -1145,7 +1140,7 @@ mod tests {
         assert!(run.error.unwrap().starts_with("time limit reached"));
         // The tool's own (stopped) result is in the transcript: its thread returned before the
         // run did.
-        let tr = run.json();
+        let tr = json_of(&run.transcript);
         let tool = tr
             .iter()
             .find(|e| e["kind"] == "tool")

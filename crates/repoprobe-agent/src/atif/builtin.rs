@@ -17,8 +17,7 @@ pub fn convert(transcript: &[Entry]) -> Trajectory {
     for e in transcript {
         match e {
             Entry::System { text, tools } => {
-                t.agent.tool_definitions =
-                    Some(tools.iter().map(|n| json!({"name": n})).collect());
+                t.agent.tool_definitions = Some(tools.iter().map(|n| json!({"name": n})).collect());
                 t.push(Step::new(StepSource::System, text.as_str()));
             }
             Entry::User { text, .. } => {
@@ -31,14 +30,21 @@ pub fn convert(transcript: &[Entry]) -> Trajectory {
                 stop_reason,
                 ..
             } => {
-                t.push(model_step(text, tool_calls, *tokens, stop_reason.as_deref()));
+                t.push(model_step(
+                    text,
+                    tool_calls,
+                    *tokens,
+                    stop_reason.as_deref(),
+                ));
             }
             Entry::Tool {
                 id,
                 content,
                 is_error,
                 ..
-            } => t.attach_result(ObservationResult::of(id, content, *is_error)),
+            } => {
+                t.attach_result(ObservationResult::of(id, content, *is_error));
+            }
             Entry::Error { message } => {
                 t.push(system_note(message.as_str(), true));
             }

@@ -13,7 +13,8 @@ use super::tools::{self, Sandbox, ToolOutput};
 use crate::verdict::{CouldNotRun, cause_of};
 use repoprobe_llm::chat::{ChatMessage, ToolCall, ToolDef, ToolResult, Turn};
 use repoprobe_llm::{Client, Tokens};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -67,12 +68,46 @@ pub struct BuiltinRun {
     pub stop_reason: Option<String>,
     /// The last reply was cut at the model's output limit (an answer may be incomplete).
     pub cut_at_token_limit: bool,
-    /// In order: `{"kind": "system" | "user", "text"}`, then per turn
-    /// `{"kind": "model", "turn", "text", "tool_calls", "tokens", "stop_reason"}` followed by
-    /// one `{"kind": "tool", "turn", "id", "name", "input", "content", "is_error"}` per call
-    /// (and, after a final reply [`run_checked`] sent back, `{"kind": "user", "turn", "text"}`);
-    /// a run ending without an answer ends with `{"kind": "error", "message"}`.
-    pub transcript: Vec<Value>,
+    /// In order: the system prompt and the user's, then per turn the model's reply followed by
+    /// one tool entry per call (and, after a final reply [`run_checked`] sent back, the user's
+    /// message); a run ending without an answer ends with its error. Written as the run's raw
+    /// output, converted to ATIF by `atif::builtin`.
+    pub transcript: Vec<Entry>,
+}
+
+/// One entry of a built-in run's transcript, typed once: written as `{"kind": …}` objects (the
+/// raw output beside the trajectory) and read by `atif::builtin` as these variants.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Entry {
+    System {
+        text: String,
+        /// The tools offered, by name.
+        tools: Vec<String>,
+    },
+    User {
+        /// The turn after which a refused final reply was answered; `None` for the prompt.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        turn: Option<u32>,
+        text: String,
+    },
+    Model {
+        turn: u32,
+        text: String,
+        tool_calls: Vec<ToolCall>,
+        tokens: Tokens,
+        stop_reason: Option<String>,
+    },
+    Tool {
+        turn: u32,
+        id: String,
+        name: String,
+        input: Value,
+        content: String,
+        is_error: bool,
+    },
+    /// Why the run ended without an answer.
+    Error { message: String },
 }
 
 /// Runs the agent on `prompt` until it answers or a limit is hit.
@@ -127,8 +162,10 @@ pub async fn run_checked(
             match check(&turn.text) {
                 Err(reask) if run.reasks < max_reasks => {
                     run.reasks += 1;
-                    run.transcript
-                        .push(json!({"kind": "user", "turn": run.turns, "text": reask}));
+                    run.transcript.push(Entry::User {
+                        turn: Some(run.turns),
+                        text: reask.clone(),
+                    });
                     messages.push(turn.to_message());
                     messages.push(ChatMessage::User { text: reask });
                     continue;
@@ -162,34 +199,36 @@ impl BuiltinRun {
             stop_reason: None,
             cut_at_token_limit: false,
             transcript: vec![
-                json!({
-                    "kind": "system",
-                    "text": system,
-                    "tools": specs.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-                }),
-                json!({"kind": "user", "text": prompt}),
+                Entry::System {
+                    text: system.to_string(),
+                    tools: specs.iter().map(|t| t.name.clone()).collect(),
+                },
+                Entry::User {
+                    turn: None,
+                    text: prompt.to_string(),
+                },
             ],
         }
     }
 
     /// The run, ended without an answer for `why`.
     fn failed(mut self, why: String) -> BuiltinRun {
-        self.transcript
-            .push(json!({"kind": "error", "message": why}));
+        self.transcript.push(Entry::Error {
+            message: why.clone(),
+        });
         self.error = Some(why);
         self
     }
 
     fn push_tool(&mut self, call: &ToolCall, out: &ToolOutput) {
-        self.transcript.push(json!({
-            "kind": "tool",
-            "turn": self.turns,
-            "id": call.id,
-            "name": call.name,
-            "input": call.input,
-            "content": out.content,
-            "is_error": out.is_error,
-        }));
+        self.transcript.push(Entry::Tool {
+            turn: self.turns,
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: call.input.clone(),
+            content: out.content.clone(),
+            is_error: out.is_error,
+        });
     }
 }
 
@@ -245,14 +284,13 @@ impl Agent<'_> {
         run.tokens += turn.tokens;
         run.stop_reason = turn.stop_reason.clone();
         run.cut_at_token_limit = turn.cut_at_token_limit();
-        run.transcript.push(json!({
-            "kind": "model",
-            "turn": run.turns,
-            "text": turn.text,
-            "tool_calls": turn.tool_calls,
-            "tokens": turn.tokens,
-            "stop_reason": turn.stop_reason,
-        }));
+        run.transcript.push(Entry::Model {
+            turn: run.turns,
+            text: turn.text.clone(),
+            tool_calls: turn.tool_calls.clone(),
+            tokens: turn.tokens,
+            stop_reason: turn.stop_reason.clone(),
+        });
         Ok(turn)
     }
 
@@ -336,9 +374,18 @@ mod tests {
     use crate::verdict::Cause;
     use repoprobe_llm::{ApiKey, Provider, Settings, Structured};
     use repoprobe_test_support::{FakeServer, Response};
+    use serde_json::json;
     use std::sync::{Arc, Mutex};
 
     const KEY: &str = "sk-builtin-test-key-42";
+
+    /// A transcript as written (`{"kind": …}` objects), to look into.
+    fn json_of(transcript: &[Entry]) -> Vec<Value> {
+        transcript
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .collect()
+    }
 
     fn key() -> ApiKey {
         ApiKey::for_test(KEY)
@@ -686,18 +733,15 @@ mod tests {
         assert_eq!(run.http_retries, 0);
         // The transcript: system, user, then model/tool pairs, then the answer, with the tools'
         // real output.
-        let kinds: Vec<&str> = run
-            .transcript
-            .iter()
-            .map(|e| e["kind"].as_str().unwrap())
-            .collect();
+        let tr = json_of(&run.transcript);
+        let kinds: Vec<&str> = tr.iter().map(|e| e["kind"].as_str().unwrap()).collect();
         assert_eq!(
             kinds,
             [
                 "system", "user", "model", "tool", "model", "tool", "model", "tool", "model"
             ]
         );
-        let tool = |i: usize| &run.transcript[i];
+        let tool = |i: usize| &tr[i];
         assert_eq!(tool(3)["name"], "search");
         assert!(
             tool(3)["content"]
@@ -716,9 +760,9 @@ mod tests {
                 .contains("(fixture-7731)")
         );
         assert_eq!(tool(7)["content"], "greeter.py:1: class Greeter:\n");
-        assert_eq!(run.transcript[8]["text"], answer.as_str());
+        assert_eq!(json_of(&run.transcript)[8]["text"], answer.as_str());
         assert_eq!(
-            run.transcript[8]["stop_reason"],
+            json_of(&run.transcript)[8]["stop_reason"],
             match provider {
                 Provider::Openai => "stop",
                 Provider::Anthropic => "end_turn",
@@ -787,11 +831,8 @@ mod tests {
             second.contains("not json") && second.contains("refused: not json"),
             "{second}"
         );
-        let kinds: Vec<&str> = r
-            .transcript
-            .iter()
-            .map(|e| e["kind"].as_str().unwrap())
-            .collect();
+        let tr = json_of(&r.transcript);
+        let kinds: Vec<&str> = tr.iter().map(|e| e["kind"].as_str().unwrap()).collect();
         assert_eq!(
             kinds,
             [
@@ -857,11 +898,8 @@ mod tests {
         let run = rt().block_on(run(&client, &sandbox, "sys", "Read /etc/passwd", &limits()));
         assert_eq!(run.answer.as_deref(), Some("I could not read it."));
         assert_eq!(run.error, None);
-        let tools: Vec<&Value> = run
-            .transcript
-            .iter()
-            .filter(|e| e["kind"] == "tool")
-            .collect();
+        let tr = json_of(&run.transcript);
+        let tools: Vec<&Value> = tr.iter().filter(|e| e["kind"] == "tool").collect();
         assert_eq!(tools.len(), 2);
         assert!(tools.iter().all(|t| t["is_error"] == true));
         assert!(
@@ -912,8 +950,8 @@ mod tests {
         let run = rt().block_on(run(&client, &sandbox, "sys", "q", &limits()));
         assert_eq!(run.error, None);
         assert!(run.answer.unwrap().contains("'hi from greeter-5519'"));
-        let names: Vec<&str> = run
-            .transcript
+        let tr = json_of(&run.transcript);
+        let names: Vec<&str> = tr
             .iter()
             .filter(|e| e["kind"] == "tool")
             .map(|e| e["id"].as_str().unwrap())
@@ -969,7 +1007,10 @@ mod tests {
             reqs[1]["messages"][2]["tool_calls"][0]["function"]["arguments"],
             "{\"path\": src/lib.rs"
         );
-        assert_eq!(run.transcript[3]["input"], "{\"path\": src/lib.rs");
+        assert_eq!(
+            json_of(&run.transcript)[3]["input"],
+            "{\"path\": src/lib.rs"
+        );
     }
 
     #[test]
@@ -994,16 +1035,18 @@ mod tests {
             "{err}"
         );
         assert_eq!(server.requests.lock().unwrap().len(), 3);
-        assert_eq!(run.transcript.last().unwrap()["kind"], "error");
+        assert_eq!(
+            json_of(&run.transcript).last().cloned().unwrap()["kind"],
+            "error"
+        );
         // The tools of every turn ran: their listing is in the transcript.
-        let listings = run
-            .transcript
+        let listings = json_of(&run.transcript)
             .iter()
             .filter(|e| e["kind"] == "tool")
             .count();
         assert_eq!(listings, 3);
         assert!(
-            run.transcript[3]["content"]
+            json_of(&run.transcript)[3]["content"]
                 .as_str()
                 .unwrap()
                 .contains("greeter.py (")
@@ -1097,8 +1140,8 @@ mod tests {
         assert!(run.error.unwrap().starts_with("time limit reached"));
         // The tool's own (stopped) result is in the transcript: its thread returned before the
         // run did.
-        let tool = run
-            .transcript
+        let tr = json_of(&run.transcript);
+        let tool = tr
             .iter()
             .find(|e| e["kind"] == "tool")
             .expect("the stopped call is in the transcript");

@@ -1,59 +1,67 @@
-//! The built-in agent's trajectory, from its turns ([`crate::builtin::BuiltinRun::transcript`]):
+//! The built-in agent's trajectory, from its typed turns ([`crate::builtin::Entry`]):
 //! the system prompt and the user's, then one agent step per model turn with its tool calls and
 //! their results, and the error that ended the run, if one did.
 
 use super::{agent_step, system_note};
+use crate::builtin::Entry;
 use repoprobe_core::model::trajectory::{
     ObservationResult, Step, StepMetrics, StepSource, ToolCall, Trajectory, TrajectoryAgent,
 };
+use repoprobe_llm::Tokens;
+use repoprobe_llm::chat::ToolCall as LlmToolCall;
 use serde_json::{Map, Value, json};
 
-/// The steps of a built-in run's transcript (entries of a kind it does not know are left out).
-pub fn convert(transcript: &[Value]) -> Trajectory {
+/// The steps of a built-in run's transcript.
+pub fn convert(transcript: &[Entry]) -> Trajectory {
     let mut t = Trajectory::new(TrajectoryAgent::default());
     for e in transcript {
-        let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        match e.get("kind").and_then(Value::as_str).unwrap_or("") {
-            "system" => {
-                t.agent.tool_definitions = e.get("tools").and_then(Value::as_array).map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(|n| json!({"name": n}))
-                        .collect()
-                });
-                t.push(Step::new(StepSource::System, text("text")));
+        match e {
+            Entry::System { text, tools } => {
+                t.agent.tool_definitions = Some(tools.iter().map(|n| json!({"name": n})).collect());
+                t.push(Step::new(StepSource::System, text.as_str()));
             }
-            "user" => {
-                t.push(Step::new(StepSource::User, text("text")));
+            Entry::User { text, .. } => {
+                t.push(Step::new(StepSource::User, text.as_str()));
             }
-            "model" => {
-                let s = t.push(model_step(e));
-                s.message = repoprobe_core::model::trajectory::Message::Text(text("text"));
+            Entry::Model {
+                text,
+                tool_calls,
+                tokens,
+                stop_reason,
+                ..
+            } => {
+                t.push(model_step(
+                    text,
+                    tool_calls,
+                    *tokens,
+                    stop_reason.as_deref(),
+                ));
             }
-            "tool" => tool_result(&mut t, e),
-            "error" => {
-                t.push(system_note(text("message"), true));
+            Entry::Tool {
+                id,
+                content,
+                is_error,
+                ..
+            } => {
+                t.attach_result(ObservationResult::of(id, content, *is_error));
             }
-            _ => {}
+            Entry::Error { message } => {
+                t.push(system_note(message.as_str(), true));
+            }
         }
     }
     t
 }
 
-fn model_step(e: &Value) -> Step {
-    let mut s = agent_step("");
-    let calls: Vec<ToolCall> = e
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+/// A model turn as an agent step: its text, its tool calls (an unusable call's arguments kept
+/// with why under the call's `extra`), its tokens and stop reason.
+fn model_step(text: &str, calls: &[LlmToolCall], tokens: Tokens, stop: Option<&str>) -> Step {
+    let mut s = agent_step(text);
+    let calls: Vec<ToolCall> = calls
+        .iter()
         .map(|c| {
-            let mut call = ToolCall::new(
-                c.get("id").and_then(Value::as_str).unwrap_or(""),
-                c.get("name").and_then(Value::as_str).unwrap_or(""),
-                c.get("input").cloned().unwrap_or(Value::Null),
-            );
-            if let Some(why) = c.get("invalid").and_then(Value::as_str) {
+            let mut call = ToolCall::new(&c.id, &c.name, c.input.clone());
+            if let Some(why) = &c.invalid {
                 call.extra = Some(Map::from_iter([("invalid".to_string(), json!(why))]));
             }
             call
@@ -62,24 +70,15 @@ fn model_step(e: &Value) -> Step {
     if !calls.is_empty() {
         s.tool_calls = Some(calls);
     }
-    let n = |k: &str| e.pointer(&format!("/tokens/{k}")).and_then(Value::as_u64);
     s.metrics = Some(StepMetrics {
-        prompt_tokens: n("input_tokens"),
-        completion_tokens: n("output_tokens"),
+        prompt_tokens: Some(tokens.input_tokens),
+        completion_tokens: Some(tokens.output_tokens),
         ..StepMetrics::default()
     });
-    if let Some(r) = e.get("stop_reason").filter(|r| !r.is_null()) {
-        s.set_extra("stop_reason", r.clone());
+    if let Some(r) = stop {
+        s.set_extra("stop_reason", Value::String(r.to_string()));
     }
     s
-}
-
-/// A tool's result, put with the call it answers.
-fn tool_result(t: &mut Trajectory, e: &Value) {
-    let id = e.get("id").and_then(Value::as_str).unwrap_or("");
-    let content = e.get("content").and_then(Value::as_str).unwrap_or("");
-    let failed = e.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-    t.attach_result(ObservationResult::of(id, content, failed));
 }
 
 #[cfg(test)]
@@ -89,16 +88,46 @@ mod tests {
 
     #[test]
     fn a_built_in_transcript_becomes_steps_with_results_in_place() {
+        let tokens = |i, o| Tokens {
+            input_tokens: i,
+            output_tokens: o,
+        };
         let transcript = vec![
-            json!({"kind": "system", "text": "sys", "tools": ["read_file", "search"]}),
-            json!({"kind": "user", "text": "q"}),
-            json!({"kind": "model", "turn": 1, "text": "", "tokens": {"input_tokens": 10, "output_tokens": 2},
-                   "tool_calls": [{"id": "c1", "name": "read_file", "input": {"path": "src/lib.rs"}}],
-                   "stop_reason": "tool_calls"}),
-            json!({"kind": "tool", "turn": 1, "id": "c1", "name": "read_file", "input": {"path": "src/lib.rs"},
-                   "content": "src/lib.rs (lines 1-1 of 1)\n1\tfn x", "is_error": false}),
-            json!({"kind": "model", "turn": 2, "text": "It is x.", "tokens": {"input_tokens": 20, "output_tokens": 5},
-                   "tool_calls": [], "stop_reason": "stop"}),
+            Entry::System {
+                text: "sys".into(),
+                tools: vec!["read_file".into(), "search".into()],
+            },
+            Entry::User {
+                turn: None,
+                text: "q".into(),
+            },
+            Entry::Model {
+                turn: 1,
+                text: String::new(),
+                tool_calls: vec![LlmToolCall {
+                    id: "c1".into(),
+                    name: "read_file".into(),
+                    input: json!({"path": "src/lib.rs"}),
+                    invalid: None,
+                }],
+                tokens: tokens(10, 2),
+                stop_reason: Some("tool_calls".into()),
+            },
+            Entry::Tool {
+                turn: 1,
+                id: "c1".into(),
+                name: "read_file".into(),
+                input: json!({"path": "src/lib.rs"}),
+                content: "src/lib.rs (lines 1-1 of 1)\n1\tfn x".into(),
+                is_error: false,
+            },
+            Entry::Model {
+                turn: 2,
+                text: "It is x.".into(),
+                tool_calls: vec![],
+                tokens: tokens(20, 5),
+                stop_reason: Some("stop".into()),
+            },
         ];
         let t = convert(&transcript);
         assert_eq!(t.steps.len(), 4);
@@ -120,8 +149,13 @@ mod tests {
     #[test]
     fn a_run_that_ended_in_an_error_says_so_in_its_last_step() {
         let t = convert(&[
-            json!({"kind": "user", "text": "q"}),
-            json!({"kind": "error", "message": "turn limit reached"}),
+            Entry::User {
+                turn: None,
+                text: "q".into(),
+            },
+            Entry::Error {
+                message: "turn limit reached".into(),
+            },
         ]);
         assert_eq!(t.steps[1].source, StepSource::System);
         assert_eq!(t.steps[1].extra.as_ref().unwrap()["error"], true);

@@ -257,14 +257,7 @@ impl ScoreReport {
     /// what `score` gives for an empty dataset).
     pub fn empty(opts: &ScoreOptions) -> ScoreReport {
         ScoreReport {
-            policy: PolicyInfo {
-                missing: opts.missing,
-                std: "sample".to_string(),
-                bootstrap: opts.bootstrap,
-                seed: opts.seed,
-                dropped_questions: Vec::new(),
-                weights: opts.weights.iter().map(ToString::to_string).collect(),
-            },
+            policy: super::policy(opts),
             judge: None,
             models: Vec::new(),
             strata: opts

@@ -21,7 +21,8 @@ mod glue {
     use js_sys::{Array, Uint8Array};
     use repoprobe_core::trajectories::Scanner;
     use repoprobe_site::protocol::{
-        Origin, READY, Request, Response, StepKind, TrajectoryKey, TrajectoryPage, ViewOptions,
+        Origin, READY, Request, Response, Started, StepKind, TrajectoryKey, TrajectoryPage,
+        ViewOptions,
     };
     use repoprobe_site::worker::hash::{Digest, Hasher, hex};
     use repoprobe_site::worker::trajectory::steps::FIRST_BYTES;
@@ -485,37 +486,41 @@ mod glue {
         }
     }
 
-    async fn serve(req: Request, blobs: JsValue) {
-        match req {
-            Request::Started(s) => {
-                // A trajectories file read by Range requests: its Blob is a stand-in.
-                WORKER.with(|w| {
-                    let mut w = w.borrow_mut();
-                    for f in &s.files {
-                        match (&f.ranged, &f.note) {
-                            (Some(url), note) => {
-                                w.trajectories
-                                    .add_ranged(&f.name, url, f.size as u64, note.clone())
-                            }
-                            // Downloaded whole instead (no Range support, no index): said.
-                            (None, Some(note)) => w.trajectories.note(&f.name, note),
-                            (None, None) => {}
-                        }
+    /// The start script's files: a trajectories file read by Range requests kept as its URL
+    /// (its Blob is a stand-in), the others loaded.
+    async fn started(s: Started, blobs: JsValue) {
+        // A trajectories file read by Range requests: its Blob is a stand-in.
+        WORKER.with(|w| {
+            let mut w = w.borrow_mut();
+            for f in &s.files {
+                match (&f.ranged, &f.note) {
+                    (Some(url), note) => {
+                        w.trajectories
+                            .add_ranged(&f.name, url, f.size as u64, note.clone())
                     }
-                });
-                let blobs = Array::from(&blobs);
-                let (mut names, mut origins, kept) = (Vec::new(), Vec::new(), Array::new());
-                for (i, f) in s.files.iter().enumerate() {
-                    if f.ranged.is_none() {
-                        names.push(f.name.clone());
-                        origins.push(f.origin);
-                        kept.push(&blobs.get(i as u32));
-                    }
-                }
-                if !s.files.is_empty() {
-                    add(names, &origins, kept.into(), start_options()).await;
+                    // Downloaded whole instead (no Range support, no index): said.
+                    (None, Some(note)) => w.trajectories.note(&f.name, note),
+                    (None, None) => {}
                 }
             }
+        });
+        let blobs = Array::from(&blobs);
+        let (mut names, mut origins, kept) = (Vec::new(), Vec::new(), Array::new());
+        for (i, f) in s.files.iter().enumerate() {
+            if f.ranged.is_none() {
+                names.push(f.name.clone());
+                origins.push(f.origin);
+                kept.push(&blobs.get(i as u32));
+            }
+        }
+        if !s.files.is_empty() {
+            add(names, &origins, kept.into(), start_options()).await;
+        }
+    }
+
+    async fn serve(req: Request, blobs: JsValue) {
+        match req {
+            Request::Started(s) => started(s, blobs).await,
             Request::Add {
                 names,
                 origins,

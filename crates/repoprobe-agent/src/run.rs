@@ -176,7 +176,7 @@ pub struct Run {
 /// and is removed afterwards), then reads what it changed and removes the worktree unless the
 /// request keeps it.
 pub async fn answer(agent: &Agent, req: &Request<'_>, wt: Worktree, scratch: &Path) -> Run {
-    let (q, ids) = (req.question, req.ids);
+    let q = req.question;
     let mut run = match agent {
         Agent::Builtin { client, limits } => run_builtin(client, limits, req, &wt).await,
         Agent::External {
@@ -186,7 +186,39 @@ pub async fn answer(agent: &Agent, req: &Request<'_>, wt: Worktree, scratch: &Pa
         } => run_external(config, version.as_deref(), *fresh_home, req, &wt, scratch).await,
     };
     let _ = std::fs::remove_dir_all(scratch);
+    let trajectory = trajectory(&mut run, req, &wt);
+    let facts = Facts::of(&trajectory);
+    let mut block = std::mem::take(&mut run.agent);
+    block.prompt_version = Some(req.prompt_version.into());
+    block.repo = Some(q.repo.name.clone());
+    block.commit = Some(wt.commit.clone());
+    block.from_head = Some(wt.from_head);
+    block.turns = Some(facts.turns);
+    block.tool_calls = Some(facts.tool_calls);
+    block.files_read = Some(facts.files_read);
+    block.files_searched = Some(facts.files_searched);
+    let mut verdict = std::mem::replace(&mut run.verdict, Verdict::AgentFailed(String::new()));
+    let left = inspect(wt, req.keep_worktree, &mut block, &mut verdict).await;
+    Run {
+        verdict,
+        agent: block,
+        trajectory,
+        raw: run.raw,
+        tokens: run.tokens,
+        cost_usd: run.cost_usd,
+        http_retries: run.http_retries,
+        reasks: run.reasks,
+        turns: run.turns,
+        worktree: left.worktree,
+        cleanup_warning: left.cleanup_warning,
+    }
+}
+
+/// The run's ATIF trajectory: the agent's converted steps assembled with the prompt and the
+/// record's key under `extra`.
+fn trajectory(run: &mut Partial, req: &Request<'_>, wt: &Worktree) -> Trajectory {
     let root = wt.path.canonicalize().unwrap_or_else(|_| wt.path.clone());
+    let ids = req.ids;
     let info = RunInfo {
         agent: run.agent.name.as_deref().unwrap_or(""),
         version: run.agent.version.as_deref().unwrap_or(""),
@@ -198,25 +230,25 @@ pub async fn answer(agent: &Agent, req: &Request<'_>, wt: Worktree, scratch: &Pa
             ("question_id".to_string(), json!(ids.question_id)),
             ("model".to_string(), json!(ids.model)),
             ("attempt".to_string(), json!(ids.attempt)),
-            ("repo".to_string(), json!(q.repo.name)),
+            ("repo".to_string(), json!(req.question.repo.name)),
             ("commit".to_string(), json!(wt.commit)),
             ("prompt_version".to_string(), json!(req.prompt_version)),
         ]),
     };
-    let trajectory = atif::assemble(&info, std::mem::replace(&mut run.converted, empty()));
-    let facts = Facts::of(&trajectory);
-    let mut block = run.agent;
-    block.prompt_version = Some(req.prompt_version.into());
-    block.repo = Some(q.repo.name.clone());
-    block.commit = Some(wt.commit.clone());
-    block.from_head = Some(wt.from_head);
-    block.turns = Some(facts.turns);
-    block.tool_calls = Some(facts.tool_calls);
-    block.files_read = Some(facts.files_read);
-    block.files_searched = Some(facts.files_searched);
-    // What the agent left behind, then the worktree goes (unless kept for inspection).
-    let mut verdict = run.verdict;
-    let keep = req.keep_worktree;
+    atif::assemble(&info, std::mem::replace(&mut run.converted, empty()))
+}
+
+/// What the worktree's inspection left: the worktree, when kept, and why it could not be
+/// removed.
+struct Left {
+    worktree: Option<Worktree>,
+    cleanup_warning: Option<String>,
+}
+
+/// What the agent left behind in `wt` (into `block`), then the worktree removed unless kept; a
+/// worktree that cannot be inspected makes the run one that could not run (its changes, the
+/// edit-bias evidence, are unknown).
+async fn inspect(wt: Worktree, keep: bool, block: &mut AgentBlock, verdict: &mut Verdict) -> Left {
     let inspected = tokio::task::spawn_blocking(move || {
         let changes = wt.changes();
         let (kept, removed) = if keep {
@@ -227,42 +259,33 @@ pub async fn answer(agent: &Agent, req: &Request<'_>, wt: Worktree, scratch: &Pa
         (changes, kept, removed.err().map(|e| e.to_string()))
     })
     .await;
-    let (mut cleanup_warning, mut worktree) = (None, None);
-    match inspected {
-        Ok((changes, kept, warning)) => {
-            cleanup_warning = warning;
-            worktree = kept;
-            match changes {
-                Ok(changes) => {
-                    block.worktree_changed = Some(!changes.is_empty());
-                    block.changes = Some(changes);
-                }
-                Err(e) if !matches!(verdict, Verdict::CouldNotRun(_)) => {
-                    verdict = Verdict::could_not_run(
-                        Cause::Environment,
-                        format!("the worktree could not be inspected afterwards: {e}"),
-                    )
-                }
-                Err(_) => {}
-            }
-        }
+    let (changes, worktree, cleanup_warning) = match inspected {
+        Ok(parts) => parts,
         Err(e) => {
-            verdict = Verdict::could_not_run(
+            *verdict = Verdict::could_not_run(
                 Cause::Environment,
                 format!("the worktree check stopped unexpectedly: {e}"),
+            );
+            return Left {
+                worktree: None,
+                cleanup_warning: None,
+            };
+        }
+    };
+    match changes {
+        Ok(changes) => {
+            block.worktree_changed = Some(!changes.is_empty());
+            block.changes = Some(changes);
+        }
+        Err(e) if !matches!(verdict, Verdict::CouldNotRun(_)) => {
+            *verdict = Verdict::could_not_run(
+                Cause::Environment,
+                format!("the worktree could not be inspected afterwards: {e}"),
             )
         }
+        Err(_) => {}
     }
-    Run {
-        verdict,
-        agent: block,
-        trajectory,
-        raw: run.raw,
-        tokens: run.tokens,
-        cost_usd: run.cost_usd,
-        http_retries: run.http_retries,
-        reasks: run.reasks,
-        turns: run.turns,
+    Left {
         worktree,
         cleanup_warning,
     }

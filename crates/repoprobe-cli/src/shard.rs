@@ -125,79 +125,96 @@ pub fn resolve(
         }
         Some(ShardArg::Auto) => {}
     }
-    let var = |name: &str| -> Result<Option<u64>, String> {
-        match env(name) {
-            None => Ok(None),
-            Some(v) if v.trim().is_empty() => Ok(None),
-            Some(v) => v
-                .trim()
-                .parse::<u64>()
-                .map(Some)
-                .map_err(|_| format!("--shard auto: {name}={v:?} is not a whole number")),
-        }
-    };
-    let fit = |index: u64, count: u64, from: &str| -> Result<Option<Shard>, String> {
-        let (Ok(index), Ok(count)) = (u32::try_from(index), u32::try_from(count)) else {
-            return Err(format!("--shard auto: {from} is too large"));
-        };
-        if count == 0 || index >= count {
-            return Err(format!(
-                "--shard auto: {from} gives shard {index} of {count}, not 0 ≤ I < N"
-            ));
-        }
-        Ok(Some(Shard { index, count }))
-    };
+    let var = |name: &str| number(env(name), name);
     if let Some(id) = var("SLURM_ARRAY_TASK_ID")? {
-        let Some(count) = var("SLURM_ARRAY_TASK_COUNT")? else {
-            return Err(
-                "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not \
-                        (Slurm sets both in a job array)"
-                    .into(),
-            );
-        };
-        let min = var("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
-        let step = var("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
-        if let Some(max) = var("SLURM_ARRAY_TASK_MAX")?
-            && (max < min || (max - min) / step + 1 != count)
-        {
-            return Err(format!(
-                "--shard auto: the Slurm array's {count} tasks are not the range {min}-{max}:{step} \
-                 (an array with gaps, e.g. --array=0,3,7?); give sbatch a range such as \
-                 --array=0-{}",
-                count.saturating_sub(1)
-            ));
-        }
-        if id < min || (id - min) % step != 0 {
-            return Err(format!(
-                "--shard auto: SLURM_ARRAY_TASK_ID={id} is not in the array {min}..:{step}"
-            ));
-        }
-        if shards.is_some_and(|n| u64::from(n) != count) {
-            return Err(format!(
-                "--shards {} disagrees with the Slurm array's {count} tasks",
-                shards.unwrap_or(0)
-            ));
-        }
-        return fit((id - min) / step, count, "the Slurm array");
+        return slurm(id, shards, &var).map(Some);
     }
     if let Some(index) = var("JOB_COMPLETION_INDEX")? {
-        let count = match (shards, var("REPOPROBE_SHARDS")?) {
-            (Some(n), _) => u64::from(n),
-            (None, Some(n)) => n,
-            (None, None) => {
-                return Err(
-                    "--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) \
-                            but not the count: give --shards N or REPOPROBE_SHARDS (the Job's \
-                            `completions`)"
-                        .into(),
-                );
-            }
-        };
-        return fit(index, count, "the Kubernetes Indexed Job");
+        return kubernetes(index, shards, &var).map(Some);
     }
     Err(format!(
         "--shard auto: not in a cluster job; looked for {AUTO_VARIABLES}. Use --shard I/N elsewhere"
     ))
+}
+
+/// A variable of the cluster's, read as a whole number; unset or blank is `None`.
+fn number(value: Option<String>, name: &str) -> Result<Option<u64>, String> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.trim().is_empty() => Ok(None),
+        Some(v) => v
+            .trim()
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| format!("--shard auto: {name}={v:?} is not a whole number")),
+    }
+}
+
+/// Shard `index` of `count`, as `from` gave them.
+fn fit(index: u64, count: u64, from: &str) -> Result<Shard, String> {
+    let (Ok(index), Ok(count)) = (u32::try_from(index), u32::try_from(count)) else {
+        return Err(format!("--shard auto: {from} is too large"));
+    };
+    if count == 0 || index >= count {
+        return Err(format!(
+            "--shard auto: {from} gives shard {index} of {count}, not 0 ≤ I < N"
+        ));
+    }
+    Ok(Shard { index, count })
+}
+
+type Var<'a> = &'a dyn Fn(&str) -> Result<Option<u64>, String>;
+
+/// A Slurm array task `id`: its rank in the array's range, of the array's task count.
+fn slurm(id: u64, shards: Option<u32>, var: Var) -> Result<Shard, String> {
+    let Some(count) = var("SLURM_ARRAY_TASK_COUNT")? else {
+        return Err(
+            "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not \
+                    (Slurm sets both in a job array)"
+                .into(),
+        );
+    };
+    let min = var("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+    let step = var("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
+    if let Some(max) = var("SLURM_ARRAY_TASK_MAX")?
+        && (max < min || (max - min) / step + 1 != count)
+    {
+        return Err(format!(
+            "--shard auto: the Slurm array's {count} tasks are not the range {min}-{max}:{step} \
+             (an array with gaps, e.g. --array=0,3,7?); give sbatch a range such as \
+             --array=0-{}",
+            count.saturating_sub(1)
+        ));
+    }
+    if id < min || !(id - min).is_multiple_of(step) {
+        return Err(format!(
+            "--shard auto: SLURM_ARRAY_TASK_ID={id} is not in the array {min}..:{step}"
+        ));
+    }
+    if shards.is_some_and(|n| u64::from(n) != count) {
+        return Err(format!(
+            "--shards {} disagrees with the Slurm array's {count} tasks",
+            shards.unwrap_or(0)
+        ));
+    }
+    fit((id - min) / step, count, "the Slurm array")
+}
+
+/// A Kubernetes Indexed Job's `index`, of the count given (`--shards`, else `REPOPROBE_SHARDS`).
+fn kubernetes(index: u64, shards: Option<u32>, var: Var) -> Result<Shard, String> {
+    let count = match (shards, var("REPOPROBE_SHARDS")?) {
+        (Some(n), _) => u64::from(n),
+        (None, Some(n)) => n,
+        (None, None) => {
+            return Err(
+                "--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) \
+                        but not the count: give --shards N or REPOPROBE_SHARDS (the Job's \
+                        `completions`)"
+                    .into(),
+            );
+        }
+    };
+    fit(index, count, "the Kubernetes Indexed Job")
 }
 
 /// 64-bit FNV-1a: stable across runs and machines, unlike the std's seeded hasher.

@@ -85,42 +85,7 @@ pub(super) fn search_files(
         cut: false,
         files: 0,
     };
-    let mut files: Vec<PathBuf> = Vec::new();
-    if start.path.is_file() {
-        let size = std::fs::metadata(&start.path).map_or(0, |m| m.len());
-        if size > MAX_SEARCH_FILE_BYTES {
-            return Err(format!(
-                "the file is {size} bytes, too large to search (at most {} MiB); search a \
-                 smaller file: {}",
-                MAX_SEARCH_FILE_BYTES / (1024 * 1024),
-                quote(&start.rel)
-            ));
-        }
-        files.push(start.path.clone());
-    } else {
-        let mut w = sandbox.walker(&start.path, None);
-        w.max_filesize(Some(MAX_SEARCH_FILE_BYTES));
-        if let Some(glob) = glob.map(str::trim).filter(|g| !g.is_empty()) {
-            let mut ob = OverrideBuilder::new(&sandbox.root);
-            ob.add(glob)
-                .map_err(|e| format!("invalid glob ({e}): {}", quote(glob)))?;
-            let ov = ob
-                .build()
-                .map_err(|e| format!("invalid glob ({e}): {}", quote(glob)))?;
-            w.overrides(ov);
-        }
-        for entry in w.build() {
-            if stop.load(Ordering::Relaxed) {
-                return Err(STOPPED.to_string());
-            }
-            let Ok(entry) = entry else { continue };
-            // Links are skipped: one pointing out must not be read, one pointing in is a
-            // duplicate.
-            if entry.file_type().is_some_and(|t| t.is_file()) && !entry.path_is_symlink() {
-                files.push(entry.into_path());
-            }
-        }
-    }
+    let files = files_to_search(sandbox, start, glob, stop)?;
     for path in files {
         if found.cut {
             break;
@@ -162,6 +127,53 @@ pub(super) fn search_files(
         return Err(STOPPED.to_string());
     }
     Ok(found)
+}
+
+/// The files a search reads: `start` itself when it is a file (refused when larger than
+/// [`MAX_SEARCH_FILE_BYTES`]), else the walk of its directory (`.gitignore` honoured, `glob`
+/// applied, links and larger files skipped).
+fn files_to_search(
+    sandbox: &Sandbox,
+    start: &Resolved,
+    glob: Option<&str>,
+    stop: &AtomicBool,
+) -> Result<Vec<PathBuf>, String> {
+    if start.path.is_file() {
+        let size = std::fs::metadata(&start.path).map_or(0, |m| m.len());
+        if size > MAX_SEARCH_FILE_BYTES {
+            return Err(format!(
+                "the file is {size} bytes, too large to search (at most {} MiB); search a \
+                 smaller file: {}",
+                MAX_SEARCH_FILE_BYTES / (1024 * 1024),
+                quote(&start.rel)
+            ));
+        }
+        return Ok(vec![start.path.clone()]);
+    }
+    let mut w = sandbox.walker(&start.path, None);
+    w.max_filesize(Some(MAX_SEARCH_FILE_BYTES));
+    if let Some(glob) = glob.map(str::trim).filter(|g| !g.is_empty()) {
+        let mut ob = OverrideBuilder::new(&sandbox.root);
+        ob.add(glob)
+            .map_err(|e| format!("invalid glob ({e}): {}", quote(glob)))?;
+        let ov = ob
+            .build()
+            .map_err(|e| format!("invalid glob ({e}): {}", quote(glob)))?;
+        w.overrides(ov);
+    }
+    let mut files = Vec::new();
+    for entry in w.build() {
+        if stop.load(Ordering::Relaxed) {
+            return Err(STOPPED.to_string());
+        }
+        let Ok(entry) = entry else { continue };
+        // Links are skipped: one pointing out must not be read, one pointing in is a
+        // duplicate.
+        if entry.file_type().is_some_and(|t| t.is_file()) && !entry.path_is_symlink() {
+            files.push(entry.into_path());
+        }
+    }
+    Ok(files)
 }
 
 /// `path:line: text` lines, capped at [`MAX_OUTPUT_BYTES`]; true when the cap cut them.

@@ -98,6 +98,23 @@ fn trajectories_beside(out: &std::path::Path) -> PathBuf {
     out.with_file_name(format!("{stem}.trajectories.jsonl"))
 }
 
+/// The ATIF trajectory at `rel`, read from the first of `dirs` that holds it; a record's path
+/// stays under the directories given: never absolute, never `..`.
+fn read_trajectory(
+    dirs: &[PathBuf],
+    rel: &str,
+) -> Result<repoprobe_core::model::trajectory::Trajectory, String> {
+    let rel =
+        repoprobe_core::model::repo_path::normalise(rel).map_err(|e| format!("its path {e}"))?;
+    let path = dirs
+        .iter()
+        .map(|d| d.join(&rel))
+        .find(|p| p.is_file())
+        .ok_or_else(|| "not found beside the input files".to_string())?;
+    let bytes = crate::input::read(&path).map_err(|e| e.to_string())?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("not an ATIF trajectory: {e}"))
+}
+
 /// Writes the trajectory of every answer that names one (`agent.transcript`, read relative to
 /// the directory of each input file in turn, first found) as a line of `path`, and the index
 /// beside it (neither when there is none); an answer without a readable ATIF trajectory is said
@@ -108,7 +125,6 @@ fn gather_trajectories(
     path: &std::path::Path,
 ) -> anyhow::Result<()> {
     use repoprobe_core::model::agent::AgentBlock;
-    use repoprobe_core::model::repo_path;
     use repoprobe_core::trajectories::{self, Index, IndexEntry, TrajectoryKey};
     use std::io::Write;
     let dirs: Vec<PathBuf> = inputs
@@ -133,20 +149,7 @@ fn gather_trajectories(
                 model: ans.model.clone(),
                 attempt: ans.attempt,
             };
-            // A record's path stays under the directories given: never absolute, never `..`.
-            let read = repo_path::normalise(&rel)
-                .map_err(|e| format!("its path {e}"))
-                .and_then(|rel| {
-                    dirs.iter()
-                        .map(|d| d.join(&rel))
-                        .find(|p| p.is_file())
-                        .ok_or_else(|| "not found beside the input files".to_string())
-                })
-                .and_then(|p| crate::input::read(&p).map_err(|e| e.to_string()))
-                .and_then(|b| {
-                    serde_json::from_slice::<repoprobe_core::model::trajectory::Trajectory>(&b)
-                        .map_err(|e| format!("not an ATIF trajectory: {e}"))
-                });
+            let read = read_trajectory(&dirs, &rel);
             let t = match read {
                 Ok(t) => t,
                 Err(why) => {

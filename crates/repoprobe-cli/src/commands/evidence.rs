@@ -11,7 +11,7 @@
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues, write_atomically};
 use anyhow::{Context, bail};
-use repoprobe_agent::workspace::RepoTree;
+use repoprobe_agent::workspace::{RepoSource, RepoTree};
 use repoprobe_core::LoadOptions;
 use repoprobe_core::cited_evidence::{self, Plan};
 use repoprobe_core::report::{terminal_safe, terminal_safe_lines};
@@ -60,10 +60,46 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         );
     }
     let source = a.repo.source()?;
+    let mut totals = Totals::default();
+    let done = rewrite_all(ds, raw, &source, &mut totals)?;
+    let mut text = String::new();
+    for (record, line) in &done {
+        text.push_str(record);
+        text.push('\n');
+        eprintln!("  {line}");
+    }
+    write_atomically(&a.out, text.as_bytes())
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    eprintln!(
+        "evidence: wrote {}: {} question(s), {} given evidence ({} item(s), {} entr{}), {} cited path(s) not at their commit, {} path(s) cited by reference answers only{}",
+        a.out.display(),
+        ds.questions.len(),
+        totals.questions,
+        totals.items,
+        totals.entries,
+        if totals.entries == 1 { "y" } else { "ies" },
+        totals.missing,
+        totals.answer_only,
+        match totals.unread {
+            0 => String::new(),
+            n => format!(", {n} question(s) whose repository could not be read"),
+        }
+    );
+    Ok(match Exit::of(&loaded) {
+        Exit::Ok if totals.unread > 0 => Exit::InvalidRecords,
+        e => e,
+    })
+}
 
-    // Questions taken by repository and commit, so that each tree is read once and only one
-    // is held at a time (a large repository's tree is megabytes); written and reported in the
-    // benchmark's order.
+/// Each question's record rewritten with its cited evidence, and its report line, in the
+/// benchmark's order. Questions are taken by repository and commit, so that each tree is read
+/// once and only one is held at a time (a large repository's tree is megabytes).
+fn rewrite_all(
+    ds: &repoprobe_core::Dataset,
+    raw: &repoprobe_core::dataset::RawRecords,
+    source: &RepoSource,
+    totals: &mut Totals,
+) -> anyhow::Result<Vec<(String, String)>> {
     let key = |i: usize| {
         let r = &ds.questions[i].repo;
         (r.name.as_str(), r.commit.trim())
@@ -71,7 +107,6 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let mut order: Vec<usize> = (0..ds.questions.len()).collect();
     order.sort_by_key(|&i| key(i));
     let mut done: Vec<(String, String)> = vec![Default::default(); ds.questions.len()];
-    let mut totals = Totals::default();
     let mut held = None;
     let mut tree: Result<RepoTree, String> = Err(String::new());
     for i in order {
@@ -102,33 +137,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             }
         };
     }
-    let mut text = String::new();
-    for (record, line) in &done {
-        text.push_str(record);
-        text.push('\n');
-        eprintln!("  {line}");
-    }
-    write_atomically(&a.out, text.as_bytes())
-        .with_context(|| format!("cannot write {}", a.out.display()))?;
-    eprintln!(
-        "evidence: wrote {}: {} question(s), {} given evidence ({} item(s), {} entr{}), {} cited path(s) not at their commit, {} path(s) cited by reference answers only{}",
-        a.out.display(),
-        ds.questions.len(),
-        totals.questions,
-        totals.items,
-        totals.entries,
-        if totals.entries == 1 { "y" } else { "ies" },
-        totals.missing,
-        totals.answer_only,
-        match totals.unread {
-            0 => String::new(),
-            n => format!(", {n} question(s) whose repository could not be read"),
-        }
-    );
-    Ok(match Exit::of(&loaded) {
-        Exit::Ok if totals.unread > 0 => Exit::InvalidRecords,
-        e => e,
-    })
+    Ok(done)
 }
 
 /// The counts of the closing line.

@@ -5,7 +5,8 @@
 //! job's last step can check it.
 
 use crate::exit::Exit;
-use crate::runs::state::{RunState, manifests, read_run};
+use crate::runs::manifest::Manifest;
+use crate::runs::state::{RunState, ShardState, manifests, read_run};
 use crate::runs::unix_now;
 use repoprobe_core::report::terminal_safe;
 use repoprobe_llm::Tokens;
@@ -66,37 +67,12 @@ fn render(run: &RunState, now_s: u64, now: SystemTime) -> (String, bool) {
     let mut incomplete = Vec::new();
     let mut finish = Vec::new();
     for s in &run.shards {
-        let name = s
-            .shard
-            .map_or_else(|| "(whole run)".to_string(), |x| x.label());
-        let problems = s.problems(m);
-        let state = if s.complete(m) {
-            "complete".to_string()
-        } else {
-            problems.join("; ")
-        };
-        if !s.complete(m) {
-            incomplete.push(format!("{name} ({})", problems.join("; ")));
-            if let Some(shard) = s.shard {
-                finish.push(format!(
-                    "  to finish {name}: run the same `{}` again with --shard {shard}, or submit \
-                     its task alone (Slurm: sbatch --array={} <the job script>, --shard auto \
-                     reads the count from this manifest; Kubernetes: that index again)\n",
-                    m.command, shard.index
-                ));
-            }
+        let row = shard_row(s, m, price, now);
+        out.push_str(&row.line);
+        if let Some((why, to_finish)) = row.incomplete {
+            incomplete.push(why);
+            finish.extend(to_finish);
         }
-        out.push_str(&format!(
-            "  {:<14} {:>7} {:>7} {:>7} {:>12} {:>10} {:>9}  {}\n",
-            name,
-            s.done,
-            s.failed,
-            s.left(),
-            s.tokens.input_tokens + s.tokens.output_tokens,
-            cost(price, s.tokens),
-            s.last_write.map_or("never".into(), |t| ago(now, t)),
-            state
-        ));
         done += s.done;
         failed += s.failed;
         left += s.left();
@@ -104,14 +80,7 @@ fn render(run: &RunState, now_s: u64, now: SystemTime) -> (String, bool) {
         tokens += s.tokens;
     }
     let elapsed = now_s.saturating_sub(m.created_unix_s);
-    let eta = if left == 0 {
-        "none left".to_string()
-    } else if done == 0 || elapsed == 0 {
-        "unknown (nothing done yet)".to_string()
-    } else {
-        let per_key = elapsed as f64 / done as f64;
-        format!("about {}", duration(per_key * left as f64))
-    };
+    let eta = eta(left, done, elapsed);
     out.push_str(&format!(
         "  {:<14} {:>7} {:>7} {:>7} {:>12} {:>10}  of {keys}; started {} ago; time left: {eta}\n",
         "total",
@@ -132,6 +101,60 @@ fn render(run: &RunState, now_s: u64, now: SystemTime) -> (String, bool) {
         }
     }
     (out, complete)
+}
+
+/// One shard's line of the table and, when it is not complete, why and how to finish it.
+struct ShardRow {
+    line: String,
+    incomplete: Option<(String, Option<String>)>,
+}
+
+fn shard_row(s: &ShardState, m: &Manifest, price: Option<Price>, now: SystemTime) -> ShardRow {
+    let name = s
+        .shard
+        .map_or_else(|| "(whole run)".to_string(), |x| x.label());
+    let problems = s.problems(m);
+    let complete = s.complete(m);
+    let state = if complete {
+        "complete".to_string()
+    } else {
+        problems.join("; ")
+    };
+    let incomplete = (!complete).then(|| {
+        let to_finish = s.shard.map(|shard| {
+            format!(
+                "  to finish {name}: run the same `{}` again with --shard {shard}, or submit \
+                 its task alone (Slurm: sbatch --array={} <the job script>, --shard auto \
+                 reads the count from this manifest; Kubernetes: that index again)\n",
+                m.command, shard.index
+            )
+        });
+        (format!("{name} ({})", problems.join("; ")), to_finish)
+    });
+    let line = format!(
+        "  {:<14} {:>7} {:>7} {:>7} {:>12} {:>10} {:>9}  {}\n",
+        name,
+        s.done,
+        s.failed,
+        s.left(),
+        s.tokens.input_tokens + s.tokens.output_tokens,
+        cost(price, s.tokens),
+        s.last_write.map_or("never".into(), |t| ago(now, t)),
+        state
+    );
+    ShardRow { line, incomplete }
+}
+
+/// The time left, from the pace so far.
+fn eta(left: u64, done: u64, elapsed: u64) -> String {
+    if left == 0 {
+        "none left".to_string()
+    } else if done == 0 || elapsed == 0 {
+        "unknown (nothing done yet)".to_string()
+    } else {
+        let per_key = elapsed as f64 / done as f64;
+        format!("about {}", duration(per_key * left as f64))
+    }
 }
 
 fn cost(price: Option<Price>, t: Tokens) -> String {

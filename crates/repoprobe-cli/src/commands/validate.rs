@@ -2,8 +2,8 @@
 
 use crate::exit::Exit;
 use crate::input::load_paths;
-use repoprobe_core::{LoadOptions, RecordKind};
-use serde_json::json;
+use repoprobe_core::{LoadOptions, Loaded, RecordKind};
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -26,98 +26,101 @@ enum Format {
 pub fn run(a: Args) -> anyhow::Result<Exit> {
     let loaded = load_paths(&a.files, LoadOptions::default());
     let exit = Exit::of(&loaded);
+    let unpinned = unpinned(&loaded.dataset.questions);
+    let out = match a.format {
+        Format::Json => serde_json::to_string_pretty(&as_json(&loaded, exit, &unpinned))? + "\n",
+        Format::Text => as_text(&loaded, &unpinned)?,
+    };
+    crate::stdout::write(out.as_bytes())?;
+    Ok(exit)
+}
+
+/// The load as `--format json` writes it: validity, files, counts by kind, pinned questions,
+/// issues and notes.
+fn as_json(loaded: &Loaded, exit: Exit, unpinned: &[String]) -> Value {
     let counts: BTreeMap<&str, usize> = RecordKind::ALL
         .iter()
         .map(|&k| (k.bundle_key(), loaded.dataset.count(k)))
         .collect();
-    let unpinned = unpinned(&loaded.dataset.questions);
     let questions = loaded.dataset.questions.len();
-    match a.format {
-        Format::Json => {
-            let out = json!({
-                "valid": exit == Exit::Ok,
-                "files": loaded.files,
-                "counts": counts,
-                "pinned": {"questions": questions, "pinned": questions - unpinned.len(),
-                    "not_pinned": unpinned},
-                "issues": loaded.issues,
-                "notes": loaded.notes,
-            });
-            crate::stdout::write((serde_json::to_string_pretty(&out)? + "\n").as_bytes())?;
-        }
-        Format::Text => {
-            use repoprobe_core::report::terminal_safe_lines as safe;
-            use std::fmt::Write as _;
-            let mut text = String::new();
-            for f in &loaded.files {
-                writeln!(
-                    text,
-                    "{}: {} ({} bytes), {} record(s) read",
-                    safe(&f.name),
-                    f.shape,
-                    f.bytes,
-                    f.records
-                )?;
-            }
-            let valid: Vec<String> = RecordKind::ALL
-                .iter()
-                .filter(|&&k| loaded.dataset.count(k) > 0)
-                .map(|&k| {
-                    format!(
-                        "{} {}",
-                        loaded.dataset.count(k),
-                        plural(k.noun(), loaded.dataset.count(k))
-                    )
-                })
-                .collect();
-            writeln!(
-                text,
-                "valid: {}",
-                if valid.is_empty() {
-                    "nothing".to_string()
-                } else {
-                    valid.join(", ")
-                }
-            )?;
-            if questions > 0 {
-                writeln!(
-                    text,
-                    "pinned: {} of {questions} question(s) at a full commit of a repository with a URL{}",
-                    questions - unpinned.len(),
-                    if unpinned.is_empty() {
-                        String::new()
-                    } else {
-                        format!(
-                            " (not: {}; `answer` needs --allow-unpinned or --repo-map for them)",
-                            safe(&unpinned.join(", "))
-                        )
-                    }
-                )?;
-            }
-            for n in &loaded.notes {
-                writeln!(text, "note: {}", safe(n))?;
-            }
-            if loaded.issues.is_empty() {
-                writeln!(text, "no issues")?;
-            } else {
-                writeln!(text, "{} issue(s):", loaded.issues.len())?;
-                for i in &loaded.issues {
-                    // A warning leaves no record out (docs/cli.md#output): said so.
-                    let warning = i.severity == repoprobe_core::Severity::Warning;
-                    writeln!(
-                        text,
-                        "  {}: {}: {}{}",
-                        safe(&i.file),
-                        safe(&i.location),
-                        if warning { "warning: " } else { "" },
-                        safe(&i.message)
-                    )?;
-                }
-            }
-            crate::stdout::write(text.as_bytes())?;
-        }
+    json!({
+        "valid": exit == Exit::Ok,
+        "files": loaded.files,
+        "counts": counts,
+        "pinned": {"questions": questions, "pinned": questions - unpinned.len(),
+            "not_pinned": unpinned},
+        "issues": loaded.issues,
+        "notes": loaded.notes,
+    })
+}
+
+/// The load in words: each file, what is valid, the pinned questions, notes and issues, every
+/// untrusted text made terminal-safe.
+fn as_text(loaded: &Loaded, unpinned: &[String]) -> Result<String, std::fmt::Error> {
+    use repoprobe_core::report::terminal_safe_lines as safe;
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    for f in &loaded.files {
+        writeln!(
+            text,
+            "{}: {} ({} bytes), {} record(s) read",
+            safe(&f.name),
+            f.shape,
+            f.bytes,
+            f.records
+        )?;
     }
-    Ok(exit)
+    let valid: Vec<String> = RecordKind::ALL
+        .iter()
+        .filter(|&&k| loaded.dataset.count(k) > 0)
+        .map(|&k| {
+            let n = loaded.dataset.count(k);
+            format!("{n} {}", plural(k.noun(), n))
+        })
+        .collect();
+    let valid = if valid.is_empty() {
+        "nothing".to_string()
+    } else {
+        valid.join(", ")
+    };
+    writeln!(text, "valid: {valid}")?;
+    let questions = loaded.dataset.questions.len();
+    if questions > 0 {
+        let not = if unpinned.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (not: {}; `answer` needs --allow-unpinned or --repo-map for them)",
+                safe(&unpinned.join(", "))
+            )
+        };
+        writeln!(
+            text,
+            "pinned: {} of {questions} question(s) at a full commit of a repository with a URL{not}",
+            questions - unpinned.len(),
+        )?;
+    }
+    for n in &loaded.notes {
+        writeln!(text, "note: {}", safe(n))?;
+    }
+    if loaded.issues.is_empty() {
+        writeln!(text, "no issues")?;
+        return Ok(text);
+    }
+    writeln!(text, "{} issue(s):", loaded.issues.len())?;
+    for i in &loaded.issues {
+        // A warning leaves no record out (docs/cli.md#output): said so.
+        let warning = i.severity == repoprobe_core::Severity::Warning;
+        writeln!(
+            text,
+            "  {}: {}: {}{}",
+            safe(&i.file),
+            safe(&i.location),
+            if warning { "warning: " } else { "" },
+            safe(&i.message)
+        )?;
+    }
+    Ok(text)
 }
 
 /// The ids of the questions `repoprobe answer` cannot check out as they stand: no full 40-hex

@@ -224,7 +224,30 @@ fn check_item(item: &ChecklistItem, value: &Entries) -> Result<ItemScore, Vec<St
         }
     }
 
-    let rationale = match rationale_at.map(|i| &fields[i].1) {
+    let rationale = rationale_of(&name, rationale_at.map(|i| &fields[i].1), &mut errs);
+    let score = score_of(item, &name, score_at.map(|i| &fields[i].1), &mut errs);
+
+    if let (Some(r), Some(s)) = (rationale_at, score_at)
+        && s < r
+    {
+        errs.push(format!(
+            "item {name}: `score` comes before `rationale`: write the rationale first, then the score"
+        ));
+    }
+
+    match (rationale, score) {
+        (Some(rationale), Some(score)) if errs.is_empty() => Ok(ItemScore {
+            id: item.id.clone(),
+            rationale,
+            score,
+        }),
+        _ => Err(errs),
+    }
+}
+
+/// An item's `rationale`: a non-empty string, else why not (in `errs`).
+fn rationale_of(name: &str, value: Option<&Entries>, errs: &mut Vec<String>) -> Option<String> {
+    match value {
         None => {
             errs.push(format!("item {name} has no `rationale`"));
             None
@@ -241,9 +264,17 @@ fn check_item(item: &ChecklistItem, value: &Entries) -> Result<ItemScore, Vec<St
             ));
             None
         }
-    };
+    }
+}
 
-    let score = match score_at.map(|i| &fields[i].1) {
+/// An item's `score`: an integer its rubric allows, else why not (in `errs`).
+fn score_of(
+    item: &ChecklistItem,
+    name: &str,
+    value: Option<&Entries>,
+    errs: &mut Vec<String>,
+) -> Option<u32> {
+    match value {
         None => {
             errs.push(format!("item {name} has no `score`"));
             None
@@ -274,23 +305,6 @@ fn check_item(item: &ChecklistItem, value: &Entries) -> Result<ItemScore, Vec<St
             ));
             None
         }
-    };
-
-    if let (Some(r), Some(s)) = (rationale_at, score_at)
-        && s < r
-    {
-        errs.push(format!(
-            "item {name}: `score` comes before `rationale`: write the rationale first, then the score"
-        ));
-    }
-
-    match (rationale, score) {
-        (Some(rationale), Some(score)) if errs.is_empty() => Ok(ItemScore {
-            id: item.id.clone(),
-            rationale,
-            score,
-        }),
-        _ => Err(errs),
     }
 }
 

@@ -8,6 +8,7 @@
 //! computes them is `crate::worker`, how the URL states the options is `crate::options`.
 
 use crate::markdown::Md;
+use repoprobe_core::facts::ToolKind;
 use repoprobe_core::load::FileSummary;
 use repoprobe_core::metrics::items::ItemRow;
 use repoprobe_core::model::Review;
@@ -185,50 +186,35 @@ pub struct TrajectoryFile {
     pub error: Option<String>,
 }
 
-/// What a step is, for the trajectory view's filter: model text, the kinds of its tool calls
-/// (`facts::kind_of`, a shell command counted by what it did), an error, or a system or user
-/// message.
+/// What a step is, for the trajectory view's filter: model text, the kind of each of its tool
+/// calls (the core's `ToolKind`, by `facts::kind_of`, a shell command counted by what it did),
+/// an error, or a system or user message. Written as one word (`"text"`, `"read"`, …, the
+/// URL's `&kind=` too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(into = "String", try_from = "String")]
 pub enum StepKind {
     Text,
-    Read,
-    Search,
-    List,
-    Shell,
-    Edit,
-    Web,
-    Other,
+    Tool(ToolKind),
     Error,
     System,
     User,
 }
 
 impl StepKind {
-    pub const ALL: [StepKind; 11] = [
-        StepKind::Text,
-        StepKind::Read,
-        StepKind::Search,
-        StepKind::List,
-        StepKind::Shell,
-        StepKind::Edit,
-        StepKind::Web,
-        StepKind::Other,
-        StepKind::Error,
-        StepKind::System,
-        StepKind::User,
-    ];
+    pub const READ: StepKind = StepKind::Tool(ToolKind::Read);
+    pub const OTHER: StepKind = StepKind::Tool(ToolKind::Other);
+
+    /// Every kind, in the order the filter lists them.
+    pub fn all() -> impl Iterator<Item = StepKind> {
+        std::iter::once(StepKind::Text)
+            .chain(ToolKind::ALL.into_iter().map(StepKind::Tool))
+            .chain([StepKind::Error, StepKind::System, StepKind::User])
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
             StepKind::Text => "text",
-            StepKind::Read => "read",
-            StepKind::Search => "search",
-            StepKind::List => "list",
-            StepKind::Shell => "shell",
-            StepKind::Edit => "edit",
-            StepKind::Web => "web",
-            StepKind::Other => "other",
+            StepKind::Tool(k) => k.as_str(),
             StepKind::Error => "error",
             StepKind::System => "system",
             StepKind::User => "user",
@@ -236,24 +222,29 @@ impl StepKind {
     }
 
     pub fn parse(s: &str) -> Option<StepKind> {
-        StepKind::ALL.into_iter().find(|k| k.as_str() == s)
+        StepKind::all().find(|k| k.as_str() == s)
     }
 
     /// In words, for the filter and the steps' marks.
     pub fn label(self) -> &'static str {
         match self {
             StepKind::Text => "model text",
-            StepKind::Read => "read",
-            StepKind::Search => "search",
-            StepKind::List => "list",
-            StepKind::Shell => "shell",
-            StepKind::Edit => "edit",
-            StepKind::Web => "web",
-            StepKind::Other => "other tool",
-            StepKind::Error => "error",
-            StepKind::System => "system",
-            StepKind::User => "user",
+            StepKind::Tool(ToolKind::Other) => "other tool",
+            other => other.as_str(),
         }
+    }
+}
+
+impl From<StepKind> for String {
+    fn from(k: StepKind) -> String {
+        k.as_str().to_string()
+    }
+}
+
+impl TryFrom<String> for StepKind {
+    type Error = String;
+    fn try_from(s: String) -> Result<StepKind, String> {
+        StepKind::parse(&s).ok_or_else(|| format!("not a kind of step: {s:?}"))
     }
 }
 
@@ -603,7 +594,7 @@ mod tests {
                         outline: vec![OutlineEntry {
                             step: 1,
                             source: StepSource::Agent,
-                            kinds: vec![StepKind::Read, StepKind::Error],
+                            kinds: vec![StepKind::READ, StepKind::Error],
                             title: "read_file src/lib.rs".into(),
                         }],
                         notes: None,
@@ -611,12 +602,12 @@ mod tests {
                         file_notes: Vec::new(),
                         partial: true,
                     }),
-                    kinds: vec![StepKind::Read],
+                    kinds: vec![StepKind::READ],
                     from: 1,
                     steps: vec![ShownStep {
                         step: 1,
                         source: StepSource::Agent,
-                        kinds: vec![StepKind::Read],
+                        kinds: vec![StepKind::READ],
                         model: None,
                         timestamp: Some("2026-01-01T00:00:00Z".into()),
                         seconds: Some(1.5),
@@ -624,7 +615,7 @@ mod tests {
                         reasoning: None,
                         calls: vec![ShownCall {
                             name: "read_file".into(),
-                            kind: StepKind::Read,
+                            kind: StepKind::READ,
                             input: "{}".into(),
                             read: vec!["src/lib.rs".into()],
                             output: Some("o".into()),
@@ -672,7 +663,7 @@ mod tests {
             Request::Trajectory {
                 key: key(),
                 from: 41,
-                kinds: vec![StepKind::Shell],
+                kinds: vec![StepKind::Tool(ToolKind::Shell)],
                 count: 40,
                 head: true,
             },

@@ -170,7 +170,7 @@ mod tests {
                     kinds: if i == 1 {
                         vec![StepKind::System]
                     } else {
-                        vec![StepKind::Read]
+                        vec![StepKind::READ]
                     },
                     title: String::new(),
                 })
@@ -209,10 +209,10 @@ mod tests {
         let v6 = merge(Some(&v3), key(), Ok(page(50, 89, Some(90), false)));
         assert_eq!((v6.steps.len(), v6.from, v6.next), (50, 50, None));
         assert!(v6.has(95) && v6.has(50));
-        assert!(!v3.serves(&[], Some(10)) && !v3.serves(&[StepKind::Read], None));
+        assert!(!v3.serves(&[], Some(10)) && !v3.serves(&[StepKind::READ], None));
         // A step asked for that the filter leaves out: asked from once, not again.
         let filtered = TrajectoryPage {
-            kinds: vec![StepKind::Read],
+            kinds: vec![StepKind::READ],
             ..page(50, 60, None, false)
         };
         let v5 = merge(
@@ -223,7 +223,7 @@ mod tests {
                 ..filtered
             }),
         );
-        assert!(v5.serves(&[StepKind::Read], Some(49)));
+        assert!(v5.serves(&[StepKind::READ], Some(49)));
         let other = TrajectoryKey {
             attempt: 1,
             ..key()
@@ -252,9 +252,9 @@ mod tests {
         );
         assert_eq!(step_asked(Some("x"), None), None);
         assert_eq!(step_asked(Some("0"), None), None);
-        assert_eq!(kind_asked(Some("read")), [StepKind::Read]);
+        assert_eq!(kind_asked(Some("read")), [StepKind::READ]);
         assert!(kind_asked(Some("nope")).is_empty());
-        assert_eq!(count_of(&h, &[StepKind::Read]), 4);
+        assert_eq!(count_of(&h, &[StepKind::READ]), 4);
         assert_eq!(count_of(&h, &[]), 5);
     }
 }

@@ -213,7 +213,7 @@ fn kind_filter(kinds: Memo<Vec<StepKind>>) -> impl IntoView {
                 navigate(&href(&[("kind", (!v.is_empty()).then_some(v.as_str())), ("step", None)]), Default::default());
             } prop:value=move || kinds.get().first().map(|k| k.as_str()).unwrap_or_default()>
                 <option value="">"every step"</option>
-                {StepKind::ALL.iter().map(|k| view! { <option value=k.as_str()>{format!("{} steps", k.label())}</option> }).collect_view()}
+                {StepKind::all().map(|k| view! { <option value=k.as_str()>{format!("{} steps", k.label())}</option> }).collect_view()}
             </select>
         </label>
     }

@@ -9,7 +9,7 @@
 use crate::protocol::{
     OutlineEntry, ShownCall, ShownStep, StepKind, TrajectoryHead, TrajectoryKey, TrajectoryPage,
 };
-use repoprobe_core::facts::Facts;
+use repoprobe_core::facts::{Facts, ToolKind};
 use repoprobe_core::model::trajectory::{
     Observation, ObservationResult, Step, StepSource, Trajectory, TrajectoryAgent,
 };
@@ -215,7 +215,7 @@ impl Held {
             if !answered {
                 calls.push(ShownCall {
                     name: "(result)".into(),
-                    kind: StepKind::Other,
+                    kind: StepKind::OTHER,
                     input: String::new(),
                     read: Vec::new(),
                     output: Some(cut(relative(&r.text(), root))),
@@ -306,8 +306,8 @@ fn call_facts(
         .tool_calls
         .keys()
         .next()
-        .and_then(|k| StepKind::parse(k))
-        .unwrap_or(StepKind::Other);
+        .and_then(|k| ToolKind::parse(k))
+        .map_or(StepKind::OTHER, StepKind::Tool);
     (kind, f.files_read)
 }
 

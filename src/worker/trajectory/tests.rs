@@ -208,7 +208,7 @@ fn steps_are_paged_with_their_kinds_paths_relative_and_read_files() {
     assert_eq!(first.steps.len(), 40);
     assert_eq!(first.next, Some(41));
     let read = &first.steps[1];
-    assert_eq!(read.kinds, [StepKind::Read]);
+    assert_eq!(read.kinds, [StepKind::READ]);
     assert_eq!(
         read.calls[0].read,
         ["src/lib.rs"],
@@ -230,7 +230,7 @@ fn steps_are_paged_with_their_kinds_paths_relative_and_read_files() {
     let shell = &first.steps[2];
     assert_eq!(
         shell.kinds,
-        [StepKind::Text, StepKind::Read, StepKind::Error]
+        [StepKind::Text, StepKind::READ, StepKind::Error]
     );
     assert!(shell.calls[0].failed);
     assert_eq!(shell.seconds, Some(2.5));

@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-/// What a tool call does, as retrieval sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a tool call does, as retrieval sees it (in the order the site lists kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ToolKind {
     /// Shows a file's contents.
     Read,
@@ -23,6 +23,21 @@ pub enum ToolKind {
 }
 
 impl ToolKind {
+    pub const ALL: [ToolKind; 7] = [
+        ToolKind::Read,
+        ToolKind::Search,
+        ToolKind::List,
+        ToolKind::Shell,
+        ToolKind::Edit,
+        ToolKind::Web,
+        ToolKind::Other,
+    ];
+
+    /// The kind [`ToolKind::as_str`] names.
+    pub fn parse(s: &str) -> Option<ToolKind> {
+        ToolKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ToolKind::Read => "read",

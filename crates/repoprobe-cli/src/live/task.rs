@@ -77,8 +77,8 @@ pub struct Provenance<'a> {
     pub raw_reply: &'a str,
 }
 
-/// A line of the failures journal of every live command (docs/format.md#failure): the key, how
-/// it ended (`status`, and `cause` when it could not run) and why. Never a result. The judges'
+/// A line of the failures journal of every live command (docs/format.md#failure-record): the
+/// key, how it ended (`status`, and `cause` when it could not run) and why. Never a result. The judges'
 /// provenance (`provider`, `structured`, `usage`) is left out where no model call of ours is
 /// the key's (`answer`'s agent, `curate verify`).
 #[derive(Serialize)]

@@ -78,9 +78,9 @@ pub struct Provenance<'a> {
 }
 
 /// A line of the failures journal of every live command (docs/format.md#failure-record): the
-/// key, how it ended (`status`, and `cause` when it could not run) and why. Never a result. The judges'
-/// provenance (`provider`, `structured`, `usage`) is left out where no model call of ours is
-/// the key's (`answer`'s agent, `curate verify`).
+/// key, how it ended (`status`, and `cause` when it could not run) and why. Never a result.
+/// The judges' provenance (`provider`, `structured`, `usage`) is left out where no model call
+/// of ours is the key's (`answer`'s agent, `curate verify`).
 #[derive(Serialize)]
 pub(crate) struct FailureRecord<'a, K> {
     #[serde(flatten)]

@@ -1,6 +1,6 @@
 //! A line of a live command's failures journal (`<out>.failures.ndjson`,
-//! docs/format.md#failure-record): how a key ended when it gave no record, typed once. `status` tells a key whose call was made
-//! and refused ([`Status::Failed`]: a reply still invalid after its re-asks, a candidate not
+//! docs/format.md#failure-record): how a key ended when it gave no record, typed once.
+//! `status` tells a key whose call was made and refused ([`Status::Failed`]: a reply still invalid after its re-asks, a candidate not
 //! written) from one that [`Status::CouldNotRun`] at all, with its [`Cause`]: authentication,
 //! a quota or rate limit, the network, the API, the sandbox, the machine, the agent CLI, the
 //! checkout. Neither is ever scored; a rerun tries both again.

@@ -225,8 +225,8 @@ pub struct RunArgs {
     /// exits with 75, "run me again", and a rerun resumes.
     #[arg(long, default_value_t = 30.0)]
     pub grace_s: f64,
-    /// Price of a million input tokens in USD, for the cost estimate [default: a small table of
-    /// list prices by model name; none if the model is not in it].
+    /// Price of a million input tokens in USD, for the cost estimate [default: the list price of
+    /// the model (`repoprobe-llm` price.rs); none if the model is not in it].
     #[arg(long)]
     pub price_in: Option<f64>,
     /// Price of a million output tokens in USD (see --price-in).

@@ -47,6 +47,10 @@ impl AgentCli for ClaudeCode {
         ]
     }
 
+    fn key_var(&self) -> Option<&'static str> {
+        Some("ANTHROPIC_API_KEY")
+    }
+
     fn base_url_var(&self) -> Option<&'static str> {
         Some("ANTHROPIC_BASE_URL")
     }

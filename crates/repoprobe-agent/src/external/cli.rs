@@ -36,6 +36,13 @@ pub(super) trait AgentCli: Sync {
     /// The variable holding the base URL of the model API (the sandbox points it at the bridge).
     fn base_url_var(&self) -> Option<&'static str>;
 
+    /// The variable the CLI reads its API key from, which a key named by the caller is put in
+    /// (a gateway's key held under another name); `None` for `command`, which gets the
+    /// caller's variable under its own name.
+    fn key_var(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The API called when the base-URL variable is not set.
     fn default_api_url(&self) -> Option<&'static str>;
 

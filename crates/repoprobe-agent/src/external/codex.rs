@@ -55,6 +55,10 @@ impl AgentCli for Codex {
         &["OPENAI_API_KEY", "OPENAI_BASE_URL"]
     }
 
+    fn key_var(&self) -> Option<&'static str> {
+        Some("OPENAI_API_KEY")
+    }
+
     fn base_url_var(&self) -> Option<&'static str> {
         Some("OPENAI_BASE_URL")
     }

@@ -50,6 +50,10 @@ impl AgentCli for Gemini {
         &["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"]
     }
 
+    fn key_var(&self) -> Option<&'static str> {
+        Some("GEMINI_API_KEY")
+    }
+
     fn base_url_var(&self) -> Option<&'static str> {
         Some("GOOGLE_GEMINI_BASE_URL")
     }

@@ -42,6 +42,11 @@ impl ExternalAgent {
         self.cli().base_url_var()
     }
 
+    /// The variable the preset reads its API key from (`None` for `command`).
+    pub fn key_var(self) -> Option<&'static str> {
+        self.cli().key_var()
+    }
+
     /// The API a preset calls when its base-URL variable is not set.
     pub fn default_api_url(self) -> Option<&'static str> {
         self.cli().default_api_url()

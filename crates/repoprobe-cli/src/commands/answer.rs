@@ -92,6 +92,10 @@ pub struct Args {
     /// repeatable [default: the preset's usual ones]. Values never reach any output.
     #[arg(long = "pass-env")]
     pass_env: Vec<String>,
+    /// The agent CLI's variable that gets the key of --key-env (e.g. ANTHROPIC_AUTH_TOKEN for a
+    /// gateway that takes a bearer token) [default: the one the preset reads its key from].
+    #[arg(long, value_name = "VAR", value_parser = crate::live::env_name)]
+    agent_key_var: Option<String>,
     /// An extra argument for the agent CLI; repeatable.
     #[arg(long = "agent-arg", allow_hyphen_values = true)]
     agent_args: Vec<String>,
@@ -394,6 +398,7 @@ fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Agent> {
             .map_err(|e| anyhow::anyhow!("--agent-api-url: {e}"))?;
     }
     let config = AgentConfig {
+        set_env: agent_endpoint(a, agent)?,
         program: a.agent_bin.clone(),
         max_turns: (agent == ExternalAgent::ClaudeCode).then_some(a.max_turns),
         command: a.command.clone(),
@@ -436,6 +441,30 @@ fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Agent> {
     };
     let fresh_home = a.agent_home.is_none();
     Ok(crate::live::runtime()?.block_on(Agent::external(config, confinement, fresh_home))?)
+}
+
+/// The variables that point an agent CLI at its endpoint: `--agent-api-url` in the preset's
+/// base-URL variable, and the key of `--key-env` in the variable the CLI reads its key from
+/// (`--agent-key-var`, else the preset's; `command` gets it under its own name). A gateway in
+/// front of another provider's model needs both; the sandbox then puts the bridge's address and
+/// a placeholder in their stead.
+fn agent_endpoint(a: &Args, agent: ExternalAgent) -> anyhow::Result<Vec<(String, String)>> {
+    let mut env = Vec::new();
+    if let (Some(url), Some(var)) = (&a.agent_api_url, agent.base_url_var()) {
+        env.push((var.to_string(), url.clone()));
+    }
+    if let Some(var) = &a.api.key_env {
+        let key = a.api.key(var)?;
+        let into = a
+            .agent_key_var
+            .as_deref()
+            .or(agent.key_var())
+            .unwrap_or(var);
+        env.push((into.to_string(), key.expose().to_string()));
+    } else if a.agent_key_var.is_some() {
+        bail!("--agent-key-var names where the key of --key-env goes: give --key-env too");
+    }
+    Ok(env)
 }
 
 /// What `answer` says of its run in the run's manifest: the benchmark, the agent and its

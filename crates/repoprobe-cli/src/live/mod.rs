@@ -116,9 +116,14 @@ impl LiveArgs {
 /// The model and its API (shared by the judges and `answer --agent builtin`).
 #[derive(Debug, clap::Args)]
 pub struct ApiArgs {
-    /// API family; the key is read from OPENAI_API_KEY or ANTHROPIC_API_KEY.
+    /// API family; the key is read from OPENAI_API_KEY or ANTHROPIC_API_KEY (see --key-env).
     #[arg(long, value_enum)]
     pub provider: Option<ProviderFlag>,
+    /// The environment variable that holds this endpoint's key (a gateway's, a second
+    /// account's) [default: OPENAI_API_KEY or ANTHROPIC_API_KEY by --provider; for an agent
+    /// CLI, the variable it reads, which then gets this one's value]. Only the name is recorded.
+    #[arg(long, value_name = "VAR", value_parser = env_name)]
+    pub key_env: Option<String>,
     /// The model, as the API (or agent CLI) names it; also the `judge`, `classifier` or `model`
     /// of every record.
     #[arg(long)]
@@ -241,13 +246,7 @@ impl ApiArgs {
         let Some(provider) = self.provider.map(Provider::from) else {
             bail!("--provider is required: openai (any OpenAI-compatible server) or anthropic");
         };
-        let key_env = provider.key_env();
-        let Some(key) = ApiKey::from_env(key_env) else {
-            bail!(
-                "{key_env} is not set: the {} key is read from that environment variable only",
-                provider.as_str()
-            );
-        };
+        let key = self.key(provider.key_env())?;
         if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
             bail!("--timeout-s must be a positive number of seconds");
         }
@@ -272,6 +271,35 @@ impl ApiArgs {
             tpm: self.tpm,
         };
         Ok((settings, key))
+    }
+}
+
+/// `--key-env`: an environment variable's name (letters, digits and `_`, not first a digit).
+pub fn env_name(name: &str) -> Result<String, String> {
+    let ok = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(name.to_string())
+    } else {
+        Err(format!("{name:?} is not an environment variable's name"))
+    }
+}
+
+impl ApiArgs {
+    /// The key, from `--key-env`'s variable or else `default` (the environment only).
+    pub fn key(&self, default: &str) -> anyhow::Result<ApiKey> {
+        let var = self.key_env.as_deref().unwrap_or(default);
+        ApiKey::from_env(var).ok_or_else(|| {
+            let given = if self.key_env.is_some() {
+                " (--key-env)"
+            } else {
+                ""
+            };
+            anyhow::anyhow!(
+                "{var}{given} is not set: the key is read from that environment variable only"
+            )
+        })
     }
 }
 

@@ -27,15 +27,19 @@ fn answer_with(
         endless,
         max_turns,
         std::env::var_os("PATH").unwrap(),
+        false,
     )
 }
 
-/// [`answer_with`], PATH being `path`.
+/// [`answer_with`], PATH being `path`; `gateway`: the key is in `GATEWAY_KEY` (`--key-env`) and
+/// the server's address given by `--agent-api-url`, no `ANTHROPIC_*` variable set (a gateway in
+/// front of another provider's model).
 fn answer_on_path(
     claude: &std::path::Path,
     endless: bool,
     max_turns: &str,
     path: std::ffi::OsString,
+    gateway: bool,
 ) -> (Value, String, Seen, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let origin = dir.path().join("origin");
@@ -60,11 +64,22 @@ fn answer_on_path(
     let seen: Seen = Seen::default();
     let server = claude::start(seen.clone(), endless);
     let out = dir.path().join("answers.jsonl");
-    let r = Command::new(BIN)
-        .env_clear()
-        .env("PATH", path)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("ANTHROPIC_BASE_URL", server.origin())
+    let mut c = Command::new(BIN);
+    c.env_clear().env("PATH", path);
+    let mut endpoint = Vec::new();
+    if gateway {
+        c.env("GATEWAY_KEY", KEY);
+        endpoint = vec![
+            "--key-env".into(),
+            "GATEWAY_KEY".into(),
+            "--agent-api-url".into(),
+            server.origin(),
+        ];
+    } else {
+        c.env("ANTHROPIC_API_KEY", KEY)
+            .env("ANTHROPIC_BASE_URL", server.origin());
+    }
+    let r = c
         .arg("answer")
         .arg("--benchmark")
         .arg(&bench)
@@ -86,6 +101,7 @@ fn answer_on_path(
         .arg(claude)
         .arg("--sandbox-expose")
         .arg(common::agent_cli::tools_dir())
+        .args(&endpoint)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&r.stderr).into_owned();
@@ -115,6 +131,21 @@ fn claude_code_holds_a_placeholder_while_the_server_sees_the_real_key() {
         dir.path(),
         &rec,
     ));
+}
+
+#[test]
+fn claude_code_behind_a_gateway_gets_the_key_of_the_named_variable_through_the_proxy() {
+    let Some(claude) = claude_binary() else {
+        return;
+    };
+    let (rec, stderr, seen, _dir) =
+        answer_on_path(&claude, false, "5", std::env::var_os("PATH").unwrap(), true);
+    assert_eq!(rec["error"], Value::Null, "{rec}\n{stderr}");
+    let requests = seen.lock().unwrap().clone();
+    assert!(!requests.is_empty());
+    for (path, key, _) in &requests {
+        assert_eq!(key.as_deref(), Some(KEY), "{path}");
+    }
 }
 
 #[test]
@@ -216,8 +247,13 @@ fn claude_code_found_on_path_through_a_symlinked_directory_runs_in_its_sandbox()
     };
     let links = tempfile::tempdir().unwrap();
     let path = common::agent_cli::path_through_a_link(links.path());
-    let (a, stderr, _, _dir) =
-        answer_on_path(std::path::Path::new("claude"), false, "5", path.into());
+    let (a, stderr, _, _dir) = answer_on_path(
+        std::path::Path::new("claude"),
+        false,
+        "5",
+        path.into(),
+        false,
+    );
     assert_eq!(a["error"], Value::Null, "{a}\n{stderr}");
     assert!(a["answer"].as_str().unwrap().contains(FILE_CONTENT), "{a}");
 }

@@ -363,3 +363,69 @@ fn an_estimate_prints_calls_tokens_and_cost_and_sends_nothing() {
     assert!(r.stdout.contains("not in the price table"), "{}", r.stdout);
     assert_eq!(api.with(|s| s.requests), 0);
 }
+
+#[test]
+fn a_key_held_under_another_name_is_read_from_it_and_written_nowhere() {
+    for api in [Api::Openai, Api::Anthropic] {
+        let mode = if api == Api::Openai {
+            Mode::Schema
+        } else {
+            Mode::Tool
+        };
+        let api = FakeApi::start(api, mode);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("j.jsonl");
+        let mut c = judge_cmd(&api, dir.path(), &out, &["--key-env", "GATEWAY_KEY"]);
+        c.env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env("GATEWAY_KEY", KEY);
+        let r = run_checked(&mut c);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        // The fake server records a violation for any request without the right key.
+        api.assert_no_violations();
+        assert_judged_exactly(&out, &expected_keys(1));
+        assert_no_file_holds(dir.path(), KEY);
+        // The named variable unset: refused before any call, naming it.
+        let mut c = judge_cmd(
+            &api,
+            dir.path(),
+            &dir.path().join("k.jsonl"),
+            &["--key-env", "GATEWAY_KEY"],
+        );
+        let r = ran(c.output().unwrap());
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr.contains("GATEWAY_KEY (--key-env) is not set"),
+            "{}",
+            r.stderr
+        );
+    }
+    let r = repoprobe(&[
+        "judge",
+        "--key-env",
+        "NOT-A-NAME",
+        "--model",
+        "m",
+        "--out",
+        "x",
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("is not an environment variable's name"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Every file under `dir` read: none holds `secret`.
+fn assert_no_file_holds(dir: &std::path::Path, secret: &str) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            assert_no_file_holds(&p, secret);
+        } else {
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+            assert!(!text.contains(secret), "{} holds the key", p.display());
+        }
+    }
+}

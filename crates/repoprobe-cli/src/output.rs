@@ -113,6 +113,54 @@ impl<K: Eq + Hash> Journal<K> {
         Ok(j)
     }
 
+    /// Takes the records `take` picks out of the journal, keeping every other line as it is:
+    /// `keep_them` gets them first (to write them elsewhere), then the file is replaced by one
+    /// without them (written beside it, locked and synced before it takes the journal's name),
+    /// and their keys are no longer done. Stopped in between, the journal still holds them, so
+    /// nothing is lost; at worst a second withdrawal copies them again.
+    pub fn withdraw(
+        &mut self,
+        key_of: KeyOf<K>,
+        take: impl Fn(&Value) -> bool,
+        keep_them: impl FnOnce(&[Value]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Vec<Value>> {
+        let bytes = std::fs::read(&self.path)
+            .with_context(|| format!("cannot read {}", self.path.display()))?;
+        let (mut kept, mut taken) = (Vec::with_capacity(bytes.len()), Vec::new());
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
+            match serde_json::from_slice::<Value>(line) {
+                Ok(v) if FailureHead::of(&v).is_none() && take(&v) => taken.push(v),
+                _ => kept.extend_from_slice(line),
+            }
+        }
+        if taken.is_empty() {
+            return Ok(taken);
+        }
+        keep_them(&taken)?;
+        let tmp = beside(&self.path, "rewrite.tmp");
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .truncate(false)
+            .open(&tmp)
+            .with_context(|| format!("cannot create {}", tmp.display()))?;
+        lock_soon(&file).map_err(|e| anyhow::anyhow!("cannot lock {}: {e}", tmp.display()))?;
+        file.set_len(0)?;
+        (&file)
+            .write_all(&kept)
+            .and_then(|()| file.sync_all())
+            .and_then(|()| std::fs::rename(&tmp, &self.path))
+            .with_context(|| format!("cannot rewrite {}", self.path.display()))?;
+        self.file = Some(file);
+        for v in &taken {
+            if let Some(k) = key_of(v) {
+                self.done.remove(&k);
+            }
+        }
+        Ok(taken)
+    }
+
     /// Removes the file when this opening created it and nothing was written since: a run
     /// refused after opening its journal (its shard is not the run's) leaves no empty file.
     pub fn discard_if_new(&mut self) {

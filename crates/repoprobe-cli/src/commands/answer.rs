@@ -22,7 +22,7 @@ use crate::live::agent;
 use crate::live::events::{Event, Reporter};
 use crate::live::task::{Failed, Outcome};
 use crate::live::{ApiArgs, RunArgs, Summary, load_inputs, run_jobs};
-use crate::output::{AnswerKey, Journal};
+use crate::output::{self, AnswerKey, Journal};
 use crate::repos::RepoArgs;
 use crate::runs::Layout;
 use crate::runs::manifest::RunSpec;
@@ -33,6 +33,7 @@ use repoprobe_agent::run::{self, Agent, Confinement, Request, RunIds, Verdict};
 use repoprobe_agent::sandbox;
 use repoprobe_agent::workspace::RepoSource;
 use repoprobe_core::Question;
+use repoprobe_core::model::failure::Status;
 use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt, single_prompt};
 use repoprobe_llm::key::scrub_env;
 use repoprobe_llm::price::Price;
@@ -118,6 +119,10 @@ pub struct Args {
     /// libraries, the agent program's own directory, the worktree and the run's scratch files.
     #[arg(long = "sandbox-expose")]
     sandbox_expose: Vec<PathBuf>,
+    /// Run again the answers in --out whose agent failed (`error` set): each leaves --out for
+    /// the failures journal (kept there under `superseded`) and its key is answered anew.
+    #[arg(long)]
+    retry_failed: bool,
     /// Print the runs, the tokens they would take and their cost under the assumptions it
     /// names (--estimate-turns), and exit: no agent runs, nothing is sent or written.
     #[arg(long)]
@@ -203,6 +208,9 @@ pub fn run(mut a: Args) -> anyhow::Result<Exit> {
         out.discard_if_new();
         return Err(e);
     }
+    if a.retry_failed {
+        retry_failed(&keys, &mut out, &mut failures)?;
+    }
     let (mut already_done, mut other_shards) = (0, 0);
     let mut jobs = Vec::new();
     for (key, q) in keys {
@@ -239,6 +247,43 @@ pub fn run(mut a: Args) -> anyhow::Result<Exit> {
     }
     .print(&tally, input_issues);
     Ok(exit)
+}
+
+/// `--retry-failed`: the answers of this run's keys whose agent failed (`error` set) leave
+/// `--out` for the failures journal, as failure records holding the old record under
+/// `superseded`, so the run below makes them again and the results count the new attempt.
+fn retry_failed(
+    keys: &[(AnswerKey, Arc<Question>)],
+    out: &mut Journal<AnswerKey>,
+    failures: &mut Journal<AnswerKey>,
+) -> anyhow::Result<()> {
+    let ours: std::collections::HashSet<&AnswerKey> = keys.iter().map(|(k, _)| k).collect();
+    let failed =
+        |v: &Value| !v["error"].is_null() && AnswerKey::of(v).is_some_and(|k| ours.contains(&k));
+    let taken = out.withdraw(AnswerKey::of, failed, |taken| {
+        for old in taken {
+            let reason = format!(
+                "the agent failed ({}); withdrawn by --retry-failed for a new run",
+                output::text(old, "error").unwrap_or_default()
+            );
+            failures.append(&json!({
+                "id": old["id"], "model": old["model"], "attempt": old["attempt"],
+                "status": Status::Failed, "reason": reason, "violations": [],
+                "superseded": old,
+            }))?;
+        }
+        failures.sync()?;
+        Ok(())
+    })?;
+    if !taken.is_empty() {
+        eprintln!(
+            "--retry-failed: {} failed answer(s) moved from {} to {}; they run again",
+            taken.len(),
+            out.path.display(),
+            failures.path.display()
+        );
+    }
+    Ok(())
 }
 
 /// The run's keys (the questions asked, × `--attempts`), each with its question; an unknown

@@ -637,3 +637,53 @@ fn an_estimate_of_the_runs_says_its_assumptions_and_runs_nothing() {
     assert!(!c.out.exists());
     assert!(!c.path().join("cache").exists(), "nothing was cloned");
 }
+
+#[test]
+fn retry_failed_turns_a_failed_answer_into_a_new_attempt_of_its_key() {
+    let c = case(None);
+    let run = |command: &str, extra: &[&str]| {
+        let r = c
+            .cmd()
+            .args(["--agent", "command", "--model", "m", "--question", "q1"])
+            .args(["--command", command])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            r.status.code(),
+            String::from_utf8_lossy(&r.stderr).into_owned(),
+        )
+    };
+    let (_, stderr) = run("echo half an answer; exit 3", &[]);
+    let recs = records(&c.out);
+    assert_eq!(recs.len(), 1, "{stderr}");
+    assert!(!recs[0]["error"].is_null(), "{}", recs[0]);
+    // A plain rerun keeps it: the key is done.
+    let (code, stderr) = run("echo the answer", &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(records(&c.out), recs);
+    // --retry-failed answers it anew; the old record is kept in the failures journal only.
+    let (code, stderr) = run("echo the answer", &["--retry-failed"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("1 failed answer(s) moved"), "{stderr}");
+    let now = records(&c.out);
+    assert_eq!(now.len(), 1, "{stderr}");
+    assert!(now[0]["error"].is_null(), "{}", now[0]);
+    assert_eq!(now[0]["answer"].as_str().map(str::trim), Some("the answer"));
+    assert_eq!(
+        (&now[0]["id"], &now[0]["attempt"]),
+        (&recs[0]["id"], &recs[0]["attempt"])
+    );
+    let f = records(&c.path().join("answers.failures.ndjson"));
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0]["status"], "failed");
+    assert_eq!(f[0]["superseded"], recs[0]);
+    // Nothing left to retry: a second --retry-failed runs nothing and moves nothing.
+    let (code, stderr) = run("exit 9", &["--retry-failed"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("moved"), "{stderr}");
+    assert_eq!(records(&c.out), now);
+    // The scorer reads the results: the new answer is the one that counts.
+    let s = common::repoprobe(&["validate", c.out.to_str().unwrap()]);
+    assert_eq!(s.code, 0, "{}", s.stderr);
+}

@@ -6,6 +6,7 @@ mod exit;
 mod input;
 mod live;
 mod output;
+mod plan;
 mod repos;
 mod runs;
 mod shard;
@@ -60,6 +61,10 @@ enum Command {
     /// repos, harvest, filter, classify, enhance, (make-checklist), verify, then after the
     /// review agreement and finalize; report counts the funnel (docs/curate.md).
     Curate(commands::curate::Args),
+    /// Carry out a plan (plan.toml): every model's answers, the judgments, the reliability and
+    /// failure stages, the bundle and the tables, in order, resumable; `--estimate` prices it
+    /// all first (docs/reproduce.md).
+    Run(commands::run::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -91,7 +96,23 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
             };
         }
     };
-    let result = match cli.command {
+    let result = execute(cli.command);
+    match result {
+        Ok(code) => code.into(),
+        Err(e) => {
+            // Errors quote files and model replies: no escape sequence reaches the terminal.
+            eprintln!(
+                "error: {}",
+                repoprobe_core::report::terminal_safe_lines(&format!("{e:#}"))
+            );
+            Exit::Unusable.into()
+        }
+    }
+}
+
+/// Runs one parsed command.
+fn execute(command: Command) -> anyhow::Result<Exit> {
+    match command {
         Command::Validate(a) => commands::validate::run(a),
         Command::Score(a) => commands::score::run(a),
         Command::Bundle(a) => commands::bundle::run(a),
@@ -106,18 +127,16 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         Command::Status(a) => commands::status::run(a),
         Command::Merge(a) => commands::merge::run(a),
         Command::Curate(a) => commands::curate::run(a),
-    };
-    match result {
-        Ok(code) => code.into(),
-        Err(e) => {
-            // Errors quote files and model replies: no escape sequence reaches the terminal.
-            eprintln!(
-                "error: {}",
-                repoprobe_core::report::terminal_safe_lines(&format!("{e:#}"))
-            );
-            Exit::Unusable.into()
-        }
+        Command::Run(a) => commands::run::run(a),
     }
+}
+
+/// Runs one stage of a plan in this process: `args` is the stage's command line (without the
+/// program's name), exactly what a user could type.
+pub(crate) fn run_stage(args: &[std::ffi::OsString]) -> anyhow::Result<Exit> {
+    let argv = std::iter::once(OsString::from("repoprobe")).chain(args.iter().cloned());
+    let cli = Cli::try_parse_from(argv).map_err(|e| anyhow::anyhow!("{}", e.render()))?;
+    execute(cli.command)
 }
 
 /// `prctl(PR_SET_DUMPABLE, 0)`: our `/proc/<pid>/{environ,mem,…}` become root's and closed to

@@ -352,15 +352,30 @@ impl Ctx {
 }
 
 /// What each tool result is assumed to add to the conversation, for `--estimate`.
-const ESTIMATE_RESULT_TOKENS: u64 = 1_500;
+pub(crate) const ESTIMATE_RESULT_TOKENS: u64 = 1_500;
 /// What each model turn is assumed to write, for `--estimate`.
-const ESTIMATE_TURN_OUTPUT_TOKENS: u64 = 300;
+pub(crate) const ESTIMATE_TURN_OUTPUT_TOKENS: u64 = 300;
 
 /// `--estimate`: the runs not yet in `--out`, each assumed to take `--estimate-turns` turns that
 /// each re-send the prompt and the conversation so far (every tool result adding
 /// [`ESTIMATE_RESULT_TOKENS`]) and write [`ESTIMATE_TURN_OUTPUT_TOKENS`]. How far an agent
 /// explores no prompt tells: the assumptions are printed, and a pilot run's evidence table
 /// (`score --evidence`) is the better guide.
+/// One agent run on `q` as the estimate models it: `turns` model calls, each re-sending the
+/// prompt and the conversation so far, every tool result adding [`ESTIMATE_RESULT_TOKENS`] and
+/// every turn writing [`ESTIMATE_TURN_OUTPUT_TOKENS`] (`repoprobe run --estimate` uses it too).
+pub(crate) fn run_estimate(q: &Question, turns: u64) -> crate::live::estimate::Estimate {
+    let prompt_tokens = single_prompt(q, &q.repo.commit).len() as u64 / 4;
+    crate::live::estimate::Estimate {
+        calls: turns,
+        tokens: Tokens {
+            input_tokens: turns * prompt_tokens
+                + ESTIMATE_RESULT_TOKENS * turns * turns.saturating_sub(1) / 2,
+            output_tokens: turns * ESTIMATE_TURN_OUTPUT_TOKENS,
+        },
+    }
+}
+
 fn estimate(a: &Args) -> anyhow::Result<Exit> {
     use crate::live::estimate::{Estimate, render};
     let (ds, _) = load_inputs(std::slice::from_ref(&a.benchmark))?;
@@ -376,7 +391,6 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
         .iter()
         .filter(|q| a.questions.is_empty() || a.questions.contains(&q.id))
     {
-        let prompt_tokens = single_prompt(q, &q.repo.commit).len() as u64 / 4;
         for attempt in 0..a.attempts {
             let key = AnswerKey {
                 question_id: q.id.clone(),
@@ -387,10 +401,10 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
                 already += 1;
                 continue;
             }
-            e.calls += turns;
-            e.tokens.input_tokens +=
-                turns * prompt_tokens + ESTIMATE_RESULT_TOKENS * turns * (turns - 1) / 2;
-            e.tokens.output_tokens += turns * ESTIMATE_TURN_OUTPUT_TOKENS;
+            let run = run_estimate(q, turns);
+            e.calls += run.calls;
+            e.tokens.input_tokens += run.tokens.input_tokens;
+            e.tokens.output_tokens += run.tokens.output_tokens;
         }
     }
     let mut text = render(

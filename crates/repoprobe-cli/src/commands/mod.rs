@@ -8,6 +8,7 @@ pub mod judge;
 pub mod judge_scalar;
 pub mod make_checklist;
 pub mod merge;
+pub mod run;
 pub mod schema;
 pub mod score;
 pub mod status;

@@ -1,0 +1,162 @@
+//! `repoprobe run PLAN`: an experiment as one declared run. The plan (TOML, docs/reproduce.md)
+//! is read and checked whole, every price resolved (a model without one is refused, named,
+//! unless the plan goes on without), then its stages run in order in this process — each the
+//! very command line a user could type, printed before it starts — and end with the bundle and
+//! the tables. Stopped anywhere, the same command resumes: every stage's journal skips what is
+//! done. A stage that ends with keys failed or not run is run again after a backoff, up to
+//! `--stage-retries` times, and then reported.
+
+use crate::exit::Exit;
+use crate::plan::stages::{self, Files, Options, Stage, shown};
+use crate::plan::{Plan, estimate};
+use anyhow::Context;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The plan (TOML): benchmark, out, [[model]]…, [judge], [reliability], [failures].
+    plan: PathBuf,
+    /// Print every stage's calls, tokens and dollars per model, with the source of each price,
+    /// and exit: nothing is sent, no key is read, no file is written.
+    #[arg(long)]
+    estimate: bool,
+    /// Print where every stage's runs stand (`repoprobe status` over the plan's out) and exit.
+    #[arg(long, conflicts_with = "estimate")]
+    status: bool,
+    /// Print the stages' command lines and exit.
+    #[arg(long, conflicts_with_all = ["estimate", "status"])]
+    dry_run: bool,
+    /// Answer again the answers whose agent failed (`answer --retry-failed` on every model).
+    #[arg(long)]
+    retry_failed: bool,
+    /// Runs again of a stage that ended with keys failed or not run, before it is reported.
+    #[arg(long, default_value_t = 2)]
+    stage_retries: u32,
+    /// Seconds before the first run again of a stage; doubled each time.
+    #[arg(long, default_value_t = 30.0)]
+    retry_backoff_s: f64,
+}
+
+pub fn run(a: Args) -> anyhow::Result<Exit> {
+    if !(a.retry_backoff_s.is_finite() && a.retry_backoff_s >= 0.0) {
+        anyhow::bail!("--retry-backoff-s must be a non-negative number of seconds");
+    }
+    let text =
+        crate::input::read(&a.plan).with_context(|| format!("cannot read {}", a.plan.display()))?;
+    let plan = Plan::parse(&String::from_utf8_lossy(&text), &a.plan)?;
+    let base = a
+        .plan
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let files = Files::of(&plan, &base);
+    if a.estimate {
+        return estimate::print(&plan, &files);
+    }
+    if a.status {
+        return crate::run_stage(&["status".into(), files.out.clone().into()]);
+    }
+    let stages = stages::stages(
+        &plan,
+        &files,
+        Options {
+            retry_failed: a.retry_failed,
+        },
+    );
+    if a.dry_run {
+        for s in &stages {
+            println!("# {} · {}\n{}", s.stage, s.who, shown(&s.args));
+        }
+        return Ok(Exit::Ok);
+    }
+    plan.check_prices()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.plan.display()))?;
+    let mut worst = Exit::Ok;
+    for s in &stages {
+        match run_one(s, &a)? {
+            Exit::Requeue => return Ok(Exit::Requeue),
+            Exit::Ok => {}
+            other => worst = other,
+        }
+    }
+    let outputs = outputs(&plan, &files);
+    let mut bundle: Vec<OsString> = vec!["bundle".into(), "--out".into(), files.bundle().into()];
+    bundle.extend(outputs.into_iter().map(OsString::from));
+    eprintln!("\n== bundle\n{}", shown(&bundle));
+    if crate::run_stage(&bundle)? == Exit::Unusable {
+        anyhow::bail!("the bundle could not be made (see above)");
+    }
+    let score: Vec<OsString> = vec!["score".into(), files.bundle().into()];
+    eprintln!("\n== tables\n{}", shown(&score));
+    crate::run_stage(&score)?;
+    if worst != Exit::Ok {
+        eprintln!(
+            "\nsome stage ended with keys failed or left out after {} run(s) again: see its \
+             failures journal; `repoprobe run {} --status` shows where each stands",
+            a.stage_retries,
+            a.plan.display()
+        );
+    }
+    Ok(worst)
+}
+
+/// One stage, run again after a backoff while it ends with keys failed or not run.
+fn run_one(s: &Stage, a: &Args) -> anyhow::Result<Exit> {
+    let needs = s.args.iter().skip_while(|x| *x != "--answers").nth(1);
+    if let Some(answers) = needs.filter(|p| !Path::new(p).exists()) {
+        eprintln!(
+            "\n== {} · {}: skipped, {} does not exist (no answer of this model yet)",
+            s.stage,
+            s.who,
+            Path::new(answers).display()
+        );
+        return Ok(Exit::InvalidRecords);
+    }
+    let mut delay = Duration::from_secs_f64(a.retry_backoff_s);
+    let mut tried = 0;
+    loop {
+        eprintln!(
+            "\n== {} · {}{}\n{}",
+            s.stage,
+            s.who,
+            again(tried),
+            shown(&s.args)
+        );
+        let code =
+            crate::run_stage(&s.args).with_context(|| format!("stage {} of {}", s.stage, s.who))?;
+        if code != Exit::InvalidRecords || tried == a.stage_retries {
+            return Ok(code);
+        }
+        eprintln!(
+            "{} · {}: keys failed or not run; again in {:.0} s",
+            s.stage,
+            s.who,
+            delay.as_secs_f64()
+        );
+        std::thread::sleep(delay);
+        delay *= 2;
+        tried += 1;
+    }
+}
+
+fn again(tried: u32) -> String {
+    if tried == 0 {
+        String::new()
+    } else {
+        format!(" (again, {tried})")
+    }
+}
+
+/// What the bundle is made of: the benchmark and every stage's output that exists.
+fn outputs(plan: &Plan, files: &Files) -> Vec<PathBuf> {
+    let mut v = vec![files.benchmark.clone()];
+    for m in &plan.models {
+        v.push(files.answers(&m.name));
+        v.push(files.judgments(&m.name));
+        v.push(files.scalar(&m.name));
+        v.push(files.failures(&m.name));
+    }
+    v.retain(|p| p.exists());
+    v
+}

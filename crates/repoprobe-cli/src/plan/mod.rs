@@ -1,0 +1,390 @@
+//! The plan of an experiment (`repoprobe run plan.toml`): which models answer with which agent
+//! behind which endpoint, who judges, which models the reliability and failure stages take,
+//! where every file goes. A plan is read whole and checked before anything runs: an unknown
+//! field, a key variable that is not a name, a model without a price (unless the plan says to go
+//! on without one) or a stage naming a model the plan does not have is an error that says where.
+//!
+//! The stages themselves are the commands a user could type (`stages`): the plan adds no run
+//! loop of its own, so resuming, journals, shards and failure records are the commands'.
+
+pub mod estimate;
+pub mod stages;
+
+use repoprobe_llm::price::{Listed, Price};
+use serde::Deserialize;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// A whole plan file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    /// The benchmark (JSONL), relative to the plan file.
+    pub benchmark: PathBuf,
+    /// Where every stage's journal and output go, relative to the plan file.
+    pub out: PathBuf,
+    /// The cache of bare clones `answer` checks worktrees out of [default: <out>/repos].
+    #[serde(default)]
+    pub repos: Option<PathBuf>,
+    /// `owner/name=PATH` local clones (`answer --repo-map`).
+    #[serde(default)]
+    pub repo_map: Vec<String>,
+    /// Go on with a model, judge or classifier that has no price (its cost is then unknown,
+    /// never $0). Off: such a plan is refused, the model named.
+    #[serde(default)]
+    pub allow_unpriced: bool,
+    /// What the plan says of itself (the paper's settings cite their sections here); not read.
+    #[serde(default)]
+    #[serde(rename = "notes")]
+    pub _notes: Option<toml::Table>,
+    /// The models under test, each answering every question.
+    #[serde(rename = "model", default)]
+    pub models: Vec<ModelUnderTest>,
+    /// The checklist judge of every answer (Tables 3, 4).
+    pub judge: Endpoint,
+    /// Table 5: the checklist judge and the scalar judge, several runs on some models' answers.
+    #[serde(default)]
+    pub reliability: Option<Reliability>,
+    /// Table 7: failure modes of the answers below the threshold.
+    #[serde(default)]
+    pub failures: Option<Failures>,
+}
+
+/// One model under test.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelUnderTest {
+    /// As the tables name it ("GLM-5"); also the name of its files.
+    pub name: String,
+    /// builtin | claude-code | codex | gemini | command.
+    pub agent: String,
+    /// As the API names it.
+    pub model: String,
+    /// builtin only: openai | anthropic.
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// The API (for an agent CLI: the gateway it is sent to, through the sandbox's proxy).
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// The variable that holds this endpoint's key.
+    #[serde(default)]
+    pub key_env: Option<String>,
+    /// The agent CLI's variable that gets the key (`--agent-key-var`).
+    #[serde(default)]
+    pub key_var: Option<String>,
+    #[serde(default)]
+    pub price: Option<PriceSpec>,
+    #[serde(default)]
+    pub attempts: Option<u32>,
+    #[serde(default)]
+    pub max_turns: Option<u32>,
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    /// `command`'s template (`answer --command`).
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The agent CLI's executable.
+    #[serde(default)]
+    pub agent_bin: Option<PathBuf>,
+    /// Directories the sandboxed agent may also read (`answer --sandbox-expose`).
+    #[serde(default)]
+    pub sandbox_expose: Vec<PathBuf>,
+    /// Any further flags of `answer`, as typed.
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// A model called through its API: the judge, the scalar judge, the classifier.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Endpoint {
+    /// openai | anthropic.
+    pub provider: String,
+    pub model: String,
+    #[serde(default)]
+    pub base_url: Option<String>,
+    #[serde(default)]
+    pub key_env: Option<String>,
+    #[serde(default)]
+    pub price: Option<PriceSpec>,
+    /// Judge runs per answer (`[judge]` only; the reliability stage says its own).
+    #[serde(default)]
+    pub runs: Option<u32>,
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    #[serde(default)]
+    pub rpm: Option<u64>,
+    #[serde(default)]
+    pub tpm: Option<u64>,
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Any further flags of the command, as typed.
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// USD per million tokens.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PriceSpec {
+    pub input: f64,
+    pub output: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reliability {
+    /// Models by their `name`.
+    pub models: Vec<String>,
+    /// Independent runs of each judge on each answer.
+    pub runs: u32,
+    /// The scalar baseline judge (`judge-scalar`).
+    pub scalar: Endpoint,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Failures {
+    /// Models by their `name`.
+    pub models: Vec<String>,
+    /// The failure-mode classifier (`classify-failures`).
+    pub classifier: Endpoint,
+}
+
+/// Where a price came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PriceSource {
+    /// The plan's `price`.
+    Plan(Price),
+    /// The list (`repoprobe-llm` price.rs).
+    List(Listed),
+    /// Neither: the cost is unknown.
+    Unknown,
+}
+
+impl PriceSource {
+    pub fn of(model: &str, given: Option<PriceSpec>) -> PriceSource {
+        match (given, Listed::find(model)) {
+            (Some(p), _) => PriceSource::Plan(Price {
+                input: p.input,
+                output: p.output,
+            }),
+            (None, Some(l)) => PriceSource::List(l),
+            (None, None) => PriceSource::Unknown,
+        }
+    }
+
+    pub fn price(self) -> Option<Price> {
+        match self {
+            PriceSource::Plan(p) => Some(p),
+            PriceSource::List(l) => Some(l.price),
+            PriceSource::Unknown => None,
+        }
+    }
+
+    /// In words: `plan`, `list (<source>, <month>)`, `unknown`.
+    pub fn describe(self) -> String {
+        match self {
+            PriceSource::Plan(_) => "plan".into(),
+            PriceSource::List(l) => format!("list ({}, {})", l.source, l.as_of),
+            PriceSource::Unknown => "unknown".into(),
+        }
+    }
+}
+
+/// An error in a plan, saying where.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {what}")]
+pub struct PlanError {
+    pub path: String,
+    pub what: String,
+}
+
+impl Plan {
+    /// Parses and checks a plan's text; `file` names it in errors.
+    pub fn parse(text: &str, file: &Path) -> Result<Plan, PlanError> {
+        let plan: Plan = toml::from_str(text).map_err(|e| PlanError {
+            path: file.display().to_string(),
+            what: e.to_string().trim_end().replace('\n', "\n  "),
+        })?;
+        plan.check().map_err(|what| PlanError {
+            path: file.display().to_string(),
+            what,
+        })?;
+        Ok(plan)
+    }
+
+    /// The rules a program can check before anything runs.
+    fn check(&self) -> Result<(), String> {
+        if self.models.is_empty() {
+            return Err("the plan has no [[model]]".into());
+        }
+        let mut names = HashSet::new();
+        let mut files = HashSet::new();
+        for (i, m) in self.models.iter().enumerate() {
+            let at = format!("[[model]] #{} ({:?})", i + 1, m.name);
+            if m.name.trim().is_empty() || m.model.trim().is_empty() {
+                return Err(format!("{at}: name and model must not be empty"));
+            }
+            if !names.insert(m.name.as_str()) {
+                return Err(format!("{at}: the name is given twice"));
+            }
+            if !files.insert(slug(&m.name)) {
+                return Err(format!(
+                    "{at}: its file name is another model's ({})",
+                    slug(&m.name)
+                ));
+            }
+            if !AGENTS.contains(&m.agent.as_str()) {
+                return Err(format!(
+                    "{at}: agent {:?} is not one of {}",
+                    m.agent,
+                    AGENTS.join(", ")
+                ));
+            }
+            if (m.agent == "builtin") != m.provider.is_some() {
+                return Err(format!(
+                    "{at}: provider is given for agent = \"builtin\", and only there"
+                ));
+            }
+            if (m.agent == "command") != m.command.is_some() {
+                return Err(format!(
+                    "{at}: command is given for agent = \"command\", and only there"
+                ));
+            }
+            if m.attempts == Some(0) || m.concurrency == Some(0) || m.max_turns == Some(0) {
+                return Err(format!(
+                    "{at}: attempts, concurrency and max_turns are at least 1"
+                ));
+            }
+            check_key(&at, m.key_env.as_deref())?;
+            check_key(&at, m.key_var.as_deref())?;
+            check_price(&at, m.price)?;
+        }
+        check_endpoint("[judge]", &self.judge, true)?;
+        if let Some(r) = &self.reliability {
+            check_endpoint("[reliability.scalar]", &r.scalar, false)?;
+            if r.runs == 0 {
+                return Err("[reliability]: runs is at least 1".into());
+            }
+            check_names("[reliability]", &r.models, &names)?;
+        }
+        if let Some(f) = &self.failures {
+            check_endpoint("[failures.classifier]", &f.classifier, false)?;
+            check_names("[failures]", &f.models, &names)?;
+        }
+        Ok(())
+    }
+
+    /// The endpoints called through their API, each with where in the plan it is.
+    pub fn endpoints(&self) -> Vec<(&'static str, &Endpoint)> {
+        let mut v = vec![("[judge]", &self.judge)];
+        if let Some(r) = &self.reliability {
+            v.push(("[reliability.scalar]", &r.scalar));
+        }
+        if let Some(f) = &self.failures {
+            v.push(("[failures.classifier]", &f.classifier));
+        }
+        v
+    }
+
+    /// Every model the plan pays for, with where in the plan it is and its price.
+    pub fn priced(&self) -> Vec<(String, &str, PriceSource)> {
+        let models = self.models.iter().map(|m| {
+            let at = format!("[[model]] {:?}", m.name);
+            (at, m.model.as_str(), PriceSource::of(&m.model, m.price))
+        });
+        let endpoints = self.endpoints().into_iter().map(|(at, e)| {
+            (
+                at.to_string(),
+                e.model.as_str(),
+                PriceSource::of(&e.model, e.price),
+            )
+        });
+        models.chain(endpoints).collect()
+    }
+
+    /// The models without a price, unless the plan goes on without one: refused, named.
+    pub fn check_prices(&self) -> Result<(), String> {
+        if self.allow_unpriced {
+            return Ok(());
+        }
+        let unpriced: Vec<String> = self
+            .priced()
+            .into_iter()
+            .filter(|(_, _, p)| *p == PriceSource::Unknown)
+            .map(|(at, model, _)| format!("{at}: {model}"))
+            .collect();
+        if unpriced.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "no price for {}: give it a price = {{ input = …, output = … }} (USD per million \
+             tokens), or set allow_unpriced = true to go on with its cost unknown",
+            unpriced.join("; ")
+        ))
+    }
+
+    /// The models by name.
+    pub fn model(&self, name: &str) -> Option<&ModelUnderTest> {
+        self.models.iter().find(|m| m.name == name)
+    }
+}
+
+/// The agents `answer --agent` takes.
+pub const AGENTS: &[&str] = &["builtin", "claude-code", "codex", "gemini", "command"];
+
+/// A model's name in file names (one-to-one: `output::file_name_part`).
+pub fn slug(name: &str) -> String {
+    crate::output::file_name_part(name)
+}
+
+fn check_key(at: &str, var: Option<&str>) -> Result<(), String> {
+    match var.map(crate::live::env_name) {
+        Some(Err(e)) => Err(format!("{at}: {e}")),
+        _ => Ok(()),
+    }
+}
+
+fn check_price(at: &str, p: Option<PriceSpec>) -> Result<(), String> {
+    match p {
+        Some(p)
+            if !(p.input.is_finite()
+                && p.output.is_finite()
+                && p.input >= 0.0
+                && p.output >= 0.0) =>
+        {
+            Err(format!("{at}: a price is two non-negative numbers"))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_endpoint(at: &str, e: &Endpoint, judge: bool) -> Result<(), String> {
+    if !matches!(e.provider.as_str(), "openai" | "anthropic") {
+        return Err(format!(
+            "{at}: provider {:?} is not openai or anthropic",
+            e.provider
+        ));
+    }
+    if e.model.trim().is_empty() {
+        return Err(format!("{at}: model must not be empty"));
+    }
+    if !judge && e.runs.is_some() {
+        return Err(format!("{at}: runs belongs to [judge] and [reliability]"));
+    }
+    if e.runs == Some(0) || e.concurrency == Some(0) {
+        return Err(format!("{at}: runs and concurrency are at least 1"));
+    }
+    check_key(at, e.key_env.as_deref())?;
+    check_price(at, e.price)
+}
+
+fn check_names(at: &str, wanted: &[String], names: &HashSet<&str>) -> Result<(), String> {
+    match wanted.iter().find(|n| !names.contains(n.as_str())) {
+        Some(n) => Err(format!("{at}: {n:?} is not the name of a [[model]]")),
+        None => Ok(()),
+    }
+}

@@ -34,7 +34,7 @@ use repoprobe_agent::sandbox;
 use repoprobe_agent::workspace::RepoSource;
 use repoprobe_core::Question;
 use repoprobe_core::model::failure::Status;
-use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt, single_prompt};
+use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt};
 use repoprobe_llm::key::scrub_env;
 use repoprobe_llm::price::Price;
 use repoprobe_llm::{Client, Tokens};
@@ -267,7 +267,7 @@ fn retry_failed(
                 output::text(old, "error").unwrap_or_default()
             );
             failures.append(&json!({
-                "id": old["id"], "model": old["model"], "attempt": old["attempt"],
+                "question_id": old["question_id"], "model": old["model"], "attempt": old["attempt"],
                 "status": Status::Failed, "reason": reason, "violations": [],
                 "superseded": old,
             }))?;
@@ -351,33 +351,16 @@ impl Ctx {
     }
 }
 
-/// What each tool result is assumed to add to the conversation, for `--estimate`.
-pub(crate) const ESTIMATE_RESULT_TOKENS: u64 = 1_500;
-/// What each model turn is assumed to write, for `--estimate`.
-pub(crate) const ESTIMATE_TURN_OUTPUT_TOKENS: u64 = 300;
-
 /// `--estimate`: the runs not yet in `--out`, each assumed to take `--estimate-turns` turns that
 /// each re-send the prompt and the conversation so far (every tool result adding
-/// [`ESTIMATE_RESULT_TOKENS`]) and write [`ESTIMATE_TURN_OUTPUT_TOKENS`]. How far an agent
+/// [`ESTIMATE_RESULT_TOKENS`](crate::live::estimate::ESTIMATE_RESULT_TOKENS)) and write a fixed
+/// number of tokens (`live::estimate::agent_run`). How far an agent
 /// explores no prompt tells: the assumptions are printed, and a pilot run's evidence table
 /// (`score --evidence`) is the better guide.
-/// One agent run on `q` as the estimate models it: `turns` model calls, each re-sending the
-/// prompt and the conversation so far, every tool result adding [`ESTIMATE_RESULT_TOKENS`] and
-/// every turn writing [`ESTIMATE_TURN_OUTPUT_TOKENS`] (`repoprobe run --estimate` uses it too).
-pub(crate) fn run_estimate(q: &Question, turns: u64) -> crate::live::estimate::Estimate {
-    let prompt_tokens = single_prompt(q, &q.repo.commit).len() as u64 / 4;
-    crate::live::estimate::Estimate {
-        calls: turns,
-        tokens: Tokens {
-            input_tokens: turns * prompt_tokens
-                + ESTIMATE_RESULT_TOKENS * turns * turns.saturating_sub(1) / 2,
-            output_tokens: turns * ESTIMATE_TURN_OUTPUT_TOKENS,
-        },
-    }
-}
-
 fn estimate(a: &Args) -> anyhow::Result<Exit> {
-    use crate::live::estimate::{Estimate, render};
+    use crate::live::estimate::{
+        ESTIMATE_RESULT_TOKENS, ESTIMATE_TURN_OUTPUT_TOKENS, Estimate, render,
+    };
     let (ds, _) = load_inputs(std::slice::from_ref(&a.benchmark))?;
     let done = {
         let layout = a.run.layout()?;
@@ -401,7 +384,7 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
                 already += 1;
                 continue;
             }
-            let run = run_estimate(q, turns);
+            let run = crate::live::estimate::agent_run(q, turns);
             e.calls += run.calls;
             e.tokens.input_tokens += run.tokens.input_tokens;
             e.tokens.output_tokens += run.tokens.output_tokens;

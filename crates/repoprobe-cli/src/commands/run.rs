@@ -148,7 +148,8 @@ fn again(tried: u32) -> String {
     }
 }
 
-/// What the bundle is made of: the benchmark and every stage's output that exists.
+/// What the bundle is made of: the benchmark and every stage's output that holds a record (a
+/// stage with nothing to do leaves an empty journal).
 fn outputs(plan: &Plan, files: &Files) -> Vec<PathBuf> {
     let mut v = vec![files.benchmark.clone()];
     for m in &plan.models {
@@ -157,6 +158,6 @@ fn outputs(plan: &Plan, files: &Files) -> Vec<PathBuf> {
         v.push(files.scalar(&m.name));
         v.push(files.failures(&m.name));
     }
-    v.retain(|p| p.exists());
+    v.retain(|p| crate::input::file_len(p).is_ok_and(|n| n > 0));
     v
 }

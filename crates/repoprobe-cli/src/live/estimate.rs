@@ -31,6 +31,27 @@ pub fn of_tasks<T: Task>(tasks: &[T], describe_schema: bool) -> Estimate {
     e
 }
 
+/// What each tool result is assumed to add to the conversation, for `--estimate`.
+pub const ESTIMATE_RESULT_TOKENS: u64 = 1_500;
+/// What each model turn is assumed to write, for `--estimate`.
+pub const ESTIMATE_TURN_OUTPUT_TOKENS: u64 = 300;
+
+/// One agent run on `q` as the estimate models it: `turns` model calls, each re-sending the
+/// prompt and the conversation so far, every tool result adding [`ESTIMATE_RESULT_TOKENS`] and
+/// every turn writing [`ESTIMATE_TURN_OUTPUT_TOKENS`] (`repoprobe run --estimate` uses it too).
+pub fn agent_run(q: &repoprobe_core::Question, turns: u64) -> Estimate {
+    let prompt_tokens =
+        repoprobe_core::protocol::answer::single_prompt(q, &q.repo.commit).len() as u64 / 4;
+    Estimate {
+        calls: turns,
+        tokens: Tokens {
+            input_tokens: turns * prompt_tokens
+                + ESTIMATE_RESULT_TOKENS * turns * turns.saturating_sub(1) / 2,
+            output_tokens: turns * ESTIMATE_TURN_OUTPUT_TOKENS,
+        },
+    }
+}
+
 /// What the input tokens of a judge's estimate are.
 pub const PROMPT_BYTES: &str = "the prompts' bytes / 4";
 

@@ -3,7 +3,7 @@
 //! sent, no key is read, no file is written.
 //!
 //! How each stage is modelled (assumptions, printed with the figures):
-//! - an agent run ([`crate::commands::answer::run_estimate`]): a fixed number of turns, each
+//! - an agent run ([`crate::live::estimate::agent_run`]): a fixed number of turns, each
 //!   re-sending the prompt and the conversation so far (context growth), every tool result
 //!   adding a fixed number of tokens, every turn writing a fixed number;
 //! - a judge call: the very prompt of the judge for each question, with an answer of
@@ -15,9 +15,10 @@
 
 use super::stages::{Files, judge_runs};
 use super::{Endpoint, Plan, PriceSource};
-use crate::commands::answer::{ESTIMATE_RESULT_TOKENS, ESTIMATE_TURN_OUTPUT_TOKENS, run_estimate};
 use crate::exit::Exit;
-use crate::live::estimate::Estimate;
+use crate::live::estimate::{
+    ESTIMATE_RESULT_TOKENS, ESTIMATE_TURN_OUTPUT_TOKENS, Estimate, agent_run,
+};
 use repoprobe_core::Question;
 use repoprobe_core::protocol::{judge, scalar};
 use repoprobe_llm::Tokens;
@@ -67,7 +68,7 @@ pub fn lines(plan: &Plan, questions: &[Question]) -> Vec<Line> {
     let attempts = |name: &str| u64::from(plan.model(name).and_then(|m| m.attempts).unwrap_or(1));
     let mut v = Vec::new();
     for m in &plan.models {
-        let e = per_question(&|q| run_estimate(q, TURNS), attempts(&m.name));
+        let e = per_question(&|q| agent_run(q, TURNS), attempts(&m.name));
         v.push(line(
             "answers",
             &m.name,

@@ -100,7 +100,7 @@ impl Case {
 /// results it was sent.
 pub(crate) struct AgentApi {
     pub(crate) base: String,
-    seen: Arc<Mutex<Vec<String>>>,
+    pub(crate) seen: Arc<Mutex<Vec<String>>>,
 }
 
 pub(crate) fn agent_api() -> AgentApi {

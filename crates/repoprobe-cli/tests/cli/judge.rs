@@ -384,7 +384,7 @@ fn a_key_held_under_another_name_is_read_from_it_and_written_nowhere() {
         // The fake server records a violation for any request without the right key.
         api.assert_no_violations();
         assert_judged_exactly(&out, &expected_keys(1));
-        assert_no_file_holds(dir.path(), KEY);
+        common::assert_no_file_holds(dir.path(), KEY);
         // The named variable unset: refused before any call, naming it.
         let mut c = judge_cmd(
             &api,
@@ -415,17 +415,4 @@ fn a_key_held_under_another_name_is_read_from_it_and_written_nowhere() {
         "{}",
         r.stderr
     );
-}
-
-/// Every file under `dir` read: none holds `secret`.
-fn assert_no_file_holds(dir: &std::path::Path, secret: &str) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            assert_no_file_holds(&p, secret);
-        } else {
-            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
-            assert!(!text.contains(secret), "{} holds the key", p.display());
-        }
-    }
 }

@@ -21,5 +21,6 @@ mod judge;
 mod llm_commands;
 mod long_runs;
 mod pipeline;
+mod plan;
 mod retrieval;
 mod review;

@@ -741,3 +741,16 @@ pub fn assert_judged_exactly(out: &Path, want: &HashSet<(String, String, u64, u6
     let v = repoprobe(&["validate", BENCHMARK, out.to_str().unwrap()]);
     assert_eq!(v.code, 0, "validate:\n{}{}", v.stdout, v.stderr);
 }
+
+/// Every file under `dir` read: none holds `secret`.
+pub fn assert_no_file_holds(dir: &std::path::Path, secret: &str) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            assert_no_file_holds(&p, secret);
+        } else {
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+            assert!(!text.contains(secret), "{} holds the key", p.display());
+        }
+    }
+}

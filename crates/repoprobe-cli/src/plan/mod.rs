@@ -388,3 +388,139 @@ fn check_names(at: &str, wanted: &[String], names: &HashSet<&str>) -> Result<(),
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAPER: &str = include_str!("../../../../reproduce/paper.toml");
+    const REPRODUCE: &str = include_str!("../../../../docs/reproduce.md");
+    const LIVE_RUNS: &str = include_str!("../../../../docs/live-runs.md");
+    const README: &str = include_str!("../../../../README.md");
+
+    fn paper() -> Plan {
+        Plan::parse(PAPER, Path::new("reproduce/paper.toml")).unwrap()
+    }
+
+    /// The row of docs/reproduce.md's settings table for `table`.
+    fn row(table: &str) -> &'static str {
+        REPRODUCE
+            .lines()
+            .find(|l| l.starts_with(&format!("| {table}")))
+            .unwrap_or_else(|| panic!("reproduce.md has no row for table {table}"))
+    }
+
+    #[test]
+    fn the_papers_plan_holds_the_papers_settings() {
+        let p = paper();
+        // §5.1.2, as the paper names them.
+        let names: Vec<&str> = p.models.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "GPT-5.2",
+                "GPT-5.4",
+                "Claude Opus 4.5",
+                "Claude Opus 4.6",
+                "Claude Sonnet 4.6",
+                "Grok 4.20",
+                "Gemini 3 Flash",
+                "Gemini 3 Pro",
+                "Gemini 3.1 Pro",
+                "Qwen3-Max",
+                "Qwen3.5-Plus",
+                "Doubao-Seed-1.8",
+                "Doubao-Seed-2.0",
+                "GLM-4.7",
+                "GLM-5",
+                "DeepSeek-V3.2",
+                "Kimi-K2",
+                "Kimi-K2.5",
+                "MiniMax-M2.1",
+                "MiniMax-M2.5",
+            ]
+        );
+        // §5.1.1: one scaffold; §5.1.3: Sonnet 4.5 judges and is not among the models.
+        assert!(p.models.iter().all(|m| m.agent == "claude-code"));
+        assert_eq!(p.judge.model, "claude-sonnet-4-5");
+        assert!(
+            p.models
+                .iter()
+                .all(|m| !m.model.starts_with("claude-sonnet-4-5"))
+        );
+        // Non-Anthropic models reach Claude Code through a gateway with a key of its own.
+        for m in p.models.iter().filter(|m| !m.model.starts_with("claude-")) {
+            assert!(m.base_url.is_some() && m.key_env.is_some(), "{}", m.name);
+        }
+        // §5.3: three models, five runs, the scalar judge the same Sonnet 4.5.
+        let r = p.reliability.as_ref().unwrap();
+        assert_eq!(r.models, ["GPT-5.2", "Claude Opus 4.5", "Gemini 3 Pro"]);
+        assert_eq!((r.runs, r.scalar.model.as_str()), (5, "claude-sonnet-4-5"));
+        // §5.4: Table 7's three models, Gemini 3 Flash classifying.
+        let f = p.failures.as_ref().unwrap();
+        assert_eq!(f.models, r.models);
+        assert!(f.classifier.model.starts_with("gemini-3-flash"));
+        // Every model, judge and classifier has a list price.
+        p.check_prices().unwrap();
+    }
+
+    #[test]
+    fn the_docs_say_what_the_papers_plan_holds() {
+        let p = paper();
+        let r = p.reliability.as_ref().unwrap();
+        let f = p.failures.as_ref().unwrap();
+        let t3 = row("3 (overall)");
+        assert!(
+            t3.contains(&format!("each of the {} models", p.models.len())),
+            "{t3}"
+        );
+        assert!(
+            t3.contains("**Claude Code**") && t3.contains("Claude Sonnet 4.5"),
+            "{t3}"
+        );
+        assert!(
+            t3.contains(&format!("{} chosen", p.judge.runs.unwrap())),
+            "{t3}"
+        );
+        let t5 = row("5 (judge reliability)");
+        for m in &r.models {
+            assert!(t5.contains(m.as_str()), "{m} missing from {t5}");
+        }
+        assert!(t5.contains(&format!("| {} each |", r.runs)), "{t5}");
+        let t7 = row("7 (failure modes)");
+        for m in &f.models {
+            assert!(t7.contains(m.as_str()), "{m} missing from {t7}");
+        }
+        assert!(t7.contains("Gemini 3 Flash"), "{t7}");
+        let n = format!("{} models", p.models.len());
+        assert!(LIVE_RUNS.contains(&format!("50 repositories and {n}")));
+        assert!(LIVE_RUNS.contains("five\nof both judges on Table 5's three models"));
+        assert!(README.contains(&format!("the paper's {n} under Claude Code")));
+        assert!(README.contains("Claude Sonnet 4.5 judging and\nnot among them"));
+        // Sonnet 4.5 answers in no example: the paper keeps the judge out of the models.
+        for doc in [README, LIVE_RUNS, REPRODUCE] {
+            assert!(!doc.contains("--agent claude-code --model claude-sonnet-4-5"));
+        }
+    }
+
+    #[test]
+    fn an_unpriced_model_is_named_and_a_price_or_allow_unpriced_lets_it_through() {
+        let text = PAPER.replace("model = \"glm-5\"", "model = \"glm-5-private\"");
+        let p = Plan::parse(&text, Path::new("p.toml")).unwrap();
+        let e = p.check_prices().unwrap_err();
+        assert!(e.contains("[[model]] \"GLM-5\": glm-5-private"), "{e}");
+        let given = text.replace(
+            "model = \"glm-5-private\"",
+            "model = \"glm-5-private\"\nprice = { input = 1.0, output = 3.2 }",
+        );
+        Plan::parse(&given, Path::new("p.toml"))
+            .unwrap()
+            .check_prices()
+            .unwrap();
+        let allowed = format!("allow_unpriced = true\n{text}");
+        Plan::parse(&allowed, Path::new("p.toml"))
+            .unwrap()
+            .check_prices()
+            .unwrap();
+    }
+}

@@ -3,20 +3,78 @@
 //! all against the tests' fake servers on 127.0.0.1, each endpoint with a key variable of its
 //! own; then the same plan again sends nothing. And the paper's plan priced, nothing sent.
 
-use crate::answer::{agent_api, case};
-use crate::common::{self, Api, BIN, FakeApi, KEY, Kind, Mode, records};
-use std::collections::HashSet;
+use crate::answer::{AgentApi, agent_api, case};
+use crate::common::{self, Api, BIN, FakeApi, KEY, Kind, Mode, claude, records};
+use repoprobe_test_support::FakeServer;
 use std::path::Path;
 use std::process::Command;
 
-fn plan_text(
-    bench: &Path,
-    repo: &Path,
-    agent_base: &str,
-    judge: &FakeApi,
-    scalar: &FakeApi,
-    classify: &FakeApi,
-) -> String {
+/// The loopback servers of a test plan: the built-in agent's model API, Claude Code's (when the
+/// CLI is installed), the judge, the scalar judge and the classifier.
+struct Fakes {
+    agent: AgentApi,
+    claude: Option<(std::path::PathBuf, FakeServer, claude::Seen)>,
+    judge: FakeApi,
+    scalar: FakeApi,
+    classify: FakeApi,
+}
+
+impl Fakes {
+    fn start() -> Fakes {
+        let claude = claude::claude_binary().map(|bin| {
+            let seen = claude::Seen::default();
+            (bin, claude::start(seen.clone(), false), seen)
+        });
+        Fakes {
+            agent: agent_api(),
+            claude,
+            judge: FakeApi::start_for(Kind::Judge, Api::Openai, Mode::Schema),
+            scalar: FakeApi::start_for(Kind::Scalar, Api::Openai, Mode::Schema),
+            classify: FakeApi::start_for(Kind::Classify, Api::Openai, Mode::Schema),
+        }
+    }
+
+    fn apis(&self) -> [&FakeApi; 3] {
+        [&self.judge, &self.scalar, &self.classify]
+    }
+
+    /// Requests so far: the agent API's tool results, Claude Code's, the three judges'.
+    fn requests(&self) -> [usize; 5] {
+        [
+            self.agent.seen.lock().unwrap().len(),
+            self.claude
+                .as_ref()
+                .map_or(0, |(_, _, s)| s.lock().unwrap().len()),
+            self.judge.with(|s| s.requests),
+            self.scalar.with(|s| s.requests),
+            self.classify.with(|s| s.requests),
+        ]
+    }
+}
+
+/// A plan of three models (the built-in agent, Claude Code when installed, a `command` agent)
+/// × 2 attempts, a judge with 2 runs, the reliability stage on the built-in model and the
+/// failure stage on the command one; `sleep` slows the command agent (seconds).
+fn plan_text(bench: &Path, repo: &Path, f: &Fakes, sleep: f64) -> String {
+    let claude = f.claude.as_ref().map_or(String::new(), |(bin, server, _)| {
+        format!(
+            r#"
+[[model]]
+name = "Claude Code"
+agent = "claude-code"
+model = "claude-opus-4-6"
+base_url = "{url}"
+key_env = "CLAUDE_GATEWAY_KEY"
+agent_bin = "{bin}"
+sandbox_expose = ["{tools}"]
+max_turns = 5
+attempts = 2
+"#,
+            url = server.origin(),
+            bin = bin.display(),
+            tools = common::agent_cli::tools_dir().display(),
+        )
+    });
     format!(
         r#"benchmark = "{bench}"
 out = "runs"
@@ -31,12 +89,12 @@ base_url = "{agent_base}"
 key_env = "AGENT_KEY"
 price = {{ input = 1.0, output = 2.0 }}
 attempts = 2
-
+{claude}
 [[model]]
 name = "Shell"
 agent = "command"
 model = "sh"
-command = "echo the answer is in src/lib.rs"
+command = "sleep {sleep}; echo the answer is in src/lib.rs"
 price = {{ input = 0.0, output = 0.0 }}
 attempts = 2
 args = ["--no-sandbox"]
@@ -60,26 +118,32 @@ classifier = {{ provider = "openai", model = "judge-model", base_url = "{classif
 "#,
         bench = bench.display(),
         repo = repo.display(),
-        judge = judge.base_url(),
-        scalar = scalar.base_url(),
-        classify = classify.base_url(),
+        agent_base = f.agent.base,
+        judge = f.judge.base_url(),
+        scalar = f.scalar.base_url(),
+        classify = f.classify.base_url(),
     )
 }
 
-fn run_plan(plan: &Path, extra: &[&str]) -> (i32, String, String) {
-    let r = Command::new(BIN)
-        .env_clear()
+/// `repoprobe run PLAN` with every endpoint's key in a variable of its own.
+fn plan_cmd(plan: &Path, extra: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap())
         .env("AGENT_KEY", KEY)
+        .env("CLAUDE_GATEWAY_KEY", claude::KEY)
         .env("JUDGE_KEY", KEY)
         .env("SCALAR_KEY", KEY)
         .env("CLASSIFIER_KEY", KEY)
         .arg("run")
         .arg(plan)
         .args(["--retry-backoff-s", "0"])
-        .args(extra)
-        .output()
-        .unwrap();
+        .args(extra);
+    c
+}
+
+fn run_plan(plan: &Path, extra: &[&str]) -> (i32, String, String) {
+    let r = plan_cmd(plan, extra).output().unwrap();
     (
         r.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&r.stdout).into_owned(),
@@ -87,45 +151,74 @@ fn run_plan(plan: &Path, extra: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn keys(path: &Path, fields: &[&str]) -> HashSet<String> {
-    records(path)
-        .iter()
-        .map(|r| {
-            fields
+/// The model names of the plan's files (`output::file_name_part`: a space is `_20`).
+fn file_names(f: &Fakes) -> Vec<&'static str> {
+    let mut v = vec!["Builtin_20One", "Shell"];
+    if f.claude.is_some() {
+        v.push("Claude_20Code");
+    }
+    v
+}
+
+/// Every record of the run's outputs by file, as a sorted list of its key fields (the parts
+/// of a record that depend on timing left out), and whether any key is there twice.
+fn results(runs: &Path) -> (std::collections::BTreeMap<String, Vec<String>>, bool) {
+    let mut all = std::collections::BTreeMap::new();
+    let mut twice = false;
+    for stage in ["answers", "judgments", "scalar", "failures"] {
+        let Ok(dir) = std::fs::read_dir(runs.join(stage)) else {
+            continue;
+        };
+        for e in dir.flatten() {
+            let p = e.path();
+            if p.extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let mut k: Vec<String> = records(&p)
                 .iter()
-                .map(|f| r[*f].to_string())
-                .collect::<Vec<_>>()
-                .join("/")
-        })
-        .collect()
+                .map(|r| {
+                    [
+                        "question_id",
+                        "model",
+                        "attempt",
+                        "judge",
+                        "judge_run",
+                        "classifier",
+                        "error",
+                    ]
+                    .map(|f| r[f].to_string())
+                    .join("/")
+                })
+                .collect();
+            k.sort();
+            let n = k.len();
+            k.dedup();
+            twice |= k.len() != n;
+            all.insert(format!("{stage}/{}", e.file_name().to_string_lossy()), k);
+        }
+    }
+    (all, twice)
 }
 
 #[test]
 fn a_plan_runs_every_stage_to_the_tables_and_run_again_sends_nothing() {
     let c = case(None);
-    let agent = agent_api();
-    let judge = FakeApi::start_for(Kind::Judge, Api::Openai, Mode::Schema);
-    let scalar = FakeApi::start_for(Kind::Scalar, Api::Openai, Mode::Schema);
-    let classify = FakeApi::start_for(Kind::Classify, Api::Openai, Mode::Schema);
+    let f = Fakes::start();
     let dir = c.dir.path();
     let plan = dir.join("plan.toml");
-    std::fs::write(
-        &plan,
-        plan_text(&c.bench, &c.repo, &agent.base, &judge, &scalar, &classify),
-    )
-    .unwrap();
+    std::fs::write(&plan, plan_text(&c.bench, &c.repo, &f, 0.0)).unwrap();
 
     let (code, stdout, stderr) = run_plan(&plan, &[]);
     assert_eq!(code, 0, "{stderr}");
     let questions = records(&c.bench).len();
     let runs = dir.join("runs");
-    // File names are the plan names made safe (`output::file_name_part`: a space is `_20`).
-    for name in ["Builtin_20One", "Shell"] {
+    for name in file_names(&f) {
         let answers = runs.join(format!("answers/{name}.jsonl"));
-        assert_eq!(
-            keys(&answers, &["question_id", "attempt"]).len(),
-            questions * 2,
-            "{name}: {stderr}"
+        let answered = records(&answers);
+        assert_eq!(answered.len(), questions * 2, "{name}: {stderr}");
+        assert!(
+            answered.iter().all(|a| a["error"].is_null()),
+            "{name}: {answered:?}"
         );
         let judged = runs.join(format!("judgments/{name}.jsonl"));
         assert_eq!(records(&judged).len(), questions * 2 * 2, "{name}");
@@ -133,27 +226,122 @@ fn a_plan_runs_every_stage_to_the_tables_and_run_again_sends_nothing() {
     let scalar_out = runs.join("scalar/Builtin_20One.jsonl");
     assert_eq!(records(&scalar_out).len(), questions * 2 * 2, "{stderr}");
     assert!(runs.join("bundle.json").exists(), "{stderr}");
-    // The tables come last, from the bundle: both models are in them (by their API names).
+    // The tables come last, from the bundle: the models are in them (by their API names).
     assert!(
         stdout.contains("tool-model") && stdout.contains("\nsh "),
         "{stdout}"
     );
-    for api in [&judge, &scalar, &classify] {
+    if f.claude.is_some() {
+        assert!(stdout.contains("claude-opus-4-6"), "{stdout}");
+    }
+    for api in f.apis() {
         api.assert_no_violations();
+    }
+    // Claude Code reached its "gateway" with the key of the plan's key_env, and only there.
+    if let Some((_, _, seen)) = &f.claude {
+        let seen = seen.lock().unwrap();
+        assert!(!seen.is_empty());
+        assert!(
+            seen.iter()
+                .all(|(_, key, _)| key.as_deref() == Some(claude::KEY))
+        );
     }
     // The keys went only where they were sent: no file of the run holds one.
     common::assert_no_file_holds(dir, KEY);
+    common::assert_no_file_holds(dir, claude::KEY);
 
     // Run again: every stage resumes with nothing left, and no request is made.
-    let before = [&judge, &scalar, &classify].map(|a| a.with(|s| s.requests));
-    let agent_calls = agent.seen.lock().unwrap().len();
+    let before = f.requests();
     let (code, _, stderr) = run_plan(&plan, &[]);
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(
-        [&judge, &scalar, &classify].map(|a| a.with(|s| s.requests)),
-        before
-    );
-    assert_eq!(agent.seen.lock().unwrap().len(), agent_calls);
+    assert_eq!(f.requests(), before);
+}
+
+/// Lines written under `runs` so far (every stage's journal).
+fn lines_written(runs: &Path) -> usize {
+    ["answers", "judgments", "scalar", "failures"]
+        .iter()
+        .filter_map(|s| std::fs::read_dir(runs.join(s)).ok())
+        .flat_map(|d| d.flatten())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(|e| std::fs::read(e.path()).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count()))
+        .sum()
+}
+
+#[test]
+fn a_plan_killed_three_times_and_resumed_ends_as_the_uninterrupted_run_and_asks_no_done_key_again()
+{
+    use std::time::Duration;
+    let f = Fakes::start();
+    for api in f.apis() {
+        api.with(|s| s.latency = Duration::from_millis(60));
+    }
+    // The uninterrupted run.
+    let whole = case(None);
+    let plan = whole.dir.path().join("plan.toml");
+    std::fs::write(&plan, plan_text(&whole.bench, &whole.repo, &f, 0.3)).unwrap();
+    let (code, _, stderr) = run_plan(&plan, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (want, twice) = results(&whole.dir.path().join("runs"));
+    assert!(!twice);
+    let total: usize = want.values().map(Vec::len).sum();
+    let one_run = f.requests();
+
+    // The same plan on the same inputs, stopped three times: SIGKILL during the answers,
+    // SIGTERM (the run's own graceful stop: exit 75) and SIGKILL during the judgments.
+    let c = case(None);
+    let plan = c.dir.path().join("plan.toml");
+    std::fs::write(&plan, plan_text(&c.bench, &c.repo, &f, 0.3)).unwrap();
+    let runs = c.dir.path().join("runs");
+    let before = f.requests();
+    for (at, signal) in [(2, "KILL"), (total / 2, "TERM"), (total * 3 / 4, "KILL")] {
+        let mut child = plan_cmd(&plan, &[])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        common::wait::until("records written", Duration::from_secs(120), || {
+            lines_written(&runs) >= at
+        });
+        let pid = child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-s", signal, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let status = child.wait().unwrap();
+        if signal == "TERM" {
+            // Stopped between keys, or mid-stage: "run me again" (75), never a failure.
+            assert!(matches!(status.code(), Some(75) | Some(0)), "{status:?}");
+        }
+        assert!(
+            lines_written(&runs) < total,
+            "the run ended before it was stopped at {at}"
+        );
+    }
+    let (code, _, stderr) = run_plan(&plan, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (got, twice) = results(&runs);
+    assert!(!twice, "a key was written twice");
+    assert_eq!(got, want);
+    // No key that was done was asked again: the calls of the stopped runs are those of one run
+    // plus at most the keys in flight at each of the 3 stops (4 at once): a judge's request
+    // each, a built-in run's 2 tool results, a Claude Code run's 3 requests.
+    let spent: Vec<usize> = f
+        .requests()
+        .iter()
+        .zip(before)
+        .map(|(a, b)| a - b)
+        .collect();
+    let in_flight = [2, 3, 1, 1, 1].map(|per_key| 3 * 4 * per_key);
+    for (i, ((spent, once), slack)) in spent.iter().zip(one_run).zip(in_flight).enumerate() {
+        assert!(
+            *spent >= once && *spent <= once + slack,
+            "server {i}: {spent} requests, one run takes {once}"
+        );
+    }
 }
 
 #[test]

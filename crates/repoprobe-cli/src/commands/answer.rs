@@ -56,6 +56,10 @@ pub struct Args {
     api: ApiArgs,
     #[command(flatten)]
     run: RunArgs,
+    /// The model's name in the records, as the tables show it (`GLM-5`) [default: --model]. The
+    /// API is called with --model, kept as `agent.model` when the two differ.
+    #[arg(long)]
+    name: Option<String>,
     /// Runs per question (`attempt` 0..N-1).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     attempts: u32,
@@ -169,6 +173,8 @@ struct Ctx {
     out_dir: PathBuf,
     keep_worktrees: bool,
     price: Option<Price>,
+    /// `--model` when `--name` records another name: kept as `agent.model`.
+    api_model: Option<String>,
 }
 
 /// A line of `--out`: docs/format.md#answer.
@@ -249,6 +255,13 @@ pub fn run(mut a: Args) -> anyhow::Result<Exit> {
     Ok(exit)
 }
 
+impl Args {
+    /// The model's name in the records: `--name`, else `--model`.
+    fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.api.model)
+    }
+}
+
 /// `--retry-failed`: the answers of this run's keys whose agent failed (`error` set) leave
 /// `--out` for the failures journal, as failure records holding the old record under
 /// `superseded`, so the run below makes them again and the results count the new attempt.
@@ -311,7 +324,7 @@ fn keys(a: &Args, questions: &[Question]) -> anyhow::Result<Vec<(AnswerKey, Arc<
         for attempt in 0..a.attempts {
             let key = AnswerKey {
                 question_id: q.id.clone(),
-                model: a.api.model.clone(),
+                model: a.name().to_string(),
                 attempt,
             };
             keys.push((key, Arc::clone(&q)));
@@ -344,6 +357,7 @@ impl Ctx {
             out_dir,
             keep_worktrees: a.keep_worktrees,
             price: a.run.price(&a.api.model),
+            api_model: (a.name() != a.api.model).then(|| a.api.model.clone()),
         };
         crate::input::create_dir_all(&ctx.transcripts)
             .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
@@ -377,7 +391,7 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
         for attempt in 0..a.attempts {
             let key = AnswerKey {
                 question_id: q.id.clone(),
-                model: a.api.model.clone(),
+                model: a.name().to_string(),
                 attempt,
             };
             if done.contains(&key) {
@@ -520,6 +534,7 @@ fn run_spec(a: &Args, runner: &Agent) -> RunSpec {
             clap::ValueEnum::to_possible_value(&a.agent).map(|v| v.get_name().to_string()),
         )
         .set("model", &a.api.model)
+        .set("name", a.name())
         .scope("attempts", a.attempts)
         .scope("questions", &a.questions)
         .set("allow_unpinned", a.repo.allow_unpinned)
@@ -644,6 +659,7 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome<
     );
     let (cost, cost_source) = cost(run.cost_usd, ctx.price, run.tokens);
     agent.cost_source = Some(cost_source.into());
+    agent.model.clone_from(&ctx.api_model);
     let record = AnswerRecord {
         key: &o.key,
         answer: answer.as_deref(),

@@ -156,7 +156,9 @@ fn answers(plan: &Plan, files: &Files, m: &ModelUnderTest, opts: Options) -> Sta
     args.push(out.clone().into());
     args.push("--repos".into());
     args.push(files.repos.clone().into());
-    args.extend(strings(&["--agent", &m.agent, "--model", &m.model]));
+    args.extend(strings(&[
+        "--agent", &m.agent, "--model", &m.model, "--name", &m.name,
+    ]));
     args.extend(strings(&[
         "--attempts",
         &m.attempts.unwrap_or(1).to_string(),

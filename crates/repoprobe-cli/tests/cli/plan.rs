@@ -226,13 +226,22 @@ fn a_plan_runs_every_stage_to_the_tables_and_run_again_sends_nothing() {
     let scalar_out = runs.join("scalar/Builtin_20One.jsonl");
     assert_eq!(records(&scalar_out).len(), questions * 2 * 2, "{stderr}");
     assert!(runs.join("bundle.json").exists(), "{stderr}");
-    // The tables come last, from the bundle: the models are in them (by their API names).
-    assert!(
-        stdout.contains("tool-model") && stdout.contains("\nsh "),
-        "{stdout}"
-    );
-    if f.claude.is_some() {
-        assert!(stdout.contains("claude-opus-4-6"), "{stdout}");
+    // The tables come last, from the bundle: the models are in them by the plan's names, the
+    // answers keeping the API's name beside.
+    for (name, file, api_model) in [
+        ("Builtin One", "Builtin_20One", "tool-model"),
+        ("Shell", "Shell", "sh"),
+        ("Claude Code", "Claude_20Code", "claude-opus-4-6"),
+    ] {
+        if name == "Claude Code" && f.claude.is_none() {
+            continue;
+        }
+        assert!(stdout.contains(&format!("\n{name} ")), "{name}: {stdout}");
+        let a = &records(&runs.join(format!("answers/{file}.jsonl")))[0];
+        assert_eq!(
+            (&a["model"], &a["agent"]["model"]),
+            (&name.into(), &api_model.into())
+        );
     }
     for api in f.apis() {
         api.assert_no_violations();

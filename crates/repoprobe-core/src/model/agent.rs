@@ -29,6 +29,14 @@ pub struct AgentBlock {
         skip_serializing_if = "Option::is_none"
     )]
     pub version: Option<String>,
+    /// The model as its API names it, when the record's `model` is another name (a table's:
+    /// `repoprobe answer --name`).
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub model: Option<String>,
     /// The answer prompt's version (`answer-v1`).
     #[serde(
         default,

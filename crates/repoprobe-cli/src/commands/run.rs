@@ -22,6 +22,10 @@ pub struct Args {
     /// and exit: nothing is sent, no key is read, no file is written.
     #[arg(long)]
     estimate: bool,
+    /// With --estimate: answers of a pilot run (any agent; the built-in agent's record every
+    /// turn's tokens) whose measured calls and tokens scale the modelled agent runs.
+    #[arg(long, requires = "estimate")]
+    calibrate: Vec<PathBuf>,
     /// Print where every stage's runs stand (`repoprobe status` over the plan's out) and exit.
     #[arg(long, conflicts_with = "estimate")]
     status: bool,
@@ -52,7 +56,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let files = Files::of(&plan, &base);
     if a.estimate {
-        return estimate::print(&plan, &files);
+        return estimate::print(&plan, &files, &a.calibrate);
     }
     if a.status {
         return crate::run_stage(&["status".into(), files.out.clone().into()]);
@@ -90,6 +94,9 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let score: Vec<OsString> = vec!["score".into(), files.bundle().into()];
     eprintln!("\n== tables\n{}", shown(&score));
     crate::run_stage(&score)?;
+    let (ds, _) = crate::live::load_inputs(std::slice::from_ref(&files.benchmark))?;
+    let lines = estimate::lines(&plan, &ds.questions, None);
+    eprint!("\n{}", estimate::beside_spent(&lines, &files));
     if worst != Exit::Ok {
         eprintln!(
             "\nsome stage ended with keys failed or left out after {} run(s) again: see its \

@@ -45,8 +45,81 @@ impl Line {
     }
 }
 
-/// Every stage's line for `questions`.
-pub fn lines(plan: &Plan, questions: &[Question]) -> Vec<Line> {
+/// How far real agent runs differ from the model: measured over modelled, summed over a pilot's
+/// runs (same questions), for calls, input and output tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibration {
+    pub runs: u64,
+    pub calls: f64,
+    pub input: f64,
+    pub output: f64,
+    /// The files it was measured on.
+    pub source: String,
+}
+
+impl Calibration {
+    /// The factors of the answers in `files` (each run that answered, with its usage, of a
+    /// question in `questions`); `None` when no such run is there.
+    pub fn measure(
+        files: &[std::path::PathBuf],
+        questions: &[Question],
+    ) -> anyhow::Result<Option<Calibration>> {
+        let by_id: std::collections::HashMap<&str, &Question> =
+            questions.iter().map(|q| (q.id.as_str(), q)).collect();
+        let (mut runs, mut modelled, mut measured) = (0, Estimate::default(), Estimate::default());
+        for f in files {
+            let records = crate::input::read_json_records(f)
+                .map_err(|e| anyhow::anyhow!("--calibrate {}: {e}", f.display()))?;
+            for v in records.into_iter().filter_map(|(_, r)| r.ok()) {
+                let Some(q) = v["question_id"].as_str().and_then(|id| by_id.get(id)) else {
+                    continue;
+                };
+                let (calls, tokens, _) = super::spent::usage(&v);
+                if !v["error"].is_null() || calls == 0 || tokens.input_tokens == 0 {
+                    continue;
+                }
+                runs += 1;
+                add(&mut modelled, agent_run(q, TURNS));
+                add(&mut measured, Estimate { calls, tokens });
+            }
+        }
+        if runs == 0 {
+            return Ok(None);
+        }
+        let ratio = |a: u64, b: u64| a as f64 / b.max(1) as f64;
+        Ok(Some(Calibration {
+            runs,
+            calls: ratio(measured.calls, modelled.calls),
+            input: ratio(measured.tokens.input_tokens, modelled.tokens.input_tokens),
+            output: ratio(measured.tokens.output_tokens, modelled.tokens.output_tokens),
+            source: files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }))
+    }
+
+    fn apply(&self, e: Estimate) -> Estimate {
+        let scale = |n: u64, f: f64| (n as f64 * f).round() as u64;
+        Estimate {
+            calls: scale(e.calls, self.calls),
+            tokens: Tokens {
+                input_tokens: scale(e.tokens.input_tokens, self.input),
+                output_tokens: scale(e.tokens.output_tokens, self.output),
+            },
+        }
+    }
+}
+
+fn add(to: &mut Estimate, e: Estimate) {
+    to.calls += e.calls;
+    to.tokens.input_tokens += e.tokens.input_tokens;
+    to.tokens.output_tokens += e.tokens.output_tokens;
+}
+
+/// Every stage's line for `questions`; the agent runs scaled by `calibration` when given.
+pub fn lines(plan: &Plan, questions: &[Question], calibration: Option<&Calibration>) -> Vec<Line> {
     let answer = "x".repeat(ANSWER_BYTES);
     let per_question = |f: &dyn Fn(&Question) -> Estimate, times: u64| {
         let mut e = Estimate::default();
@@ -69,6 +142,7 @@ pub fn lines(plan: &Plan, questions: &[Question]) -> Vec<Line> {
     let mut v = Vec::new();
     for m in &plan.models {
         let e = per_question(&|q| agent_run(q, TURNS), attempts(&m.name));
+        let e = calibration.map_or(e, |c| c.apply(e));
         v.push(line(
             "answers",
             &m.name,
@@ -158,8 +232,8 @@ fn api_line(stage: &'static str, who: &str, e: &Endpoint, estimate: Estimate) ->
 }
 
 /// The estimate in words: a line per stage and model, the totals per stage and of the plan,
-/// the assumptions.
-pub fn render(lines: &[Line], questions: usize) -> String {
+/// the assumptions (and the calibration that scaled the agent runs).
+pub fn render(lines: &[Line], questions: usize, calibration: Option<&Calibration>) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -217,15 +291,66 @@ pub fn render(lines: &[Line], questions: usize) -> String {
          answer is {ANSWER_BYTES} bytes; a judge writes 100 tokens and 150 an item, the scalar judge \
          400, the classifier 250 and is sent at most every answer; input tokens are bytes / 4"
     );
+    if let Some(c) = calibration {
+        let _ = writeln!(
+            s,
+            "calibrated on {} answered run(s) of {}: the agent runs above are the model's × {:.2} \
+             calls, × {:.2} input tokens, × {:.2} output tokens (measured over modelled)",
+            c.runs,
+            repoprobe_core::report::terminal_safe(&c.source),
+            c.calls,
+            c.input,
+            c.output
+        );
+    }
+    s
+}
+
+/// The estimate beside what the stages' outputs say they spent, line by line.
+pub fn beside_spent(lines: &[Line], files: &Files) -> String {
+    let mut s = String::from(
+        "estimate (the whole stage) beside spent (its outputs' usage, failures included):\n",
+    );
+    let _ = writeln!(
+        s,
+        "{:<10} {:<24} {:>10} {:>10} {:>14} {:>14} {:>10} {:>10}",
+        "stage", "for", "est calls", "calls", "est in tok", "in tok", "est USD", "USD"
+    );
+    let usd = |d: Option<f64>| d.map_or_else(|| "unknown".into(), |d| format!("{d:.2}"));
+    for l in lines {
+        let out = match l.stage {
+            "answers" => files.answers(&l.who),
+            "judgments" => files.judgments(&l.who),
+            "scalar" => files.scalar(&l.who),
+            _ => files.failures(&l.who),
+        };
+        let spent = super::spent::of_output(&out, l.price.price());
+        let _ = writeln!(
+            s,
+            "{:<10} {:<24} {:>10} {:>10} {:>14} {:>14} {:>10} {:>10}",
+            l.stage,
+            repoprobe_core::report::terminal_safe(&l.who),
+            l.estimate.calls,
+            spent.used.calls,
+            l.estimate.tokens.input_tokens,
+            spent.used.tokens.input_tokens,
+            usd(l.dollars()),
+            usd(spent.usd)
+        );
+    }
     s
 }
 
 /// `--estimate`: the lines printed; a plan with an unpriced model (and no `allow_unpriced`) is
 /// then refused, the model named.
-pub fn print(plan: &Plan, files: &Files) -> anyhow::Result<Exit> {
+pub fn print(plan: &Plan, files: &Files, calibrate: &[std::path::PathBuf]) -> anyhow::Result<Exit> {
     let (ds, _) = crate::live::load_inputs(std::slice::from_ref(&files.benchmark))?;
-    let lines = lines(plan, &ds.questions);
-    crate::stdout::write(render(&lines, ds.questions.len()).as_bytes())?;
+    let calibration = Calibration::measure(calibrate, &ds.questions)?;
+    if !calibrate.is_empty() && calibration.is_none() {
+        anyhow::bail!("--calibrate: no answered run with its usage of a question of the benchmark");
+    }
+    let lines = lines(plan, &ds.questions, calibration.as_ref());
+    crate::stdout::write(render(&lines, ds.questions.len(), calibration.as_ref()).as_bytes())?;
     plan.check_prices().map_err(anyhow::Error::msg)?;
     Ok(Exit::Ok)
 }

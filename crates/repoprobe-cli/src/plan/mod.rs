@@ -8,6 +8,7 @@
 //! loop of its own, so resuming, journals, shards and failure records are the commands'.
 
 pub mod estimate;
+pub mod spent;
 pub mod stages;
 
 use repoprobe_llm::price::{Listed, Price};

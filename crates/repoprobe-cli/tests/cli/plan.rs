@@ -259,6 +259,39 @@ fn a_plan_runs_every_stage_to_the_tables_and_run_again_sends_nothing() {
     common::assert_no_file_holds(dir, KEY);
     common::assert_no_file_holds(dir, claude::KEY);
 
+    // The estimate beside what was spent, read back from the outputs: the command agent's 12
+    // judgments (3 questions × 2 attempts × 2 runs), estimated and made.
+    assert!(
+        stderr.contains("estimate (the whole stage) beside spent"),
+        "{stderr}"
+    );
+    let shell: Vec<&str> = stderr
+        .lines()
+        .find(|l| l.starts_with("judgments  Shell "))
+        .unwrap_or_else(|| panic!("{stderr}"))
+        .split_whitespace()
+        .collect();
+    assert_eq!((shell[2], shell[3]), ("12", "12"), "{shell:?}");
+    // Calibrated on the built-in agent's runs (3 model calls each), the agent runs are
+    // estimated at 3 calls a run instead of the model's 15.
+    let pilot = runs.join("answers/Builtin_20One.jsonl");
+    let (code, stdout, stderr) = run_plan(
+        &plan,
+        &["--estimate", "--calibrate", pilot.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(&format!("calibrated on {} answered run(s)", questions * 2)),
+        "{stdout}"
+    );
+    let shell: Vec<&str> = stdout
+        .lines()
+        .find(|l| l.starts_with("answers    Shell "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(shell[3], (questions * 2 * 3).to_string(), "{stdout}");
+
     // Run again: every stage resumes with nothing left, and no request is made.
     let before = f.requests();
     let (code, _, stderr) = run_plan(&plan, &[]);

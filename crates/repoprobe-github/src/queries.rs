@@ -19,6 +19,7 @@ macro_rules! repo_fields {
     () => {
         " fragment RepoFields on Repository { id nameWithOwner url \
         stargazerCount createdAt hasDiscussionsEnabled defaultBranchRef { name } \
+        primaryLanguage { name } \
         discussionCategories(first: 100) { nodes { id name isAnswerable } } }"
     };
 }
@@ -83,6 +84,8 @@ pub struct RepoNode {
     pub created_at: String,
     pub has_discussions_enabled: bool,
     pub default_branch_ref: Option<Named>,
+    #[serde(default)]
+    pub primary_language: Option<Named>,
     pub discussion_categories: Nodes<CategoryNode>,
 }
 

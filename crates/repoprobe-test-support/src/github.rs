@@ -27,6 +27,8 @@ pub struct Repo {
     pub created_at: String,
     pub discussions_enabled: bool,
     pub default_branch: Option<String>,
+    /// `primaryLanguage { name }`.
+    pub language: Option<String>,
     /// (oid, committed date) of the default branch, oldest first.
     pub commits: Vec<(String, String)>,
     pub categories: Vec<Cat>,
@@ -318,6 +320,7 @@ fn repo_node(r: &Repo) -> Value {
         "stargazerCount": r.stars, "createdAt": r.created_at,
         "hasDiscussionsEnabled": r.discussions_enabled,
         "defaultBranchRef": r.default_branch.as_ref().map(|b| json!({"name": b})),
+        "primaryLanguage": r.language.as_ref().map(|l| json!({"name": l})),
         "discussionCategories": {"nodes": r.categories.iter().map(|c| json!({
             "id": c.id, "name": c.name, "isAnswerable": c.answerable})).collect::<Vec<_>>()}
     })
@@ -504,6 +507,7 @@ fn repo(name: &str, id: &str, stars: u64, created: &str, discussions: bool) -> R
         created_at: created.to_string(),
         discussions_enabled: discussions,
         default_branch: Some("main".into()),
+        language: None,
         commits: Vec::new(),
         categories: Vec::new(),
         discussions: Vec::new(),
@@ -591,6 +595,7 @@ fn rocket() -> Repo {
         cat("DIC_ri", "Ideas", false),
     ];
     rocket.commits = commits('a');
+    rocket.language = Some("Rust".into());
     rocket.discussions = vec![
         disc(
             1,
@@ -663,6 +668,7 @@ fn helpdesk() -> Repo {
     );
     helpdesk.categories = vec![cat("DIC_hh", "Help", true), cat("DIC_hq", "Q&A", true)];
     helpdesk.commits = commits('b');
+    helpdesk.language = Some("TypeScript".into());
     helpdesk.discussions = vec![
         disc(
             1,

@@ -102,6 +102,9 @@ fn the_pipeline_counts_every_stage_exactly_and_says_why_each_was_dropped() {
             "Q&A,Help",
             "--min-answered",
             "3",
+            // The per-category reading: helpdesk's Q&A (1 answered) is not harvested.
+            "--answered-rule",
+            "each",
         ])
         .arg("--out")
         .arg(d.join("repos.jsonl")));
@@ -156,7 +159,7 @@ fn the_pipeline_counts_every_stage_exactly_and_says_why_each_was_dropped() {
         by_key["solo/quiet"],
         (
             "too-few-answered",
-            "solo/quiet: Q&A has 2 answered (at least 3 asked)"
+            "solo/quiet: Q&A has 2 answered (at least 3 asked of a category)"
         )
     );
     assert!(!by_key.contains_key("small/repo") && !by_key.contains_key("old/repo"));
@@ -380,7 +383,7 @@ fn a_harvest_killed_mid_page_and_between_pages_resumes_without_asking_twice_or_l
             "--repo",
             "nobody/nothing",
         ])
-        .args(["--min-answered", "3", "--out"])
+        .args(["--min-answered", "3", "--answered-rule", "each", "--out"])
         .arg(d.join("repos.jsonl")));
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
@@ -476,7 +479,14 @@ fn bad_replies_and_a_bad_token_are_clear_errors_not_panics() {
     let out = dir.path().join("repos.jsonl");
     let repos = |gh: &FakeGitHub| {
         let mut c = curate(gh, "repos");
-        c.args(["--created-until", "2025-12-31", "--out"]).arg(&out);
+        c.args([
+            "--created-until",
+            "2025-12-31",
+            "--answered-rule",
+            "each",
+            "--out",
+        ])
+        .arg(&out);
         c
     };
     gh.with(|s| s.faults = vec![("SearchRepositories".into(), 1, GhFault::Html)]);
@@ -604,4 +614,84 @@ fn a_harvest_stopped_by_sigterm_exits_75_and_the_rerun_finishes_it() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(keys(&d.join("threads.jsonl")).len(), 6);
     assert_nothing_asked_twice(&gh);
+}
+
+#[test]
+fn answered_threads_count_across_the_named_categories_together_as_the_paper_reads() {
+    let gh = FakeGitHub::start(World::standard(), TOKEN);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let repos = |rule: &[&str], out: &str| {
+        run(curate(&gh, "repos")
+            .args([
+                "--repo",
+                "acme/helpdesk",
+                "--repo",
+                "solo/quiet",
+                "--min-answered",
+                "3",
+            ])
+            .args(["--theme", "acme/helpdesk=Editor UI"])
+            .args(rule)
+            .arg("--out")
+            .arg(d.join(out)))
+    };
+    // The default: Help's 3 and Q&A's 1 answered threads count together (4 ≥ 3), so both
+    // categories are harvested; quiet's 2 are too few either way.
+    let r = repos(&[], "together.jsonl");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let kept = lines(&d.join("together.jsonl"));
+    assert_eq!(kept.len(), 1);
+    let help = &kept[0];
+    assert_eq!(help["answered_rule"], "together");
+    assert_eq!(help["language"], "TypeScript");
+    assert_eq!(help["theme"], "Editor UI");
+    let cats: Vec<(&str, bool)> = help["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c["kept"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(cats, [("Help", true), ("Q&A", true)]);
+    assert!(
+        help["kept_because"]
+            .as_str()
+            .unwrap()
+            .contains("4 together"),
+        "{help}"
+    );
+    let quiet = lines(&d.join("together.excluded.ndjson"));
+    assert_eq!(
+        quiet[0]["reason"],
+        "solo/quiet: Q&A has 2 answered: 2 together (at least 3 asked, categories counted together)"
+    );
+    // Each category on its own: helpdesk's Q&A is not harvested.
+    let r = repos(&["--answered-rule", "each"], "each.jsonl");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let each = lines(&d.join("each.jsonl"));
+    assert_eq!(each[0]["answered_rule"], "each");
+    assert_eq!(each[0]["categories"][1]["kept"], false);
+    // Harvest carries the language and theme to the threads, whence to the questions.
+    let r = run(curate(&gh, "harvest")
+        .arg("--repos")
+        .arg(d.join("together.jsonl"))
+        .arg("--out")
+        .arg(d.join("threads.jsonl")));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let threads = lines(&d.join("threads.jsonl"));
+    assert_eq!(threads.len(), 4, "Help's 3 and Q&A's 1");
+    assert!(
+        threads
+            .iter()
+            .all(|t| t["language"] == "TypeScript" && t["theme"] == "Editor UI")
+    );
+    // A theme that is not one of the paper's eight is refused, naming them.
+    let r = repos(&["--theme", "acme/helpdesk=Games"], "bad.jsonl");
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("\"Games\" is not one of the paper's themes: LLM Framework"),
+        "{}",
+        r.stderr
+    );
 }

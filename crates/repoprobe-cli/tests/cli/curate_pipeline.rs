@@ -372,6 +372,12 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         "Q&A,Help",
         "--min-answered",
         "3",
+        "--answered-rule",
+        "each",
+        "--theme",
+        "acme/rocket=LLM Framework",
+        "--theme",
+        "acme/helpdesk=developer-sdk",
         "--out",
         &s("repos.jsonl"),
     ]));
@@ -730,6 +736,18 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         serde_json::from_str(&std::fs::read_to_string(p("benchmark.manifest.json")).unwrap())
             .unwrap();
     assert_eq!(manifest["version"], "2026.12-test");
+    // The repository rule the run used is the release's.
+    assert_eq!(manifest["selection"]["answered_rule"], "each");
+    // The manifest names its files relative to itself: the release moves as a directory, and
+    // no path of the machine that made it is in it.
+    let files = manifest["files"].as_array().unwrap();
+    assert!(files.len() >= 4, "{manifest}");
+    for f in files {
+        let path = f["path"].as_str().unwrap();
+        assert!(!path.starts_with('/') && !path.contains("tmp"), "{path}");
+        let beside = p("benchmark.manifest.json").parent().unwrap().join(path);
+        assert!(beside.exists(), "{path} is not beside the manifest");
+    }
     assert_eq!(
         (
             manifest["review"]["candidates"].as_u64(),
@@ -799,6 +817,36 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
     let score = repoprobe(&["score", &files[0], &files[1], &files[2], "--format", "json"]);
     assert_eq!(score.code, 0, "{}", score.stderr);
     assert!(score.stdout.contains("pipeline-model"), "{}", score.stdout);
+    // Table 4 by language and by theme works on a curated benchmark: the repositories' primary
+    // languages (GitHub's) and the themes given to `curate repos` reached every question.
+    for q in records(&p("benchmark.jsonl")) {
+        let (lang, theme) = match q["repo"]["name"].as_str().unwrap() {
+            "acme/rocket" => ("Rust", "LLM Framework"),
+            _ => ("TypeScript", "Developer SDK"),
+        };
+        assert_eq!(
+            (q["repo"]["language"].as_str(), q["repo"]["theme"].as_str()),
+            (Some(lang), Some(theme)),
+            "{q}"
+        );
+    }
+    for (by, values) in [
+        ("language", ["Rust", "TypeScript"]),
+        ("theme", ["LLM Framework", "Developer SDK"]),
+    ] {
+        let t = repoprobe(&[
+            "score", &files[0], &files[1], &files[2], "--by", by, "--format", "csv",
+        ]);
+        assert_eq!(t.code, 0, "{}", t.stderr);
+        for v in values {
+            assert_eq!(
+                t.stdout.lines().filter(|l| l.contains(v)).count(),
+                1,
+                "{by}: {v}\n{}",
+                t.stdout
+            );
+        }
+    }
     // Discussions 1 were created on May 1st, rocket#4 on the 4th, helpdesk#3 on the 3rd.
     let after = repoprobe(&[
         "score",

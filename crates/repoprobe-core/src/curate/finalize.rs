@@ -111,7 +111,7 @@ pub struct FileHash {
     /// What it is: `candidates`, `reviews`, `benchmark`, `excluded`, or the funnel flag it was
     /// given to (`repos`, `threads`, …; its excluded journal `repos.excluded`, …).
     pub role: String,
-    /// The path as given.
+    /// The path relative to the manifest's directory (as given when it cannot be resolved).
     pub path: String,
     /// Lowercase hex.
     pub sha256: String,
@@ -162,6 +162,11 @@ pub struct Selection {
     pub created_before: Option<String>,
     /// What the kept questions' dates are.
     pub created: CreatedRange,
+    /// How `curate repos` counted the answered threads of a repository's categories
+    /// (`together`, `each`; both, comma-separated, when its records differ), from the
+    /// `--repos` file given; `None` without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_rule: Option<String>,
 }
 
 /// Candidates → reviewed → kept, and the rules of those dropped.

@@ -231,6 +231,9 @@ mod tests {
                 kept: true,
             }],
             kept_because: "k".into(),
+            answered_rule: AnsweredRule::Together,
+            language: None,
+            theme: None,
             provenance: RepoProvenance {
                 source: "list".into(),
                 query: None,
@@ -264,6 +267,8 @@ mod tests {
                 committed_at: "c".into(),
                 branch: "main".into(),
             },
+            language: String::new(),
+            theme: String::new(),
             provenance: ThreadProvenance {
                 source_url: "u".into(),
                 api_url: "a".into(),

@@ -27,6 +27,6 @@ pub use curation::{
 pub use funnel::{Funnel, RepoFunnel, StageCount, StageOutput};
 pub use pair::{ClassifiedThread, Pair};
 pub use record::{
-    Answer, Category, Excluded, PinnedCommit, RepoProvenance, Repository, Rule, Stage, Thread,
-    ThreadProvenance,
+    Answer, AnsweredRule, Category, Excluded, PinnedCommit, RepoProvenance, Repository, Rule,
+    Stage, THEMES, Thread, ThreadProvenance, theme_named,
 };

@@ -116,6 +116,51 @@ pub struct RepoProvenance {
     pub seen_at: String,
 }
 
+/// The eight repository themes of the paper's Table 4, as it writes them.
+pub const THEMES: [&str; 8] = [
+    "LLM Framework",
+    "Cloud DevOps",
+    "Developer SDK",
+    "Editor UI",
+    "Monitoring Tools",
+    "Desktop Apps",
+    "Data Processing",
+    "Security",
+];
+
+/// The theme of [`THEMES`] that `name` spells, case and spacing aside (`cloud-devops`).
+pub fn theme_named(name: &str) -> Option<&'static str> {
+    let key = |s: &str| {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
+    let wanted = key(name);
+    THEMES.into_iter().find(|t| key(t) == wanted)
+}
+
+/// How `--min-answered` is read: the answered threads of the named categories counted
+/// together (the paper's sentence, §3.2: "with 'Q&A' or 'Help' categories and at least ten
+/// discussions explicitly marked as answered"), or each category on its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnsweredRule {
+    Together,
+    /// The records written before the rule was recorded were decided per category.
+    #[default]
+    Each,
+}
+
+impl AnsweredRule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnsweredRule::Together => "together",
+            AnsweredRule::Each => "each",
+        }
+    }
+}
+
 /// A repository kept by `curate repos`: the categories to harvest are those with `kept`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Repository {
@@ -130,6 +175,15 @@ pub struct Repository {
     /// `None`: an empty repository.
     pub default_branch: Option<String>,
     pub categories: Vec<Category>,
+    /// How the answered threads were counted.
+    #[serde(default)]
+    pub answered_rule: AnsweredRule,
+    /// The primary language GitHub gives (`primaryLanguage`); `None` when it gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// One of [`THEMES`], set by the user (`--theme`); `None` when not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
     /// Why it was kept, in a sentence (the criteria it met).
     pub kept_because: String,
     pub provenance: RepoProvenance,
@@ -200,6 +254,12 @@ pub struct Thread {
     pub upvotes: i64,
     pub answer: Answer,
     pub commit: PinnedCommit,
+    /// The repository's primary language and theme, from its record (empty when unknown):
+    /// the question's `repo.language` and `repo.theme`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub language: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub theme: String,
     pub provenance: ThreadProvenance,
 }
 

@@ -247,6 +247,8 @@ pub(crate) mod tests {
                 committed_at: "2024-03-02T09:00:00Z".into(),
                 branch: "main".into(),
             },
+            language: String::new(),
+            theme: String::new(),
             provenance: ThreadProvenance {
                 source_url: "https://github.com/acme/rocket/discussions/7".into(),
                 api_url: "https://api.github.com/graphql".into(),

@@ -110,11 +110,12 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             created_after: a.created_after.clone(),
             created_before: a.created_before.clone(),
             created,
+            answered_rule: answered_rule(&read),
         },
         review: count.clone(),
         funnel,
         agreement: agreement(&ds.reviews),
-        files: hashes(&read, &a, &excluded_out)?,
+        files: hashes(&read, &a, &excluded_out, &manifest_out)?,
     };
     let json = serde_json::to_string_pretty(&manifest)? + "\n";
     write_atomically(&manifest_out, json.as_bytes())
@@ -312,17 +313,23 @@ fn write_outputs(out: &Path, excluded_out: &Path, reviewed: &Reviewed<'_>) -> an
 
 /// Every file of the release and what it was read or written as, with its SHA-256: the stages
 /// read (verify's output as the candidates), the reviews, the benchmark and its excluded journal.
+/// Each named relative to the manifest's directory, so the release moves as one directory.
 fn hashes(
     read: &[(String, PathBuf)],
     a: &Args,
     excluded_out: &Path,
+    manifest_out: &Path,
 ) -> anyhow::Result<Vec<FileHash>> {
+    let dir = manifest_out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut files = Vec::new();
     let mut hash = |role: &str, p: &Path| -> anyhow::Result<()> {
         let h = InputFile::hash(p)?;
         files.push(FileHash {
             role: role.to_string(),
-            path: h.path,
+            path: seen_from(dir, p).unwrap_or(h.path),
             sha256: h.sha256,
         });
         Ok(())
@@ -340,6 +347,39 @@ fn hashes(
     hash("benchmark", &a.out)?;
     hash("excluded", excluded_out)?;
     Ok(files)
+}
+
+/// The answered-thread rules of the repositories file read (`repos`), distinct and sorted.
+fn answered_rule(read: &[(String, PathBuf)]) -> Option<String> {
+    let (_, path) = read.iter().find(|(role, _)| role == "repos")?;
+    let mut rules: Vec<String> = crate::input::read_json_records(path)
+        .ok()?
+        .into_iter()
+        .filter_map(|(_, r)| r.ok())
+        .map(|v| v["answered_rule"].as_str().unwrap_or("each").to_string())
+        .collect();
+    rules.sort();
+    rules.dedup();
+    (!rules.is_empty()).then(|| rules.join(","))
+}
+
+/// `p` as seen from the directory `dir`: `benchmark.jsonl`, `../cur/repos.jsonl`; `None` when
+/// either cannot be resolved.
+fn seen_from(dir: &Path, p: &Path) -> Option<String> {
+    let (dir, file) = (dir.canonicalize().ok()?, p.canonicalize().ok()?);
+    let common = dir
+        .components()
+        .zip(file.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut rel = PathBuf::new();
+    for _ in common..dir.components().count() {
+        rel.push("..");
+    }
+    for c in file.components().skip(common) {
+        rel.push(c);
+    }
+    Some(rel.to_string_lossy().into_owned())
 }
 
 /// Whether two paths name one file (the second need not exist).

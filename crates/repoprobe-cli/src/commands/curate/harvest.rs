@@ -337,6 +337,8 @@ impl Harvest<'_> {
                 url: answer.url,
             },
             commit: pinned,
+            language: self.repo.language.clone().unwrap_or_default(),
+            theme: self.repo.theme.clone().unwrap_or_default(),
             provenance: ThreadProvenance {
                 source_url: d.url,
                 api_url: self.gh.url().to_string(),

@@ -11,7 +11,9 @@ use crate::exit::Exit;
 use crate::output::{Journal, text};
 use anyhow::bail;
 use repoprobe_core::curate::date::{format_utc, parse_utc};
-use repoprobe_core::curate::{Category, RepoProvenance, Repository, Rule, Stage};
+use repoprobe_core::curate::{
+    AnsweredRule, Category, RepoProvenance, Repository, Rule, Stage, THEMES, theme_named,
+};
 use repoprobe_github::GitHub;
 use repoprobe_github::queries::RepoNode;
 use std::collections::HashSet;
@@ -35,9 +37,20 @@ pub struct Args {
     /// answerable ones count.
     #[arg(long, default_value = "Q&A,Help")]
     categories: String,
-    /// Answered threads a category needs to be kept.
+    /// Answered threads a repository needs (see --answered-rule).
     #[arg(long, default_value_t = 10)]
     min_answered: u64,
+    /// How --min-answered counts: `together`, the answered threads of every named category
+    /// summed (the paper's sentence, §3.2), or `each`, every category on its own (only those
+    /// reaching it are harvested). Recorded on every repository.
+    #[arg(long, value_enum, default_value_t = RuleFlag::Together)]
+    answered_rule: RuleFlag,
+    /// The theme of a repository, one of the paper's eight (Table 4: "LLM Framework", "Cloud
+    /// DevOps", "Developer SDK", "Editor UI", "Monitoring Tools", "Desktop Apps", "Data
+    /// Processing", "Security"), as `OWNER/NAME=THEME`; repeatable. It becomes the `repo.theme`
+    /// of the repository's questions.
+    #[arg(long = "theme", value_name = "OWNER/NAME=THEME")]
+    themes: Vec<String>,
     /// Check these repositories (`owner/name`, repeatable) instead of searching; stars and
     /// creation date are not checked.
     #[arg(long = "repo", value_name = "OWNER/NAME")]
@@ -51,6 +64,50 @@ pub struct Args {
     out: PathBuf,
     #[command(flatten)]
     github: GitHubArgs,
+}
+
+/// `--answered-rule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum RuleFlag {
+    Together,
+    Each,
+}
+
+/// What a repository is decided by.
+struct Rules {
+    wanted: Vec<String>,
+    min_answered: u64,
+    rule: AnsweredRule,
+    /// `--theme`, by lower-case `owner/name`.
+    themes: std::collections::HashMap<String, &'static str>,
+}
+
+impl Rules {
+    fn of(a: &Args) -> anyhow::Result<Rules> {
+        let mut themes = std::collections::HashMap::new();
+        for t in &a.themes {
+            let Some((repo, theme)) = t.split_once('=') else {
+                bail!("--theme {t:?}: write OWNER/NAME=THEME");
+            };
+            let Some(theme) = theme_named(theme) else {
+                bail!(
+                    "--theme {t:?}: {theme:?} is not one of the paper's themes: {}",
+                    THEMES.join(", ")
+                );
+            };
+            check_repos(std::slice::from_ref(&repo.trim().to_string()))?;
+            themes.insert(repo.trim().to_lowercase(), theme);
+        }
+        Ok(Rules {
+            wanted: wanted_categories(a)?,
+            min_answered: a.min_answered,
+            rule: match a.answered_rule {
+                RuleFlag::Together => AnsweredRule::Together,
+                RuleFlag::Each => AnsweredRule::Each,
+            },
+            themes,
+        })
+    }
 }
 
 /// A repository to decide on, and where it was found.
@@ -70,7 +127,7 @@ struct SearchSeen {
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    let wanted = wanted_categories(&a)?;
+    let rules = Rules::of(&a)?;
     check_repos(&a.repos)?;
     let (since, until) = created_range(&a)?;
     let mut gh = a.github.client()?;
@@ -88,7 +145,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             if out.done.contains(&repo) || excluded.done.contains(&repo) {
                 continue;
             }
-            match decide(&mut gh, c, &wanted, a.min_answered).await? {
+            match decide(&mut gh, c, &rules).await? {
                 Ok(record) => {
                     out.append(&record)?;
                     out.done.insert(repo);
@@ -312,8 +369,7 @@ async fn search(
 async fn decide(
     gh: &mut GitHub,
     c: Candidate,
-    wanted: &[String],
-    min_answered: u64,
+    rules: &Rules,
 ) -> anyhow::Result<Result<Repository, (Rule, String)>> {
     let n = &c.node;
     let repo = n.name_with_owner.clone();
@@ -325,7 +381,7 @@ async fn decide(
     }
     let mut categories = Vec::new();
     for cat in n.discussion_categories.nodes.iter().flatten() {
-        let named = wanted.contains(&cat.name.trim().to_lowercase());
+        let named = rules.wanted.contains(&cat.name.trim().to_lowercase());
         let answered = if named && cat.is_answerable {
             Some(gh.answered_count(&repo, &cat.id).await?)
         } else {
@@ -336,45 +392,19 @@ async fn decide(
             name: cat.name.clone(),
             answerable: cat.is_answerable,
             answered,
-            kept: answered.is_some_and(|k| k >= min_answered),
+            kept: false,
         });
     }
-    let counted: Vec<&Category> = categories.iter().filter(|c| c.answered.is_some()).collect();
-    if counted.is_empty() {
-        let list: Vec<String> = categories
-            .iter()
-            .map(|c| {
-                if c.answerable {
-                    c.name.clone()
-                } else {
-                    format!("{} (not answerable)", c.name)
-                }
-            })
-            .collect();
+    if !categories.iter().any(|c| c.answered.is_some()) {
         return Ok(Err((
             Rule::NoCategory,
-            format!(
-                "{repo} has no answerable category named {}; its categories: {}",
-                wanted.join(" or "),
-                if list.is_empty() {
-                    "none".to_string()
-                } else {
-                    list.join(", ")
-                }
-            ),
+            no_category(&repo, &rules.wanted, &categories),
         )));
     }
-    let counts = counted
-        .iter()
-        .map(|c| format!("{} has {} answered", c.name, c.answered.unwrap_or(0)))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if !categories.iter().any(|c| c.kept) {
-        return Ok(Err((
-            Rule::TooFewAnswered,
-            format!("{repo}: {counts} (at least {min_answered} asked)"),
-        )));
-    }
+    let Some(counts) = keep_categories(&mut categories, rules) else {
+        let counts = counted(&categories, rules);
+        return Ok(Err((Rule::TooFewAnswered, format!("{repo}: {counts}"))));
+    };
     Ok(Ok(Repository {
         repo: repo.clone(),
         id: n.id.clone(),
@@ -382,8 +412,14 @@ async fn decide(
         stars: n.stargazer_count,
         created_at: n.created_at.clone(),
         default_branch: n.default_branch_ref.as_ref().map(|b| b.name.clone()),
-        kept_because: format!("Discussions on; {counts} (at least {min_answered} asked)"),
+        kept_because: format!("Discussions on; {counts}"),
         categories,
+        answered_rule: rules.rule,
+        language: n.primary_language.as_ref().map(|l| l.name.clone()),
+        theme: rules
+            .themes
+            .get(&repo.to_lowercase())
+            .map(|t| t.to_string()),
         provenance: RepoProvenance {
             source: c.source.to_string(),
             query: c.query,
@@ -391,4 +427,63 @@ async fn decide(
             seen_at: now_rfc3339(),
         },
     }))
+}
+
+/// Marks the categories to harvest by the rule: under `together` every counted category when
+/// their sum reaches the minimum, under `each` those that reach it; returns the counts in words
+/// when any is kept.
+fn keep_categories(categories: &mut [Category], rules: &Rules) -> Option<String> {
+    let sum: u64 = categories.iter().filter_map(|c| c.answered).sum();
+    for c in categories.iter_mut() {
+        c.kept = match (rules.rule, c.answered) {
+            (_, None) => false,
+            (AnsweredRule::Together, Some(_)) => sum >= rules.min_answered,
+            (AnsweredRule::Each, Some(k)) => k >= rules.min_answered,
+        };
+    }
+    categories
+        .iter()
+        .any(|c| c.kept)
+        .then(|| counted(categories, rules))
+}
+
+/// The answered counts and the rule, in words.
+fn counted(categories: &[Category], rules: &Rules) -> String {
+    let counted: Vec<&Category> = categories.iter().filter(|c| c.answered.is_some()).collect();
+    let each = counted
+        .iter()
+        .map(|c| format!("{} has {} answered", c.name, c.answered.unwrap_or(0)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let min = rules.min_answered;
+    match rules.rule {
+        AnsweredRule::Together => {
+            let sum: u64 = counted.iter().filter_map(|c| c.answered).sum();
+            format!("{each}: {sum} together (at least {min} asked, categories counted together)")
+        }
+        AnsweredRule::Each => format!("{each} (at least {min} asked of a category)"),
+    }
+}
+
+/// Why a repository has no category to count.
+fn no_category(repo: &str, wanted: &[String], categories: &[Category]) -> String {
+    let list: Vec<String> = categories
+        .iter()
+        .map(|c| {
+            if c.answerable {
+                c.name.clone()
+            } else {
+                format!("{} (not answerable)", c.name)
+            }
+        })
+        .collect();
+    format!(
+        "{repo} has no answerable category named {}; its categories: {}",
+        wanted.join(" or "),
+        if list.is_empty() {
+            "none".to_string()
+        } else {
+            list.join(", ")
+        }
+    )
 }

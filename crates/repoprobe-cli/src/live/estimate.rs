@@ -40,8 +40,15 @@ pub const ESTIMATE_TURN_OUTPUT_TOKENS: u64 = 300;
 /// prompt and the conversation so far, every tool result adding [`ESTIMATE_RESULT_TOKENS`] and
 /// every turn writing [`ESTIMATE_TURN_OUTPUT_TOKENS`] (`repoprobe run --estimate` uses it too).
 pub fn agent_run(q: &repoprobe_core::Question, turns: u64) -> Estimate {
-    let prompt_tokens =
-        repoprobe_core::protocol::answer::single_prompt(q, &q.repo.commit).len() as u64 / 4;
+    agent_run_of(
+        repoprobe_core::protocol::answer::single_prompt(q, &q.repo.commit).len(),
+        turns,
+    )
+}
+
+/// [`agent_run`] for a run whose prompt is `prompt_bytes` long (`curate verify`'s, say).
+pub fn agent_run_of(prompt_bytes: usize, turns: u64) -> Estimate {
+    let prompt_tokens = prompt_bytes as u64 / 4;
     Estimate {
         calls: turns,
         tokens: Tokens {

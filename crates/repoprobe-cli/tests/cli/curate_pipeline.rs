@@ -489,6 +489,23 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         c.env("NO_PROXY", "localhost").env("no_proxy", "localhost");
         c
     };
+    // Priced first: the one thread whose links the fetcher may reach is one call; nothing is
+    // fetched, sent or written.
+    let e = run(enhance().arg("--estimate"));
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    assert!(
+        e.stdout
+            .contains("curate enhance --estimate (nothing sent): 1 call(s)"),
+        "{}",
+        e.stdout
+    );
+    assert!(
+        e.stdout.contains("bytes of text (an upper bound"),
+        "{}",
+        e.stdout
+    );
+    assert_eq!((m.asked("enhanced_thread"), pages.hits()), (0, 0));
+    assert!(!p("pairs.jsonl").exists() && !p("pairs.pages.ndjson").exists());
     let r = run(&mut enhance());
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(m.asked("enhanced_thread"), 1);
@@ -568,6 +585,32 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
 
     // Verify at each question's pinned commit, as two shards merged: rocket#2 cites a file its
     // commit lacks.
+    std::fs::create_dir_all(p("verify")).unwrap();
+    // Priced first: one agent run per question whose links are resolved, nothing run or written.
+    let mut e = model_cmd(
+        &m,
+        &[
+            "curate",
+            "verify",
+            "--in",
+            &s("questions.jsonl"),
+            "--out",
+            &s("verify/estimate.jsonl"),
+            "--repos",
+            &s("cache"),
+            "--estimate",
+        ],
+    );
+    let e = run(e.env_remove("OPENAI_API_KEY"));
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    assert!(
+        e.stdout
+            .contains("curate verify --estimate (nothing sent): "),
+        "{}",
+        e.stdout
+    );
+    assert!(e.stdout.contains("15 turns a run"), "{}", e.stdout);
+    assert!(!p("verify/estimate.jsonl").exists());
     std::fs::create_dir_all(p("verify")).unwrap();
     for shard in ["0/2", "1/2"] {
         let mut verify = model_cmd(

@@ -130,6 +130,9 @@ struct PairRecord<'a> {
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
     check_flags(&a)?;
+    if a.live.estimate {
+        return estimate(&a);
+    }
     let settings = a.live.settings()?;
     let (threads, bad) = super::read_records::<ClassifiedThread>(&a.input, "classified thread")?;
     if threads.is_empty() && bad == 0 {
@@ -208,16 +211,68 @@ fn check_flags(a: &Args) -> anyhow::Result<()> {
     if a.input == a.live.run.out {
         bail!("--in and --out are the same file");
     }
-    if a.live.estimate {
-        bail!(
-            "curate enhance cannot --estimate: its calls depend on which links give a page, \
-             which only fetching tells (one call per thread with a page; see docs/curate.md)"
-        );
-    }
     if !(a.fetch_timeout_s.is_finite() && a.fetch_timeout_s > 0.0) {
         bail!("--fetch-timeout-s must be a positive number of seconds");
     }
     Ok(())
+}
+
+/// The text assumed of a page not fetched yet, for `--estimate` (bytes; at most
+/// `--max-page-bytes`).
+const ESTIMATE_PAGE_BYTES: usize = 12_000;
+
+/// `--estimate`: each thread not yet done with a link to fetch is one call, its pages those
+/// already journaled in `<out>.pages.ndjson` or, for a link not fetched yet, a page of
+/// [`ESTIMATE_PAGE_BYTES`] (every link assumed to give one: an upper bound); the prompt is the
+/// very one the run would send. Nothing is fetched, sent or written, and no key is read.
+fn estimate(a: &Args) -> anyhow::Result<Exit> {
+    let (threads, _) = super::read_records::<ClassifiedThread>(&a.input, "classified thread")?;
+    let done = a.live.done_keys(PairKey::of)?;
+    let out = a.live.run.layout()?.out;
+    let mut known = read_pages(&crate::output::beside(&out, "pages.ndjson"))?;
+    let assumed = "x".repeat(ESTIMATE_PAGE_BYTES.min(a.max_page_bytes as usize));
+    let (mut jobs, mut already, mut seen) = (Vec::new(), 0, HashSet::new());
+    for (_, thread) in threads {
+        let key = PairKey {
+            id: thread.thread.key.clone(),
+        };
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        if done.contains(&key) {
+            already += 1;
+            continue;
+        }
+        let p = plan(thread, a.max_links, &a.allow_host);
+        for u in &p.urls {
+            known.entry(u.clone()).or_insert_with(|| PageRecord {
+                source: LinkSource {
+                    url: u.clone(),
+                    final_url: None,
+                    fetched_at: String::new(),
+                    status: None,
+                    content_type: None,
+                    bytes: None,
+                    sha256: None,
+                    error: None,
+                    relevant: None,
+                    summary: None,
+                },
+                text: Some(assumed.clone()),
+            });
+        }
+        if let Ok(job) = job(p, &known, a.live.model()) {
+            jobs.push(job);
+        }
+    }
+    a.live.print_estimate("curate enhance", &jobs, already)?;
+    let note = format!(
+        "  assumed: every link not fetched yet gives a page of {} bytes of text (an upper \
+         bound: threads whose links give no page pass with no call)\n",
+        assumed.len()
+    );
+    crate::stdout::write(note.as_bytes())?;
+    Ok(Exit::Ok)
 }
 
 /// Every page of the planned links, by URL: those journaled by earlier runs, and every other

@@ -78,6 +78,14 @@ pub struct Args {
     /// conversation), before the key fails.
     #[arg(long, default_value_t = 2)]
     max_retries: u32,
+    /// Print the agent runs this would make, their tokens and cost under the assumptions it
+    /// names (--estimate-turns), and exit: no agent runs, nothing is sent or written, no key is
+    /// read.
+    #[arg(long)]
+    estimate: bool,
+    /// The model turns a run is assumed to take, for --estimate.
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..))]
+    estimate_turns: u32,
 }
 
 /// A question to verify, as read.
@@ -119,6 +127,9 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     }
     if !(a.agent_timeout_s.is_finite() && a.agent_timeout_s > 0.0) {
         bail!("--agent-timeout-s must be a positive number of seconds");
+    }
+    if a.estimate {
+        return estimate(&a);
     }
     let layout = a.run.layout()?;
     let (settings, key) = a.api.settings(None)?;
@@ -320,6 +331,52 @@ impl Closing<'_> {
 
 /// The questions of `path`, each a valid benchmark question with a valid `curation` block whose
 /// commit is the question's; every other record is printed (file, line, why) and counted.
+/// `--estimate`: each question of this shard not yet decided (kept or excluded), and whose
+/// links are resolved, is one agent run of the verify prompt, modelled as `answer --estimate`
+/// models a run (`live::estimate::agent_run_of`).
+fn estimate(a: &Args) -> anyhow::Result<Exit> {
+    use crate::live::estimate::{ESTIMATE_RESULT_TOKENS, ESTIMATE_TURN_OUTPUT_TOKENS, Estimate};
+    let layout = a.run.layout()?;
+    let (jobs, _) = read_jobs(&a.input)?;
+    let out = Journal::open_beside(&layout.out, |v| text(v, "id"))?;
+    let excluded = Journal::open_beside(&super::excluded_path(&layout.out), super::excluded_key)?;
+    let turns = u64::from(a.estimate_turns);
+    let (mut e, mut already) = (Estimate::default(), 0);
+    for job in jobs
+        .iter()
+        .filter(|j| layout.shard.is_none_or(|s| s.owns(&j.question.id)))
+    {
+        let q = &job.question;
+        if out.done.contains(&q.id) || excluded.done.contains(&q.id) {
+            already += 1;
+            continue;
+        }
+        if links_unresolved(q, &job.curation.enhance).is_some() {
+            continue;
+        }
+        let p = prompt(&Verification { question: q });
+        let run = crate::live::estimate::agent_run_of(p.system.len() + p.user.len(), turns);
+        e.calls += run.calls;
+        e.tokens.input_tokens += run.tokens.input_tokens;
+        e.tokens.output_tokens += run.tokens.output_tokens;
+    }
+    let mut text = crate::live::estimate::render(
+        "curate verify",
+        &a.api.model,
+        e,
+        already,
+        a.run.price(&a.api.model),
+        "the verify prompt's bytes / 4 a turn, and the conversation so far, assumed below",
+    );
+    text.push_str(&format!(
+        "  assumed: {turns} turns a run (--estimate-turns), each re-sending the prompt and the \
+         conversation, every tool result adding {ESTIMATE_RESULT_TOKENS} tokens and every turn \
+         writing {ESTIMATE_TURN_OUTPUT_TOKENS}; re-asks not counted\n"
+    ));
+    crate::stdout::write(text.as_bytes())?;
+    Ok(Exit::Ok)
+}
+
 fn read_jobs(path: &Path) -> anyhow::Result<(Vec<Job>, usize)> {
     let records = crate::input::read_json_records(path)
         .with_context(|| format!("cannot read {}", path.display()))?;

@@ -26,7 +26,8 @@ pub struct Args {
     /// turn's tokens) whose measured calls and tokens scale the modelled agent runs.
     #[arg(long, requires = "estimate")]
     calibrate: Vec<PathBuf>,
-    /// Print where every stage's runs stand (`repoprobe status` over the plan's out) and exit.
+    /// Print where the plan stands, per stage and model (done, agent failed, failed, could not
+    /// run by cause, left), from its files (every shard's), and exit: 0 when complete.
     #[arg(long, conflicts_with = "estimate")]
     status: bool,
     /// Print the stages' command lines and exit.
@@ -41,6 +42,20 @@ pub struct Args {
     /// Seconds before the first run again of a stage; doubled each time.
     #[arg(long, default_value_t = 30.0)]
     retry_backoff_s: f64,
+    /// Run shard I of N of the plan (`auto`: this task of a Slurm job array or a Kubernetes
+    /// Indexed Job, as the live commands read it): its answers are the answer keys the shard
+    /// owns and every later stage works on those answers only, so the tasks never wait for
+    /// one another; the endpoints' --rpm/--tpm are shared, 1/N each. Once every task has
+    /// ended, `run PLAN --tables` makes the bundle and the tables from all of them.
+    #[arg(long, value_name = "I/N|auto", conflicts_with_all = ["estimate", "tables"])]
+    shard: Option<crate::shard::ShardArg>,
+    /// The shard count of `--shard auto` in a Kubernetes Indexed Job (its `completions`).
+    #[arg(long, requires = "shard")]
+    shards: Option<u32>,
+    /// Only the bundle and the tables, from every stage output there is (a sharded plan's
+    /// last step).
+    #[arg(long, conflicts_with_all = ["estimate", "status", "dry_run"])]
+    tables: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
@@ -54,20 +69,31 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         .plan
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let files = Files::of(&plan, &base);
+    let mut files = Files::of(&plan, &base);
     if a.estimate {
         return estimate::print(&plan, &files, &a.calibrate);
     }
     if a.status {
-        return crate::run_stage(&["status".into(), files.out.clone().into()]);
+        let (ds, _) = crate::live::load_inputs(std::slice::from_ref(&files.benchmark))?;
+        let lines = crate::plan::status::lines(&plan, &files, ds.questions.len());
+        let (text, complete) = crate::plan::status::render(&lines);
+        crate::stdout::write(text.as_bytes())?;
+        return Ok(if complete {
+            Exit::Ok
+        } else {
+            Exit::InvalidRecords
+        });
     }
-    let stages = stages::stages(
-        &plan,
-        &files,
-        Options {
-            retry_failed: a.retry_failed,
-        },
-    );
+    if a.tables {
+        return tables(&plan, &files);
+    }
+    files.shard = crate::shard::resolve(a.shard, a.shards, |k| std::env::var(k).ok())
+        .map_err(anyhow::Error::msg)?;
+    let opts = Options {
+        retry_failed: a.retry_failed,
+        shard: files.shard,
+    };
+    let stages = stages::stages(&plan, &files, opts);
     if a.dry_run {
         for s in &stages {
             println!("# {} · {}\n{}", s.stage, s.who, shown(&s.args));
@@ -78,25 +104,21 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.plan.display()))?;
     let mut worst = Exit::Ok;
     for s in &stages {
-        match run_one(s, &a)? {
+        match run_one(s, &a, &files)? {
             Exit::Requeue => return Ok(Exit::Requeue),
             Exit::Ok => {}
             other => worst = other,
         }
     }
-    let outputs = outputs(&plan, &files);
-    let mut bundle: Vec<OsString> = vec!["bundle".into(), "--out".into(), files.bundle().into()];
-    bundle.extend(outputs.into_iter().map(OsString::from));
-    eprintln!("\n== bundle\n{}", shown(&bundle));
-    if crate::run_stage(&bundle)? == Exit::Unusable {
-        anyhow::bail!("the bundle could not be made (see above)");
+    if let Some(s) = files.shard {
+        eprintln!(
+            "\nshard {s} of the plan: every stage ended; once every task has ended, `repoprobe run \
+             {} --tables` makes the bundle and the tables",
+            a.plan.display()
+        );
+        return Ok(worst);
     }
-    let score: Vec<OsString> = vec!["score".into(), files.bundle().into()];
-    eprintln!("\n== tables\n{}", shown(&score));
-    crate::run_stage(&score)?;
-    let (ds, _) = crate::live::load_inputs(std::slice::from_ref(&files.benchmark))?;
-    let lines = estimate::lines(&plan, &ds.questions, None);
-    eprint!("\n{}", estimate::beside_spent(&lines, &files));
+    let tabled = tables(&plan, &files)?;
     if worst != Exit::Ok {
         eprintln!(
             "\nsome stage ended with keys failed or left out after {} run(s) again: see its \
@@ -105,15 +127,34 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             a.plan.display()
         );
     }
-    Ok(worst)
+    Ok(if worst == Exit::Ok { tabled } else { worst })
+}
+
+/// The bundle of every stage output there is (the shards' too), the tables from it, and each
+/// stage's estimate beside what its outputs spent.
+fn tables(plan: &Plan, files: &Files) -> anyhow::Result<Exit> {
+    let mut bundle: Vec<OsString> = vec!["bundle".into(), "--out".into(), files.bundle().into()];
+    bundle.extend(outputs(plan, files).into_iter().map(OsString::from));
+    eprintln!("\n== bundle\n{}", shown(&bundle));
+    if crate::run_stage(&bundle)? == Exit::Unusable {
+        anyhow::bail!("the bundle could not be made (see above)");
+    }
+    let score: Vec<OsString> = vec!["score".into(), files.bundle().into()];
+    eprintln!("\n== tables\n{}", shown(&score));
+    let code = crate::run_stage(&score)?;
+    let (ds, _) = crate::live::load_inputs(std::slice::from_ref(&files.benchmark))?;
+    let lines = estimate::lines(plan, &ds.questions, None);
+    eprint!("\n{}", estimate::beside_spent(&lines, files));
+    Ok(code)
 }
 
 /// One stage, run again after a backoff while it ends with keys failed or not run.
-fn run_one(s: &Stage, a: &Args) -> anyhow::Result<Exit> {
+fn run_one(s: &Stage, a: &Args, files: &Files) -> anyhow::Result<Exit> {
     let needs = s.args.iter().skip_while(|x| *x != "--answers").nth(1);
-    if let Some(answers) = needs.filter(|p| !Path::new(p).exists()) {
+    let holds_some = |p: &&OsString| crate::input::file_len(Path::new(p)).is_ok_and(|n| n > 0);
+    if let Some(answers) = needs.filter(|p| !holds_some(p)) {
         eprintln!(
-            "\n== {} · {}: skipped, {} does not exist (no answer of this model yet)",
+            "\n== {} · {}: skipped, {} holds no answer of this model yet",
             s.stage,
             s.who,
             Path::new(answers).display()
@@ -133,6 +174,23 @@ fn run_one(s: &Stage, a: &Args) -> anyhow::Result<Exit> {
         let code =
             crate::run_stage(&s.args).with_context(|| format!("stage {} of {}", s.stage, s.who))?;
         if code != Exit::InvalidRecords || tried == a.stage_retries {
+            return Ok(code);
+        }
+        let l = crate::plan::status::line(files, s.stage, &s.who, None);
+        if l.failed == 0 && l.could_not_run.is_empty() {
+            // Exit 1 for records of its input left out: another run would do the same.
+            return Ok(code);
+        }
+        if !l.again_helps {
+            let causes: Vec<&str> = l.could_not_run.keys().map(String::as_str).collect();
+            eprintln!(
+                "{} · {}: {} key(s) could not run ({}): that needs a person first (a login, \
+                 a configuration), not another try; fix it and run the plan again",
+                s.stage,
+                s.who,
+                l.could_not_run.values().sum::<usize>(),
+                causes.join(", ")
+            );
             return Ok(code);
         }
         eprintln!(
@@ -155,15 +213,14 @@ fn again(tried: u32) -> String {
     }
 }
 
-/// What the bundle is made of: the benchmark and every stage's output that holds a record (a
-/// stage with nothing to do leaves an empty journal).
+/// What the bundle is made of: the benchmark and every stage output (the whole run's or its
+/// shards') that holds a record (a stage with nothing to do leaves an empty journal).
 fn outputs(plan: &Plan, files: &Files) -> Vec<PathBuf> {
     let mut v = vec![files.benchmark.clone()];
     for m in &plan.models {
-        v.push(files.answers(&m.name));
-        v.push(files.judgments(&m.name));
-        v.push(files.scalar(&m.name));
-        v.push(files.failures(&m.name));
+        for stage in ["answers", "judgments", "scalar", "failures"] {
+            v.extend(files.all_of(stage, &m.name));
+        }
     }
     v.retain(|p| crate::input::file_len(p).is_ok_and(|n| n > 0));
     v

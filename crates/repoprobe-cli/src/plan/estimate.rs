@@ -318,13 +318,17 @@ pub fn beside_spent(lines: &[Line], files: &Files) -> String {
     );
     let usd = |d: Option<f64>| d.map_or_else(|| "unknown".into(), |d| format!("{d:.2}"));
     for l in lines {
-        let out = match l.stage {
-            "answers" => files.answers(&l.who),
-            "judgments" => files.judgments(&l.who),
-            "scalar" => files.scalar(&l.who),
-            _ => files.failures(&l.who),
-        };
-        let spent = super::spent::of_output(&out, l.price.price());
+        let spent = files
+            .all_of(l.stage, &l.who)
+            .iter()
+            .map(|out| super::spent::of_output(out, l.price.price()))
+            .fold(
+                super::spent::Spent {
+                    usd: Some(0.0),
+                    ..Default::default()
+                },
+                super::spent::Spent::plus,
+            );
         let _ = writeln!(
             s,
             "{:<10} {:<24} {:>10} {:>10} {:>14} {:>14} {:>10} {:>10}",

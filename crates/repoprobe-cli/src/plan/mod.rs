@@ -10,6 +10,7 @@
 pub mod estimate;
 pub mod spent;
 pub mod stages;
+pub mod status;
 
 use repoprobe_llm::price::{Listed, Price};
 use serde::Deserialize;

@@ -18,6 +18,23 @@ pub struct Spent {
     pub usd: Option<f64>,
 }
 
+impl Spent {
+    /// Both spendings together (the shards of one stage).
+    pub fn plus(self, o: Spent) -> Spent {
+        Spent {
+            records: self.records + o.records,
+            used: Estimate {
+                calls: self.used.calls + o.used.calls,
+                tokens: repoprobe_llm::Tokens {
+                    input_tokens: self.used.tokens.input_tokens + o.used.tokens.input_tokens,
+                    output_tokens: self.used.tokens.output_tokens + o.used.tokens.output_tokens,
+                },
+            },
+            usd: self.usd.zip(o.usd).map(|(a, b)| a + b),
+        }
+    }
+}
+
 /// What `out` and its failures journal spent; `price` values tokens whose record has no cost.
 pub fn of_output(out: &Path, price: Option<Price>) -> Spent {
     let mut s = Spent::default();

@@ -26,6 +26,10 @@ pub struct Stage {
 pub struct Options {
     /// `answer --retry-failed` on every answers stage.
     pub retry_failed: bool,
+    /// This process's shard of the plan (a task of a Slurm array or a Kubernetes Indexed Job):
+    /// its answers are the answer keys the shard owns, and every later stage works on those
+    /// answers only, so no task waits for another; the tables are made once all have ended.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// The plan's files, its paths taken relative to the plan file's directory `base`.
@@ -34,6 +38,8 @@ pub struct Files {
     pub benchmark: PathBuf,
     pub out: PathBuf,
     pub repos: PathBuf,
+    /// A shard's files carry its label (`GLM-5-0001-of-0004.jsonl`).
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Files {
@@ -46,31 +52,76 @@ impl Files {
                 .as_ref()
                 .map_or_else(|| out.join("repos"), |r| base.join(r)),
             out,
+            shard: None,
         }
     }
 
-    pub fn answers(&self, name: &str) -> PathBuf {
+    /// A stage's output for a model: `<out>/<stage>/<name>.jsonl`, or with this shard's label.
+    pub fn stage(&self, stage: &str, name: &str) -> PathBuf {
+        let label = self
+            .shard
+            .map_or(String::new(), |s| format!("-{}", s.label()));
         self.out
-            .join("answers")
-            .join(format!("{}.jsonl", slug(name)))
+            .join(stage)
+            .join(format!("{}{label}.jsonl", slug(name)))
+    }
+
+    pub fn answers(&self, name: &str) -> PathBuf {
+        self.stage("answers", name)
+    }
+
+    /// What `answer --out` is given: under a shard, the template with `{shard}` that every
+    /// task shares (one run, one manifest), which `answer` renders as [`Files::answers`].
+    pub fn answers_template(&self, name: &str) -> PathBuf {
+        match self.shard {
+            Some(_) => self.out.join("answers").join(format!(
+                "{}-{}.jsonl",
+                slug(name),
+                crate::runs::SHARD_MARK
+            )),
+            None => self.answers(name),
+        }
     }
 
     pub fn judgments(&self, name: &str) -> PathBuf {
-        self.out
-            .join("judgments")
-            .join(format!("{}.jsonl", slug(name)))
+        self.stage("judgments", name)
     }
 
     pub fn scalar(&self, name: &str) -> PathBuf {
-        self.out
-            .join("scalar")
-            .join(format!("{}.jsonl", slug(name)))
+        self.stage("scalar", name)
     }
 
     pub fn failures(&self, name: &str) -> PathBuf {
-        self.out
-            .join("failures")
-            .join(format!("{}.jsonl", slug(name)))
+        self.stage("failures", name)
+    }
+
+    /// Every output of a stage for a model, the whole run's or its shards' (`<name>.jsonl`,
+    /// `<name>-0001-of-0004.jsonl`), whatever this process's shard.
+    pub fn all_of(&self, stage: &str, name: &str) -> Vec<PathBuf> {
+        let base = slug(name);
+        let ours = |file: &str| {
+            let Some(rest) = file.strip_prefix(base.as_str()) else {
+                return false;
+            };
+            rest == ".jsonl"
+                || rest
+                    .strip_prefix('-')
+                    .and_then(|r| r.strip_suffix(".jsonl"))
+                    .is_some_and(|l| {
+                        let mut parts = l.split("-of-");
+                        let digits = |p: Option<&str>| {
+                            p.is_some_and(|p| {
+                                !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())
+                            })
+                        };
+                        digits(parts.next()) && digits(parts.next()) && parts.next().is_none()
+                    })
+        };
+        crate::input::dir_files(&self.out.join(stage))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.file_name().is_some_and(|f| ours(&f.to_string_lossy())))
+            .collect()
     }
 
     pub fn bundle(&self) -> PathBuf {
@@ -80,6 +131,7 @@ impl Files {
 
 /// Every stage of `plan`, in order.
 pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Vec<Stage> {
+    let shards = opts.shard.map_or(1, |s| u64::from(s.count));
     let mut v: Vec<Stage> = plan
         .models
         .iter()
@@ -96,7 +148,7 @@ pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Vec<Stage> {
             "judgments",
             &m.name,
             args,
-            files.judgments(&m.name),
+            (files.judgments(&m.name), shards),
             &plan.judge,
         ));
     }
@@ -111,7 +163,7 @@ pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Vec<Stage> {
                 "scalar",
                 name,
                 args,
-                files.scalar(name),
+                (files.scalar(name), shards),
                 &r.scalar,
             ));
         }
@@ -129,7 +181,7 @@ pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Vec<Stage> {
                 "failures",
                 name,
                 args,
-                files.failures(name),
+                (files.failures(name), shards),
                 &f.classifier,
             ));
         }
@@ -153,7 +205,10 @@ fn answers(plan: &Plan, files: &Files, m: &ModelUnderTest, opts: Options) -> Sta
     let mut args = strings(&["answer", "--benchmark"]);
     args.push(files.benchmark.clone().into());
     args.push("--out".into());
-    args.push(out.clone().into());
+    args.push(files.answers_template(&m.name).into());
+    if let Some(s) = opts.shard {
+        args.extend(strings(&["--shard", &s.to_string()]));
+    }
     args.push("--repos".into());
     args.push(files.repos.clone().into());
     args.extend(strings(&[
@@ -216,11 +271,13 @@ fn answers(plan: &Plan, files: &Files, m: &ModelUnderTest, opts: Options) -> Sta
 }
 
 /// A stage of a model called through its API: `args` and the endpoint's flags.
+/// `shards`: the tasks the plan runs as, which share the endpoint's `rpm` and `tpm` (each taking
+/// 1/N).
 fn api_stage(
     stage: &'static str,
     who: &str,
     mut args: Vec<OsString>,
-    out: PathBuf,
+    (out, shards): (PathBuf, u64),
     e: &Endpoint,
 ) -> Stage {
     args.push("--out".into());
@@ -238,8 +295,9 @@ fn api_stage(
         "--concurrency",
         e.concurrency.map(|n| n.to_string()),
     );
-    opt(&mut args, "--rpm", e.rpm.map(|n| n.to_string()));
-    opt(&mut args, "--tpm", e.tpm.map(|n| n.to_string()));
+    let share = |n: u64| (n / shards).max(1).to_string();
+    opt(&mut args, "--rpm", e.rpm.map(share));
+    opt(&mut args, "--tpm", e.tpm.map(share));
     opt(
         &mut args,
         "--temperature",

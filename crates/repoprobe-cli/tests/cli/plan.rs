@@ -5,7 +5,7 @@
 
 use crate::answer::{AgentApi, agent_api, case};
 use crate::common::{self, Api, BIN, FakeApi, KEY, Kind, Mode, claude, records};
-use repoprobe_test_support::FakeServer;
+use repoprobe_test_support::{FakeServer, Response};
 use std::path::Path;
 use std::process::Command;
 
@@ -190,11 +190,18 @@ fn results(runs: &Path) -> (std::collections::BTreeMap<String, Vec<String>>, boo
                     .join("/")
                 })
                 .collect();
-            k.sort();
-            let n = k.len();
-            k.dedup();
-            twice |= k.len() != n;
-            all.insert(format!("{stage}/{}", e.file_name().to_string_lossy()), k);
+            // A shard's file counts as its model's (`Shell-0001-of-0002.jsonl` is `Shell`).
+            let name = e.file_name().to_string_lossy().into_owned();
+            let model = match name.rfind("-of-") {
+                Some(at) => name[..name[..at].rfind('-').unwrap()].to_string() + ".jsonl",
+                None => name,
+            };
+            let entry: &mut Vec<String> = all.entry(format!("{stage}/{model}")).or_default();
+            entry.append(&mut k);
+            entry.sort();
+            let n = entry.len();
+            entry.dedup();
+            twice |= entry.len() != n;
         }
     }
     (all, twice)
@@ -498,4 +505,98 @@ fn a_plan_with_an_unknown_field_or_a_stage_naming_no_model_is_refused_saying_whe
         assert!(stderr.contains(want), "{want}\n{stderr}");
         assert!(stderr.contains("p.toml"), "{stderr}");
     }
+}
+
+#[test]
+fn a_plan_in_two_shards_ends_as_the_whole_run_and_its_tables_come_from_both() {
+    let f = Fakes::start();
+    let whole = case(None);
+    let plan = whole.dir.path().join("plan.toml");
+    std::fs::write(&plan, plan_text(&whole.bench, &whole.repo, &f, 0.0)).unwrap();
+    let (code, _, stderr) = run_plan(&plan, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (want, _) = results(&whole.dir.path().join("runs"));
+
+    let c = case(None);
+    let plan = c.dir.path().join("plan.toml");
+    std::fs::write(&plan, plan_text(&c.bench, &c.repo, &f, 0.0)).unwrap();
+    let before = f.requests();
+    for shard in ["0/2", "1/2"] {
+        let (code, stdout, stderr) = run_plan(&plan, &["--shard", shard]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stderr.contains("--tables` makes the bundle"), "{stderr}");
+        assert!(!stdout.contains("Table 3"), "a shard made tables: {stdout}");
+    }
+    let runs = c.dir.path().join("runs");
+    assert!(runs.join("judgments/Shell-0001-of-0002.jsonl").exists());
+    let (got, twice) = results(&runs);
+    assert!(!twice, "a key was done by both shards");
+    assert_eq!(got, want);
+    // The two shards together asked what one run asks.
+    let spent: Vec<usize> = f
+        .requests()
+        .iter()
+        .zip(before)
+        .map(|(a, b)| a - b)
+        .collect();
+    let once: Vec<usize> = before.to_vec();
+    assert_eq!(spent, once, "the whole run asked {once:?}");
+    // The tables, from both shards' files.
+    let (code, stdout, stderr) = run_plan(&plan, &["--tables"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("\nShell ") && stdout.contains("\nBuiltin One "),
+        "{stdout}"
+    );
+    let shell: Vec<&str> = stderr
+        .lines()
+        .find(|l| l.starts_with("judgments  Shell "))
+        .unwrap_or_else(|| panic!("{stderr}"))
+        .split_whitespace()
+        .collect();
+    assert_eq!((shell[2], shell[3]), ("12", "12"), "{shell:?}");
+    // Its status: every stage's runs, complete.
+    let (code, stdout, stderr) = run_plan(&plan, &["--status"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+#[test]
+fn a_model_whose_login_is_refused_could_not_run_is_not_retried_and_the_status_says_why() {
+    let f = Fakes::start();
+    let refused = FakeServer::start(|_| {
+        Response::json(
+            401,
+            r#"{"error": {"message": "invalid x-api-key", "type": "authentication_error"}}"#,
+        )
+    });
+    let c = case(None);
+    let plan = c.dir.path().join("plan.toml");
+    let text = plan_text(&c.bench, &c.repo, &f, 0.0)
+        .replace(&f.agent.base, &format!("{}/v1", refused.origin()));
+    std::fs::write(&plan, text).unwrap();
+    let (code, _, stderr) = run_plan(&plan, &["--stage-retries", "3"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("needs a person first"), "{stderr}");
+    assert!(
+        !stderr.contains("answers · Builtin One (again"),
+        "retried: {stderr}"
+    );
+    assert!(
+        stderr.contains("judgments · Builtin One: skipped"),
+        "{stderr}"
+    );
+    // Never scored as a zero: the model has no answer, and the status says why, by cause.
+    let (code, stdout, _) = run_plan(&plan, &["--status"]);
+    assert_eq!(code, 1);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("answers    Builtin One"))
+        .unwrap();
+    assert!(line.ends_with("auth: 6"), "{stdout}");
+    assert!(stdout.contains("not complete"), "{stdout}");
+    let shell = stdout
+        .lines()
+        .find(|l| l.starts_with("answers    Shell"))
+        .unwrap();
+    assert_eq!(shell.split_whitespace().nth(2), Some("6"), "{stdout}");
 }

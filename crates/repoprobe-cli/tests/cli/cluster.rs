@@ -358,3 +358,43 @@ fn the_kubernetes_indexed_job_is_one_shard_per_index_and_retries_a_sigterm_exit(
         r.stderr
     );
 }
+
+#[test]
+fn a_plan_runs_as_one_slurm_array_whose_tasks_share_nothing_and_its_tables_come_after() {
+    use crate::plan::{Fakes, plan_cmd, plan_text, results, run_plan};
+    let Some(slurm) = Slurm::start() else { return };
+    let f = Fakes::with_claude(false);
+    // The whole plan in one process, for what the array must end with.
+    let whole = crate::answer::case(None);
+    let plan = whole.dir.path().join("plan.toml");
+    std::fs::write(&plan, plan_text(&whole.bench, &whole.repo, &f, 0.0)).unwrap();
+    let (code, _, stderr) = run_plan(&plan, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (want, _) = results(&whole.dir.path().join("runs"));
+    // The same plan as a 3-task array: every task `run PLAN --shard auto`.
+    let c = crate::answer::case(None);
+    let plan = c.dir.path().join("plan.toml");
+    std::fs::write(&plan, plan_text(&c.bench, &c.repo, &f, 0.0)).unwrap();
+    let job = plan_cmd(&plan, &["--shard", "auto"]);
+    let id = slurm.submit_array("0-2", c.dir.path(), "plan", &job);
+    slurm.wait(&id, Duration::from_secs(180));
+    let logs: String = (0..3).map(|t| log_of(c.dir.path(), "plan", t)).collect();
+    let (code, stdout, stderr) = run_plan(&plan, &["--status"]);
+    assert_eq!(code, 0, "{stdout}{stderr}\n{logs}");
+    let (got, twice) = results(&c.dir.path().join("runs"));
+    assert!(!twice, "a key was done by two tasks\n{logs}");
+    assert_eq!(got, want, "{logs}");
+    assert!(
+        c.dir
+            .path()
+            .join("runs/judgments/Shell-0002-of-0003.jsonl")
+            .exists(),
+        "{logs}"
+    );
+    let (code, stdout, stderr) = run_plan(&plan, &["--tables"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("\nShell ") && stdout.contains("\nBuiltin One "),
+        "{stdout}"
+    );
+}

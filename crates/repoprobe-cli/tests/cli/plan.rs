@@ -11,7 +11,7 @@ use std::process::Command;
 
 /// The loopback servers of a test plan: the built-in agent's model API, Claude Code's (when the
 /// CLI is installed), the judge, the scalar judge and the classifier.
-struct Fakes {
+pub(crate) struct Fakes {
     agent: AgentApi,
     claude: Option<(std::path::PathBuf, FakeServer, claude::Seen)>,
     judge: FakeApi,
@@ -20,8 +20,14 @@ struct Fakes {
 }
 
 impl Fakes {
-    fn start() -> Fakes {
-        let claude = claude::claude_binary().map(|bin| {
+    pub(crate) fn start() -> Fakes {
+        Fakes::with_claude(true)
+    }
+
+    /// Without Claude Code even when it is installed (a run elsewhere than this process's
+    /// machine view: a Slurm task).
+    pub(crate) fn with_claude(claude: bool) -> Fakes {
+        let claude = claude::claude_binary().filter(|_| claude).map(|bin| {
             let seen = claude::Seen::default();
             (bin, claude::start(seen.clone(), false), seen)
         });
@@ -39,7 +45,7 @@ impl Fakes {
     }
 
     /// Requests so far: the agent API's tool results, Claude Code's, the three judges'.
-    fn requests(&self) -> [usize; 5] {
+    pub(crate) fn requests(&self) -> [usize; 5] {
         [
             self.agent.seen.lock().unwrap().len(),
             self.claude
@@ -55,7 +61,7 @@ impl Fakes {
 /// A plan of three models (the built-in agent, Claude Code when installed, a `command` agent)
 /// × 2 attempts, a judge with 2 runs, the reliability stage on the built-in model and the
 /// failure stage on the command one; `sleep` slows the command agent (seconds).
-fn plan_text(bench: &Path, repo: &Path, f: &Fakes, sleep: f64) -> String {
+pub(crate) fn plan_text(bench: &Path, repo: &Path, f: &Fakes, sleep: f64) -> String {
     let claude = f.claude.as_ref().map_or(String::new(), |(bin, server, _)| {
         format!(
             r#"
@@ -126,7 +132,7 @@ classifier = {{ provider = "openai", model = "judge-model", base_url = "{classif
 }
 
 /// `repoprobe run PLAN` with every endpoint's key in a variable of its own.
-fn plan_cmd(plan: &Path, extra: &[&str]) -> Command {
+pub(crate) fn plan_cmd(plan: &Path, extra: &[&str]) -> Command {
     let mut c = Command::new(BIN);
     c.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap())
@@ -142,7 +148,7 @@ fn plan_cmd(plan: &Path, extra: &[&str]) -> Command {
     c
 }
 
-fn run_plan(plan: &Path, extra: &[&str]) -> (i32, String, String) {
+pub(crate) fn run_plan(plan: &Path, extra: &[&str]) -> (i32, String, String) {
     let r = plan_cmd(plan, extra).output().unwrap();
     (
         r.status.code().unwrap_or(-1),
@@ -162,7 +168,7 @@ fn file_names(f: &Fakes) -> Vec<&'static str> {
 
 /// Every record of the run's outputs by file, as a sorted list of its key fields (the parts
 /// of a record that depend on timing left out), and whether any key is there twice.
-fn results(runs: &Path) -> (std::collections::BTreeMap<String, Vec<String>>, bool) {
+pub(crate) fn results(runs: &Path) -> (std::collections::BTreeMap<String, Vec<String>>, bool) {
     let mut all = std::collections::BTreeMap::new();
     let mut twice = false;
     for stage in ["answers", "judgments", "scalar", "failures"] {

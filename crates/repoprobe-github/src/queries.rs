@@ -19,7 +19,8 @@ macro_rules! repo_fields {
     () => {
         " fragment RepoFields on Repository { id nameWithOwner url \
         stargazerCount createdAt hasDiscussionsEnabled defaultBranchRef { name } \
-        primaryLanguage { name } \
+        primaryLanguage { name } description \
+        repositoryTopics(first: 20) { nodes { topic { name } } } \
         discussionCategories(first: 100) { nodes { id name isAnswerable } } }"
     };
 }
@@ -86,12 +87,22 @@ pub struct RepoNode {
     pub default_branch_ref: Option<Named>,
     #[serde(default)]
     pub primary_language: Option<Named>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub repository_topics: Option<Nodes<TopicNode>>,
     pub discussion_categories: Nodes<CategoryNode>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Named {
     pub name: String,
+}
+
+/// `repositoryTopics.nodes[]`: a topic of a repository.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TopicNode {
+    pub topic: Named,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -27,8 +27,10 @@ pub struct Repo {
     pub created_at: String,
     pub discussions_enabled: bool,
     pub default_branch: Option<String>,
-    /// `primaryLanguage { name }`.
+    /// `primaryLanguage { name }`, `description`, `repositoryTopics`.
     pub language: Option<String>,
+    pub description: Option<String>,
+    pub topics: Vec<String>,
     /// (oid, committed date) of the default branch, oldest first.
     pub commits: Vec<(String, String)>,
     pub categories: Vec<Cat>,
@@ -321,6 +323,8 @@ fn repo_node(r: &Repo) -> Value {
         "hasDiscussionsEnabled": r.discussions_enabled,
         "defaultBranchRef": r.default_branch.as_ref().map(|b| json!({"name": b})),
         "primaryLanguage": r.language.as_ref().map(|l| json!({"name": l})),
+        "description": r.description,
+        "repositoryTopics": {"nodes": r.topics.iter().map(|t| json!({"topic": {"name": t}})).collect::<Vec<_>>()},
         "discussionCategories": {"nodes": r.categories.iter().map(|c| json!({
             "id": c.id, "name": c.name, "isAnswerable": c.answerable})).collect::<Vec<_>>()}
     })
@@ -508,6 +512,8 @@ fn repo(name: &str, id: &str, stars: u64, created: &str, discussions: bool) -> R
         discussions_enabled: discussions,
         default_branch: Some("main".into()),
         language: None,
+        description: None,
+        topics: Vec::new(),
         commits: Vec::new(),
         categories: Vec::new(),
         discussions: Vec::new(),
@@ -596,6 +602,8 @@ fn rocket() -> Repo {
     ];
     rocket.commits = commits('a');
     rocket.language = Some("Rust".into());
+    rocket.description = Some("A rocket for agents built on language models.".into());
+    rocket.topics = vec!["llm".into(), "agents".into()];
     rocket.discussions = vec![
         disc(
             1,

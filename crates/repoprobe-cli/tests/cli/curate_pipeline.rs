@@ -155,6 +155,14 @@ fn reply(body: &Value, seen: &Mutex<Vec<String>>) -> Value {
         schema.into()
     });
     match schema {
+        "repo_theme" => {
+            // The description and topics GitHub gave, as data.
+            assert!(
+                user.contains("\"llm\"") && user.contains("language models"),
+                "{user}"
+            );
+            text(r#"{"rationale": "An agent framework on language models.", "theme": "LLM Framework"}"#.into())
+        }
         "thread_class" => {
             let data: Value =
                 serde_json::from_str(&user[user.find('{').unwrap()..=user.rfind('}').unwrap()])
@@ -375,8 +383,6 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         "--answered-rule",
         "each",
         "--theme",
-        "acme/rocket=LLM Framework",
-        "--theme",
         "acme/helpdesk=developer-sdk",
         "--out",
         &s("repos.jsonl"),
@@ -387,8 +393,50 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         "{}",
         r.stderr
     );
+    // Themes: helpdesk's was given to `curate repos`; rocket's the model gives, from what GitHub
+    // says of it (priced first, then made).
+    let themes = |extra: &[&str]| {
+        let mut c = model_cmd(
+            &m,
+            &[
+                "curate",
+                "themes",
+                "--in",
+                &s("repos.jsonl"),
+                "--out",
+                &s("themed.jsonl"),
+            ],
+        );
+        c.args(extra);
+        run(&mut c)
+    };
+    let e = themes(&["--estimate"]);
+    assert!(
+        e.stdout
+            .contains("curate themes --estimate (nothing sent): 1 call(s)"),
+        "{}{}",
+        e.stdout,
+        e.stderr
+    );
+    let r = themes(&[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(m.asked("repo_theme"), 1);
+    let themed: BTreeMap<String, Value> = records(&p("themed.jsonl"))
+        .into_iter()
+        .map(|r| (r["repo"].as_str().unwrap().to_string(), r))
+        .collect();
+    assert_eq!(themed["acme/rocket"]["theme"], "LLM Framework");
+    assert_eq!(
+        themed["acme/rocket"]["theme_by"]["prompt_version"],
+        "curate-theme-v1"
+    );
+    assert_eq!(themed["acme/helpdesk"]["theme"], "Developer SDK");
+    assert!(themed["acme/helpdesk"].get("theme_by").is_none());
+    // Run again: nothing left to ask.
+    assert_eq!(themes(&[]).code, 0);
+    assert_eq!(m.asked("repo_theme"), 1);
     let r =
-        run(github("harvest").args(["--repos", &s("repos.jsonl"), "--out", &s("threads.jsonl")]));
+        run(github("harvest").args(["--repos", &s("themed.jsonl"), "--out", &s("threads.jsonl")]));
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         gh.with(|s| s

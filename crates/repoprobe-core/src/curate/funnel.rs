@@ -234,6 +234,9 @@ mod tests {
             answered_rule: AnsweredRule::Together,
             language: None,
             theme: None,
+            theme_by: None,
+            description: None,
+            topics: Vec::new(),
             provenance: RepoProvenance {
                 source: "list".into(),
                 query: None,

@@ -181,9 +181,18 @@ pub struct Repository {
     /// The primary language GitHub gives (`primaryLanguage`); `None` when it gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
-    /// One of [`THEMES`], set by the user (`--theme`); `None` when not set.
+    /// One of [`THEMES`]: set by the user (`curate repos --theme`) or by a model (`curate
+    /// themes`, then `theme_by` says which); `None` when not set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
+    /// The model's verdict that set `theme` (absent when the user set it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme_by: Option<super::StageVerdict>,
+    /// GitHub's description and topics (what `curate themes` reads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub topics: Vec<String>,
     /// Why it was kept, in a sentence (the criteria it met).
     pub kept_because: String,
     pub provenance: RepoProvenance,

@@ -15,6 +15,7 @@ pub mod checklist_gen;
 pub mod classify;
 pub mod curate_classify;
 pub mod curate_enhance;
+pub mod curate_theme;
 pub mod curate_verify;
 pub mod judge;
 pub mod scalar;

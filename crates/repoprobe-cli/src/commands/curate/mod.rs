@@ -18,6 +18,7 @@ mod finalize;
 mod harvest;
 mod report;
 mod repos;
+mod themes;
 mod verify;
 
 use crate::exit::Exit;
@@ -40,6 +41,9 @@ enum Command {
     /// Find repositories whose Discussions have answerable Q&A/Help categories with enough
     /// answered threads (GitHub search, split by creation date), or check the ones given.
     Repos(repos::Args),
+    /// The model gives each kept repository one of the paper's eight themes (Table 4); a theme
+    /// given to `curate repos --theme` is kept. Harvest reads its output as it reads repos'.
+    Themes(themes::Args),
     /// Every answered discussion of the kept categories, with the commit of the default branch
     /// at the time its answer was chosen; resumable.
     Harvest(harvest::Args),
@@ -69,6 +73,7 @@ enum Command {
 pub fn run(a: Args) -> anyhow::Result<Exit> {
     match a.stage {
         Command::Repos(a) => repos::run(a),
+        Command::Themes(a) => themes::run(a),
         Command::Harvest(a) => harvest::run(a),
         Command::Filter(a) => filter::run(a),
         Command::Classify(a) => classify::run(a),

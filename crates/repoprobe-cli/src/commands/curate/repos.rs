@@ -420,6 +420,14 @@ async fn decide(
             .themes
             .get(&repo.to_lowercase())
             .map(|t| t.to_string()),
+        theme_by: None,
+        description: n.description.clone(),
+        topics: n
+            .repository_topics
+            .iter()
+            .flat_map(|t| t.nodes.iter().flatten())
+            .map(|t| t.topic.name.clone())
+            .collect(),
         provenance: RepoProvenance {
             source: c.source.to_string(),
             query: c.query,

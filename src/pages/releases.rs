@@ -44,6 +44,15 @@ pub fn selection_terms(m: &Manifest) -> Vec<(&'static str, String)> {
             format!("{created}; {} without a date", s.created.undated),
         ),
         ("Review", review_sentence(m)),
+        (
+            "Answered threads a repository needs",
+            match s.answered_rule.as_deref() {
+                Some("together") => "counted across its named categories together".to_string(),
+                Some("each") => "counted in each category on its own".to_string(),
+                Some(other) => format!("counted as {other}"),
+                None => "not recorded".to_string(),
+            },
+        ),
     ]
 }
 
@@ -132,6 +141,7 @@ mod tests {
                     max: Some("2024-05-15T10:00:00Z".into()),
                     undated: 0,
                 },
+                answered_rule: Some("together".into()),
             },
             review: ReviewCount {
                 candidates: 1107,
@@ -158,5 +168,6 @@ mod tests {
             terms[4].1,
             "1,107 candidates, 1,107 reviewed, 500 kept (12 by an adjudicator); 600 rejected, 7 unresolved, 0 unreviewed"
         );
+        assert_eq!(terms[5].1, "counted across its named categories together");
     }
 }

@@ -285,7 +285,9 @@ fn finalize_keeps_what_the_review_accepted_and_writes_the_release_manifest() {
         "json",
     ]);
     assert_eq!(m["agreement"], json(&agreement));
-    // Every file with its hash: the inputs, then the outputs.
+    // Every file with its hash: the inputs, then the outputs, each named relative to the
+    // manifest's directory.
+    let beside = manifest_path.parent().unwrap();
     let files: Vec<(String, PathBuf, String)> = m["files"]
         .as_array()
         .unwrap()
@@ -293,7 +295,11 @@ fn finalize_keeps_what_the_review_accepted_and_writes_the_release_manifest() {
         .map(|f| {
             (
                 f["role"].as_str().unwrap().into(),
-                PathBuf::from(f["path"].as_str().unwrap()),
+                {
+                    let path = f["path"].as_str().unwrap();
+                    assert!(!Path::new(path).is_absolute(), "{path}");
+                    beside.join(path)
+                },
                 f["sha256"].as_str().unwrap().into(),
             )
         })

@@ -95,21 +95,54 @@ pub fn path_link(path: &str, lines: Option<[u32; 2]>, links: Option<&FileLinks>)
 }
 
 /// Text with its repository paths linked (when `links` is given); everything else a text node.
+/// A path written as Markdown code in plain text (`` `src/lib.rs` ``, the fallback of a text not
+/// parsed yet) is a code-styled link, its backticks dropped.
 pub fn linked_text(text: &str, links: Option<&FileLinks>) -> AnyView {
     let Some(links) = links else {
         return text.to_string().into_any();
     };
-    pieces(text)
+    in_backticks(pieces(text))
         .into_iter()
-        .map(|p| match p {
+        .map(|(p, code)| match p {
             Piece::Text(t) => t.to_string().into_any(),
-            Piece::Path { text, path, lines } => view! {
-                <a class="path" href=links.href(path, lines) rel="noopener noreferrer">{text.to_string()}</a>
+            Piece::Path { text, path, lines } => {
+                let a = view! {
+                    <a class="path" href=links.href(path, lines) rel="noopener noreferrer">{text.to_string()}</a>
+                };
+                if code {
+                    view! { <code>{a}</code> }.into_any()
+                } else {
+                    a.into_any()
+                }
             }
-            .into_any(),
         })
         .collect_view()
         .into_any()
+}
+
+/// The pieces with each path directly between two backticks marked (`true`) and those two
+/// backticks taken out of the texts around it.
+fn in_backticks(pieces: Vec<Piece<'_>>) -> Vec<(Piece<'_>, bool)> {
+    let mut out: Vec<(Piece<'_>, bool)> = Vec::with_capacity(pieces.len());
+    let mut iter = pieces.into_iter().peekable();
+    while let Some(p) = iter.next() {
+        let quoted = matches!(p, Piece::Path { .. })
+            && matches!(out.last(), Some((Piece::Text(t), _)) if t.ends_with('`'))
+            && matches!(iter.peek(), Some(Piece::Text(t)) if t.starts_with('`'));
+        if !quoted {
+            out.push((p, false));
+            continue;
+        }
+        if let Some((Piece::Text(t), _)) = out.last_mut() {
+            *t = &t[..t.len() - 1];
+        }
+        out.push((p, true));
+        if let Some(Piece::Text(t)) = iter.next() {
+            out.push((Piece::Text(&t[1..]), false));
+        }
+    }
+    out.retain(|(p, _)| !matches!(p, Piece::Text("")));
+    out
 }
 
 /// Untrusted plain text (a rationale) with its paths linked.
@@ -176,6 +209,40 @@ mod tests {
     use super::*;
 
     const C: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    #[test]
+    fn a_path_in_backticks_in_plain_text_loses_its_backticks_and_only_then() {
+        let shown = |text: &str| -> Vec<(String, bool)> {
+            in_backticks(pieces(text))
+                .into_iter()
+                .map(|(p, code)| match p {
+                    Piece::Text(t) => (t.to_string(), code),
+                    Piece::Path { text, .. } => (format!("<{text}>"), code),
+                })
+                .collect()
+        };
+        let owned = |v: &[(&str, bool)]| {
+            v.iter()
+                .map(|(s, c)| (s.to_string(), *c))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            shown("See `src/lib.rs` and src/main.rs."),
+            owned(&[
+                ("See ", false),
+                ("<src/lib.rs>", true),
+                (" and ", false),
+                ("<src/main.rs>", false),
+                (".", false)
+            ])
+        );
+        assert_eq!(shown("`src/lib.rs`"), owned(&[("<src/lib.rs>", true)]));
+        // One backtick only, or none: the text is kept as written.
+        assert_eq!(
+            shown("a `src/lib.rs b"),
+            owned(&[("a `", false), ("<src/lib.rs>", false), (" b", false)])
+        );
+    }
 
     #[test]
     fn github_paths_link_to_the_pinned_commit_with_lines() {

@@ -68,6 +68,16 @@ impl Shown {
     /// The checklist's heading, which says whose answer it is judged on.
     pub fn checklist_heading(&self) -> String {
         match (&self.model, self.attempt) {
+            // An answer no judgment (of the judge in force) is about: said, not a sentence that
+            // stops at "by".
+            (Some(m), Some(a)) if self.runs.is_empty() || self.judge.is_empty() => {
+                let by = if self.judge.is_empty() {
+                    String::new()
+                } else {
+                    format!(" by {}", self.judge)
+                };
+                format!("Checklist ({m}'s answer, attempt {a}: not judged{by})")
+            }
             (Some(m), Some(a)) => format!(
                 "Checklist, judged on {m}'s answer (attempt {a}) by {}",
                 self.judge
@@ -335,6 +345,20 @@ mod tests {
         assert!(
             s.checklist_heading()
                 .starts_with("Checklist, judged on A's answer (attempt ")
+        );
+        // Answers but no judgment: the heading says so instead of stopping at "by".
+        let mut unjudged = s.clone();
+        unjudged.runs.clear();
+        unjudged.judge.clear();
+        let a = s.attempt.unwrap();
+        assert_eq!(
+            unjudged.checklist_heading(),
+            format!("Checklist (A's answer, attempt {a}: not judged)")
+        );
+        unjudged.judge = "J".into();
+        assert_eq!(
+            unjudged.checklist_heading(),
+            format!("Checklist (A's answer, attempt {a}: not judged by J)")
         );
         assert!(
             s.runs

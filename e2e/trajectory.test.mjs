@@ -90,6 +90,16 @@ test('dropped with its index: steps, the file read linked at its commit, search,
   // The outline of turns, each a link to its step.
   const turns = await p.$$eval('.traj-outline li a', (as) => as.map((x) => x.textContent));
   assert.match(turns[0], /^Turn 1 \(step 3\)/);
+  // Its numbers are never cut: the list's marker box holds a turn number of three digits
+  // ("100."), which two-digit-wide padding cut to "0." inside the scrolling outline.
+  const fits = await p.$eval('.traj-outline ol', (ol) => {
+    const li = ol.querySelector('li');
+    const font = getComputedStyle(li);
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = `${font.fontWeight} ${font.fontSize} ${font.fontFamily}`;
+    return [parseFloat(getComputedStyle(ol).paddingLeft), ctx.measureText('100. ').width];
+  });
+  assert.ok(fits[0] >= fits[1], `marker box ${fits[0]}px, "100. " is ${fits[1]}px`);
   // Search: in the worker, answered with the steps, listed and marked.
   await p.fill('input[name=traj-q]', 'MARKER_ALPHA');
   await p.press('input[name=traj-q]', 'Enter');

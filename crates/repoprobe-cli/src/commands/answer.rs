@@ -399,9 +399,7 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
                 continue;
             }
             let run = crate::live::estimate::agent_run(q, turns);
-            e.calls += run.calls;
-            e.tokens.input_tokens += run.tokens.input_tokens;
-            e.tokens.output_tokens += run.tokens.output_tokens;
+            e += run;
         }
     }
     let mut text = render(

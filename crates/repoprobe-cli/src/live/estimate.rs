@@ -18,6 +18,14 @@ pub struct Estimate {
     pub tokens: Tokens,
 }
 
+/// Estimates add up: an estimate of many runs is the sum of each one's.
+impl std::ops::AddAssign for Estimate {
+    fn add_assign(&mut self, e: Estimate) {
+        self.calls += e.calls;
+        self.tokens += e.tokens;
+    }
+}
+
 /// The calls of `tasks`, one each, with their prompts as the run would send them.
 pub fn of_tasks<T: Task>(tasks: &[T], describe_schema: bool) -> Estimate {
     let mut e = Estimate::default();

@@ -79,8 +79,8 @@ impl Calibration {
                     continue;
                 }
                 runs += 1;
-                add(&mut modelled, agent_run(q, TURNS));
-                add(&mut measured, Estimate { calls, tokens });
+                modelled += agent_run(q, TURNS);
+                measured += Estimate { calls, tokens };
             }
         }
         if runs == 0 {
@@ -110,12 +110,6 @@ impl Calibration {
             },
         }
     }
-}
-
-fn add(to: &mut Estimate, e: Estimate) {
-    to.calls += e.calls;
-    to.tokens.input_tokens += e.tokens.input_tokens;
-    to.tokens.output_tokens += e.tokens.output_tokens;
 }
 
 /// Every stage's line for `questions`; the agent runs scaled by `calibration` when given.

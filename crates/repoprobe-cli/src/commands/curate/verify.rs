@@ -356,9 +356,7 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
         }
         let p = prompt(&Verification { question: q });
         let run = crate::live::estimate::agent_run_of(p.system.len() + p.user.len(), turns);
-        e.calls += run.calls;
-        e.tokens.input_tokens += run.tokens.input_tokens;
-        e.tokens.output_tokens += run.tokens.output_tokens;
+        e += run;
     }
     let mut text = crate::live::estimate::render(
         "curate verify",

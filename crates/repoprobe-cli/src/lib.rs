@@ -61,6 +61,9 @@ enum Command {
     /// repos, harvest, filter, classify, enhance, (make-checklist), verify, then after the
     /// review agreement and finalize; report counts the funnel (docs/curate.md).
     Curate(commands::curate::Args),
+    /// One row per run (question × model × attempt): verdict, score, evidence read and missed,
+    /// tool calls, edit attempts, tokens, cost; filtered and sorted as the site's Runs view.
+    Runs(commands::runs_list::Args),
     /// Carry out a plan (plan.toml): every model's answers, the judgments, the reliability and
     /// failure stages, the bundle and the tables, in order, resumable; `--estimate` prices it
     /// all first (docs/reproduce.md).
@@ -128,6 +131,7 @@ fn execute(command: Command) -> anyhow::Result<Exit> {
         Command::Merge(a) => commands::merge::run(a),
         Command::Curate(a) => commands::curate::run(a),
         Command::Run(a) => commands::run::run(a),
+        Command::Runs(a) => commands::runs_list::run(a),
     }
 }
 

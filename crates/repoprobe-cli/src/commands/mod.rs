@@ -9,6 +9,7 @@ pub mod judge_scalar;
 pub mod make_checklist;
 pub mod merge;
 pub mod run;
+pub mod runs_list;
 pub mod schema;
 pub mod score;
 pub mod status;

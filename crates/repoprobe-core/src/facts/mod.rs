@@ -78,7 +78,15 @@ impl Collect<'_> {
                     ),
                     _ => shell::ShellFacts::default(),
                 };
-                if !facts.read.is_empty() {
+                let root = self.root;
+                if facts
+                    .written
+                    .iter()
+                    .any(|p| repo_path::under_root(p, root).is_ok() || p == ".")
+                {
+                    // An attempt to change the repository, whatever else the command did.
+                    kind = ToolKind::Edit;
+                } else if !facts.read.is_empty() {
                     kind = ToolKind::Read;
                     if !failed {
                         for p in &facts.read {
@@ -218,6 +226,45 @@ mod tests {
         assert_eq!(f.files_searched, ["src/a.rs", "src/b.rs", "src/c.rs"]);
         let kinds: Vec<(&str, u64)> = f.tool_calls.iter().map(|(k, n)| (k.as_str(), *n)).collect();
         assert_eq!(kinds, [("list", 2), ("read", 5), ("search", 2)]);
+    }
+
+    #[test]
+    fn edits_are_counted_refused_or_not_and_shell_writes_into_the_worktree_are_edits() {
+        let t = trajectory(
+            "/wt",
+            vec![
+                (
+                    call("1", "Edit", json!({"file_path": "/wt/src/a.rs"})),
+                    "refused: read-only file system",
+                    true,
+                ),
+                (
+                    call("2", "Bash", json!({"command": "echo x > /wt/src/b.rs"})),
+                    "Read-only file system",
+                    true,
+                ),
+                (
+                    call("3", "Bash", json!({"command": "sed -i 's/a/b/' src/c.rs"})),
+                    "",
+                    false,
+                ),
+                (
+                    call("4", "Bash", json!({"command": "cat src/d.rs > /tmp/d"})),
+                    "",
+                    false,
+                ),
+                (
+                    call("5", "Bash", json!({"command": "cat src/e.rs 2>/dev/null"})),
+                    "fn e",
+                    false,
+                ),
+            ],
+        );
+        let f = Facts::of(&t);
+        let kinds: Vec<(&str, u64)> = f.tool_calls.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+        // The write to /tmp is outside the repository: a shell command, not an edit.
+        assert_eq!(kinds, [("edit", 3), ("read", 1), ("shell", 1)]);
+        assert_eq!(f.files_read, ["src/e.rs"]);
     }
 
     #[test]

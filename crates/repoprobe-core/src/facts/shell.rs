@@ -12,6 +12,11 @@ pub struct ShellFacts {
     pub read: Vec<String>,
     pub searched: bool,
     pub listed: bool,
+    /// Files the command set out to change or create (`> f`, `tee f`, `sed -i … f`, `rm`,
+    /// `mv`, `cp`, `touch`, `mkdir`, `patch`, …), as written; `.` for a git command that changes
+    /// the worktree or its history (`git apply`, `checkout`, `commit`, …). Whether it succeeded
+    /// is not known here: an attempt counts.
+    pub written: Vec<String>,
 }
 
 /// Reads a command line: `bash -lc '…'`, `sh -c …` unwrapped, then each command of `a && b; c |
@@ -99,7 +104,7 @@ fn one_command(words: &[&str], cwd: &mut Vec<String>, facts: &mut ShellFacts, de
     let mut args: Vec<&str> = Vec::new();
     let mut redirected = false;
     let mut skip_next = false;
-    for w in words {
+    for (i, w) in words.iter().enumerate() {
         if skip_next {
             skip_next = false;
             continue;
@@ -111,6 +116,17 @@ fn one_command(words: &[&str], cwd: &mut Vec<String>, facts: &mut ShellFacts, de
                 redirected = true;
             }
             skip_next = w.ends_with('>') || *w == "<";
+            let target = if skip_next {
+                words.get(i + 1).copied()
+            } else {
+                w.rsplit(['>', '<']).next().filter(|t| !t.is_empty())
+            };
+            if w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&')
+                .starts_with('>')
+                && let Some(t) = target
+            {
+                push_written(facts, cwd, std::iter::once(t));
+            }
             continue;
         }
         if args.is_empty() && is_assignment(w) {
@@ -154,11 +170,37 @@ fn one_command(words: &[&str], cwd: &mut Vec<String>, facts: &mut ShellFacts, de
                 &["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"],
             ),
         ),
+        "sed" | "perl" if in_place(program, rest) => {
+            // The script is the first operand (`sed -i SCRIPT`, `perl -pi -e SCRIPT`): the
+            // files follow it.
+            push_written(
+                facts,
+                cwd,
+                rest.iter().filter(|a| !a.starts_with('-')).skip(1).copied(),
+            )
+        }
         "sed" if !redirected => sed(rest, cwd, facts),
         "rg" | "grep" | "egrep" | "fgrep" | "ag" | "ack" | "find" | "fd" | "fdfind" => {
             facts.searched = true
         }
         "git" if rest.first() == Some(&"grep") => facts.searched = true,
+        "git" if rest.first().is_some_and(|c| GIT_WRITES.contains(c)) => {
+            facts.written.push(".".to_string())
+        }
+        // A copy or link writes its last operand only.
+        "cp" | "ln" | "install" => push_written(
+            facts,
+            cwd,
+            rest.iter()
+                .rfind(|a| !a.starts_with('-'))
+                .copied()
+                .into_iter(),
+        ),
+        "tee" | "rm" | "rmdir" | "mv" | "touch" | "mkdir" | "truncate" | "patch" => push_written(
+            facts,
+            cwd,
+            rest.iter().filter(|a| !a.starts_with('-')).copied(),
+        ),
         "ls" | "tree" => facts.listed = true,
         _ => {}
     }
@@ -216,6 +258,43 @@ fn operands<'a>(args: &[&'a str], with_value: &[&str]) -> impl Iterator<Item = &
         i += 1;
     }
     out.into_iter()
+}
+
+/// `sed -i`/`--in-place`, `perl -i` (also bundled: `-pi`, `-i.bak`).
+fn in_place(program: &str, args: &[&str]) -> bool {
+    args.iter().any(|a| match program {
+        "perl" => a.starts_with('-') && !a.starts_with("--") && a.contains('i'),
+        _ => a.starts_with("-i") || *a == "--in-place" || a.starts_with("--in-place="),
+    })
+}
+
+/// Git subcommands that change the worktree, the index or the history.
+const GIT_WRITES: [&str; 14] = [
+    "apply",
+    "am",
+    "checkout",
+    "switch",
+    "restore",
+    "reset",
+    "commit",
+    "merge",
+    "rebase",
+    "cherry-pick",
+    "stash",
+    "rm",
+    "mv",
+    "clean",
+];
+
+/// Paths a command writes, joined to its directory; the terminal's and the void's devices are
+/// no file of the repository.
+fn push_written<'a>(facts: &mut ShellFacts, cwd: &[String], files: impl Iterator<Item = &'a str>) {
+    for f in files {
+        if f.is_empty() || f == "-" || f.starts_with("/dev/") || f.starts_with('&') {
+            continue;
+        }
+        facts.written.push(joined(cwd, f));
+    }
 }
 
 fn push_files<'a>(facts: &mut ShellFacts, cwd: &[String], files: impl Iterator<Item = &'a str>) {
@@ -313,5 +392,34 @@ mod tests {
         assert!(f.searched && f.read.is_empty(), "{f:?}");
         assert!(read_command("ls src").listed);
         assert!(read_command("git grep foo").searched);
+    }
+
+    fn written(cmd: &str) -> Vec<String> {
+        read_command(cmd).written
+    }
+
+    #[test]
+    fn commands_that_change_files_are_writes_wherever_they_point() {
+        assert_eq!(written("echo x > src/a.rs"), ["src/a.rs"]);
+        assert_eq!(written("cd src && cat a.rs >>b.rs"), ["src/b.rs"]);
+        assert_eq!(written("sed -i 's/a/b/' x.rs y.rs"), ["x.rs", "y.rs"]);
+        assert_eq!(written("perl -pi -e 's/a/b/' x.rs"), ["x.rs"]);
+        assert_eq!(written("printf x | tee -a notes.md"), ["notes.md"]);
+        assert_eq!(written("rm -rf build && touch a"), ["build", "a"]);
+        assert_eq!(written("cp -r src/a.rs src/b.rs"), ["src/b.rs"]);
+        assert_eq!(written("git apply fix.patch"), ["."]);
+        assert_eq!(written("bash -lc 'git checkout -- src'"), ["."]);
+        // A write outside the repository is still written down here; the caller decides.
+        assert_eq!(written("cat a.rs > /tmp/copy"), ["/tmp/copy"]);
+    }
+
+    #[test]
+    fn reading_and_discarding_output_writes_nothing() {
+        assert!(written("cat a.rs 2>/dev/null").is_empty());
+        assert!(written("rg x > /dev/null").is_empty());
+        assert!(written("cat a.rs 2>&1 | head").is_empty());
+        assert!(written("git status && git log -1 && git diff").is_empty());
+        assert!(written("sed -n '1,5p' a.rs").is_empty());
+        assert!(written("ls -la").is_empty());
     }
 }

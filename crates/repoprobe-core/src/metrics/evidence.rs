@@ -5,6 +5,7 @@
 //! carry none of a field has no value there, never a zero.
 
 use super::stats::mean;
+use crate::facts::ToolKind;
 use crate::model::Answer;
 use crate::model::agent::AgentBlock;
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,10 @@ pub struct ModelEvidence {
     pub mean_duration_s: Option<f64>,
     /// Percent (0–100) of the answers saying whether the worktree changed that say it did.
     pub edited_pct: Option<f64>,
+    /// Percent (0–100) of the answers recording their tool calls that attempted an edit
+    /// ([`edit_attempts`] > 0): the edit bias from behaviour, refused edits included.
+    #[serde(default)]
+    pub attempted_edit_pct: Option<f64>,
 }
 
 impl ModelEvidence {
@@ -35,6 +40,7 @@ impl ModelEvidence {
             self.mean_turns,
             self.mean_duration_s,
             self.edited_pct,
+            self.attempted_edit_pct,
         ]
         .iter()
         .any(Option::is_some)
@@ -49,6 +55,14 @@ pub fn turns(a: &Answer) -> Option<u64> {
 /// Whether the agent left the worktree changed (`agent.worktree_changed`), if said.
 pub fn worktree_changed(a: &Answer) -> Option<bool> {
     AgentBlock::of(a)?.worktree_changed
+}
+
+/// The edit tool calls the agent attempted, refused by the sandbox or not (`agent.tool_calls`'s
+/// `edit`, a shell command that writes into the worktree counted as one: docs/metrics.md#edit-attempts);
+/// `None` when the answer does not record its tool calls.
+pub fn edit_attempts(a: &Answer) -> Option<u64> {
+    let calls = AgentBlock::of(a)?.tool_calls?;
+    Some(calls.get(ToolKind::Edit.as_str()).copied().unwrap_or(0))
 }
 
 /// The files an agent changed (`agent.changes`: the object `repoprobe answer` writes, or an
@@ -88,6 +102,9 @@ pub fn evidence(answers: &[Answer]) -> Vec<ModelEvidence> {
                 mean_turns: of(&|a| turns(a).map(|t| t as f64)),
                 mean_duration_s: of(&|a| a.duration_s),
                 edited_pct: of(&|a| worktree_changed(a).map(|c| if c { 100.0 } else { 0.0 })),
+                attempted_edit_pct: of(&|a| {
+                    edit_attempts(a).map(|n| if n > 0 { 100.0 } else { 0.0 })
+                }),
             }
         })
         .collect()

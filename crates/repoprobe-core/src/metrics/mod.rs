@@ -12,6 +12,7 @@ pub mod histogram;
 pub mod index;
 pub mod items;
 pub mod retrieval;
+pub mod runs;
 pub mod score_report;
 pub mod stats;
 pub mod strata;
@@ -41,10 +42,26 @@ pub fn score(
     issues: &[Issue],
     opts: &ScoreOptions,
 ) -> Result<ScoreReport, ScoreError> {
-    if opts.drop_questions.is_empty() && opts.created_after.is_none() {
+    let Some((kept, window)) = in_force(ds, opts)? else {
         let mut report = score_all(ds, issues, opts, true)?;
         with_extras(&mut report, ds, opts);
         return Ok(report);
+    };
+    let mut report = score_all(&kept, issues, opts, false)?;
+    report.policy.dropped_questions = opts.drop_questions.iter().cloned().collect();
+    report.created_after = window;
+    with_extras(&mut report, &kept, opts);
+    Ok(report)
+}
+
+/// The dataset of the questions in force (those created on or after `opts.created_after`,
+/// without `opts.drop_questions`) and the window's account; `None` when every question is.
+pub(crate) fn in_force(
+    ds: &Dataset,
+    opts: &ScoreOptions,
+) -> Result<Option<(Dataset, Option<crate::dataset::CreatedWindow>)>, ScoreError> {
+    if opts.drop_questions.is_empty() && opts.created_after.is_none() {
+        return Ok(None);
     }
     if let Some(id) = opts
         .drop_questions
@@ -71,12 +88,7 @@ pub fn score(
         }
         None => None,
     };
-    let kept = ds.without_questions(&outside);
-    let mut report = score_all(&kept, issues, opts, false)?;
-    report.policy.dropped_questions = opts.drop_questions.iter().cloned().collect();
-    report.created_after = window;
-    with_extras(&mut report, &kept, opts);
-    Ok(report)
+    Ok(Some((ds.without_questions(&outside), window)))
 }
 
 /// What the report carries only when asked for, over `ds`, the questions in force.
@@ -502,7 +514,9 @@ fn scalar_spread(
 type FailureModes = (Option<String>, Vec<FailureModeRow>, BTreeMap<String, f64>);
 
 /// Table 7: shares of each mode per model over the labels of the classifier with most labels.
-fn failure_modes(ds: &Dataset) -> FailureModes {
+/// The classifier in force: the one with the most labels, ties going to the name that sorts
+/// first (Table 7 and the Runs view's failure modes both use it).
+pub fn classifier_in_force(ds: &Dataset) -> Option<&str> {
     let mut by_classifier: BTreeMap<&str, usize> = BTreeMap::new();
     for l in &ds.failure_labels {
         *by_classifier.entry(l.classifier.as_str()).or_default() += 1;
@@ -513,7 +527,11 @@ fn failure_modes(ds: &Dataset) -> FailureModes {
             best = Some((c, n));
         }
     }
-    let Some((classifier, _)) = best else {
+    best.map(|(c, _)| c)
+}
+
+fn failure_modes(ds: &Dataset) -> FailureModes {
+    let Some(classifier) = classifier_in_force(ds) else {
         return (None, Vec::new(), BTreeMap::new());
     };
     let mut counts: BTreeMap<&str, BTreeMap<FailureMode, usize>> = BTreeMap::new();

@@ -3,9 +3,11 @@
 //! copied from either is the same text.
 
 mod render;
+mod runs;
 mod tables;
 
 pub use render::*;
+pub use runs::*;
 pub use tables::*;
 
 #[cfg(test)]

@@ -482,7 +482,7 @@ pub fn tables(r: &ScoreReport, by: Option<Stratum>) -> Vec<Table> {
 }
 
 /// The evidence of the runs per model (mean cost, tokens, turns and seconds per answer, share of
-/// runs that edited the repository), or `None` when no answer carries any.
+/// runs that edited the repository and of those that attempted an edit), or `None` when no answer carries any.
 pub fn evidence_table(e: &[crate::metrics::evidence::ModelEvidence]) -> Option<Table> {
     if !e.iter().any(|m| m.any()) {
         return None;
@@ -510,6 +510,7 @@ pub fn evidence_table(e: &[crate::metrics::evidence::ModelEvidence]) -> Option<T
                 fixed(m.mean_turns, 1),
                 fixed(m.mean_duration_s, 1),
                 num(m.edited_pct),
+                num(m.attempted_edit_pct),
             ]
         })
         .collect();
@@ -524,13 +525,14 @@ pub fn evidence_table(e: &[crate::metrics::evidence::ModelEvidence]) -> Option<T
             "Turns",
             "Duration (s)",
             "Edited repo (%)",
+            "Attempted an edit (%)",
         ]
         .map(String::from)
         .to_vec(),
-        numeric: vec![false, true, true, true, true, true, true, true],
+        numeric: vec![false, true, true, true, true, true, true, true, true],
         rows,
         note: Some(
-            "each mean is over the answers that carry the field (failed runs included); edited repo = share of runs whose agent left the worktree changed (edit bias)".into(),
+            "each mean is over the answers that carry the field (failed runs included); edited repo = share of runs whose agent left the worktree changed (edit bias); attempted an edit = share of runs recording their tool calls with at least one edit call, refused or not".into(),
         ),
     })
 }

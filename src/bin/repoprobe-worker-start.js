@@ -141,7 +141,24 @@
             var files = m.sets && m.sets[name] && m.sets[name].files;
             if (!Array.isArray(files)) throw new Error("no bundled data set named " + JSON.stringify(name));
             setInfo = { name: name, label: String(m.sets[name].label || ""), case_studies: m.sets[name].case_studies === true };
-            return files.map(function (f) { var u = "public-data/" + f; return [u, "bundled", blob(u)]; });
+            // A bundled trajectories file is read as a `?data=` one is: by ranges, its index
+            // (listed beside it) downloaded, the runs' lines never all at once.
+            var idx = {};
+            files.forEach(function (f) {
+                if (/\.trajectories\.index\.json$/.test(f)) { var b = blob("public-data/" + f); b.catch(function () {}); idx["public-data/" + f] = b; }
+            });
+            return files.map(function (f) {
+                var u = "public-data/" + f;
+                if (idx[u]) return [u, "bundled", idx[u]];
+                if (TRAJ.test(u) && !inline) {
+                    var index = idx[indexOf(u)] || blob(indexOf(u));
+                    index.catch(function () {});
+                    var l = ranged(u, index);
+                    l.catch(function () {});
+                    return [u, "bundled", l];
+                }
+                return [u, "bundled", blob(u)];
+            });
         })
         .catch(function (e) { if (bundledCounts) failures.push(message(e)); return []; });
     var given = bundled.then(function (list) {

@@ -109,6 +109,15 @@ fn is_trajectories(p: &Path) -> bool {
 
 fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
     if !path.is_dir() {
+        if is_trajectories(path) {
+            // Given by name (a bundled set's list, a shell glob): still no records. The site
+            // reads it beside the same files; here it would be one "unknown record" per run.
+            eprintln!(
+                "note: {} is a trajectories file or index (runs' steps, no records): not read",
+                repoprobe_core::report::terminal_safe(&path.display().to_string())
+            );
+            return Vec::new();
+        }
         return vec![path.to_path_buf()];
     }
     let out = match dir_files(path) {

@@ -6,7 +6,11 @@
 //! partial credit on multi-tier items, judge runs that mostly agree, a low-score tail, a few
 //! failed runs, failure-mode labels for answers below 60 %, and rationales of realistic length.
 
+mod runs;
+
+use crate::model::trajectory::Trajectory;
 use crate::model::*;
+use crate::trajectories::TrajectoryKey;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -237,6 +241,16 @@ pub fn generate(o: SynthOptions) -> ResultsBundle {
     }
 }
 
+/// The bundle of [`generate`] with a run behind every answer: the knowledge items get evidence
+/// paths, each answer a synthetic trajectory (returned, in the answers' order) and the `agent`
+/// facts of it (turns, tool calls, files read and searched) and a cost. The rest of the bundle is
+/// [`generate`]'s, byte for byte.
+pub fn generate_with_runs(o: SynthOptions) -> (ResultsBundle, Vec<(TrajectoryKey, Trajectory)>) {
+    let mut bundle = generate(o);
+    let runs = runs::add(&mut bundle, o.seed);
+    (bundle, runs)
+}
+
 /// The records generated for the models' answers, in the bundle's order.
 #[derive(Default)]
 struct Records {
@@ -460,5 +474,78 @@ mod tests {
         assert_eq!(loaded.issues, vec![], "synthetic data must be valid");
         assert_eq!(loaded.dataset.questions.len(), 12);
         assert!(loaded.dataset.judgments.len() > 60);
+    }
+
+    #[test]
+    fn synthetic_runs_agree_with_their_answers_and_the_evidence() {
+        let o = SynthOptions {
+            models: 4,
+            questions: 20,
+            runs: 1,
+            seed: 3,
+        };
+        let (bundle, runs) = generate_with_runs(o);
+        assert_eq!(runs, generate_with_runs(o).1, "deterministic");
+        assert_eq!(runs.len(), bundle.answers.len());
+        let text = serde_json::to_string(&bundle).unwrap();
+        let loaded = crate::load(
+            &[crate::SourceFile {
+                name: "s.json",
+                bytes: text.as_bytes(),
+            }],
+            Default::default(),
+        );
+        assert_eq!(loaded.issues, vec![]);
+        // Every answer's facts are its trajectory's.
+        for (a, (key, t)) in bundle.answers.iter().zip(&runs) {
+            assert_eq!((&a.question_id, &a.model), (&key.question_id, &key.model));
+            assert!(t.problems().is_empty(), "{:?}", t.problems());
+            let facts = crate::facts::Facts::of(t);
+            let block = crate::model::agent::AgentBlock::of(a).unwrap();
+            assert_eq!(block.files_read.as_ref(), Some(&facts.files_read));
+            assert_eq!(block.turns, Some(facts.turns));
+            assert_eq!(
+                t.extra_str("worktree").map(|w| w.starts_with('/')),
+                Some(true)
+            );
+        }
+        // The runs read evidence, better ones more of it; some read none; some tried an edit.
+        let rows = crate::metrics::runs::runs(&loaded.dataset, &Default::default())
+            .unwrap()
+            .rows;
+        let recall = |good: bool| {
+            let v: Vec<f64> = rows
+                .iter()
+                .filter(|r| r.score.is_some_and(|s| (s >= 60.0) == good))
+                .filter_map(|r| r.evidence_recall)
+                .collect();
+            v.iter().sum::<f64>() / v.len() as f64
+        };
+        assert!(
+            recall(true) > recall(false) + 10.0,
+            "{} vs {}",
+            recall(true),
+            recall(false)
+        );
+        assert!(rows.iter().any(|r| r.read_no_evidence()));
+        assert!(rows.iter().any(|r| r.attempted_edit()));
+        assert!(
+            rows.iter()
+                .all(|r| r.cost_usd.is_some() && r.evidence_read.is_some())
+        );
+        // The file holds every run where its index says.
+        let (bytes, index) = crate::trajectories::file(&runs).unwrap();
+        assert_eq!(index.bytes, bytes.len() as u64);
+        for (e, (key, t)) in index.entries.iter().zip(&runs) {
+            let line = &bytes[e.offset as usize..(e.offset + e.length) as usize];
+            assert_eq!(
+                crate::trajectories::read_line(line).unwrap(),
+                (key.clone(), t.clone())
+            );
+        }
+        // Without runs, the bundle is what it was: the snapshots of `generate` stand.
+        let plain = generate(o);
+        assert_eq!(plain.judgments, bundle.judgments);
+        assert_eq!(plain.benchmark.len(), bundle.benchmark.len());
     }
 }

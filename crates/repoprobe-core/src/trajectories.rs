@@ -116,6 +116,24 @@ pub fn line(key: &TrajectoryKey, trajectory: &Trajectory) -> Result<String, serd
     Ok(text)
 }
 
+/// A whole trajectories file of `runs`, in their order, and its index: for files made in
+/// memory (`repoprobe synth --trajectories`); `bundle` streams its own.
+pub fn file(runs: &[(TrajectoryKey, Trajectory)]) -> Result<(Vec<u8>, Index), serde_json::Error> {
+    let mut bytes = Vec::new();
+    let mut entries = Vec::with_capacity(runs.len());
+    for (key, t) in runs {
+        let text = line(key, t)?;
+        entries.push(IndexEntry {
+            key: key.clone(),
+            offset: bytes.len() as u64,
+            length: text.len() as u64 - 1,
+        });
+        bytes.extend_from_slice(text.as_bytes());
+    }
+    let index = Index::new(bytes.len() as u64, entries);
+    Ok((bytes, index))
+}
+
 /// A line read back whole (its bytes from the index's range).
 pub fn read_line(bytes: &[u8]) -> Result<(TrajectoryKey, Trajectory), String> {
     #[derive(Deserialize)]

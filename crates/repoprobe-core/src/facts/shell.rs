@@ -138,6 +138,9 @@ fn one_command(words: &[&str], cwd: &mut Vec<String>, facts: &mut ShellFacts, de
         return;
     };
     let program = program.rsplit('/').next().unwrap_or(program);
+    if writes(program, rest, cwd, facts) {
+        return;
+    }
     match program {
         "bash" | "sh" | "zsh" | "dash" if depth < 3 => {
             if let Some(i) = rest
@@ -170,37 +173,11 @@ fn one_command(words: &[&str], cwd: &mut Vec<String>, facts: &mut ShellFacts, de
                 &["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"],
             ),
         ),
-        "sed" | "perl" if in_place(program, rest) => {
-            // The script is the first operand (`sed -i SCRIPT`, `perl -pi -e SCRIPT`): the
-            // files follow it.
-            push_written(
-                facts,
-                cwd,
-                rest.iter().filter(|a| !a.starts_with('-')).skip(1).copied(),
-            )
-        }
         "sed" if !redirected => sed(rest, cwd, facts),
         "rg" | "grep" | "egrep" | "fgrep" | "ag" | "ack" | "find" | "fd" | "fdfind" => {
             facts.searched = true
         }
         "git" if rest.first() == Some(&"grep") => facts.searched = true,
-        "git" if rest.first().is_some_and(|c| GIT_WRITES.contains(c)) => {
-            facts.written.push(".".to_string())
-        }
-        // A copy or link writes its last operand only.
-        "cp" | "ln" | "install" => push_written(
-            facts,
-            cwd,
-            rest.iter()
-                .rfind(|a| !a.starts_with('-'))
-                .copied()
-                .into_iter(),
-        ),
-        "tee" | "rm" | "rmdir" | "mv" | "touch" | "mkdir" | "truncate" | "patch" => push_written(
-            facts,
-            cwd,
-            rest.iter().filter(|a| !a.starts_with('-')).copied(),
-        ),
         "ls" | "tree" => facts.listed = true,
         _ => {}
     }
@@ -258,6 +235,40 @@ fn operands<'a>(args: &[&'a str], with_value: &[&str]) -> impl Iterator<Item = &
         i += 1;
     }
     out.into_iter()
+}
+
+/// A command that changes files: what it writes, into `facts`; `false` for any other.
+fn writes(program: &str, rest: &[&str], cwd: &[String], facts: &mut ShellFacts) -> bool {
+    match program {
+        "sed" | "perl" if in_place(program, rest) => {
+            // The script is the first operand (`sed -i SCRIPT`, `perl -pi -e SCRIPT`): the
+            // files follow it.
+            push_written(
+                facts,
+                cwd,
+                rest.iter().filter(|a| !a.starts_with('-')).skip(1).copied(),
+            )
+        }
+        "git" if rest.first().is_some_and(|c| GIT_WRITES.contains(c)) => {
+            facts.written.push(".".to_string())
+        }
+        // A copy or link writes its last operand only.
+        "cp" | "ln" | "install" => push_written(
+            facts,
+            cwd,
+            rest.iter()
+                .rfind(|a| !a.starts_with('-'))
+                .copied()
+                .into_iter(),
+        ),
+        "tee" | "rm" | "rmdir" | "mv" | "touch" | "mkdir" | "truncate" | "patch" => push_written(
+            facts,
+            cwd,
+            rest.iter().filter(|a| !a.starts_with('-')).copied(),
+        ),
+        _ => return false,
+    }
+    true
 }
 
 /// `sed -i`/`--in-place`, `perl -i` (also bundled: `-pi`, `-i.bak`).

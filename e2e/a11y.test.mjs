@@ -31,6 +31,7 @@ for (const scheme of ['light', 'dark']) {
         '?set=demo&view=questions', `?set=demo&view=question&id=${encodeURIComponent(id)}`,
         `?set=demo&view=question&id=${encodeURIComponent(id)}&model=${encodeURIComponent(model)}&item=k1`,
         `?set=demo&view=model&model=${encodeURIComponent(model)}`, '?set=demo&view=data',
+        '?set=demo&view=runs', '?set=demo&view=runs&noevidence=1&sort=cost:desc',
         '?', '?view=question&id=adk-python-001&model=GPT-5.2',
       ];
       const found = [];

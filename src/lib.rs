@@ -272,12 +272,13 @@ fn App() -> impl IntoView {
     }
 }
 
-const VIEWS: [(&str, &str); 8] = [
+const VIEWS: [(&str, &str); 9] = [
     ("leaderboard", "Leaderboard"),
     ("breakdown", "Breakdown"),
     ("reliability", "Reliability"),
     ("failures", "Failure modes"),
     ("questions", "Questions"),
+    ("runs", "Runs"),
     ("models", "Models"),
     ("review", "Review"),
     ("data", "Data"),
@@ -344,6 +345,7 @@ fn page(name: &str) -> AnyView {
         "reliability" => view! { <pages::reliability::Reliability /> }.into_any(),
         "failures" => view! { <pages::failures::Failures /> }.into_any(),
         "questions" => view! { <pages::questions::Questions /> }.into_any(),
+        "runs" => view! { <pages::runs::Runs /> }.into_any(),
         "question" => view! { <pages::question::QuestionDetail /> }.into_any(),
         "models" | "model" => view! { <pages::model::ModelDetail /> }.into_any(),
         "data" => view! { <pages::data::Data /> }.into_any(),

@@ -239,3 +239,76 @@ mod tests {
         }
     }
 }
+
+/// The Runs view's filter and order as the URL states them (`?view=runs&model=…&verdict=failure
+/// &noevidence=1&edit=1&min=0&max=30&sort=cost:desc`): values the core does not know are left
+/// out (an unknown verdict filters nothing), never an error.
+pub fn runs_filter(
+    get: impl Fn(&str) -> Option<String>,
+) -> (
+    repoprobe_core::metrics::runs::RunFilter,
+    Option<repoprobe_core::metrics::runs::Order>,
+) {
+    use repoprobe_core::FailureMode;
+    use repoprobe_core::metrics::runs::{Order, RunFilter, Verdict};
+    let text = |k: &str| {
+        get(k)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let number = |k: &str| {
+        text(k)
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|v| v.is_finite())
+    };
+    let filter = RunFilter {
+        model: text("model"),
+        question: text("question"),
+        category: text("category"),
+        verdict: text("verdict").and_then(|v| Verdict::parse(&v)),
+        failure_mode: text("mode")
+            .and_then(|m| FailureMode::ALL.into_iter().find(|x| x.as_str() == m)),
+        read_no_evidence: get("noevidence").as_deref() == Some("1"),
+        attempted_edit: get("edit").as_deref() == Some("1"),
+        min_score: number("min"),
+        max_score: number("max"),
+    };
+    (filter, text("sort").and_then(|s| Order::parse(&s).ok()))
+}
+
+#[cfg(test)]
+mod runs_tests {
+    use super::runs_filter;
+    use repoprobe_core::metrics::runs::Verdict;
+
+    #[test]
+    fn the_runs_filter_reads_the_url_and_ignores_what_it_does_not_know() {
+        let q = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let (f, o) = runs_filter(q(&[
+            ("model", "m1"),
+            ("verdict", "failure"),
+            ("noevidence", "1"),
+            ("min", "10"),
+            ("max", "x"),
+            ("sort", "cost:desc"),
+        ]));
+        assert_eq!(f.model.as_deref(), Some("m1"));
+        assert_eq!(f.verdict, Some(Verdict::Failure));
+        assert!(f.read_no_evidence && !f.attempted_edit);
+        assert_eq!((f.min_score, f.max_score), (Some(10.0), None));
+        assert_eq!(o.unwrap().as_string(), "cost:desc");
+        let (f, o) = runs_filter(q(&[
+            ("verdict", "great"),
+            ("sort", "nope"),
+            ("edit", "yes"),
+        ]));
+        assert!(f.is_empty() && o.is_none());
+    }
+}

@@ -11,6 +11,7 @@ use crate::markdown::Md;
 use repoprobe_core::facts::ToolKind;
 use repoprobe_core::load::FileSummary;
 use repoprobe_core::metrics::items::ItemRow;
+use repoprobe_core::metrics::runs::{Order, RunFilter, RunRow};
 use repoprobe_core::model::Review;
 use repoprobe_core::{
     Answer, Issue, Judgment, MissingPolicy, Question, ReportedValue, ScoreReport,
@@ -382,6 +383,36 @@ pub struct QuestionData {
     pub trajectories: Vec<(String, u32)>,
 }
 
+/// Which runs the Runs view asks for: the core's filter and order, and the window of the kept
+/// rows it shows (`from`, `count`): the worker holds every row, the page only those in view.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunsQuery {
+    pub filter: RunFilter,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<Order>,
+    pub from: usize,
+    pub count: usize,
+}
+
+/// A window of the runs a [`RunsQuery`] keeps.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunsPage {
+    /// Every run (answer record of a question in force).
+    pub total: usize,
+    /// The runs the filter keeps.
+    pub kept: usize,
+    /// The first kept row's position in `rows`.
+    pub from: usize,
+    pub rows: Vec<RunRow>,
+    /// Parallel to `rows`: whether a trajectories file holds the run.
+    pub trajectory: Vec<bool>,
+    pub judge: Option<String>,
+    pub classifier: Option<String>,
+    /// Every model and category among the runs, sorted: the filter's choices.
+    pub models: Vec<String>,
+    pub categories: Vec<String>,
+}
+
 /// A request from the page. `Add` comes with the files' `Blob`s beside the JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 // Externally tagged: serde reads internally tagged enums through a buffer that cannot turn the
@@ -441,6 +472,12 @@ pub enum Request {
         key: TrajectoryKey,
         query: String,
     },
+    /// A window of the runs under these options (the judge, the weights, the questions in
+    /// force), filtered and ordered.
+    Runs {
+        options: ViewOptions,
+        query: RunsQuery,
+    },
 }
 
 /// The worker's answer to a request.
@@ -497,6 +534,11 @@ pub enum Response {
         key: TrajectoryKey,
         query: String,
         steps: Result<Vec<u64>, String>,
+    },
+    Runs {
+        options: ViewOptions,
+        query: RunsQuery,
+        page: Result<RunsPage, String>,
     },
 }
 

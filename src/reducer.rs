@@ -29,6 +29,7 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             // The worker may no longer hold the run (a file given again): asked again.
             state.trajectory.set(None);
             state.trajectory_search.set(None);
+            state.runs.set(None);
             state.snapshot.set(Shared(Arc::new(*snapshot)));
             state.busy.update(|b| {
                 if b.as_deref().is_some_and(|m| m.ends_with('…')) {
@@ -70,6 +71,13 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
         Response::TrajectorySearch { key, query, steps } => {
             state.trajectory_search.set(Some((key, query, steps)));
         }
+        Response::Runs {
+            options,
+            query,
+            page,
+        } => state
+            .runs
+            .set(Some((options, query, page.map(|p| Shared(Arc::new(p)))))),
         Response::Rejected(why) => {
             leptos::logging::error!("the worker could not read what the page sent: {why}");
         }
@@ -146,6 +154,7 @@ mod tests {
             items: RwSignal::new(None),
             trajectory: RwSignal::new(None),
             trajectory_search: RwSignal::new(None),
+            runs: RwSignal::new(None),
         }
     }
 

@@ -126,3 +126,8 @@ pub fn request_trajectory(
 pub fn search_trajectory(key: crate::protocol::TrajectoryKey, query: String) {
     post(&Request::TrajectorySearch { key, query }, None);
 }
+
+/// Asks for a window of the runs under `options` (the Runs view).
+pub fn request_runs(options: ViewOptions, query: crate::protocol::RunsQuery) {
+    post(&Request::Runs { options, query }, None);
+}

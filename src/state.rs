@@ -90,7 +90,16 @@ pub struct AppState {
     pub trajectory: RwSignal<Option<Shared<TrajectoryView>>>,
     /// The last search in it: the run, the query, the steps that hold it.
     pub trajectory_search: RwSignal<Option<TrajectorySearch>>,
+    /// The last window of runs the Runs view had: for these options and this query.
+    pub runs: RwSignal<Option<RunsAnswer>>,
 }
+
+/// A window of runs and what it was asked under.
+pub type RunsAnswer = (
+    ViewOptions,
+    crate::protocol::RunsQuery,
+    Result<Shared<crate::protocol::RunsPage>, String>,
+);
 
 /// A search's answer: the run, the query, the matching steps (or why none could be had).
 pub type TrajectorySearch = (TrajectoryKey, String, Result<Vec<u64>, String>);

@@ -33,6 +33,7 @@ pub fn provide_state() -> AppState {
         items: RwSignal::new(None),
         trajectory: RwSignal::new(None),
         trajectory_search: RwSignal::new(None),
+        runs: RwSignal::new(None),
     };
     crate::transport::connect(state);
     crate::requests::follow_options(state);

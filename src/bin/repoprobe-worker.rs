@@ -576,6 +576,16 @@ mod glue {
                 phases.end("rp:trajectory-search");
                 reply(&Response::TrajectorySearch { key, query, steps });
             }
+            Request::Runs { options, query } => {
+                let mut phases = Phases::start("rp:runs", false);
+                let page = WORKER.with(|w| w.borrow_mut().runs(&options, &query));
+                phases.end("rp:runs");
+                reply(&Response::Runs {
+                    options,
+                    query,
+                    page,
+                });
+            }
             Request::Paired { options, a, b } => {
                 let report =
                     WORKER.with(|w| scoring::paired(w.borrow().loaded(), &options, &a, &b));

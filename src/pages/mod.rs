@@ -9,3 +9,4 @@ pub mod questions;
 pub mod releases;
 pub mod reliability;
 pub mod review;
+pub mod runs;

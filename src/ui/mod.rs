@@ -2,3 +2,4 @@
 //! set the URL's options) and the theme switch.
 pub mod controls;
 pub mod theme;
+pub mod window;

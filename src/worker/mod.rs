@@ -7,6 +7,7 @@
 pub mod hash;
 pub mod question;
 pub mod release;
+pub mod runs;
 pub mod scoring;
 pub mod snapshot;
 #[cfg(test)]
@@ -61,6 +62,8 @@ pub struct Worker<B> {
     pub trajectories: trajectory::Store<B>,
     /// The release manifests (never loaded as records either).
     pub releases: release::Store<B>,
+    /// The Runs view's rows under the last options asked for.
+    runs: runs::Cache,
 }
 
 impl<B> Default for Worker<B> {
@@ -72,6 +75,7 @@ impl<B> Default for Worker<B> {
             filled: BTreeSet::new(),
             trajectories: trajectory::Store::default(),
             releases: release::Store::default(),
+            runs: runs::Cache::default(),
         }
     }
 }
@@ -155,7 +159,19 @@ impl<B: Handle> Worker<B> {
         self.loaded = loaded;
         self.sources = load.files.into_iter().map(|(_, b)| b).collect();
         self.filled.clear();
+        self.runs.clear();
         snapshot
+    }
+
+    /// A window of the runs under `options` (see [`runs::Cache`]).
+    pub fn runs(
+        &mut self,
+        options: &ViewOptions,
+        q: &crate::protocol::RunsQuery,
+    ) -> Result<crate::protocol::RunsPage, String> {
+        let trajectories = &self.trajectories;
+        self.runs
+            .page(&self.loaded.dataset, options, q, || trajectories.keys())
     }
 
     pub fn loaded(&self) -> &Loaded {

@@ -312,6 +312,16 @@ impl<B: Clone> Store<B> {
         out
     }
 
+    /// Every run a readable file holds.
+    pub fn keys(&self) -> std::collections::HashSet<TrajectoryKey> {
+        self.files
+            .iter()
+            .filter(|f| f.error.is_none())
+            .flat_map(|f| f.index.iter().flat_map(|i| i.entries.iter()))
+            .map(|e| e.key.clone())
+            .collect()
+    }
+
     /// Where the line of run `key` is (the first readable file that holds it).
     pub fn find(&self, key: &TrajectoryKey) -> Option<LineAt<B>> {
         self.files

@@ -130,6 +130,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         crate::stdout::write(format!("{}\n", picked.len()).as_bytes())?;
         return Ok(Exit::Ok);
     }
+    let kept = picked.len();
     if let Some(n) = a.limit {
         picked.truncate(n);
     }
@@ -140,16 +141,17 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                 "judge": all.judge,
                 "classifier": all.classifier,
                 "runs": all.rows.len(),
-                "kept": rows.len(),
+                "kept": kept,
+                "shown": rows.len(),
                 "rows": rows,
             }))? + "\n"
         }
         Format::Csv => report::runs_csv(&all, &picked),
         Format::Table => {
             let ansi = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            report::render_text(&report::runs_table(&all, &picked), ansi)
+            report::render_text(&report::runs_table(&all, &picked, kept), ansi)
         }
-        Format::Markdown => report::render_markdown(&report::runs_table(&all, &picked)),
+        Format::Markdown => report::render_markdown(&report::runs_table(&all, &picked, kept)),
     };
     crate::stdout::write(out.as_bytes())?;
     std::mem::forget(loaded);

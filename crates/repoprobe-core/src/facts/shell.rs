@@ -249,6 +249,12 @@ fn writes(program: &str, rest: &[&str], cwd: &[String], facts: &mut ShellFacts) 
                 rest.iter().filter(|a| !a.starts_with('-')).skip(1).copied(),
             )
         }
+        // `git stash list` and `git stash show` only read.
+        "git"
+            if rest.first() == Some(&"stash") && matches!(rest.get(1), Some(&"list" | &"show")) =>
+        {
+            return false;
+        }
         "git" if rest.first().is_some_and(|c| GIT_WRITES.contains(c)) => {
             facts.written.push(".".to_string())
         }
@@ -430,6 +436,7 @@ mod tests {
         assert!(written("rg x > /dev/null").is_empty());
         assert!(written("cat a.rs 2>&1 | head").is_empty());
         assert!(written("git status && git log -1 && git diff").is_empty());
+        assert!(written("git stash list").is_empty());
         assert!(written("sed -n '1,5p' a.rs").is_empty());
         assert!(written("ls -la").is_empty());
     }

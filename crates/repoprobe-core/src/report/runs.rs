@@ -84,12 +84,17 @@ pub fn run_cells(r: &RunRow) -> Vec<Cell> {
     ]
 }
 
-/// The runs at `picked` (positions into `runs.rows`) as a table.
-pub fn runs_table(runs: &Runs, picked: &[usize]) -> Table {
+/// The runs at `picked` (positions into `runs.rows`) as a table; `kept`: how many the filter
+/// kept (more than `picked` when the list was cut short).
+pub fn runs_table(runs: &Runs, picked: &[usize], kept: usize) -> Table {
+    let shown = if picked.len() < kept {
+        format!(", the first {} shown", picked.len())
+    } else {
+        String::new()
+    };
     Table {
         title: format!(
-            "Runs — {} of {}{}",
-            picked.len(),
+            "Runs — {kept} of {}{shown}{}",
             runs.rows.len(),
             runs.judge
                 .as_deref()

@@ -388,6 +388,11 @@ pub struct QuestionData {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunsQuery {
     pub filter: RunFilter,
+    /// Only the runs the search for this text (plain, or `(text, true)` a regular expression)
+    /// found so far; `hits` is how many runs it had found when asked, so that a window asked
+    /// again as the search goes on is selected again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<(String, bool, usize)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<Order>,
     pub from: usize,
@@ -411,6 +416,41 @@ pub struct RunsPage {
     /// Every model and category among the runs, sorted: the filter's choices.
     pub models: Vec<String>,
     pub categories: Vec<String>,
+}
+
+/// A step of a run that holds what was searched for, with the match in its context (on one
+/// line, cut to a few dozen characters on each side).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub key: TrajectoryKey,
+    pub step: u64,
+    pub before: String,
+    pub matched: String,
+    pub after: String,
+}
+
+/// Where a search over every run stands: what it read of how much, and what it found so far.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SearchState {
+    /// The page's number of the search asked: a message of another is not of this one.
+    pub id: u64,
+    pub query: String,
+    pub regex: bool,
+    pub bytes_read: u64,
+    pub bytes: u64,
+    pub runs_read: usize,
+    pub runs: usize,
+    /// Runs with a hit (listed or not).
+    pub runs_hit: usize,
+    /// The hits listed (a few per run, up to a cap).
+    pub hits: Vec<SearchHit>,
+    /// It read every run (or it was stopped: `stopped`).
+    pub done: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped: bool,
+    /// Why it could not run, or lines it could not read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
 /// A request from the page. `Add` comes with the files' `Blob`s beside the JSON.
@@ -478,6 +518,15 @@ pub enum Request {
         options: ViewOptions,
         query: RunsQuery,
     },
+    /// Search every step of every run held for `query` (a regular expression when `regex`):
+    /// answered by `Search` messages as it reads, the last `done`. A new search stops the last.
+    Search {
+        id: u64,
+        query: String,
+        regex: bool,
+    },
+    /// Stop the search under way.
+    StopSearch,
 }
 
 /// The worker's answer to a request.
@@ -540,6 +589,8 @@ pub enum Response {
         query: RunsQuery,
         page: Result<RunsPage, String>,
     },
+    /// How a search stands (after each read, and at its end).
+    Search(SearchState),
 }
 
 /// A message that is none of these types: what was expected and why it does not read as it.

@@ -30,6 +30,7 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             state.trajectory.set(None);
             state.trajectory_search.set(None);
             state.runs.set(None);
+            state.search.set(None);
             state.snapshot.set(Shared(Arc::new(*snapshot)));
             state.busy.update(|b| {
                 if b.as_deref().is_some_and(|m| m.ends_with('…')) {
@@ -78,11 +79,25 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
         } => state
             .runs
             .set(Some((options, query, page.map(|p| Shared(Arc::new(p)))))),
+        Response::Search(s) => search_progress(state, s),
         Response::Rejected(why) => {
             leptos::logging::error!("the worker could not read what the page sent: {why}");
         }
     }
     Vec::new()
+}
+
+/// A search's progress: its new hits added to those listed, for the search the page asked
+/// (a message of a search since replaced is dropped).
+fn search_progress(state: AppState, s: crate::protocol::SearchState) {
+    state.search.update(|cur| match cur {
+        Some(c) if c.id == s.id && !c.stopped => {
+            let mut hits = std::mem::take(&mut c.hits);
+            hits.extend(s.hits.iter().cloned());
+            *c = crate::protocol::SearchState { hits, ..s };
+        }
+        _ => {}
+    });
 }
 
 /// Shows a report if it is for the options in force. Else, after a load (`loaded`: the worker
@@ -155,6 +170,7 @@ mod tests {
             trajectory: RwSignal::new(None),
             trajectory_search: RwSignal::new(None),
             runs: RwSignal::new(None),
+            search: RwSignal::new(None),
         }
     }
 

@@ -92,6 +92,8 @@ pub struct AppState {
     pub trajectory_search: RwSignal<Option<TrajectorySearch>>,
     /// The last window of runs the Runs view had: for these options and this query.
     pub runs: RwSignal<Option<RunsAnswer>>,
+    /// The search over every run: where it stands, every hit listed so far.
+    pub search: RwSignal<Option<crate::protocol::SearchState>>,
 }
 
 /// A window of runs and what it was asked under.

@@ -21,10 +21,11 @@ mod glue {
     use js_sys::{Array, Uint8Array};
     use repoprobe_core::trajectories::Scanner;
     use repoprobe_site::protocol::{
-        Origin, READY, Request, Response, Started, StepKind, TrajectoryKey, TrajectoryPage,
-        ViewOptions,
+        Origin, READY, Request, Response, SearchState, Started, StepKind, TrajectoryKey,
+        TrajectoryPage, ViewOptions,
     };
     use repoprobe_site::worker::hash::{Digest, Hasher, hex};
+    use repoprobe_site::worker::search;
     use repoprobe_site::worker::trajectory::steps::FIRST_BYTES;
     use repoprobe_site::worker::trajectory::{Source, Work};
     use repoprobe_site::worker::{Worker, scoring};
@@ -47,6 +48,9 @@ mod glue {
         static SERVING: Cell<bool> = const { Cell::new(false) };
         /// Whether a task is hashing files (see [`hash_in_background`]).
         static HASHING: Cell<bool> = const { Cell::new(false) };
+        /// The search over every run that may go on: a task whose number is no longer this one
+        /// stops at its next read (a new search, a stop, new files).
+        static SEARCH: Cell<u64> = const { Cell::new(0) };
     }
 
     fn scope() -> DedicatedWorkerGlobalScope {
@@ -328,6 +332,77 @@ mod glue {
         }
     }
 
+    /// Starts a search over every step of every run held, as a task of its own (the queue
+    /// goes on serving: the Runs table is asked for as hits come): a batch of lines read at a
+    /// time, a `Search` message after each, the last `done`.
+    fn start_search(id: u64, query: String, regex: bool) {
+        let n = SEARCH.with(|g| {
+            g.set(g.get() + 1);
+            g.get()
+        });
+        let mut state = SearchState {
+            id,
+            query: query.clone(),
+            regex,
+            ..SearchState::default()
+        };
+        let matcher = match search::Matcher::new(&query, regex) {
+            Ok(m) => m,
+            Err(why) => {
+                state.done = true;
+                state.errors.push(why);
+                return reply(&Response::Search(state));
+            }
+        };
+        let batches = WORKER.with(|w| {
+            let mut w = w.borrow_mut();
+            w.search = Some((query.clone(), regex, search::Found::default()));
+            w.trajectories.batches(search::BATCH_BYTES)
+        });
+        state.bytes = batches.iter().map(|b| b.length).sum();
+        state.runs = batches.iter().map(|b| b.lines.len()).sum();
+        wasm_bindgen_futures::spawn_local(async move {
+            let mut phases = Phases::start("rp:search", false);
+            for b in batches {
+                if SEARCH.with(Cell::get) != n {
+                    // Stopped, or another search or new files: the page knows.
+                    return;
+                }
+                let read = read_range(b.source.clone(), b.offset, b.length).await;
+                let (hits, runs_hit, errors) = WORKER.with(|w| {
+                    let mut w = w.borrow_mut();
+                    let Some((_, _, found)) = w.search.as_mut() else {
+                        return (Vec::new(), 0, Vec::new());
+                    };
+                    let (listed, errors) = (found.hits.len(), found.errors.len());
+                    match &read {
+                        Ok(bytes) => search::search_batch(&b, bytes, &matcher, found),
+                        Err(e) => found.errors.push(format!("{}: {e}", b.file)),
+                    }
+                    (
+                        found.hits[listed..].to_vec(),
+                        found.runs.len(),
+                        found.errors[errors..].to_vec(),
+                    )
+                });
+                if SEARCH.with(Cell::get) != n {
+                    return;
+                }
+                state.bytes_read += b.length;
+                state.runs_read += b.lines.len();
+                state.runs_hit = runs_hit;
+                state.hits = hits;
+                state.errors = errors;
+                reply(&Response::Search(state.clone()));
+            }
+            phases.end("rp:search");
+            state.done = true;
+            state.hits.clear();
+            state.errors.clear();
+            reply(&Response::Search(state));
+        });
+    }
+
     /// Adds files and loads them all again with those held (trajectories files are indexed
     /// first, so that the snapshot says how).
     async fn add(names: Vec<String>, origins: &[Origin], blobs: JsValue, options: ViewOptions) {
@@ -335,6 +410,7 @@ mod glue {
             .iter()
             .filter_map(|b| b.dyn_into::<Blob>().ok())
             .collect();
+        SEARCH.with(|g| g.set(g.get() + 1));
         WORKER.with(|w| w.borrow_mut().add(names, origins, blobs));
         index_trajectories().await;
         read_releases().await;
@@ -585,6 +661,10 @@ mod glue {
                     query,
                     page,
                 });
+            }
+            Request::Search { id, query, regex } => start_search(id, query, regex),
+            Request::StopSearch => {
+                SEARCH.with(|g| g.set(g.get() + 1));
             }
             Request::Paired { options, a, b } => {
                 let report =

@@ -5,7 +5,7 @@
 //! the core's filter (the one `repoprobe runs` applies); the page holds the rows in view only.
 
 use crate::href;
-use crate::protocol::{RunsPage, RunsQuery};
+use crate::protocol::{Request, RunsPage, RunsQuery, SearchHit, SearchState};
 use crate::state::AppState;
 use crate::ui::window::{self, BLOCK, WINDOW};
 use crate::view_href;
@@ -42,10 +42,26 @@ pub fn Runs() -> impl IntoView {
     let state = expect_context::<AppState>();
     let query = use_query_map();
     let start = RwSignal::new(0usize);
+    let searched = Memo::new(move |_| {
+        query.with(|q| {
+            let text = q.get("q").filter(|t| !t.trim().is_empty())?;
+            Some((text, q.get("re").as_deref() == Some("1")))
+        })
+    });
+    follow_search(state, searched);
     let asked = Memo::new(move |_| {
         let (filter, order) = query.with(|q| crate::options::runs_filter(|k| q.get(k)));
+        let search = searched.get().map(|(text, regex)| {
+            let hit = state.search.with(|s| {
+                s.as_ref()
+                    .filter(|s| s.query == text && s.regex == regex)
+                    .map_or(0, |s| s.runs_hit)
+            });
+            (text, regex, hit)
+        });
         RunsQuery {
             filter,
+            search,
             order,
             from: start.get(),
             count: WINDOW,
@@ -81,6 +97,14 @@ pub fn Runs() -> impl IntoView {
              question, with the run's trajectory when one is loaded."
         </p>
         {move || shown.get().and_then(|(_, _, p)| p.ok()).map(|p| controls(query, &p))}
+        {search_box(query)}
+        {move || state.search.get().map(|s| search_state(state, &s))}
+        {move || {
+            let none = state.snapshot.with(|s| !s.files.is_empty() && s.trajectories.iter().all(|t| t.runs == 0));
+            (none && searched.get().is_some()).then(|| view! {
+                <p class="empty">"No trajectories file is loaded: there are no steps to search. Add one (*.trajectories.jsonl) beside the answers."</p>
+            })
+        }}
         {move || match shown.get() {
             None => view! { <p aria-busy="true">"Reading the runs…"</p> }.into_any(),
             Some((_, _, Err(e))) => view! { <p class="error">{e}</p> }.into_any(),
@@ -94,6 +118,157 @@ pub fn Runs() -> impl IntoView {
                 .into_any(),
             Some((_, _, Ok(p))) => table(query, &p, start).into_any(),
         }}
+    }
+}
+
+thread_local! {
+    /// The number of the last search asked of the worker (its messages carry it).
+    static SEARCHES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Starts the search the address asks for (`&q=…&re=1`) when it is not the one under way,
+/// and stops it when the address no longer asks for one.
+fn follow_search(state: AppState, searched: Memo<Option<(String, bool)>>) {
+    Effect::new(move |_| {
+        // Nothing to search before a trajectories file is held (a search asked before the
+        // load would end at once, empty).
+        let held = state
+            .snapshot
+            .with(|s| s.trajectories.iter().any(|t| t.runs > 0));
+        let want = searched.get().filter(|_| held);
+        let have = state
+            .search
+            .with_untracked(|s| s.as_ref().map(|s| (s.query.clone(), s.regex)));
+        match want {
+            // Asked again after a load (the reducer forgot the last): the same text anew.
+            Some((query, regex)) if have.as_ref() != Some(&(query.clone(), regex)) => {
+                let id = SEARCHES.with(|n| {
+                    n.set(n.get() + 1);
+                    n.get()
+                });
+                state.search.set(Some(SearchState {
+                    id,
+                    query: query.clone(),
+                    regex,
+                    ..SearchState::default()
+                }));
+                crate::transport::post(&Request::Search { id, query, regex }, None);
+            }
+            None if have.is_some() => {
+                state.search.set(None);
+                crate::transport::post(&Request::StopSearch, None);
+            }
+            _ => {}
+        }
+    });
+}
+
+/// The search over every step of every run: text, and whether it is a regular expression.
+fn search_box(query: Memo<ParamsMap>) -> impl IntoView {
+    let navigate = use_navigate();
+    let input = NodeRef::<html::Input>::new();
+    let regex = NodeRef::<html::Input>::new();
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let text = input.get_untracked().map(|i| i.value()).unwrap_or_default();
+        let re = regex.get_untracked().is_some_and(|r| r.checked());
+        let text = text.trim();
+        navigate(
+            &href(&[
+                ("q", (!text.is_empty()).then_some(text)),
+                ("re", re.then_some("1")),
+            ]),
+            Default::default(),
+        );
+    };
+    view! {
+        <form class="controls run-search" role="search" on:submit=submit>
+            <label>
+                "Search every step of every run "
+                <input
+                    type="search"
+                    name="q"
+                    node_ref=input
+                    placeholder="a command, a path, an error"
+                    prop:value=move || query.get().get("q").unwrap_or_default()
+                />
+            </label>
+            <label>
+                <input type="checkbox" name="re" node_ref=regex prop:checked=move || query.get().get("re").as_deref() == Some("1") />
+                " regular expression"
+            </label>
+            <button type="submit">"Search"</button>
+        </form>
+    }
+}
+
+/// Where the search stands, and its hits: each a link to its step.
+fn search_state(state: AppState, s: &SearchState) -> impl IntoView + use<> {
+    let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
+    let status = if s.done && !s.stopped {
+        "searched"
+    } else if s.stopped {
+        "stopped after"
+    } else {
+        "searching:"
+    };
+    let line = format!(
+        "{status} {} of {} ({} of {} runs) — {} run(s) with a hit",
+        mb(s.bytes_read),
+        mb(s.bytes),
+        s.runs_read,
+        s.runs,
+        s.runs_hit
+    );
+    let shown = 200;
+    let more = s.hits.len().saturating_sub(shown);
+    view! {
+        <div class="search-state">
+            <p id="search-state" data-done=s.done.to_string() data-runs-hit=s.runs_hit data-hits=s.hits.len() aria-live="polite">
+                {line}
+                {(!s.done).then(|| view! {
+                    " " <button type="button" on:click=move |_| stop(state)>"Stop"</button>
+                })}
+            </p>
+            {s.errors.iter().map(|e| view! { <p class="error">{e.clone()}</p> }).collect_view()}
+            <ol id="search-hits">
+                {s.hits.iter().take(shown).map(hit).collect_view()}
+            </ol>
+            {(more > 0).then(|| view! { <p>{format!("{more} more hit(s) not listed: the table below has every run with one.")}</p> })}
+        </div>
+    }
+}
+
+/// Stops the search under way: the worker says nothing more of it; the page says it stopped.
+fn stop(state: AppState) {
+    crate::transport::post(&Request::StopSearch, None);
+    state.search.update(|s| {
+        if let Some(s) = s {
+            s.stopped = true;
+            s.done = true;
+        }
+    });
+}
+
+fn hit(h: &SearchHit) -> impl IntoView + use<> {
+    let link = view_href(
+        "question",
+        &[
+            ("id", &h.key.question_id),
+            ("model", &h.key.model),
+            ("att", &h.key.attempt.to_string()),
+            ("step", &h.step.to_string()),
+        ],
+    );
+    let name = format!(
+        "{} · {} · attempt {} · step {}",
+        h.key.question_id, h.key.model, h.key.attempt, h.step
+    );
+    view! {
+        <li>
+            <a href=link>{name}</a> ": "
+            <span class="context">"…" {h.before.clone()} <mark>{h.matched.clone()}</mark> {h.after.clone()} "…"</span>
+        </li>
     }
 }
 

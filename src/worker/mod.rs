@@ -9,6 +9,7 @@ pub mod question;
 pub mod release;
 pub mod runs;
 pub mod scoring;
+pub mod search;
 pub mod snapshot;
 #[cfg(test)]
 pub(crate) mod testdata;
@@ -64,6 +65,9 @@ pub struct Worker<B> {
     pub releases: release::Store<B>,
     /// The Runs view's rows under the last options asked for.
     runs: runs::Cache,
+    /// The search over every run under way or done last: its text, whether a regular
+    /// expression, and what it found.
+    pub search: Option<(String, bool, search::Found)>,
 }
 
 impl<B> Default for Worker<B> {
@@ -76,6 +80,7 @@ impl<B> Default for Worker<B> {
             trajectories: trajectory::Store::default(),
             releases: release::Store::default(),
             runs: runs::Cache::default(),
+            search: None,
         }
     }
 }
@@ -160,6 +165,7 @@ impl<B: Handle> Worker<B> {
         self.sources = load.files.into_iter().map(|(_, b)| b).collect();
         self.filled.clear();
         self.runs.clear();
+        self.search = None;
         snapshot
     }
 
@@ -170,8 +176,17 @@ impl<B: Handle> Worker<B> {
         q: &crate::protocol::RunsQuery,
     ) -> Result<crate::protocol::RunsPage, String> {
         let trajectories = &self.trajectories;
-        self.runs
-            .page(&self.loaded.dataset, options, q, || trajectories.keys())
+        let hits = self
+            .search
+            .as_ref()
+            .map(|(t, r, f)| (t.as_str(), *r, &f.runs));
+        self.runs.page(
+            &self.loaded.dataset,
+            options,
+            q,
+            || trajectories.keys(),
+            hits,
+        )
     }
 
     pub fn loaded(&self) -> &Loaded {

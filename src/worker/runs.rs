@@ -12,11 +12,19 @@ use std::collections::{BTreeSet, HashSet};
 /// The most rows one page carries: a window larger than any screen, small to send.
 pub const MAX_WINDOW: usize = 500;
 
+/// The last selection: its filter, order and search, and the rows it kept.
+type Selection = (
+    RunFilter,
+    Option<Order>,
+    Option<(String, bool, usize)>,
+    Vec<usize>,
+);
+
 /// What is held between requests.
 #[derive(Default)]
 pub struct Cache {
     rows: Option<(ViewOptions, Result<Runs, String>)>,
-    selection: Option<(RunFilter, Option<Order>, Vec<usize>)>,
+    selection: Option<Selection>,
 }
 
 impl Cache {
@@ -26,12 +34,15 @@ impl Cache {
     }
 
     /// The window `q` asks for under `options`; `held`: the runs whose trajectory is held.
+    /// `hits`: the runs the search under way (its text and whether a regular expression) has
+    /// found, for a query that keeps only those.
     pub fn page(
         &mut self,
         ds: &Dataset,
         options: &ViewOptions,
         q: &RunsQuery,
         held: impl FnOnce() -> HashSet<TrajectoryKey>,
+        hits: Option<(&str, bool, &HashSet<TrajectoryKey>)>,
     ) -> Result<RunsPage, String> {
         if self.rows.as_ref().is_none_or(|(o, _)| o != options) {
             let rows =
@@ -48,15 +59,31 @@ impl Cache {
         let fresh = self
             .selection
             .as_ref()
-            .is_none_or(|(f, o, _)| f != &q.filter || *o != q.order);
+            .is_none_or(|(f, o, s, _)| f != &q.filter || *o != q.order || *s != q.search);
         if fresh {
-            let kept = runs::select(&all.rows, &q.filter, q.order);
-            self.selection = Some((q.filter.clone(), q.order, kept));
+            let mut kept = runs::select(&all.rows, &q.filter, q.order);
+            if let Some((text, regex, _)) = &q.search {
+                // The runs the search found, if it is this search; none if it is another.
+                let found = hits
+                    .filter(|(t, r, _)| t == text && r == regex)
+                    .map(|h| h.2);
+                kept.retain(|&i| {
+                    let r = &all.rows[i];
+                    found.is_some_and(|f| {
+                        f.contains(&TrajectoryKey {
+                            question_id: r.question_id.clone(),
+                            model: r.model.clone(),
+                            attempt: r.attempt,
+                        })
+                    })
+                });
+            }
+            self.selection = Some((q.filter.clone(), q.order, q.search.clone(), kept));
         }
         let kept = self
             .selection
             .as_ref()
-            .map_or(&[][..], |(_, _, k)| k.as_slice());
+            .map_or(&[][..], |(_, _, _, k)| k.as_slice());
         Ok(window(all, kept, q, held()))
     }
 }
@@ -114,6 +141,7 @@ mod tests {
                     ..Default::default()
                 },
                 HashSet::new,
+                None,
             )
             .unwrap();
         assert_eq!(all.kept, all.total);
@@ -125,19 +153,46 @@ mod tests {
                 ..Default::default()
             },
             order: Some(Order::parse("question:desc").unwrap()),
+            search: None,
             from: 1,
             count: 1,
         };
-        let page = c.page(&l.dataset, &o, &q, HashSet::new).unwrap();
+        let page = c.page(&l.dataset, &o, &q, HashSet::new, None).unwrap();
         let cli = runs::runs(&l.dataset, &Default::default()).unwrap();
         let want = runs::select(&cli.rows, &q.filter, q.order);
         assert_eq!(page.kept, want.len());
         assert_eq!(page.rows, [cli.rows[want[1]].clone()]);
         assert_eq!(page.trajectory, [false]);
+        // Only the runs a search found, if it is the search asked about; none for another.
+        let first = &cli.rows[want[0]];
+        let found: HashSet<TrajectoryKey> = [TrajectoryKey {
+            question_id: first.question_id.clone(),
+            model: first.model.clone(),
+            attempt: first.attempt,
+        }]
+        .into();
+        let s = RunsQuery {
+            search: Some(("x".into(), false, 1)),
+            from: 0,
+            ..q.clone()
+        };
+        let hits = c.page(&l.dataset, &o, &s, HashSet::new, Some(("x", false, &found)));
+        assert_eq!(hits.unwrap().rows, std::slice::from_ref(first));
+        let other = c.page(
+            &l.dataset,
+            &o,
+            &RunsQuery {
+                search: Some(("y".into(), false, 1)),
+                ..s.clone()
+            },
+            HashSet::new,
+            Some(("x", false, &found)),
+        );
+        assert_eq!(other.unwrap().kept, 0);
         // A window past the end is empty, never a panic.
         let past = RunsQuery { from: 10_000, ..q };
         assert!(
-            c.page(&l.dataset, &o, &past, HashSet::new)
+            c.page(&l.dataset, &o, &past, HashSet::new, None)
                 .unwrap()
                 .rows
                 .is_empty()
@@ -147,6 +202,6 @@ mod tests {
             judge: Some("nobody".into()),
             ..ViewOptions::default()
         };
-        assert!(c.page(&l.dataset, &bad, &past, HashSet::new).is_err());
+        assert!(c.page(&l.dataset, &bad, &past, HashSet::new, None).is_err());
     }
 }

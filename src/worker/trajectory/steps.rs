@@ -405,6 +405,13 @@ fn cut(mut s: String) -> String {
 
 /// Everything of a step a search looks in, lower-cased (ASCII), one string.
 fn search_text(s: &Step) -> String {
+    let mut t = step_text(s);
+    t.make_ascii_lowercase();
+    t
+}
+
+/// A step's texts as searched: message, reasoning, tool names, inputs (JSON) and outputs.
+pub fn step_text(s: &Step) -> String {
     let mut t = s.message.text();
     if let Some(r) = &s.reasoning_content {
         t.push('\n');
@@ -420,7 +427,6 @@ fn search_text(s: &Step) -> String {
         t.push('\n');
         t.push_str(&r.text());
     }
-    t.make_ascii_lowercase();
     t
 }
 

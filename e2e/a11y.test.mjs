@@ -32,6 +32,7 @@ for (const scheme of ['light', 'dark']) {
         `?set=demo&view=question&id=${encodeURIComponent(id)}&model=${encodeURIComponent(model)}&item=k1`,
         `?set=demo&view=model&model=${encodeURIComponent(model)}`, '?set=demo&view=data',
         '?set=demo&view=runs', '?set=demo&view=runs&noevidence=1&sort=cost:desc',
+        `?set=demo&view=compare&id=${encodeURIComponent(id)}&a=${encodeURIComponent(cli.models[0].model)}&b=${encodeURIComponent(cli.models[1].model)}`,
         '?', '?view=question&id=adk-python-001&model=GPT-5.2',
       ];
       const found = [];

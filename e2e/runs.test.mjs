@@ -87,3 +87,33 @@ test('a row opens its run\'s trajectory, read by ranges from the bundled file', 
   assert.ok(asked.length > 0 && asked.every((r) => r.status === 206), JSON.stringify(asked));
   assert.deepEqual(p.errors, []);
 });
+
+test('two runs picked in the Runs view are side by side, their evidence reads marked as the CLI counts them', async () => {
+  const cli = cliJson(['runs', ...FILES, '--format', 'json']).rows.filter((r) => r.evidence_read);
+  // A question with one run that read some of its evidence and another that read other of it.
+  const byQ = new Map();
+  for (const r of cli) byQ.set(r.question_id, [...(byQ.get(r.question_id) || []), r]);
+  const [a, b2] = [...byQ.values()].map((rs) => {
+    const a = rs.find((r) => r.evidence_read.length > 0);
+    const b = a && rs.find((r) => r !== a && JSON.stringify(r.evidence_read) !== JSON.stringify(a.evidence_read));
+    return [a, b];
+  }).find(([x, y]) => x && y);
+  const p = await page(b);
+  await kept(p, `&question=${encodeURIComponent(a.question_id)}`);
+  const tick = async (r) => p.check(`.runs-table tr[data-model="${r.model}"][data-attempt="${r.attempt}"] input.pick`);
+  await tick(a);
+  await tick(b2);
+  await p.click('#side-by-side');
+  await p.waitForSelector('#compare tbody tr', { timeout: 20000 });
+  const heads = await p.$$eval('#compare thead th.side', (ths) => ths.map((t) => t.dataset.model));
+  assert.deepEqual(heads, [a.model, b2.model]);
+  // Column 2 is a's, column 3 b's: the first reads of evidence are the CLI's evidence read.
+  for (const [col, run] of [[2, a], [3, b2]]) {
+    const first = await p.$$eval(`#compare tbody td:nth-child(${col}) .read.evidence.first`, (s) => s.map((x) => x.textContent));
+    assert.deepEqual([...first].sort(), [...run.evidence_read].sort(), `${run.model}: first evidence reads`);
+  }
+  // Each side's checklist with the judge's scores.
+  assert.equal(await p.$$eval('.side-items', (s) => s.length), 2);
+  await p.waitForFunction(() => document.querySelectorAll('.side-items .rationale').length > 0, null, { timeout: 20000 });
+  assert.deepEqual(p.errors, []);
+});

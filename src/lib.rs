@@ -346,6 +346,7 @@ fn page(name: &str) -> AnyView {
         "failures" => view! { <pages::failures::Failures /> }.into_any(),
         "questions" => view! { <pages::questions::Questions /> }.into_any(),
         "runs" => view! { <pages::runs::Runs /> }.into_any(),
+        "compare" => view! { <pages::compare::Compare /> }.into_any(),
         "question" => view! { <pages::question::QuestionDetail /> }.into_any(),
         "models" | "model" => view! { <pages::model::ModelDetail /> }.into_any(),
         "data" => view! { <pages::data::Data /> }.into_any(),

@@ -276,9 +276,39 @@ pub fn runs_filter(
     (filter, text("sort").and_then(|s| Order::parse(&s).ok()))
 }
 
+/// A run as the side-by-side view's address names it: `MODEL` (attempt 0) or `MODEL:N`; a
+/// model whose name holds a colon keeps it when what follows the last one is not a number.
+pub fn run_param(s: &str) -> Option<(String, u32)> {
+    let s = s.trim();
+    if s.is_empty() {
+        return None;
+    }
+    match s.rsplit_once(':') {
+        Some((m, n)) if !m.is_empty() && n.parse::<u32>().is_ok() => {
+            Some((m.to_string(), n.parse().unwrap_or(0)))
+        }
+        _ => Some((s.to_string(), 0)),
+    }
+}
+
 #[cfg(test)]
 mod runs_tests {
-    use super::runs_filter;
+    use super::{run_param, runs_filter};
+
+    #[test]
+    fn a_run_is_a_model_and_an_attempt() {
+        assert_eq!(run_param("m"), Some(("m".into(), 0)));
+        assert_eq!(run_param("m:2"), Some(("m".into(), 2)));
+        assert_eq!(
+            run_param("vendor/m:free"),
+            Some(("vendor/m:free".into(), 0))
+        );
+        assert_eq!(
+            run_param("vendor/m:free:1"),
+            Some(("vendor/m:free".into(), 1))
+        );
+        assert_eq!(run_param(" "), None);
+    }
     use repoprobe_core::metrics::runs::Verdict;
 
     #[test]

@@ -151,6 +151,7 @@ pub fn render(landing: Landing) -> String {
             trajectory: RwSignal::new(None),
             trajectory_search: RwSignal::new(None),
             runs: RwSignal::new(None),
+            compare: RwSignal::new(None),
             search: RwSignal::new(None),
         };
         provide_context(state);

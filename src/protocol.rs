@@ -442,7 +442,8 @@ pub struct SearchState {
     pub runs: usize,
     /// Runs with a hit (listed or not).
     pub runs_hit: usize,
-    /// The hits listed (a few per run, up to a cap).
+    /// The hits listed (a few per run, up to a cap): in a message, those new since the last
+    /// (the page keeps them all); `errors` likewise.
     pub hits: Vec<SearchHit>,
     /// It read every run (or it was stopped: `stopped`).
     pub done: bool,
@@ -451,6 +452,57 @@ pub struct SearchState {
     /// Why it could not run, or lines it could not read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+}
+
+/// A read of one tool call in the side-by-side view: the path, whether it is the question's
+/// evidence, and whether this is the run's first read of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareRead {
+    pub path: String,
+    pub evidence: bool,
+    pub first: bool,
+}
+
+/// A tool call, shortened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareCall {
+    pub name: String,
+    pub kind: StepKind,
+    pub input: String,
+    pub read: Vec<CompareRead>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub failed: bool,
+}
+
+/// A turn (a model response) of a run: its number, its step, its text shortened, its calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareTurn {
+    pub turn: u64,
+    pub step: u64,
+    pub text: String,
+    pub calls: Vec<CompareCall>,
+}
+
+/// One run of the side-by-side view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareSide {
+    pub key: TrajectoryKey,
+    pub agent: String,
+    pub turns: Vec<CompareTurn>,
+    /// Every path it read, in the order first read.
+    pub read: Vec<String>,
+    /// The paths it read and the other run did not.
+    pub only: Vec<String>,
+}
+
+/// Two runs of one question, each read from its trajectories file (or why not).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub id: String,
+    /// The question's evidence paths.
+    pub evidence: Vec<String>,
+    pub a: Result<CompareSide, String>,
+    pub b: Result<CompareSide, String>,
 }
 
 /// A request from the page. `Add` comes with the files' `Blob`s beside the JSON.
@@ -527,6 +579,12 @@ pub enum Request {
     },
     /// Stop the search under way.
     StopSearch,
+    /// Two runs of question `id` side by side (each a model and an attempt).
+    Compare {
+        id: String,
+        a: (String, u32),
+        b: (String, u32),
+    },
 }
 
 /// The worker's answer to a request.
@@ -591,6 +649,7 @@ pub enum Response {
     },
     /// How a search stands (after each read, and at its end).
     Search(SearchState),
+    Compare(Box<Comparison>),
 }
 
 /// A message that is none of these types: what was expected and why it does not read as it.

@@ -31,6 +31,7 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             state.trajectory_search.set(None);
             state.runs.set(None);
             state.search.set(None);
+            state.compare.set(None);
             state.snapshot.set(Shared(Arc::new(*snapshot)));
             state.busy.update(|b| {
                 if b.as_deref().is_some_and(|m| m.ends_with('…')) {
@@ -80,6 +81,7 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             .runs
             .set(Some((options, query, page.map(|p| Shared(Arc::new(p)))))),
         Response::Search(s) => search_progress(state, s),
+        Response::Compare(c) => state.compare.set(Some(Shared(Arc::new(*c)))),
         Response::Rejected(why) => {
             leptos::logging::error!("the worker could not read what the page sent: {why}");
         }
@@ -92,9 +94,12 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
 fn search_progress(state: AppState, s: crate::protocol::SearchState) {
     state.search.update(|cur| match cur {
         Some(c) if c.id == s.id && !c.stopped => {
+            // Each message brings its new hits and errors: those before are kept.
             let mut hits = std::mem::take(&mut c.hits);
             hits.extend(s.hits.iter().cloned());
-            *c = crate::protocol::SearchState { hits, ..s };
+            let mut errors = std::mem::take(&mut c.errors);
+            errors.extend(s.errors.iter().cloned());
+            *c = crate::protocol::SearchState { hits, errors, ..s };
         }
         _ => {}
     });
@@ -170,6 +175,7 @@ mod tests {
             trajectory: RwSignal::new(None),
             trajectory_search: RwSignal::new(None),
             runs: RwSignal::new(None),
+            compare: RwSignal::new(None),
             search: RwSignal::new(None),
         }
     }

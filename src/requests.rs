@@ -131,3 +131,8 @@ pub fn search_trajectory(key: crate::protocol::TrajectoryKey, query: String) {
 pub fn request_runs(options: ViewOptions, query: crate::protocol::RunsQuery) {
     post(&Request::Runs { options, query }, None);
 }
+
+/// Asks for two runs of question `id` side by side.
+pub fn request_compare(id: String, a: (String, u32), b: (String, u32)) {
+    post(&Request::Compare { id, a, b }, None);
+}

@@ -94,6 +94,8 @@ pub struct AppState {
     pub runs: RwSignal<Option<RunsAnswer>>,
     /// The search over every run: where it stands, every hit listed so far.
     pub search: RwSignal<Option<crate::protocol::SearchState>>,
+    /// The last two runs read side by side.
+    pub compare: RwSignal<Option<Shared<crate::protocol::Comparison>>>,
 }
 
 /// A window of runs and what it was asked under.

@@ -34,6 +34,7 @@ pub fn provide_state() -> AppState {
         trajectory: RwSignal::new(None),
         trajectory_search: RwSignal::new(None),
         runs: RwSignal::new(None),
+        compare: RwSignal::new(None),
         search: RwSignal::new(None),
     };
     crate::transport::connect(state);

@@ -20,15 +20,16 @@ fn main() {}
 mod glue {
     use js_sys::{Array, Uint8Array};
     use repoprobe_core::trajectories::Scanner;
+    use repoprobe_site::protocol::Comparison;
     use repoprobe_site::protocol::{
         Origin, READY, Request, Response, SearchState, Started, StepKind, TrajectoryKey,
         TrajectoryPage, ViewOptions,
     };
     use repoprobe_site::worker::hash::{Digest, Hasher, hex};
-    use repoprobe_site::worker::search;
     use repoprobe_site::worker::trajectory::steps::FIRST_BYTES;
     use repoprobe_site::worker::trajectory::{Source, Work};
     use repoprobe_site::worker::{Worker, scoring};
+    use repoprobe_site::worker::{compare, search};
     use std::cell::{Cell, RefCell};
     use std::collections::VecDeque;
     use wasm_bindgen::JsCast;
@@ -403,6 +404,55 @@ mod glue {
         });
     }
 
+    /// Two runs of question `id` side by side: each one's line read (by slice or range) and
+    /// laid out by `worker::compare`; one that cannot be read says why beside the other.
+    async fn compare(id: String, a: (String, u32), b: (String, u32)) {
+        let evidence: std::collections::BTreeSet<String> = WORKER.with(|w| {
+            w.borrow()
+                .loaded()
+                .dataset
+                .question(&id)
+                .map(|q| {
+                    q.checklist
+                        .iter()
+                        .flat_map(|c| c.evidence.iter().map(|e| e.path.clone()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        let mut sides = Vec::new();
+        for (model, attempt) in [a, b] {
+            let key = TrajectoryKey {
+                question_id: id.clone(),
+                model,
+                attempt,
+            };
+            let side = async {
+                let at = WORKER
+                    .with(|w| w.borrow().trajectories.find(&key))
+                    .ok_or_else(|| "no trajectories file given holds this run".to_string())?;
+                let bytes = read_range(at.source, at.offset, at.length).await?;
+                let (_, t) = repoprobe_core::trajectories::read_line(&bytes)?;
+                Ok(compare::side(key.clone(), &t, &evidence))
+            }
+            .await;
+            sides.push(side);
+        }
+        let (mut b, mut a) = (
+            sides.pop().unwrap_or(Err(String::new())),
+            sides.pop().unwrap_or(Err(String::new())),
+        );
+        if let (Ok(a), Ok(b)) = (a.as_mut(), b.as_mut()) {
+            compare::only(a, b);
+        }
+        reply(&Response::Compare(Box::new(Comparison {
+            id,
+            evidence: evidence.into_iter().collect(),
+            a,
+            b,
+        })));
+    }
+
     /// Adds files and loads them all again with those held (trajectories files are indexed
     /// first, so that the snapshot says how).
     async fn add(names: Vec<String>, origins: &[Origin], blobs: JsValue, options: ViewOptions) {
@@ -663,6 +713,7 @@ mod glue {
                 });
             }
             Request::Search { id, query, regex } => start_search(id, query, regex),
+            Request::Compare { id, a, b } => compare(id, a, b).await,
             Request::StopSearch => {
                 SEARCH.with(|g| g.set(g.get() + 1));
             }

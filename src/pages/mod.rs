@@ -1,5 +1,6 @@
 //! One module per view. Pages read the URL and the app state; components take props only.
 pub mod breakdown;
+pub mod compare;
 pub mod data;
 pub mod failures;
 pub mod leaderboard;

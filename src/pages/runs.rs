@@ -42,6 +42,8 @@ pub fn Runs() -> impl IntoView {
     let state = expect_context::<AppState>();
     let query = use_query_map();
     let start = RwSignal::new(0usize);
+    // Two runs picked for side by side (the last two ticked).
+    let picked = RwSignal::new(Vec::<(String, String, u32)>::new());
     let searched = Memo::new(move |_| {
         query.with(|q| {
             let text = q.get("q").filter(|t| !t.trim().is_empty())?;
@@ -116,7 +118,11 @@ pub fn Runs() -> impl IntoView {
                 />
             }
                 .into_any(),
-            Some((_, _, Ok(p))) => table(query, &p, start).into_any(),
+            Some((_, _, Ok(p))) => view! {
+                {pair_link(picked)}
+                {table(query, &p, start, picked)}
+            }
+            .into_any(),
         }}
     }
 }
@@ -272,6 +278,31 @@ fn hit(h: &SearchHit) -> impl IntoView + use<> {
     }
 }
 
+/// A run picked for side by side: question, model, attempt.
+type Picked = (String, String, u32);
+
+/// The link to the two runs picked side by side (two of one question), or what to pick.
+fn pair_link(picked: RwSignal<Vec<Picked>>) -> impl IntoView {
+    move || {
+        let p = picked.get();
+        match p.as_slice() {
+            [a, b] if a.0 == b.0 => {
+                let href = view_href(
+                    "compare",
+                    &[
+                        ("id", &a.0),
+                        ("a", &format!("{}:{}", a.1, a.2)),
+                        ("b", &format!("{}:{}", b.1, b.2)),
+                    ],
+                );
+                view! { <p class="pair"><a id="side-by-side" href=href>{format!("Side by side: {} attempt {} and {} attempt {} on {}", a.1, a.2, b.1, b.2, a.0)}</a></p> }.into_any()
+            }
+            [a, b] => view! { <p class="pair">{format!("Pick two runs of one question to see them side by side ({} and {} are not).", a.0, b.0)}</p> }.into_any(),
+            _ => view! { <p class="pair muted">"Tick two runs of one question (Compare column) to see them side by side."</p> }.into_any(),
+        }
+    }
+}
+
 /// The filter's controls, each a part of the address.
 fn controls(query: Memo<ParamsMap>, p: &RunsPage) -> impl IntoView + use<> {
     let verdicts: Vec<(String, String)> = Verdict::ALL
@@ -374,7 +405,12 @@ fn text(query: Memo<ParamsMap>, key: &'static str, label: &'static str) -> impl 
 }
 
 /// The table: a window of rows between spacers inside its own scroll box.
-fn table(query: Memo<ParamsMap>, p: &RunsPage, start: RwSignal<usize>) -> impl IntoView + use<> {
+fn table(
+    query: Memo<ParamsMap>,
+    p: &RunsPage,
+    start: RwSignal<usize>,
+    picked: RwSignal<Vec<Picked>>,
+) -> impl IntoView + use<> {
     let scroller = NodeRef::<html::Div>::new();
     let kept = p.kept;
     let on_scroll = move |_| {
@@ -400,7 +436,7 @@ fn table(query: Memo<ParamsMap>, p: &RunsPage, start: RwSignal<usize>) -> impl I
         .rows
         .iter()
         .zip(&p.trajectory)
-        .map(|(r, &t)| row(r, t).into_any())
+        .map(|(r, &t)| row(r, t, picked).into_any())
         .collect();
     view! {
         <p id="runs-count" data-kept=p.kept data-total=p.total data-from=p.from>
@@ -413,6 +449,7 @@ fn table(query: Memo<ParamsMap>, p: &RunsPage, start: RwSignal<usize>) -> impl I
                     <tr>
                         {RUN_HEADERS.iter().zip(SORT).map(|(h, c)| header(h, c, order)).collect_view()}
                         <th scope="col">"Trajectory"</th>
+                        <th scope="col">"Compare"</th>
                     </tr>
                 </thead>
                 <tbody>
@@ -451,7 +488,21 @@ fn header(h: &'static str, column: Option<Column>, order: Option<Order>) -> impl
     .into_any()
 }
 
-fn row(r: &RunRow, trajectory: bool) -> impl IntoView + use<> {
+fn row(r: &RunRow, trajectory: bool, picked: RwSignal<Vec<Picked>>) -> impl IntoView + use<> {
+    let me: Picked = (r.question_id.clone(), r.model.clone(), r.attempt);
+    let mine = me.clone();
+    let tick = move |ev: leptos::ev::Event| {
+        let on = event_target_checked(&ev);
+        picked.update(|p| {
+            p.retain(|x| x != &me);
+            if on {
+                p.push(me.clone());
+                if p.len() > 2 {
+                    p.remove(0);
+                }
+            }
+        });
+    };
     let open = view_href(
         "question",
         &[
@@ -478,6 +529,17 @@ fn row(r: &RunRow, trajectory: bool) -> impl IntoView + use<> {
                 })
                 .collect_view()}
             <td>{trajectory.then(|| view! { <a href=open.clone() class="open-run">"open"</a> })}</td>
+            <td>
+                {trajectory.then(|| view! {
+                    <input
+                        type="checkbox"
+                        class="pick"
+                        aria-label=format!("compare {} {} attempt {}", mine.0, mine.1, mine.2)
+                        prop:checked=move || picked.with(|p| p.contains(&mine))
+                        on:change=tick.clone()
+                    />
+                })}
+            </td>
         </tr>
     }
 }

@@ -4,6 +4,7 @@
 //! reading `Blob`s as streams and by slice, timings); the files are held as any handle `B`
 //! (a `Blob` there, bytes in the native tests), never read here.
 
+pub mod compare;
 pub mod hash;
 pub mod question;
 pub mod release;

@@ -66,6 +66,7 @@ pub fn QuestionDetail() -> impl IntoView {
                 {header::reader_controls(&s)}
                 {reweight::panel(&s, &rules, reweight_open)}
                 {checklist::reading(&s, &links)}
+                {compare_link(s.trajectory.as_ref(), data.as_deref().map_or(&[][..], |d| d.trajectories.as_slice()))}
                 {s.trajectory.clone().map(|key| {
                     let evidence = s.question.checklist.iter().flat_map(|c| c.evidence.iter().map(|e| e.path.clone())).collect();
                     trajectory::section(key, links.clone(), evidence, kept)
@@ -149,4 +150,31 @@ fn keys(
         navigate(&target, Default::default());
     });
     on_cleanup(move || handle.remove());
+}
+
+/// A link to this run and another of the question side by side (the first other run a
+/// trajectories file holds), when there is one.
+fn compare_link(
+    key: Option<&crate::protocol::TrajectoryKey>,
+    runs: &[(String, u32)],
+) -> Option<impl IntoView + use<>> {
+    let key = key?;
+    let other = runs
+        .iter()
+        .find(|(m, a)| (m, *a) != (&key.model, key.attempt))?;
+    let href = view_href(
+        "compare",
+        &[
+            ("id", &key.question_id),
+            ("a", &format!("{}:{}", key.model, key.attempt)),
+            ("b", &format!("{}:{}", other.0, other.1)),
+        ],
+    );
+    Some(view! {
+        <p class="compare-link">
+            <a href=href>{format!("This run side by side with {} (attempt {})", other.0, other.1)}</a>
+            " — or pick any two in the "
+            <a href=view_href("runs", &[("question", &key.question_id)])>"Runs view"</a>
+        </p>
+    })
 }

@@ -277,7 +277,7 @@ impl Held {
 /// The kind of tool call `call` of `step` and the repository paths it read: the core's
 /// [`Facts`] of a trajectory of that one call (its result's failure kept, its output not
 /// needed), so that a call's kind here is the kind the answer record's tally counted.
-fn call_facts(
+pub(crate) fn call_facts(
     step: &Step,
     call: &repoprobe_core::model::trajectory::ToolCall,
     root: Option<&str>,

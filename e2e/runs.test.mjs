@@ -117,3 +117,20 @@ test('two runs picked in the Runs view are side by side, their evidence reads ma
   await p.waitForFunction(() => document.querySelectorAll('.side-items .rationale').length > 0, null, { timeout: 20000 });
   assert.deepEqual(p.errors, []);
 });
+
+test('the landing page reaches the demo set\'s runs and a run\'s trajectory in a click', async () => {
+  const p = await page(b);
+  await p.goto(server.url);
+  await p.waitForSelector('#explore a', { timeout: 20000 });
+  const links = await p.$$eval('#explore a', (as) => as.map((a) => a.getAttribute('href')));
+  assert.equal(links.length, 2);
+  await p.click('#explore a >> nth=0');
+  await p.waitForSelector('#runs-count', { timeout: 30000 });
+  assert.equal(await p.$eval('#runs-count', (e) => e.dataset.total), String(count([])));
+  await p.goto(server.url);
+  await p.waitForSelector('#explore a', { timeout: 20000 });
+  await p.click('#explore a >> nth=1');
+  await p.waitForSelector('#trajectory .step', { timeout: 30000 });
+  assert.match(await p.$eval('#trajectory', (t) => t.textContent), /SYNTHETIC/);
+  assert.deepEqual(p.errors, []);
+});

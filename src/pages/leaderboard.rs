@@ -42,6 +42,7 @@ pub fn Leaderboard() -> impl IntoView {
                         </p>
                         <ReportTable table=t id="reported-table3" />
                     })}
+                    <Explore />
                     <CaseStudies />
                     <details class="recomputed">
                         <summary>{move || recomputed_summary(state)}</summary>
@@ -68,6 +69,26 @@ pub fn Leaderboard() -> impl IntoView {
                     .into_any()
             }
         }}
+    }
+}
+
+/// Where a first visit goes to see runs, not only tables: the synthetic demo set's Runs view
+/// and one of its runs' trajectory (links relative to the page, so they work under any
+/// sub-path).
+#[component]
+fn Explore() -> impl IntoView {
+    view! {
+        <p class="hint explore" id="explore">
+            "What did the agents do? On the synthetic demo set (invented data, labelled so): "
+            // Another bundled set: a page load (the worker fetches a set as it starts), not a
+            // move of the router's.
+            <a href="?set=demo&view=runs" rel="external">"every run in one table"</a>
+            ", filtered by verdict, evidence read or edit attempts, and "
+            <a href="?set=demo&view=question&id=synth-q-0001&model=synth-model-04&att=0&step=2" rel="external">
+                "one run's trajectory"
+            </a>
+            ", step by step."
+        </p>
     }
 }
 

@@ -85,11 +85,17 @@ pub fn Runs() -> impl IntoView {
     // scroll position stays until the new one comes: nothing blinks).
     let shown = Memo::new(move |_| {
         let options = state.options.get();
+        // A window for another filter or order stays until the new one comes (marked busy):
+        // the controls and the table never blink out while the worker selects.
+        state.runs.get().filter(|(o, _, _)| *o == options)
+    });
+    let stale = Memo::new(move |_| {
         let q = asked.get();
-        state
-            .runs
-            .get()
-            .filter(|(o, a, _)| *o == options && a.filter == q.filter && a.order == q.order)
+        shown.with(|s| {
+            s.as_ref().is_some_and(|(_, a, _)| {
+                a.filter != q.filter || a.order != q.order || a.search != q.search
+            })
+        })
     });
     view! {
         <h1>"Runs"</h1>
@@ -120,7 +126,7 @@ pub fn Runs() -> impl IntoView {
                 .into_any(),
             Some((_, _, Ok(p))) => view! {
                 {pair_link(picked)}
-                {table(query, &p, start, picked)}
+                <div aria-busy=move || stale.get().to_string()>{table(query, &p, start, picked)}</div>
             }
             .into_any(),
         }}

@@ -229,5 +229,15 @@ mod tests {
         let f = search(&runs, &Matcher::new("zz", false).unwrap(), BATCH_BYTES);
         assert_eq!(f.hits[0].before.chars().count(), CONTEXT);
         assert_eq!(f.hits[0].after.chars().count(), CONTEXT);
+        // `.` is a character, not a byte.
+        let f = search(
+            &[run("q", &["a xéy"])],
+            &Matcher::new("x.", true).unwrap(),
+            BATCH_BYTES,
+        );
+        assert_eq!(
+            (f.hits[0].matched.as_str(), f.hits[0].after.as_str()),
+            ("xé", "y")
+        );
     }
 }

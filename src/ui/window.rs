@@ -6,9 +6,9 @@
 /// Each row's height in CSS pixels (the stylesheet fixes it).
 pub const ROW_PX: f64 = 30.0;
 /// Rows asked for at a time: a screen's worth many times over.
-pub const WINDOW: usize = 300;
+pub const WINDOW: usize = 150;
 /// Windows start at multiples of this: a scroll within a block asks nothing.
-pub const BLOCK: usize = 100;
+pub const BLOCK: usize = 50;
 
 /// The first row of the window to show when scrolled `scroll_top` pixels down a table of
 /// `rows`: the block of the first visible row, with a block before it.
@@ -34,12 +34,19 @@ mod tests {
 
     #[test]
     fn the_window_follows_the_scroll_by_blocks() {
+        let rows = |n: usize| ROW_PX * n as f64;
         assert_eq!(window_start(0.0, 30_000), 0);
-        assert_eq!(window_start(ROW_PX * 150.0, 30_000), 0);
-        assert_eq!(window_start(ROW_PX * 250.0, 30_000), 100);
-        assert_eq!(window_start(ROW_PX * 29_990.0, 30_000), 29_800);
+        assert_eq!(window_start(rows(BLOCK + BLOCK / 2), 30_000), 0);
+        assert_eq!(window_start(rows(2 * BLOCK + BLOCK / 2), 30_000), BLOCK);
+        assert_eq!(
+            window_start(rows(29_990), 30_000),
+            29_950 / BLOCK * BLOCK - BLOCK
+        );
+        // The window always covers the screen: a block before the first row seen, and more
+        // than a screen (70vh of 30 px rows) after it.
+        assert!(WINDOW >= 2 * BLOCK + 40);
         // Scrolled past the end (rows removed by a filter): the last block.
-        assert_eq!(window_start(1e9, 120), 0);
+        assert_eq!(window_start(1e9, 120), 120 / BLOCK * BLOCK - BLOCK);
         assert_eq!(window_start(f64::NAN, 10), 0);
         assert_eq!(spacers(100, 300, 1000), (100.0 * ROW_PX, 600.0 * ROW_PX));
         assert_eq!(spacers(900, 300, 1000), (900.0 * ROW_PX, 0.0));

@@ -25,6 +25,8 @@ type Selection = (
 pub struct Cache {
     rows: Option<(ViewOptions, Result<Runs, String>)>,
     selection: Option<Selection>,
+    /// The runs a trajectories file holds, read once with the rows.
+    held: HashSet<TrajectoryKey>,
 }
 
 impl Cache {
@@ -49,6 +51,7 @@ impl Cache {
                 score_options(options).and_then(|o| runs::runs(ds, &o).map_err(|e| e.to_string()));
             self.rows = Some((options.clone(), rows));
             self.selection = None;
+            self.held = held();
         }
         let Some((_, Ok(all))) = &self.rows else {
             return Err(match &self.rows {
@@ -84,11 +87,11 @@ impl Cache {
             .selection
             .as_ref()
             .map_or(&[][..], |(_, _, _, k)| k.as_slice());
-        Ok(window(all, kept, q, held()))
+        Ok(window(all, kept, q, &self.held))
     }
 }
 
-fn window(all: &Runs, kept: &[usize], q: &RunsQuery, held: HashSet<TrajectoryKey>) -> RunsPage {
+fn window(all: &Runs, kept: &[usize], q: &RunsQuery, held: &HashSet<TrajectoryKey>) -> RunsPage {
     let from = q.from.min(kept.len());
     let to = from.saturating_add(q.count.min(MAX_WINDOW)).min(kept.len());
     let rows: Vec<_> = kept[from..to]

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { serve, browser, page, cliJson, setFiles, ROOT, CLI } from './harness.mjs';
+import { serve, browser, page, cliJson, setFiles, tableRows, ROOT, CLI } from './harness.mjs';
 
 let server, b;
 before(async () => { server = await serve(); b = await browser(); });
@@ -132,5 +132,22 @@ test('the landing page reaches the demo set\'s runs and a run\'s trajectory in a
   await p.click('#explore a >> nth=1');
   await p.waitForSelector('#trajectory .step', { timeout: 30000 });
   assert.match(await p.$eval('#trajectory', (t) => t.textContent), /SYNTHETIC/);
+  assert.deepEqual(p.errors, []);
+});
+
+test('the share of runs that attempted an edit is the CLI\'s, model by model', async () => {
+  const cli = cliJson(['score', ...FILES, '--evidence', '--format', 'json']).evidence;
+  assert.ok(cli.some((m) => m.attempted_edit_pct > 0), 'some model attempted an edit');
+  const p = await page(b);
+  await p.goto(server.url + '?set=demo');
+  await p.waitForSelector('#evidence tbody tr', { state: 'attached', timeout: 20000 });
+  const rows = await tableRows(p, 'evidence');
+  for (const m of cli) {
+    const row = rows.find((r) => r.head === m.model);
+    assert.ok(row, m.model);
+    // The last column: "Attempted an edit (%)".
+    const cell = row.cells[row.cells.length - 1];
+    assert.equal(Number(cell.value), m.attempted_edit_pct, `${m.model}: DOM ${cell.value} vs CLI ${m.attempted_edit_pct}`);
+  }
   assert.deepEqual(p.errors, []);
 });

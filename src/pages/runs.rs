@@ -18,7 +18,7 @@ use repoprobe_core::report::{Cell, RUN_HEADERS, run_cells};
 use repoprobe_core::{FailureMode, RecordKind};
 
 /// The column each header sorts by (none for the lists of paths and of tool kinds).
-const SORT: [Option<Column>; 16] = [
+const SORT: [Option<Column>; 17] = [
     Some(Column::Question),
     Some(Column::Model),
     Some(Column::Attempt),
@@ -32,6 +32,7 @@ const SORT: [Option<Column>; 16] = [
     Some(Column::Turns),
     Some(Column::ToolCalls),
     Some(Column::EditAttempts),
+    None,
     Some(Column::Tokens),
     Some(Column::Cost),
     Some(Column::Duration),
@@ -518,7 +519,7 @@ fn row(r: &RunRow, trajectory: bool, picked: RwSignal<Vec<Picked>>) -> impl Into
         ],
     );
     let cells: Vec<Cell> = run_cells(r);
-    let numeric = [2usize, 5, 6, 9, 10, 12, 13, 14, 15];
+    let numeric = [2usize, 5, 6, 9, 10, 12, 14, 15, 16];
     view! {
         <tr class=format!("verdict-{}", r.verdict.as_str()) data-question=r.question_id.clone() data-model=r.model.clone() data-attempt=r.attempt>
             {cells

@@ -7,7 +7,7 @@ use crate::metrics::runs::{RunRow, Runs};
 use std::fmt::Write as _;
 
 /// The columns of [`run_cells`], in order.
-pub const RUN_HEADERS: [&str; 16] = [
+pub const RUN_HEADERS: [&str; 17] = [
     "Question",
     "Model",
     "Attempt",
@@ -21,14 +21,15 @@ pub const RUN_HEADERS: [&str; 16] = [
     "Turns",
     "Tool calls",
     "Edit attempts",
+    "Worktree changed",
     "Tokens",
     "Cost (USD)",
     "Duration (s)",
 ];
 
-const NUMERIC: [bool; 16] = [
-    false, false, true, false, false, true, true, false, false, true, true, false, true, true,
-    true, true,
+const NUMERIC: [bool; 17] = [
+    false, false, true, false, false, true, true, false, false, true, true, false, true, false,
+    true, true, true,
 ];
 
 fn count(x: Option<u64>) -> Cell {
@@ -78,6 +79,11 @@ pub fn run_cells(r: &RunRow) -> Vec<Cell> {
         count(r.turns),
         Cell::from(calls),
         count(r.edit_attempts),
+        Cell::from(match r.worktree_changed {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "—",
+        }),
         count(r.tokens()),
         fixed(r.cost_usd, 4),
         fixed(r.duration_s, 1),

@@ -10,6 +10,10 @@ pub const WINDOW: usize = 150;
 /// Windows start at multiples of this: a scroll within a block asks nothing.
 pub const BLOCK: usize = 50;
 
+// The window always covers the screen: a block before the first row seen, and more than a
+// screen (70vh of 30 px rows, ~40 rows) after it.
+const _: () = assert!(WINDOW >= 2 * BLOCK + 40);
+
 /// The first row of the window to show when scrolled `scroll_top` pixels down a table of
 /// `rows`: the block of the first visible row, with a block before it.
 pub fn window_start(scroll_top: f64, rows: usize) -> usize {
@@ -42,9 +46,6 @@ mod tests {
             window_start(rows(29_990), 30_000),
             29_950 / BLOCK * BLOCK - BLOCK
         );
-        // The window always covers the screen: a block before the first row seen, and more
-        // than a screen (70vh of 30 px rows) after it.
-        assert!(WINDOW >= 2 * BLOCK + 40);
         // Scrolled past the end (rows removed by a filter): the last block.
         assert_eq!(window_start(1e9, 120), 120 / BLOCK * BLOCK - BLOCK);
         assert_eq!(window_start(f64::NAN, 10), 0);

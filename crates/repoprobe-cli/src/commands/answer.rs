@@ -21,7 +21,7 @@ use crate::exit::Exit;
 use crate::live::agent;
 use crate::live::events::{Event, Reporter};
 use crate::live::task::{Failed, Outcome};
-use crate::live::{ApiArgs, RunArgs, Summary, load_inputs, run_jobs};
+use crate::live::{ApiArgs, RunArgs, Summary, journals, load_inputs, run_jobs};
 use crate::output::{self, AnswerKey, Journal};
 use crate::repos::RepoArgs;
 use crate::runs::Layout;
@@ -163,18 +163,60 @@ impl AgentKind {
     }
 }
 
-/// What every run shares.
-struct Ctx {
-    runner: Agent,
+/// `answer`'s flags settled once, before any benchmark is read or any agent runs: every check
+/// made, every default taken, the shard's files resolved. What follows reads this, never the
+/// flags.
+struct Plan {
+    benchmark: PathBuf,
+    layout: Layout,
+    /// Keys worked on at once, and what the keys in flight get after SIGTERM.
+    concurrency: (usize, Duration),
+    price: Option<Price>,
+    /// `--question` (empty: all) and `--attempts`.
+    questions: Vec<String>,
+    attempts: u32,
+    /// The model's name in the records (`--name`, else `--model`).
+    name: String,
+    retry_failed: bool,
+    /// How the agent is started: the checks that need it (the CLI's version, the sandbox) are
+    /// [`Setup::start`]'s.
+    setup: Setup,
+    /// What the manifest says of this run, the agent's own part added once it has started.
+    spec: RunSpec,
+    files: Files,
+}
+
+/// Where a run's files go, and what every run of the command shares but the agent.
+struct Files {
     source: RepoSource,
     worktrees: PathBuf,
     transcripts: PathBuf,
     /// The directory of `--out`, to which transcript paths in records are relative.
     out_dir: PathBuf,
     keep_worktrees: bool,
-    price: Option<Price>,
     /// `--model` when `--name` records another name: kept as `agent.model`.
     api_model: Option<String>,
+}
+
+/// The agent of `--agent`, settled but not started.
+enum Setup {
+    Builtin {
+        settings: repoprobe_llm::Settings,
+        key: repoprobe_llm::ApiKey,
+        limits: Limits,
+    },
+    External {
+        config: Box<AgentConfig>,
+        confinement: Confinement,
+        fresh_home: bool,
+    },
+}
+
+/// What every run shares: the started agent and the files.
+struct Ctx {
+    runner: Agent,
+    files: Files,
+    price: Option<Price>,
 }
 
 /// A line of `--out`: docs/format.md#answer.
@@ -189,70 +231,148 @@ struct AnswerRecord<'a> {
     error: Option<&'a str>,
 }
 
-pub fn run(mut a: Args) -> anyhow::Result<Exit> {
-    if !(a.agent_timeout_s.is_finite() && a.agent_timeout_s > 0.0) {
-        bail!("--agent-timeout-s must be a positive number of seconds");
-    }
+pub fn run(a: Args) -> anyhow::Result<Exit> {
     if a.estimate {
         return estimate(&a);
     }
-    let layout = a.run.layout()?;
-    // From here on `--out` is this shard's file (the transcripts and what the sandbox hides
-    // follow it).
-    a.run.out = layout.out.clone();
-    let runner = runner(&a, &layout)?;
-    let (ds, input_issues) = load_inputs(std::slice::from_ref(&a.benchmark))?;
-    let keys = keys(&a, &ds.questions)?;
-    let ctx = Arc::new(Ctx::new(&a, runner)?);
-    let (mut out, mut failures) = a.run.journals(&layout, AnswerKey::of, "answer")?;
-    if let Err(e) = crate::runs::join(
-        &layout,
-        &run_spec(&a, &ctx.runner),
-        keys.iter().map(|(k, _)| k),
-    ) {
-        // Refused: this shard is not the run's; it leaves no file of its own behind.
-        out.discard_if_new();
-        return Err(e);
-    }
-    if a.retry_failed {
-        retry_failed(&keys, &mut out, &mut failures)?;
-    }
-    let (mut already_done, mut other_shards) = (0, 0);
-    let mut jobs = Vec::new();
-    for (key, q) in keys {
-        if out.done.contains(&key) {
-            already_done += 1;
-        } else if layout.shard.is_some_and(|s| !s.owns(&key)) {
-            other_shards += 1;
-        } else {
-            jobs.push((key, q));
+    Plan::settle(a)?.execute()
+}
+
+impl Plan {
+    /// Checks the flags and settles them: this shard's files (from here on `--out` is this
+    /// shard's file, and the transcripts and what the sandbox hides follow it), the agent's
+    /// setup, the manifest's spec.
+    fn settle(a: Args) -> anyhow::Result<Plan> {
+        if !(a.agent_timeout_s.is_finite() && a.agent_timeout_s > 0.0) {
+            bail!("--agent-timeout-s must be a positive number of seconds");
         }
+        let layout = a.run.layout()?;
+        let out = layout.out.clone();
+        let transcripts = a
+            .transcripts
+            .clone()
+            .unwrap_or_else(|| transcripts_dir(&out));
+        let setup = setup(&a, &layout, &out, &transcripts)?;
+        let files = Files {
+            source: a.repo.source()?,
+            worktrees: a
+                .worktrees
+                .clone()
+                .unwrap_or_else(|| a.repo.repos.join("worktrees")),
+            transcripts,
+            out_dir: dir_of(&out).to_path_buf(),
+            keep_worktrees: a.keep_worktrees,
+            api_model: (a.name() != a.api.model).then(|| a.api.model.clone()),
+        };
+        Ok(Plan {
+            spec: run_spec(&a),
+            benchmark: a.benchmark,
+            concurrency: (a.run.concurrency as usize, a.run.grace()),
+            price: a.run.price(&a.api.model),
+            name: a.name.unwrap_or(a.api.model),
+            questions: a.questions,
+            attempts: a.attempts,
+            retry_failed: a.retry_failed,
+            layout,
+            setup,
+            files,
+        })
     }
-    let started = Instant::now();
-    let mut reporter = Reporter::new(ctx.price, other_shards, || None);
-    let futures = jobs
-        .into_iter()
-        .map(|(key, q)| answer_one(Arc::clone(&ctx), key, q));
-    let ended = run_jobs(
-        (a.run.concurrency as usize, a.run.grace()),
-        futures,
-        &mut reporter,
-        |o, reporter| record(o, &mut out, &mut failures, reporter),
-    )?;
-    let mut tally = reporter.into_tally();
-    tally.stopped = ended.stopped;
-    let exit = Summary {
-        command: "answer",
-        verb: "answered",
-        already_done,
-        skipped: &[],
-        failures: &failures.path,
-        shard: layout.shard,
-        price: ctx.price,
-        started,
+
+    /// Reads the benchmark, starts the agent, joins the run and answers every key not yet
+    /// done that is this shard's, then prints the summary.
+    fn execute(self) -> anyhow::Result<Exit> {
+        let (ds, input_issues) = load_inputs(std::slice::from_ref(&self.benchmark))?;
+        let keys = self.keys(&ds.questions)?;
+        let runner = self.setup.start()?;
+        let spec = agent_spec(self.spec, &runner);
+        let ctx = Arc::new(Ctx {
+            runner,
+            files: self.files,
+            price: self.price,
+        });
+        crate::input::create_dir_all(&ctx.files.transcripts)
+            .with_context(|| format!("cannot create {}", ctx.files.transcripts.display()))?;
+        let layout = self.layout;
+        let (mut out, mut failures) = journals(&layout, AnswerKey::of, "answer")?;
+        if let Err(e) = crate::runs::enlist(&layout, &spec, keys.iter().map(|(k, _)| k)) {
+            // Refused: this shard is not the run's; it leaves no file of its own behind.
+            out.discard_if_new();
+            return Err(e);
+        }
+        if self.retry_failed {
+            retry_failed(&keys, &mut out, &mut failures)?;
+        }
+        let (mut already_done, mut other_shards) = (0, 0);
+        let mut jobs = Vec::new();
+        for (key, q) in keys {
+            if out.done.contains(&key) {
+                already_done += 1;
+            } else if layout.shard.is_some_and(|s| !s.owns(&key)) {
+                other_shards += 1;
+            } else {
+                jobs.push((key, q));
+            }
+        }
+        let started = Instant::now();
+        let mut reporter = Reporter::new(ctx.price, other_shards, || None);
+        let futures = jobs
+            .into_iter()
+            .map(|(key, q)| answer_one(Arc::clone(&ctx), key, q));
+        let ended = run_jobs(self.concurrency, futures, &mut reporter, |o, reporter| {
+            record(o, &mut out, &mut failures, reporter)
+        })?;
+        let mut tally = reporter.into_tally();
+        tally.stopped = ended.stopped;
+        Ok(Summary {
+            command: "answer",
+            verb: "answered",
+            already_done,
+            skipped: &[],
+            failures: &failures.path,
+            shard: layout.shard,
+            price: ctx.price,
+            started,
+        }
+        .print(&tally, input_issues))
     }
-    .print(&tally, input_issues);
-    Ok(exit)
+
+    /// The run's keys (the questions asked, × `--attempts`), each with its question; an unknown
+    /// `--question` or a benchmark without a valid question is an error.
+    fn keys(&self, questions: &[Question]) -> anyhow::Result<Vec<(AnswerKey, Arc<Question>)>> {
+        if questions.is_empty() {
+            bail!("no valid question in {}", self.benchmark.display());
+        }
+        if let Some(id) = self
+            .questions
+            .iter()
+            .find(|id| !questions.iter().any(|q| &q.id == *id))
+        {
+            bail!(
+                "--question {id}: no such question in {}",
+                self.benchmark.display()
+            );
+        }
+        let asked = questions
+            .iter()
+            .filter(|q| self.questions.is_empty() || self.questions.contains(&q.id));
+        let mut keys = Vec::new();
+        for q in asked.map(|q| Arc::new(q.clone())) {
+            for key in answer_keys(&q.id, &self.name, self.attempts) {
+                keys.push((key, Arc::clone(&q)));
+            }
+        }
+        Ok(keys)
+    }
+}
+
+/// The keys of one question: `attempts` runs of `model`.
+fn answer_keys(question_id: &str, model: &str, attempts: u32) -> impl Iterator<Item = AnswerKey> {
+    (0..attempts).map(move |attempt| AnswerKey {
+        question_id: question_id.to_string(),
+        model: model.to_string(),
+        attempt,
+    })
 }
 
 impl Args {
@@ -299,70 +419,11 @@ fn retry_failed(
     Ok(())
 }
 
-/// The run's keys (the questions asked, × `--attempts`), each with its question; an unknown
-/// `--question` or a benchmark without a valid question is an error.
-fn keys(a: &Args, questions: &[Question]) -> anyhow::Result<Vec<(AnswerKey, Arc<Question>)>> {
-    if questions.is_empty() {
-        bail!("no valid question in {}", a.benchmark.display());
-    }
-    if let Some(id) = a
-        .questions
-        .iter()
-        .find(|id| !questions.iter().any(|q| &q.id == *id))
-    {
-        bail!(
-            "--question {id}: no such question in {}",
-            a.benchmark.display()
-        );
-    }
-    let mut keys = Vec::new();
-    for q in questions
-        .iter()
-        .filter(|q| a.questions.is_empty() || a.questions.contains(&q.id))
-    {
-        let q = Arc::new(q.clone());
-        for attempt in 0..a.attempts {
-            let key = AnswerKey {
-                question_id: q.id.clone(),
-                model: a.name().to_string(),
-                attempt,
-            };
-            keys.push((key, Arc::clone(&q)));
-        }
-    }
-    Ok(keys)
-}
-
-impl Ctx {
-    /// What every run of `a` shares, its transcripts' directory made.
-    fn new(a: &Args, runner: Agent) -> anyhow::Result<Ctx> {
-        let out_dir = a
-            .run
-            .out
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
-        let ctx = Ctx {
-            runner,
-            source: a.repo.source()?,
-            worktrees: a
-                .worktrees
-                .clone()
-                .unwrap_or_else(|| a.repo.repos.join("worktrees")),
-            transcripts: a
-                .transcripts
-                .clone()
-                .unwrap_or_else(|| transcripts_dir(&a.run.out)),
-            out_dir,
-            keep_worktrees: a.keep_worktrees,
-            price: a.run.price(&a.api.model),
-            api_model: (a.name() != a.api.model).then(|| a.api.model.clone()),
-        };
-        crate::input::create_dir_all(&ctx.transcripts)
-            .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
-        Ok(ctx)
-    }
+/// The directory of a file, `.` for a bare name.
+fn dir_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// `--estimate`: the runs not yet in `--out`, each assumed to take `--estimate-turns` turns that
@@ -388,18 +449,12 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
         .iter()
         .filter(|q| a.questions.is_empty() || a.questions.contains(&q.id))
     {
-        for attempt in 0..a.attempts {
-            let key = AnswerKey {
-                question_id: q.id.clone(),
-                model: a.name().to_string(),
-                attempt,
-            };
+        for key in answer_keys(&q.id, a.name(), a.attempts) {
             if done.contains(&key) {
                 already += 1;
-                continue;
+            } else {
+                e += crate::live::estimate::agent_run(q, turns);
             }
-            let run = crate::live::estimate::agent_run(q, turns);
-            e += run;
         }
     }
     let mut text = render(
@@ -420,23 +475,24 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// The agent of `--agent`, checked before anything runs: the model's client, or the CLI (its
-/// version asked once, so a missing CLI stops the run at once rather than failing every key)
-/// with its sandbox (probed once: without one, external agents are refused unless
-/// `--no-sandbox`).
-fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Agent> {
+/// The agent of `--agent`, settled: the model's client settings and limits, or the CLI's
+/// configuration with its confinement (`out` is this shard's `--out`, `transcripts` where the
+/// runs' files go: both hidden from a confined agent).
+fn setup(a: &Args, layout: &Layout, out: &Path, transcripts: &Path) -> anyhow::Result<Setup> {
     let timeout = Duration::from_secs_f64(a.agent_timeout_s);
     let Some(agent) = a.agent.external() else {
         let (mut settings, key) = a.api.settings(None)?;
         settings.rpm = a.run.share(settings.rpm, layout);
         settings.tpm = a.run.share(settings.tpm, layout);
-        return Ok(Agent::Builtin {
-            client: Arc::new(Client::new(settings, key)?),
-            limits: Limits {
-                max_turns: a.max_turns,
-                max_total_tokens: a.max_run_tokens,
-                timeout,
-            },
+        let limits = Limits {
+            max_turns: a.max_turns,
+            max_total_tokens: a.max_run_tokens,
+            timeout,
+        };
+        return Ok(Setup::Builtin {
+            settings,
+            key,
+            limits,
         });
     };
     if a.api.provider.is_some() {
@@ -482,19 +538,50 @@ fn runner(a: &Args, layout: &Layout) -> anyhow::Result<Agent> {
         );
         Confinement::Unconfined
     } else {
-        let (mut hidden, mapped) = hidden_dirs(a);
+        let mut hidden = hidden_dirs(a, out, transcripts);
         // They are made before the first run anyway; hidden, they must exist now.
         for d in hidden.iter().filter(|d| !d.exists()) {
             crate::input::create_dir_all(d)
                 .with_context(|| format!("cannot create {}", d.display()))?;
         }
-        hidden.extend(mapped);
+        hidden.extend(mapped_clones(a));
         // The benchmark holds the reference answers and checklists.
         let masked = vec![a.benchmark.clone()];
         Confinement::Sandboxed { hidden, masked }
     };
-    let fresh_home = a.agent_home.is_none();
-    Ok(crate::live::runtime()?.block_on(Agent::external(config, confinement, fresh_home))?)
+    Ok(Setup::External {
+        config: Box::new(config),
+        confinement,
+        fresh_home: a.agent_home.is_none(),
+    })
+}
+
+impl Setup {
+    /// The agent, checked before anything runs: the model's client, or the CLI (its version
+    /// asked once, so a missing CLI stops the run at once rather than failing every key) with
+    /// its sandbox (probed once: without one, external agents are refused unless
+    /// `--no-sandbox`).
+    fn start(self) -> anyhow::Result<Agent> {
+        match self {
+            Setup::Builtin {
+                settings,
+                key,
+                limits,
+            } => Ok(Agent::Builtin {
+                client: Arc::new(Client::new(settings, key)?),
+                limits,
+            }),
+            Setup::External {
+                config,
+                confinement,
+                fresh_home,
+            } => Ok(crate::live::runtime()?.block_on(Agent::external(
+                *config,
+                confinement,
+                fresh_home,
+            ))?),
+        }
+    }
 }
 
 /// The variables that point an agent CLI at its endpoint: `--agent-api-url` in the preset's
@@ -521,9 +608,9 @@ fn agent_endpoint(a: &Args, agent: ExternalAgent) -> anyhow::Result<Vec<(String,
     Ok(env)
 }
 
-/// What `answer` says of its run in the run's manifest: the benchmark, the agent and its
-/// version, the model and the flags that change answers.
-fn run_spec(a: &Args, runner: &Agent) -> RunSpec {
+/// What `answer` says of its run in the run's manifest: the benchmark, the agent, the model and
+/// the flags that change answers ([`agent_spec`] adds what the started agent says of itself).
+fn run_spec(a: &Args) -> RunSpec {
     let spec = RunSpec::new("answer")
         .input("benchmark", &a.benchmark)
         .set("prompt_version", PROMPT_VERSION)
@@ -539,6 +626,17 @@ fn run_spec(a: &Args, runner: &Agent) -> RunSpec {
         .set("agent_timeout_s", a.agent_timeout_s)
         .set("max_turns", a.max_turns)
         .set("sandbox", !a.no_sandbox);
+    match a.agent {
+        AgentKind::Builtin => spec,
+        _ => spec
+            .set("command", &a.command)
+            .set("agent_args", &a.agent_args),
+    }
+}
+
+/// The manifest's spec with what the started agent says of itself: the client's settings, or
+/// the CLI's version.
+fn agent_spec(spec: RunSpec, runner: &Agent) -> RunSpec {
     match runner {
         Agent::Builtin { client, limits } => {
             let s = client.settings();
@@ -548,40 +646,30 @@ fn run_spec(a: &Args, runner: &Agent) -> RunSpec {
                 .set("max_tokens", s.max_tokens)
                 .set("max_run_tokens", limits.max_total_tokens)
         }
-        Agent::External { version, .. } => spec
-            .set("agent_version", version)
-            .set("command", &a.command)
-            .set("agent_args", &a.agent_args),
+        Agent::External { version, .. } => spec.set("agent_version", version),
     }
 }
 
 /// What a confined agent must not see of ours: the clone cache, the worktrees (others'), the
-/// journals' and transcripts' directories, and the local clones of `--repo-map` (their history
-/// goes past the pinned commit): (ours, the mapped clones). Relative paths are taken from the
-/// current directory.
-fn hidden_dirs(a: &Args) -> (Vec<PathBuf>, Vec<PathBuf>) {
+/// journals' and transcripts' directories (`out` is this shard's `--out`). Relative paths are
+/// taken from the current directory.
+fn hidden_dirs(a: &Args, out: &Path, transcripts: &Path) -> Vec<PathBuf> {
     let mut dirs = vec![a.repo.repos.clone()];
     dirs.extend(a.worktrees.clone());
-    let out_dir = a
-        .run
-        .out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    dirs.push(out_dir.to_path_buf());
-    dirs.push(
-        a.transcripts
-            .clone()
-            .unwrap_or_else(|| transcripts_dir(&a.run.out)),
-    );
-    let mapped = a
-        .repo
+    dirs.push(dir_of(out).to_path_buf());
+    dirs.push(transcripts.to_path_buf());
+    dirs
+}
+
+/// The local clones of `--repo-map`: hidden from a confined agent too (their history goes past
+/// the pinned commit).
+fn mapped_clones(a: &Args) -> Vec<PathBuf> {
+    a.repo
         .repo_map
         .iter()
         .filter_map(|m| RepoSource::parse_map_arg(m).ok())
         .map(|(_, p)| p)
-        .collect();
-    (dirs, mapped)
+        .collect()
 }
 
 /// `out/answers.jsonl` → `out/answers.transcripts`.
@@ -605,7 +693,8 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome<
         key.attempt
     );
     let mut o = Outcome::begun(key);
-    let wt = match run::checkout(&ctx.source, &q.repo, &ctx.worktrees.join(&name)).await {
+    let wt = match run::checkout(&ctx.files.source, &q.repo, &ctx.files.worktrees.join(&name)).await
+    {
         Ok(wt) => wt,
         Err(c) => {
             o.result = Err(Failed::could_not_run(c));
@@ -618,20 +707,20 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome<
         prompt_version: PROMPT_VERSION,
         check: None,
         max_reasks: 0,
-        keep_worktree: ctx.keep_worktrees,
+        keep_worktree: ctx.files.keep_worktrees,
         ids: RunIds {
             question_id: &o.key.question_id,
             model: &o.key.model,
             attempt: o.key.attempt,
         },
     };
-    let scratch = ctx.worktrees.join(format!("{name}.scratch"));
+    let scratch = ctx.files.worktrees.join(format!("{name}.scratch"));
     let run = run::answer(&ctx.runner, &req, wt, &scratch).await;
     if let Some(w) = &run.cleanup_warning {
         eprintln!("warning: {w}");
     }
     (o.tokens, o.http_retries, o.calls) = (run.tokens, run.http_retries, run.turns);
-    let written = agent::write_files(&ctx.transcripts, &name, &run);
+    let written = agent::write_files(&ctx.files.transcripts, &name, &run);
     let (answer, error) = match run.verdict {
         Verdict::CouldNotRun(c) => {
             o.result = Err(Failed::could_not_run(c));
@@ -650,14 +739,14 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome<
     let mut agent = run.agent;
     agent.transcript = Some(
         trajectory_path
-            .strip_prefix(&ctx.out_dir)
+            .strip_prefix(&ctx.files.out_dir)
             .unwrap_or(&trajectory_path)
             .display()
             .to_string(),
     );
     let (cost, cost_source) = cost(run.cost_usd, ctx.price, run.tokens);
     agent.cost_source = Some(cost_source.into());
-    agent.model.clone_from(&ctx.api_model);
+    agent.model.clone_from(&ctx.files.api_model);
     let record = AnswerRecord {
         key: &o.key,
         answer: answer.as_deref(),

@@ -348,25 +348,6 @@ impl RunArgs {
         }
     }
 
-    /// Opens this shard's output (locked) and the failures journal beside it, printing what
-    /// opening found.
-    pub fn journals<K: Eq + std::hash::Hash>(
-        &self,
-        layout: &Layout,
-        key_of: KeyOf<K>,
-        kind: &str,
-    ) -> anyhow::Result<(Journal<K>, Journal<K>)> {
-        if let Some(dir) = layout.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            crate::input::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        let out = Journal::open(&layout.out, key_of)?;
-        let failures = Journal::open_beside(&layout.failures, key_of)?;
-        out.report(kind);
-        failures.report("failure");
-        Ok((out, failures))
-    }
-
     /// The price in force for `model` (see [`Price::of`]).
     pub fn price(&self, model: &str) -> Option<Price> {
         Price::of(model, self.price_in, self.price_out)
@@ -409,7 +390,7 @@ impl LiveArgs {
             .set("temperature", settings.temperature)
             .set("seed", settings.seed)
             .set("max_tokens", settings.max_tokens);
-        let (out, failures) = self.run.journals(&layout, key_of, kind)?;
+        let (out, failures) = journals(&layout, key_of, kind)?;
         Ok(Live {
             layout,
             spec,
@@ -429,6 +410,24 @@ impl LiveArgs {
             batch: self.batch.then(|| Duration::from_secs_f64(self.poll_s)),
         })
     }
+}
+
+/// Opens this shard's output (locked) and the failures journal beside it, printing what
+/// opening found.
+pub fn journals<K: Eq + std::hash::Hash>(
+    layout: &Layout,
+    key_of: KeyOf<K>,
+    kind: &str,
+) -> anyhow::Result<(Journal<K>, Journal<K>)> {
+    if let Some(dir) = layout.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::input::create_dir_all(dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let out = Journal::open(&layout.out, key_of)?;
+    let failures = Journal::open_beside(&layout.failures, key_of)?;
+    out.report(kind);
+    failures.report("failure");
+    Ok((out, failures))
 }
 
 /// Loads input files that the core reads (benchmark, answers, judgments), printing every issue;

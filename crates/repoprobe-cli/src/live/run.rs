@@ -137,7 +137,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         tasks: Vec<T>,
     ) -> anyhow::Result<(Vec<T>, usize)> {
         let keys = tasks.iter().map(Task::key).chain(self.out.done.iter());
-        if let Err(e) = crate::runs::join(&self.layout, &self.spec, keys) {
+        if let Err(e) = crate::runs::enlist(&self.layout, &self.spec, keys) {
             self.out.discard_if_new();
             return Err(e);
         }

@@ -251,7 +251,7 @@ impl Manifest {
 
 /// Joins the run whose manifest is at `path`, writing `mine` there if no shard has yet; returns
 /// the run's manifest. Refused, with every difference named, when `mine` is not the same run.
-pub fn join(path: &Path, mine: &Manifest) -> anyhow::Result<Manifest> {
+pub fn enlist(path: &Path, mine: &Manifest) -> anyhow::Result<Manifest> {
     if !path.exists() {
         create(path, mine)?;
     }
@@ -358,11 +358,11 @@ mod tests {
         let path = dir.path().join("j.manifest");
         let t = Path::new("j-{shard}.jsonl");
         let a = Manifest::of(&spec(dir.path(), "x\n", "m"), t, 2, None, vec![3, 4]).unwrap();
-        let run = join(&path, &a).unwrap();
+        let run = enlist(&path, &a).unwrap();
         assert_eq!(run, a);
         let b = Manifest::of(&spec(dir.path(), "x\n", "m"), t, 2, None, vec![3, 4]).unwrap();
         assert_ne!(a.run_id, b.run_id);
-        let joined = join(&path, &b).unwrap();
+        let joined = enlist(&path, &b).unwrap();
         assert_eq!(joined.run_id, a.run_id, "the run is the first shard's");
         assert_eq!(
             a.inputs["answers"].sha256,
@@ -376,9 +376,9 @@ mod tests {
         let path = dir.path().join("j.manifest");
         let t = Path::new("j-{shard}.jsonl");
         let a = Manifest::of(&spec(dir.path(), "x\n", "m"), t, 2, None, vec![3, 4]).unwrap();
-        join(&path, &a).unwrap();
+        enlist(&path, &a).unwrap();
         let b = Manifest::of(&spec(dir.path(), "y\n", "other"), t, 3, None, vec![1, 2, 3]).unwrap();
-        let e = join(&path, &b).unwrap_err().to_string();
+        let e = enlist(&path, &b).unwrap_err().to_string();
         assert!(e.contains("the answers input"), "{e}");
         assert!(
             e.contains(r#"model: the run has "m", this shard "other""#),
@@ -387,7 +387,7 @@ mod tests {
         assert!(e.contains("the shards: the run has 2"), "{e}");
         assert!(!e.contains("temperature"), "{e}");
         std::fs::write(&path, "{}").unwrap();
-        let e = format!("{:#}", join(&path, &a).unwrap_err());
+        let e = format!("{:#}", enlist(&path, &a).unwrap_err());
         assert!(e.contains("not a repoprobe run manifest"), "{e}");
     }
 }

@@ -66,14 +66,14 @@ impl Layout {
     }
 }
 
-/// Joins this shard to its run (`runs::manifest::join`), the manifest written first if no
+/// Enlists this shard in its run (`runs::manifest::enlist`), the manifest written first if no
 /// shard has, with the count of every shard's keys among `keys` (all of the run's: done or not);
 /// then leaves this shard's note beside its output. Refused when this shard is not that run.
 ///
 /// Only a run split with `--shard` has a manifest: one process appending to its own output
 /// keeps doing what it always did (an answers file that grows model by model, a judgments file
 /// of several judges, a rerun with more re-asks).
-pub fn join<'k, K: std::fmt::Display + 'k>(
+pub fn enlist<'k, K: std::fmt::Display + 'k>(
     layout: &Layout,
     spec: &manifest::RunSpec,
     keys: impl Iterator<Item = &'k K>,
@@ -97,7 +97,7 @@ pub fn join<'k, K: std::fmt::Display + 'k>(
         _ => None,
     };
     let mine = manifest::Manifest::of(spec, &layout.template, count, in_file, per_shard)?;
-    let run = manifest::join(&layout.manifest, &mine)?;
+    let run = manifest::enlist(&layout.manifest, &mine)?;
     let note = ShardNote {
         run_id: run.run_id.clone(),
         shard: layout.shard.map(|s| s.to_string()),

@@ -376,7 +376,7 @@ mod tests {
             .map(|q| format!("{q} / A / attempt 0 / run 0"))
             .collect();
         let l0 = layout(0);
-        crate::runs::join(&l0, &RunSpec::new("judge"), keys.iter()).unwrap();
+        crate::runs::enlist(&l0, &RunSpec::new("judge"), keys.iter()).unwrap();
         let body = format!(
             "{}\n{}\n{}\n{}\n{}",
             rec(mine[0], 0),

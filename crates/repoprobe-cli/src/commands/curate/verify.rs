@@ -209,7 +209,7 @@ fn this_shards(a: &Args, layout: &Layout, jobs: Vec<Job>) -> anyhow::Result<Vec<
         .set("max_turns", a.max_turns)
         .set("max_retries", a.max_retries);
     let ids: Vec<String> = jobs.iter().map(|j| j.question.id.clone()).collect();
-    crate::runs::join(layout, &spec, ids.iter())?;
+    crate::runs::enlist(layout, &spec, ids.iter())?;
     let (jobs, elsewhere): (Vec<Job>, Vec<Job>) = jobs
         .into_iter()
         .partition(|j| layout.shard.is_none_or(|s| s.owns(&j.question.id)));

@@ -57,7 +57,8 @@ fn cell(m: &str, js: &[Judgment], it: &ChecklistItem) -> impl IntoView + use<> {
                 j.attempt,
                 j.judge_run,
                 x.score,
-                cut(&x.rationale, 280)
+                // One line per run: the rationale's own line breaks become spaces.
+                crate::charts::cut(&x.rationale, 280)
             )
         })
         .collect::<Vec<_>>()
@@ -100,13 +101,4 @@ pub fn rationale(
             }}
         </section>
     })
-}
-
-/// `text` cut to `n` characters (an ellipsis when cut).
-fn cut(text: &str, n: usize) -> String {
-    let mut out: String = text.chars().take(n).collect();
-    if text.chars().count() > n {
-        out.push('…');
-    }
-    out
 }

@@ -191,12 +191,12 @@ impl Held {
                 ShownCall {
                     name: c.function_name.clone(),
                     kind,
-                    input: cut(relative(
+                    input: capped(relative(
                         &serde_json::to_string_pretty(&c.arguments).unwrap_or_default(),
                         root,
                     )),
                     read,
-                    output: result.map(|r| cut(relative(&r.text(), root))),
+                    output: result.map(|r| capped(relative(&r.text(), root))),
                     failed: result.is_some_and(ObservationResult::is_error),
                     exit_code: result
                         .and_then(|r| r.extra.as_ref())
@@ -218,7 +218,7 @@ impl Held {
                     kind: StepKind::OTHER,
                     input: String::new(),
                     read: Vec::new(),
-                    output: Some(cut(relative(&r.text(), root))),
+                    output: Some(capped(relative(&r.text(), root))),
                     failed: r.is_error(),
                     exit_code: None,
                 });
@@ -231,12 +231,12 @@ impl Held {
             model: s.model_name.clone(),
             timestamp: s.timestamp.clone(),
             seconds,
-            text: cut(relative(&s.message.text(), root)),
+            text: capped(relative(&s.message.text(), root)),
             reasoning: s
                 .reasoning_content
                 .as_deref()
                 .filter(|r| !r.is_empty())
-                .map(|r| cut(r.to_string())),
+                .map(|r| capped(r.to_string())),
             calls,
             error: step_error(s),
             tokens: s
@@ -389,7 +389,7 @@ pub fn relative(text: &str, root: Option<&str>) -> String {
 }
 
 /// At most [`MAX_TEXT`] bytes of `s` (cut at a character), saying how much is left out.
-fn cut(mut s: String) -> String {
+fn capped(mut s: String) -> String {
     if s.len() <= MAX_TEXT {
         return s;
     }

@@ -112,6 +112,15 @@ test('two runs picked in the Runs view are side by side, their evidence reads ma
     const first = await p.$$eval(`#compare tbody td:nth-child(${col}) .read.evidence.first`, (s) => s.map((x) => x.textContent));
     assert.deepEqual([...first].sort(), [...run.evidence_read].sort(), `${run.model}: first evidence reads`);
   }
+  // A marked read is a word in its line, as the legend's samples are: not a panel of its own
+  // (the answer's `.evidence` panel shares the class name; a screenshot showed each one a
+  // full-width bar).
+  const blocks = await p.$$eval('#compare .read, .compare-legend .read, main .read', (s) =>
+    s.filter((x) => getComputedStyle(x).display !== 'inline').map((x) => `${x.className}: ${getComputedStyle(x).display}`));
+  assert.deepEqual(blocks, []);
+  // The turn numbers' column is narrow; the two runs share the rest.
+  const [turnW, tableW] = await p.$eval('#compare', (t) => [t.querySelector('thead th').getBoundingClientRect().width, t.getBoundingClientRect().width]);
+  assert.ok(turnW < tableW * 0.15, `turn column ${turnW} of ${tableW} px`);
   // Each side's checklist with the judge's scores.
   assert.equal(await p.$$eval('.side-items', (s) => s.length), 2);
   await p.waitForFunction(() => document.querySelectorAll('.side-items .rationale').length > 0, null, { timeout: 20000 });

@@ -30,6 +30,8 @@ const shots = [
   ['leaderboard', '?set=demo', '#leaderboard tbody tr'],
   // One answer read against its checklist: rationales in place, the answer and its evidence beside.
   ['question', '?view=question&id=adk-python-001&model=GPT-5.2', '.checklist .item-rationale'],
+  // Every run of the demo set that read none of its evidence, the costliest first.
+  ['runs', '?set=demo&view=runs&noevidence=1&sort=cost:desc', '.runs-table tbody tr[data-question]'],
 ];
 if (trajectory) {
   // One run's trajectory, step 3 opened: the tool call that read a file, linked at its commit.
@@ -45,5 +47,19 @@ for (const [name, query, wait] of shots) {
   }
   await p.screenshot({ path: path.join(out, `screenshot-${name}.png`), fullPage: false });
 }
+// Two runs of one question side by side, picked in the Runs view as a user does: the first two
+// runs of the first question with a run that read some of its evidence and one that read none.
+await p.goto(server.url + '?set=demo&view=runs&noevidence=1');
+await p.waitForSelector('.runs-table tbody tr[data-question]', { timeout: 20000 });
+const question = await p.$eval('.runs-table tbody tr[data-question]', (tr) => tr.dataset.question);
+await p.goto(server.url + `?set=demo&view=runs&question=${encodeURIComponent(question)}&sort=evidence_recall:desc`);
+await p.waitForSelector('.runs-table tbody tr input.pick', { timeout: 20000 });
+const picks = await p.$$('.runs-table tbody tr input.pick');
+await picks[0].check();
+await picks[picks.length - 1].check();
+await p.click('#side-by-side');
+await p.waitForSelector('#compare tbody tr', { timeout: 20000 });
+await p.waitForFunction(() => !document.querySelector('[aria-busy=true]'), null, { timeout: 20000 });
+await p.screenshot({ path: path.join(out, 'screenshot-compare.png'), fullPage: false });
 await b.close();
 await server.close();

@@ -91,7 +91,7 @@ fn columns(
     };
     view! {
         <p>
-            <a href=back>{q.id.clone()}</a> " — " {q.question.chars().take(240).collect::<String>()}
+            <a href=back>{q.id.clone()}</a> " — " {crate::charts::cut(&q.question, 240)}
         </p>
         <p class="legend">
             "Reads of the question's evidence are marked " <span class="read evidence">"evidence"</span>

@@ -5,10 +5,11 @@
 
 /// Each row's height in CSS pixels (the stylesheet fixes it).
 pub const ROW_PX: f64 = 30.0;
-/// Rows asked for at a time: a screen's worth many times over.
-pub const WINDOW: usize = 150;
+/// Rows asked for at a time: a screen's worth several times over, and few enough that a new
+/// order or filter re-renders them within a frame or few (measured in docs/speed.md).
+pub const WINDOW: usize = 100;
 /// Windows start at multiples of this: a scroll within a block asks nothing.
-pub const BLOCK: usize = 50;
+pub const BLOCK: usize = 30;
 
 // The window always covers the screen: a block before the first row seen, and more than a
 // screen (70vh of 30 px rows, ~40 rows) after it.
@@ -44,7 +45,7 @@ mod tests {
         assert_eq!(window_start(rows(2 * BLOCK + BLOCK / 2), 30_000), BLOCK);
         assert_eq!(
             window_start(rows(29_990), 30_000),
-            29_950 / BLOCK * BLOCK - BLOCK
+            29_990 / BLOCK * BLOCK - BLOCK
         );
         // Scrolled past the end (rows removed by a filter): the last block.
         assert_eq!(window_start(1e9, 120), 120 / BLOCK * BLOCK - BLOCK);

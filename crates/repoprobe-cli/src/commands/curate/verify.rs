@@ -131,37 +131,97 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     if a.estimate {
         return estimate(&a);
     }
-    let layout = a.run.layout()?;
-    let (settings, key) = a.api.settings(None)?;
-    let client = Arc::new(Client::new(settings, key)?);
-    let (jobs, bad) = read_jobs(&a.input)?;
-    let jobs = this_shards(&a, &layout, jobs)?;
-    let source = a.repo.source()?;
-    let (mut out, mut excluded) = open_journals(
-        &layout.out,
-        |v| {
-            v.get("curation")?;
-            text(v, "id")
-        },
-        "candidate",
-    )?;
-    let mut failures: Journal<String> = Journal::open_beside(&layout.failures, |v| text(v, "id"))?;
-    failures.report("failure");
-    let ctx = Arc::new(Ctx::new(&a, &layout, Arc::clone(&client), source)?);
-    let started = Instant::now();
-    let mut counts = Counts::default();
-    let (todo, already_done) = links_first(jobs, &out, &mut excluded, &mut counts)?;
-    let price = a.run.price(&a.api.model);
-    let limiter = Arc::clone(&client);
-    let mut reporter = Reporter::new(price, 0, move || limiter.limiter().paused());
-    let futures = todo
-        .into_iter()
-        .map(|job| verify_one(Arc::clone(&ctx), job));
-    let ended = run_jobs(
-        (a.run.concurrency as usize, a.run.grace()),
-        futures,
-        &mut reporter,
-        |o, reporter| {
+    Plan::settle(a)?.execute()
+}
+
+/// `curate verify`'s flags settled once, before any question is read or any agent runs: this
+/// shard's files, the model's client settings and the run's limits, the manifest's spec. What
+/// follows reads this, never the flags.
+struct Plan {
+    input: PathBuf,
+    layout: Layout,
+    /// Keys worked on at once, and what the keys in flight get after SIGTERM.
+    concurrency: (usize, Duration),
+    price: Option<repoprobe_llm::price::Price>,
+    settings: repoprobe_llm::Settings,
+    key: repoprobe_llm::ApiKey,
+    limits: Limits,
+    source: RepoSource,
+    worktrees: PathBuf,
+    max_reasks: u32,
+    spec: RunSpec,
+}
+
+impl Plan {
+    fn settle(a: Args) -> anyhow::Result<Plan> {
+        let layout = a.run.layout()?;
+        let (settings, key) = a.api.settings(None)?;
+        let spec = RunSpec::new("curate verify")
+            .input("in", &a.input)
+            .set("prompt_version", PROMPT_VERSION)
+            .set("model", &a.api.model)
+            .set("max_turns", a.max_turns)
+            .set("max_retries", a.max_retries);
+        Ok(Plan {
+            concurrency: (a.run.concurrency as usize, a.run.grace()),
+            price: a.run.price(&a.api.model),
+            limits: Limits {
+                max_turns: a.max_turns,
+                max_total_tokens: a.max_run_tokens,
+                timeout: Duration::from_secs_f64(a.agent_timeout_s),
+            },
+            source: a.repo.source()?,
+            worktrees: a
+                .worktrees
+                .unwrap_or_else(|| a.repo.repos.join("worktrees")),
+            max_reasks: a.max_retries,
+            input: a.input,
+            layout,
+            settings,
+            key,
+            spec,
+        })
+    }
+
+    /// Reads the questions, joins the run, excludes by the links rule, runs the agent on every
+    /// other question not yet decided that is this shard's, and prints the closing line.
+    fn execute(self) -> anyhow::Result<Exit> {
+        let model = self.settings.model.clone();
+        let client = Arc::new(Client::new(self.settings, self.key)?);
+        let (jobs, bad) = read_jobs(&self.input)?;
+        let jobs = this_shards(&self.layout, &self.spec, jobs)?;
+        let (mut out, mut excluded) = open_journals(
+            &self.layout.out,
+            |v| {
+                v.get("curation")?;
+                text(v, "id")
+            },
+            "candidate",
+        )?;
+        let mut failures: Journal<String> =
+            Journal::open_beside(&self.layout.failures, |v| text(v, "id"))?;
+        failures.report("failure");
+        let ctx = Arc::new(Ctx {
+            agent: Agent::Builtin {
+                client: Arc::clone(&client),
+                limits: self.limits,
+            },
+            source: self.source,
+            worktrees: self.worktrees,
+            transcripts: crate::output::beside(&self.layout.out, "transcripts"),
+            max_reasks: self.max_reasks,
+            model,
+        });
+        crate::input::create_dir_all(&ctx.transcripts)
+            .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
+        let started = Instant::now();
+        let mut counts = Counts::default();
+        let (todo, already_done) = links_first(jobs, &out, &mut excluded, &mut counts)?;
+        let mut reporter = Reporter::new(self.price, 0, move || client.limiter().paused());
+        let futures = todo
+            .into_iter()
+            .map(|job| verify_one(Arc::clone(&ctx), job));
+        let ended = run_jobs(self.concurrency, futures, &mut reporter, |o, reporter| {
             record(
                 o,
                 &mut out,
@@ -170,46 +230,40 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                 &mut counts,
                 reporter,
             )
-        },
-    )?;
-    let tally = reporter.into_tally();
-    let closing = Closing {
-        counts: &counts,
-        already_done,
-        excluded: &excluded.path,
-        failures: &failures.path,
-        price,
-    };
-    eprintln!("{}", closing.line(&tally, started.elapsed()));
-    if let Some(stopped) = ended.stopped {
-        eprintln!("curate verify: {}", stopped.line());
-        return Ok(Exit::Requeue);
+        })?;
+        let tally = reporter.into_tally();
+        let closing = Closing {
+            counts: &counts,
+            already_done,
+            excluded: &excluded.path,
+            failures: &failures.path,
+            price: self.price,
+        };
+        eprintln!("{}", closing.line(&tally, started.elapsed()));
+        if let Some(stopped) = ended.stopped {
+            eprintln!("curate verify: {}", stopped.line());
+            return Ok(Exit::Requeue);
+        }
+        if bad > 0 {
+            eprintln!(
+                "{bad} record(s) of {} left out (see above)",
+                self.input.display()
+            );
+        }
+        Ok(if tally.failed > 0 || bad > 0 {
+            Exit::InvalidRecords
+        } else {
+            Exit::Ok
+        })
     }
-    if bad > 0 {
-        eprintln!(
-            "{bad} record(s) of {} left out (see above)",
-            a.input.display()
-        );
-    }
-    Ok(if tally.failed > 0 || bad > 0 {
-        Exit::InvalidRecords
-    } else {
-        Exit::Ok
-    })
 }
 
 /// This shard's questions (all of them without `--shard`), once this shard has joined the run:
 /// its manifest counts every shard's keys, and each shard takes its own questions by the hash
 /// every live command shards by.
-fn this_shards(a: &Args, layout: &Layout, jobs: Vec<Job>) -> anyhow::Result<Vec<Job>> {
-    let spec = RunSpec::new("curate verify")
-        .input("in", &a.input)
-        .set("prompt_version", PROMPT_VERSION)
-        .set("model", &a.api.model)
-        .set("max_turns", a.max_turns)
-        .set("max_retries", a.max_retries);
+fn this_shards(layout: &Layout, spec: &RunSpec, jobs: Vec<Job>) -> anyhow::Result<Vec<Job>> {
     let ids: Vec<String> = jobs.iter().map(|j| j.question.id.clone()).collect();
-    crate::runs::enlist(layout, &spec, ids.iter())?;
+    crate::runs::enlist(layout, spec, ids.iter())?;
     let (jobs, elsewhere): (Vec<Job>, Vec<Job>) = jobs
         .into_iter()
         .partition(|j| layout.shard.is_none_or(|s| s.owns(&j.question.id)));
@@ -220,39 +274,6 @@ fn this_shards(a: &Args, layout: &Layout, jobs: Vec<Job>) -> anyhow::Result<Vec<
         );
     }
     Ok(jobs)
-}
-
-impl Ctx {
-    /// What every question's run shares: the built-in agent over `client`, the worktrees and
-    /// the transcripts' directory (made here).
-    fn new(
-        a: &Args,
-        layout: &Layout,
-        client: Arc<Client>,
-        source: RepoSource,
-    ) -> anyhow::Result<Ctx> {
-        let ctx = Ctx {
-            agent: Agent::Builtin {
-                client,
-                limits: Limits {
-                    max_turns: a.max_turns,
-                    max_total_tokens: a.max_run_tokens,
-                    timeout: Duration::from_secs_f64(a.agent_timeout_s),
-                },
-            },
-            source,
-            worktrees: a
-                .worktrees
-                .clone()
-                .unwrap_or_else(|| a.repo.repos.join("worktrees")),
-            transcripts: crate::output::beside(&layout.out, "transcripts"),
-            max_reasks: a.max_retries,
-            model: a.api.model.clone(),
-        };
-        crate::input::create_dir_all(&ctx.transcripts)
-            .with_context(|| format!("cannot create {}", ctx.transcripts.display()))?;
-        Ok(ctx)
-    }
 }
 
 /// The questions not yet decided, after the links rule (no model call) excluded those whose

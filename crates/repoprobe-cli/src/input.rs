@@ -192,10 +192,7 @@ pub fn write_atomically_with(
 ) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = dir_of(path);
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
@@ -282,9 +279,23 @@ pub fn read_json_records(
         .collect())
 }
 
+/// The directory a file is in: its parent, `.` for a bare name (`Path::parent` gives `""`).
+pub fn dir_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_file_name_is_in_the_current_directory() {
+        assert_eq!(dir_of(Path::new("out.json")), Path::new("."));
+        assert_eq!(dir_of(Path::new("runs/a/out.json")), Path::new("runs/a"));
+        assert_eq!(dir_of(Path::new("/out.json")), Path::new("/"));
+    }
 
     #[test]
     fn atomic_writes_replace_the_file_and_leave_no_temporary_behind() {

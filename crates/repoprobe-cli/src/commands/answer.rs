@@ -260,7 +260,7 @@ impl Plan {
                 .clone()
                 .unwrap_or_else(|| a.repo.repos.join("worktrees")),
             transcripts,
-            out_dir: dir_of(&out).to_path_buf(),
+            out_dir: crate::input::dir_of(&out).to_path_buf(),
             keep_worktrees: a.keep_worktrees,
             api_model: (a.name() != a.api.model).then(|| a.api.model.clone()),
         };
@@ -417,13 +417,6 @@ fn retry_failed(
         );
     }
     Ok(())
-}
-
-/// The directory of a file, `.` for a bare name.
-fn dir_of(path: &Path) -> &Path {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
 }
 
 /// `--estimate`: the runs not yet in `--out`, each assumed to take `--estimate-turns` turns that
@@ -656,7 +649,7 @@ fn agent_spec(spec: RunSpec, runner: &Agent) -> RunSpec {
 fn hidden_dirs(a: &Args, out: &Path, transcripts: &Path) -> Vec<PathBuf> {
     let mut dirs = vec![a.repo.repos.clone()];
     dirs.extend(a.worktrees.clone());
-    dirs.push(dir_of(out).to_path_buf());
+    dirs.push(crate::input::dir_of(out).to_path_buf());
     dirs.push(transcripts.to_path_buf());
     dirs
 }

@@ -282,10 +282,7 @@ pub fn enlist(path: &Path, mine: &Manifest) -> anyhow::Result<Manifest> {
 /// Writes a manifest unless one is there: the first of several shards starting at once wins,
 /// the others read it (a hard link does not replace, on local and network file systems alike).
 fn create(path: &Path, m: &Manifest) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = crate::input::dir_of(path);
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut text = serde_json::to_vec_pretty(m)?;
     text.push(b'\n');

@@ -323,10 +323,7 @@ pub fn manifests(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
     if !path.exists() {
         bail!("{} does not exist", path.display());
     }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = crate::input::dir_of(path);
     for m in manifests(dir)? {
         let Ok(run) = read_run(&m) else { continue };
         if run.shards.iter().any(|s| same_file(&s.out, path)) {

@@ -320,10 +320,7 @@ fn hashes(
     excluded_out: &Path,
     manifest_out: &Path,
 ) -> anyhow::Result<Vec<FileHash>> {
-    let dir = manifest_out
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = crate::input::dir_of(manifest_out);
     let mut files = Vec::new();
     let mut hash = |role: &str, p: &Path| -> anyhow::Result<()> {
         let h = InputFile::hash(p)?;

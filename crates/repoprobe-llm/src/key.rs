@@ -35,6 +35,17 @@ impl ApiKey {
         ApiKey(key.to_string())
     }
 
+    /// No key: for a server that needs none (a local llama.cpp, vLLM or Ollama). Requests carry
+    /// no key header at all.
+    pub fn none() -> ApiKey {
+        ApiKey(String::new())
+    }
+
+    /// Whether this is [`ApiKey::none`].
+    pub fn is_none(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The secret, for the request header only.
     pub fn expose(&self) -> &str {
         &self.0

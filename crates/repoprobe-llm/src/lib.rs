@@ -39,6 +39,9 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// How much of an error body is kept in a message.
 const ERROR_BODY_CHARS: usize = 600;
+/// Longest wait for a connection (within `--timeout-s`): a server that does not even accept is
+/// told apart from one that is slow to reply, and retried sooner.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The API family spoken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,6 +208,7 @@ impl Client {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(settings.timeout)
+            .connect_timeout(settings.timeout.min(CONNECT_TIMEOUT))
             .user_agent(concat!("repoprobe/", env!("CARGO_PKG_VERSION")))
             .build()?;
         Ok(Client {
@@ -380,6 +384,10 @@ impl Client {
         self.limiter.acquire(estimate).await;
         let rb = build(&self.http);
         let rb = match self.settings.provider {
+            _ if self.key.is_none() => match self.settings.provider {
+                Provider::Openai => rb,
+                Provider::Anthropic => rb.header("anthropic-version", anthropic::VERSION),
+            },
             Provider::Openai => rb.header("authorization", format!("Bearer {}", self.key.expose())),
             Provider::Anthropic => rb
                 .header("x-api-key", self.key.expose())
@@ -387,6 +395,7 @@ impl Client {
         };
         let resp = match rb.send().await {
             Ok(resp) => resp,
+            Err(e) if e.is_timeout() && !e.is_connect() => return self.too_slow(&e, made),
             Err(e) => {
                 return transient(
                     None,
@@ -404,6 +413,7 @@ impl Client {
             Some(RetryAfter::Unread) | None => None,
         };
         match resp.bytes().await {
+            Err(e) if e.is_timeout() => self.too_slow(&e, made),
             Err(e) => transient(
                 wait,
                 "the reply was cut off",
@@ -412,6 +422,24 @@ impl Client {
             ),
             Ok(bytes) => self.classify(status, wait, &bytes, parse, made),
         }
+    }
+
+    /// A reply that did not come within `--timeout-s`: not retried. The same request to the
+    /// same server takes as long again (a local model on a CPU, a reply that runs to the context's
+    /// end without a token limit), so a retry would only multiply the silence; the key fails
+    /// with the cause, and a rerun (or a larger `--timeout-s`, a smaller `--max-tokens`) retries
+    /// it.
+    fn too_slow<T>(&self, e: &reqwest::Error, made: u32) -> Attempt<T, CallError> {
+        let limit = self.settings.timeout.as_secs_f64();
+        Attempt::Fail(CallError::Transport {
+            message: format!(
+                "no reply within {limit} s (--timeout-s): the server is too slow for this \
+                 request or stuck; raise --timeout-s, or lower --max-tokens so that a reply \
+                 cannot run on ({})",
+                self.scrub(&error_chain(e))
+            ),
+            retried: made,
+        })
     }
 
     fn classify<T>(
@@ -712,5 +740,36 @@ mod tests {
             Err(CallError::Status { status: 429, .. }) => assert_eq!(retries, 0),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A server that takes longer than the timeout is asked once, not once per retry: the
+    /// silence of a stuck local model ends within one `--timeout-s`, with its cause.
+    #[test]
+    fn a_reply_slower_than_the_timeout_fails_at_once_with_its_cause() {
+        let api = FakeServer::start(|_| {
+            std::thread::sleep(Duration::from_millis(1500));
+            Response::json(200, "{}")
+        });
+        let mut s = settings(api.origin());
+        s.max_http_retries = 5;
+        s.timeout = Duration::from_millis(300);
+        let client = Client::new(s, ApiKey::for_test("sk-slow-test-1")).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut retries = 0;
+        let started = std::time::Instant::now();
+        let err = rt
+            .block_on(client.send(b"{}".to_vec(), &mut retries, |b| Ok(b.to_vec())))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no reply within 0.3 s (--timeout-s)"), "{err}");
+        assert_eq!((retries, api.hits()), (0, 1));
+        assert!(
+            started.elapsed() < Duration::from_millis(1400),
+            "{:?}",
+            started.elapsed()
+        );
     }
 }

@@ -9,6 +9,11 @@ use repoprobe_core::model::failure::Cause;
 use repoprobe_llm::Tokens;
 use repoprobe_llm::price::Price;
 use std::fmt::Display;
+use std::time::{Duration, Instant};
+
+/// How long a run may go without a word where no progress bar is drawn (a log, CI, a cluster
+/// job's output) before it says it is still waiting: a slow server is never silence.
+const QUIET: Duration = Duration::from_secs(30);
 
 /// What happened in a run.
 pub enum Event<'a> {
@@ -52,6 +57,9 @@ pub struct Reporter {
     tally: Tally,
     /// The rate limit requests are waiting for, if any (shown on the bar).
     limit: Box<dyn Fn() -> Option<&'static str>>,
+    /// When the run started and when it last said something (a line or a key finished).
+    started: Instant,
+    spoke: Instant,
 }
 
 impl Reporter {
@@ -70,13 +78,26 @@ impl Reporter {
                 ..Tally::default()
             },
             limit: Box::new(limit),
+            started: Instant::now(),
+            spoke: Instant::now(),
         }
     }
 
     pub fn on(&mut self, event: Event<'_>) {
+        let speaks = !matches!(
+            event,
+            Event::Waiting | Event::Spent { .. } | Event::Retried { .. }
+        );
+        if speaks {
+            self.spoke = Instant::now();
+        }
         let t = &mut self.tally;
         match event {
-            Event::Started { total } => self.meter = Some(Meter::new(total, self.price)),
+            Event::Started { total } => {
+                self.meter = Some(Meter::new(total, self.price));
+                self.started = Instant::now();
+                self.spoke = Instant::now();
+            }
             Event::Spent {
                 calls,
                 http_retries,
@@ -116,7 +137,13 @@ impl Reporter {
                 }
                 self.redraw();
             }
-            Event::Waiting => self.redraw(),
+            Event::Waiting => {
+                self.redraw();
+                if let Some(line) = self.still_waiting(self.spoke.elapsed()) {
+                    self.println(&line);
+                    self.spoke = Instant::now();
+                }
+            }
             Event::Message(line) => self.println(line),
             Event::Finished => {
                 if let Some(m) = &self.meter {
@@ -129,6 +156,21 @@ impl Reporter {
     /// The counts, once the run is over.
     pub fn into_tally(self) -> Tally {
         self.tally
+    }
+
+    /// The line a run without a drawn bar prints after [`QUIET`] without a word.
+    fn still_waiting(&self, quiet: Duration) -> Option<String> {
+        let m = self.meter.as_ref().filter(|m| m.is_hidden())?;
+        if quiet < QUIET {
+            return None;
+        }
+        let (finished, total) = m.counts();
+        Some(format!(
+            "still waiting: {finished} of {total} key(s) finished after {:.0} s, none in the last \
+             {:.0} s (each request ends by --timeout-s)",
+            self.started.elapsed().as_secs_f64(),
+            quiet.as_secs_f64()
+        ))
     }
 
     fn redraw(&self) {
@@ -148,6 +190,23 @@ impl Reporter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quiet_run_without_a_bar_says_it_is_still_waiting() {
+        let mut r = Reporter::new(None, 0, || None);
+        r.on(Event::Started { total: 3 });
+        r.on(Event::Done {
+            key: &"q1",
+            note: None,
+        });
+        assert_eq!(r.still_waiting(QUIET - Duration::from_secs(1)), None);
+        let line = r.still_waiting(QUIET).unwrap();
+        assert!(
+            line.starts_with("still waiting: 1 of 3 key(s) finished after"),
+            "{line}"
+        );
+        assert!(line.contains("none in the last 30 s"), "{line}");
+    }
 
     #[test]
     fn the_reporter_counts_what_the_events_say() {

@@ -147,9 +147,14 @@ pub struct ApiArgs {
     /// Output token limit [default: the API's; 4096 for Anthropic, which requires one].
     #[arg(long)]
     pub max_tokens: Option<u32>,
-    /// Per-request timeout in seconds.
+    /// Per-request timeout in seconds: the whole reply, which a slow server is not asked for
+    /// again (the key fails with the cause; a rerun retries it). Connecting has 10 s of it.
     #[arg(long, default_value_t = 300.0)]
     pub timeout_s: f64,
+    /// The server needs no key (a local llama.cpp, vLLM, Ollama or SGLang server): none is read
+    /// and no key header is sent. Only with --base-url: the providers' own APIs need a key.
+    #[arg(long)]
+    pub no_key: bool,
     /// Requests per minute at most (on top of what the server's rate-limit headers say); under
     /// `--shard auto` the whole run's, each shard taking 1/N.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
@@ -246,7 +251,17 @@ impl ApiArgs {
         let Some(provider) = self.provider.map(Provider::from) else {
             bail!("--provider is required: openai (any OpenAI-compatible server) or anthropic");
         };
-        let key = self.key(provider.key_env())?;
+        let key = if self.no_key {
+            if self.base_url.is_none() {
+                bail!(
+                    "--no-key needs --base-url: {} needs a key",
+                    provider.default_base_url()
+                );
+            }
+            ApiKey::none()
+        } else {
+            self.key(provider.key_env())?
+        };
         if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
             bail!("--timeout-s must be a positive number of seconds");
         }

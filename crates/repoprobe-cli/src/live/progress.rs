@@ -36,6 +36,17 @@ impl Meter {
         self.bar.suspend(|| eprintln!("{line}"));
     }
 
+    /// Whether the bar is drawn (stderr a terminal); where it is not, a quiet run says it is
+    /// alive in lines of its own ([`super::events::Reporter`]).
+    pub fn is_hidden(&self) -> bool {
+        self.bar.is_hidden()
+    }
+
+    /// Keys finished (done or failed) and in all.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.bar.position(), self.bar.length().unwrap_or(0))
+    }
+
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }

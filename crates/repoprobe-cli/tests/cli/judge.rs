@@ -416,3 +416,32 @@ fn a_key_held_under_another_name_is_read_from_it_and_written_nowhere() {
         r.stderr
     );
 }
+
+#[test]
+fn no_key_is_refused_for_a_providers_own_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let answers = write_answers(dir.path());
+    let out = dir.path().join("j.jsonl");
+    let r = repoprobe(&[
+        "judge",
+        "--benchmark",
+        BENCHMARK,
+        "--answers",
+        answers.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--provider",
+        "openai",
+        "--model",
+        "m",
+        "--no-key",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("--no-key needs --base-url: https://api.openai.com/v1 needs a key"),
+        "{}",
+        r.stderr
+    );
+    assert!(!out.exists());
+}

@@ -19,6 +19,7 @@ mod gemini;
 mod git_hardening;
 mod judge;
 mod llm_commands;
+mod local_model;
 mod long_runs;
 mod pipeline;
 mod plan;

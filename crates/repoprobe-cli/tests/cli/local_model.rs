@@ -367,3 +367,80 @@ fn llama_server_reports_its_context_length() {
         "{props}"
     );
 }
+
+/// Both answers judged below 60 % by judge `J`: both are failures to classify.
+fn low_judgments(dir: &Path) -> PathBuf {
+    let j = |q: &str, m: &str| {
+        json!({"question_id": q, "model": m, "attempt": 0, "judge": "J", "judge_run": 0,
+               "items": [{"id": "k1", "rationale": "missed", "score": 0},
+                         {"id": "k2", "rationale": "missed", "score": 0},
+                         {"id": "clarity", "rationale": "clear", "score": 1}]})
+    };
+    let p = dir.join("judgments.jsonl");
+    std::fs::write(&p, format!("{}\n{}\n", j("q1", "A"), j("q3", "B"))).unwrap();
+    p
+}
+
+#[test]
+fn classify_failures_against_llama_server_labels_or_fails_each_failure() {
+    let Some(server) = LocalModel::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("labels.jsonl");
+    let answers = answers(dir.path());
+    let judgments = low_judgments(dir.path());
+    let r = server.run(
+        "classify-failures",
+        &out,
+        &[
+            "--benchmark",
+            BENCHMARK,
+            "--answers",
+            answers.to_str().unwrap(),
+            "--judgments",
+            judgments.to_str().unwrap(),
+        ],
+    );
+    assert!(r.stderr.contains("2 answer(s) below 60 %"), "{}", r.stderr);
+    let (written, _) = accounted(&r, &out, 2, &[&answers, &judgments]);
+    for rec in &written {
+        assert_eq!(rec["classifier"], MODEL, "{rec}");
+    }
+}
+
+#[test]
+fn make_checklist_against_llama_server_writes_valid_checklists_or_failures() {
+    let Some(server) = LocalModel::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("questions.jsonl");
+    // The golden benchmark's first question without its checklist.
+    let first = std::fs::read_to_string(BENCHMARK).unwrap();
+    let mut q: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    q.as_object_mut().unwrap().remove("checklist");
+    let sources = dir.path().join("sources.jsonl");
+    std::fs::write(&sources, format!("{q}\n")).unwrap();
+    let r = server.run(
+        "make-checklist",
+        &out,
+        &["--questions", sources.to_str().unwrap()],
+    );
+    let (written, failed) = (lines(&out), lines(&out.with_extension("failures.ndjson")));
+    assert!(r.code == 0 || r.code == 1, "exit {}: {}", r.code, r.stderr);
+    assert_eq!(written.len() + failed.len(), 1, "{}", r.stderr);
+    if !written.is_empty() {
+        let v = repoprobe(&["validate", out.to_str().unwrap()]);
+        assert_eq!(
+            v.code, 0,
+            "the checklist does not validate:\n{}{}",
+            v.stdout, v.stderr
+        );
+        let items = written[0]["checklist"].as_array().unwrap();
+        assert!(!items.is_empty(), "{}", written[0]);
+    }
+    for f in &failed {
+        assert!(!f["reason"].as_str().unwrap_or("").is_empty(), "{f}");
+    }
+}

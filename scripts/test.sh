@@ -93,7 +93,7 @@ if [ "$(cat "$ATIF_DIR/.pinned" 2>/dev/null || true)" != "$ATIF_PY" ]; then
         --target "$ATIF_DIR" "atif==$ATIF_PY"
     echo "$ATIF_PY" > "$ATIF_DIR/.pinned"
 fi
-PYTHONPATH="$ATIF_DIR" python3 scripts/check-atif.py target/tmp/atif --expect builtin claude-code codex gemini curate-verify
+PYTHONPATH="$ATIF_DIR" python3 scripts/check-atif.py target/tmp/atif --expect builtin builtin-llama-server claude-code codex gemini curate-verify
 
 echo "== curate agreement's alpha and kappa equal PyPI krippendorff's and scikit-learn's (1e-9)"
 # The reference implementations into tools/agreement (git-ignored), only when those versions

@@ -142,7 +142,7 @@ pub fn lines(plan: &Plan, questions: &[Question], calibration: Option<&Calibrati
             &m.name,
             &m.model,
             e,
-            PriceSource::of(&m.model, m.price),
+            PriceSource::of(&m.model, m.price, m.local),
         ));
     }
     for m in &plan.models {
@@ -221,7 +221,7 @@ fn api_line(stage: &'static str, who: &str, e: &Endpoint, estimate: Estimate) ->
         who,
         &e.model,
         estimate,
-        PriceSource::of(&e.model, e.price),
+        PriceSource::of(&e.model, e.price, e.local),
     )
 }
 

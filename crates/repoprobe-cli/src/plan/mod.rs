@@ -76,6 +76,11 @@ pub struct ModelUnderTest {
     pub key_var: Option<String>,
     #[serde(default)]
     pub price: Option<PriceSpec>,
+    /// A model served by the user (llama.cpp, vLLM, Ollama, SGLang at `base_url`): no key is
+    /// read or sent (`--no-key`) and it costs $0, its tokens and time still counted.
+    /// `agent = "builtin"` only.
+    #[serde(default)]
+    pub local: bool,
     #[serde(default)]
     pub attempts: Option<u32>,
     #[serde(default)]
@@ -109,6 +114,9 @@ pub struct Endpoint {
     pub key_env: Option<String>,
     #[serde(default)]
     pub price: Option<PriceSpec>,
+    /// Served by the user at `base_url`: no key, $0 (see [`ModelUnderTest::local`]).
+    #[serde(default)]
+    pub local: bool,
     /// Judge runs per answer (`[judge]` only; the reliability stage says its own).
     #[serde(default)]
     pub runs: Option<u32>,
@@ -162,13 +170,17 @@ pub enum PriceSource {
     Plan(Price),
     /// The list (`repoprobe-llm` price.rs).
     List(Listed),
+    /// `local = true`: served by the user, no charge.
+    Local,
     /// Neither: the cost is unknown.
     Unknown,
 }
 
 impl PriceSource {
-    pub fn of(model: &str, given: Option<PriceSpec>) -> PriceSource {
+    /// `local` wins: the plan's check refuses it beside a `price`.
+    pub fn of(model: &str, given: Option<PriceSpec>, local: bool) -> PriceSource {
         match (given, Listed::find(model)) {
+            _ if local => PriceSource::Local,
             (Some(p), _) => PriceSource::Plan(Price {
                 input: p.input,
                 output: p.output,
@@ -182,15 +194,20 @@ impl PriceSource {
         match self {
             PriceSource::Plan(p) => Some(p),
             PriceSource::List(l) => Some(l.price),
+            PriceSource::Local => Some(Price {
+                input: 0.0,
+                output: 0.0,
+            }),
             PriceSource::Unknown => None,
         }
     }
 
-    /// In words: `plan`, `list (<source>, <month>)`, `unknown`.
+    /// In words: `plan`, `list (<source>, <month>)`, `local (no charge)`, `unknown`.
     pub fn describe(self) -> String {
         match self {
             PriceSource::Plan(_) => "plan".into(),
             PriceSource::List(l) => format!("list ({}, {})", l.source, l.as_of),
+            PriceSource::Local => "local (no charge)".into(),
             PriceSource::Unknown => "unknown".into(),
         }
     }
@@ -264,6 +281,13 @@ impl Plan {
             check_key(&at, m.key_env.as_deref())?;
             check_key(&at, m.key_var.as_deref())?;
             check_price(&at, m.price)?;
+            if m.local && m.agent != "builtin" {
+                return Err(format!(
+                    "{at}: local = true is for agent = \"builtin\" (an agent CLI reads its \
+                     own key); give it price = {{ input = 0, output = 0 }} for $0"
+                ));
+            }
+            check_local(&at, m.local, &m.base_url, &m.key_env, m.price)?;
         }
         check_endpoint("[judge]", &self.judge, true)?;
         if let Some(r) = &self.reliability {
@@ -296,13 +320,17 @@ impl Plan {
     pub fn priced(&self) -> Vec<(String, &str, PriceSource)> {
         let models = self.models.iter().map(|m| {
             let at = format!("[[model]] {:?}", m.name);
-            (at, m.model.as_str(), PriceSource::of(&m.model, m.price))
+            (
+                at,
+                m.model.as_str(),
+                PriceSource::of(&m.model, m.price, m.local),
+            )
         });
         let endpoints = self.endpoints().into_iter().map(|(at, e)| {
             (
                 at.to_string(),
                 e.model.as_str(),
-                PriceSource::of(&e.model, e.price),
+                PriceSource::of(&e.model, e.price, e.local),
             )
         });
         models.chain(endpoints).collect()
@@ -381,7 +409,38 @@ fn check_endpoint(at: &str, e: &Endpoint, judge: bool) -> Result<(), String> {
         return Err(format!("{at}: runs and concurrency are at least 1"));
     }
     check_key(at, e.key_env.as_deref())?;
-    check_price(at, e.price)
+    check_price(at, e.price)?;
+    check_local(at, e.local, &e.base_url, &e.key_env, e.price)
+}
+
+/// `local = true` says where the server is and nothing of keys or prices.
+fn check_local(
+    at: &str,
+    local: bool,
+    base_url: &Option<String>,
+    key_env: &Option<String>,
+    price: Option<PriceSpec>,
+) -> Result<(), String> {
+    if !local {
+        return Ok(());
+    }
+    if base_url.is_none() {
+        return Err(format!(
+            "{at}: local = true needs base_url (where the server listens, e.g. \
+             \"http://127.0.0.1:8080/v1\"): a provider's own API needs a key"
+        ));
+    }
+    if key_env.is_some() {
+        return Err(format!(
+            "{at}: local = true sends no key; drop key_env, or local for a server that needs one"
+        ));
+    }
+    if price.is_some() {
+        return Err(format!(
+            "{at}: local = true costs $0; drop price, or local to have it charged"
+        ));
+    }
+    Ok(())
 }
 
 fn check_names(at: &str, wanted: &[String], names: &HashSet<&str>) -> Result<(), String> {
@@ -503,6 +562,82 @@ mod tests {
         for doc in [README, LIVE_RUNS, REPRODUCE] {
             assert!(!doc.contains("--agent claude-code --model claude-sonnet-4-5"));
         }
+    }
+
+    /// A builtin model and a judge on the user's own server, none of them on a price list.
+    const LOCAL: &str = r#"benchmark = "b.jsonl"
+out = "runs"
+
+[[model]]
+name = "Qwen local"
+agent = "builtin"
+provider = "openai"
+model = "qwen3-coder-local"
+base_url = "http://127.0.0.1:8000/v1"
+local = true
+
+[judge]
+provider = "openai"
+model = "my-judge"
+base_url = "http://127.0.0.1:8001/v1"
+local = true
+"#;
+
+    #[test]
+    fn a_local_model_costs_nothing_and_needs_no_price_or_key() {
+        let p = Plan::parse(LOCAL, Path::new("p.toml")).unwrap();
+        p.check_prices().unwrap();
+        let priced = p.priced();
+        assert_eq!(priced.len(), 2);
+        for (at, _, source) in &priced {
+            assert_eq!(*source, PriceSource::Local, "{at}");
+            let free = source.price().unwrap();
+            assert_eq!((free.input, free.output), (0.0, 0.0));
+            assert_eq!(source.describe(), "local (no charge)");
+        }
+        // Without `local`, the same plan is refused for its unpriced models.
+        let charged = Plan::parse(&LOCAL.replace("local = true\n", ""), Path::new("p.toml"))
+            .unwrap()
+            .check_prices()
+            .unwrap_err();
+        assert!(charged.contains("qwen3-coder-local") && charged.contains("my-judge"));
+    }
+
+    #[test]
+    fn local_says_where_the_server_is_and_nothing_of_keys_or_prices() {
+        let refused = |from: &str, to: &str, says: &str| {
+            let text = LOCAL.replacen(from, to, 1);
+            assert_ne!(text, LOCAL, "{from}");
+            let e = Plan::parse(&text, Path::new("p.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says), "{e}");
+        };
+        refused(
+            "base_url = \"http://127.0.0.1:8000/v1\"\n",
+            "",
+            "[[model]] #1 (\"Qwen local\"): local = true needs base_url",
+        );
+        refused(
+            "base_url = \"http://127.0.0.1:8001/v1\"\n",
+            "",
+            "[judge]: local = true needs base_url",
+        );
+        refused(
+            "local = true\n",
+            "local = true\nkey_env = \"K\"\n",
+            "local = true sends no key",
+        );
+        refused(
+            "local = true\n\n[judge]",
+            "local = true\nprice = { input = 1.0, output = 1.0 }\n\n[judge]",
+            "local = true costs $0",
+        );
+        refused(
+            "agent = \"builtin\"\nprovider = \"openai\"",
+            "agent = \"codex\"",
+            "local = true is for agent = \"builtin\"",
+        );
     }
 
     #[test]

@@ -235,6 +235,15 @@ fn answers(plan: &Plan, files: &Files, m: &ModelUnderTest, opts: Options) -> Sta
     flag(&mut args, url_flag, m.base_url.clone());
     flag(&mut args, "--key-env", m.key_env.clone());
     flag(&mut args, "--agent-key-var", m.key_var.clone());
+    if m.local {
+        args.extend(strings(&[
+            "--no-key",
+            "--price-in",
+            "0",
+            "--price-out",
+            "0",
+        ]));
+    }
     flag(&mut args, "--max-turns", m.max_turns.map(|n| n.to_string()));
     flag(
         &mut args,
@@ -290,6 +299,15 @@ fn api_stage(
     };
     opt(&mut args, "--base-url", e.base_url.clone());
     opt(&mut args, "--key-env", e.key_env.clone());
+    if e.local {
+        args.extend(strings(&[
+            "--no-key",
+            "--price-in",
+            "0",
+            "--price-out",
+            "0",
+        ]));
+    }
     opt(
         &mut args,
         "--concurrency",

@@ -148,25 +148,30 @@ impl LocalModel {
             .args(["--timeout-s", TIMEOUT_S, "--max-tokens", MAX_TOKENS])
             .args(["--temperature", "0", "--seed", "1", "--concurrency", "1"])
             .args(["--max-http-retries", "1", "--backoff-ms", "100"])
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let child = c.spawn().unwrap();
-        let pid = child.id();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = tx.send(child.wait_with_output());
-        });
-        match rx.recv_timeout(HANG) {
-            Ok(out) => {
-                let r = ran(out.unwrap());
-                eprintln!("repoprobe {command} (exit {}):\n{}", r.code, r.stderr);
-                r
-            }
-            Err(_) => {
-                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-                panic!("repoprobe {command} against llama-server hung past {HANG:?}");
-            }
+            .args(args);
+        watched(c, command)
+    }
+}
+
+/// Runs `c` to its end, its output captured; one that outlives [`HANG`] is killed and fails
+/// the test.
+fn watched(mut c: Command, what: &str) -> Ran {
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(HANG) {
+        Ok(out) => {
+            let r = ran(out.unwrap());
+            eprintln!("repoprobe {what} (exit {}):\n{}", r.code, r.stderr);
+            r
+        }
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("repoprobe {what} against llama-server hung past {HANG:?}");
         }
     }
 }
@@ -541,4 +546,100 @@ fn the_builtin_agent_against_llama_server_makes_real_tool_calls_into_a_valid_tra
     let v = repoprobe(&["validate", bench.to_str().unwrap(), out.to_str().unwrap()]);
     assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
     assert!(a["usage"]["input_tokens"].as_u64().unwrap_or(0) > 0, "{a}");
+}
+
+/// A plan whose model under test and judge are both the local server (`local = true`: no key
+/// anywhere in the environment, $0): priced first, then run to its tables.
+#[test]
+fn a_plan_with_a_local_model_answering_and_judging_runs_to_its_tables_at_no_cost() {
+    let Some(server) = LocalModel::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commit) = widget(dir.path());
+    let bench = widget_benchmark(dir.path(), &commit);
+    let settings =
+        format!(r#"["--timeout-s", "{TIMEOUT_S}", "--seed", "1", "--max-http-retries", "1"]"#);
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            r#"benchmark = "{bench}"
+out = "runs"
+repo_map = ["acme/widget={repo}"]
+
+[[model]]
+name = "SmolLM2 local"
+agent = "builtin"
+provider = "openai"
+model = "{MODEL}"
+base_url = "{url}"
+local = true
+max_turns = 4
+concurrency = 1
+args = ["--max-tokens", "{MAX_TOKENS}", "--temperature", "0", "--timeout-s", "{TIMEOUT_S}", "--seed", "1", "--max-http-retries", "1"]
+
+[judge]
+provider = "openai"
+model = "{MODEL}"
+base_url = "{url}"
+local = true
+runs = 1
+concurrency = 1
+temperature = 0.0
+max_tokens = {MAX_TOKENS}
+args = {settings}
+"#,
+            bench = bench.display(),
+            repo = repo.display(),
+            url = server.base_url(),
+        ),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut c = Command::new(BIN);
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .arg("run")
+            .arg(&plan)
+            .args(extra);
+        watched(c, "run PLAN")
+    };
+    // The estimate: $0 for both, the tokens still counted.
+    let e = run(&["--estimate"]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    for stage in ["answers", "judgments"] {
+        let line = e
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(stage))
+            .unwrap_or_else(|| panic!("no {stage} line: {}", e.stdout));
+        assert!(line.ends_with("0.00  local (no charge)"), "{line}");
+        let tokens: Vec<u64> = line
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        assert!(tokens.iter().filter(|&&t| t > 0).count() >= 3, "{line}");
+    }
+    assert!(
+        e.stdout.contains("total of the plan ≈ $0.00"),
+        "{}",
+        e.stdout
+    );
+    // The run: an answer and its judgment from the server, no key, to the tables.
+    let r = run(&[]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("Table 3"), "{}", r.stdout);
+    assert!(r.stdout.contains("SmolLM2 local"), "{}", r.stdout);
+    let runs = dir.path().join("runs");
+    let answers = records(&runs.join("answers/SmolLM2_20local.jsonl"));
+    assert_eq!(answers.len(), 1);
+    assert_eq!(answers[0]["error"], Value::Null, "{}", answers[0]);
+    let judged = runs.join("judgments/SmolLM2_20local.jsonl");
+    let failed = lines(&judged.with_extension("failures.ndjson"));
+    let judgments = lines(&judged);
+    assert_eq!(judgments.len() + failed.len(), 1, "{}", r.stderr);
+    assert_in_rubric(&judgments);
+    // What the run spent: $0.00 beside real token counts.
+    assert!(r.stderr.contains("≈$0.00 estimated"), "{}", r.stderr);
 }

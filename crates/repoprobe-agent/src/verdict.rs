@@ -37,5 +37,7 @@ pub fn cause_of(e: &repoprobe_llm::CallError) -> Cause {
     match e {
         repoprobe_llm::CallError::Status { status, .. } => Cause::of_http_status(*status),
         repoprobe_llm::CallError::Transport { .. } => Cause::Network,
+        // A person must act: a longer context or a shorter input.
+        repoprobe_llm::CallError::TooLong(_) => Cause::Config,
     }
 }

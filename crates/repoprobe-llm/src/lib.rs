@@ -16,6 +16,7 @@
 pub mod anthropic;
 pub mod batch;
 pub mod chat;
+pub mod context;
 pub mod conversation;
 pub mod key;
 pub mod limit;
@@ -185,6 +186,9 @@ pub enum CallError {
     },
     #[error("{message} (after {retried} retries)")]
     Transport { message: String, retried: u32 },
+    /// The request cannot fit in the model's context as its server says it: never sent.
+    #[error("{0}")]
+    TooLong(String),
 }
 
 /// The HTTP client could not be made (its TLS backend did not start).
@@ -199,6 +203,8 @@ pub struct Client {
     key: ApiKey,
     settings: Settings,
     limiter: std::sync::Arc<limit::Limiter>,
+    /// The model's context as a self-served model's server says it, asked once.
+    context: std::sync::Arc<tokio::sync::OnceCell<Option<u64>>>,
 }
 
 impl Client {
@@ -215,6 +221,7 @@ impl Client {
             http,
             key,
             limiter: std::sync::Arc::new(limit::Limiter::new(settings.rpm, settings.tpm)),
+            context: Default::default(),
             settings,
         })
     }
@@ -327,6 +334,7 @@ impl Client {
         retries: &mut u32,
         parse: impl Fn(&[u8]) -> Result<T, String>,
     ) -> Result<T, CallError> {
+        self.fits(&body).await?;
         let url = self.url();
         let estimate = self.estimate(&body);
         self.exchange(
@@ -421,6 +429,80 @@ impl Client {
                 made,
             ),
             Ok(bytes) => self.classify(status, wait, &bytes, parse, made),
+        }
+    }
+
+    /// The model's context, as a server the user runs says it (an OpenAI-compatible one
+    /// called without a key: `/v1/models` for vLLM and llama.cpp, then llama.cpp's `/props`);
+    /// asked once, `None` when it does not say or cannot be asked. Providers and gateways,
+    /// which take a key, are not asked: their limits are theirs to enforce.
+    pub async fn context(&self) -> Option<u64> {
+        let s = &self.settings;
+        if s.provider != Provider::Openai || !self.key.is_none() {
+            return None;
+        }
+        *self
+            .context
+            .get_or_init(|| async {
+                let models = format!("{}/models", s.base_url.trim_end_matches('/'));
+                if let Some(n) = self
+                    .get(&models)
+                    .await
+                    .and_then(|b| context::from_models(&b, &s.model))
+                {
+                    return Some(n);
+                }
+                let props = format!("{}/props", context::root(&s.base_url));
+                self.get(&props).await.and_then(|b| context::from_props(&b))
+            })
+            .await
+    }
+
+    /// A GET or POST of a side endpoint (models, props, tokenize), with the key's header: its
+    /// 2xx body, or `None` for anything else. Once, within the connect timeout.
+    async fn side(&self, rb: reqwest::RequestBuilder) -> Option<Vec<u8>> {
+        let rb = if self.key.is_none() {
+            rb
+        } else {
+            rb.header("authorization", format!("Bearer {}", self.key.expose()))
+        };
+        let resp = rb.timeout(CONNECT_TIMEOUT).send().await.ok()?;
+        if !resp.status().is_success() {
+            return None;
+        }
+        resp.bytes().await.ok().map(|b| b.to_vec())
+    }
+
+    async fn get(&self, url: &str) -> Option<Vec<u8>> {
+        self.side(self.http.get(url)).await
+    }
+
+    /// `Err` when the request surely cannot fit in the server's context: counted by the
+    /// server's tokenizer when its size says it may not (see [`context`]). Anything unknown
+    /// (no context said, no tokenizer) lets it go: the server's own refusal then says why.
+    async fn fits(&self, body: &[u8]) -> Result<(), CallError> {
+        let Some(ctx) = self.context().await else {
+            return Ok(());
+        };
+        let max_tokens = self.settings.max_tokens;
+        if !context::may_not_fit(body.len(), max_tokens, ctx) {
+            return Ok(());
+        }
+        let Some(text) = context::prompt_text(body) else {
+            return Ok(());
+        };
+        let url = format!("{}/tokenize", context::root(&self.settings.base_url));
+        let rb = self
+            .http
+            .post(url)
+            .header("content-type", "application/json")
+            .body(context::tokenize_body(&self.settings.model, &text));
+        let Some(count) = self.side(rb).await.and_then(|b| context::token_count(&b)) else {
+            return Ok(());
+        };
+        match context::overflow(count, max_tokens, ctx) {
+            Some(why) => Err(CallError::TooLong(why)),
+            None => Ok(()),
         }
     }
 
@@ -771,5 +853,84 @@ mod tests {
             "{:?}",
             started.elapsed()
         );
+    }
+
+    /// A vLLM-like server serving a 2,048-token context: a prompt its tokenizer counts over
+    /// it is refused before it is sent, with the numbers; one that fits is sent. Providers'
+    /// clients (with a key) never ask.
+    #[test]
+    fn a_prompt_over_the_servers_context_is_refused_before_it_is_sent() {
+        let paths = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let seen = std::sync::Arc::clone(&paths);
+        let api = FakeServer::start(move |req| {
+            seen.lock()
+                .unwrap()
+                .push(format!("{} {}", req.method, req.path));
+            match req.path.as_str() {
+                "/v1/models" => Response::json(
+                    200,
+                    r#"{"object":"list","data":[{"id":"m","max_model_len":2048}]}"#,
+                ),
+                // vLLM's reply: the count of what it was sent (a word a token here).
+                "/tokenize" => {
+                    let prompt = req.json()["prompt"].as_str().unwrap_or("").to_string();
+                    let n = prompt.split_whitespace().count();
+                    Response::json(200, format!(r#"{{"count":{n},"max_model_len":2048}}"#))
+                }
+                _ => Response::json(200, "{}"),
+            }
+        });
+        let mut s = settings(format!("{}/v1", api.origin()));
+        s.provider = Provider::Openai;
+        s.max_tokens = Some(100);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let body = |words: usize| {
+            serde_json::json!({"model": "m", "messages": [
+                {"role": "user", "content": "word ".repeat(words)}]})
+            .to_string()
+            .into_bytes()
+        };
+        let send = |client: &Client, b: Vec<u8>| {
+            let mut retries = 0;
+            rt.block_on(client.send(b, &mut retries, |b| Ok(b.to_vec())))
+        };
+        let local = Client::new(s.clone(), ApiKey::none()).unwrap();
+        match send(&local, body(3000)) {
+            Err(CallError::TooLong(why)) => {
+                assert!(why.contains("3000 tokens"), "{why}");
+                assert!(why.contains("context of 2048 tokens"), "{why}");
+                assert!(why.contains("--max-tokens 100"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // 1,990 + 100 over 2,048: the reply's budget does not fit either.
+        assert!(matches!(
+            send(&local, body(1990)),
+            Err(CallError::TooLong(_))
+        ));
+        // Small: not even counted; 900 words: counted, fits, sent.
+        send(&local, body(10)).unwrap();
+        send(&local, body(900)).unwrap();
+        let asked = paths.lock().unwrap().clone();
+        assert_eq!(
+            asked,
+            [
+                "GET /v1/models",
+                "POST /tokenize",
+                "POST /tokenize",
+                "POST /v1/chat/completions",
+                "POST /tokenize",
+                "POST /v1/chat/completions",
+            ],
+            "the context asked once, the big prompts counted, the two over it never sent"
+        );
+        // With a key (a provider, a gateway): nothing is asked, the request goes.
+        paths.lock().unwrap().clear();
+        let keyed = Client::new(s, ApiKey::for_test("sk-context-test-1")).unwrap();
+        send(&keyed, body(3000)).unwrap();
+        assert_eq!(*paths.lock().unwrap(), ["POST /v1/chat/completions"]);
     }
 }

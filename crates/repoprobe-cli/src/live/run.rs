@@ -318,6 +318,7 @@ async fn ask<T: Task>(
                     CallError::Status { status, .. } if (400..500).contains(status) => {
                         format!("the API refused the request: {e}")
                     }
+                    CallError::TooLong(_) => e.to_string(),
                     _ => format!("the call failed: {e}"),
                 };
                 o.result = Err(Failed::could_not_run(CouldNotRun::new(

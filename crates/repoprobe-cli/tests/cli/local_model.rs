@@ -43,6 +43,11 @@ impl LocalModel {
     /// Starts the server with the model and waits for `/health` to say it is loaded; `None`
     /// (a SKIPPED line, or a failure under CI=true) when they are not installed.
     fn start() -> Option<LocalModel> {
+        LocalModel::serving(8192)
+    }
+
+    /// [`LocalModel::start`] with a context of `context` tokens.
+    fn serving(context: u32) -> Option<LocalModel> {
         let server = tools().join("llama-server/bin/llama-server");
         let model = tools().join("models/SmolLM2-135M-Instruct.Q4_1.gguf");
         // SmolLM2's own template has no tools, and llama-server then drops them from the
@@ -71,7 +76,7 @@ impl LocalModel {
             // (measured 2026-12-04, llama.cpp 0c1e570 of llama-cpp-python 0.3.36).
             .args([
                 "-c",
-                "8192",
+                &context.to_string(),
                 "--jinja",
                 "-np",
                 "1",
@@ -642,4 +647,46 @@ args = {settings}
     assert_in_rubric(&judgments);
     // What the run spent: $0.00 beside real token counts.
     assert!(r.stderr.contains("≈$0.00 estimated"), "{}", r.stderr);
+}
+
+/// A server started with a 2,048-token context, and an answer of ~3,000 words to judge: the
+/// context is read from the server, the prompt counted by its tokenizer and the key failed
+/// before the request is sent, with the numbers and what to do.
+#[test]
+fn a_prompt_over_a_local_servers_context_fails_before_sending_with_the_numbers() {
+    let Some(server) = LocalModel::serving(2048) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("judgments.jsonl");
+    let answers = dir.path().join("answers.jsonl");
+    let long = json!({"question_id": "q1", "model": "A", "attempt": 0,
+                      "answer": "The flow calls the model and parses the reply. ".repeat(350)});
+    std::fs::write(&answers, format!("{long}\n")).unwrap();
+    let started = Instant::now();
+    let r = server.run(
+        "judge",
+        &out,
+        &[
+            "--benchmark",
+            BENCHMARK,
+            "--answers",
+            answers.to_str().unwrap(),
+            "--structured",
+            "schema",
+        ],
+    );
+    let (written, failed) = accounted(&r, &out, 1, &[&answers]);
+    assert!(written.is_empty(), "{written:?}");
+    let why = failed[0].to_string();
+    assert!(why.contains("context of 2048 tokens"), "{why}");
+    assert!(why.contains("not sent"), "{why}");
+    assert!(why.contains("--max-tokens 200"), "{why}");
+    assert_eq!(failed[0]["cause"], "config", "{why}");
+    // Counted, not generated: far less than one reply of the model would take.
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
 }

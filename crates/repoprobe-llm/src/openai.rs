@@ -203,6 +203,12 @@ struct ResponseMessage<'a> {
     content: Content,
     #[serde(default)]
     refusal: Loose<String>,
+    /// A reasoning model's thinking, apart from its reply (vLLM and DeepSeek
+    /// `reasoning_content`, llama.cpp and others `reasoning`): never taken as the reply.
+    #[serde(default)]
+    reasoning_content: Loose<String>,
+    #[serde(default)]
+    reasoning: Loose<String>,
     /// Every element is a call, a malformed one included (it is answered with an error).
     #[serde(borrow, default)]
     tool_calls: Loose<Vec<Loose<CallIn<'a>>>>,
@@ -279,9 +285,26 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, String> {
     }
     let refusal = message.refusal.into_option().filter(|r| !r.is_empty());
     let stop_reason = choice.finish_reason.into_option();
+    let thought = [message.reasoning_content, message.reasoning]
+        .into_iter()
+        .filter_map(Loose::into_option)
+        .any(|r| !r.trim().is_empty());
+    let replied = message
+        .content
+        .0
+        .as_deref()
+        .is_some_and(|c| !c.trim().is_empty())
+        || !tool_calls.is_empty();
+    let cut = stop_reason.as_deref() == Some("length");
     let note = if let Some(refusal) = refusal {
         Some(format!("the model refused: {refusal}"))
-    } else if stop_reason.as_deref() == Some("length") {
+    } else if thought && !replied {
+        Some(format!(
+            "the reply is all reasoning (`reasoning_content`/`reasoning`) and no content{}: \
+             raise --max-tokens, or turn the model's thinking off",
+            if cut { ", cut at the token limit" } else { "" }
+        ))
+    } else if cut {
         Some("the reply was cut at the token limit (finish_reason \"length\")".to_string())
     } else {
         None

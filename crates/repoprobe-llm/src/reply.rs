@@ -182,4 +182,30 @@ mod tests {
         assert_eq!(r.text, "{");
         assert!(r.note.unwrap().contains("token limit"));
     }
+
+    /// vLLM's `reasoning_content` and llama.cpp's `reasoning`: the thinking is never the reply;
+    /// a reply that is thinking only says so (and whether it was cut), for the re-ask and the
+    /// failure record.
+    #[test]
+    fn a_reasoning_models_thinking_is_never_taken_for_its_reply() {
+        let both = r#"{"choices": [{"finish_reason": "stop", "message": {
+            "reasoning_content": "Let me think: {\"k1\": 9}", "content": "{\"k1\": 1}"}}]}"#;
+        let r = openai::reply(both.as_bytes(), Structured::Schema).unwrap();
+        assert_eq!((r.text.as_str(), r.note), (r#"{"k1": 1}"#, None));
+        for field in ["reasoning_content", "reasoning"] {
+            let only = format!(
+                r#"{{"choices": [{{"finish_reason": "length", "message": {{
+                "{field}": "I should score k1 as", "content": null}}}}]}}"#
+            );
+            let r = openai::reply(only.as_bytes(), Structured::Schema).unwrap();
+            assert_eq!(r.text, "", "{field}");
+            let note = r.note.unwrap();
+            assert!(
+                note.contains("all reasoning") && note.contains("cut at the token limit"),
+                "{note}"
+            );
+            let turn = chat::parse(Provider::Openai, only.as_bytes()).unwrap();
+            assert_eq!(turn.text, "", "{field}");
+        }
+    }
 }

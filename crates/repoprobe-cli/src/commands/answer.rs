@@ -779,6 +779,7 @@ fn record(
         http_retries: o.http_retries,
         reasks: 0,
         tokens: o.tokens,
+        without_usage: o.without_usage,
     });
     // Whatever a run gave, no secret of ours is written or printed.
     match o.result {

@@ -194,6 +194,8 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
                     reasks: e.reasks,
                     calls: e.calls,
                     tokens: e.tokens,
+                    // The providers' batch APIs report usage with every result.
+                    without_usage: 0,
                 });
             }
             Err(violations) => violations,
@@ -360,6 +362,7 @@ fn failed<T: Task>(e: Entry<T>, f: Failed) -> Outcome<T::Key, (T::Value, String)
         reasks: e.reasks,
         calls: e.calls,
         tokens: e.tokens,
+        without_usage: 0,
     }
 }
 

@@ -25,6 +25,8 @@ pub enum Event<'a> {
         http_retries: u32,
         reasks: u32,
         tokens: Tokens,
+        /// Of `calls`, those whose reply reported no usage.
+        without_usage: u32,
     },
     /// HTTP retries made for the run rather than for a key (a batch's own calls).
     Retried { http_retries: u32 },
@@ -103,7 +105,9 @@ impl Reporter {
                 http_retries,
                 reasks,
                 tokens,
+                without_usage,
             } => {
+                t.without_usage += u64::from(without_usage);
                 t.calls += u64::from(calls);
                 t.http_retries += u64::from(http_retries);
                 t.reasks += u64::from(reasks);
@@ -220,6 +224,7 @@ mod tests {
                 input_tokens: 10,
                 output_tokens: 2,
             },
+            without_usage: 0,
         };
         r.on(spent(2, 1, 1));
         r.on(Event::Done {

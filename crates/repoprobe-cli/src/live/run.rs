@@ -95,12 +95,14 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             http_retries: o.http_retries,
             reasks: o.reasks,
             tokens: o.tokens,
+            without_usage: o.without_usage,
         });
         let usage = UsageOut {
             input_tokens: o.tokens.input_tokens,
             output_tokens: o.tokens.output_tokens,
             calls: o.calls,
             retries: o.http_retries + o.reasks,
+            calls_without_usage: o.without_usage,
         };
         match o.result {
             Ok((value, raw_reply)) => {
@@ -330,6 +332,10 @@ async fn ask<T: Task>(
         };
         o.calls += 1;
         o.tokens += reply.tokens;
+        // A reply always costs some prompt: none at all is a server that did not say.
+        if reply.tokens == repoprobe_llm::Tokens::default() {
+            o.without_usage += 1;
+        }
         match task.check(&reply.text) {
             Ok(value) => {
                 o.result = Ok((value, reply.text));

@@ -43,13 +43,21 @@ impl Summary<'_> {
                 tally.other_shards
             ));
         }
+        let unreported = match tally.without_usage {
+            0 => String::new(),
+            n => format!(
+                " ({n} call(s) whose reply reported no usage: their tokens are not counted, \
+                 nor their cost)"
+            ),
+        };
         let cost = match self.price {
             Some(p) => format!("; ≈${:.2} estimated", p.cost(tally.tokens)),
             None => String::new(),
         };
         format!(
             "{}: {} {}, {} already done{skipped}, {} failed{}; \
-             {} retries ({} HTTP, {} re-asks); {} calls; tokens {} in, {} out{cost}; {:.1} s",
+             {} retries ({} HTTP, {} re-asks); {} calls; tokens {} in, {} out{unreported}{cost}; \
+             {:.1} s",
             self.command,
             tally.done,
             self.verb,
@@ -123,10 +131,28 @@ mod tests {
                 input_tokens: 123_456,
                 output_tokens: 7_890,
             },
+            without_usage: 0,
             other_shards: 9,
             stopped: None,
             could_not_run: Default::default(),
         }
+    }
+
+    #[test]
+    fn the_summary_says_how_many_calls_reported_no_usage() {
+        let s = summary(&[], None, None);
+        let mut t = tally(0);
+        let line = s.line(&t, Duration::from_millis(600));
+        assert!(!line.contains("reported no usage"), "{line}");
+        t.without_usage = 3;
+        let line = s.line(&t, Duration::from_millis(600));
+        assert!(
+            line.contains(
+                "tokens 123456 in, 7890 out (3 call(s) whose reply reported no usage: their \
+                 tokens are not counted, nor their cost)"
+            ),
+            "{line}"
+        );
     }
 
     #[test]

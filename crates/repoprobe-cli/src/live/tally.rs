@@ -17,6 +17,8 @@ pub struct Tally {
     pub reasks: u64,
     pub calls: u64,
     pub tokens: Tokens,
+    /// Calls whose reply reported no usage (not in `tokens`).
+    pub without_usage: u64,
     /// Keys left to the other shards (`--shard`).
     pub other_shards: usize,
     /// Set when SIGTERM stopped the run early.

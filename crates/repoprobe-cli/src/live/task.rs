@@ -65,6 +65,14 @@ pub struct UsageOut {
     pub output_tokens: u64,
     pub calls: u32,
     pub retries: u32,
+    /// Calls whose reply said nothing of usage (a server that reports it only in streams with
+    /// `stream_options.include_usage`, or not at all): their tokens are not in the counts.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub calls_without_usage: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The provenance every record of a live call carries after its own fields.
@@ -108,6 +116,8 @@ pub(crate) struct Outcome<K, V> {
     pub reasks: u32,
     pub calls: u32,
     pub tokens: Tokens,
+    /// Of `calls`, those whose reply reported no usage.
+    pub without_usage: u32,
 }
 
 impl<K, V> Outcome<K, V> {
@@ -123,6 +133,7 @@ impl<K, V> Outcome<K, V> {
             reasks: 0,
             calls: 0,
             tokens: Tokens::default(),
+            without_usage: 0,
         }
     }
 }

@@ -25,3 +25,4 @@ mod pipeline;
 mod plan;
 mod retrieval;
 mod review;
+mod server_quirks;

@@ -691,6 +691,7 @@ fn record(
         http_retries: o.http_retries,
         reasks: o.reasks,
         tokens: o.tokens,
+        without_usage: o.without_usage,
     });
     match o.result {
         Ok(Decision::Kept(record)) => {

@@ -138,7 +138,7 @@ impl LocalModel {
         c.env_clear()
             // git, for `answer`'s checkouts.
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .arg(command)
+            .args(command.split(' '))
             .arg("--out")
             .arg(out)
             .args([
@@ -689,4 +689,177 @@ fn a_prompt_over_a_local_servers_context_fails_before_sending_with_the_numbers()
         "{:?}",
         started.elapsed()
     );
+}
+
+/// A thread of `acme/widget` at `commit` (a `curate harvest`/`filter` record) linking to `link`.
+fn thread(commit: &str, link: &str) -> Value {
+    json!({"key": "acme/widget#1", "repo": "acme/widget", "category": "Q&A", "number": 1,
+           "url": "https://github.com/acme/widget/discussions/1",
+           "title": "Where does start() begin?",
+           "body": format!("Which function runs first when the widget starts, and where is it defined? The docs: {link}"),
+           "author": "asker1", "created_at": "2024-05-01T10:00:00Z", "upvotes": 1,
+           "answer": {"body": "start() in src/lib.rs calls marker_alpha() first.",
+                      "author": "maintainer", "author_association": "MEMBER",
+                      "chosen_at": "2024-07-01T00:00:00Z",
+                      "url": "https://github.com/acme/widget/discussions/1#discussioncomment-100"},
+           "commit": {"oid": commit, "committed_at": "2024-06-01T00:00:00Z", "branch": "main"},
+           "provenance": {"source_url": "https://github.com/acme/widget/discussions/1",
+                          "api_url": "https://api.github.com/graphql",
+                          "harvested_at": "2026-12-01T00:00:00Z", "repository_id": "R_1",
+                          "category_id": "DIC_1", "discussion_id": "D_1", "answer_id": "DC_1"}})
+}
+
+fn write_lines(path: &Path, rows: &[Value]) {
+    std::fs::write(
+        path,
+        rows.iter().map(|r| format!("{r}\n")).collect::<String>(),
+    )
+    .unwrap();
+}
+
+/// Every line of `out` and its failures and excluded journals: `n` keys in all, each failure
+/// with its cause.
+fn curated(r: &Ran, out: &Path, n: usize) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
+    assert!(r.code == 0 || r.code == 1, "exit {}: {}", r.code, r.stderr);
+    let kept = lines(out);
+    let failed = lines(&out.with_extension("failures.ndjson"));
+    let excluded = lines(&out.with_extension("excluded.ndjson"));
+    assert_eq!(
+        kept.len() + failed.len() + excluded.len(),
+        n,
+        "{}",
+        r.stderr
+    );
+    for f in &failed {
+        assert!(!f["reason"].as_str().unwrap_or("").trim().is_empty(), "{f}");
+    }
+    (kept, failed, excluded)
+}
+
+/// The curation stages that call a model — themes, classify, enhance (a page on a loopback
+/// server of this test, allowed by name) and verify (the built-in agent on the repository) —
+/// against the real server, each on a one-record fixture: a record of the stage's kind or a
+/// failure with its cause, never a hang.
+#[test]
+fn the_curate_stages_against_llama_server_end_in_records_or_failures() {
+    let Some(server) = LocalModel::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = |f: &str| dir.path().join(f);
+    let (repo, commit) = widget(dir.path());
+    let page = repoprobe_test_support::FakeServer::start(|req| match req.path.as_str() {
+        "/start" => repoprobe_test_support::Response::new(
+            200,
+            "<html><body><p>start() is the entry point; it calls marker_alpha().</p></body></html>",
+        )
+        .header("content-type", "text/html; charset=utf-8"),
+        _ => repoprobe_test_support::Response::new(404, "no"),
+    });
+    let link = format!("http://{}/start", page.addr());
+
+    // themes
+    write_lines(
+        &d("repos.jsonl"),
+        &[
+            json!({"repo": "acme/widget", "id": "R_1", "url": "https://github.com/acme/widget",
+                 "stars": 5000, "created_at": "2024-03-01T12:00:00Z", "default_branch": "main",
+                 "categories": [{"id": "DIC_1", "name": "Q&A", "answerable": true,
+                                 "answered": 8, "kept": true}],
+                 "kept_because": "Discussions on; Q&A has 8 answered (at least 3 asked)",
+                 "provenance": {"source": "search", "query": "stars:>=1000",
+                                "api_url": "https://api.github.com/graphql",
+                                "seen_at": "2026-12-01T00:00:00Z"}}),
+        ],
+    );
+    let curate = |stage: &str, input: &str, out: &str, extra: &[&str]| {
+        let mut args = vec!["--in"];
+        let input = d(input);
+        args.push(input.to_str().unwrap());
+        args.extend(extra);
+        let out = d(out);
+        let r = server.run(&format!("curate {stage}"), &out, &args);
+        (r, out)
+    };
+    let (r, out) = curate("themes", "repos.jsonl", "themed.jsonl", &[]);
+    let (themed, _, _) = curated(&r, &out, 1);
+    for t in &themed {
+        assert!(t["theme"].is_string(), "{t}");
+    }
+
+    // classify
+    write_lines(&d("filtered.jsonl"), &[thread(&commit, &link)]);
+    let (r, out) = curate("classify", "filtered.jsonl", "classified.jsonl", &[]);
+    curated(&r, &out, 1);
+
+    // enhance: the thread as classify passes it (whatever the small model said of it)
+    let mut classified = thread(&commit, &link);
+    classified["question_category"] = json!("Implementation Details");
+    classified["classify"] = json!({"prompt_version": "curate-classify-v1", "model": MODEL,
+                                    "passed": true, "rationale": "about the code"});
+    write_lines(&d("passed.jsonl"), &[classified]);
+    let allow = page.addr().to_string();
+    let (r, out) = curate(
+        "enhance",
+        "passed.jsonl",
+        "pairs.jsonl",
+        &["--allow-host", &allow],
+    );
+    let (pairs, _, _) = curated(&r, &out, 1);
+    assert_eq!(
+        page.hits(),
+        1,
+        "the linked page is fetched once, from loopback only"
+    );
+    for p in &pairs {
+        assert_eq!(p["repo"]["commit"], commit.as_str(), "{p}");
+        let sources = &p["curation"]["enhance"]["sources"];
+        assert_eq!(sources[0]["status"], 200, "the page was fetched: {p}");
+    }
+
+    // verify: the golden q1's checklist on the thread, as make-checklist writes it
+    let mut q: Value = std::fs::read_to_string(widget_benchmark(dir.path(), &commit))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .next()
+        .unwrap();
+    q["id"] = json!("acme/widget#1");
+    q["question"] = json!("Which function runs first when the widget starts?");
+    q["reference_answer"] = json!("start() in src/lib.rs calls marker_alpha() first.");
+    q["external_context"] = json!(false);
+    q["curation"] = json!({
+        "source": {"key": "acme/widget#1", "url": "https://github.com/acme/widget/discussions/1",
+                   "category": "Q&A", "title": "Where does start() begin?",
+                   "created_at": "2024-05-01T10:00:00Z", "answer_chosen_at": "2024-07-01T00:00:00Z",
+                   "answer_url": "https://github.com/acme/widget/discussions/1#discussioncomment-100",
+                   "answer_author_association": "MEMBER", "upvotes": 1,
+                   "harvested_at": "2026-12-01T00:00:00Z",
+                   "api_url": "https://api.github.com/graphql", "discussion_id": "D_1",
+                   "answer_id": "DC_1"},
+        "commit": {"oid": commit, "committed_at": "2024-06-01T00:00:00Z", "branch": "main"},
+        "classify": {"prompt_version": "curate-classify-v1", "model": MODEL, "passed": true,
+                     "rationale": "about the code"},
+        "enhance": {"original_question": "q", "original_answer": "a", "sources": [],
+                    "skipped": [], "prompt_version": "curate-enhance-v1", "model": MODEL}});
+    write_lines(&d("checklisted.jsonl"), &[q]);
+    let map = format!("acme/widget={}", repo.display());
+    let cache = d("cache");
+    let (r, out) = curate(
+        "verify",
+        "checklisted.jsonl",
+        "candidates.jsonl",
+        &[
+            "--repos",
+            cache.to_str().unwrap(),
+            "--repo-map",
+            &map,
+            "--max-turns",
+            "4",
+        ],
+    );
+    let (kept, _, _) = curated(&r, &out, 1);
+    for k in &kept {
+        assert_eq!(k["curation"]["verify"]["passed"], true, "{k}");
+    }
 }

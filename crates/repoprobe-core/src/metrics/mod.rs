@@ -2,6 +2,7 @@
 //! function, [`score`], into one [`ScoreReport`] whose JSON form is docs/metrics.md#the-score-report's. The site and the
 //! CLI both call it: one core, one result.
 
+pub mod agreement;
 pub mod audit;
 pub mod bootstrap;
 pub mod difficulty;

@@ -236,13 +236,7 @@ fn answers(plan: &Plan, files: &Files, m: &ModelUnderTest, opts: Options) -> Sta
     flag(&mut args, "--key-env", m.key_env.clone());
     flag(&mut args, "--agent-key-var", m.key_var.clone());
     if m.local {
-        args.extend(strings(&[
-            "--no-key",
-            "--price-in",
-            "0",
-            "--price-out",
-            "0",
-        ]));
+        args.extend(strings(LOCAL));
     }
     flag(&mut args, "--max-turns", m.max_turns.map(|n| n.to_string()));
     flag(
@@ -300,13 +294,7 @@ fn api_stage(
     opt(&mut args, "--base-url", e.base_url.clone());
     opt(&mut args, "--key-env", e.key_env.clone());
     if e.local {
-        args.extend(strings(&[
-            "--no-key",
-            "--price-in",
-            "0",
-            "--price-out",
-            "0",
-        ]));
+        args.extend(strings(LOCAL));
     }
     opt(
         &mut args,
@@ -342,6 +330,9 @@ fn api_stage(
         out,
     }
 }
+
+/// A `local = true` model's flags: served by the user, so no key and no charge.
+const LOCAL: &[&str] = &["--no-key", "--price-in", "0", "--price-out", "0"];
 
 fn strings(s: &[&str]) -> Vec<OsString> {
     s.iter().map(OsString::from).collect()

@@ -113,6 +113,11 @@ fi
 cargo build --locked -q -p repoprobe-cli
 PYTHONPATH="$AGREEMENT_DIR" python3 scripts/check-agreement.py "${CARGO_TARGET_DIR:-target}/debug/repoprobe" testdata/reviews
 
+echo "== judges' agreement and the panel equal scikit-learn's, krippendorff's and the rules' (1e-9)"
+# testdata/judges and datasets drawn from seeds, never seen by a test: every pair's κ, α
+# (interval), full-credit F1, exact share, bias and disagreements; `score --panel` per rule.
+PYTHONPATH="$AGREEMENT_DIR" python3 scripts/check-judges.py "${CARGO_TARGET_DIR:-target}/debug/repoprobe" testdata/judges --seeds 8
+
 echo "== every GraphQL query of curate validates against GitHub's schema (npm @octokit/graphql-schema)"
 # GitHub's published schema and the reference implementation that checks against it (npm
 # graphql, of the major the schema package depends on: ^16) into tools/graphql (git-ignored),

@@ -42,6 +42,10 @@ enum Command {
     Judge(commands::judge::Args),
     /// Grade answers on SWE-QA's five scalar dimensions (the baseline of paper §5.3).
     JudgeScalar(commands::judge_scalar::Args),
+    /// How far judges agree on the checklist items they both scored (κ, α, full-credit F1, the
+    /// bias of their Overalls, the items they differ on): a model against people (`human:NAME`),
+    /// another model, or itself with the items shuffled.
+    Judges(commands::judges::Args),
     /// Label answers scoring below 60 % with one of the five failure modes (paper §5.4).
     ClassifyFailures(commands::classify_failures::Args),
     /// Write the checklists of benchmark questions from their reference answers (paper §3.2).
@@ -123,6 +127,7 @@ fn execute(command: Command) -> anyhow::Result<Exit> {
         Command::Schema(a) => commands::schema::run(a),
         Command::Judge(a) => commands::judge::run(a),
         Command::JudgeScalar(a) => commands::judge_scalar::run(a),
+        Command::Judges(a) => commands::judges::run(a),
         Command::ClassifyFailures(a) => commands::classify_failures::run(a),
         Command::MakeChecklist(a) => commands::make_checklist::run(a),
         Command::Evidence(a) => commands::evidence::run(a),

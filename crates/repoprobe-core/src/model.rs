@@ -59,6 +59,16 @@ pub enum ItemKind {
     Clarity,
 }
 
+impl ItemKind {
+    /// The name used in files (`knowledge`, `clarity`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemKind::Knowledge => "knowledge",
+            ItemKind::Clarity => "clarity",
+        }
+    }
+}
+
 /// One allowed score of an item and what earns it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]

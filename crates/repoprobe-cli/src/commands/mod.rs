@@ -6,6 +6,7 @@ pub mod curate;
 pub mod evidence;
 pub mod judge;
 pub mod judge_scalar;
+pub mod judges;
 pub mod make_checklist;
 pub mod merge;
 pub mod run;

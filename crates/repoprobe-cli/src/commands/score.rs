@@ -3,6 +3,7 @@
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues};
 use anyhow::Context;
+use repoprobe_core::metrics::panel::{Panel, PanelRule};
 use repoprobe_core::report;
 use repoprobe_core::{LoadOptions, Loaded, MissingPolicy, ScoreOptions, ScoreReport, Stratum};
 use std::io::IsTerminal;
@@ -62,6 +63,32 @@ pub struct Args {
     /// a creation date are left out; every table says how many questions are in force.
     #[arg(long, value_name = "DATE")]
     created_after: Option<String>,
+    /// A panel of judges scored as one more judge (and the judge in force unless --judge names
+    /// another): JUDGE,JUDGE[,...]. It judges an answer when more than half its members did;
+    /// its item score is --panel-rule over the members' (docs/metrics.md#a-panel-of-judges).
+    #[arg(long, value_name = "JUDGES", value_delimiter = ',')]
+    panel: Vec<String>,
+    /// How the panel's members' scores of an item make the panel's: median or mean (snapped
+    /// to the rubric's nearest allowed score, ties down), or majority (ties down).
+    #[arg(long, value_enum, default_value = "median", requires = "panel")]
+    panel_rule: PanelRuleFlag,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum PanelRuleFlag {
+    Median,
+    Mean,
+    Majority,
+}
+
+impl From<PanelRuleFlag> for PanelRule {
+    fn from(r: PanelRuleFlag) -> Self {
+        match r {
+            PanelRuleFlag::Median => PanelRule::Median,
+            PanelRuleFlag::Mean => PanelRule::Mean,
+            PanelRuleFlag::Majority => PanelRule::Majority,
+        }
+    }
 }
 
 /// The tables `--table` prints alone (those the report has beyond the paper's, and not per axis).
@@ -172,6 +199,10 @@ fn options(a: &Args, by: Option<Stratum>) -> ScoreOptions {
         created_after: a.created_after.clone(),
         evidence: a.evidence,
         histograms: false,
+        panel: (!a.panel.is_empty()).then(|| Panel {
+            members: a.panel.clone(),
+            rule: a.panel_rule.into(),
+        }),
     }
 }
 
@@ -185,6 +216,7 @@ fn rendered(r: &ScoreReport, a: &Args, by: Option<Stratum>) -> anyhow::Result<St
         // Each table says the contamination window in force (the core's `in_window`).
         let mut t = report::tables(r, by);
         t.extend(report::report_evidence_table(r));
+        t.extend(r.panel.as_ref().map(report::panel_table));
         t
     };
     let out = match a.format {

@@ -18,6 +18,7 @@ mod evidence;
 mod gemini;
 mod git_hardening;
 mod judge;
+mod judges;
 mod llm_commands;
 mod local_model;
 mod long_runs;

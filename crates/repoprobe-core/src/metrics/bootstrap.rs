@@ -35,7 +35,7 @@ impl Resamples {
         })
     }
 
-    fn each(&self) -> impl Iterator<Item = &[u32]> {
+    pub(crate) fn each(&self) -> impl Iterator<Item = &[u32]> {
         self.draws.chunks_exact(self.n)
     }
 
@@ -75,7 +75,8 @@ impl Resamples {
     }
 }
 
-fn interval(values: &mut [f64]) -> Option<[f64; 2]> {
+/// The 95 % percentile interval (2.5 % and 97.5 % quantiles) of bootstrap values.
+pub(crate) fn interval(values: &mut [f64]) -> Option<[f64; 2]> {
     values.sort_unstable_by(f64::total_cmp);
     Some([
         stats::quantile_sorted(values, 0.025)?,

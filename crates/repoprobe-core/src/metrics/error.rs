@@ -15,4 +15,6 @@ pub enum ScoreError {
     /// `created_after` is not a date, or leaves no question.
     #[error("the created-after window: {0}")]
     Window(String),
+    #[error("--panel: {0}")]
+    Panel(#[from] super::panel::PanelError),
 }

@@ -12,6 +12,8 @@ pub mod grid;
 pub mod histogram;
 pub mod index;
 pub mod items;
+pub mod judges;
+pub mod panel;
 pub mod retrieval;
 pub mod runs;
 pub mod score_report;
@@ -43,6 +45,9 @@ pub fn score(
     issues: &[Issue],
     opts: &ScoreOptions,
 ) -> Result<ScoreReport, ScoreError> {
+    if let Some(panel) = &opts.panel {
+        return with_panel(ds, issues, opts, panel);
+    }
     let Some((kept, window)) = in_force(ds, opts)? else {
         let mut report = score_all(ds, issues, opts, true)?;
         with_extras(&mut report, ds, opts);
@@ -53,6 +58,31 @@ pub fn score(
     report.created_after = window;
     with_extras(&mut report, &kept, opts);
     Ok(report)
+}
+
+/// The report with a panel of judges as one more judge (the judge in force unless one is
+/// named): its judgments added to the dataset's, each member's agreement with it beside.
+fn with_panel(
+    ds: &Dataset,
+    issues: &[Issue],
+    opts: &ScoreOptions,
+    panel: &panel::Panel,
+) -> Result<ScoreReport, ScoreError> {
+    let agreement = judges::JudgesOptions {
+        a: None,
+        b: None,
+        bootstrap: opts.bootstrap,
+        seed: opts.seed,
+    };
+    let (with, report) = panel.apply(ds, &agreement)?;
+    let inner = ScoreOptions {
+        judge: opts.judge.clone().or_else(|| Some(report.judge.clone())),
+        panel: None,
+        ..opts.clone()
+    };
+    let mut r = score(&with, issues, &inner)?;
+    r.panel = Some(report);
+    Ok(r)
 }
 
 /// The dataset of the questions in force (those created on or after `opts.created_after`,
@@ -174,6 +204,7 @@ fn score_all(
         created_after: None,
         evidence: None,
         histograms: None,
+        panel: None,
     })
 }
 

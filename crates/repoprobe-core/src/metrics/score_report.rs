@@ -71,6 +71,9 @@ pub struct ScoreOptions {
     pub evidence: bool,
     /// The total-score histograms ([`ScoreReport::histograms`]) over the questions in force.
     pub histograms: bool,
+    /// A panel of judges scored as one more judge ([`ScoreReport::panel`]); the judge in force
+    /// when `judge` is `None`.
+    pub panel: Option<super::panel::Panel>,
 }
 
 impl Default for ScoreOptions {
@@ -88,6 +91,7 @@ impl Default for ScoreOptions {
             created_after: None,
             evidence: false,
             histograms: false,
+            panel: None,
         }
     }
 }
@@ -249,6 +253,10 @@ pub struct ScoreReport {
     /// questions in force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<Vec<super::histogram::ScoreHistogram>>,
+    /// The panel of judges asked for (`ScoreOptions::panel`): its name, members, rule, counts
+    /// and each member's agreement with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panel: Option<super::panel::PanelReport>,
 }
 
 impl ScoreReport {
@@ -277,6 +285,7 @@ impl ScoreReport {
             created_after: None,
             evidence: opts.evidence.then(Vec::new),
             histograms: opts.histograms.then(Vec::new),
+            panel: None,
         }
     }
 }

@@ -2,10 +2,12 @@
 //! Markdown and a LaTeX booktabs table. The site's exports call the same functions, so a table
 //! copied from either is the same text.
 
+mod judges;
 mod render;
 mod runs;
 mod tables;
 
+pub use judges::*;
 pub use render::*;
 pub use runs::*;
 pub use tables::*;

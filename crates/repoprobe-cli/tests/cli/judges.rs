@@ -1,0 +1,237 @@
+//! Is the judge right? `repoprobe judges` on testdata/judges (three model judges and people,
+//! `human:ann`, with gaps and second runs) and on files made here, and `score --panel`. The
+//! figures themselves are held against scikit-learn and krippendorff by
+//! scripts/check-judges.py; these tests hold the command's shape, its choices and its errors.
+
+use crate::common::{BIN, Ran, ran};
+use serde_json::{Value, json};
+use std::process::Command;
+
+const JUDGES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/judges");
+
+fn repoprobe(args: &[&str]) -> Ran {
+    let r = ran(Command::new(BIN).env_clear().args(args).output().unwrap());
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    r
+}
+
+fn json_of(r: &Ran) -> Value {
+    assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", r.stdout, r.stderr))
+}
+
+#[test]
+fn every_pair_is_compared_with_people_as_the_reference() {
+    let v = json_of(&repoprobe(&["judges", JUDGES, "--format", "json"]));
+    let pairs: Vec<(String, String)> = v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["a"].as_str().unwrap().into(),
+                p["b"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    // Four judges: six pairs; each model against people has people as B.
+    assert_eq!(pairs.len(), 6, "{pairs:?}");
+    for (a, b) in &pairs {
+        assert!(!a.starts_with("human:"), "{a} vs {b}");
+    }
+    for p in v["pairs"].as_array().unwrap() {
+        let items = p["items"].as_u64().unwrap();
+        assert!(items > 0, "{p}");
+        let kinds: u64 = p["by_kind"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|f| f["items"].as_u64().unwrap())
+            .sum();
+        let models: u64 = p["by_model"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|f| f["items"].as_u64().unwrap())
+            .sum();
+        assert_eq!((kinds, models), (items, items), "{p}");
+        for f in ["exact", "kappa", "alpha_interval", "f1_full_credit"] {
+            let x = p[f].as_f64().unwrap();
+            assert!((-1.0..=1.0).contains(&x), "{f}: {p}");
+        }
+        let gaps: Vec<f64> = p["disagreements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["gap"].as_f64().unwrap())
+            .collect();
+        assert!(
+            gaps.windows(2).all(|w| w[0] >= w[1]),
+            "largest first: {gaps:?}"
+        );
+        let exact = p["exact"].as_f64().unwrap();
+        assert_eq!(
+            gaps.len() as f64,
+            ((1.0 - exact) * items as f64).round(),
+            "one disagreement per unequal unit: {p}"
+        );
+        let [lo, hi] = [0, 1].map(|i| p["bias_ci95"][i].as_f64().unwrap());
+        assert!(lo <= hi, "{p}");
+    }
+}
+
+#[test]
+fn one_named_side_pairs_it_with_every_other_judge_and_an_unknown_name_says_who_is_there() {
+    let v = json_of(&repoprobe(&[
+        "judges",
+        JUDGES,
+        "--b",
+        "human:ann",
+        "--format",
+        "json",
+        "--bootstrap",
+        "0",
+    ]));
+    let a: Vec<&str> = v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["a"].as_str().unwrap())
+        .collect();
+    assert_eq!(a, ["judge-a", "judge-b", "judge-c"]);
+    assert!(v["pairs"][0]["bias_ci95"].is_null());
+
+    let r = repoprobe(&["judges", JUDGES, "--a", "gpt-nobody"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("\"gpt-nobody\"") && r.stderr.contains("\"human:ann\""),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn csv_and_terminal_say_the_same_as_json() {
+    let v = json_of(&repoprobe(&[
+        "judges",
+        JUDGES,
+        "--a",
+        "judge-b",
+        "--b",
+        "human:ann",
+        "--format",
+        "json",
+    ]));
+    let csv = repoprobe(&[
+        "judges",
+        JUDGES,
+        "--a",
+        "judge-b",
+        "--b",
+        "human:ann",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(csv.code, 0, "{}", csv.stderr);
+    let all = csv
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("judge-b,human:ann,all,"))
+        .expect("the pair's row");
+    let cells: Vec<&str> = all.split(',').collect();
+    assert_eq!(cells[3], v["pairs"][0]["items"].to_string());
+    assert_eq!(
+        cells[5].parse::<f64>().unwrap(),
+        v["pairs"][0]["kappa"].as_f64().unwrap()
+    );
+    let text = repoprobe(&["judges", JUDGES, "--a", "judge-b", "--b", "human:ann"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    let kappa = format!("{:.3}", v["pairs"][0]["kappa"].as_f64().unwrap());
+    assert!(text.stdout.contains(&kappa), "{kappa} in\n{}", text.stdout);
+    assert!(
+        text.stdout
+            .contains("Where judge-b and human:ann differ most")
+    );
+}
+
+/// A judge name and a rationale that would act on a terminal are shown as text.
+#[test]
+fn hostile_names_and_rationales_reach_the_terminal_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = std::fs::read_to_string(format!("{JUDGES}/benchmark.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(bench.lines().next().unwrap()).unwrap();
+    let q = first["id"].as_str().unwrap();
+    let items = |judge: &str, score: u32| {
+        let list: Vec<Value> = first["checklist"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let w = i["weight"].as_u64().unwrap() as u32;
+                json!({"id": i["id"], "rationale": "\u{1b}]0;pwned\u{7}\nline", "score": if score == 0 { 0 } else { w }})
+            })
+            .collect();
+        json!({"question_id": q, "model": "m", "judge": judge, "items": list})
+    };
+    let lines = [items("\u{1b}[2Jevil", 1), items("human:ann", 0)]
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(dir.path().join("b.jsonl"), &bench).unwrap();
+    std::fs::write(dir.path().join("j.jsonl"), lines).unwrap();
+    let r = repoprobe(&["judges", dir.path().to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stdout.contains('\u{1b}'), "{}", r.stdout);
+    assert!(r.stdout.contains("\\u{1b}[2Jevil"), "{}", r.stdout);
+}
+
+#[test]
+fn a_panel_is_one_more_judge_and_says_how_each_member_agrees_with_it() {
+    let v = json_of(&repoprobe(&[
+        "score",
+        JUDGES,
+        "--format",
+        "json",
+        "--bootstrap",
+        "0",
+        "--panel",
+        "judge-a,judge-b,judge-c",
+        "--panel-rule",
+        "majority",
+    ]));
+    let name = "panel-majority(judge-a, judge-b, judge-c)";
+    assert_eq!(v["judge"], name, "the panel is the judge in force");
+    assert_eq!(v["panel"]["judge"], name);
+    assert_eq!(v["panel"]["rule"], "majority");
+    let members: Vec<&str> = v["panel"]["agreement"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["a"].as_str().unwrap())
+        .collect();
+    assert_eq!(members, ["judge-a", "judge-b", "judge-c"]);
+    assert!(
+        v["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["judge"] == name && m["judgments"].as_u64().unwrap() > 0),
+        "{v}"
+    );
+
+    let one = repoprobe(&["score", JUDGES, "--panel", "judge-a"]);
+    assert_eq!(one.code, 2, "{}", one.stderr);
+    assert!(one.stderr.contains("at least two judges"), "{}", one.stderr);
+    let unknown = repoprobe(&["score", JUDGES, "--panel", "judge-a,judge-z"]);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+    assert!(unknown.stderr.contains("\"judge-z\""), "{}", unknown.stderr);
+    let text = repoprobe(&["score", JUDGES, "--panel", "judge-a,judge-b"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(
+        text.stdout.contains("Panel panel-median(judge-a, judge-b)"),
+        "{}",
+        text.stdout
+    );
+}

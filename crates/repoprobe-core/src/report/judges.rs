@@ -1,0 +1,225 @@
+//! `repoprobe judges`' report as tables and CSV (docs/metrics.md#agreement-between-judges): per
+//! pair the figures overall, per item kind and per model, and the items they disagree on most.
+//! The site's agreement view shows the same tables.
+
+use super::render::csv_field;
+use super::tables::{Cell, Mark, Table, num, pct};
+use crate::metrics::agreement::PairFigures;
+use crate::metrics::judges::{JudgePair, JudgesReport};
+use std::fmt::Write as _;
+
+/// A figure in [-1, 1] with three decimals; `—` where undefined.
+fn three(x: Option<f64>) -> Cell {
+    Cell {
+        text: match x {
+            Some(v) if v.is_finite() => format!("{v:.3}"),
+            _ => "—".to_string(),
+        },
+        mark: Mark::None,
+        value: x.filter(|v| v.is_finite()),
+    }
+}
+
+/// The scopes of a pair in order: all units, each item kind, each model.
+pub fn scopes(p: &JudgePair) -> Vec<(String, &PairFigures)> {
+    std::iter::once(("all".to_string(), &p.overall))
+        .chain(p.by_kind.iter().map(|(k, f)| (format!("kind {k}"), f)))
+        .chain(p.by_model.iter().map(|(m, f)| (format!("model {m}"), f)))
+        .collect()
+}
+
+/// The bias sentence of a pair: `A − B: +1.5 pp [−0.3, 3.1] over 12 answers`.
+pub fn bias_sentence(p: &JudgePair) -> String {
+    let signed = |v: f64| {
+        if v > 0.0 {
+            format!("+{v:.1}")
+        } else {
+            pct(Some(v))
+        }
+    };
+    match p.bias_pp {
+        None => "no answer judged by both".to_string(),
+        Some(b) => format!(
+            "Overall A − B {} pp{} over {} answer(s) both judged",
+            signed(b),
+            p.bias_ci95
+                .map(|[lo, hi]| format!(" [{}, {}]", signed(lo), signed(hi)))
+                .unwrap_or_default(),
+            p.answers
+        ),
+    }
+}
+
+/// One table per pair: a row per scope.
+pub fn pair_table(p: &JudgePair) -> Table {
+    let rows = scopes(p)
+        .into_iter()
+        .map(|(scope, f)| {
+            vec![
+                Cell::from(scope),
+                Cell {
+                    text: f.items.to_string(),
+                    mark: Mark::None,
+                    value: Some(f.items as f64),
+                },
+                num(f.exact.map(|e| 100.0 * e)),
+                three(f.kappa),
+                three(f.alpha_interval),
+                three(f.f1_full_credit),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!("Judge A {} vs judge B {}", p.a, p.b),
+        headers: [
+            "units",
+            "items",
+            "exact %",
+            "Cohen's κ",
+            "α interval",
+            "F1 full credit",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: vec![false, true, true, true, true, true],
+        rows,
+        note: Some(format!(
+            "{}; {} item(s) scored differently. Units: items of answers both judged in judge run 0; \
+             values: attainment (score ÷ weight); F1 with B as the reference",
+            bias_sentence(p),
+            p.disagreements.len()
+        )),
+    }
+}
+
+/// The first `max` disagreements of a pair, each rationale passed through `cut`.
+pub fn disagreements_table(p: &JudgePair, max: usize, cut: &dyn Fn(&str) -> String) -> Table {
+    let rows = p
+        .disagreements
+        .iter()
+        .take(max)
+        .map(|d| {
+            vec![
+                Cell::from(d.question_id.as_str()),
+                Cell::from(format!("{} #{}", d.model, d.attempt)),
+                Cell::from(d.item_id.as_str()),
+                Cell::from(format!("{}/{}", d.score_a, d.weight)),
+                Cell::from(format!("{}/{}", d.score_b, d.weight)),
+                Cell::from(cut(&d.rationale_a)),
+                Cell::from(cut(&d.rationale_b)),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!("Where {} and {} differ most", p.a, p.b),
+        headers: [
+            "question",
+            "model",
+            "item",
+            "A",
+            "B",
+            "A's rationale",
+            "B's rationale",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: vec![false, false, false, true, true, false, false],
+        rows,
+        note: (p.disagreements.len() > max).then(|| {
+            format!(
+                "{} more; --format json lists every one",
+                p.disagreements.len() - max
+            )
+        }),
+    }
+}
+
+/// Every pair's table, then its disagreements (when any).
+pub fn judges_tables(r: &JudgesReport, max: usize, cut: &dyn Fn(&str) -> String) -> Vec<Table> {
+    let mut out = Vec::new();
+    for p in &r.pairs {
+        out.push(pair_table(p));
+        if !p.disagreements.is_empty() && max > 0 {
+            out.push(disagreements_table(p, max, cut));
+        }
+    }
+    out
+}
+
+/// CSV with unrounded values: a row per pair and scope.
+pub fn judges_csv(r: &JudgesReport) -> String {
+    let n = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    let mut out = String::from(
+        "a,b,scope,items,exact,kappa,alpha_interval,f1_full_credit,answers,bias_pp,bias_ci95_lo,bias_ci95_hi\n",
+    );
+    for p in &r.pairs {
+        for (scope, f) in scopes(p) {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                csv_field(&p.a),
+                csv_field(&p.b),
+                csv_field(&scope),
+                f.items,
+                n(f.exact),
+                n(f.kappa),
+                n(f.alpha_interval),
+                n(f.f1_full_credit),
+                p.answers,
+                n(p.bias_pp),
+                n(p.bias_ci95.map(|c| c[0])),
+                n(p.bias_ci95.map(|c| c[1])),
+            );
+        }
+    }
+    out
+}
+
+/// `score --panel`'s table: the panel's counts, and each member against the panel.
+pub fn panel_table(p: &crate::metrics::panel::PanelReport) -> Table {
+    let rows = p
+        .agreement
+        .iter()
+        .map(|m| {
+            vec![
+                Cell::from(m.a.as_str()),
+                Cell {
+                    text: m.overall.items.to_string(),
+                    mark: Mark::None,
+                    value: Some(m.overall.items as f64),
+                },
+                num(m.overall.exact.map(|e| 100.0 * e)),
+                three(m.overall.kappa),
+                three(m.overall.alpha_interval),
+                three(m.overall.f1_full_credit),
+                num(m.bias_pp),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!(
+            "Panel {}: {} judgment(s), the {} of its members' scores",
+            p.judge,
+            p.judgments,
+            p.rule.as_str()
+        ),
+        headers: [
+            "member",
+            "items",
+            "exact %",
+            "Cohen's κ",
+            "α interval",
+            "F1 full credit",
+            "bias pp",
+        ]
+        .map(String::from)
+        .to_vec(),
+        numeric: vec![false, true, true, true, true, true, true],
+        rows,
+        note: Some(format!(
+            "each member as A, the panel as B; {} answer(s) judged by fewer than a quorum (more \
+             than half the members) have no panel judgment",
+            p.short_of_quorum
+        )),
+    }
+}

@@ -18,7 +18,7 @@ use crate::live::{LiveArgs, Provenance, Task, load_inputs};
 use crate::output::{Journal, JudgmentKey, KeyOf};
 use crate::runs::manifest::RunSpec;
 use anyhow::bail;
-use repoprobe_core::protocol::judge::{ChecklistJudge, PROMPT_VERSION};
+use repoprobe_core::protocol::judge::{ChecklistJudge, PROMPT_VERSION, item_order};
 use repoprobe_core::{Dataset, ItemScore, Question};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -29,6 +29,12 @@ use std::sync::Arc;
 pub struct Args {
     #[command(flatten)]
     inputs: AnswerInputs,
+    /// Present each answer's checklist items in an order drawn from SEED and the answer's key
+    /// (recorded as `item_order` on each judgment, whose items stay in checklist order). The
+    /// judge is then named `MODEL@shuffled-SEED`, so that `repoprobe judges` compares it with
+    /// the same model's unshuffled run: the items' order bias.
+    #[arg(long, value_name = "SEED")]
+    shuffle_items: Option<u64>,
     #[command(flatten)]
     live: LiveArgs,
 }
@@ -52,6 +58,34 @@ pub struct AnswerJob {
     pub key: JudgmentKey,
     pub question: Arc<Question>,
     pub answer: Arc<str>,
+}
+
+/// A checklist judge's job: the answer, and with `--shuffle-items` the question as presented
+/// (its items reordered) and the ids in that order.
+pub struct ChecklistJob {
+    job: AnswerJob,
+    shuffled: Option<(Arc<Question>, Vec<String>)>,
+}
+
+impl ChecklistJob {
+    fn new(job: AnswerJob, seed: Option<u64>) -> ChecklistJob {
+        let shuffled = seed.map(|seed| {
+            let k = &job.key;
+            let key = format!(
+                "{}\u{1f}{}\u{1f}{}\u{1f}{}",
+                k.question_id, k.model, k.attempt, k.judge_run
+            );
+            let order = item_order(seed, &key, job.question.checklist.len());
+            let mut q = (*job.question).clone();
+            q.checklist = order
+                .iter()
+                .map(|&i| job.question.checklist[i].clone())
+                .collect();
+            let ids = q.checklist.iter().map(|i| i.id.clone()).collect();
+            (Arc::new(q), ids)
+        });
+        ChecklistJob { job, shuffled }
+    }
 }
 
 /// The keys to judge: every (answer, judge run) not yet done, in input order.
@@ -129,44 +163,68 @@ struct JudgmentRecord<'a> {
     #[serde(flatten)]
     key: &'a JudgmentKey,
     items: &'a [ItemScore],
+    /// The item ids in the order the judge saw them (with `--shuffle-items`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    item_order: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shuffle_items: Option<u64>,
     #[serde(flatten)]
     provenance: Provenance<'a>,
 }
 
-impl Task for AnswerJob {
+/// A judge's scores of the items, in checklist order, and the order it saw them in.
+pub struct Scored {
+    items: Vec<ItemScore>,
+    order: Option<Vec<String>>,
+}
+
+impl Task for ChecklistJob {
     type Key = JudgmentKey;
-    type Value = Vec<ItemScore>;
+    type Value = Scored;
     type Protocol<'a> = ChecklistJudge<'a>;
     fn key(&self) -> &JudgmentKey {
-        &self.key
+        &self.job.key
     }
     fn protocol(&self) -> ChecklistJudge<'_> {
         ChecklistJudge {
-            question: &self.question,
-            answer: &self.answer,
+            question: self.shuffled.as_ref().map_or(&self.job.question, |s| &s.0),
+            answer: &self.job.answer,
         }
     }
-    fn value(&self, items: Vec<ItemScore>) -> Vec<ItemScore> {
-        items
+    /// The items back in checklist order, whatever order they were presented and replied in.
+    fn value(&self, mut items: Vec<ItemScore>) -> Scored {
+        let position = |id: &str| self.job.question.checklist.iter().position(|c| c.id == id);
+        items.sort_by_key(|i| position(&i.id));
+        Scored {
+            items,
+            order: self.shuffled.as_ref().map(|s| s.1.clone()),
+        }
     }
     /// A rationale of about a hundred words per checklist item, and the JSON around them.
     fn expected_output_tokens(&self) -> u64 {
-        100 + 150 * self.question.checklist.len() as u64
+        100 + 150 * self.job.question.checklist.len() as u64
     }
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    let to_do = |job| job;
+    let seed = a.shuffle_items;
+    let judge = match seed {
+        Some(s) => format!("{}@shuffled-{s}", a.live.model()),
+        None => a.live.model().to_string(),
+    };
     judge_answers(
         &a.inputs,
         &a.live,
         JUDGE_RECORDS,
-        RunSpec::new("judge"),
-        to_do,
-        |out, key, items, provenance| {
+        RunSpec::new("judge").scope("shuffle_items", seed),
+        &judge,
+        |job| ChecklistJob::new(job, seed),
+        |out, key, scored, provenance| {
             out.append(&JudgmentRecord {
                 key,
-                items: &items,
+                items: &scored.items,
+                item_order: scored.order.as_deref(),
+                shuffle_items: seed,
                 provenance,
             })
         },
@@ -189,12 +247,14 @@ const JUDGE_RECORDS: RecordKind = RecordKind {
 };
 
 /// The run of a judge of answers (`judge`, `judge-scalar`): load, skip the keys done, ask
-/// `task(job)` for every other (answer, judge run), write with `write`, summarise.
+/// `task(job)` for every other (answer, judge run) of the judge named `judge`, write with
+/// `write`, summarise.
 pub fn judge_answers<T, W>(
     inputs: &AnswerInputs,
     live_args: &LiveArgs,
     kind: RecordKind,
     spec: RunSpec,
+    judge: &str,
     task: impl Fn(AnswerJob) -> T,
     write: W,
 ) -> anyhow::Result<Exit>
@@ -210,7 +270,7 @@ where
     if live_args.estimate {
         let (ds, _) = inputs.load()?;
         let done = live_args.done_keys(kind.key_of)?;
-        let todo = inputs.jobs(&ds, live_args.model(), |k| done.contains(k));
+        let todo = inputs.jobs(&ds, judge, |k| done.contains(k));
         let tasks: Vec<T> = todo.jobs.into_iter().map(task).collect();
         live_args.print_estimate(kind.command, &tasks, todo.already_done)?;
         return Ok(Exit::Ok);
@@ -222,7 +282,7 @@ where
         .input("answers", &inputs.answers)
         .scope("runs", inputs.runs);
     let mut live = live_args.start(settings, kind.key_of, kind.name, kind.prompt_version, spec)?;
-    let todo = inputs.jobs(&ds, live_args.model(), |k| live.is_done(k));
+    let todo = inputs.jobs(&ds, judge, |k| live.is_done(k));
     let tasks = todo.jobs.into_iter().map(task).collect();
     let tally = live.run(tasks, write)?;
     Ok(live.finish(

@@ -88,6 +88,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         &a.live,
         kind,
         spec,
+        a.live.model(),
         task,
         |out, key, s, provenance| {
             out.append(&ScalarRecord {

@@ -445,3 +445,141 @@ fn no_key_is_refused_for_a_providers_own_api() {
     );
     assert!(!out.exists());
 }
+
+/// `--shuffle-items SEED`: each answer's items reach the judge in the order its record says,
+/// drawn per answer; the record keeps its items in checklist order and names the judge
+/// `MODEL@shuffled-SEED`; a rerun presents the same orders; `repoprobe judges` compares the
+/// shuffled judge with the unshuffled one like any pair (the order bias).
+#[test]
+fn shuffled_items_reach_the_judge_in_the_recorded_order_and_compare_with_the_plain_run() {
+    let api = FakeApi::start(Api::Openai, Mode::Schema);
+    let dir = tempfile::tempdir().unwrap();
+    let shuffled = dir.path().join("shuffled.jsonl");
+    let plain = dir.path().join("plain.jsonl");
+    let r = judge(
+        &api,
+        dir.path(),
+        &shuffled,
+        &["--runs", "2", "--shuffle-items", "7"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let bodies = api.with(|s| std::mem::take(&mut s.bodies));
+    let name = format!("{JUDGE}@shuffled-7");
+    let recs = records(&shuffled);
+    assert_eq!(recs.len(), 10);
+    let mut orders = HashSet::new();
+    let mut recorded = HashSet::new();
+    for rec in &recs {
+        assert_eq!(rec["judge"], name.as_str());
+        assert_eq!(rec["shuffle_items"], 7);
+        let ids: Vec<&str> = rec["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["k1", "k2", "clarity"], "checklist order kept");
+        let order: Vec<&str> = rec["item_order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i.as_str().unwrap())
+            .collect();
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, ["clarity", "k1", "k2"], "a permutation: {order:?}");
+        let answer = match (
+            rec["model"].as_str().unwrap(),
+            rec["question_id"].as_str().unwrap(),
+        ) {
+            ("B", "q3") => "B on q3, again".to_string(),
+            (m, q) => format!("{m} on {q}"),
+        };
+        recorded.insert((answer, order.join(",")));
+        orders.insert(order.join(","));
+    }
+    assert!(
+        orders.len() > 1,
+        "every answer got the same order: {orders:?}"
+    );
+    // Each request showed its answer's items in the order of that answer's record.
+    let shown: HashSet<(String, String)> = bodies
+        .iter()
+        .map(|b| {
+            let req: Value = serde_json::from_str(b).unwrap();
+            let prompt = req["messages"].to_string();
+            let mut at: Vec<(usize, &str)> = ["k1", "k2", "clarity"]
+                .into_iter()
+                .map(|id| {
+                    (
+                        prompt.find(&format!("### Item `{id}`")).expect("each item"),
+                        id,
+                    )
+                })
+                .collect();
+            at.sort_unstable();
+            let answer = ["B on q3, again", "A on q1", "A on q2", "A on q3", "B on q1"]
+                .into_iter()
+                .find(|a| prompt.contains(a))
+                .expect("an answer")
+                .to_string();
+            (
+                answer,
+                at.iter().map(|(_, id)| *id).collect::<Vec<_>>().join(","),
+            )
+        })
+        .collect();
+    assert_eq!(shown, recorded);
+
+    // A rerun into a fresh file presents the same orders.
+    let again = dir.path().join("again.jsonl");
+    assert_eq!(
+        judge(
+            &api,
+            dir.path(),
+            &again,
+            &["--runs", "2", "--shuffle-items", "7"]
+        )
+        .code,
+        0
+    );
+    let key = |r: &Value| {
+        (
+            r["question_id"].to_string(),
+            r["model"].to_string(),
+            r["attempt"].to_string(),
+            r["judge_run"].to_string(),
+        )
+    };
+    let first: std::collections::BTreeMap<_, _> = recs
+        .iter()
+        .map(|r| (key(r), r["item_order"].clone()))
+        .collect();
+    for r in records(&again) {
+        assert_eq!(first[&key(&r)], r["item_order"]);
+    }
+
+    assert_eq!(judge(&api, dir.path(), &plain, &["--runs", "1"]).code, 0);
+    assert!(
+        records(&plain)
+            .iter()
+            .all(|r| r.get("item_order").is_none())
+    );
+    let v = repoprobe(&[
+        "judges",
+        BENCHMARK,
+        shuffled.to_str().unwrap(),
+        plain.to_str().unwrap(),
+        "--a",
+        &name,
+        "--b",
+        JUDGE,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v.code, 0, "{}", v.stderr);
+    let report: Value = serde_json::from_str(&v.stdout).unwrap();
+    // Five answers, three items each, judged by both in run 0.
+    assert_eq!(report["pairs"][0]["items"], 15, "{report}");
+    assert_eq!(report["pairs"][0]["answers"], 5, "{report}");
+}

@@ -71,6 +71,27 @@ pub fn prompt(q: &Question, candidate_answer: &str, describe_schema: bool) -> Ju
     }
 }
 
+/// The order a judge run with `--shuffle-items SEED` presents a question's items in, for one
+/// answer: a permutation of `0..n` drawn from the seed and the answer's key (question, model,
+/// attempt, judge run — joined as text by the caller), so every answer gets its own order and
+/// a rerun the same one. Fisher–Yates over ChaCha8 with 32-bit draws: the same on every
+/// platform. The key is hashed with FNV-1a (a fixed function, not the process's hasher).
+pub fn item_order(seed: u64, key: &str, n: usize) -> Vec<usize> {
+    use rand::{Rng, SeedableRng};
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ h);
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = rng.random_range(0..=i as u32) as usize;
+        order.swap(i, j);
+    }
+    order
+}
+
 /// The message sent back to the model when its reply broke rules: every violation, one a line.
 pub fn reask_message(violations: &[String]) -> String {
     reask_with(
@@ -345,6 +366,24 @@ impl Protocol for ChecklistJudge<'_> {
 mod tests {
     use super::*;
     use crate::fixtures::question;
+
+    #[test]
+    fn an_item_order_is_a_permutation_fixed_by_seed_and_key() {
+        for n in [0, 1, 2, 5, 9] {
+            let mut o = item_order(7, "q1\u{1f}m\u{1f}0\u{1f}0", n);
+            assert_eq!(o, item_order(7, "q1\u{1f}m\u{1f}0\u{1f}0", n));
+            o.sort_unstable();
+            assert_eq!(o, (0..n).collect::<Vec<_>>());
+        }
+        // Over many keys, five items take more than a few orders, and the seed changes them.
+        let orders: std::collections::BTreeSet<Vec<usize>> =
+            (0..200).map(|k| item_order(1, &k.to_string(), 5)).collect();
+        assert!(orders.len() > 50, "{}", orders.len());
+        let moved = (0..50)
+            .filter(|k| item_order(1, &k.to_string(), 5) != item_order(2, &k.to_string(), 5))
+            .count();
+        assert!(moved > 40, "{moved}");
+    }
 
     const GOOD: &str = r#"{"k1": {"rationale": "names Y", "score": 3},
         "k2": {"rationale": "misses Z", "score": 0},

@@ -87,6 +87,8 @@ pub struct State {
     pub headers_once: Option<String>,
     /// When each request arrived.
     pub arrivals: Vec<std::time::Instant>,
+    /// Each request's body, as sent.
+    pub bodies: Vec<String>,
     /// The batch APIs' side (`--batch`).
     pub batch: batch::Batches,
     /// `http://127.0.0.1:PORT`.
@@ -127,6 +129,7 @@ impl FakeApi {
             violations: Vec::new(),
             headers_once: None,
             arrivals: Vec::new(),
+            bodies: Vec::new(),
             batch: batch::Batches::default(),
             origin: String::new(),
         }));
@@ -205,6 +208,7 @@ pub fn respond(
 ) -> (u16, String, String) {
     let mut s = state.lock().unwrap();
     s.requests += 1;
+    s.bodies.push(String::from_utf8_lossy(body).into_owned());
     let mut bad = check_transport(s.api, path, header);
     let req: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
@@ -500,7 +504,7 @@ pub fn reply_for(kind: Kind, scale: u32, q: &Value, invalid: bool) -> String {
     }
 }
 
-/// The schema must be the one of docs/format.md: items in checklist order, enums = allowed sets,
+/// The schema must be the one of docs/format.md: every item once, enums = allowed sets,
 /// rationale before score, everything required, no additional properties.
 pub fn check_schema(schema: &Value, q: &Value, bad: &mut Vec<String>) {
     let items = q["checklist"].as_array().unwrap();
@@ -508,11 +512,17 @@ pub fn check_schema(schema: &Value, q: &Value, bad: &mut Vec<String>) {
     if schema["type"] != "object" || schema["additionalProperties"] != false {
         bad.push(format!("top of schema {schema}"));
     }
-    if schema["required"]
+    // Every item once, in the order the prompt presents them: the checklist's, or with
+    // `--shuffle-items` the answer's own order (the records' `item_order` test holds which).
+    let mut required: Option<Vec<&Value>> = schema["required"]
         .as_array()
-        .map(|r| r.iter().collect::<Vec<_>>())
-        != Some(ids)
-    {
+        .map(|r| r.iter().collect::<Vec<_>>());
+    let mut ids = ids;
+    if let Some(r) = required.as_mut() {
+        r.sort_by_key(|v| v.to_string());
+    }
+    ids.sort_by_key(|v| v.to_string());
+    if required != Some(ids) {
         bad.push(format!("required {}", schema["required"]));
     }
     if schema["properties"].as_object().map(|p| p.len()) != Some(items.len()) {

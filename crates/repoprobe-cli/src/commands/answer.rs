@@ -232,6 +232,7 @@ struct AnswerRecord<'a> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
+    a.api.one_model()?;
     if a.estimate {
         return estimate(&a);
     }
@@ -262,14 +263,14 @@ impl Plan {
             transcripts,
             out_dir: crate::input::dir_of(&out).to_path_buf(),
             keep_worktrees: a.keep_worktrees,
-            api_model: (a.name() != a.api.model).then(|| a.api.model.clone()),
+            api_model: (a.name() != a.api.model()).then(|| a.api.model().to_string()),
         };
         Ok(Plan {
             spec: run_spec(&a),
             benchmark: a.benchmark,
             concurrency: (a.run.concurrency as usize, a.run.grace()),
-            price: a.run.price(&a.api.model),
-            name: a.name.unwrap_or(a.api.model),
+            price: a.run.price(a.api.model()),
+            name: a.name.unwrap_or_else(|| a.api.model().to_string()),
             questions: a.questions,
             attempts: a.attempts,
             retry_failed: a.retry_failed,
@@ -378,7 +379,7 @@ fn answer_keys(question_id: &str, model: &str, attempts: u32) -> impl Iterator<I
 impl Args {
     /// The model's name in the records: `--name`, else `--model`.
     fn name(&self) -> &str {
-        self.name.as_deref().unwrap_or(&self.api.model)
+        self.name.as_deref().unwrap_or(self.api.model())
     }
 }
 
@@ -452,10 +453,10 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
     }
     let mut text = render(
         "answer",
-        &a.api.model,
+        a.api.model(),
         e,
         already,
-        a.run.price(&a.api.model),
+        a.run.price(a.api.model()),
         "the prompt's bytes / 4 a turn, and the conversation so far, assumed below",
     );
     text.push_str(&format!(
@@ -521,7 +522,7 @@ fn setup(a: &Args, layout: &Layout, out: &Path, transcripts: &Path) -> anyhow::R
                 .and_then(|p| p.canonicalize())
                 .context("cannot find repoprobe's own binary (the sandbox's bridge to the API)")?,
         ),
-        ..AgentConfig::new(agent, a.api.model.clone())
+        ..AgentConfig::new(agent, a.api.model().to_string())
     };
     let confinement = if a.no_sandbox {
         eprintln!(
@@ -611,7 +612,7 @@ fn run_spec(a: &Args) -> RunSpec {
             "agent",
             clap::ValueEnum::to_possible_value(&a.agent).map(|v| v.get_name().to_string()),
         )
-        .set("model", &a.api.model)
+        .set("model", a.api.model())
         .set("name", a.name())
         .scope("attempts", a.attempts)
         .scope("questions", &a.questions)

@@ -207,14 +207,81 @@ impl Task for ChecklistJob {
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    let seed = a.shuffle_items;
+    if a.live.api.model.len() > 1 {
+        return several(&a);
+    }
+    one(&a.inputs, &a.live, a.shuffle_items)
+}
+
+/// `--model` given several times: each judge in turn, into its own journal (`{model}` in
+/// `--out`, and in `--failures` when given), as separate runs of one judge would be. A run
+/// stopped by SIGTERM ends the command at once (exit 75: run it again, the judges done are
+/// skipped key by key); otherwise the exit is the worst of the judges'.
+fn several(a: &Args) -> anyhow::Result<Exit> {
+    const HOLE: &str = "{model}";
+    let models = &a.live.api.model;
+    if let Some(m) = models
+        .iter()
+        .enumerate()
+        .find_map(|(n, m)| models[..n].contains(m).then_some(m))
+    {
+        bail!("--model {m:?} is given twice");
+    }
+    let with = |p: &std::path::Path, m: &str| -> anyhow::Result<PathBuf> {
+        let text = p.to_str().filter(|t| t.contains(HOLE)).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--model is given {} times: {} must hold {HOLE}, replaced by each judge's name \
+                 (e.g. --out 'judgments.{HOLE}.jsonl'), so that each judge has its own journal",
+                models.len(),
+                p.display()
+            )
+        })?;
+        Ok(PathBuf::from(
+            text.replace(HOLE, &crate::output::file_name_part(m)),
+        ))
+    };
+    // Every path checked before any judge starts.
+    let mut runs = Vec::with_capacity(models.len());
+    for m in models {
+        let mut live = a.live.clone();
+        live.api.model = vec![m.clone()];
+        live.run.out = with(&a.live.run.out, m)?;
+        live.run.failures = a
+            .live
+            .run
+            .failures
+            .as_deref()
+            .map(|f| with(f, m))
+            .transpose()?;
+        runs.push(live);
+    }
+    let mut worst = Exit::Ok;
+    for (n, live) in runs.iter().enumerate() {
+        eprintln!(
+            "judge {} of {}: {} into {}",
+            n + 1,
+            runs.len(),
+            repoprobe_core::report::terminal_safe(live.model()),
+            live.run.out.display()
+        );
+        match one(&a.inputs, live, a.shuffle_items)? {
+            Exit::Requeue => return Ok(Exit::Requeue),
+            e if (e as u8) > (worst as u8) => worst = e,
+            _ => {}
+        }
+    }
+    Ok(worst)
+}
+
+/// One judge's run.
+fn one(inputs: &AnswerInputs, live: &LiveArgs, seed: Option<u64>) -> anyhow::Result<Exit> {
     let judge = match seed {
-        Some(s) => format!("{}@shuffled-{s}", a.live.model()),
-        None => a.live.model().to_string(),
+        Some(s) => format!("{}@shuffled-{s}", live.model()),
+        None => live.model().to_string(),
     };
     judge_answers(
-        &a.inputs,
-        &a.live,
+        inputs,
+        live,
         JUDGE_RECORDS,
         RunSpec::new("judge").scope("shuffle_items", seed),
         &judge,

@@ -51,7 +51,7 @@ pub use task::{Provenance, Task};
 
 /// The flags of every live call: the model's API, the run's files and limits, and how replies
 /// are checked and sent.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct LiveArgs {
     #[command(flatten)]
     pub api: ApiArgs,
@@ -85,15 +85,18 @@ impl LiveArgs {
         tasks: &[T],
         done: usize,
     ) -> std::io::Result<()> {
+        self.api
+            .one_model()
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
         let describe_schema = self.structured.map(Structured::from) == Some(Structured::Prompt);
         let e = estimate::of_tasks(tasks, describe_schema);
-        let price = self.run.price(&self.api.model).map(|p| {
+        let price = self.run.price(self.api.model()).map(|p| {
             let listed = self.run.price_in.is_none() && self.run.price_out.is_none();
             if self.batch && listed { p.halved() } else { p }
         });
         let text = estimate::render(
             command,
-            &self.api.model,
+            self.api.model(),
             e,
             done,
             price,
@@ -114,7 +117,7 @@ impl LiveArgs {
 }
 
 /// The model and its API (shared by the judges and `answer --agent builtin`).
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct ApiArgs {
     /// API family; the key is read from OPENAI_API_KEY or ANTHROPIC_API_KEY (see --key-env).
     #[arg(long, value_enum)]
@@ -125,9 +128,10 @@ pub struct ApiArgs {
     #[arg(long, value_name = "VAR", value_parser = env_name)]
     pub key_env: Option<String>,
     /// The model, as the API (or agent CLI) names it; also the `judge`, `classifier` or `model`
-    /// of every record.
-    #[arg(long)]
-    pub model: String,
+    /// of every record. `judge` takes it several times: one judge after the other, each into
+    /// its own `--out` (which then holds `{model}`), for a panel (`score --panel`).
+    #[arg(long, required = true, action = clap::ArgAction::Append)]
+    pub model: Vec<String>,
     /// API base URL [default: https://api.openai.com/v1 or https://api.anthropic.com].
     #[arg(long)]
     pub base_url: Option<String>,
@@ -208,7 +212,7 @@ impl From<StructuredFlag> for Structured {
 }
 
 /// The files and limits of a long run (shared by every live call and `answer`).
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
     /// The output journal (JSONL, appended to; a rerun skips the keys already in it).
     #[arg(long)]
@@ -245,9 +249,27 @@ pub struct RunArgs {
 }
 
 impl ApiArgs {
+    /// The model named by `--model` (the first, where a command takes several).
+    pub fn model(&self) -> &str {
+        self.model.first().map_or("", String::as_str)
+    }
+
+    /// The one model of a command that takes one: `--model` given twice is refused.
+    pub fn one_model(&self) -> anyhow::Result<&str> {
+        if self.model.len() > 1 {
+            bail!(
+                "--model is given {} times: only `judge` takes several (one judge after the \
+                 other, for a panel)",
+                self.model.len()
+            );
+        }
+        Ok(self.model())
+    }
+
     /// Checks the flags and reads the key (from the environment only); `structured` is the
     /// reply mode, or `None` for the provider's default.
     pub fn settings(&self, structured: Option<Structured>) -> anyhow::Result<(Settings, ApiKey)> {
+        let model = self.one_model()?.to_string();
         let Some(provider) = self.provider.map(Provider::from) else {
             bail!("--provider is required: openai (any OpenAI-compatible server) or anthropic");
         };
@@ -274,7 +296,7 @@ impl ApiArgs {
                 .base_url
                 .clone()
                 .unwrap_or_else(|| provider.default_base_url().to_string()),
-            model: self.model.clone(),
+            model,
             structured: structured.unwrap_or_else(|| provider.default_structured()),
             temperature: self.temperature,
             seed: self.seed,
@@ -380,7 +402,7 @@ impl LiveArgs {
 
     /// The model named by `--model`.
     pub fn model(&self) -> &str {
-        &self.api.model
+        self.api.model()
     }
 
     /// Opens both journals of this shard (repairing a torn last line, reading the keys done)
@@ -417,7 +439,7 @@ impl LiveArgs {
             max_retries: self.max_retries,
             prompt_version,
             started: Instant::now(),
-            price: self.run.price(&self.api.model).map(|p| {
+            price: self.run.price(self.api.model()).map(|p| {
                 // Both providers charge half for batches; given prices are taken as they are.
                 let listed = self.run.price_in.is_none() && self.run.price_out.is_none();
                 if self.batch && listed { p.halved() } else { p }

@@ -583,3 +583,67 @@ fn shuffled_items_reach_the_judge_in_the_recorded_order_and_compare_with_the_pla
     assert_eq!(report["pairs"][0]["items"], 15, "{report}");
     assert_eq!(report["pairs"][0]["answers"], 5, "{report}");
 }
+
+/// Several `--model`s: each judge in turn into its own journal (`{model}` in `--out`), the
+/// records named for their judge, so that `score --panel` reads them as a panel; without
+/// `{model}`, or with a model named twice, nothing is sent.
+#[test]
+fn several_models_judge_in_turn_each_into_its_own_journal_for_a_panel() {
+    let api = FakeApi::start(Api::Openai, Mode::Schema);
+    let dir = tempfile::tempdir().unwrap();
+    let b = format!("{JUDGE}-b");
+    let c = format!("{JUDGE}-c");
+    let out = dir.path().join("j.{model}.jsonl");
+    let mut cmd = judge_cmd(&api, dir.path(), &out, &["--model", &b, "--model", &c]);
+    let r = run_checked(&mut cmd);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    api.assert_no_violations();
+    assert!(r.stderr.contains("judge 3 of 3"), "{}", r.stderr);
+    let mut files = Vec::new();
+    for m in [JUDGE, b.as_str(), c.as_str()] {
+        let f = dir.path().join(format!("j.{m}.jsonl"));
+        let recs = records(&f);
+        assert_eq!(recs.len(), 5, "{}", f.display());
+        assert!(recs.iter().all(|r| r["judge"] == m), "{}", f.display());
+        files.push(f.to_str().unwrap().to_string());
+    }
+    let panel = format!("{JUDGE},{b},{c}");
+    let mut args = vec!["score", BENCHMARK];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--format", "json", "--panel", &panel, "--bootstrap", "0"]);
+    let s = repoprobe(&args);
+    assert_eq!(s.code, 0, "{}", s.stderr);
+    let v: Value = serde_json::from_str(&s.stdout).unwrap();
+    assert_eq!(v["panel"]["judgments"], 5, "{v}");
+
+    // A rerun asks nothing: every judge's keys are done.
+    api.with(|s| s.requests = 0);
+    let again = run_checked(&mut judge_cmd(
+        &api,
+        dir.path(),
+        &out,
+        &["--model", &b, "--model", &c],
+    ));
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(api.with(|s| s.requests), 0);
+
+    for (extra, says) in [
+        (vec!["--model", &b], "must hold {model}"),
+        (vec!["--model", JUDGE], "is given twice"),
+    ] {
+        let plain = dir.path().join("plain.jsonl");
+        let out = if says.contains("{model}") {
+            &plain
+        } else {
+            &out
+        };
+        let r = run_checked(&mut judge_cmd(&api, dir.path(), out, &extra));
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains(says), "{says}: {}", r.stderr);
+    }
+    assert_eq!(
+        api.with(|s| s.requests),
+        0,
+        "nothing sent on a refused command"
+    );
+}

@@ -128,6 +128,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     if !(a.agent_timeout_s.is_finite() && a.agent_timeout_s > 0.0) {
         bail!("--agent-timeout-s must be a positive number of seconds");
     }
+    a.api.one_model()?;
     if a.estimate {
         return estimate(&a);
     }
@@ -159,12 +160,12 @@ impl Plan {
         let spec = RunSpec::new("curate verify")
             .input("in", &a.input)
             .set("prompt_version", PROMPT_VERSION)
-            .set("model", &a.api.model)
+            .set("model", a.api.model())
             .set("max_turns", a.max_turns)
             .set("max_retries", a.max_retries);
         Ok(Plan {
             concurrency: (a.run.concurrency as usize, a.run.grace()),
-            price: a.run.price(&a.api.model),
+            price: a.run.price(a.api.model()),
             limits: Limits {
                 max_turns: a.max_turns,
                 max_total_tokens: a.max_run_tokens,
@@ -381,10 +382,10 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
     }
     let mut text = crate::live::estimate::render(
         "curate verify",
-        &a.api.model,
+        a.api.model(),
         e,
         already,
-        a.run.price(&a.api.model),
+        a.run.price(a.api.model()),
         "the verify prompt's bytes / 4 a turn, and the conversation so far, assumed below",
     );
     text.push_str(&format!(

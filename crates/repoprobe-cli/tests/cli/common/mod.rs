@@ -217,7 +217,7 @@ pub fn respond(
             return (400, String::new(), "{}".into());
         }
     };
-    if req["model"] != JUDGE {
+    if req["model"] != JUDGE && !req["model"].as_str().is_some_and(|m| m.starts_with(JUDGE)) {
         bad.push(format!("model {}", req["model"]));
     }
     // The conversation: the first user message is the prompt; later ones are re-asks.

@@ -222,6 +222,12 @@ fn outputs(plan: &Plan, files: &Files) -> Vec<PathBuf> {
             v.extend(files.all_of(stage, &m.name));
         }
     }
+    // Every other `[[judge]]`'s judgments.
+    for j in crate::plan::stages::judged(plan) {
+        if j.who != j.model {
+            v.extend(files.all_of("judgments", &j.who));
+        }
+    }
     v.retain(|p| crate::input::file_len(p).is_ok_and(|n| n > 0));
     v
 }

@@ -13,7 +13,7 @@
 //! - the classifier: at most every answer (only those below 60 % are sent), its input the judge's
 //!   prompt and the judge's rationales (150 tokens an item), 250 tokens back.
 
-use super::stages::{Files, judge_runs};
+use super::stages::{Files, judged};
 use super::{Endpoint, Plan, PriceSource};
 use crate::exit::Exit;
 use crate::live::estimate::{
@@ -145,12 +145,12 @@ pub fn lines(plan: &Plan, questions: &[Question], calibration: Option<&Calibrati
             PriceSource::of(&m.model, m.price, m.local),
         ));
     }
-    for m in &plan.models {
-        let times = attempts(&m.name) * u64::from(judge_runs(plan, &m.name));
+    for j in judged(plan) {
+        let times = attempts(j.model) * u64::from(j.runs);
         v.push(api_line(
             "judgments",
-            &m.name,
-            &plan.judge,
+            &j.who,
+            j.judge,
             per_question(&judge_call, times),
         ));
     }

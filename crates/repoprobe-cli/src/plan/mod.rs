@@ -42,14 +42,39 @@ pub struct Plan {
     /// The models under test, each answering every question.
     #[serde(rename = "model", default)]
     pub models: Vec<ModelUnderTest>,
-    /// The checklist judge of every answer (Tables 3, 4).
-    pub judge: Endpoint,
+    /// The checklist judges of every answer: `[judge]`, or several as `[[judge]]`, each
+    /// writing its own judgments (for `repoprobe judges` and `score --panel`). The first is
+    /// the judge in force: its runs are Table 5's, `classify-failures` picks answers by it.
+    #[serde(deserialize_with = "one_or_many")]
+    pub judge: Vec<Endpoint>,
     /// Table 5: the checklist judge and the scalar judge, several runs on some models' answers.
     #[serde(default)]
     pub reliability: Option<Reliability>,
     /// Table 7: failure modes of the answers below the threshold.
     #[serde(default)]
     pub failures: Option<Failures>,
+}
+
+/// `[judge]` (one table) or `[[judge]]` (an array of tables), each read as strictly as any
+/// table of the plan (an unknown field named); never empty.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Endpoint>, D::Error> {
+    use serde::de::Error;
+    let v = toml::Value::deserialize(d)?;
+    let list = match v {
+        toml::Value::Array(_) => Vec::<Endpoint>::deserialize(v).map_err(D::Error::custom)?,
+        other => vec![Endpoint::deserialize(other).map_err(D::Error::custom)?],
+    };
+    if list.is_empty() {
+        return Err(D::Error::custom("[[judge]] lists no judge"));
+    }
+    Ok(list)
+}
+
+impl Plan {
+    /// The judge in force: the first `[[judge]]` (a plan has at least one; checked).
+    pub fn judge(&self) -> &Endpoint {
+        &self.judge[0]
+    }
 }
 
 /// One model under test.
@@ -289,7 +314,24 @@ impl Plan {
             }
             check_local(&at, m.local, &m.base_url, &m.key_env, m.price)?;
         }
-        check_endpoint("[judge]", &self.judge, true)?;
+        if self.judge.is_empty() {
+            return Err("[[judge]]: the plan has no judge".into());
+        }
+        for (n, j) in self.judge.iter().enumerate() {
+            check_endpoint(&judge_at(n, self.judge.len()), j, true)?;
+            if self.judge[..n].iter().any(|k| k.model == j.model) {
+                return Err(format!("[[judge]]: model {:?} judges twice", j.model));
+            }
+        }
+        // The judgments files: each model's (the judge in force) and `MODEL.JUDGE`'s.
+        let mut files: Vec<String> = stages::judged(self).iter().map(|j| slug(&j.who)).collect();
+        files.sort_unstable();
+        if let Some(w) = files.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!(
+                "two stages would write the same file {:?}: rename a model",
+                w[0]
+            ));
+        }
         if let Some(r) = &self.reliability {
             check_endpoint("[reliability.scalar]", &r.scalar, false)?;
             if r.runs == 0 {
@@ -306,7 +348,11 @@ impl Plan {
 
     /// The endpoints called through their API, each with where in the plan it is.
     pub fn endpoints(&self) -> Vec<(&'static str, &Endpoint)> {
-        let mut v = vec![("[judge]", &self.judge)];
+        let mut v: Vec<(&'static str, &Endpoint)> =
+            self.judge.iter().map(|j| ("[[judge]]", j)).collect();
+        if let [one] = v.as_mut_slice() {
+            one.0 = "[judge]";
+        }
         if let Some(r) = &self.reliability {
             v.push(("[reliability.scalar]", &r.scalar));
         }
@@ -389,6 +435,15 @@ fn check_price(at: &str, p: Option<PriceSpec>) -> Result<(), String> {
             Err(format!("{at}: a price is two non-negative numbers"))
         }
         _ => Ok(()),
+    }
+}
+
+/// Where a judge is in the plan: `[judge]` when it is the only one, else `[[judge]] N`.
+fn judge_at(n: usize, of: usize) -> String {
+    if of == 1 {
+        "[judge]".into()
+    } else {
+        format!("[[judge]] {}", n + 1)
     }
 }
 
@@ -503,7 +558,7 @@ mod tests {
         );
         // §5.1.1: one scaffold; §5.1.3: Sonnet 4.5 judges and is not among the models.
         assert!(p.models.iter().all(|m| m.agent == "claude-code"));
-        assert_eq!(p.judge.model, "claude-sonnet-4-5");
+        assert_eq!(p.judge().model, "claude-sonnet-4-5");
         assert!(
             p.models
                 .iter()
@@ -540,7 +595,7 @@ mod tests {
             "{t3}"
         );
         assert!(
-            t3.contains(&format!("{} chosen", p.judge.runs.unwrap())),
+            t3.contains(&format!("{} chosen", p.judge().runs.unwrap())),
             "{t3}"
         );
         let t5 = row("5 (judge reliability)");
@@ -601,6 +656,66 @@ local = true
             .check_prices()
             .unwrap_err();
         assert!(charged.contains("qwen3-coder-local") && charged.contains("my-judge"));
+    }
+
+    /// `[[judge]]`: every judge judges every model's answers into its own file, the first in
+    /// force (its stage the model's name, its runs the reliability stage's); each judge is read
+    /// as strictly as `[judge]`.
+    #[test]
+    fn several_judges_each_judge_every_model_into_their_own_files() {
+        let two = LOCAL.replace(
+            "[judge]\nprovider = \"openai\"\nmodel = \"my-judge\"",
+            "[[judge]]\nprovider = \"openai\"\nmodel = \"my-judge\"",
+        ) + "\n[[judge]]\nprovider = \"openai\"\nmodel = \"judge-b\"\nbase_url = \"http://127.0.0.1:8002/v1\"\nlocal = true\nruns = 2\n";
+        let p = Plan::parse(&two, Path::new("p.toml")).unwrap();
+        assert_eq!(p.judge().model, "my-judge");
+        let files = stages::Files::of(&p, Path::new("/plan"));
+        let judgments: Vec<(String, String)> = stages::stages(&p, &files, Default::default())
+            .into_iter()
+            .filter(|s| s.stage == "judgments")
+            .map(|s| (s.who, stages::shown(&s.args)))
+            .collect();
+        assert_eq!(judgments.len(), 2, "{judgments:?}");
+        assert_eq!(judgments[0].0, "Qwen local");
+        assert!(
+            judgments[0].1.contains("--model my-judge"),
+            "{}",
+            judgments[0].1
+        );
+        assert!(judgments[0].1.contains("--runs 1"), "{}", judgments[0].1);
+        assert_eq!(judgments[1].0, "Qwen local.judge-b");
+        assert!(
+            judgments[1]
+                .1
+                .contains("--model judge-b --base-url http://127.0.0.1:8002/v1"),
+            "{}",
+            judgments[1].1
+        );
+        assert!(judgments[1].1.contains("--runs 2"), "{}", judgments[1].1);
+        assert!(
+            judgments[1]
+                .1
+                .contains("judgments/Qwen_20local.judge-b.jsonl"),
+            "{}",
+            judgments[1].1
+        );
+        assert_eq!(p.priced().len(), 3);
+
+        let refused = |text: &str, says: &str| {
+            let e = Plan::parse(text, Path::new("p.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says), "{says}: {e}");
+        };
+        refused(
+            &two.replace("judge-b", "my-judge"),
+            "model \"my-judge\" judges twice",
+        );
+        refused(&two.replace("runs = 2", "rnus = 2"), "rnus");
+        refused(
+            &two.replace("runs = 2", "runs = 0"),
+            "[[judge]] 2: runs and concurrency are at least 1",
+        );
     }
 
     #[test]

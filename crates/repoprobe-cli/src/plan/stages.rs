@@ -137,19 +137,18 @@ pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Vec<Stage> {
         .iter()
         .map(|m| answers(plan, files, m, opts))
         .collect();
-    for m in &plan.models {
-        let runs = judge_runs(plan, &m.name);
+    for j in judged(plan) {
         let mut args = strings(&["judge", "--benchmark"]);
         args.push(files.benchmark.clone().into());
         args.push("--answers".into());
-        args.push(files.answers(&m.name).into());
-        args.extend(strings(&["--runs", &runs.to_string()]));
+        args.push(files.answers(j.model).into());
+        args.extend(strings(&["--runs", &j.runs.to_string()]));
         v.push(api_stage(
             "judgments",
-            &m.name,
+            &j.who,
             args,
-            (files.judgments(&m.name), shards),
-            &plan.judge,
+            (files.judgments(&j.who), shards),
+            j.judge,
         ));
     }
     if let Some(r) = &plan.reliability {
@@ -176,7 +175,7 @@ pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Vec<Stage> {
             args.push(files.answers(name).into());
             args.push("--judgments".into());
             args.push(files.judgments(name).into());
-            args.extend(strings(&["--judge", &plan.judge.model]));
+            args.extend(strings(&["--judge", &plan.judge().model]));
             v.push(api_stage(
                 "failures",
                 name,
@@ -189,10 +188,46 @@ pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Vec<Stage> {
     v
 }
 
-/// The judge runs on `name`'s answers: the reliability stage's on its models (Table 5 reads
-/// them), else `[judge] runs` (1 when not said).
+/// One judgments stage: a judge on one model's answers.
+pub struct Judged<'p> {
+    /// The stage's name in lines and files: the model's name for the judge in force, `MODEL.JUDGE`
+    /// for every other `[[judge]]`.
+    pub who: String,
+    /// The model whose answers are judged (its plan name).
+    pub model: &'p str,
+    pub judge: &'p Endpoint,
+    pub runs: u32,
+}
+
+/// Every judgments stage of the plan, model by model, the judge in force first: the one list
+/// the stages, the status and the estimate read.
+pub fn judged(plan: &Plan) -> Vec<Judged<'_>> {
+    let mut v = Vec::new();
+    for m in &plan.models {
+        for (n, j) in plan.judge.iter().enumerate() {
+            v.push(Judged {
+                who: if n == 0 {
+                    m.name.clone()
+                } else {
+                    format!("{}.{}", m.name, j.model)
+                },
+                model: &m.name,
+                judge: j,
+                runs: if n == 0 {
+                    judge_runs(plan, &m.name)
+                } else {
+                    j.runs.unwrap_or(1)
+                },
+            });
+        }
+    }
+    v
+}
+
+/// The judge runs on `name`'s answers by the judge in force: the reliability stage's on its
+/// models (Table 5 reads them), else its `runs` (1 when not said).
 pub fn judge_runs(plan: &Plan, name: &str) -> u32 {
-    let base = plan.judge.runs.unwrap_or(1);
+    let base = plan.judge().runs.unwrap_or(1);
     match &plan.reliability {
         Some(r) if r.models.iter().any(|m| m == name) => base.max(r.runs),
         _ => base,

@@ -5,7 +5,7 @@
 //! for the judges; the failure stage's share (the answers below 60 %) is known only once judged.
 
 use super::Plan;
-use super::stages::{Files, judge_runs};
+use super::stages::{Files, judged};
 use repoprobe_core::model::failure::{FailureHead, Status};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
@@ -104,9 +104,9 @@ pub fn lines(plan: &Plan, files: &Files, questions: usize) -> Vec<Line> {
         let expected = questions * m.attempts.unwrap_or(1) as usize;
         v.push(line(files, "answers", &m.name, Some(expected)));
     }
-    for m in &plan.models {
-        let expected = answered(files, &m.name) * judge_runs(plan, &m.name) as usize;
-        v.push(line(files, "judgments", &m.name, Some(expected)));
+    for j in judged(plan) {
+        let expected = answered(files, j.model) * j.runs as usize;
+        v.push(line(files, "judgments", &j.who, Some(expected)));
     }
     if let Some(r) = &plan.reliability {
         for name in &r.models {

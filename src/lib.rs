@@ -272,10 +272,11 @@ fn App() -> impl IntoView {
     }
 }
 
-const VIEWS: [(&str, &str); 9] = [
+const VIEWS: [(&str, &str); 10] = [
     ("leaderboard", "Leaderboard"),
     ("breakdown", "Breakdown"),
     ("reliability", "Reliability"),
+    ("judges", "Judges"),
     ("failures", "Failure modes"),
     ("questions", "Questions"),
     ("runs", "Runs"),
@@ -343,6 +344,7 @@ fn page(name: &str) -> AnyView {
     match name {
         "breakdown" => view! { <pages::breakdown::Breakdown /> }.into_any(),
         "reliability" => view! { <pages::reliability::Reliability /> }.into_any(),
+        "judges" => view! { <pages::judges::Judges /> }.into_any(),
         "failures" => view! { <pages::failures::Failures /> }.into_any(),
         "questions" => view! { <pages::questions::Questions /> }.into_any(),
         "runs" => view! { <pages::runs::Runs /> }.into_any(),

@@ -147,6 +147,7 @@ pub fn render(landing: Landing) -> String {
                     .collect(),
             ),
             paired: RwSignal::new(None),
+            judges: RwSignal::new(None),
             items: RwSignal::new(None),
             trajectory: RwSignal::new(None),
             trajectory_search: RwSignal::new(None),

@@ -585,6 +585,29 @@ pub enum Request {
         a: (String, u32),
         b: (String, u32),
     },
+    /// The agreement between judges (the core's `metrics::judges`) in the files that count
+    /// under `options`: judge A against judge B, every judge where `None`.
+    Judges {
+        options: ViewOptions,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        a: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        b: Option<String>,
+    },
+}
+
+/// The worker's answer to a `Judges` request, with what it was asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgesAnswer {
+    pub options: ViewOptions,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b: Option<String>,
+    pub report: Result<repoprobe_core::metrics::judges::JudgesReport, String>,
+    /// Why some rationales could not be read back (a file changed since it was loaded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texts_error: Option<String>,
 }
 
 /// The worker's answer to a request.
@@ -622,6 +645,9 @@ pub enum Response {
         b: String,
         report: Result<ScoreReport, String>,
     },
+    /// The agreement between judges asked for: the report (the rationales of the disagreements
+    /// shown read back), or why there is none (a judge not in the files).
+    Judges(Box<JudgesAnswer>),
     /// Hex SHA-256 of files added, by name: sent after the tables, as each is known (the
     /// worker hashes in the background).
     Hashes(Vec<(String, String)>),
@@ -731,6 +757,17 @@ mod tests {
                 b: "B".into(),
                 report: report.clone(),
             },
+            Response::Judges(Box::new(JudgesAnswer {
+                options: options.clone(),
+                a: Some("A".into()),
+                b: None,
+                report: repoprobe_core::metrics::judges::judges(
+                    &l.dataset,
+                    &repoprobe_core::metrics::judges::JudgesOptions::default(),
+                )
+                .map_err(|e| e.to_string()),
+                texts_error: Some("gone".into()),
+            })),
             Response::Rejected("why".into()),
             Response::Hashes(vec![("a".into(), "00".into())]),
             Response::Trajectory {

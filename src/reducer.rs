@@ -25,6 +25,7 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             crate::state::forget_asked();
             state.questions.set(BTreeMap::new());
             state.paired.set(None);
+            state.judges.set(None);
             state.items.set(None);
             // The worker may no longer hold the run (a file given again): asked again.
             state.trajectory.set(None);
@@ -57,6 +58,7 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             b,
             report,
         } => state.paired.set(Some((options, a, b, shared(report)))),
+        Response::Judges(j) => state.judges.set(Some(Shared(Arc::new(*j)))),
         Response::Hashes(h) => state.hashes.update(|m| m.extend(h)),
         Response::Items {
             options,
@@ -171,6 +173,7 @@ mod tests {
             intervals_pending: RwSignal::new(false),
             questions: RwSignal::new(BTreeMap::new()),
             paired: RwSignal::new(None),
+            judges: RwSignal::new(None),
             items: RwSignal::new(None),
             trajectory: RwSignal::new(None),
             trajectory_search: RwSignal::new(None),

@@ -80,6 +80,12 @@ pub fn request_paired(options: ViewOptions, a: String, b: String) {
     post(&Request::Paired { options, a, b }, None);
 }
 
+/// Asks the worker for the agreement between judges A and B (every judge where `None`) in the
+/// files that count under `options`.
+pub fn request_judges(options: ViewOptions, a: Option<String>, b: Option<String>) {
+    post(&Request::Judges { options, a, b }, None);
+}
+
 /// New options: only the report changes, unless the files that count change (the bundled set
 /// kept or not): then the worker loads again.
 pub fn follow_options(state: AppState) {

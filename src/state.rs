@@ -82,6 +82,8 @@ pub struct AppState {
     pub questions: RwSignal<BTreeMap<String, Shared<QuestionData>>>,
     /// The last paired comparison asked for.
     pub paired: RwSignal<Option<Paired>>,
+    /// The last agreement between judges asked for (the Judges view).
+    pub judges: RwSignal<Option<Shared<crate::protocol::JudgesAnswer>>>,
     /// Per-item rows (attainment, agreement) for the options and the model (whose attainment
     /// per item they carry) they were asked for.
     pub items: RwSignal<Option<Items>>,

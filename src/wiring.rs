@@ -30,6 +30,7 @@ pub fn provide_state() -> AppState {
         intervals_pending: RwSignal::new(false),
         questions: RwSignal::new(BTreeMap::new()),
         paired: RwSignal::new(None),
+        judges: RwSignal::new(None),
         items: RwSignal::new(None),
         trajectory: RwSignal::new(None),
         trajectory_search: RwSignal::new(None),

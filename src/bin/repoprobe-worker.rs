@@ -22,13 +22,14 @@ mod glue {
     use repoprobe_core::trajectories::Scanner;
     use repoprobe_site::protocol::Comparison;
     use repoprobe_site::protocol::{
-        Origin, READY, Request, Response, SearchState, Started, StepKind, TrajectoryKey,
-        TrajectoryPage, ViewOptions,
+        JudgesAnswer, Origin, READY, Request, Response, SearchState, Started, StepKind,
+        TrajectoryKey, TrajectoryPage, ViewOptions,
     };
     use repoprobe_site::worker::hash::{Digest, Hasher, hex};
+    use repoprobe_site::worker::question::texts_error as texts_error_of;
     use repoprobe_site::worker::trajectory::steps::FIRST_BYTES;
     use repoprobe_site::worker::trajectory::{Source, Work};
-    use repoprobe_site::worker::{Worker, scoring};
+    use repoprobe_site::worker::{Worker, judges, scoring};
     use repoprobe_site::worker::{compare, search};
     use std::cell::{Cell, RefCell};
     use std::collections::VecDeque;
@@ -287,7 +288,16 @@ mod glue {
     /// asked for at once (the browser reads them while none is waited on); what could not be
     /// read (a file changed since it was loaded) is in the errors returned.
     async fn fill_question(id: &str) -> Vec<String> {
-        let (reads, mut errors) = WORKER.with(|w| w.borrow().text_reads(id));
+        let (reads, errors) = WORKER.with(|w| w.borrow().text_reads(id));
+        fill_reads(reads, errors).await
+    }
+
+    /// Reads `reads` (every slice asked for at once) and puts their texts back; `errors` and
+    /// what could not be read, returned.
+    async fn fill_reads(
+        reads: Vec<repoprobe_site::worker::question::TextReads<Blob>>,
+        mut errors: Vec<String>,
+    ) -> Vec<String> {
         for file in reads {
             let blob = gloo_file::Blob::from(file.blob);
             let pending: Vec<_> = file
@@ -306,6 +316,41 @@ mod glue {
             }
         }
         errors
+    }
+
+    /// The agreement between judges A and B (every judge where `None`), the rationales of the
+    /// disagreements shown read back first (the load skipped them); the report computed again
+    /// with them, every figure the same.
+    async fn judges(options: ViewOptions, a: Option<String>, b: Option<String>) {
+        let mut phases = Phases::start("rp:judges", false);
+        let first =
+            WORKER.with(|w| judges::report(&w.borrow().loaded().dataset, a.clone(), b.clone()));
+        let mut texts_error = None;
+        let report = match first {
+            Ok(r) => {
+                let (reads, errors) = WORKER.with(|w| w.borrow().judges_reads(&r));
+                let read_any = !reads.is_empty();
+                let errors = fill_reads(reads, errors).await;
+                phases.end("rp:judges-texts");
+                texts_error = texts_error_of(&errors);
+                if read_any {
+                    WORKER.with(|w| {
+                        judges::report(&w.borrow().loaded().dataset, a.clone(), b.clone())
+                    })
+                } else {
+                    Ok(r)
+                }
+            }
+            Err(e) => Err(e),
+        };
+        phases.end("rp:judges");
+        reply(&Response::Judges(Box::new(JudgesAnswer {
+            options,
+            a,
+            b,
+            report,
+            texts_error,
+        })));
     }
 
     /// A message is `[json, [Blob...]]`: the request and, for `add` and `started`, the files.
@@ -717,6 +762,7 @@ mod glue {
             Request::StopSearch => {
                 SEARCH.with(|g| g.set(g.get() + 1));
             }
+            Request::Judges { options, a, b } => judges(options, a, b).await,
             Request::Paired { options, a, b } => {
                 let report =
                     WORKER.with(|w| scoring::paired(w.borrow().loaded(), &options, &a, &b));

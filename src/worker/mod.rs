@@ -6,6 +6,7 @@
 
 pub mod compare;
 pub mod hash;
+pub mod judges;
 pub mod question;
 pub mod release;
 pub mod runs;
@@ -204,6 +205,18 @@ impl<B: Handle> Worker<B> {
     /// The reads that bring question `id`'s skipped texts back, and what cannot be read.
     pub fn text_reads(&self, id: &str) -> (Vec<TextReads<B>>, Vec<String>) {
         let wanted = question::wanted(&self.loaded.dataset, id, &self.filled);
+        let mut errors = Vec::new();
+        let reads = question::plan(&wanted, &self.sources, &mut errors);
+        (reads, errors)
+    }
+
+    /// The reads that bring back the rationales of the disagreements report `r` shows (see
+    /// [`judges::wanted`]), and what cannot be read.
+    pub fn judges_reads(
+        &self,
+        r: &repoprobe_core::metrics::judges::JudgesReport,
+    ) -> (Vec<TextReads<B>>, Vec<String>) {
+        let wanted = judges::wanted(&self.loaded.dataset, r, &self.filled);
         let mut errors = Vec::new();
         let reads = question::plan(&wanted, &self.sources, &mut errors);
         (reads, errors)

@@ -15,6 +15,7 @@ pub mod dataset;
 pub mod facts;
 #[cfg(test)]
 mod fixtures;
+pub mod grading;
 pub mod issue;
 pub mod load;
 pub mod model;

@@ -90,11 +90,14 @@ fn codex_answers_through_its_own_read_only_tools_and_the_record_says_so() {
         "{agent}"
     );
     // Its usage is the sum over the model calls. Turns are the model responses its event
-    // stream shows: each command one, the answer one; 0.171.0 reports no item for the write
-    // its sandbox refused, so 4 of the 5 responses are seen.
+    // stream shows: each command one, the answer one. Whether 0.171.0 reports an item for the
+    // write its sandbox refused depends on timing (seen both ways under load): so 4 or 5 of the
+    // 5 responses are seen, and the refused write is a tool call exactly when it is a turn.
     let calls = seen.lock().unwrap().len() as u64;
     assert_eq!(calls, COMMANDS.len() as u64 + 1);
-    assert_eq!(agent["turns"], calls - 1, "{agent}");
+    let turns = agent["turns"].as_u64().unwrap();
+    assert!(turns == calls || turns == calls - 1, "{agent}");
+    let write_seen = turns == calls;
     assert_eq!(rec["usage"]["input_tokens"], USAGE.0 * calls, "{rec}");
     assert_eq!(rec["usage"]["output_tokens"], USAGE.2 * calls, "{rec}");
     assert_eq!(agent["cache_read_tokens"], USAGE.1 * calls, "{rec}");
@@ -114,7 +117,11 @@ fn codex_answers_through_its_own_read_only_tools_and_the_record_says_so() {
     assert_only_model_calls(&seen, &a.stderr, &transcript);
     let t = common::trajectory::trajectory(a.dir.path(), &rec, "codex");
     let commands = common::trajectory::tool_calls(&t);
-    assert_eq!(commands.len(), COMMANDS.len() - 1, "{commands:?}");
+    assert_eq!(
+        commands.len(),
+        COMMANDS.len() - usize::from(!write_seen),
+        "{commands:?}"
+    );
     assert!(
         commands.iter().all(|c| c.0 == "command_execution"),
         "{commands:?}"

@@ -5,6 +5,7 @@
 pub mod agreement;
 pub mod audit;
 pub mod bootstrap;
+mod choice;
 pub mod difficulty;
 pub mod error;
 pub mod evidence;
@@ -30,8 +31,12 @@ use index::Index;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
+use choice::choose_judge;
+pub(crate) use choice::in_force;
+pub use choice::{classifier_in_force, judge_in_force};
 pub use grid::MissingPolicy;
 pub use retrieval::RetrievalRow;
+use score_report::policy;
 pub use score_report::{
     FailureModeRow, IssueOut, ModelScore, Paired, PolicyInfo, ReliabilityRow, ScoreOptions,
     ScoreReport, Spread, Stratum, StratumCell, StratumRow,
@@ -83,43 +88,6 @@ fn with_panel(
     let mut r = score(&with, issues, &inner)?;
     r.panel = Some(report);
     Ok(r)
-}
-
-/// The dataset of the questions in force (those created on or after `opts.created_after`,
-/// without `opts.drop_questions`) and the window's account; `None` when every question is.
-pub(crate) fn in_force(
-    ds: &Dataset,
-    opts: &ScoreOptions,
-) -> Result<Option<(Dataset, Option<crate::dataset::CreatedWindow>)>, ScoreError> {
-    if opts.drop_questions.is_empty() && opts.created_after.is_none() {
-        return Ok(None);
-    }
-    if let Some(id) = opts
-        .drop_questions
-        .iter()
-        .find(|id| !ds.questions.iter().any(|q| &q.id == *id))
-    {
-        return Err(ScoreError::UnknownQuestion(id.clone()));
-    }
-    // The weight rules are checked against the whole benchmark: one naming a dropped
-    // question, or one outside the window, is no typo.
-    weights::Resolved::new(&opts.weights, &Index::new(ds), true)?;
-    let mut outside = opts.drop_questions.clone();
-    let window = match &opts.created_after {
-        Some(date) => {
-            let (before, w) = ds.created_window(date).map_err(ScoreError::Window)?;
-            if w.questions == 0 {
-                return Err(ScoreError::Window(format!(
-                    "{}: nothing to score",
-                    w.sentence()
-                )));
-            }
-            outside.extend(before);
-            Some(w)
-        }
-        None => None,
-    };
-    Ok(Some((ds.without_questions(&outside), window)))
 }
 
 /// What the report carries only when asked for, over `ds`, the questions in force.
@@ -206,19 +174,6 @@ fn score_all(
         histograms: None,
         panel: None,
     })
-}
-
-/// The policies in force, as the report states them (the dropped questions are added by
-/// `score` after).
-fn policy(opts: &ScoreOptions) -> PolicyInfo {
-    PolicyInfo {
-        missing: opts.missing,
-        std: "sample".to_string(),
-        bootstrap: opts.bootstrap,
-        seed: opts.seed,
-        dropped_questions: Vec::new(),
-        weights: opts.weights.iter().map(ToString::to_string).collect(),
-    }
 }
 
 /// What every table is computed from: the (model, judge) grids, the questions each model
@@ -358,63 +313,6 @@ fn issues_out(issues: &[Issue], models: &[ModelScore], p: MissingPolicy) -> Vec<
     out
 }
 
-/// The judge in force: the one asked for, else the one with the most valid judgments (ties go
-/// to the name that sorts first).
-fn choose_judge(
-    grids: &BTreeMap<(&str, &str), Grid<'_>>,
-    wanted: Option<&str>,
-) -> Result<Option<String>, ScoreError> {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for g in grids.values() {
-        *counts.entry(g.judge).or_default() += g.cells.len();
-    }
-    pick_judge(counts, wanted)
-}
-
-/// The judge in force for the one-judge views (strata, reliability, items, failure modes,
-/// `classify-failures`): `wanted` if it has valid judgments, else the judge with the most valid
-/// judgments of known questions, ties going to the name that sorts first. One rule everywhere.
-pub fn judge_in_force(ds: &Dataset, wanted: Option<&str>) -> Result<Option<String>, ScoreError> {
-    let index = Index::new(ds);
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for j in ds
-        .judgments
-        .iter()
-        .filter(|j| index.by_id.contains_key(j.question_id.as_str()))
-    {
-        *counts.entry(j.judge.as_str()).or_default() += 1;
-    }
-    pick_judge(counts, wanted)
-}
-
-fn pick_judge(
-    counts: BTreeMap<&str, usize>,
-    wanted: Option<&str>,
-) -> Result<Option<String>, ScoreError> {
-    if let Some(w) = wanted {
-        return if counts.contains_key(w) {
-            Ok(Some(w.to_string()))
-        } else {
-            let present: Vec<String> = counts.keys().map(|k| format!("{k:?}")).collect();
-            Err(ScoreError::UnknownJudge(
-                w.to_string(),
-                if present.is_empty() {
-                    "none".into()
-                } else {
-                    present.join(", ")
-                },
-            ))
-        };
-    }
-    let mut best: Option<(&str, usize)> = None;
-    for (j, n) in counts {
-        if best.is_none_or(|(_, m)| n > m) {
-            best = Some((j, n));
-        }
-    }
-    Ok(best.map(|(j, _)| j.to_string()))
-}
-
 fn spread(per_run: BTreeMap<u32, f64>) -> Spread {
     let v: Vec<f64> = per_run.values().copied().collect();
     Spread {
@@ -546,22 +444,6 @@ fn scalar_spread(
 type FailureModes = (Option<String>, Vec<FailureModeRow>, BTreeMap<String, f64>);
 
 /// Table 7: shares of each mode per model over the labels of the classifier with most labels.
-/// The classifier in force: the one with the most labels, ties going to the name that sorts
-/// first (Table 7 and the Runs view's failure modes both use it).
-pub fn classifier_in_force(ds: &Dataset) -> Option<&str> {
-    let mut by_classifier: BTreeMap<&str, usize> = BTreeMap::new();
-    for l in &ds.failure_labels {
-        *by_classifier.entry(l.classifier.as_str()).or_default() += 1;
-    }
-    let mut best: Option<(&str, usize)> = None;
-    for (&c, &n) in &by_classifier {
-        if best.is_none_or(|(_, m)| n > m) {
-            best = Some((c, n));
-        }
-    }
-    best.map(|(c, _)| c)
-}
-
 fn failure_modes(ds: &Dataset) -> FailureModes {
     let Some(classifier) = classifier_in_force(ds) else {
         return (None, Vec::new(), BTreeMap::new());

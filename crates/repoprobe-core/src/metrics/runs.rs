@@ -7,11 +7,13 @@
 //! labels' of the judge and classifier in force: the rows are what the retrieval and evidence
 //! tables average, one run at a time, never a second computation.
 
+use super::choice::{classifier_in_force, in_force, judge_in_force};
+use super::error::ScoreError;
 use super::grid::{self, FAILURE_THRESHOLD};
 use super::index::Index;
 use super::retrieval::files_read;
+use super::score_report::ScoreOptions;
 use super::weights::Resolved;
-use super::{ScoreError, ScoreOptions, classifier_in_force, in_force, judge_in_force};
 use crate::dataset::Dataset;
 use crate::model::agent::AgentBlock;
 use crate::model::{Answer, FailureMode, ItemKind, Judgment, Question};

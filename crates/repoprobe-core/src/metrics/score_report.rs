@@ -265,7 +265,7 @@ impl ScoreReport {
     /// what `score` gives for an empty dataset).
     pub fn empty(opts: &ScoreOptions) -> ScoreReport {
         ScoreReport {
-            policy: super::policy(opts),
+            policy: policy(opts),
             judge: None,
             models: Vec::new(),
             strata: opts
@@ -305,5 +305,18 @@ impl From<&Issue> for IssueOut {
             location: i.location.clone(),
             message: i.message.clone(),
         }
+    }
+}
+
+/// The policies in force, as the report states them (the dropped questions are added by
+/// `score` after).
+pub(crate) fn policy(opts: &ScoreOptions) -> PolicyInfo {
+    PolicyInfo {
+        missing: opts.missing,
+        std: "sample".to_string(),
+        bootstrap: opts.bootstrap,
+        seed: opts.seed,
+        dropped_questions: Vec::new(),
+        weights: opts.weights.iter().map(ToString::to_string).collect(),
     }
 }

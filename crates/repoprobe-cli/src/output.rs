@@ -359,39 +359,22 @@ impl std::fmt::Display for JudgmentKey {
     }
 }
 
-/// The key of an answer record (docs/format.md#answer): (question_id, model, attempt).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub struct AnswerKey {
-    pub question_id: String,
-    pub model: String,
-    pub attempt: u32,
-}
+/// The key of an answer record (docs/format.md#answer): the core's one answer key.
+pub use repoprobe_core::AnswerKey;
 
-impl AnswerKey {
-    /// The key of an answer record (one with `answer` or `error`, and no judgment fields).
-    pub fn of(v: &Value) -> Option<AnswerKey> {
-        if v.get("answer").is_none() && v.get("error").is_none() {
-            return None;
-        }
-        if v.get("items").is_some() || v.get("dimensions").is_some() {
-            return None;
-        }
-        Some(AnswerKey {
-            question_id: text(v, "question_id")?,
-            model: text(v, "model")?,
-            attempt: count(v, "attempt")?,
-        })
+/// The key of an answer record (one with `answer` or `error`, and no judgment fields).
+pub fn answer_key(v: &Value) -> Option<AnswerKey> {
+    if v.get("answer").is_none() && v.get("error").is_none() {
+        return None;
     }
-}
-
-impl std::fmt::Display for AnswerKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} / {} / attempt {}",
-            self.question_id, self.model, self.attempt
-        )
+    if v.get("items").is_some() || v.get("dimensions").is_some() {
+        return None;
     }
+    Some(AnswerKey {
+        question_id: text(v, "question_id")?,
+        model: text(v, "model")?,
+        attempt: count(v, "attempt")?,
+    })
 }
 
 /// A string field of a record.

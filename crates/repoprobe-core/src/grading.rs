@@ -13,31 +13,7 @@ use std::collections::BTreeMap;
 pub const HUMAN_PREFIX: &str = "human:";
 
 /// One answer: (question, model, attempt).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct AnswerAt {
-    pub question_id: String,
-    pub model: String,
-    pub attempt: u32,
-}
-
-impl AnswerAt {
-    /// As an address writes it: `QUESTION|MODEL|ATTEMPT`.
-    pub fn to_param(&self) -> String {
-        format!("{}|{}|{}", self.question_id, self.model, self.attempt)
-    }
-
-    /// `QUESTION|MODEL|ATTEMPT` read back (a model may hold `|`: the question is before the
-    /// first, the attempt after the last).
-    pub fn from_param(s: &str) -> Option<AnswerAt> {
-        let (question_id, rest) = s.split_once('|')?;
-        let (model, attempt) = rest.rsplit_once('|')?;
-        Some(AnswerAt {
-            question_id: question_id.to_string(),
-            model: model.to_string(),
-            attempt: attempt.trim().parse().ok()?,
-        })
-    }
-}
+pub type AnswerAt = crate::model::AnswerKey;
 
 /// Which answers to grade.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,10 +8,12 @@
 pub mod agent;
 pub mod evidence;
 pub mod failure;
+pub mod key;
 pub mod repo_path;
 pub mod trajectory;
 
 pub use evidence::EvidencePath;
+pub use key::AnswerKey;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

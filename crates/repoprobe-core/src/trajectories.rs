@@ -20,13 +20,7 @@ pub const INDEX_VERSION: u32 = 1;
 pub const HEAD_BYTES: usize = 64 << 10;
 
 /// Which run a trajectory is of: the answer record's key.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct TrajectoryKey {
-    pub question_id: String,
-    pub model: String,
-    pub attempt: u32,
-}
+pub type TrajectoryKey = crate::model::AnswerKey;
 
 /// One line of the index: a run's key and where its line is in the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

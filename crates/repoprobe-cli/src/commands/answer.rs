@@ -22,7 +22,7 @@ use crate::live::agent;
 use crate::live::events::{Event, Reporter};
 use crate::live::task::{Failed, Outcome};
 use crate::live::{ApiArgs, RunArgs, Summary, journals, load_inputs, run_jobs};
-use crate::output::{self, AnswerKey, Journal};
+use crate::output::{self, AnswerKey, Journal, answer_key};
 use crate::repos::RepoArgs;
 use crate::runs::Layout;
 use crate::runs::manifest::RunSpec;
@@ -295,7 +295,7 @@ impl Plan {
         crate::input::create_dir_all(&ctx.files.transcripts)
             .with_context(|| format!("cannot create {}", ctx.files.transcripts.display()))?;
         let layout = self.layout;
-        let (mut out, mut failures) = journals(&layout, AnswerKey::of, "answer")?;
+        let (mut out, mut failures) = journals(&layout, answer_key, "answer")?;
         if let Err(e) = crate::runs::enlist(&layout, &spec, keys.iter().map(|(k, _)| k)) {
             // Refused: this shard is not the run's; it leaves no file of its own behind.
             out.discard_if_new();
@@ -393,8 +393,8 @@ fn retry_failed(
 ) -> anyhow::Result<()> {
     let ours: std::collections::HashSet<&AnswerKey> = keys.iter().map(|(k, _)| k).collect();
     let failed =
-        |v: &Value| !v["error"].is_null() && AnswerKey::of(v).is_some_and(|k| ours.contains(&k));
-    let taken = out.withdraw(AnswerKey::of, failed, |taken| {
+        |v: &Value| !v["error"].is_null() && answer_key(v).is_some_and(|k| ours.contains(&k));
+    let taken = out.withdraw(answer_key, failed, |taken| {
         for old in taken {
             let reason = format!(
                 "the agent failed ({}); withdrawn by --retry-failed for a new run",
@@ -433,7 +433,7 @@ fn estimate(a: &Args) -> anyhow::Result<Exit> {
     let (ds, _) = load_inputs(std::slice::from_ref(&a.benchmark))?;
     let done = {
         let layout = a.run.layout()?;
-        let mut j = Journal::open_beside(&layout.out, AnswerKey::of)?;
+        let mut j = Journal::open_beside(&layout.out, answer_key)?;
         std::mem::take(&mut j.done)
     };
     let turns = u64::from(a.estimate_turns);

@@ -253,6 +253,10 @@ pub fn view_href(view: &str, extra: &[(&str, &str)]) -> String {
         "kind",
         "show",
         "adjudicate",
+        "n",
+        "seed",
+        "keys",
+        "answer",
     ] {
         set.push((k, None));
     }
@@ -272,11 +276,12 @@ fn App() -> impl IntoView {
     }
 }
 
-const VIEWS: [(&str, &str); 10] = [
+const VIEWS: [(&str, &str); 11] = [
     ("leaderboard", "Leaderboard"),
     ("breakdown", "Breakdown"),
     ("reliability", "Reliability"),
     ("judges", "Judges"),
+    ("grade", "Grade"),
     ("failures", "Failure modes"),
     ("questions", "Questions"),
     ("runs", "Runs"),
@@ -345,6 +350,7 @@ fn page(name: &str) -> AnyView {
         "breakdown" => view! { <pages::breakdown::Breakdown /> }.into_any(),
         "reliability" => view! { <pages::reliability::Reliability /> }.into_any(),
         "judges" => view! { <pages::judges::Judges /> }.into_any(),
+        "grade" => view! { <pages::grade::Grade /> }.into_any(),
         "failures" => view! { <pages::failures::Failures /> }.into_any(),
         "questions" => view! { <pages::questions::Questions /> }.into_any(),
         "runs" => view! { <pages::runs::Runs /> }.into_any(),

@@ -148,6 +148,8 @@ pub fn render(landing: Landing) -> String {
             ),
             paired: RwSignal::new(None),
             judges: RwSignal::new(None),
+            grade: RwSignal::new(None),
+            grades_of: RwSignal::new(None),
             items: RwSignal::new(None),
             trajectory: RwSignal::new(None),
             trajectory_search: RwSignal::new(None),

@@ -594,6 +594,51 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         b: Option<String>,
     },
+    /// The answers a person grades (the Grade view): `sample` of those `judge` judged in run 0
+    /// (the core's `grading::sample`; the judge with the most judgments not `human:*` where
+    /// `None`), and every judge of the files.
+    Grade {
+        options: ViewOptions,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        judge: Option<String>,
+        sample: repoprobe_core::grading::Sample,
+    },
+    /// The grades held in the run-0 judgments of `judge` (`human:NAME`) in the files, their
+    /// rationales read back (the core's `grading::grades_of`): a grader's file taken into the
+    /// Grade view's store.
+    GradesOf {
+        options: ViewOptions,
+        judge: String,
+    },
+}
+
+/// The worker's answer to a `Grade` request, with what it was asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GradeAnswer {
+    pub options: ViewOptions,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
+    pub sample: repoprobe_core::grading::Sample,
+    /// Every judge of the files and how many judgments it has (any run), by name.
+    pub judges: Vec<(String, usize)>,
+    /// The judge sampled: the one asked, else the default (`None`: no judge in the files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<String>,
+    pub drawn: repoprobe_core::grading::Drawn,
+}
+
+/// The worker's answer to a `GradesOf` request: the grades by answer (a list: JSON maps have
+/// string keys), and why some rationales could not be read back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GradesOfAnswer {
+    pub options: ViewOptions,
+    pub judge: String,
+    pub grades: Vec<(
+        repoprobe_core::grading::AnswerAt,
+        std::collections::BTreeMap<String, repoprobe_core::grading::Grade>,
+    )>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texts_error: Option<String>,
 }
 
 /// The worker's answer to a `Judges` request, with what it was asked.
@@ -648,6 +693,10 @@ pub enum Response {
     /// The agreement between judges asked for: the report (the rationales of the disagreements
     /// shown read back), or why there is none (a judge not in the files).
     Judges(Box<JudgesAnswer>),
+    /// The sample to grade asked for (the Grade view).
+    Grade(Box<GradeAnswer>),
+    /// A grader's judgments in the files, as grades (the Grade view's import).
+    GradesOf(Box<GradesOfAnswer>),
     /// Hex SHA-256 of files added, by name: sent after the tables, as each is known (the
     /// worker hashes in the background).
     Hashes(Vec<(String, String)>),
@@ -767,6 +816,36 @@ mod tests {
                 )
                 .map_err(|e| e.to_string()),
                 texts_error: Some("gone".into()),
+            })),
+            Response::Grade(Box::new(crate::worker::grade::answer(
+                &l.dataset,
+                options.clone(),
+                None,
+                repoprobe_core::grading::Sample::Drawn {
+                    per_model: 2,
+                    seed: 1,
+                },
+            ))),
+            Response::GradesOf(Box::new(GradesOfAnswer {
+                options: options.clone(),
+                judge: "human:ann".into(),
+                grades: vec![(
+                    repoprobe_core::grading::AnswerAt {
+                        question_id: "q1".into(),
+                        model: "m|1".into(),
+                        attempt: 0,
+                    },
+                    [(
+                        "k1".to_string(),
+                        repoprobe_core::grading::Grade {
+                            score: 1,
+                            rationale: "<b>x</b>".into(),
+                        },
+                    )]
+                    .into_iter()
+                    .collect(),
+                )],
+                texts_error: None,
             })),
             Response::Rejected("why".into()),
             Response::Hashes(vec![("a".into(), "00".into())]),

@@ -26,6 +26,8 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             state.questions.set(BTreeMap::new());
             state.paired.set(None);
             state.judges.set(None);
+            state.grade.set(None);
+            state.grades_of.set(None);
             state.items.set(None);
             // The worker may no longer hold the run (a file given again): asked again.
             state.trajectory.set(None);
@@ -59,6 +61,8 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             report,
         } => state.paired.set(Some((options, a, b, shared(report)))),
         Response::Judges(j) => state.judges.set(Some(Shared(Arc::new(*j)))),
+        Response::Grade(g) => state.grade.set(Some(Shared(Arc::new(*g)))),
+        Response::GradesOf(g) => state.grades_of.set(Some(Shared(Arc::new(*g)))),
         Response::Hashes(h) => state.hashes.update(|m| m.extend(h)),
         Response::Items {
             options,
@@ -174,6 +178,8 @@ mod tests {
             questions: RwSignal::new(BTreeMap::new()),
             paired: RwSignal::new(None),
             judges: RwSignal::new(None),
+            grade: RwSignal::new(None),
+            grades_of: RwSignal::new(None),
             items: RwSignal::new(None),
             trajectory: RwSignal::new(None),
             trajectory_search: RwSignal::new(None),

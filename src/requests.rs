@@ -86,6 +86,28 @@ pub fn request_judges(options: ViewOptions, a: Option<String>, b: Option<String>
     post(&Request::Judges { options, a, b }, None);
 }
 
+/// Asks the worker for the answers to grade: `sample` of those `judge` judged (the default judge
+/// where `None`).
+pub fn request_grade(
+    options: ViewOptions,
+    judge: Option<String>,
+    sample: repoprobe_core::grading::Sample,
+) {
+    post(
+        &Request::Grade {
+            options,
+            judge,
+            sample,
+        },
+        None,
+    );
+}
+
+/// Asks the worker for the grades in `judge`'s (`human:NAME`) judgments in the files.
+pub fn request_grades_of(options: ViewOptions, judge: String) {
+    post(&Request::GradesOf { options, judge }, None);
+}
+
 /// New options: only the report changes, unless the files that count change (the bundled set
 /// kept or not): then the worker loads again.
 pub fn follow_options(state: AppState) {

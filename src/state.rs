@@ -84,6 +84,10 @@ pub struct AppState {
     pub paired: RwSignal<Option<Paired>>,
     /// The last agreement between judges asked for (the Judges view).
     pub judges: RwSignal<Option<Shared<crate::protocol::JudgesAnswer>>>,
+    /// The last sample to grade asked for (the Grade view).
+    pub grade: RwSignal<Option<Shared<crate::protocol::GradeAnswer>>>,
+    /// The last grader's judgments asked for as grades (the Grade view's import).
+    pub grades_of: RwSignal<Option<Shared<crate::protocol::GradesOfAnswer>>>,
     /// Per-item rows (attainment, agreement) for the options and the model (whose attainment
     /// per item they carry) they were asked for.
     pub items: RwSignal<Option<Items>>,

@@ -31,6 +31,8 @@ pub fn provide_state() -> AppState {
         questions: RwSignal::new(BTreeMap::new()),
         paired: RwSignal::new(None),
         judges: RwSignal::new(None),
+        grade: RwSignal::new(None),
+        grades_of: RwSignal::new(None),
         items: RwSignal::new(None),
         trajectory: RwSignal::new(None),
         trajectory_search: RwSignal::new(None),

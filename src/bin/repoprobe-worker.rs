@@ -22,14 +22,14 @@ mod glue {
     use repoprobe_core::trajectories::Scanner;
     use repoprobe_site::protocol::Comparison;
     use repoprobe_site::protocol::{
-        JudgesAnswer, Origin, READY, Request, Response, SearchState, Started, StepKind,
-        TrajectoryKey, TrajectoryPage, ViewOptions,
+        GradesOfAnswer, JudgesAnswer, Origin, READY, Request, Response, SearchState, Started,
+        StepKind, TrajectoryKey, TrajectoryPage, ViewOptions,
     };
     use repoprobe_site::worker::hash::{Digest, Hasher, hex};
     use repoprobe_site::worker::question::texts_error as texts_error_of;
     use repoprobe_site::worker::trajectory::steps::FIRST_BYTES;
     use repoprobe_site::worker::trajectory::{Source, Work};
-    use repoprobe_site::worker::{Worker, judges, scoring};
+    use repoprobe_site::worker::{Worker, grade, judges, scoring};
     use repoprobe_site::worker::{compare, search};
     use std::cell::{Cell, RefCell};
     use std::collections::VecDeque;
@@ -350,6 +350,22 @@ mod glue {
             b,
             report,
             texts_error,
+        })));
+    }
+
+    /// The grades in `judge`'s run-0 judgments (a grader's file loaded), their rationales read
+    /// back first (the load skipped them).
+    async fn grades_of(options: ViewOptions, judge: String) {
+        let (reads, errors) = WORKER.with(|w| w.borrow().grade_reads(&judge));
+        let errors = fill_reads(reads, errors).await;
+        let grades = WORKER.with(|w| {
+            repoprobe_core::grading::grades_of(&w.borrow().loaded().dataset.judgments, &judge)
+        });
+        reply(&Response::GradesOf(Box::new(GradesOfAnswer {
+            options,
+            judge,
+            grades: grades.into_iter().collect(),
+            texts_error: texts_error_of(&errors),
         })));
     }
 
@@ -763,6 +779,16 @@ mod glue {
                 SEARCH.with(|g| g.set(g.get() + 1));
             }
             Request::Judges { options, a, b } => judges(options, a, b).await,
+            Request::Grade {
+                options,
+                judge,
+                sample,
+            } => {
+                let answer = WORKER
+                    .with(|w| grade::answer(&w.borrow().loaded().dataset, options, judge, sample));
+                reply(&Response::Grade(Box::new(answer)));
+            }
+            Request::GradesOf { options, judge } => grades_of(options, judge).await,
             Request::Paired { options, a, b } => {
                 let report =
                     WORKER.with(|w| scoring::paired(w.borrow().loaded(), &options, &a, &b));

@@ -37,16 +37,34 @@ const REVIEW_KEYS: [(&str, &str); 10] = [
     ("Tab", "Every control is reachable by Tab too"),
 ];
 
+/// The Grade view's keys (read in `pages/grade/mod.rs`).
+const GRADE_KEYS: [(&str, &str); 10] = [
+    ("?", "Show or hide this list"),
+    (
+        "0 – 9",
+        "Pick a score: the key shown beside it (the score's own digit when every score is one)",
+    ),
+    ("↑ / ↓", "Pick the next / previous score of the rubric"),
+    ("r", "Write the rationale (Escape leaves it)"),
+    (
+        "Enter",
+        "Record your grade; then the judge's score and rationale show",
+    ),
+    ("j / →", "Next item (then the next answer's first)"),
+    ("k / ←", "Previous item"),
+    ("Esc", "Close this list; leave the rationale"),
+    ("Tab", "Every control is reachable by Tab too"),
+    ("Buttons", "Previous, next, record, export: each a button"),
+];
+
 #[component]
 pub fn KeyHelp() -> impl IntoView {
     let open = RwSignal::new(false);
     let query = crate::nav::query_map();
-    let keys = move || {
-        if query.with(|q| q.get("view").as_deref() == Some("review")) {
-            &REVIEW_KEYS[..]
-        } else {
-            &KEYS[..]
-        }
+    let keys = move || match query.with(|q| q.get("view")).as_deref() {
+        Some("review") => &REVIEW_KEYS[..],
+        Some("grade") => &GRADE_KEYS[..],
+        _ => &KEYS[..],
     };
     let close_button = NodeRef::<html::Button>::new();
     // In the browser only: the build-time prerender has no window to listen on.

@@ -3,6 +3,7 @@ pub mod breakdown;
 pub mod compare;
 pub mod data;
 pub mod failures;
+pub mod grade;
 pub mod judges;
 pub mod leaderboard;
 pub mod model;

@@ -5,6 +5,7 @@
 //! (a `Blob` there, bytes in the native tests), never read here.
 
 pub mod compare;
+pub mod grade;
 pub mod hash;
 pub mod judges;
 pub mod question;
@@ -217,6 +218,15 @@ impl<B: Handle> Worker<B> {
         r: &repoprobe_core::metrics::judges::JudgesReport,
     ) -> (Vec<TextReads<B>>, Vec<String>) {
         let wanted = judges::wanted(&self.loaded.dataset, r, &self.filled);
+        let mut errors = Vec::new();
+        let reads = question::plan(&wanted, &self.sources, &mut errors);
+        (reads, errors)
+    }
+
+    /// The reads that bring back the rationales of `judge`'s run-0 judgments (a grader's file
+    /// taken as grades, see [`grade::wanted`]), and what cannot be read.
+    pub fn grade_reads(&self, judge: &str) -> (Vec<TextReads<B>>, Vec<String>) {
+        let wanted = grade::wanted(&self.loaded.dataset, judge, &self.filled);
         let mut errors = Vec::new();
         let reads = question::plan(&wanted, &self.sources, &mut errors);
         (reads, errors)

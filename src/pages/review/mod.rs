@@ -44,11 +44,13 @@ fn storage() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
 }
 
-fn stored(key: &str) -> Option<String> {
+/// The text kept under `key` in `localStorage`, if any (the Grade view's too).
+pub(crate) fn stored(key: &str) -> Option<String> {
     storage().and_then(|s| s.get_item(key).ok().flatten())
 }
 
-fn keep(key: &str, value: &str) -> Result<(), String> {
+/// `value` kept under `key` in `localStorage`, or why not (the Grade view's too).
+pub(crate) fn keep(key: &str, value: &str) -> Result<(), String> {
     let s = storage().ok_or("this browser gives the page no local storage")?;
     s.set_item(key, value).map_err(|e| {
         format!(

@@ -29,7 +29,10 @@ fn no_metrics_module_imports_from_metrics_mod_rs() {
         .filter(|f| f.module.len() == 2 && f.module[0] == "metrics")
         .map(|f| f.module[1].clone())
         .collect();
-    assert!(submodules.len() > 10, "the metrics' files were not found: {submodules:?}");
+    assert!(
+        submodules.len() > 10,
+        "the metrics' files were not found: {submodules:?}"
+    );
     let mut breaches = Vec::new();
     for f in core
         .files

@@ -634,7 +634,7 @@ pub struct GradesOfAnswer {
     pub options: ViewOptions,
     pub judge: String,
     pub grades: Vec<(
-        repoprobe_core::grading::AnswerAt,
+        repoprobe_core::AnswerKey,
         std::collections::BTreeMap<String, repoprobe_core::grading::Grade>,
     )>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -830,7 +830,7 @@ mod tests {
                 options: options.clone(),
                 judge: "human:ann".into(),
                 grades: vec![(
-                    repoprobe_core::grading::AnswerAt {
+                    repoprobe_core::AnswerKey {
                         question_id: "q1".into(),
                         model: "m|1".into(),
                         attempt: 0,

@@ -4,7 +4,7 @@
 //! export (and `repoprobe judges`) reads them. Pure: the seed and the grades are given.
 
 use crate::dataset::Dataset;
-use crate::model::{ItemScore, Judgment, Question};
+use crate::model::{AnswerKey, ItemScore, Judgment, Question};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -12,24 +12,21 @@ use std::collections::BTreeMap;
 /// The judge name of a grader's judgments.
 pub const HUMAN_PREFIX: &str = "human:";
 
-/// One answer: (question, model, attempt).
-pub type AnswerAt = crate::model::AnswerKey;
-
 /// Which answers to grade.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Sample {
     /// Up to `per_model` answers of each model, drawn with `seed` from those `judge` judged.
     Drawn { per_model: usize, seed: u64 },
     /// These answers, in this order (those `judge` judged; the rest are reported).
-    Given(Vec<AnswerAt>),
+    Given(Vec<AnswerKey>),
 }
 
 /// The answers to grade, in the order to grade them, and the keys given that the judge never
 /// judged (a typo, or another dataset's).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Drawn {
-    pub answers: Vec<AnswerAt>,
-    pub unknown: Vec<AnswerAt>,
+    pub answers: Vec<AnswerKey>,
+    pub unknown: Vec<AnswerKey>,
 }
 
 /// The answers of `sample` among those `judge` judged in run 0 (questions of the benchmark).
@@ -40,10 +37,10 @@ pub struct Drawn {
 pub fn sample(ds: &Dataset, judge: &str, sample: &Sample) -> Drawn {
     let questions: BTreeMap<&str, &Question> =
         ds.questions.iter().map(|q| (q.id.as_str(), q)).collect();
-    let mut judged: BTreeMap<&str, Vec<AnswerAt>> = BTreeMap::new();
+    let mut judged: BTreeMap<&str, Vec<AnswerKey>> = BTreeMap::new();
     for j in &ds.judgments {
         if j.judge == judge && j.judge_run == 0 && questions.contains_key(j.question_id.as_str()) {
-            judged.entry(j.model.as_str()).or_default().push(AnswerAt {
+            judged.entry(j.model.as_str()).or_default().push(AnswerKey {
                 question_id: j.question_id.clone(),
                 model: j.model.clone(),
                 attempt: j.attempt,
@@ -108,7 +105,7 @@ pub fn human_judge(name: &str) -> Option<String> {
 }
 
 /// The grades given, by answer then item id.
-pub type Grades = BTreeMap<AnswerAt, BTreeMap<String, Grade>>;
+pub type Grades = BTreeMap<AnswerKey, BTreeMap<String, Grade>>;
 
 /// The grades as checklist judgments of `judge` (`human:NAME`, run 0), one per answer whose
 /// every checklist item is graded with a score its rubric allows, items in checklist order; and
@@ -169,7 +166,7 @@ pub fn grades_of(judgments: &[Judgment], judge: &str) -> Grades {
         .iter()
         .filter(|j| j.judge == judge && j.judge_run == 0)
     {
-        let at = AnswerAt {
+        let at = AnswerKey {
             question_id: j.question_id.clone(),
             model: j.model.clone(),
             attempt: j.attempt,
@@ -262,23 +259,23 @@ mod tests {
     #[test]
     fn given_keys_are_kept_in_order_and_unknown_ones_said() {
         let ds = dataset();
-        let keys: Vec<AnswerAt> = ["q03|m2|0", "q99|m1|0", "q01|m1|0", "q01|m|x|0"]
+        let keys: Vec<AnswerKey> = ["q03|m2|0", "q99|m1|0", "q01|m1|0", "q01|m|x|0"]
             .iter()
-            .filter_map(|k| AnswerAt::from_param(k))
+            .filter_map(|k| AnswerKey::from_param(k))
             .collect();
         assert_eq!(keys[3].model, "m|x", "a model may hold |");
         let d = sample(&ds, "j", &Sample::Given(keys));
-        let got: Vec<String> = d.answers.iter().map(AnswerAt::to_param).collect();
+        let got: Vec<String> = d.answers.iter().map(AnswerKey::to_param).collect();
         assert_eq!(got, ["q03|m2|0", "q01|m1|0"]);
         assert_eq!(d.unknown.len(), 2);
-        assert_eq!(AnswerAt::from_param("q1|m|zero"), None);
+        assert_eq!(AnswerKey::from_param("q1|m|zero"), None);
     }
 
     #[test]
     fn complete_grades_export_as_judgments_that_load_back_as_the_same_grades() {
         let ds = dataset();
         let q = &ds.questions[0];
-        let at = AnswerAt {
+        let at = AnswerKey {
             question_id: q.id.clone(),
             model: "m1".into(),
             attempt: 0,

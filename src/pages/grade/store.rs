@@ -4,8 +4,8 @@
 //! through them ([`units`]), the keys that pick a score ([`score_keys`]) and the export
 //! (`grades-human-NAME.jsonl`, the core's `grading::jsonl` of `grading::judgments`).
 
-use repoprobe_core::Question;
-use repoprobe_core::grading::{AnswerAt, Grade, Grades, Sample, jsonl, judgments};
+use repoprobe_core::grading::{Grade, Grades, Sample, jsonl, judgments};
+use repoprobe_core::{AnswerKey, Question};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -36,7 +36,7 @@ pub struct Graded {
 #[derive(Serialize, Deserialize, Default)]
 struct Kept {
     #[serde(default)]
-    grades: Vec<(AnswerAt, BTreeMap<String, Grade>)>,
+    grades: Vec<(AnswerKey, BTreeMap<String, Grade>)>,
     #[serde(default)]
     unexported: bool,
 }
@@ -64,12 +64,12 @@ impl Graded {
     }
 
     /// The grade of item `item` of answer `at`, if given.
-    pub fn get(&self, at: &AnswerAt, item: &str) -> Option<&Grade> {
+    pub fn get(&self, at: &AnswerKey, item: &str) -> Option<&Grade> {
         self.grades.get(at).and_then(|g| g.get(item))
     }
 
     /// Item `item` of `at` graded (again).
-    pub fn grade(&mut self, at: &AnswerAt, item: &str, grade: Grade) {
+    pub fn grade(&mut self, at: &AnswerKey, item: &str, grade: Grade) {
         self.grades
             .entry(at.clone())
             .or_default()
@@ -113,7 +113,7 @@ impl Graded {
 /// in its checklist).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unit {
-    pub at: AnswerAt,
+    pub at: AnswerKey,
     pub answer: usize,
     pub item: String,
     pub n: usize,
@@ -123,7 +123,7 @@ pub struct Unit {
 
 /// Every item of every answer of `answers`, answers in the sample's order, items in checklist
 /// order (an answer whose question is not loaded has none).
-pub fn units(answers: &[AnswerAt], questions: &[Question]) -> Vec<Unit> {
+pub fn units(answers: &[AnswerKey], questions: &[Question]) -> Vec<Unit> {
     let by_id: BTreeMap<&str, &Question> = questions.iter().map(|q| (q.id.as_str(), q)).collect();
     let mut out = Vec::new();
     for (i, at) in answers.iter().enumerate() {
@@ -165,7 +165,7 @@ pub fn sample_of(keys: Option<&str>, n: Option<&str>, seed: Option<&str>) -> (Sa
     if let Some(keys) = keys.filter(|k| !k.trim().is_empty()) {
         let (mut given, mut unread) = (Vec::new(), Vec::new());
         for k in keys.split(',').map(str::trim).filter(|k| !k.is_empty()) {
-            match AnswerAt::from_param(k) {
+            match AnswerKey::from_param(k) {
                 Some(at) => given.push(at),
                 None => unread.push(k.to_string()),
             }
@@ -213,8 +213,8 @@ mod tests {
         serde_json::from_str(&text.replace("ID", id)).unwrap()
     }
 
-    fn at(q: &str, m: &str) -> AnswerAt {
-        AnswerAt {
+    fn at(q: &str, m: &str) -> AnswerKey {
+        AnswerKey {
             question_id: q.into(),
             model: m.into(),
             attempt: 0,

@@ -23,7 +23,13 @@ if (fs.existsSync(path.join(pipeline, 'results.trajectories.jsonl'))) {
   const a = data.answers.find((x) => x.agent?.name === 'builtin' && x.question_id === 'q1');
   trajectory = `view=question&id=q1&model=${encodeURIComponent(a.model)}&step=3`;
 }
+// Three model judges and people's grades (human:ann) of the same answers: the Judges view's
+// agreement and the Grade view.
+for (const f of ['benchmark.jsonl', 'judgments.jsonl']) {
+  extra[`/j/${f}`] = { file: path.join(ROOT, 'testdata/judges', f) };
+}
 const server = await serve(undefined, extra);
+const judged = `data=${server.url}j/benchmark.jsonl&data=${server.url}j/judgments.jsonl`;
 const b = await browser();
 const p = await b.newPage({ viewport: { width: 1280, height: 900 } });
 const shots = [
@@ -33,6 +39,10 @@ const shots = [
   // Every run of the demo set that read none of its evidence, the costliest first.
   ['runs', '?set=demo&view=runs&noevidence=1&sort=cost:desc', '.runs-table tbody tr[data-question]'],
 ];
+// A model judge against people: every figure of the pair, the bias, the largest disagreements.
+shots.push(['judges', `?${judged}&view=judges&a=judge-b&b=${encodeURIComponent('human:ann')}`, '#judges-pair-0 tbody tr']);
+// Grading by hand, blind: the item, its rubric and the answer; the judge's verdict not shown yet.
+shots.push(['grade', '?set=demo&view=grade&n=2&seed=1', '.grade-item']);
 if (trajectory) {
   // One run's trajectory, step 3 opened: the tool call that read a file, linked at its commit.
   shots.push(['trajectory', `?data=${server.url}t/results.json&data=${server.url}t/results.trajectories.jsonl&${trajectory}`, '#trajectory .step']);

@@ -3,22 +3,10 @@
 //! The site's agreement view shows the same tables.
 
 use super::render::csv_field;
-use super::tables::{Cell, Mark, Table, num, pct};
+use super::tables::{Cell, Mark, Table, num, pct, three};
 use crate::metrics::agreement::PairFigures;
 use crate::metrics::judges::{JudgePair, JudgesReport};
 use std::fmt::Write as _;
-
-/// A figure in [-1, 1] with three decimals; `—` where undefined.
-fn three(x: Option<f64>) -> Cell {
-    Cell {
-        text: match x {
-            Some(v) if v.is_finite() => format!("{v:.3}"),
-            _ => "—".to_string(),
-        },
-        mark: Mark::None,
-        value: x.filter(|v| v.is_finite()),
-    }
-}
 
 /// The scopes of a pair in order: all units, each item kind, each model.
 pub fn scopes(p: &JudgePair) -> Vec<(String, &PairFigures)> {

@@ -55,6 +55,19 @@ pub fn num(x: Option<f64>) -> Cell {
     }
 }
 
+/// An agreement figure (κ, α, F1: at most 1) with three decimals, the unrounded value kept;
+/// `—` where undefined.
+pub fn three(x: Option<f64>) -> Cell {
+    Cell {
+        text: match x {
+            Some(v) if v.is_finite() => format!("{v:.3}"),
+            _ => "—".to_string(),
+        },
+        mark: Mark::None,
+        value: x.filter(|v| v.is_finite()),
+    }
+}
+
 /// A table in a form every renderer takes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
@@ -620,14 +633,6 @@ pub fn retrieval_rows_table(
 /// `curate agreement`'s table (docs/review.md#agreement): a row per criterion and one for the
 /// decision; percent agreement with one decimal, κ and α with three; `—` where undefined.
 pub fn agreement_table(a: &crate::curate::agreement::Agreement) -> Table {
-    let three = |x: Option<f64>| Cell {
-        text: match x {
-            Some(v) if v.is_finite() => format!("{v:.3}"),
-            _ => "—".to_string(),
-        },
-        mark: Mark::None,
-        value: x.filter(|v| v.is_finite()),
-    };
     let rows = a
         .criteria
         .rows()

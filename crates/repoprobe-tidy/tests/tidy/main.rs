@@ -7,6 +7,7 @@
 mod fn_length;
 mod import_circles;
 mod layering;
+mod map;
 mod metrics_root;
 mod one_io_module;
 mod pages_compute_nothing;

@@ -41,7 +41,11 @@ fn paths(cell: &str) -> Vec<String> {
         match (part.split_once('{'), part.split_once('}')) {
             (Some((head, rest)), Some((_, tail))) => {
                 let names = rest.split('}').next().unwrap_or_default();
-                out.extend(names.split(',').map(|n| format!("{head}{}{tail}", n.trim())));
+                out.extend(
+                    names
+                        .split(',')
+                        .map(|n| format!("{head}{}{tail}", n.trim())),
+                );
             }
             _ => out.push(part.to_string()),
         }
@@ -92,7 +96,11 @@ fn resolved(cell: &str) -> Vec<String> {
 fn architecture_md_is_a_map_of_short_rows_naming_paths_that_exist() {
     let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     let rows = module_rows(&text);
-    assert!(rows.len() > 50, "the module tables were not found: {} rows", rows.len());
+    assert!(
+        rows.len() > 50,
+        "the module tables were not found: {} rows",
+        rows.len()
+    );
     let mut breaches = Vec::new();
     for (line, row) in rows {
         let n = row.chars().count();
@@ -130,7 +138,8 @@ fn the_map_rule_reads_paths_and_sees_one_that_does_not_exist() {
         resolved("`…/model/evidence.rs`, `repo_path.rs`"),
         ["…/model/evidence.rs", "…/model/repo_path.rs"]
     );
-    let rows =
-        module_rows("| path | holds |\n|---|---|\n| `a` | b |\n\n## Rules (checked by x\n| r | t |\n");
+    let rows = module_rows(
+        "| path | holds |\n|---|---|\n| `a` | b |\n\n## Rules (checked by x\n| r | t |\n",
+    );
     assert_eq!(rows, [(3, "| `a` | b |")]);
 }

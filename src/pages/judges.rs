@@ -189,7 +189,9 @@ fn PairSection(pair: JudgePair, n: usize) -> impl IntoView {
 #[component]
 fn Disagreements(pair: JudgePair, n: usize) -> impl IntoView {
     let cut = |s: &str| crate::charts::cut(s, RATIONALE_CHARS);
-    let table = report::disagreements_table(&pair, SHOWN, &cut);
+    let rest = "the question's view shows the whole answer and every judgment; \
+                `repoprobe judges --format json` lists every disagreement";
+    let table = report::disagreements_table(&pair, SHOWN, &cut, rest);
     let rows = table
         .rows
         .into_iter()
@@ -231,7 +233,7 @@ fn Disagreements(pair: JudgePair, n: usize) -> impl IntoView {
                 </table>
             </div>
             {table.note.map(|note| view! {
-                <figcaption><span class="note">{format!("{note}; the question's view shows the whole answer and every judgment")}</span></figcaption>
+                <figcaption><span class="note">{note}</span></figcaption>
             })}
         </figure>
     }

@@ -80,8 +80,14 @@ pub fn pair_table(p: &JudgePair) -> Table {
     }
 }
 
-/// The first `max` disagreements of a pair, each rationale passed through `cut`.
-pub fn disagreements_table(p: &JudgePair, max: usize, cut: &dyn Fn(&str) -> String) -> Table {
+/// The first `max` disagreements of a pair, each rationale passed through `cut`; the note says
+/// how many more there are and `rest`, where they can be read.
+pub fn disagreements_table(
+    p: &JudgePair,
+    max: usize,
+    cut: &dyn Fn(&str) -> String,
+    rest: &str,
+) -> Table {
     let rows = p
         .disagreements
         .iter()
@@ -113,12 +119,8 @@ pub fn disagreements_table(p: &JudgePair, max: usize, cut: &dyn Fn(&str) -> Stri
         .to_vec(),
         numeric: vec![false, false, false, true, true, false, false],
         rows,
-        note: (p.disagreements.len() > max).then(|| {
-            format!(
-                "{} more; --format json lists every one",
-                p.disagreements.len() - max
-            )
-        }),
+        note: (p.disagreements.len() > max)
+            .then(|| format!("{} more; {rest}", p.disagreements.len() - max)),
     }
 }
 
@@ -128,7 +130,12 @@ pub fn judges_tables(r: &JudgesReport, max: usize, cut: &dyn Fn(&str) -> String)
     for p in &r.pairs {
         out.push(pair_table(p));
         if !p.disagreements.is_empty() && max > 0 {
-            out.push(disagreements_table(p, max, cut));
+            out.push(disagreements_table(
+                p,
+                max,
+                cut,
+                "--format json lists every one",
+            ));
         }
     }
     out

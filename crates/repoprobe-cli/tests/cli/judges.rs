@@ -235,3 +235,34 @@ fn a_panel_is_one_more_judge_and_says_how_each_member_agrees_with_it() {
         text.stdout
     );
 }
+
+/// The panel's members' agreement is over the questions in force, as every other figure.
+#[test]
+fn a_panels_agreement_leaves_out_the_questions_dropped() {
+    let items = |extra: &[&str]| {
+        let mut args = vec![
+            "score",
+            JUDGES,
+            "--format",
+            "json",
+            "--bootstrap",
+            "0",
+            "--panel",
+            "judge-a,judge-b,judge-c",
+        ];
+        args.extend(extra);
+        let v = json_of(&repoprobe(&args));
+        v["panel"]["agreement"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["items"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    let all = items(&[]);
+    let fewer = items(&["--drop-question", "r-000"]);
+    assert_eq!(all.len(), 3);
+    for (a, f) in all.iter().zip(&fewer) {
+        assert!(f < a, "{fewer:?} vs {all:?}");
+    }
+}

@@ -79,7 +79,11 @@ fn with_panel(
         bootstrap: opts.bootstrap,
         seed: opts.seed,
     };
-    let (with, report) = panel.apply(ds, &agreement)?;
+    let (with, mut report) = panel.apply(ds, &agreement)?;
+    // The members' agreement over the questions in force, as every other figure.
+    if let Some((kept, _)) = in_force(&with, opts)? {
+        report.agreement = panel.member_agreement(&kept, &agreement);
+    }
     let inner = ScoreOptions {
         judge: opts.judge.clone().or_else(|| Some(report.judge.clone())),
         panel: None,

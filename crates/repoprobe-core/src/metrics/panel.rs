@@ -178,20 +178,7 @@ impl Panel {
         let mut with = ds.clone();
         let made = judgments.len();
         with.judgments.extend(judgments);
-        // Each member as A, the panel as B; the names were checked above, so no error.
-        let pairs = super::judges::judges(
-            &with,
-            &JudgesOptions {
-                a: None,
-                b: Some(self.name()),
-                ..agreement.clone()
-            },
-        )
-        .map(|r| r.pairs)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| self.members.contains(&p.a))
-        .collect();
+        let pairs = self.member_agreement(&with, agreement);
         Ok((
             with,
             PanelReport {
@@ -203,6 +190,27 @@ impl Panel {
                 agreement: pairs,
             },
         ))
+    }
+}
+
+impl Panel {
+    /// Each member (A) against the panel (B) over `with`, a dataset holding the panel's
+    /// judgments ([`Panel::apply`]'s, or the part of it in force).
+    pub fn member_agreement(&self, with: &Dataset, agreement: &JudgesOptions) -> Vec<JudgePair> {
+        // The names were checked when the panel was applied: no error to expect.
+        super::judges::judges(
+            with,
+            &JudgesOptions {
+                a: None,
+                b: Some(self.name()),
+                ..agreement.clone()
+            },
+        )
+        .map(|r| r.pairs)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| self.members.contains(&p.a))
+        .collect()
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::dataset::Dataset;
 use crate::model::{AnswerKey, ItemScore, Judgment, Question};
-use rand::{Rng, SeedableRng};
+use crate::seeded::shuffle;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -72,20 +72,6 @@ pub fn sample(ds: &Dataset, judge: &str, sample: &Sample) -> Drawn {
                 unknown: Vec::new(),
             }
         }
-    }
-}
-
-/// Fisher–Yates over ChaCha8 seeded by `seed` and an FNV-1a hash of `salt`, 32-bit draws.
-fn shuffle<T>(v: &mut [T], seed: u64, salt: &str) {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in salt.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ h);
-    for i in (1..v.len()).rev() {
-        let j = rng.random_range(0..=i as u32) as usize;
-        v.swap(i, j);
     }
 }
 

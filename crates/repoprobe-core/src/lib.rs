@@ -20,6 +20,7 @@ pub mod issue;
 pub mod load;
 pub mod model;
 pub mod protocol;
+pub mod seeded;
 pub mod validate;
 
 pub use dataset::{Dataset, LoadOptions, Loaded, Spans, StreamLoader, load};

@@ -74,21 +74,10 @@ pub fn prompt(q: &Question, candidate_answer: &str, describe_schema: bool) -> Ju
 /// The order a judge run with `--shuffle-items SEED` presents a question's items in, for one
 /// answer: a permutation of `0..n` drawn from the seed and the answer's key (question, model,
 /// attempt, judge run — joined as text by the caller), so every answer gets its own order and
-/// a rerun the same one. Fisher–Yates over ChaCha8 with 32-bit draws: the same on every
-/// platform. The key is hashed with FNV-1a (a fixed function, not the process's hasher).
+/// a rerun the same one, on every platform ([`crate::seeded::shuffle`]).
 pub fn item_order(seed: u64, key: &str, n: usize) -> Vec<usize> {
-    use rand::{Rng, SeedableRng};
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in key.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ h);
     let mut order: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        let j = rng.random_range(0..=i as u32) as usize;
-        order.swap(i, j);
-    }
+    crate::seeded::shuffle(&mut order, seed, key);
     order
 }
 

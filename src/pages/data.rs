@@ -166,7 +166,7 @@ fn issues_table(issues: Vec<Issue>) -> AnyView {
             <tbody>
                 {issues
                     .into_iter()
-                    .map(|i| view! { <tr><td>{i.file}</td><td>{i.location}</td><td>{i.message}</td></tr> })
+                    .map(|i| view! { <tr><td>{i.file}</td><td>{i.location.to_string()}</td><td>{i.message}</td></tr> })
                     .collect_view()}
             </tbody>
         </table>

@@ -23,6 +23,7 @@ pub mod trajectory;
 use crate::options::counted;
 use crate::protocol::{Origin, QuestionData, Snapshot, ViewOptions};
 use question::{TextReads, Wanted};
+use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::{Issue, LoadOptions, Loaded, RecordKind, Severity, StreamLoader};
 use std::collections::BTreeSet;
 
@@ -99,12 +100,13 @@ pub struct Load<B> {
 impl<B> Load<B> {
     /// File `name` could be read only up to byte `at`, for `why`.
     pub fn unread(&mut self, name: &str, at: u64, why: &str) {
-        self.unread.push(Issue {
-            file: name.to_string(),
-            location: format!("byte {at}"),
-            message: format!("the browser could not read the file beyond this point: {why}"),
-            severity: Severity::File,
-        });
+        self.unread.push(Issue::new(
+            name,
+            Place::Byte(at),
+            IssueKind::UnreadableFile,
+            format!("the browser could not read the file beyond this point: {why}"),
+            Severity::File,
+        ));
     }
 }
 

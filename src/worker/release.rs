@@ -5,6 +5,7 @@
 
 use crate::protocol::Release;
 use repoprobe_core::curate::finalize::Manifest;
+use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::{Issue, Severity};
 
 /// How a release manifest's name ends.
@@ -98,12 +99,13 @@ impl<B: Clone> Store<B> {
         self.files
             .iter()
             .filter_map(|f| match &f.read {
-                Some(Err(e)) => Some(Issue {
-                    file: f.name.clone(),
-                    location: "file".to_string(),
-                    message: e.clone(),
-                    severity: Severity::File,
-                }),
+                Some(Err(e)) => Some(Issue::new(
+                    f.name.clone(),
+                    Place::File,
+                    IssueKind::UnreadableFile,
+                    e.clone(),
+                    Severity::File,
+                )),
                 _ => None,
             })
             .collect()

@@ -71,7 +71,7 @@ fn a_file_read_only_in_part_is_an_issue_of_the_load() {
     let s = load(&mut w, &ViewOptions::default(), 64, Some("answers.jsonl"));
     assert!(s.issues.iter().any(|i| {
         i.file == "answers.jsonl"
-            && i.location == "byte 64"
+            && i.location == repoprobe_core::issue::Place::Byte(64)
             && i.message
                 .contains("could not read the file beyond this point: gone")
     }));

@@ -11,6 +11,7 @@
 pub mod steps;
 
 use crate::protocol::{IndexHow, StepKind, TrajectoryFile, TrajectoryKey, TrajectoryPage};
+use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::trajectories::{Index, Scanner};
 use repoprobe_core::{Issue, Severity};
 use steps::Held;
@@ -276,22 +277,24 @@ impl<B: Clone> Store<B> {
             .files
             .iter()
             .filter_map(|f| {
-                Some(Issue {
-                    file: f.name.clone(),
-                    location: "index".into(),
-                    message: f.error.clone()?,
-                    severity: Severity::File,
-                })
+                Some(Issue::new(
+                    f.name.clone(),
+                    Place::Index,
+                    IssueKind::UnreadableFile,
+                    f.error.clone()?,
+                    Severity::File,
+                ))
             })
             .collect();
         for (lines, _) in &self.indexes {
             if !self.files.iter().any(|f| bare(&f.name) == lines) {
-                out.push(Issue {
-                    file: format!("{}{INDEX}", lines.strip_suffix(LINES).unwrap_or(lines)),
-                    location: "file".into(),
-                    message: format!("an index of {lines}, which was not given: give it too"),
-                    severity: Severity::Warning,
-                });
+                out.push(Issue::new(
+                    format!("{}{INDEX}", lines.strip_suffix(LINES).unwrap_or(lines)),
+                    Place::File,
+                    IssueKind::MissingFile,
+                    format!("an index of {lines}, which was not given: give it too"),
+                    Severity::Warning,
+                ));
             }
         }
         out

@@ -9,6 +9,7 @@
 //! Files are read as streams, a chunk at a time, into the core's [`StreamLoader`]: a results
 //! file is never held whole, and its records are parsed on every core while it is read.
 
+use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::{Issue, LoadOptions, Loaded, Severity, StreamLoader};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -38,15 +39,14 @@ pub fn load_paths(paths: &[PathBuf], options: LoadOptions) -> Loaded {
     for path in paths {
         for file in expand(path, &mut read_issues) {
             let name = file.display().to_string();
-            let cannot = |e: std::io::Error, at: u64| Issue {
-                file: name.clone(),
-                location: "file".into(),
-                message: if at == 0 {
+            let cannot = |e: std::io::Error, at: u64| {
+                let message = if at == 0 {
                     format!("cannot read the file: {e}")
                 } else {
                     format!("cannot read the file beyond byte {at}: {e}")
-                },
-                severity: Severity::File,
+                };
+                let kind = IssueKind::UnreadableFile;
+                Issue::new(name.clone(), Place::File, kind, message, Severity::File)
             };
             let mut f = match std::fs::File::open(&file) {
                 Ok(f) => f,
@@ -123,22 +123,24 @@ fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
     let out = match dir_files(path) {
         Ok(out) => out,
         Err(e) => {
-            issues.push(Issue {
-                file: path.display().to_string(),
-                location: "directory".into(),
-                message: format!("cannot list the directory: {e}"),
-                severity: Severity::File,
-            });
+            issues.push(Issue::new(
+                path.display().to_string(),
+                Place::Directory,
+                IssueKind::UnreadableFile,
+                format!("cannot list the directory: {e}"),
+                Severity::File,
+            ));
             return Vec::new();
         }
     };
     if out.is_empty() {
-        issues.push(Issue {
-            file: path.display().to_string(),
-            location: "directory".into(),
-            message: "the directory holds no .json or .jsonl files".into(),
-            severity: Severity::File,
-        });
+        issues.push(Issue::new(
+            path.display().to_string(),
+            Place::Directory,
+            IssueKind::MissingFile,
+            "the directory holds no .json or .jsonl files",
+            Severity::File,
+        ));
     }
     out
 }
@@ -169,7 +171,7 @@ pub fn print_issues(loaded: &Loaded) {
         eprintln!(
             "  {}: {}: {}{}",
             safe(&i.file),
-            safe(&i.location),
+            safe(&i.location.to_string()),
             if warning(&i) { "warning: " } else { "" },
             safe(&i.message)
         );

@@ -20,11 +20,248 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Issue {
     pub file: String,
-    /// `line 12` for JSONL, a JSON path such as `$.judgments[3].items[1].score` for JSON, or
-    /// `line 4, column 7` for a syntax error.
-    pub location: String,
+    /// Where in the file: a record (and a path inside it), a syntax error's line and column, …
+    pub location: Place,
+    /// What the problem is, set where it is found: what a summary counts ([`FileIssues`]).
+    pub kind: IssueKind,
     pub message: String,
     pub severity: Severity,
+    /// For a problem that stopped the file's reading: how many records were read before it.
+    #[serde(default)]
+    pub read_before: usize,
+}
+
+impl Issue {
+    /// A problem of kind `kind` at `location` of `file`.
+    pub fn new(
+        file: impl Into<String>,
+        location: Place,
+        kind: IssueKind,
+        message: impl Into<String>,
+        severity: Severity,
+    ) -> Issue {
+        Issue {
+            file: file.into(),
+            location,
+            kind,
+            message: message.into(),
+            severity,
+            read_before: 0,
+        }
+    }
+}
+
+/// What a problem is, in a few words a reader knows ([`IssueKind::words`]): the kinds a summary
+/// lists ([`FileIssues::line`]). Set where the problem is found, never read back from its
+/// message (the tidy rule `no_string_kinds` holds that).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IssueKind {
+    NotJson,
+    EmptyFile,
+    NotUtf8,
+    NestedTooDeep,
+    NotAJsonNumber,
+    CutShort,
+    BrokenJson,
+    UnreadableFile,
+    UnknownFormat,
+    UnsupportedVersion,
+    NotAnObject,
+    NotARecord,
+    DuplicateKey,
+    DuplicateRecord,
+    UnknownQuestion,
+    JudgmentOfFailedRun,
+    InvalidChecklist,
+    InvalidQuestion,
+    ScoreNotAllowed,
+    ItemNotInChecklist,
+    ItemScoredTwice,
+    MissingItem,
+    ScoreOutOfRange,
+    MissingField,
+    WrongType,
+    ValueNotAllowed,
+    InvalidReview,
+    IgnoredEntry,
+    MissingFile,
+    #[serde(other)]
+    Other,
+}
+
+impl IssueKind {
+    /// The kind in a few words, as a summary says it.
+    pub fn words(self) -> &'static str {
+        match self {
+            IssueKind::NotJson => "not JSON",
+            IssueKind::EmptyFile => "empty file",
+            IssueKind::NotUtf8 => "not UTF-8 text",
+            IssueKind::NestedTooDeep => "nested too deep",
+            IssueKind::NotAJsonNumber => "not a JSON number",
+            IssueKind::CutShort => "cut short",
+            IssueKind::BrokenJson => "broken JSON",
+            IssueKind::UnreadableFile => "unreadable file",
+            IssueKind::UnknownFormat => "unknown file format",
+            IssueKind::UnsupportedVersion => "unsupported version",
+            IssueKind::NotAnObject => "not a JSON object",
+            IssueKind::NotARecord => "not a RepoProbe record",
+            IssueKind::DuplicateKey => "duplicate key",
+            IssueKind::DuplicateRecord => "duplicate record",
+            IssueKind::UnknownQuestion => "unknown question",
+            IssueKind::JudgmentOfFailedRun => "judgment of a failed run",
+            IssueKind::InvalidChecklist => "invalid checklist",
+            IssueKind::InvalidQuestion => "invalid question",
+            IssueKind::ScoreNotAllowed => "score not allowed",
+            IssueKind::ItemNotInChecklist => "item not in the checklist",
+            IssueKind::ItemScoredTwice => "item scored twice",
+            IssueKind::MissingItem => "missing item",
+            IssueKind::ScoreOutOfRange => "score out of range",
+            IssueKind::MissingField => "missing field",
+            IssueKind::WrongType => "wrong type",
+            IssueKind::ValueNotAllowed => "value not allowed",
+            IssueKind::InvalidReview => "invalid review",
+            IssueKind::IgnoredEntry => "entry ignored",
+            IssueKind::MissingFile => "missing file",
+            IssueKind::Other => "other problem",
+        }
+    }
+}
+
+impl std::fmt::Display for IssueKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.words())
+    }
+}
+
+/// A problem found in one record by a check that knows only the record (`crate::validate`), or
+/// by one that knows the others (`crate::dataset`): its kind and its words, before it is
+/// located.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub kind: IssueKind,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(kind: IssueKind, message: impl Into<String>) -> Problem {
+        Problem {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// The same problem with its message put into words around it (`invalid judgment: …`).
+    pub fn worded(self, f: impl FnOnce(String) -> String) -> Problem {
+        Problem {
+            kind: self.kind,
+            message: f(self.message),
+        }
+    }
+}
+
+/// Where in its file a problem is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Place {
+    /// The file as a whole (`file`).
+    File,
+    /// A directory given as input (`directory`).
+    Directory,
+    /// A trajectory index (`index`).
+    Index,
+    /// A byte offset: where reading stopped (`byte 1024`).
+    Byte(u64),
+    /// A line and column: where the bytes stopped being JSON or UTF-8 (`line 4, column 7`).
+    Position { line: usize, column: usize },
+    /// A record, and a path inside it (serde's, `items[1].score`; empty for the record
+    /// itself): `line 12, items[1].score` in JSONL, `$.judgments[3].items[1].score` in JSON.
+    Record { record: RecordAt, path: String },
+}
+
+/// Where a record is in its file: the owned form of [`crate::load::Location`].
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordAt {
+    /// The whole file (`$`), or its container object (`$.version`).
+    Root,
+    /// A line of a JSONL file (1-based).
+    Line(usize),
+    /// `$[i]` of a JSON array, or `$.key[i]` of a bundle's array.
+    Index { key: Option<String>, index: usize },
+}
+
+impl Place {
+    /// The record `at`, whole.
+    pub fn record(at: impl Into<RecordAt>) -> Place {
+        Place::Record {
+            record: at.into(),
+            path: String::new(),
+        }
+    }
+
+    /// The path `path` inside the record `at` (the record itself when `path` is empty or `.`).
+    pub fn inside(at: impl Into<RecordAt>, path: &str) -> Place {
+        let path = if path == "." { "" } else { path };
+        Place::Record {
+            record: at.into(),
+            path: path.to_string(),
+        }
+    }
+
+    /// The record this place is in, if it is in one.
+    pub fn record_at(&self) -> Option<&RecordAt> {
+        match self {
+            Place::Record { record, .. } => Some(record),
+            _ => None,
+        }
+    }
+}
+
+impl From<crate::load::Location> for RecordAt {
+    fn from(l: crate::load::Location) -> RecordAt {
+        match l {
+            crate::load::Location::Root => RecordAt::Root,
+            crate::load::Location::Line(n) => RecordAt::Line(n),
+            crate::load::Location::Index(key, index) => RecordAt::Index {
+                key: key.map(str::to_string),
+                index,
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for RecordAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordAt::Root => f.write_str("$"),
+            RecordAt::Line(n) => write!(f, "line {n}"),
+            RecordAt::Index { key: None, index } => write!(f, "$[{index}]"),
+            RecordAt::Index {
+                key: Some(key),
+                index,
+            } => write!(f, "$.{key}[{index}]"),
+        }
+    }
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::File => f.write_str("file"),
+            Place::Directory => f.write_str("directory"),
+            Place::Index => f.write_str("index"),
+            Place::Byte(at) => write!(f, "byte {at}"),
+            Place::Position { line, column } => write!(f, "line {line}, column {column}"),
+            Place::Record { record, path } if path.is_empty() => write!(f, "{record}"),
+            Place::Record {
+                record: record @ RecordAt::Line(_),
+                path,
+            } => write!(f, "{record}, {path}"),
+            Place::Record { record, path } if path.starts_with('[') => write!(f, "{record}{path}"),
+            Place::Record { record, path } => write!(f, "{record}.{path}"),
+        }
+    }
 }
 
 /// Untrusted values quoted in messages are cut to this many characters.
@@ -45,73 +282,6 @@ pub fn quote(value: &str) -> String {
     out
 }
 
-/// What a problem is, in a few words a reader knows: the kinds a summary lists
-/// ([`FileIssues::line`]). Read from the loader's own messages (this crate writes every one of
-/// them; `kinds_of_every_loader_message` pins them).
-pub fn kind(issue: &Issue) -> &'static str {
-    let m = issue.message.as_str();
-    let has = |s: &str| m.contains(s);
-    if m.starts_with("not JSON") {
-        "not JSON"
-    } else if m.starts_with("the file is empty") {
-        "empty file"
-    } else if m.starts_with("not UTF-8") {
-        "not UTF-8 text"
-    } else if has("recursion limit exceeded") {
-        "nested too deep"
-    } else if has("NaN and Infinity are not numbers") {
-        "not a JSON number"
-    } else if has("EOF while parsing") {
-        "cut short"
-    } else if m.starts_with("invalid JSON") {
-        "broken JSON"
-    } else if m.starts_with("the browser could not read") {
-        "unreadable file"
-    } else if m.starts_with("unknown file format") {
-        "unknown file format"
-    } else if m.starts_with("unsupported version") {
-        "unsupported version"
-    } else if m.starts_with("a record must be a JSON object") {
-        "not a JSON object"
-    } else if m.starts_with("cannot tell what this record is") {
-        "not a RepoProbe record"
-    } else if m.starts_with("duplicate key") || m.starts_with("duplicate field") {
-        "duplicate key"
-    } else if m.starts_with("duplicate ") {
-        "duplicate record"
-    } else if has("of unknown question") || has("unknown question ") {
-        "unknown question"
-    } else if m.starts_with("judgment of a failed run") {
-        "judgment of a failed run"
-    } else if m.starts_with("invalid question") {
-        if has("checklist") || has("rubric") || has("weight") || has("clarity item") {
-            "invalid checklist"
-        } else {
-            "invalid question"
-        }
-    } else if has("is not allowed: the rubric allows") {
-        "score not allowed"
-    } else if has("is not in the checklist") {
-        "item not in the checklist"
-    } else if has("is scored twice") {
-        "item scored twice"
-    } else if has("missing item(s)") {
-        "missing item"
-    } else if has("max_per_dimension") || has("not a finite number") {
-        "score out of range"
-    } else if has("missing field") {
-        "missing field"
-    } else if has("invalid type") {
-        "wrong type"
-    } else if has("invalid value") || has("unknown variant") || has("invalid length") {
-        "value not allowed"
-    } else if m.starts_with("invalid review") {
-        "invalid review"
-    } else {
-        "other problem"
-    }
-}
-
 /// The problems of one file, counted: what a summary says of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileIssues {
@@ -122,9 +292,9 @@ pub struct FileIssues {
     pub unreadable: Option<Issue>,
     /// Whether some records were read before that problem.
     pub read_in_part: bool,
-    /// Each kind of problem ([`kind`]) of the records left out, with how many issues are of
+    /// Each kind of problem ([`IssueKind::words`]) of the records left out, with how many issues are of
     /// it, most frequent first (ties in the order first met).
-    pub kinds: Vec<(String, usize)>,
+    pub kinds: Vec<(IssueKind, usize)>,
     /// All issues of the file.
     pub issues: usize,
     /// Of them, warnings: a part of a record ignored, the record counted.
@@ -132,28 +302,11 @@ pub struct FileIssues {
     pub warnings: usize,
 }
 
-/// The record an issue's location is in: `line 12, items` → `line 12`; `$[3].items[1]` →
-/// `$[3]`; `$.judgments[4].score` → `$.judgments[4]`; anything else whole.
-fn record_of(location: &str) -> &str {
-    if location.starts_with("line ") {
-        return location.split(',').next().unwrap_or(location);
-    }
-    if location.starts_with('$')
-        && let Some(close) = location.find(']')
-    {
-        return &location[..=close];
-    }
-    if location.starts_with("$.") {
-        return "$";
-    }
-    location
-}
-
 /// Issues grouped per file, in the order the files first appear, each counted by kind: what the
 /// CLI and the site say in one line per file ([`FileIssues::line`]).
 pub fn by_file(issues: &[Issue]) -> Vec<FileIssues> {
     let mut out: Vec<FileIssues> = Vec::new();
-    let mut records: Vec<std::collections::BTreeSet<&str>> = Vec::new();
+    let mut records: Vec<std::collections::BTreeSet<Option<&RecordAt>>> = Vec::new();
     for i in issues {
         let at = match out.iter().position(|f| f.file == i.file) {
             Some(at) => at,
@@ -175,17 +328,16 @@ pub fn by_file(issues: &[Issue]) -> Vec<FileIssues> {
         f.issues += 1;
         match i.severity {
             Severity::File if f.unreadable.is_none() => {
-                f.read_in_part = i.message.contains("before it were read");
+                f.read_in_part = i.read_before > 0;
                 f.unreadable = Some(i.clone());
             }
             Severity::File => {}
             Severity::Warning => f.warnings += 1,
             Severity::Record => {
-                records[at].insert(record_of(&i.location));
-                let k = kind(i);
-                match f.kinds.iter_mut().find(|(x, _)| x == k) {
+                records[at].insert(i.location.record_at());
+                match f.kinds.iter_mut().find(|(x, _)| *x == i.kind) {
                     Some((_, n)) => *n += 1,
-                    None => f.kinds.push((k.to_string(), 1)),
+                    None => f.kinds.push((i.kind, 1)),
                 }
             }
         }
@@ -212,9 +364,9 @@ impl FileIssues {
         self.kinds
             .iter()
             .map(|(k, n)| match n {
-                1 => k.clone(),
+                1 => k.words().to_string(),
                 n if several => format!("{k} ×{n}"),
-                _ => k.clone(),
+                _ => k.words().to_string(),
             })
             .collect::<Vec<_>>()
             .join(", ")
@@ -383,7 +535,7 @@ mod tests {
         for (name, bytes, want) in cases {
             let issues = issues_of(name, &bytes);
             assert!(!issues.is_empty(), "{name}: no issue");
-            assert_eq!(kind(&issues[0]), want, "{name}: {:?}", issues[0]);
+            assert_eq!(issues[0].kind.words(), want, "{name}: {:?}", issues[0]);
         }
     }
 
@@ -461,22 +613,71 @@ mod tests {
 
     #[test]
     fn files_in_the_order_first_met_and_locations_to_records() {
-        let issue = |file: &str, location: &str, severity| Issue {
-            file: file.into(),
-            location: location.into(),
-            message: "invalid type: string \"x\", expected u32".into(),
-            severity,
+        let issue = |file: &str, location: Place, severity| {
+            Issue::new(
+                file,
+                location,
+                IssueKind::WrongType,
+                "invalid type: string \"x\", expected u32",
+                severity,
+            )
+        };
+        let index = |key: Option<&str>, index| RecordAt::Index {
+            key: key.map(str::to_string),
+            index,
         };
         let issues = [
-            issue("b.json", "$[3].items[1].score", Severity::Record),
-            issue("a.json", "$.judgments[4].score", Severity::Record),
-            issue("b.json", "$[3].judge_run", Severity::Record),
-            issue("b.json", "$[4]", Severity::Record),
-            issue("a.json", "$.judgments[4]", Severity::Record),
-            issue("c.jsonl", "line 7, items", Severity::Record),
-            issue("c.jsonl", "line 7", Severity::Record),
-            issue("d.json", "$.judge_run", Severity::Record),
+            issue(
+                "b.json",
+                Place::inside(index(None, 3), "items[1].score"),
+                Severity::Record,
+            ),
+            issue(
+                "a.json",
+                Place::inside(index(Some("judgments"), 4), "score"),
+                Severity::Record,
+            ),
+            issue(
+                "b.json",
+                Place::inside(index(None, 3), "judge_run"),
+                Severity::Record,
+            ),
+            issue("b.json", Place::record(index(None, 4)), Severity::Record),
+            issue(
+                "a.json",
+                Place::record(index(Some("judgments"), 4)),
+                Severity::Record,
+            ),
+            issue(
+                "c.jsonl",
+                Place::inside(RecordAt::Line(7), "items"),
+                Severity::Record,
+            ),
+            issue(
+                "c.jsonl",
+                Place::record(RecordAt::Line(7)),
+                Severity::Record,
+            ),
+            issue(
+                "d.json",
+                Place::inside(RecordAt::Root, "judge_run"),
+                Severity::Record,
+            ),
         ];
+        let shown: Vec<String> = issues.iter().map(|i| i.location.to_string()).collect();
+        assert_eq!(
+            shown,
+            [
+                "$[3].items[1].score",
+                "$.judgments[4].score",
+                "$[3].judge_run",
+                "$[4]",
+                "$.judgments[4]",
+                "line 7, items",
+                "line 7",
+                "$.judge_run"
+            ]
+        );
         let got: Vec<(String, usize)> = by_file(&issues)
             .into_iter()
             .map(|f| (f.file, f.records))

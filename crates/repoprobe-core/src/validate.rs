@@ -1,42 +1,53 @@
 //! The rules of docs/format.md#question and docs/format.md#loading-rules for single records, each violation its own message.
 //! Functions here are pure: a record (and its question) in, a list of reasons out.
 
-use crate::issue::quote;
+use crate::issue::{IssueKind, Problem, quote};
 use crate::model::repo_path;
 use crate::model::*;
 use std::collections::BTreeSet;
 
 /// Every checklist rule a question breaks (docs/format.md#question; paper §3.2 and §4.1).
-pub fn question(q: &Question) -> Vec<String> {
+pub fn question(q: &Question) -> Vec<Problem> {
     let mut errs = Vec::new();
     if q.id.trim().is_empty() {
-        errs.push("`id` is empty".to_string());
+        errs.push(Problem::new(IssueKind::InvalidQuestion, "`id` is empty"));
     }
     if !CATEGORIES.contains(&q.category.as_str()) {
-        errs.push(format!(
-            "`category` is {}: it must be one of \"Project Architecture\", \"Business Logic\", \"Implementation Details\"",
-            quote(&q.category)
+        errs.push(Problem::new(
+            IssueKind::InvalidQuestion,
+            format!(
+                "`category` is {}: it must be one of \"Project Architecture\", \"Business Logic\", \"Implementation Details\"",
+                quote(&q.category)
+            ),
         ));
     }
     if q.repo.name.trim().is_empty() {
-        errs.push("`repo.name` is empty".to_string());
+        errs.push(Problem::new(
+            IssueKind::InvalidQuestion,
+            "`repo.name` is empty",
+        ));
     }
-    checklist_shape(q, &mut errs);
+    let mut checklist = Vec::new();
+    checklist_shape(q, &mut checklist);
     let mut ids = BTreeSet::new();
     for (n, item) in q.checklist.iter().enumerate() {
         let name = format!("checklist[{n}] ({})", quote(&item.id));
         if item.id.trim().is_empty() {
-            errs.push(format!("checklist[{n}] has an empty `id`"));
+            checklist.push(format!("checklist[{n}] has an empty `id`"));
         } else if !ids.insert(item.id.as_str()) {
-            errs.push(format!("{name}: item id used twice in this question"));
+            checklist.push(format!("{name}: item id used twice in this question"));
         }
         if item.kind == ItemKind::Knowledge && item.weight == 0 {
-            errs.push(format!(
+            checklist.push(format!(
                 "{name}: weight is 0: a knowledge item weighs at least 1"
             ));
         }
-        rubric(item, &name, &mut errs);
+        rubric(item, &name, &mut checklist);
     }
+    let checklist = checklist
+        .into_iter()
+        .map(|m| Problem::new(IssueKind::InvalidChecklist, m));
+    errs.extend(checklist);
     errs
 }
 
@@ -176,7 +187,7 @@ pub fn evidence(q: &mut Question) -> Vec<(String, String)> {
 }
 
 /// Every way a judgment fails to match its question's checklist (docs/format.md#checklist-judgment, docs/format.md#loading-rules).
-pub fn judgment_items(j: &Judgment, q: &Question) -> Vec<String> {
+pub fn judgment_items(j: &Judgment, q: &Question) -> Vec<Problem> {
     // Nearly every judgment scores each item of the checklist once, in its order (item ids are
     // unique in a valid question): nothing to look up, nothing to allocate.
     if j.items.len() == q.checklist.len()
@@ -191,23 +202,29 @@ pub fn judgment_items(j: &Judgment, q: &Question) -> Vec<String> {
     let mut seen = BTreeSet::new();
     for (n, it) in j.items.iter().enumerate() {
         match q.checklist.iter().find(|c| c.id == it.id) {
-            None => errs.push(format!(
-                "items[{n}]: item {} is not in the checklist of question {}",
-                quote(&it.id),
-                quote(&q.id)
+            None => errs.push(Problem::new(
+                IssueKind::ItemNotInChecklist,
+                format!(
+                    "items[{n}]: item {} is not in the checklist of question {}",
+                    quote(&it.id),
+                    quote(&q.id)
+                ),
             )),
             Some(c) => {
                 if !seen.insert(it.id.as_str()) {
-                    errs.push(format!(
-                        "items[{n}]: item {} is scored twice",
-                        quote(&it.id)
+                    errs.push(Problem::new(
+                        IssueKind::ItemScoredTwice,
+                        format!("items[{n}]: item {} is scored twice", quote(&it.id)),
                     ));
                 } else if !c.allows(it.score) {
-                    errs.push(format!(
-                        "items[{n}]: score {} for item {} is not allowed: the rubric allows {:?}",
-                        it.score,
-                        quote(&it.id),
-                        c.allowed_scores()
+                    errs.push(Problem::new(
+                        IssueKind::ScoreNotAllowed,
+                        format!(
+                            "items[{n}]: score {} for item {} is not allowed: the rubric allows {:?}",
+                            it.score,
+                            quote(&it.id),
+                            c.allowed_scores()
+                        ),
                     ));
                 }
             }
@@ -220,26 +237,38 @@ pub fn judgment_items(j: &Judgment, q: &Question) -> Vec<String> {
         .map(|c| quote(&c.id))
         .collect();
     if !missing.is_empty() {
-        errs.push(format!("missing item(s) {}", missing.join(", ")));
+        errs.push(Problem::new(
+            IssueKind::MissingItem,
+            format!("missing item(s) {}", missing.join(", ")),
+        ));
     }
     errs
 }
 
 /// The rules for a scalar judgment (docs/format.md#scalar-judgment).
-pub fn scalar(s: &ScalarJudgment) -> Vec<String> {
+pub fn scalar(s: &ScalarJudgment) -> Vec<Problem> {
     let mut errs = Vec::new();
     if s.max_per_dimension == 0 {
-        errs.push("`max_per_dimension` is 0: it must be at least 1".to_string());
+        errs.push(Problem::new(
+            IssueKind::ScoreOutOfRange,
+            "`max_per_dimension` is 0: it must be at least 1",
+        ));
     }
     if s.dimensions.is_empty() {
-        errs.push("`dimensions` is empty".to_string());
+        errs.push(Problem::new(
+            IssueKind::ValueNotAllowed,
+            "`dimensions` is empty",
+        ));
     }
     for (name, &v) in &s.dimensions {
         if v > s.max_per_dimension {
-            errs.push(format!(
-                "dimension {} scores {v}, above `max_per_dimension` {}",
-                quote(name),
-                s.max_per_dimension
+            errs.push(Problem::new(
+                IssueKind::ScoreOutOfRange,
+                format!(
+                    "dimension {} scores {v}, above `max_per_dimension` {}",
+                    quote(name),
+                    s.max_per_dimension
+                ),
             ));
         }
     }
@@ -248,7 +277,7 @@ pub fn scalar(s: &ScalarJudgment) -> Vec<String> {
 
 /// Every rule of docs/format.md#review a review breaks (its fields' types and the allowed
 /// values of `role` and `decision` are the parse's).
-pub fn review(r: &Review) -> Vec<String> {
+pub fn review(r: &Review) -> Vec<Problem> {
     let mut errs = Vec::new();
     if r.question_id.trim().is_empty() {
         errs.push("`question_id` is empty".to_string());
@@ -263,7 +292,9 @@ pub fn review(r: &Review) -> Vec<String> {
             quote(&r.reviewed_at)
         ));
     }
-    errs
+    errs.into_iter()
+        .map(|m| Problem::new(IssueKind::InvalidReview, m))
+        .collect()
 }
 
 /// `YYYY-MM-DDTHH:MM:SS`, optional fractional seconds, then `Z` or `±HH:MM` (RFC 3339's
@@ -293,6 +324,11 @@ pub fn rfc3339(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn words(problems: &[Problem]) -> String {
+        let m: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+        m.join("\n")
+    }
 
     #[test]
     fn rfc3339_wants_a_date_a_time_and_a_zone() {
@@ -432,7 +468,7 @@ mod tests {
 
     #[test]
     fn a_well_formed_question_has_no_issues() {
-        assert_eq!(question(&good_question()), Vec::<String>::new());
+        assert_eq!(question(&good_question()), Vec::<Problem>::new());
     }
 
     #[test]
@@ -451,7 +487,7 @@ mod tests {
         q.checklist[2].id = "k1".into(); // duplicate id
         q.checklist[2].weight = 2;
         let errs = question(&q);
-        let joined = errs.join("\n");
+        let joined = words(&errs);
         for needle in [
             "`category`",
             "sum to 10",
@@ -477,7 +513,7 @@ mod tests {
             item("x", ItemKind::Clarity, 1, &[1, 0]),
             item("y", ItemKind::Clarity, 1, &[1, 0]),
         ];
-        let joined = question(&q).join("\n");
+        let joined = words(&question(&q));
         assert!(joined.contains("5 knowledge items"), "{joined}");
         assert!(joined.contains("2 clarity items"), "{joined}");
     }
@@ -514,7 +550,7 @@ mod tests {
                 },
             ],
         };
-        let joined = judgment_items(&j, &q).join("\n");
+        let joined = words(&judgment_items(&j, &q));
         assert!(
             joined.contains("score 4 for item \"k1\" is not allowed"),
             "{joined}"

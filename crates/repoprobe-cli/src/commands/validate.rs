@@ -115,7 +115,7 @@ fn as_text(loaded: &Loaded, unpinned: &[String]) -> Result<String, std::fmt::Err
             text,
             "  {}: {}: {}{}",
             safe(&i.file),
-            safe(&i.location),
+            safe(&i.location.to_string()),
             if warning { "warning: " } else { "" },
             safe(&i.message)
         )?;

@@ -4,7 +4,7 @@
 //! record kept in the [`Dataset`], every other one reported.
 
 use super::{Dataset, LoadOptions, Loaded, RawRecords, Spans};
-use crate::issue::{Issue, Severity, quote};
+use crate::issue::{Issue, IssueKind, Place, Problem, Severity, quote};
 use crate::load::{Assemble, FileSummary, Located, Location, Parsed, Records, Span};
 use crate::model::*;
 use crate::validate;
@@ -159,7 +159,7 @@ impl<R> Default for KindLog<R> {
 }
 
 /// A record's fate: kept, or left out with these messages.
-type Verdict = Result<(), Vec<String>>;
+type Verdict = Result<(), Vec<Problem>>;
 
 impl Assembler {
     /// `undoable`: keep the log that [`Assembler::undo`] needs.
@@ -262,9 +262,13 @@ impl Assembler {
 
     /// "unknown question `id`" when a benchmark is loaded and holds no such question (without
     /// one, nothing can be said: the record is kept unchecked).
-    fn unknown(&self, have_benchmark: bool, id: &str) -> Option<String> {
-        (have_benchmark && !self.index.contains_key(id))
-            .then(|| format!("unknown question {}", quote(id)))
+    fn unknown(&self, have_benchmark: bool, id: &str) -> Option<Problem> {
+        (have_benchmark && !self.index.contains_key(id)).then(|| {
+            Problem::new(
+                IssueKind::UnknownQuestion,
+                format!("unknown question {}", quote(id)),
+            )
+        })
     }
 
     /// Keeps `loc` or reports it, as `verdict` says, and logs it.
@@ -292,13 +296,14 @@ impl Assembler {
             }
             Err(messages) => {
                 let file = self.names.get(loc.file).cloned().unwrap_or_default();
-                for message in messages {
-                    self.issues[kind].push(Issue {
-                        file: file.clone(),
-                        location: loc.location.to_string(),
-                        message,
-                        severity: Severity::Record,
-                    });
+                for p in messages {
+                    self.issues[kind].push(Issue::new(
+                        file.clone(),
+                        Place::record(loc.location),
+                        p.kind,
+                        p.message,
+                        Severity::Record,
+                    ));
                 }
                 if let Some(l) = self.log.as_deref_mut() {
                     let l = R::log(l);
@@ -318,12 +323,15 @@ impl Assembler {
             let verdict = if !errs.is_empty() {
                 Err(errs
                     .into_iter()
-                    .map(|e| format!("invalid question {}: {e}", quote(&q.id)))
+                    .map(|e| e.worded(|e| format!("invalid question {}: {e}", quote(&q.id))))
                     .collect())
             } else if !self.question_ids.insert(q.id.clone()) {
-                Err(vec![format!(
-                    "duplicate question id {}: the first occurrence is kept",
-                    quote(&q.id)
+                Err(vec![Problem::new(
+                    IssueKind::DuplicateRecord,
+                    format!(
+                        "duplicate question id {}: the first occurrence is kept",
+                        quote(&q.id)
+                    ),
                 )])
             } else {
                 self.index.insert(q.id.clone(), self.ds.questions.len());
@@ -339,7 +347,7 @@ impl Assembler {
         for loc in records {
             let a = &loc.record;
             let verdict = if let Some(why) = self.unknown(have_benchmark, &a.question_id) {
-                Err(vec![format!("answer to {why}")])
+                Err(vec![why.worded(|why| format!("answer to {why}"))])
             } else {
                 let names = &mut self.interner;
                 let key = (
@@ -348,11 +356,14 @@ impl Assembler {
                     a.attempt,
                 );
                 if !self.answer_keys.insert(key) {
-                    Err(vec![format!(
-                        "duplicate answer for question {}, model {}, attempt {}: the first is kept",
-                        quote(&a.question_id),
-                        quote(&a.model),
-                        a.attempt
+                    Err(vec![Problem::new(
+                        IssueKind::DuplicateRecord,
+                        format!(
+                            "duplicate answer for question {}, model {}, attempt {}: the first is kept",
+                            quote(&a.question_id),
+                            quote(&a.model),
+                            a.attempt
+                        ),
                     )])
                 } else {
                     if a.error.is_some() {
@@ -387,16 +398,16 @@ impl Assembler {
                 }
             };
             let Some(qi) = found else {
-                return Err(vec![format!(
-                    "judgment of unknown question {}",
-                    quote(&j.question_id)
+                return Err(vec![Problem::new(
+                    IssueKind::UnknownQuestion,
+                    format!("judgment of unknown question {}", quote(&j.question_id)),
                 )]);
             };
             let errs = validate::judgment_items(j, &self.ds.questions[qi]);
             if !errs.is_empty() {
                 return Err(errs
                     .into_iter()
-                    .map(|e| format!("invalid judgment: {e}"))
+                    .map(|e| e.worded(|e| format!("invalid judgment: {e}")))
                     .collect());
             }
         } else {
@@ -408,23 +419,29 @@ impl Assembler {
             names.id_at(MODEL, &j.model),
         );
         if self.failed_runs.contains(&(q, m, j.attempt)) {
-            return Err(vec![format!(
-                "judgment of a failed run (the answer of model {} to {} has `error` set): not scored",
-                quote(&j.model),
-                quote(&j.question_id)
+            return Err(vec![Problem::new(
+                IssueKind::JudgmentOfFailedRun,
+                format!(
+                    "judgment of a failed run (the answer of model {} to {} has `error` set): not scored",
+                    quote(&j.model),
+                    quote(&j.question_id)
+                ),
             )]);
         }
         if !self
             .judgment_keys
             .insert((q, m, j.attempt, names.id_at(JUDGE, &j.judge), j.judge_run))
         {
-            return Err(vec![format!(
-                "duplicate judgment (question {}, model {}, attempt {}, judge {}, judge_run {}): the first is kept",
-                quote(&j.question_id),
-                quote(&j.model),
-                j.attempt,
-                quote(&j.judge),
-                j.judge_run
+            return Err(vec![Problem::new(
+                IssueKind::DuplicateRecord,
+                format!(
+                    "duplicate judgment (question {}, model {}, attempt {}, judge {}, judge_run {}): the first is kept",
+                    quote(&j.question_id),
+                    quote(&j.model),
+                    j.attempt,
+                    quote(&j.judge),
+                    j.judge_run
+                ),
             )]);
         }
         Ok(())
@@ -443,7 +460,7 @@ impl Assembler {
             let verdict = if !errs.is_empty() {
                 Err(errs
                     .into_iter()
-                    .map(|e| format!("invalid scalar judgment: {e}"))
+                    .map(|e| e.worded(|e| format!("invalid scalar judgment: {e}")))
                     .collect())
             } else {
                 let names = &mut self.interner;
@@ -455,12 +472,15 @@ impl Assembler {
                     s.judge_run,
                 );
                 if !self.scalar_keys.insert(key) {
-                    Err(vec![format!(
-                        "duplicate scalar judgment (question {}, model {}, judge {}, judge_run {}): the first is kept",
-                        quote(&s.question_id),
-                        quote(&s.model),
-                        quote(&s.judge),
-                        s.judge_run
+                    Err(vec![Problem::new(
+                        IssueKind::DuplicateRecord,
+                        format!(
+                            "duplicate scalar judgment (question {}, model {}, judge {}, judge_run {}): the first is kept",
+                            quote(&s.question_id),
+                            quote(&s.model),
+                            quote(&s.judge),
+                            s.judge_run
+                        ),
                     )])
                 } else {
                     Ok(())
@@ -475,7 +495,9 @@ impl Assembler {
         for loc in records {
             let f = &loc.record;
             let verdict = if let Some(why) = self.unknown(have_benchmark, &f.question_id) {
-                Err(vec![format!("failure-mode label of {why}")])
+                Err(vec![
+                    why.worded(|why| format!("failure-mode label of {why}")),
+                ])
             } else {
                 if !have_benchmark {
                     self.unchecked[2] += 1;
@@ -488,11 +510,14 @@ impl Assembler {
                     names.id(&f.classifier),
                 );
                 if !self.label_keys.insert(key) {
-                    Err(vec![format!(
-                        "duplicate failure-mode label (question {}, model {}, classifier {}): the first is kept",
-                        quote(&f.question_id),
-                        quote(&f.model),
-                        quote(&f.classifier)
+                    Err(vec![Problem::new(
+                        IssueKind::DuplicateRecord,
+                        format!(
+                            "duplicate failure-mode label (question {}, model {}, classifier {}): the first is kept",
+                            quote(&f.question_id),
+                            quote(&f.model),
+                            quote(&f.classifier)
+                        ),
                     )])
                 } else {
                     Ok(())
@@ -506,9 +531,10 @@ impl Assembler {
         for loc in records {
             let r = &loc.record;
             let verdict = if !r.value.is_finite() {
-                Err(vec![
-                    "invalid reported value: `value` is not a finite number".to_string(),
-                ])
+                Err(vec![Problem::new(
+                    IssueKind::ScoreOutOfRange,
+                    "invalid reported value: `value` is not a finite number",
+                )])
             } else {
                 let key = (
                     r.table.clone(),
@@ -517,11 +543,14 @@ impl Assembler {
                     r.column.clone(),
                 );
                 if !self.reported_keys.insert(key) {
-                    Err(vec![format!(
-                        "duplicate reported value (table {}, row {}, column {}): the first is kept",
-                        quote(&r.table),
-                        quote(&r.row),
-                        quote(&r.column)
+                    Err(vec![Problem::new(
+                        IssueKind::DuplicateRecord,
+                        format!(
+                            "duplicate reported value (table {}, row {}, column {}): the first is kept",
+                            quote(&r.table),
+                            quote(&r.row),
+                            quote(&r.column)
+                        ),
                     )])
                 } else {
                     Ok(())
@@ -539,25 +568,28 @@ impl Assembler {
         let have_benchmark = self.have_benchmark();
         for loc in records {
             let r = &loc.record;
-            let mut errs: Vec<String> = validate::review(r)
+            let mut errs: Vec<Problem> = validate::review(r)
                 .into_iter()
-                .map(|e| format!("invalid review: {e}"))
+                .map(|e| e.worded(|e| format!("invalid review: {e}")))
                 .collect();
             if errs.is_empty()
                 && let Some(why) = self.unknown(have_benchmark, &r.question_id)
             {
-                errs.push(format!("review of {why}"));
+                errs.push(why.worded(|why| format!("review of {why}")));
             }
             if errs.is_empty()
                 && !self
                     .review_keys
                     .insert((r.question_id.clone(), r.reviewer.clone(), r.role))
             {
-                errs.push(format!(
-                    "duplicate review of question {} by {} ({}): the first is kept",
-                    quote(&r.question_id),
-                    quote(&r.reviewer),
-                    r.role.as_str()
+                errs.push(Problem::new(
+                    IssueKind::DuplicateRecord,
+                    format!(
+                        "duplicate review of question {} by {} ({}): the first is kept",
+                        quote(&r.question_id),
+                        quote(&r.reviewer),
+                        r.role.as_str()
+                    ),
                 ));
             }
             let verdict = if errs.is_empty() { Ok(()) } else { Err(errs) };

@@ -13,6 +13,7 @@
 //! items against the checklist) are the assembler's, in the layer above (`crate::dataset`, which
 //! uses this module and is never used by it).
 
+mod kinded;
 mod record;
 mod split;
 mod stream;
@@ -21,7 +22,7 @@ mod visitors;
 pub use record::{KINDS, Located, Location, Record, RecordKind, Records, SourceFile, Span};
 pub(crate) use stream::{Assemble, Finished, RecordStream};
 
-use crate::issue::{Issue, Severity, quote};
+use crate::issue::{Issue, IssueKind, Place, RecordAt, Severity, quote};
 use crate::model::*;
 use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
@@ -170,7 +171,8 @@ fn parse_units<T: Texts>(batch: &Batch, keep_raw: bool) -> Vec<Segment> {
             } => match std::str::from_utf8(bytes) {
                 Ok(text) => cx.parse_record_text(text, location, expected, jsonl),
                 Err(_) if jsonl => cx.issue(
-                    location,
+                    Place::record(location),
+                    IssueKind::NotUtf8,
                     "not UTF-8 text: the line is left out",
                     Severity::Record,
                 ),
@@ -183,13 +185,17 @@ fn parse_units<T: Texts>(batch: &Batch, keep_raw: bool) -> Vec<Segment> {
                         (unit.at.line + l - 1, c)
                     };
                     cx.issue(
-                        format!("line {line}, column {column}"),
+                        Place::Position { line, column },
+                        IssueKind::NotUtf8,
                         format!(
                             "not UTF-8 text: JSON files must be UTF-8 encoded{}",
                             kept(before)
                         ),
                         Severity::File,
                     );
+                    if let Some(i) = cx.seg.issues.last_mut() {
+                        i.read_before = before;
+                    }
                     cx.seg.fatal = true;
                 }
             },
@@ -225,16 +231,13 @@ struct Cx<'s, T> {
 impl<T: Texts> Cx<'_, T> {
     fn issue(
         &mut self,
-        location: impl std::fmt::Display,
+        location: Place,
+        kind: IssueKind,
         message: impl Into<String>,
         severity: Severity,
     ) {
-        self.seg.issues.push(Issue {
-            file: String::new(),
-            location: location.to_string(),
-            message: message.into(),
-            severity,
-        });
+        let issue = Issue::new(String::new(), location, kind, message, severity);
+        self.seg.issues.push(issue);
     }
 
     /// A file that is one JSON object, read whole: a single record, a container whose `format`
@@ -246,7 +249,8 @@ impl<T: Texts> Cx<'_, T> {
             Err(e) => {
                 let (line, column) = line_col(bytes, e.valid_up_to());
                 self.issue(
-                    format!("line {line}, column {column}"),
+                    Place::Position { line, column },
+                    IssueKind::NotUtf8,
                     "not UTF-8 text: JSON files must be UTF-8 encoded",
                     Severity::File,
                 );
@@ -276,7 +280,8 @@ impl<T: Texts> Cx<'_, T> {
             }
             Some(other) => {
                 self.issue(
-                    "$.format",
+                    Place::inside(RecordAt::Root, "format"),
+                    IssueKind::UnknownFormat,
                     format!(
                         "unknown file format {}: expected \"{BUNDLE_FORMAT}\" or \"{REPORTED_FORMAT}\"",
                         quote(other)
@@ -304,7 +309,8 @@ impl<T: Texts> Cx<'_, T> {
             && v.as_u64() != Some(u64::from(crate::FORMAT_VERSION))
         {
             self.issue(
-                "$.version",
+                Place::inside(RecordAt::Root, "version"),
+                IssueKind::UnsupportedVersion,
                 format!(
                     "unsupported version {v}: this tool reads version {}",
                     crate::FORMAT_VERSION
@@ -315,7 +321,8 @@ impl<T: Texts> Cx<'_, T> {
         }
         for (key, dup) in std::mem::take(&mut top.duplicate_keys) {
             self.issue(
-                format!("$.{key}"),
+                Place::inside(RecordAt::Root, &key),
+                IssueKind::DuplicateKey,
                 format!("duplicate key `{key}` (occurrence {dup}): the first is kept"),
                 Severity::Record,
             );
@@ -348,15 +355,22 @@ impl<T: Texts> Cx<'_, T> {
 
     fn syntax_issue(&mut self, e: &serde_json::Error, text: &str, recovered: usize) {
         self.issue(
-            format!("line {}, column {}", e.line(), e.column()),
+            Place::Position {
+                line: e.line(),
+                column: e.column(),
+            },
+            visitors::json_error_kind(e, text.as_bytes()),
             format!(
                 "invalid JSON: {}{}{}",
-                strip_position(&e.to_string()),
+                strip_position(e),
                 visitors::not_a_json_number(text.as_bytes(), e),
                 kept(recovered)
             ),
             Severity::File,
         );
+        if let Some(i) = self.seg.issues.last_mut() {
+            i.read_before = recovered;
+        }
     }
 
     /// Parses one record's text (a JSONL line, an array element, a bundle entry).
@@ -367,12 +381,13 @@ impl<T: Texts> Cx<'_, T> {
         expected: Option<RecordKind>,
         jsonl: bool,
     ) {
-        let at = |path: &str| -> String { inside(location, jsonl, path) };
+        let at = |path: &str| Place::inside(location, path);
         if let Some(&b) = text.as_bytes().iter().find(|b| !b.is_ascii_whitespace())
             && b != b'{'
         {
             self.issue(
-                location,
+                Place::record(location),
+                IssueKind::NotAnObject,
                 format!(
                     "a record must be a JSON object {{...}}; found {}",
                     describe_byte(b)
@@ -384,9 +399,10 @@ impl<T: Texts> Cx<'_, T> {
         if expected == Some(RecordKind::Reported) {
             match parse_typed::<ReportedValue>(text) {
                 Ok(v) => self.push(location, Record::Reported(v), text),
-                Err((path, msg)) => self.issue(
-                    at(&path),
-                    format!("invalid reported value: {msg}"),
+                Err(bad) => self.issue(
+                    at(&bad.path),
+                    bad.kind,
+                    format!("invalid reported value: {}", bad.message),
                     Severity::Record,
                 ),
             }
@@ -394,8 +410,8 @@ impl<T: Texts> Cx<'_, T> {
         }
         let any = match parse_typed::<AnyRecord<T>>(text) {
             Ok(any) => any,
-            Err((path, msg)) => {
-                self.issue(at(&path), msg, Severity::Record);
+            Err(bad) => {
+                self.issue(at(&bad.path), bad.kind, bad.message, Severity::Record);
                 return;
             }
         };
@@ -406,7 +422,7 @@ impl<T: Texts> Cx<'_, T> {
             self.meta = meta;
             return;
         }
-        self.accept_any(any, location, expected, text, jsonl);
+        self.accept_any(any, location, expected, text);
     }
 
     /// Classifies a parsed record and keeps it, or reports what it lacks.
@@ -416,13 +432,13 @@ impl<T: Texts> Cx<'_, T> {
         location: Location,
         expected: Option<RecordKind>,
         text: &str,
-        jsonl: bool,
     ) {
         let kind = match expected.or_else(|| any.detect()) {
             Some(k) => k,
             None => {
                 self.issue(
-                    location,
+                    Place::record(location),
+                    IssueKind::NotARecord,
                     "cannot tell what this record is: it has none of `checklist` (question), `answer`, \
                      `items` (judgment), `dimensions` (scalar judgment), `mode` (failure-mode label) \
                      or `reviewer` (review)",
@@ -434,9 +450,10 @@ impl<T: Texts> Cx<'_, T> {
         if kind == RecordKind::Review {
             match parse_typed::<Review>(text) {
                 Ok(r) => self.push(location, Record::Review(r), text),
-                Err((path, msg)) => self.issue(
-                    inside(location, jsonl, &path),
-                    format!("invalid review: {msg}"),
+                Err(bad) => self.issue(
+                    Place::inside(location, &bad.path),
+                    IssueKind::InvalidReview,
+                    format!("invalid review: {}", bad.message),
                     Severity::Record,
                 ),
             }
@@ -445,12 +462,18 @@ impl<T: Texts> Cx<'_, T> {
         match any.into_record(kind) {
             Ok(mut record) => {
                 for (path, message) in clean(&mut record) {
-                    self.issue(inside(location, jsonl, &path), message, Severity::Warning);
+                    self.issue(
+                        Place::inside(location, &path),
+                        IssueKind::IgnoredEntry,
+                        message,
+                        Severity::Warning,
+                    );
                 }
                 self.push(location, record, text)
             }
             Err(missing) => self.issue(
-                location,
+                Place::record(location),
+                IssueKind::MissingField,
                 format!(
                     "invalid {}: missing field(s) {}",
                     kind.noun(),
@@ -492,14 +515,14 @@ pub(crate) fn parse_one(kind: RecordKind, bytes: &[u8]) -> Result<Record, String
     if kind == RecordKind::Reported {
         return parse_typed::<ReportedValue>(text)
             .map(Record::Reported)
-            .map_err(|(_, m)| m);
+            .map_err(|bad| bad.message);
     }
     if kind == RecordKind::Review {
         return parse_typed::<Review>(text)
             .map(Record::Review)
-            .map_err(|(_, m)| m);
+            .map_err(|bad| bad.message);
     }
-    let any = parse_typed::<AnyRecord<KeepTexts>>(text).map_err(|(_, m)| m)?;
+    let any = parse_typed::<AnyRecord<KeepTexts>>(text).map_err(|bad| bad.message)?;
     let mut record = any
         .into_record(kind)
         .map_err(|missing| format!("missing field(s) {}", missing.join(", ")))?;
@@ -514,20 +537,6 @@ fn clean(record: &mut Record) -> Vec<(String, String)> {
     match record {
         Record::Question(q) => crate::validate::evidence(q),
         _ => Vec::new(),
-    }
-}
-
-/// Where `path` (a serde path inside a record, `checklist[0].evidence`) is: `line 3,
-/// checklist[0].evidence` in JSONL, `$[0].checklist[0].evidence` in JSON.
-fn inside(location: Location, jsonl: bool, path: &str) -> String {
-    if path.is_empty() || path == "." {
-        location.to_string()
-    } else if jsonl {
-        format!("{location}, {path}")
-    } else if path.starts_with('[') {
-        format!("{location}{path}")
-    } else {
-        format!("{location}.{path}")
     }
 }
 
@@ -723,7 +732,7 @@ mod tests {
             (format!("[{line}]"), "$[0]", "."),
         ] {
             let p = parse("b", &text);
-            let at: Vec<String> = p.issues.iter().map(|i| i.location.clone()).collect();
+            let at: Vec<String> = p.issues.iter().map(|i| i.location.to_string()).collect();
             let want: Vec<String> = [
                 "checklist[0].evidence[2]",
                 "checklist[0].evidence[3]",
@@ -780,7 +789,7 @@ mod tests {
         assert_eq!(p.len(), 1);
         assert_eq!(p.issues.len(), 1);
         assert_eq!(p.issues[0].severity, Severity::File);
-        assert_eq!(p.issues[0].location, "line 2, column 2");
+        assert_eq!(p.issues[0].location.to_string(), "line 2, column 2");
         assert!(
             p.issues[0].message.contains("expected `,` or `]`"),
             "{}",
@@ -798,7 +807,7 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert_eq!(p.issues.len(), 1);
         assert_eq!(p.issues[0].severity, Severity::Record);
-        assert_eq!(p.issues[0].location, "$[1].a");
+        assert_eq!(p.issues[0].location.to_string(), "$[1].a");
         // The end of the file inside a bundle's array.
         let p = parse(
             "b.json",
@@ -851,7 +860,7 @@ mod tests {
         assert_eq!(p.issues.len(), 1);
         assert_eq!(p.issues[0].severity, Severity::File);
         assert!(
-            p.issues[0].location.starts_with("line 3"),
+            p.issues[0].location.to_string().starts_with("line 3"),
             "{:?}",
             p.issues[0]
         );
@@ -870,7 +879,8 @@ mod tests {
         let p = parse("a.json", &format!("[{Q}, {bad}]"));
         assert_eq!(p.len(), 1);
         assert_eq!(
-            p.issues[0].location, "$[1].items[0].score",
+            p.issues[0].location.to_string(),
+            "$[1].items[0].score",
             "{:?}",
             p.issues
         );
@@ -881,7 +891,7 @@ mod tests {
         );
         let neg = J.replace("\"score\":1", "\"score\":-1");
         let p = parse("a.jsonl", &format!("{Q}\n{neg}\n"));
-        assert_eq!(p.issues[0].location, "line 2, items[0].score");
+        assert_eq!(p.issues[0].location.to_string(), "line 2, items[0].score");
     }
 
     #[test]
@@ -894,7 +904,7 @@ mod tests {
         assert_eq!(p.files[0].meta, Some(serde_json::json!({"x": 1})));
         assert_eq!(p.len(), 2);
         assert_eq!(p.issues.len(), 1);
-        assert_eq!(p.issues[0].location, "$.judgments[1]");
+        assert_eq!(p.issues[0].location.to_string(), "$.judgments[1]");
         assert!(p.issues[0].message.contains("`model`") && p.issues[0].message.contains("`items`"));
     }
 

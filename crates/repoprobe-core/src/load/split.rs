@@ -16,7 +16,7 @@
 use super::record::{Location, RecordKind};
 use super::visitors::CONTAINER_ARRAYS;
 use super::{BUNDLE_FORMAT, REPORTED_FORMAT, describe_byte, line_col};
-use crate::issue::{Issue, Severity};
+use crate::issue::{Issue, IssueKind, Place, RecordAt, Severity};
 use std::ops::Range;
 
 /// Nesting deeper than this ends a cut file. The splitter never recurses, and the parse of each
@@ -235,8 +235,8 @@ enum Flow {
     Switch(usize),
 }
 
-/// A problem in the structure, at an index of the slice being scanned.
-struct Fatal(usize, String);
+/// A problem in the structure, at an index of the slice being scanned, of a kind.
+struct Fatal(usize, IssueKind, String);
 
 impl Splitter {
     pub(super) fn new(file: usize) -> Self {
@@ -321,7 +321,8 @@ impl Splitter {
                 let body = self.head.strip_prefix(BOM).unwrap_or(&self.head);
                 if body.iter().all(u8::is_ascii_whitespace) {
                     self.issue(
-                        "file".into(),
+                        Place::File,
+                        IssueKind::EmptyFile,
                         "the file is empty: expected JSON or JSONL records".into(),
                         Severity::File,
                         out,
@@ -345,7 +346,8 @@ impl Splitter {
                     // Where the JSON parser reports the end of a file: its last byte.
                     let mut pos = self.pos(0);
                     pos.column = pos.column.saturating_sub(1).max(1);
-                    self.fatal(pos, &format!("EOF while parsing {what}"), &[], out);
+                    let message = format!("EOF while parsing {what}");
+                    self.fatal(pos, IssueKind::CutShort, &message, &[], out);
                 }
                 self.end_container(out);
             }
@@ -421,19 +423,19 @@ impl Splitter {
                 Mode::Array | Mode::Head | Mode::Container(_) => {
                     match self.scan_structure(chunk, i, out) {
                         Ok(flow) => flow,
-                        Err(Fatal(_, _)) if self.mode == Mode::Head => {
+                        Err(Fatal(..)) if self.mode == Mode::Head => {
                             // Parsed whole, the error is told as the JSON parser tells it.
                             self.mode = Mode::Whole;
                             self.cap = Cap::None;
                             Flow::Continue
                         }
-                        Err(Fatal(at, message)) => {
+                        Err(Fatal(at, kind, message)) => {
                             let tail = match self.cap {
                                 Cap::Record { from, .. } => &chunk[from..(at + 1).min(chunk.len())],
                                 _ => &[],
                             };
                             let pos = self.pos(at);
-                            self.fatal(pos, &message, tail, out);
+                            self.fatal(pos, kind, &message, tail, out);
                             Flow::Continue
                         }
                     }
@@ -565,7 +567,11 @@ impl Splitter {
             match b {
                 b'"' => {
                     if self.scalar {
-                        return Err(Fatal(i, expected_after(self.closing(depth))));
+                        return Err(Fatal(
+                            i,
+                            IssueKind::BrokenJson,
+                            expected_after(self.closing(depth)),
+                        ));
                     }
                     self.value_begins(depth, i, b)?;
                     self.in_string = true;
@@ -629,11 +635,19 @@ impl Splitter {
     #[inline]
     fn open(&mut self, depth: usize, i: usize, b: u8) -> Result<(), Fatal> {
         if self.scalar {
-            return Err(Fatal(i, expected_after(self.closing(depth))));
+            return Err(Fatal(
+                i,
+                IssueKind::BrokenJson,
+                expected_after(self.closing(depth)),
+            ));
         }
         self.value_begins(depth, i, b)?;
         if depth >= MAX_DEPTH && self.mode != Mode::Head {
-            return Err(Fatal(i, "recursion limit exceeded".into()));
+            return Err(Fatal(
+                i,
+                IssueKind::NestedTooDeep,
+                "recursion limit exceeded".into(),
+            ));
         }
         self.stack.push(b);
         if depth == 0 {
@@ -670,7 +684,11 @@ impl Splitter {
         self.end_scalar(chunk, i, out)?;
         let open = if b == b'}' { b'{' } else { b'[' };
         if self.stack.last() != Some(&open) {
-            return Err(Fatal(i, format!("unexpected `{}`", b as char)));
+            return Err(Fatal(
+                i,
+                IssueKind::BrokenJson,
+                format!("unexpected `{}`", b as char),
+            ));
         }
         if self.at_records(depth) {
             close_allowed(self.rec, i)?;
@@ -706,7 +724,7 @@ impl Splitter {
             }
         } else if depth == 1 && self.is_object() {
             if self.top != Phase::Colon {
-                return Err(Fatal(i, "unexpected `:`".into()));
+                return Err(Fatal(i, IssueKind::BrokenJson, "unexpected `:`".into()));
             }
             self.top = Phase::Value;
         }
@@ -762,7 +780,11 @@ impl Splitter {
             self.is_object() && self.newline_after && self.close_line == Some(self.open_line);
         match self.mode {
             Mode::Head if jsonl => Ok(Some(Flow::Restart(Mode::Jsonl))),
-            Mode::Head => Err(Fatal(i, "trailing characters".into())),
+            Mode::Head => Err(Fatal(
+                i,
+                IssueKind::BrokenJson,
+                "trailing characters".into(),
+            )),
             Mode::Container(_) if jsonl => {
                 // A bundle written on one line, then more lines: JSONL whose first line was
                 // that bundle (its records are cut already).
@@ -771,7 +793,11 @@ impl Splitter {
                 self.shape = "jsonl";
                 Ok(Some(Flow::Switch(i)))
             }
-            _ => Err(Fatal(i, "trailing characters".into())),
+            _ => Err(Fatal(
+                i,
+                IssueKind::BrokenJson,
+                "trailing characters".into(),
+            )),
         }
     }
 
@@ -787,13 +813,17 @@ impl Splitter {
                         at: self.pos(i),
                     };
                 }
-                _ => return Err(Fatal(i, expected_after(b']'))),
+                _ => return Err(Fatal(i, IssueKind::BrokenJson, expected_after(b']'))),
             }
         } else if depth == 1 && self.is_object() {
             match self.top {
                 Phase::Open | Phase::Next => {
                     if b != b'"' {
-                        return Err(Fatal(i, "key must be a string".into()));
+                        return Err(Fatal(
+                            i,
+                            IssueKind::BrokenJson,
+                            "key must be a string".into(),
+                        ));
                     }
                     self.top = Phase::Key;
                     self.key.clear();
@@ -809,14 +839,15 @@ impl Splitter {
                         Role::Records(..) if b != b'[' => {
                             return Err(Fatal(
                                 i,
+                                IssueKind::WrongType,
                                 "invalid type: expected an array of records".into(),
                             ));
                         }
                         _ => {}
                     }
                 }
-                Phase::Colon => return Err(Fatal(i, "expected `:`".into())),
-                _ => return Err(Fatal(i, expected_after(b'}'))),
+                Phase::Colon => return Err(Fatal(i, IssueKind::BrokenJson, "expected `:`".into())),
+                _ => return Err(Fatal(i, IssueKind::BrokenJson, expected_after(b'}'))),
             }
         }
         Ok(())
@@ -928,11 +959,11 @@ impl Splitter {
                 match serde_json::from_slice::<serde_json::Value>(&self.scratch) {
                     Ok(v) => *slot = Some(v),
                     Err(e) => {
-                        let message = format!(
-                            "invalid JSON: {}",
-                            super::visitors::strip_position(&e.to_string())
-                        );
-                        self.issue(format!("$.{name}"), message, Severity::Record, out);
+                        let message =
+                            format!("invalid JSON: {}", super::visitors::strip_position(&e));
+                        let kind = super::visitors::json_error_kind(&e, &self.scratch);
+                        let place = Place::inside(RecordAt::Root, name);
+                        self.issue(place, kind, message, Severity::Record, out);
                     }
                 }
             }
@@ -958,7 +989,8 @@ impl Splitter {
         if n > 1 {
             if let Mode::Container(_) = self.mode {
                 self.issue(
-                    format!("$.{key}"),
+                    Place::inside(RecordAt::Root, &key),
+                    IssueKind::DuplicateKey,
                     format!("duplicate key `{key}` (occurrence {n}): the first is kept"),
                     Severity::Record,
                     out,
@@ -994,22 +1026,30 @@ impl Splitter {
         if let Some(v) = &self.version
             && v.as_u64() != Some(u64::from(crate::FORMAT_VERSION))
         {
-            let issue = Issue {
-                file: String::new(),
-                location: "$.version".into(),
-                message: format!(
+            let issue = Issue::new(
+                String::new(),
+                Place::inside(RecordAt::Root, "version"),
+                IssueKind::UnsupportedVersion,
+                format!(
                     "unsupported version {v}: this tool reads version {}",
                     crate::FORMAT_VERSION
                 ),
-                severity: Severity::File,
-            };
+                Severity::File,
+            );
             self.push(What::Void(issue), out);
         }
     }
 
     /// A problem with the rest of the file at `pos`: nothing after it is read. `tail`: the
     /// bytes of the record being read that are not in the batch yet.
-    fn fatal(&mut self, mut pos: Pos, message: &str, tail: &[u8], out: &mut impl Output) {
+    fn fatal(
+        &mut self,
+        mut pos: Pos,
+        mut kind: IssueKind,
+        message: &str,
+        tail: &[u8],
+        out: &mut impl Output,
+    ) {
         let mut message = message.to_string();
         if let Cap::Record { unit, at, .. } = self.cap {
             let buf = &mut out.batch().buf;
@@ -1018,8 +1058,8 @@ impl Splitter {
             // being read (a quote lost turns strings inside out until a bracket does not
             // match): the JSON parser tells where, as when files were parsed whole.
             buf.extend_from_slice(tail);
-            if let Some((p, m)) = syntax_error(&buf[unit..], at) {
-                (pos, message) = (p, m);
+            if let Some((p, k, m)) = syntax_error(&buf[unit..], at) {
+                (pos, kind, message) = (p, k, m);
             }
             buf.truncate(unit);
         }
@@ -1032,12 +1072,17 @@ impl Splitter {
         } else {
             "; the rest of the file was not read".to_string()
         };
-        let issue = Issue {
-            file: String::new(),
-            location: format!("line {}, column {}", pos.line, pos.column),
-            message: format!("invalid JSON: {message}{kept}"),
-            severity: Severity::File,
-        };
+        let mut issue = Issue::new(
+            String::new(),
+            Place::Position {
+                line: pos.line,
+                column: pos.column,
+            },
+            kind,
+            format!("invalid JSON: {message}{kept}"),
+            Severity::File,
+        );
+        issue.read_before = self.count;
         self.push(What::Issue { issue, fatal: true }, out);
         self.end_container(out);
         self.mode = Mode::Done;
@@ -1051,7 +1096,8 @@ impl Splitter {
         };
         let (line, column) = line_col(body, first);
         self.issue(
-            format!("line {line}, column {column}"),
+            Place::Position { line, column },
+            IssueKind::NotJson,
             format!(
                 "not JSON: a RepoProbe file starts with `[`, `{{` or a JSON object per line, found {}",
                 describe_byte(body[first])
@@ -1063,17 +1109,13 @@ impl Splitter {
 
     fn issue(
         &mut self,
-        location: String,
+        location: Place,
+        kind: IssueKind,
         message: String,
         severity: Severity,
         out: &mut impl Output,
     ) {
-        let issue = Issue {
-            file: String::new(),
-            location,
-            message,
-            severity,
-        };
+        let issue = Issue::new(String::new(), location, kind, message, severity);
         self.push(
             What::Issue {
                 issue,
@@ -1103,10 +1145,14 @@ impl Splitter {
 fn close_allowed(phase: Phase, i: usize) -> Result<(), Fatal> {
     match phase {
         Phase::Open | Phase::After => Ok(()),
-        Phase::Next => Err(Fatal(i, "trailing comma".into())),
-        Phase::Colon => Err(Fatal(i, "expected `:`".into())),
-        Phase::Value | Phase::In => Err(Fatal(i, "expected value".into())),
-        Phase::Key => Err(Fatal(i, "key must be a string".into())),
+        Phase::Next => Err(Fatal(i, IssueKind::BrokenJson, "trailing comma".into())),
+        Phase::Colon => Err(Fatal(i, IssueKind::BrokenJson, "expected `:`".into())),
+        Phase::Value | Phase::In => Err(Fatal(i, IssueKind::BrokenJson, "expected value".into())),
+        Phase::Key => Err(Fatal(
+            i,
+            IssueKind::BrokenJson,
+            "key must be a string".into(),
+        )),
     }
 }
 
@@ -1114,16 +1160,21 @@ fn close_allowed(phase: Phase, i: usize) -> Result<(), Fatal> {
 fn comma_allowed(phase: Phase, i: usize, array: bool) -> Result<(), Fatal> {
     match phase {
         Phase::After => Ok(()),
-        Phase::Colon => Err(Fatal(i, "expected `:`".into())),
-        _ if array => Err(Fatal(i, "expected value".into())),
-        Phase::Value => Err(Fatal(i, "expected value".into())),
-        _ => Err(Fatal(i, "key must be a string".into())),
+        Phase::Colon => Err(Fatal(i, IssueKind::BrokenJson, "expected `:`".into())),
+        _ if array => Err(Fatal(i, IssueKind::BrokenJson, "expected value".into())),
+        Phase::Value => Err(Fatal(i, IssueKind::BrokenJson, "expected value".into())),
+        _ => Err(Fatal(
+            i,
+            IssueKind::BrokenJson,
+            "key must be a string".into(),
+        )),
     }
 }
 
 /// The first syntax error in `bytes` (a record's, from `at` in its file), as the JSON parser
-/// words it, and where it is in the file; `None` when the bytes are fine as far as they go.
-fn syntax_error(bytes: &[u8], at: Pos) -> Option<(Pos, String)> {
+/// words it, its kind, and where it is in the file; `None` when the bytes are fine as far as
+/// they go.
+fn syntax_error(bytes: &[u8], at: Pos) -> Option<(Pos, IssueKind, String)> {
     use serde::Deserialize;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let e = serde::de::IgnoredAny::deserialize(&mut de).err()?;
@@ -1134,14 +1185,15 @@ fn syntax_error(bytes: &[u8], at: Pos) -> Option<(Pos, String)> {
         1 => (at.line, at.column + e.column().max(1) - 1),
         l => (at.line + l - 1, e.column().max(1)),
     };
-    let message = super::visitors::strip_position(&e.to_string())
-        + super::visitors::not_a_json_number(bytes, &e);
+    let message =
+        super::visitors::strip_position(&e) + super::visitors::not_a_json_number(bytes, &e);
     Some((
         Pos {
             offset: at.offset,
             line,
             column,
         },
+        super::visitors::json_error_kind(&e, bytes),
         message,
     ))
 }

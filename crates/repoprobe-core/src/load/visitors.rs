@@ -4,6 +4,7 @@
 //! what came before it).
 
 use super::record::{Record, RecordKind};
+use crate::issue::IssueKind;
 use crate::model::*;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -57,35 +58,95 @@ impl Texts for SkipTexts {
     }
 }
 
-/// Parses `T` fast; on failure parses again with path tracking to say where the error is.
-pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(
-    text: &str,
-) -> Result<T, (String, String)> {
+/// Why a record's text is no `T`: where inside it (a serde path, empty for the whole), what
+/// kind of problem, and serde_json's words for it.
+pub(super) struct Bad {
+    pub(super) path: String,
+    pub(super) kind: IssueKind,
+    pub(super) message: String,
+}
+
+/// Parses `T` fast; on failure parses again with path tracking to say where the error is, and
+/// (for a value that does not fit `T`) once more to say of what kind ([`super::kinded`]).
+pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Bad> {
     if let Ok(v) = serde_json::from_str::<T>(text) {
         return Ok(v);
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let describe = |inner: serde_json::Error| {
-        if inner.is_syntax() || inner.is_eof() {
-            format!(
-                "invalid JSON: {}{}",
-                strip_position(&inner.to_string()),
-                not_a_json_number(text.as_bytes(), &inner)
-            )
-        } else {
-            strip_position(&inner.to_string())
-        }
+    let syntax = |path: String, inner: serde_json::Error| Bad {
+        path,
+        kind: json_error_kind(&inner, text.as_bytes()),
+        message: format!(
+            "invalid JSON: {}{}",
+            strip_position(&inner),
+            not_a_json_number(text.as_bytes(), &inner)
+        ),
     };
     match serde_path_to_error::deserialize::<_, T>(&mut de) {
         Ok(v) => match de.end() {
             Ok(()) => Ok(v),
-            Err(e) => Err((String::new(), describe(e))),
+            Err(e) => Err(syntax(String::new(), e)),
         },
         Err(e) => {
             let path = e.path().to_string();
-            Err((path, describe(e.into_inner())))
+            let inner = e.into_inner();
+            if inner.is_syntax() || inner.is_eof() {
+                return Err(syntax(path, inner));
+            }
+            let kind = super::kinded::why_not::<T>(text)
+                .map_or(IssueKind::ValueNotAllowed, |(_, k)| k.kind);
+            Err(Bad {
+                path,
+                kind,
+                message: strip_position(&inner),
+            })
         }
     }
+}
+
+/// The kind of a JSON parser's error on `bytes`: by its category, and for a syntax error by
+/// what is there (`NaN`, or nesting deeper than the parser's limit).
+pub(super) fn json_error_kind(e: &serde_json::Error, bytes: &[u8]) -> IssueKind {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Io => IssueKind::UnreadableFile,
+        Category::Eof => IssueKind::CutShort,
+        Category::Data => IssueKind::ValueNotAllowed,
+        Category::Syntax if !not_a_json_number(bytes, e).is_empty() => IssueKind::NotAJsonNumber,
+        Category::Syntax if depth_at(bytes, e.line(), e.column()) >= RECURSION_LIMIT => {
+            IssueKind::NestedTooDeep
+        }
+        Category::Syntax => IssueKind::BrokenJson,
+    }
+}
+
+/// serde_json's nesting limit: a value nested deeper is a syntax error.
+const RECURSION_LIMIT: usize = 128;
+
+/// How many arrays and objects are open at line `line`, column `column` of `bytes` (both
+/// 1-based, as serde_json counts them), strings skipped.
+fn depth_at(bytes: &[u8], line: usize, column: usize) -> usize {
+    let mut starts = bytes.split_inclusive(|&b| b == b'\n');
+    let before: usize = starts
+        .by_ref()
+        .take(line.saturating_sub(1))
+        .map(<[u8]>::len)
+        .sum();
+    let end = (before + column).min(bytes.len());
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in &bytes[..end] {
+        match (in_string, escaped, b) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') => in_string = false,
+            (true, false, _) => {}
+            (false, _, b'"') => in_string = true,
+            (false, _, b'[' | b'{') => depth += 1,
+            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth
 }
 
 /// Why a syntax error is one when the value there is `NaN` or `Infinity` (Python's `json`
@@ -104,11 +165,17 @@ pub(super) fn not_a_json_number(bytes: &[u8], e: &serde_json::Error) -> &'static
     }
 }
 
-/// serde_json appends " at line L column C"; locations are given separately.
-pub(super) fn strip_position(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
+/// serde_json's message without the " at line L column C" it appends (locations are given
+/// separately).
+pub(super) fn strip_position(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    if e.line() == 0 {
+        return msg;
+    }
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match msg.strip_suffix(&suffix) {
+        Some(m) => m.to_string(),
+        None => msg,
     }
 }
 

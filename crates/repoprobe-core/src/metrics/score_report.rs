@@ -302,7 +302,7 @@ impl From<&Issue> for IssueOut {
     fn from(i: &Issue) -> Self {
         IssueOut {
             file: i.file.clone(),
-            location: i.location.clone(),
+            location: i.location.to_string(),
             message: i.message.clone(),
         }
     }

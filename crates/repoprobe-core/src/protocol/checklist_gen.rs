@@ -119,12 +119,17 @@ pub fn parse_source(v: &Value) -> Result<Source, Vec<String>> {
         item("k1", ItemKind::Knowledge, 9, vec![tier(9), tier(0)]),
         item("clarity", ItemKind::Clarity, 1, vec![tier(1), tier(0)]),
     ];
-    let errs = validate::question(&with_checklist(&source, placeholder));
+    let errs = messages(validate::question(&with_checklist(&source, placeholder)));
     if errs.is_empty() {
         Ok(source)
     } else {
         Err(errs)
     }
+}
+
+/// The problems' words: what the model is told back.
+fn messages(problems: Vec<crate::issue::Problem>) -> Vec<String> {
+    problems.into_iter().map(|p| p.message).collect()
 }
 
 fn item(id: &str, kind: ItemKind, weight: u32, rubric: Vec<RubricTier>) -> ChecklistItem {
@@ -276,7 +281,7 @@ pub fn parse_reply(s: &Source, text: &str) -> Result<Question, Vec<String>> {
         return Err(errs);
     }
     let q = with_checklist(s, checklist);
-    let errs = validate::question(&q);
+    let errs = messages(validate::question(&q));
     if errs.is_empty() { Ok(q) } else { Err(errs) }
 }
 

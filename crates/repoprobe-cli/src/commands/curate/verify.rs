@@ -433,7 +433,7 @@ fn job_of(v: Value) -> Result<Job, Vec<String>> {
         .map_err(|e| vec![format!("not a benchmark question: {e}")])?;
     let errs = validate::question(&q);
     if !errs.is_empty() {
-        return Err(errs);
+        return Err(errs.into_iter().map(|p| p.message).collect());
     }
     // Unusable evidence entries are left out of the candidate, as the loader would.
     for (at, why) in validate::evidence(&mut q) {

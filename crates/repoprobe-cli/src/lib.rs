@@ -71,7 +71,7 @@ enum Command {
     /// Carry out a plan (plan.toml): every model's answers, the judgments, the reliability and
     /// failure stages, the bundle and the tables, in order, resumable; `--estimate` prices it
     /// all first (docs/reproduce.md).
-    Run(commands::run::Args),
+    Run(plan::run::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -117,7 +117,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     }
 }
 
-/// Runs one parsed command.
+/// Runs one parsed command (a plan's stages too, built as values: `plan::line`).
 fn execute(command: Command) -> anyhow::Result<Exit> {
     match command {
         Command::Validate(a) => commands::validate::run(a),
@@ -135,17 +135,9 @@ fn execute(command: Command) -> anyhow::Result<Exit> {
         Command::Status(a) => commands::status::run(a),
         Command::Merge(a) => commands::merge::run(a),
         Command::Curate(a) => commands::curate::run(a),
-        Command::Run(a) => commands::run::run(a),
+        Command::Run(a) => plan::run::run(a),
         Command::Runs(a) => commands::runs_list::run(a),
     }
-}
-
-/// Runs one stage of a plan in this process: `args` is the stage's command line (without the
-/// program's name), exactly what a user could type.
-pub(crate) fn run_stage(args: &[std::ffi::OsString]) -> anyhow::Result<Exit> {
-    let argv = std::iter::once(OsString::from("repoprobe")).chain(args.iter().cloned());
-    let cli = Cli::try_parse_from(argv).map_err(|e| anyhow::anyhow!("{}", e.render()))?;
-    execute(cli.command)
 }
 
 /// `prctl(PR_SET_DUMPABLE, 0)`: our `/proc/<pid>/{environ,mem,…}` become root's and closed to

@@ -5,7 +5,7 @@
 use repoprobe_agent::workspace::RepoSource;
 use std::path::PathBuf;
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct RepoArgs {
     /// The cache of repository clones (one bare clone per repository, cloned on first use).
     #[arg(long)]

@@ -44,30 +44,30 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct Args {
     /// The benchmark (questions with their repository and pinned commit).
     #[arg(long)]
-    benchmark: PathBuf,
+    pub(crate) benchmark: PathBuf,
     /// Who answers: our read-only tool agent over --provider's API, or an agent CLI.
     #[arg(long, value_enum)]
-    agent: AgentKind,
+    pub(crate) agent: AgentKind,
     #[command(flatten)]
-    api: ApiArgs,
+    pub(crate) api: ApiArgs,
     #[command(flatten)]
-    run: RunArgs,
+    pub(crate) run: RunArgs,
     /// The model's name in the records, as the tables show it (`GLM-5`) [default: --model]. The
     /// API is called with --model, kept as `agent.model` when the two differ.
     #[arg(long)]
-    name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Runs per question (`attempt` 0..N-1).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    attempts: u32,
+    pub(crate) attempts: u32,
     /// Answer only these questions (by id; repeatable) [default: all].
     #[arg(long = "question")]
     questions: Vec<String>,
     #[command(flatten)]
-    repo: RepoArgs,
+    pub(crate) repo: RepoArgs,
     /// Where the worktrees are made [default: <repos>/worktrees].
     #[arg(long)]
     worktrees: Option<PathBuf>,
@@ -82,17 +82,17 @@ pub struct Args {
     agent_timeout_s: f64,
     /// Most model turns of one run (builtin; Claude Code's --max-turns).
     #[arg(long, default_value_t = 40)]
-    max_turns: u32,
+    pub(crate) max_turns: u32,
     /// Most tokens of one run, input and output over all turns (builtin).
     #[arg(long, default_value_t = 2_000_000)]
     max_run_tokens: u64,
     /// The agent CLI's executable [default: claude, codex or gemini on PATH].
     #[arg(long)]
-    agent_bin: Option<PathBuf>,
+    pub(crate) agent_bin: Option<PathBuf>,
     /// The command of `--agent command`, run by `sh -c`, with `{prompt_file}`, `{model}` and
     /// `{workdir}` replaced by shell-quoted values; its stdout is the answer.
     #[arg(long)]
-    command: Option<String>,
+    pub(crate) command: Option<String>,
     /// An environment variable of ours passed to the agent CLI (its key, its base URL);
     /// repeatable [default: the preset's usual ones]. Values never reach any output.
     #[arg(long = "pass-env")]
@@ -100,7 +100,7 @@ pub struct Args {
     /// The agent CLI's variable that gets the key of --key-env (e.g. ANTHROPIC_AUTH_TOKEN for a
     /// gateway that takes a bearer token) [default: the one the preset reads its key from].
     #[arg(long, value_name = "VAR", value_parser = crate::live::env_name)]
-    agent_key_var: Option<String>,
+    pub(crate) agent_key_var: Option<String>,
     /// An extra argument for the agent CLI; repeatable.
     #[arg(long = "agent-arg", allow_hyphen_values = true)]
     agent_args: Vec<String>,
@@ -117,16 +117,16 @@ pub struct Args {
     /// provider's API; `--agent command` reaches none without it, and is told the address in
     /// REPOPROBE_API_URL].
     #[arg(long)]
-    agent_api_url: Option<String>,
+    pub(crate) agent_api_url: Option<String>,
     /// A directory the sandboxed agent may also read (a wrapper script's real program, a tool
     /// it runs); repeatable. Inside, nothing else exists but the system's programs and
     /// libraries, the agent program's own directory, the worktree and the run's scratch files.
     #[arg(long = "sandbox-expose")]
-    sandbox_expose: Vec<PathBuf>,
+    pub(crate) sandbox_expose: Vec<PathBuf>,
     /// Run again the answers in --out whose agent failed (`error` set): each leaves --out for
     /// the failures journal (kept there under `superseded`) and its key is answered anew.
     #[arg(long)]
-    retry_failed: bool,
+    pub(crate) retry_failed: bool,
     /// Print the runs, the tokens they would take and their cost under the assumptions it
     /// names (--estimate-turns), and exit: no agent runs, nothing is sent or written.
     #[arg(long)]
@@ -136,10 +136,11 @@ pub struct Args {
     estimate_turns: u32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum AgentKind {
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum AgentKind {
     /// Our read-only tool-calling agent (list_dir, read_file, search, find_symbol) over the
     /// model of --provider.
+    #[default]
     Builtin,
     /// Claude Code (`claude -p`, tools Read, Grep, Glob only).
     ClaudeCode,

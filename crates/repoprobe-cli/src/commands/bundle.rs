@@ -11,13 +11,13 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use std::path::PathBuf;
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct Args {
     /// Files (JSON, JSONL, bundles) or directories of them.
     #[arg(required = true)]
-    files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     #[arg(long)]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Where the answers' trajectories are gathered [default: <out without .json>.trajectories.jsonl,
     /// its index beside it as .trajectories.index.json].
     #[arg(long)]

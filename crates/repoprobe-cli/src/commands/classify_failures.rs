@@ -18,23 +18,23 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::PathBuf;
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct Args {
     /// The benchmark (questions with their checklists).
     #[arg(long)]
-    benchmark: PathBuf,
+    pub(crate) benchmark: PathBuf,
     /// The answers that were judged (their texts are what is classified).
     #[arg(long)]
-    answers: PathBuf,
+    pub(crate) answers: PathBuf,
     /// The checklist judgments (file or directory).
     #[arg(long)]
-    judgments: PathBuf,
+    pub(crate) judgments: PathBuf,
     /// The judge whose scores decide what failed [default: the one with the most valid
     /// judgments, as in `score`].
     #[arg(long)]
-    judge: Option<String>,
+    pub(crate) judge: Option<String>,
     #[command(flatten)]
-    live: LiveArgs,
+    pub(crate) live: LiveArgs,
 }
 
 /// The key of a label (docs/format.md#failure-mode-label).

@@ -25,10 +25,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    inputs: AnswerInputs,
+    pub(crate) inputs: AnswerInputs,
     /// Present each answer's checklist items in an order drawn from SEED and the answer's key
     /// (recorded as `item_order` on each judgment, whose items stay in checklist order). The
     /// judge is then named `MODEL@shuffled-SEED`, so that `repoprobe judges` compares it with
@@ -36,11 +36,11 @@ pub struct Args {
     #[arg(long, value_name = "SEED")]
     shuffle_items: Option<u64>,
     #[command(flatten)]
-    live: LiveArgs,
+    pub(crate) live: LiveArgs,
 }
 
 /// The inputs of the judges (`judge`, `judge-scalar`): answers to a benchmark, judged N times.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct AnswerInputs {
     /// The benchmark (questions with their checklists).
     #[arg(long)]

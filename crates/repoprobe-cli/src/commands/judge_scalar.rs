@@ -17,16 +17,16 @@ use std::collections::BTreeMap;
 
 use super::judge::{AnswerInputs, AnswerJob, RecordKind, judge_answers};
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    inputs: AnswerInputs,
+    pub(crate) inputs: AnswerInputs,
     /// Points per dimension: 10 (1–10 each, total 50) or 20 (1–20 each, total 100); SWE-QA
     /// used both. Recorded on every record as `max_per_dimension`.
     #[arg(long, default_value_t = 10, value_parser = scale)]
     scale: u32,
     #[command(flatten)]
-    live: LiveArgs,
+    pub(crate) live: LiveArgs,
 }
 
 fn scale(s: &str) -> Result<u32, String> {

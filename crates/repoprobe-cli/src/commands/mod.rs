@@ -9,7 +9,6 @@ pub mod judge_scalar;
 pub mod judges;
 pub mod make_checklist;
 pub mod merge;
-pub mod run;
 pub mod runs_list;
 pub mod schema;
 pub mod score;

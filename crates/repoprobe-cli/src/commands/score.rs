@@ -9,11 +9,11 @@ use repoprobe_core::{LoadOptions, Loaded, MissingPolicy, ScoreOptions, ScoreRepo
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct Args {
     /// Files (JSON, JSONL, bundles) or directories of them; the benchmark must be among them.
     #[arg(required = true)]
-    files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
     /// How a question without a valid judgment counts: as 0, or left out.
@@ -74,8 +74,9 @@ pub struct Args {
     panel_rule: PanelRuleFlag,
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Default, Clone, Copy, clap::ValueEnum)]
 enum PanelRuleFlag {
+    #[default]
     Median,
     Mean,
     Majority,
@@ -101,8 +102,9 @@ fn parse_weight(s: &str) -> Result<repoprobe_core::WeightRule, String> {
     repoprobe_core::WeightRule::parse(s)
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Default, Clone, Copy, clap::ValueEnum)]
 enum Format {
+    #[default]
     Table,
     Json,
     Csv,
@@ -110,8 +112,9 @@ enum Format {
     Latex,
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Default, Clone, Copy, clap::ValueEnum)]
 enum Missing {
+    #[default]
     Zero,
     Exclude,
 }

@@ -51,7 +51,7 @@ pub use task::{Provenance, Task};
 
 /// The flags of every live call: the model's API, the run's files and limits, and how replies
 /// are checked and sent.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct LiveArgs {
     #[command(flatten)]
     pub api: ApiArgs,
@@ -117,7 +117,7 @@ impl LiveArgs {
 }
 
 /// The model and its API (shared by the judges and `answer --agent builtin`).
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct ApiArgs {
     /// API family; the key is read from OPENAI_API_KEY or ANTHROPIC_API_KEY (see --key-env).
     #[arg(long, value_enum)]
@@ -212,7 +212,7 @@ impl From<StructuredFlag> for Structured {
 }
 
 /// The files and limits of a long run (shared by every live call and `answer`).
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Default, Clone, clap::Args)]
 pub struct RunArgs {
     /// The output journal (JSONL, appended to; a rerun skips the keys already in it).
     #[arg(long)]

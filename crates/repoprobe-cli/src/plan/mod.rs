@@ -4,10 +4,12 @@
 //! field, a key variable that is not a name, a model without a price (unless the plan says to go
 //! on without one) or a stage naming a model the plan does not have is an error that says where.
 //!
-//! The stages themselves are the commands a user could type (`stages`): the plan adds no run
-//! loop of its own, so resuming, journals, shards and failure records are the commands'.
+//! The stages themselves are the commands a user could type (`stages`), each built as the
+//! command's own arguments (`line`): the plan adds no run loop of its own, so resuming, journals, shards and failure records are the commands'.
 
 pub mod estimate;
+pub mod line;
+pub mod run;
 pub mod spent;
 pub mod stages;
 pub mod status;
@@ -293,6 +295,7 @@ impl Plan {
                     "{at}: provider is given for agent = \"builtin\", and only there"
                 ));
             }
+            check_provider(&at, m.provider.as_deref().unwrap_or("openai"))?;
             if (m.agent == "command") != m.command.is_some() {
                 return Err(format!(
                     "{at}: command is given for agent = \"command\", and only there"
@@ -303,6 +306,7 @@ impl Plan {
                     "{at}: attempts, concurrency and max_turns are at least 1"
                 ));
             }
+            check_concurrency(&at, m.concurrency)?;
             check_key(&at, m.key_env.as_deref())?;
             check_key(&at, m.key_var.as_deref())?;
             check_price(&at, m.price)?;
@@ -447,13 +451,26 @@ fn judge_at(n: usize, of: usize) -> String {
     }
 }
 
-fn check_endpoint(at: &str, e: &Endpoint, judge: bool) -> Result<(), String> {
-    if !matches!(e.provider.as_str(), "openai" | "anthropic") {
+/// What `--provider` takes.
+fn check_provider(at: &str, provider: &str) -> Result<(), String> {
+    if !matches!(provider, "openai" | "anthropic") {
         return Err(format!(
-            "{at}: provider {:?} is not openai or anthropic",
-            e.provider
+            "{at}: provider {provider:?} is not openai or anthropic"
         ));
     }
+    Ok(())
+}
+
+/// What `--concurrency` takes: at most 1024 (at least 1 is checked with the other counts).
+fn check_concurrency(at: &str, concurrency: Option<u32>) -> Result<(), String> {
+    match concurrency {
+        Some(n) if n > 1024 => Err(format!("{at}: concurrency is at most 1024")),
+        _ => Ok(()),
+    }
+}
+
+fn check_endpoint(at: &str, e: &Endpoint, judge: bool) -> Result<(), String> {
+    check_provider(at, &e.provider)?;
     if e.model.trim().is_empty() {
         return Err(format!("{at}: model must not be empty"));
     }
@@ -463,6 +480,10 @@ fn check_endpoint(at: &str, e: &Endpoint, judge: bool) -> Result<(), String> {
     if e.runs == Some(0) || e.concurrency == Some(0) {
         return Err(format!("{at}: runs and concurrency are at least 1"));
     }
+    if e.rpm == Some(0) || e.tpm == Some(0) {
+        return Err(format!("{at}: rpm and tpm are at least 1"));
+    }
+    check_concurrency(at, e.concurrency)?;
     check_key(at, e.key_env.as_deref())?;
     check_price(at, e.price)?;
     check_local(at, e.local, &e.base_url, &e.key_env, e.price)
@@ -671,9 +692,10 @@ local = true
         assert_eq!(p.judge().model, "my-judge");
         let files = stages::Files::of(&p, Path::new("/plan"));
         let judgments: Vec<(String, String)> = stages::stages(&p, &files, Default::default())
+            .unwrap()
             .into_iter()
             .filter(|s| s.stage == "judgments")
-            .map(|s| (s.who, stages::shown(&s.args)))
+            .map(|s| (s.who, stages::shown(&s.line)))
             .collect();
         assert_eq!(judgments.len(), 2, "{judgments:?}");
         assert_eq!(judgments[0].0, "Qwen local");

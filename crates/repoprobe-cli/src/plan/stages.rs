@@ -1,24 +1,28 @@
 //! A plan as the commands that carry it out, in their order: each model's answers, its
 //! checklist judgments (with the reliability stage's runs for its models), the scalar judgments
 //! of the reliability stage, the failure labels, then the bundle and the tables. Each stage is
-//! a command line a user could type; its output sits at a fixed place under the plan's `out`, so
-//! running the plan again resumes every stage where its journal stopped.
+//! the command's own arguments, set from the plan (`line.rs`), and the command line a user could
+//! type for the same; its output sits at a fixed place under the plan's `out`, so running the
+//! plan again resumes every stage where its journal stopped.
 
-use super::{Endpoint, ModelUnderTest, Plan, slug};
+use super::line::{Invocation, Line, Live, named};
+use super::{Endpoint, ModelUnderTest, Plan, PriceSpec, slug};
+use crate::commands::{answer, bundle, classify_failures, judge, judge_scalar, score};
+use crate::live::{RunArgs, ShardArg};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// One command of the plan.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Stage {
     /// `answers`, `judgments`, `scalar`, `failures`, `bundle`, `tables`.
     pub stage: &'static str,
     /// The model it is about (its plan name), or `all`.
     pub who: String,
-    /// The command line, without the program's name.
-    pub args: Vec<OsString>,
-    /// Its output file.
-    pub out: PathBuf,
+    /// What runs: the command's arguments.
+    pub command: Invocation,
+    /// The same as the command line a user could type, without the program's name.
+    pub line: Vec<OsString>,
 }
 
 /// How the plan is run this time.
@@ -129,63 +133,87 @@ impl Files {
     }
 }
 
-/// Every stage of `plan`, in order.
-pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Vec<Stage> {
+/// Every stage of `plan`, in order; refused: a flag of a plan's `args` the command does not
+/// take, or that the plan sets already.
+pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Result<Vec<Stage>, String> {
     let shards = opts.shard.map_or(1, |s| u64::from(s.count));
-    let mut v: Vec<Stage> = plan
-        .models
-        .iter()
-        .map(|m| answers(plan, files, m, opts))
-        .collect();
+    let mut v = Vec::new();
+    for m in &plan.models {
+        v.push(answers(plan, files, m, opts).map_err(|e| format!("[[model]] {:?}: {e}", m.name))?);
+    }
     for j in judged(plan) {
-        let mut args = strings(&["judge", "--benchmark"]);
-        args.push(files.benchmark.clone().into());
-        args.push("--answers".into());
-        args.push(files.answers(j.model).into());
-        args.extend(strings(&["--runs", &j.runs.to_string()]));
+        let mut l = Line::<judge::Args>::new("judge", &j.judge.args)?;
+        answer_inputs(&mut l, files, j.model, j.runs, |a| &mut a.inputs);
+        let out = (files.judgments(&j.who), shards);
         v.push(api_stage(
             "judgments",
             &j.who,
-            args,
-            (files.judgments(&j.who), shards),
+            l,
+            out,
             j.judge,
-        ));
+            Invocation::Judge,
+        )?);
     }
     if let Some(r) = &plan.reliability {
         for name in &r.models {
-            let mut args = strings(&["judge-scalar", "--benchmark"]);
-            args.push(files.benchmark.clone().into());
-            args.push("--answers".into());
-            args.push(files.answers(name).into());
-            args.extend(strings(&["--runs", &r.runs.to_string()]));
+            let mut l = Line::<judge_scalar::Args>::new("judge-scalar", &r.scalar.args)?;
+            answer_inputs(&mut l, files, name, r.runs, |a| &mut a.inputs);
+            let out = (files.scalar(name), shards);
             v.push(api_stage(
                 "scalar",
                 name,
-                args,
-                (files.scalar(name), shards),
+                l,
+                out,
                 &r.scalar,
-            ));
+                Invocation::JudgeScalar,
+            )?);
         }
     }
     if let Some(f) = &plan.failures {
         for name in &f.models {
-            let mut args = strings(&["classify-failures", "--benchmark"]);
-            args.push(files.benchmark.clone().into());
-            args.push("--answers".into());
-            args.push(files.answers(name).into());
-            args.push("--judgments".into());
-            args.push(files.judgments(name).into());
-            args.extend(strings(&["--judge", &plan.judge().model]));
+            let mut l =
+                Line::<classify_failures::Args>::new("classify-failures", &f.classifier.args)?;
+            l.value("--benchmark", |a| &mut a.benchmark, files.benchmark.clone());
+            l.value("--answers", |a| &mut a.answers, files.answers(name));
+            l.value("--judgments", |a| &mut a.judgments, files.judgments(name));
+            l.some(
+                "--judge",
+                |a| &mut a.judge,
+                Some(plan.judge().model.clone()),
+            );
+            let out = (files.failures(name), shards);
             v.push(api_stage(
                 "failures",
                 name,
-                args,
-                (files.failures(name), shards),
+                l,
+                out,
                 &f.classifier,
-            ));
+                Invocation::ClassifyFailures,
+            )?);
         }
     }
-    v
+    Ok(v)
+}
+
+/// The answers a judge reads: `--benchmark`, `--answers` (`model`'s), `--runs`.
+fn answer_inputs<A: Default + clap::Args + clap::FromArgMatches>(
+    l: &mut Line<A>,
+    files: &Files,
+    model: &str,
+    runs: u32,
+    inputs: fn(&mut A) -> &mut judge::AnswerInputs,
+) {
+    l.value(
+        "--benchmark",
+        |a| &mut inputs(a).benchmark,
+        files.benchmark.clone(),
+    );
+    l.value(
+        "--answers",
+        |a| &mut inputs(a).answers,
+        files.answers(model),
+    );
+    l.value("--runs", |a| &mut inputs(a).runs, runs);
 }
 
 /// One judgments stage: a judge on one model's answers.
@@ -235,142 +263,182 @@ pub fn judge_runs(plan: &Plan, name: &str) -> u32 {
 }
 
 /// `answer` for one model.
-fn answers(plan: &Plan, files: &Files, m: &ModelUnderTest, opts: Options) -> Stage {
-    let out = files.answers(&m.name);
-    let mut args = strings(&["answer", "--benchmark"]);
-    args.push(files.benchmark.clone().into());
-    args.push("--out".into());
-    args.push(files.answers_template(&m.name).into());
-    if let Some(s) = opts.shard {
-        args.extend(strings(&["--shard", &s.to_string()]));
-    }
-    args.push("--repos".into());
-    args.push(files.repos.clone().into());
-    args.extend(strings(&[
-        "--agent", &m.agent, "--model", &m.model, "--name", &m.name,
-    ]));
-    args.extend(strings(&[
-        "--attempts",
-        &m.attempts.unwrap_or(1).to_string(),
-    ]));
-    for r in &plan.repo_map {
-        args.extend(strings(&["--repo-map", r]));
-    }
-    let flag = |args: &mut Vec<OsString>, name: &str, v: Option<String>| {
-        if let Some(v) = v {
-            args.extend(strings(&[name, &v]));
-        }
-    };
-    flag(&mut args, "--provider", m.provider.clone());
-    let url_flag = if m.agent == "builtin" {
-        "--base-url"
-    } else {
-        "--agent-api-url"
-    };
-    flag(&mut args, url_flag, m.base_url.clone());
-    flag(&mut args, "--key-env", m.key_env.clone());
-    flag(&mut args, "--agent-key-var", m.key_var.clone());
-    if m.local {
-        args.extend(strings(LOCAL));
-    }
-    flag(&mut args, "--max-turns", m.max_turns.map(|n| n.to_string()));
-    flag(
-        &mut args,
-        "--concurrency",
-        m.concurrency.map(|n| n.to_string()),
+fn answers(plan: &Plan, files: &Files, m: &ModelUnderTest, opts: Options) -> Result<Stage, String> {
+    let mut l = Line::<answer::Args>::new("answer", &m.args)?;
+    l.value("--benchmark", |a| &mut a.benchmark, files.benchmark.clone());
+    l.value("--out", |a| &mut a.run.out, files.answers_template(&m.name));
+    l.some(
+        "--shard",
+        |a| &mut a.run.shard,
+        opts.shard.map(ShardArg::Fixed),
     );
-    flag(&mut args, "--command", m.command.clone());
-    if let Some(bin) = &m.agent_bin {
-        args.push("--agent-bin".into());
-        args.push(bin.clone().into());
+    l.value("--repos", |a| &mut a.repo.repos, files.repos.clone());
+    l.value("--agent", |a| &mut a.agent, named("--agent", &m.agent)?);
+    l.each("--model", |a| &mut a.api.model, [m.model.clone()]);
+    l.some("--name", |a| &mut a.name, Some(m.name.clone()));
+    l.value("--attempts", |a| &mut a.attempts, m.attempts.unwrap_or(1));
+    l.each(
+        "--repo-map",
+        |a| &mut a.repo.repo_map,
+        plan.repo_map.iter().cloned(),
+    );
+    let provider = m
+        .provider
+        .as_deref()
+        .map(|p| named("--provider", p))
+        .transpose()?;
+    l.some("--provider", |a| &mut a.api.provider, provider);
+    if m.agent == "builtin" {
+        l.some("--base-url", |a| &mut a.api.base_url, m.base_url.clone());
+    } else {
+        l.some(
+            "--agent-api-url",
+            |a| &mut a.agent_api_url,
+            m.base_url.clone(),
+        );
     }
-    for d in &m.sandbox_expose {
-        args.push("--sandbox-expose".into());
-        args.push(d.clone().into());
+    l.some("--key-env", |a| &mut a.api.key_env, m.key_env.clone());
+    l.some(
+        "--agent-key-var",
+        |a| &mut a.agent_key_var,
+        m.key_var.clone(),
+    );
+    if m.local {
+        local(&mut l, |a| &mut a.api.no_key, |a| &mut a.run);
     }
-    if let Some(p) = m.price {
-        args.extend(strings(&[
-            "--price-in",
-            &p.input.to_string(),
-            "--price-out",
-            &p.output.to_string(),
-        ]));
-    }
-    if opts.retry_failed {
-        args.push("--retry-failed".into());
-    }
-    args.extend(m.args.iter().map(OsString::from));
-    Stage {
+    l.value_if("--max-turns", |a| &mut a.max_turns, m.max_turns);
+    l.value_if("--concurrency", |a| &mut a.run.concurrency, m.concurrency);
+    l.some("--command", |a| &mut a.command, m.command.clone());
+    l.some("--agent-bin", |a| &mut a.agent_bin, m.agent_bin.clone());
+    l.each(
+        "--sandbox-expose",
+        |a| &mut a.sandbox_expose,
+        m.sandbox_expose.iter().cloned(),
+    );
+    price(&mut l, |a| &mut a.run, m.price);
+    l.switch("--retry-failed", |a| &mut a.retry_failed, opts.retry_failed);
+    let (args, line) = l.finish()?;
+    Ok(Stage {
         stage: "answers",
         who: m.name.clone(),
-        args,
-        out,
-    }
+        command: Invocation::Answer(Box::new(args)),
+        line,
+    })
 }
 
-/// A stage of a model called through its API: `args` and the endpoint's flags.
+/// A stage of a model called through its API: its own flags, then the endpoint's.
 /// `shards`: the tasks the plan runs as, which share the endpoint's `rpm` and `tpm` (each taking
 /// 1/N).
-fn api_stage(
+fn api_stage<A: Default + clap::Args + clap::FromArgMatches + Live>(
     stage: &'static str,
     who: &str,
-    mut args: Vec<OsString>,
+    mut l: Line<A>,
     (out, shards): (PathBuf, u64),
     e: &Endpoint,
-) -> Stage {
-    args.push("--out".into());
-    args.push(out.clone().into());
-    args.extend(strings(&["--provider", &e.provider, "--model", &e.model]));
-    let opt = |args: &mut Vec<OsString>, name: &str, v: Option<String>| {
-        if let Some(v) = v {
-            args.extend(strings(&[name, &v]));
-        }
-    };
-    opt(&mut args, "--base-url", e.base_url.clone());
-    opt(&mut args, "--key-env", e.key_env.clone());
+    invocation: fn(Box<A>) -> Invocation,
+) -> Result<Stage, String> {
+    l.value("--out", |a| &mut a.live().run.out, out);
+    let provider = named("--provider", &e.provider)?;
+    l.some("--provider", |a| &mut a.live().api.provider, Some(provider));
+    l.each("--model", |a| &mut a.live().api.model, [e.model.clone()]);
+    l.some(
+        "--base-url",
+        |a| &mut a.live().api.base_url,
+        e.base_url.clone(),
+    );
+    l.some(
+        "--key-env",
+        |a| &mut a.live().api.key_env,
+        e.key_env.clone(),
+    );
     if e.local {
-        args.extend(strings(LOCAL));
+        local(&mut l, |a| &mut a.live().api.no_key, |a| &mut a.live().run);
     }
-    opt(
-        &mut args,
+    l.value_if(
         "--concurrency",
-        e.concurrency.map(|n| n.to_string()),
+        |a| &mut a.live().run.concurrency,
+        e.concurrency,
     );
-    let share = |n: u64| (n / shards).max(1).to_string();
-    opt(&mut args, "--rpm", e.rpm.map(share));
-    opt(&mut args, "--tpm", e.tpm.map(share));
-    opt(
-        &mut args,
+    let share = |n: u64| (n / shards).max(1);
+    l.some("--rpm", |a| &mut a.live().api.rpm, e.rpm.map(share));
+    l.some("--tpm", |a| &mut a.live().api.tpm, e.tpm.map(share));
+    l.some(
         "--temperature",
-        e.temperature.map(|n| n.to_string()),
+        |a| &mut a.live().api.temperature,
+        e.temperature,
     );
-    opt(
-        &mut args,
+    l.some(
         "--max-tokens",
-        e.max_tokens.map(|n| n.to_string()),
+        |a| &mut a.live().api.max_tokens,
+        e.max_tokens,
     );
-    if let Some(p) = e.price {
-        args.extend(strings(&[
-            "--price-in",
-            &p.input.to_string(),
-            "--price-out",
-            &p.output.to_string(),
-        ]));
-    }
-    args.extend(e.args.iter().map(OsString::from));
-    Stage {
+    price(&mut l, |a| &mut a.live().run, e.price);
+    let (args, line) = l.finish()?;
+    Ok(Stage {
         stage,
         who: who.to_string(),
-        args,
-        out,
-    }
+        command: invocation(Box::new(args)),
+        line,
+    })
 }
 
-/// A `local = true` model's flags: served by the user, so no key and no charge.
-const LOCAL: &[&str] = &["--no-key", "--price-in", "0", "--price-out", "0"];
+/// A `local = true` model's flags: served by the user, so no key (`--no-key`) and no charge
+/// (`--price-in 0 --price-out 0`).
+fn local<A: Default + clap::Args + clap::FromArgMatches>(
+    l: &mut Line<A>,
+    no_key: fn(&mut A) -> &mut bool,
+    run: fn(&mut A) -> &mut RunArgs,
+) {
+    l.switch("--no-key", no_key, true);
+    price(
+        l,
+        run,
+        Some(PriceSpec {
+            input: 0.0,
+            output: 0.0,
+        }),
+    );
+}
 
-fn strings(s: &[&str]) -> Vec<OsString> {
-    s.iter().map(OsString::from).collect()
+/// A price's flags: `--price-in`, `--price-out`.
+fn price<A: Default + clap::Args + clap::FromArgMatches>(
+    l: &mut Line<A>,
+    run: fn(&mut A) -> &mut RunArgs,
+    p: Option<PriceSpec>,
+) {
+    l.some("--price-in", |a| &mut run(a).price_in, p.map(|p| p.input));
+    l.some(
+        "--price-out",
+        |a| &mut run(a).price_out,
+        p.map(|p| p.output),
+    );
+}
+
+/// The bundle of `outputs` (the benchmark and every stage output that holds a record).
+pub fn bundle(files: &Files, outputs: Vec<PathBuf>) -> Result<Stage, String> {
+    let mut l = Line::<bundle::Args>::new("bundle", &[])?;
+    l.value("--out", |a| &mut a.out, files.bundle());
+    l.positional(|a| &mut a.files, outputs);
+    let (args, line) = l.finish()?;
+    Ok(Stage {
+        stage: "bundle",
+        who: "all".into(),
+        command: Invocation::Bundle(args),
+        line,
+    })
+}
+
+/// The tables, from the bundle.
+pub fn score(files: &Files) -> Result<Stage, String> {
+    let mut l = Line::<score::Args>::new("score", &[])?;
+    l.positional(|a| &mut a.files, [files.bundle()]);
+    let (args, line) = l.finish()?;
+    Ok(Stage {
+        stage: "tables",
+        who: "all".into(),
+        command: Invocation::Score(Box::new(args)),
+        line,
+    })
 }
 
 /// A command line as it would be typed (each argument shell-quoted when it needs it).
@@ -389,4 +457,193 @@ pub fn shown(args: &[OsString]) -> String {
         }))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shard::Shard;
+    use clap::Parser;
+
+    const PAPER: &str = include_str!("../../../../reproduce/paper.toml");
+
+    /// Every field a plan can give a model and an endpoint, and further flags as typed.
+    const EVERY_FIELD: &str = r#"benchmark = "b.jsonl"
+out = "runs"
+repos = "cache"
+repo_map = ["acme/widget=/src/widget", "acme/other=/src/other"]
+
+[[model]]
+name = "Built in"
+agent = "builtin"
+provider = "anthropic"
+model = "claude-x"
+base_url = "http://127.0.0.1:9/v1"
+key_env = "MY_KEY"
+price = { input = 1.5, output = 7.25 }
+attempts = 3
+max_turns = 12
+concurrency = 2
+args = ["--repo-map", "acme/third=/src/third", "--agent-timeout-s", "60", "--question", "q 1"]
+
+[[model]]
+name = "Local"
+agent = "builtin"
+provider = "openai"
+model = "qwen"
+base_url = "http://127.0.0.1:8/v1"
+local = true
+
+[[model]]
+name = "Shell's"
+agent = "command"
+model = "sh"
+command = "echo 'the answer'"
+key_var = "AGENT_VAR"
+key_env = "SHELL_KEY"
+base_url = "http://127.0.0.1:7"
+agent_bin = "/bin/sh"
+sandbox_expose = ["/opt/tools", "/opt/more"]
+args = ["--no-sandbox"]
+
+[[judge]]
+provider = "openai"
+model = "judge-a"
+base_url = "http://127.0.0.1:6/v1"
+key_env = "JUDGE_KEY"
+price = { input = 3.0, output = 15.0 }
+runs = 2
+concurrency = 8
+rpm = 100
+tpm = 90001
+temperature = 0.25
+max_tokens = 900
+args = ["--structured", "tool", "--timeout-s", "600"]
+
+[[judge]]
+provider = "anthropic"
+model = "judge-b"
+base_url = "http://127.0.0.1:5"
+local = true
+
+[reliability]
+models = ["Built in"]
+runs = 5
+scalar = { provider = "openai", model = "scalar-x", price = { input = 1.0, output = 2.0 } }
+
+[failures]
+models = ["Shell's"]
+classifier = { provider = "openai", model = "classifier-x", args = ["--max-retries", "1"] }
+"#;
+
+    /// What `repoprobe` itself makes of a stage's command line.
+    fn parsed(line: &[OsString]) -> crate::Command {
+        let argv = std::iter::once(OsString::from("repoprobe")).chain(line.iter().cloned());
+        crate::Cli::try_parse_from(argv)
+            .unwrap_or_else(|e| panic!("{}\n{}", shown(line), e.render()))
+            .command
+    }
+
+    /// Every stage's value is what clap makes of the command line printed for it: the line a
+    /// user reads is the command that runs, flag for flag.
+    #[test]
+    fn each_stage_is_the_command_its_line_says() {
+        let shard = Shard { index: 1, count: 4 };
+        for (name, text) in [("paper", PAPER), ("every field", EVERY_FIELD)] {
+            let plan = Plan::parse(text, Path::new("p.toml")).unwrap();
+            let files = Files::of(&plan, Path::new("/plan"));
+            for opts in [
+                Options::default(),
+                Options {
+                    retry_failed: true,
+                    shard: Some(shard),
+                },
+            ] {
+                let files = Files {
+                    shard: opts.shard,
+                    ..files.clone()
+                };
+                let mut all = stages(&plan, &files, opts).unwrap();
+                all.push(
+                    bundle(&files, vec![files.benchmark.clone(), files.answers("x")]).unwrap(),
+                );
+                all.push(score(&files).unwrap());
+                for s in all {
+                    let want = format!("{:?}", parsed(&s.line));
+                    let got = format!("{:?}", crate::Command::from(s.command));
+                    assert_eq!(
+                        got,
+                        want,
+                        "{name}: {} · {}: {}",
+                        s.stage,
+                        s.who,
+                        shown(&s.line)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_plans_own_fields_and_its_args_make_one_command() {
+        let plan = Plan::parse(EVERY_FIELD, Path::new("p.toml")).unwrap();
+        let files = Files::of(&plan, Path::new("/plan"));
+        let all = stages(&plan, &files, Options::default()).unwrap();
+        let Invocation::Answer(a) = &all[0].command else {
+            panic!("{:?}", all[0].command);
+        };
+        // The plan's repeatable flags first, then its args'; the rest the command's defaults.
+        assert_eq!(
+            a.repo.repo_map,
+            [
+                "acme/widget=/src/widget",
+                "acme/other=/src/other",
+                "acme/third=/src/third"
+            ]
+        );
+        assert_eq!((a.attempts, a.max_turns, a.run.concurrency), (3, 12, 2));
+        assert_eq!(a.api.max_http_retries, 6);
+        let Invocation::Judge(j) = &all[3].command else {
+            panic!("{:?}", all[3].command);
+        };
+        assert_eq!(j.live.api.timeout_s, 600.0);
+        assert_eq!(j.live.max_retries, 2);
+        // Under 4 shards each takes a quarter of the endpoint's rates.
+        let sharded = Files {
+            shard: Some(Shard { index: 0, count: 4 }),
+            ..files.clone()
+        };
+        let opts = Options {
+            retry_failed: false,
+            shard: sharded.shard,
+        };
+        let Invocation::Judge(j) = &stages(&plan, &sharded, opts).unwrap()[3].command else {
+            panic!();
+        };
+        assert_eq!((j.live.api.rpm, j.live.api.tpm), (Some(25), Some(22500)));
+    }
+
+    #[test]
+    fn a_flag_given_by_the_plan_and_its_args_or_unknown_is_refused_saying_which() {
+        let refused = |from: &str, to: &str, says: &str| {
+            let text = EVERY_FIELD.replacen(from, to, 1);
+            assert_ne!(text, EVERY_FIELD, "{from}");
+            let plan = Plan::parse(&text, Path::new("p.toml")).unwrap();
+            let files = Files::of(&plan, Path::new("/plan"));
+            let e = stages(&plan, &files, Options::default()).unwrap_err();
+            assert!(e.contains(says), "{says}: {e}");
+        };
+        refused(
+            "\"--agent-timeout-s\", \"60\"",
+            "\"--max-turns\", \"60\"",
+            "[[model]] \"Built in\": its args: the argument '--max-turns' cannot be used \
+             multiple times",
+        );
+        refused("\"--timeout-s\", \"600\"", "\"--rpm\", \"5\"", "'--rpm'");
+        refused(
+            "\"--max-retries\", \"1\"",
+            "\"--max-retires\", \"1\"",
+            "--max-retires",
+        );
+    }
 }

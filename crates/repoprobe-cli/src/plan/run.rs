@@ -6,11 +6,10 @@
 //! done. A stage that ends with keys failed or not run is run again after a backoff, up to
 //! `--stage-retries` times, and then reported.
 
+use super::stages::{self, Files, Options, Stage, shown};
+use super::{Plan, estimate};
 use crate::exit::Exit;
-use crate::plan::stages::{self, Files, Options, Stage, shown};
-use crate::plan::{Plan, estimate};
 use anyhow::Context;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -75,8 +74,8 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     }
     if a.status {
         let (ds, _) = crate::live::load_inputs(std::slice::from_ref(&files.benchmark))?;
-        let lines = crate::plan::status::lines(&plan, &files, ds.questions.len());
-        let (text, complete) = crate::plan::status::render(&lines);
+        let lines = super::status::lines(&plan, &files, ds.questions.len());
+        let (text, complete) = super::status::render(&lines);
         crate::stdout::write(text.as_bytes())?;
         return Ok(if complete {
             Exit::Ok
@@ -93,10 +92,11 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         retry_failed: a.retry_failed,
         shard: files.shard,
     };
-    let stages = stages::stages(&plan, &files, opts);
+    let stages = stages::stages(&plan, &files, opts)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.plan.display()))?;
     if a.dry_run {
         for s in &stages {
-            println!("# {} · {}\n{}", s.stage, s.who, shown(&s.args));
+            println!("# {} · {}\n{}", s.stage, s.who, shown(&s.line));
         }
         return Ok(Exit::Ok);
     }
@@ -133,15 +133,14 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
 /// The bundle of every stage output there is (the shards' too), the tables from it, and each
 /// stage's estimate beside what its outputs spent.
 fn tables(plan: &Plan, files: &Files) -> anyhow::Result<Exit> {
-    let mut bundle: Vec<OsString> = vec!["bundle".into(), "--out".into(), files.bundle().into()];
-    bundle.extend(outputs(plan, files).into_iter().map(OsString::from));
-    eprintln!("\n== bundle\n{}", shown(&bundle));
-    if crate::run_stage(&bundle)? == Exit::Unusable {
+    let bundle = stages::bundle(files, outputs(plan, files)).map_err(anyhow::Error::msg)?;
+    eprintln!("\n== bundle\n{}", shown(&bundle.line));
+    if bundle.command.run()? == Exit::Unusable {
         anyhow::bail!("the bundle could not be made (see above)");
     }
-    let score: Vec<OsString> = vec!["score".into(), files.bundle().into()];
-    eprintln!("\n== tables\n{}", shown(&score));
-    let code = crate::run_stage(&score)?;
+    let score = stages::score(files).map_err(anyhow::Error::msg)?;
+    eprintln!("\n== tables\n{}", shown(&score.line));
+    let code = score.command.run()?;
     let (ds, _) = crate::live::load_inputs(std::slice::from_ref(&files.benchmark))?;
     let lines = estimate::lines(plan, &ds.questions, None);
     eprint!("\n{}", estimate::beside_spent(&lines, files));
@@ -150,14 +149,13 @@ fn tables(plan: &Plan, files: &Files) -> anyhow::Result<Exit> {
 
 /// One stage, run again after a backoff while it ends with keys failed or not run.
 fn run_one(s: &Stage, a: &Args, files: &Files) -> anyhow::Result<Exit> {
-    let needs = s.args.iter().skip_while(|x| *x != "--answers").nth(1);
-    let holds_some = |p: &&OsString| crate::input::file_len(Path::new(p)).is_ok_and(|n| n > 0);
-    if let Some(answers) = needs.filter(|p| !holds_some(p)) {
+    let holds_some = |p: &&Path| crate::input::file_len(p).is_ok_and(|n| n > 0);
+    if let Some(answers) = s.command.answers().filter(|p| !holds_some(p)) {
         eprintln!(
             "\n== {} · {}: skipped, {} holds no answer of this model yet",
             s.stage,
             s.who,
-            Path::new(answers).display()
+            answers.display()
         );
         return Ok(Exit::InvalidRecords);
     }
@@ -169,14 +167,14 @@ fn run_one(s: &Stage, a: &Args, files: &Files) -> anyhow::Result<Exit> {
             s.stage,
             s.who,
             again(tried),
-            shown(&s.args)
+            shown(&s.line)
         );
         let code =
-            crate::run_stage(&s.args).with_context(|| format!("stage {} of {}", s.stage, s.who))?;
+            (s.command.clone().run()).with_context(|| format!("stage {} of {}", s.stage, s.who))?;
         if code != Exit::InvalidRecords || tried == a.stage_retries {
             return Ok(code);
         }
-        let l = crate::plan::status::line(files, s.stage, &s.who, None);
+        let l = super::status::line(files, s.stage, &s.who, None);
         if l.failed == 0 && l.could_not_run.is_empty() {
             // Exit 1 for records of its input left out: another run would do the same.
             return Ok(code);
@@ -223,7 +221,7 @@ fn outputs(plan: &Plan, files: &Files) -> Vec<PathBuf> {
         }
     }
     // Every other `[[judge]]`'s judgments.
-    for j in crate::plan::stages::judged(plan) {
+    for j in stages::judged(plan) {
         if j.who != j.model {
             v.extend(files.all_of("judgments", &j.who));
         }

@@ -7,14 +7,14 @@
 //! {"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
 //! …}, "session_id", "stop_reason", "terminal_reason", "errors": [..] (on errors), …}`; exit
 //! status 1 on `is_error`. A run uses `--output-format stream-json`, whose last line is that
-//! same object.
+//! same object; its events are read in one pass into the trajectory, the counts read from it.
 //!
 //! Project settings are off: `--setting-sources user` (the run's fresh HOME), `--settings
 //! {"disableAllHooks":true}` and `--strict-mcp-config --mcp-config {"mcpServers":{}}` (flags of
 //! 2.1.332's `--help`).
 
 use super::cli::{AgentCli, Call};
-use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, json_object, tail, unparsable};
+use super::parse::{AgentResult, ERROR_TAIL_CHARS, Shown, json_object, tail, unparsable};
 use crate::verdict::{Cause, CouldNotRun};
 use repoprobe_core::model::trajectory::{
     Message, ObservationResult, Step, StepMetrics, ToolCall, Trajectory, TrajectoryAgent,
@@ -108,28 +108,66 @@ impl AgentCli for ClaudeCode {
         Ok(args)
     }
 
-    fn parse(&self, stdout: &str, _stderr: &str) -> AgentResult {
-        parse_claude(stdout)
-    }
-
-    fn trajectory(&self, stdout: &str, _own: Option<&str>) -> Trajectory {
-        claude_trajectory(stdout)
+    fn read(&self, stdout: &str, _stderr: &str, _own: Option<&str>) -> AgentResult {
+        read_claude(stdout)
     }
 }
 
-/// Claude Code's `stream-json` events as ATIF steps: each `assistant` message one agent step
-/// (its events share the message's `id`: a response's text, thinking and `tool_use` blocks may
-/// come one event each), its `usage` the step's metrics; each `user` event's `tool_result`
-/// blocks the results of the step that made the call; the `result` line the totals.
-fn claude_trajectory(stdout: &str) -> Trajectory {
-    let mut t = Trajectory::new(TrajectoryAgent::default());
-    let mut last_id: Option<String> = None;
+/// Claude Code's output, read in one pass: `--output-format stream-json`'s events (each line
+/// one) into its trajectory ([`ClaudeRead::event`]), the last `type: result` object (should
+/// anything follow it) for how the run ended ([`ClaudeRead::finish`]). `--output-format
+/// json`'s one object is read alike: a trajectory of no steps, its totals the result's.
+fn read_claude(stdout: &str) -> AgentResult {
+    let mut read = ClaudeRead {
+        t: Trajectory::new(TrajectoryAgent::default()),
+        last_id: None,
+        result: None,
+        message_error: None,
+        stream: false,
+    };
     for line in stdout.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
-            continue;
-        };
-        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+        if let Ok(v) = serde_json::from_str::<Value>(line.trim()) {
+            read.event(v);
+        }
+    }
+    if read.result.is_none()
+        && let Some(v) = json_object(stdout, is_result)
+    {
+        // One object over several lines: never printed by 2.1.332, still read.
+        read.result_totals(&v);
+        read.result = Some(v);
+    }
+    read.finish(stdout)
+}
+
+fn is_result(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("result")
+}
+
+/// What Claude Code's events said so far.
+struct ClaudeRead {
+    t: Trajectory,
+    /// The `id` of the message of the last `assistant` event, while its blocks keep coming.
+    last_id: Option<String>,
+    /// The last `type: result` object.
+    result: Option<Value>,
+    /// The `error` of the first assistant message the CLI made itself (see [`api_cause`]).
+    message_error: Option<String>,
+    /// Whether an event besides the result came: a `stream-json` run, whose steps are shown.
+    stream: bool,
+}
+
+impl ClaudeRead {
+    /// One event as ATIF steps: each `assistant` message one agent step (its events share the
+    /// message's `id`: a response's text, thinking and `tool_use` blocks may come one event
+    /// each), its `usage` the step's metrics; each `user` event's `tool_result` blocks the
+    /// results of the step that made the call; the `result` line the totals.
+    fn event(&mut self, v: Value) {
+        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+        self.stream |= kind != "result";
+        match kind {
             "system" if v.get("subtype").and_then(Value::as_str) == Some("init") => {
+                let t = &mut self.t;
                 t.session_id = v
                     .get("session_id")
                     .and_then(Value::as_str)
@@ -141,48 +179,141 @@ fn claude_trajectory(stdout: &str) -> Trajectory {
                         .collect()
                 });
             }
-            "assistant" => {
-                let msg = v.get("message").unwrap_or(&Value::Null);
-                let id = msg.get("id").and_then(Value::as_str).map(String::from);
-                let same = id.is_some() && id == last_id;
-                last_id = id;
-                if !same || t.steps.is_empty() {
-                    let s = t.push(crate::atif::agent_step(""));
-                    s.model_name = msg.get("model").and_then(Value::as_str).map(String::from);
-                    s.metrics = msg.get("usage").map(claude_metrics);
-                }
-                let step = t.steps.last_mut().expect("a step was pushed");
-                claude_blocks(step, msg.get("content"));
-            }
+            "assistant" => self.assistant(&v),
             "user" => {
                 // What follows a tool result is the model's next response, whatever its id.
-                last_id = None;
+                self.last_id = None;
                 let blocks = v.pointer("/message/content").and_then(Value::as_array);
                 for b in blocks.into_iter().flatten() {
                     if b.get("type").and_then(Value::as_str) == Some("tool_result") {
-                        claude_result(&mut t, b);
+                        claude_result(&mut self.t, b);
                     }
                 }
             }
             "result" => {
-                let fm = t.final_metrics.get_or_insert_with(Default::default);
-                fm.total_cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);
-                if let Some(u) = v.get("usage") {
-                    let m = claude_metrics(u);
-                    fm.total_prompt_tokens = m.prompt_tokens;
-                    fm.total_completion_tokens = m.completion_tokens;
-                    fm.total_cached_tokens = m.cached_tokens;
-                }
-                if let Some(ms) = v.get("duration_ms").and_then(Value::as_f64) {
-                    fm.extra
-                        .get_or_insert_with(Default::default)
-                        .insert("duration_s".into(), (ms / 1000.0).into());
-                }
+                self.result_totals(&v);
+                self.result = Some(v);
             }
             _ => {}
         }
     }
-    t
+
+    /// An `assistant` event: a new step, or more blocks of the last one; the `error` of a
+    /// message the CLI made itself.
+    fn assistant(&mut self, v: &Value) {
+        if self.message_error.is_none() {
+            self.message_error = v.get("error").and_then(Value::as_str).map(String::from);
+        }
+        let t = &mut self.t;
+        let msg = v.get("message").unwrap_or(&Value::Null);
+        let id = msg.get("id").and_then(Value::as_str).map(String::from);
+        let same = id.is_some() && id == self.last_id;
+        self.last_id = id;
+        if !same || t.steps.is_empty() {
+            let s = t.push(crate::atif::agent_step(""));
+            s.model_name = msg.get("model").and_then(Value::as_str).map(String::from);
+            s.metrics = msg.get("usage").map(claude_metrics);
+        }
+        let step = t.steps.last_mut().expect("a step was pushed");
+        claude_blocks(step, msg.get("content"));
+    }
+
+    /// A result's cost, tokens and duration as the trajectory's totals.
+    fn result_totals(&mut self, v: &Value) {
+        let fm = self.t.final_metrics.get_or_insert_with(Default::default);
+        fm.total_cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);
+        if let Some(u) = v.get("usage") {
+            let m = claude_metrics(u);
+            fm.total_prompt_tokens = m.prompt_tokens;
+            fm.total_completion_tokens = m.completion_tokens;
+            fm.total_cached_tokens = m.cached_tokens;
+        }
+        if let Some(ms) = v.get("duration_ms").and_then(Value::as_f64) {
+            fm.extra
+                .get_or_insert_with(Default::default)
+                .insert("duration_s".into(), (ms / 1000.0).into());
+        }
+    }
+
+    /// How the run ended, by its result object: the answer, or the error in the CLI's words;
+    /// a failure of its model API could not run. Its tokens and cost are the trajectory's
+    /// totals (counted by `super::parse::count`), save the cache writes ATIF has no field for.
+    fn finish(self, stdout: &str) -> AgentResult {
+        let Some(v) = self.result else {
+            return AgentResult {
+                trajectory: Some(self.t),
+                ..unparsable("Claude Code JSON result", stdout)
+            };
+        };
+        let mut r = AgentResult {
+            trajectory: Some(self.t),
+            shown: if self.stream {
+                Shown::Steps
+            } else {
+                Shown::Totals
+            },
+            ..AgentResult::default()
+        };
+        let subtype = v.get("subtype").and_then(Value::as_str).unwrap_or("");
+        let is_error = v.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+        if subtype == "success" && !is_error {
+            r.answer = v.get("result").and_then(Value::as_str).map(str::to_string);
+        } else {
+            r.error = Some(claude_error(&v, subtype));
+        }
+        if let Some(cause) = api_cause(&v, self.message_error.as_deref()) {
+            // Its model API refused or failed: not the model's doing, whatever the result says.
+            let why = r
+                .error
+                .take()
+                .unwrap_or_else(|| "Claude Code: API error".into());
+            r.could_not_run = Some(CouldNotRun::new(cause, why));
+        }
+        if !self.stream {
+            r.turns = v.get("num_turns").and_then(Value::as_u64).map(|n| n as u32);
+        }
+        r.cache_creation_tokens = v
+            .pointer("/usage/cache_creation_input_tokens")
+            .and_then(Value::as_u64);
+        for k in [
+            "subtype",
+            "session_id",
+            "stop_reason",
+            "terminal_reason",
+            "duration_ms",
+            "duration_api_ms",
+            "permission_denials",
+            "api_error_status",
+        ] {
+            if let Some(x) = v.get(k).filter(|x| !x.is_null()) {
+                r.meta.insert(k.to_string(), x.clone());
+            }
+        }
+        r
+    }
+}
+
+/// A failed result's message: its `errors`, else its `result` text, after its subtype.
+fn claude_error(v: &Value, subtype: &str) -> String {
+    let errors: Vec<&str> = v
+        .get("errors")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let detail = if !errors.is_empty() {
+        errors.join("; ")
+    } else {
+        v.get("result")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let what = if subtype.is_empty() { "error" } else { subtype };
+    if detail.is_empty() {
+        format!("Claude Code: {what}")
+    } else {
+        format!("Claude Code: {what}: {}", tail(&detail, ERROR_TAIL_CHARS))
+    }
 }
 
 /// A message's `usage`: every input token (cache reads and writes included) and the output.
@@ -229,7 +360,8 @@ fn claude_blocks(step: &mut Step, content: Option<&Value>) {
     step.message = Message::Text(text);
 }
 
-/// A `tool_result` block, put with the call it answers.
+/// A `tool_result` block, put with the call it answers (the shapes of a model API's `content`:
+/// the client's one reading of them).
 fn claude_result(t: &mut Trajectory, b: &Value) {
     let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
     let text = b
@@ -240,101 +372,18 @@ fn claude_result(t: &mut Trajectory, b: &Value) {
     t.attach_result(ObservationResult::of(id, text, failed));
 }
 
-/// Claude Code `--output-format json`: one `type: result` object (the last such line, should
-/// anything precede it).
-fn parse_claude(stdout: &str) -> AgentResult {
-    let Some(v) = json_object(stdout, |v| {
-        v.get("type").and_then(Value::as_str) == Some("result")
-    }) else {
-        return unparsable("Claude Code JSON result", stdout);
-    };
-    let mut r = AgentResult::default();
-    let subtype = v.get("subtype").and_then(Value::as_str).unwrap_or("");
-    let is_error = v.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-    if subtype == "success" && !is_error {
-        r.answer = v.get("result").and_then(Value::as_str).map(str::to_string);
-    } else {
-        let errors: Vec<&str> = v
-            .get("errors")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let detail = if !errors.is_empty() {
-            errors.join("; ")
-        } else {
-            v.get("result")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let what = if subtype.is_empty() { "error" } else { subtype };
-        r.error = Some(if detail.is_empty() {
-            format!("Claude Code: {what}")
-        } else {
-            format!("Claude Code: {what}: {}", tail(&detail, ERROR_TAIL_CHARS))
-        });
-    }
-    let tools = claude_tools(stdout);
-    if tools.calls > 0 || stdout.lines().count() > 1 {
-        tools.record(&mut r);
-    }
-    if let Some(cause) = claude_api_cause(stdout, &v) {
-        // Its model API refused or failed: not the model's doing, whatever the result says.
-        let why = r
-            .error
-            .take()
-            .unwrap_or_else(|| "Claude Code: API error".into());
-        r.could_not_run = Some(CouldNotRun::new(cause, why));
-    }
-    r.turns = v.get("num_turns").and_then(Value::as_u64).map(|n| n as u32);
-    r.cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);
-    if let Some(u) = v.get("usage") {
-        let n = |k: &str| u.get(k).and_then(Value::as_u64);
-        let (input, created, read) = (
-            n("input_tokens"),
-            n("cache_creation_input_tokens"),
-            n("cache_read_input_tokens"),
-        );
-        r.input_tokens = input.map(|i| i + created.unwrap_or(0) + read.unwrap_or(0));
-        r.output_tokens = n("output_tokens");
-        r.cache_creation_tokens = created;
-        r.cache_read_tokens = read;
-    }
-    for k in [
-        "subtype",
-        "session_id",
-        "stop_reason",
-        "terminal_reason",
-        "duration_ms",
-        "duration_api_ms",
-        "permission_denials",
-        "api_error_status",
-    ] {
-        if let Some(x) = v.get(k).filter(|x| !x.is_null()) {
-            r.meta.insert(k.to_string(), x.clone());
-        }
-    }
-    r
-}
-
 /// Why Claude Code's model API kept the run from happening, from its typed facts: the HTTP
-/// status of `result.api_error_status`; else the `error` of an assistant message the CLI made
-/// itself when a call failed (model `<synthetic>`, 0 tokens; the Agent SDK's
-/// `SDKAssistantMessageError`: `authentication_failed` — a key rejected, a login expired —,
-/// `billing_error`, `rate_limit`, `invalid_request`, `server_error`, `unknown`); else a result
-/// whose `terminal_reason` is `api_error`. `None` when the API answered.
-fn claude_api_cause(stdout: &str, result: &Value) -> Option<Cause> {
+/// status of `result.api_error_status`; else `message_error`, the `error` of an assistant
+/// message the CLI made itself when a call failed (model `<synthetic>`, 0 tokens; the Agent
+/// SDK's `SDKAssistantMessageError`: `authentication_failed` — a key rejected, a login
+/// expired —, `billing_error`, `rate_limit`, `invalid_request`, `server_error`, `unknown`);
+/// else a result whose `terminal_reason` is `api_error`. `None` when the API answered.
+fn api_cause(result: &Value, message_error: Option<&str>) -> Option<Cause> {
     if let Some(status) = result.get("api_error_status").and_then(Value::as_u64) {
         return Some(Cause::of_http_status(u16::try_from(status).unwrap_or(0)));
     }
-    let message_error = stdout
-        .lines()
-        .filter(|l| l.contains("\"error\""))
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v.get("type").and_then(Value::as_str) == Some("assistant"))
-        .find_map(|v| v.get("error").and_then(Value::as_str).map(str::to_string));
     if let Some(e) = message_error {
-        return Some(match e.as_str() {
+        return Some(match e {
             "authentication_failed" => Cause::Auth,
             "billing_error" | "rate_limit" => Cause::RateLimit,
             "invalid_request" => Cause::Config,
@@ -344,34 +393,6 @@ fn claude_api_cause(stdout: &str, result: &Value) -> Option<Cause> {
     let is_error = result.get("is_error").and_then(Value::as_bool) == Some(true);
     let api_ended = result.get("terminal_reason").and_then(Value::as_str) == Some("api_error");
     (is_error && api_ended).then_some(Cause::Api)
-}
-
-/// The tool results of Claude Code's `--output-format stream-json` events: each `user`
-/// message's `tool_result` blocks (`is_error`, `content` as text or text parts).
-fn claude_tools(stdout: &str) -> ToolTally {
-    let mut t = ToolTally::default();
-    for line in stdout.lines().filter(|l| l.contains("tool_result")) {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        if v.get("type").and_then(Value::as_str) != Some("user") {
-            continue;
-        }
-        let blocks = v.pointer("/message/content").and_then(Value::as_array);
-        for b in blocks.into_iter().flatten() {
-            if b.get("type").and_then(Value::as_str) != Some("tool_result") {
-                continue;
-            }
-            // The shapes of a model API's `content`: the client's one reading of them.
-            let text = b
-                .get("content")
-                .and_then(repoprobe_llm::reply::content_text)
-                .unwrap_or_default();
-            let failed = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-            t.call(!failed, &text);
-        }
-    }
-    t
 }
 
 #[cfg(test)]
@@ -428,14 +449,23 @@ mod tests {
     #[test]
     fn claude_codes_tool_results_are_read_from_its_event_stream() {
         let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":3}"#;
-        let user = |is_error: bool, text: &str| {
-            serde_json::json!({"type": "user", "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "t", "is_error": is_error,
-                 "content": [{"type": "text", "text": text}]}]}})
-            .to_string()
+        // A call (its own response) and its result, as the stream gives them.
+        let call = |id: &str, is_error: bool, text: &str| {
+            let assistant = serde_json::json!({"type": "assistant", "message": {"id": id,
+                "role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "Read",
+                "input": {"file_path": "/w/src/main.rs"}}]}});
+            let user = serde_json::json!({"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": id, "is_error": is_error,
+                 "content": [{"type": "text", "text": text}]}]}});
+            format!("{assistant}\n{user}")
         };
         let init = r#"{"type":"system","subtype":"init","tools":["Read","Grep","Glob"]}"#;
-        let broken = [init.to_string(), user(true, "spawn EACCES"), result.into()].join("\n");
+        let broken = [
+            init.to_string(),
+            call("t1", true, "spawn EACCES"),
+            result.into(),
+        ]
+        .join("\n");
         let r = parse(ExternalAgent::ClaudeCode, &broken, "", Some(0));
         assert_eq!(
             r.could_not_run.as_ref().map(|c| c.cause),
@@ -445,8 +475,8 @@ mod tests {
         assert_eq!(r.answer, None);
         let fine = [
             init.to_string(),
-            user(true, "File does not exist."),
-            user(false, "1\tfn main() {}"),
+            call("t1", true, "File does not exist."),
+            call("t2", false, "1\tfn main() {}"),
             result.into(),
         ]
         .join("\n");
@@ -454,6 +484,9 @@ mod tests {
         assert_eq!(r.answer.as_deref(), Some("Done."), "{r:?}");
         assert_eq!(r.meta["tool_calls"], 2);
         assert_eq!(r.meta["failed_tool_calls"], 1);
+        // The turns are the trajectory's model responses, as the record's: the two calls (the
+        // result's `num_turns` counts the answer too, which this stream does not show).
+        assert_eq!(r.turns, Some(2));
     }
 
     #[test]
@@ -490,10 +523,20 @@ mod tests {
 
     #[test]
     fn claude_codes_stream_becomes_one_step_per_response_with_results_in_place() {
-        let t = ExternalAgent::ClaudeCode
-            .cli()
-            .trajectory(CLAUDE_STREAM, None);
+        let r = parse(ExternalAgent::ClaudeCode, CLAUDE_STREAM, "", Some(0));
+        let t = r.trajectory.clone().unwrap();
         assert_eq!(t.steps.len(), 3, "{:#?}", t.steps);
+        // The counts are the trajectory's: its responses, its calls, its totals.
+        assert_eq!((r.turns, &r.meta["tool_calls"]), (Some(3), &2.into()));
+        let fm = t.final_metrics.as_ref().unwrap();
+        assert_eq!(
+            (r.input_tokens, r.output_tokens, r.cost_usd),
+            (
+                fm.total_prompt_tokens,
+                fm.total_completion_tokens,
+                fm.total_cost_usd
+            )
+        );
         assert!(t.problems().is_empty(), "{:?}", t.problems());
         let calls: Vec<&str> = t
             .steps

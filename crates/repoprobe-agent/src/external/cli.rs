@@ -6,7 +6,6 @@
 use super::parse::AgentResult;
 use super::presets::AgentConfig;
 use crate::verdict::CouldNotRun;
-use repoprobe_core::model::trajectory::Trajectory;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -97,17 +96,14 @@ pub(super) trait AgentCli: Sync {
         false
     }
 
-    /// Reads what the CLI printed; the exit status is judged by the caller
-    /// (`super::parse::parse`).
-    fn parse(&self, stdout: &str, stderr: &str) -> AgentResult;
-
-    /// The run's steps in ATIF, converted from what the CLI printed (`crate::atif::assemble`
-    /// adds the prompt and what every run shares), or from `own`, the trajectory file it wrote
-    /// itself ([`AgentCli::trajectory_file`]). The default: one agent step holding the output,
-    /// for a CLI whose format says nothing of its steps.
-    fn trajectory(&self, stdout: &str, _own: Option<&str>) -> Trajectory {
-        super::parse::one_step(stdout)
-    }
+    /// Reads what the CLI printed, in one pass: what it said of how the run ended (answer or
+    /// error, a cause that kept it from running, its ids and reasons in `meta`) and the run's
+    /// steps in ATIF (`trajectory`, always set: `crate::atif::assemble` adds the prompt and
+    /// what every run shares), converted from its output or from `own`, the trajectory file it
+    /// wrote itself ([`AgentCli::trajectory_file`]). The counts are read from that trajectory
+    /// afterwards, for every CLI alike (`super::parse::count`), as far as `shown` says the
+    /// output showed them; the exit status is judged by the caller (`super::registry::parse`).
+    fn read(&self, stdout: &str, stderr: &str, own: Option<&str>) -> AgentResult;
 
     /// Why an exit status of the CLI means the run could not happen (no usable credentials,
     /// a configuration it refused), told by its documented exit codes; `None` otherwise.

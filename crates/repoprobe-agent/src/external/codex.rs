@@ -22,13 +22,14 @@
 //! trusted projects).
 
 use super::cli::{AgentCli, Call};
-use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, tail, unparsable};
+use super::parse::{AgentResult, ERROR_TAIL_CHARS, Shown, tail, unparsable};
 use crate::atif::{agent_step, system_note};
 use crate::verdict::{Cause, CouldNotRun};
 use repoprobe_core::model::trajectory::{
     FinalMetrics, Observation, ObservationResult, Step, ToolCall, Trajectory, TrajectoryAgent,
 };
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::Path;
 
@@ -114,37 +115,87 @@ impl AgentCli for Codex {
         true
     }
 
-    fn parse(&self, stdout: &str, _stderr: &str) -> AgentResult {
-        parse_codex(stdout)
-    }
-
-    fn trajectory(&self, stdout: &str, _own: Option<&str>) -> Trajectory {
-        codex_trajectory(stdout)
+    fn read(&self, stdout: &str, _stderr: &str, _own: Option<&str>) -> AgentResult {
+        read_codex(stdout)
     }
 }
 
-/// Codex's `exec --json` events as ATIF steps. Its stream has items, not model responses: each
-/// completed `agent_message`, `command_execution`, `file_change`, `mcp_tool_call` or
-/// `web_search` item is one agent step (a call's item holds its result too), a `reasoning`
-/// item is the reasoning of the step after it, an `error` item or event a system step. Usage
-/// comes per prompt (`turn.completed`), so it is in the totals only; the events carry no time.
-fn codex_trajectory(stdout: &str) -> Trajectory {
-    let mut t = Trajectory::new(TrajectoryAgent::default());
-    let mut reasoning: Option<String> = None;
-    let mut totals = FinalMetrics::default();
-    for line in stdout.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
-            continue;
-        };
-        let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+/// Codex `exec --json`'s JSONL events, read in one pass ([`CodexRead::event`]) into its
+/// trajectory and into how the run ended ([`CodexRead::finish`]).
+fn read_codex(stdout: &str) -> AgentResult {
+    let mut read = CodexRead {
+        t: Trajectory::new(TrajectoryAgent::default()),
+        reasoning: None,
+        totals: FinalMetrics::default(),
+        meta: BTreeMap::new(),
+        events: 0,
+        not_json: 0,
+        turns: 0,
+        answer: None,
+        failed: None,
+        pending_error: None,
+        warnings: Vec::new(),
+        file_changes: 0,
+    };
+    for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) => read.event(&v),
+            Err(_) => read.not_json += 1,
+        }
+    }
+    read.finish(stdout)
+}
+
+/// What Codex's events said so far. Its stream has items, not model responses: each completed
+/// `agent_message`, `command_execution`, `file_change`, `mcp_tool_call` or `web_search` item
+/// is one agent step (a call's item holds its result too), a `reasoning` item is the reasoning
+/// of the step after it, an `error` item or event a system step. Usage comes per prompt
+/// (`turn.completed`), so it is in the totals only; the events carry no time. The answer is
+/// the last `agent_message`; a `turn.failed`, or an `error` event with no completed turn after
+/// it, is the error.
+struct CodexRead {
+    t: Trajectory,
+    /// Reasoning items waiting for the step they lead to.
+    reasoning: Option<String>,
+    /// Usage summed over `turn.completed`.
+    totals: FinalMetrics,
+    meta: BTreeMap<String, Value>,
+    events: u32,
+    not_json: u32,
+    /// `turn.completed` events: one per prompt.
+    turns: u32,
+    answer: Option<String>,
+    /// A `turn.failed`'s message.
+    failed: Option<String>,
+    /// The last `error` event's message, until a turn completes after it.
+    pending_error: Option<String>,
+    warnings: Vec<Value>,
+    file_changes: u32,
+}
+
+fn text_of(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).map(str::to_string)
+}
+
+impl CodexRead {
+    fn event(&mut self, v: &Value) {
+        self.events += 1;
         match v.get("type").and_then(Value::as_str).unwrap_or("") {
-            "thread.started" => t.session_id = Some(s(&v, "thread_id")).filter(|x| !x.is_empty()),
+            "thread.started" => {
+                if let Some(id) = v.get("thread_id") {
+                    self.meta.insert("thread_id".into(), id.clone());
+                }
+                self.t.session_id = text_of(v, "thread_id").filter(|x| !x.is_empty());
+            }
             "turn.completed" => {
+                self.turns += 1;
+                self.pending_error = None;
                 let n = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(Value::as_u64);
                 let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
                     (None, None) => None,
                     (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
                 };
+                let totals = &mut self.totals;
                 totals.total_prompt_tokens = add(totals.total_prompt_tokens, n("input_tokens"));
                 totals.total_cached_tokens =
                     add(totals.total_cached_tokens, n("cached_input_tokens"));
@@ -152,47 +203,124 @@ fn codex_trajectory(stdout: &str) -> Trajectory {
                     add(totals.total_completion_tokens, n("output_tokens"));
             }
             "turn.failed" => {
-                let msg = v.pointer("/error/message").and_then(Value::as_str);
-                t.push(system_note(msg.unwrap_or("turn failed"), true));
+                let msg = v.get("error").and_then(|e| text_of(e, "message"));
+                let msg = msg.unwrap_or_else(|| "turn failed".into());
+                self.t.push(system_note(&msg, true));
+                self.failed = Some(msg);
             }
             "error" => {
-                t.push(system_note(s(&v, "message"), false));
+                let msg = text_of(v, "message");
+                self.t
+                    .push(system_note(msg.clone().unwrap_or_default(), false));
+                let msg = msg.unwrap_or_else(|| "error event".into());
+                self.warnings.push(Value::String(msg.clone()));
+                self.pending_error = Some(msg);
             }
             "item.completed" => {
-                let Some(item) = v.get("item") else { continue };
-                let kind = s(item, "type");
-                if kind == "reasoning" {
-                    let r = reasoning.get_or_insert_with(String::new);
-                    if !r.is_empty() {
-                        r.push('\n');
-                    }
-                    r.push_str(&s(item, "text"));
-                    continue;
-                }
-                if kind == "error" {
-                    t.push(system_note(s(item, "message"), false));
-                    continue;
-                }
-                if let Some(mut step) = codex_item(item, &kind) {
-                    step.reasoning_content = reasoning.take();
-                    t.push(step);
+                if let Some(item) = v.get("item") {
+                    self.item(item);
                 }
             }
             _ => {}
         }
     }
-    if let Some(r) = reasoning {
-        let mut step = agent_step("");
-        step.reasoning_content = Some(r);
-        t.push(step);
+
+    /// A completed item: reasoning for the next step, an error, or a step (the answer so far,
+    /// a tool call).
+    fn item(&mut self, item: &Value) {
+        let kind = item.get("type").and_then(Value::as_str).unwrap_or("");
+        match kind {
+            "reasoning" => {
+                let r = self.reasoning.get_or_insert_with(String::new);
+                if !r.is_empty() {
+                    r.push('\n');
+                }
+                r.push_str(&text_of(item, "text").unwrap_or_default());
+                return;
+            }
+            "error" => {
+                let msg = text_of(item, "message");
+                self.t
+                    .push(system_note(msg.clone().unwrap_or_default(), false));
+                self.warnings.extend(msg.map(Value::String));
+                return;
+            }
+            "agent_message" => self.answer = text_of(item, "text"),
+            "file_change" => self.file_changes += 1,
+            _ => {}
+        }
+        if let Some(mut step) = codex_item(item, kind) {
+            step.reasoning_content = self.reasoning.take();
+            self.t.push(step);
+        }
     }
-    t.final_metrics = Some(totals);
-    t.notes = Some(
-        "Codex reports items, not model responses: one agent step per completed item; usage per \
-         prompt, in final_metrics only; a command its sandbox refused may have no item (0.171.0)"
-            .into(),
-    );
-    t
+
+    /// The result: the trajectory and the CLI's facts in `meta`, then the verdict — a failure
+    /// at the model API could not run, another failure is the agent's, else its last message
+    /// is the answer. The counts are the trajectory's (`super::parse::count`).
+    fn finish(mut self, stdout: &str) -> AgentResult {
+        if let Some(r) = self.reasoning.take() {
+            let mut step = agent_step("");
+            step.reasoning_content = Some(r);
+            self.t.push(step);
+        }
+        self.t.final_metrics = Some(self.totals);
+        self.t.notes = Some(
+            "Codex reports items, not model responses: one agent step per completed item; usage \
+             per prompt, in final_metrics only; a command its sandbox refused may have no item \
+             (0.171.0)"
+                .into(),
+        );
+        if self.events == 0 {
+            return AgentResult {
+                trajectory: Some(self.t),
+                ..unparsable("Codex JSONL events", stdout)
+            };
+        }
+        let mut r = AgentResult {
+            meta: self.meta,
+            trajectory: Some(self.t),
+            shown: Shown::Steps,
+            ..AgentResult::default()
+        };
+        if self.file_changes > 0 {
+            r.meta
+                .insert("file_changes".into(), self.file_changes.into());
+        }
+        if self.not_json > 0 {
+            r.meta.insert("non_json_lines".into(), self.not_json.into());
+        }
+        let failure = self.failed.or(self.pending_error);
+        let status = failure
+            .as_ref()
+            .and_then(|e| codex_api_status(&self.warnings, e));
+        if let Some(status) = &status {
+            r.meta.insert("api_error_status".into(), status.clone());
+        }
+        if !self.warnings.is_empty() {
+            r.meta.insert("errors".into(), Value::Array(self.warnings));
+        }
+        match (failure, status) {
+            (Some(e), Some(status)) => {
+                let e = tail(&e, ERROR_TAIL_CHARS);
+                let (cause, said) = match status.as_u64() {
+                    Some(n) => (
+                        Cause::of_http_status(u16::try_from(n).unwrap_or(0)),
+                        format!("last status {n}"),
+                    ),
+                    None => (Cause::Api, "retries exhausted".to_string()),
+                };
+                r.could_not_run = Some(CouldNotRun::new(
+                    cause,
+                    format!("Codex: model API error ({said}): {e}"),
+                ));
+            }
+            (Some(e), None) => r.error = Some(format!("Codex: {}", tail(&e, ERROR_TAIL_CHARS))),
+            (None, _) if self.turns == 0 => r.error = Some("Codex: no completed turn".into()),
+            (None, _) => r.answer = self.answer,
+        }
+        r
+    }
 }
 
 /// One completed item as an agent step; `None` for an item that is no step (`todo_list`).
@@ -223,12 +351,21 @@ fn codex_item(item: &Value, kind: &str) -> Option<Step> {
             status.unwrap_or("").to_string(),
             status == Some("failed"),
         ),
-        "mcp_tool_call" => (
-            json!({"server": item.get("server"), "tool": item.get("tool"),
-                   "arguments": item.get("arguments")}),
-            item.get("result").map(Value::to_string).unwrap_or_default(),
-            status == Some("failed"),
-        ),
+        "mcp_tool_call" => {
+            // A failed call's output is its error's message (its `result` is null).
+            let failed = status == Some("failed");
+            let error = item.pointer("/error/message").and_then(Value::as_str);
+            let output = match (failed, error) {
+                (true, Some(e)) => e.to_string(),
+                _ => item.get("result").map(Value::to_string).unwrap_or_default(),
+            };
+            (
+                json!({"server": item.get("server"), "tool": item.get("tool"),
+                       "arguments": item.get("arguments")}),
+                output,
+                failed,
+            )
+        }
         "web_search" => (json!({"query": item.get("query")}), String::new(), false),
         _ => return None,
     };
@@ -268,165 +405,6 @@ fn codex_overrides(base_url: &str) -> Vec<String> {
         "feedback.enabled=false".into(),
         "check_for_update_on_startup=false".into(),
     ]
-}
-
-/// Codex `exec --json`: JSONL events. The answer is the last `agent_message`; usage is summed
-/// over `turn.completed`; a `turn.failed`, or an `error` event with no completed turn after it,
-/// is the error.
-fn parse_codex(stdout: &str) -> AgentResult {
-    let mut read = CodexRead::default();
-    for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        match serde_json::from_str::<Value>(line) {
-            Ok(v) => read.event(&v),
-            Err(_) => read.not_json += 1,
-        }
-    }
-    if read.events == 0 {
-        return unparsable("Codex JSONL events", stdout);
-    }
-    read.finish()
-}
-
-/// What Codex's events said so far.
-#[derive(Default)]
-struct CodexRead {
-    r: AgentResult,
-    events: u32,
-    not_json: u32,
-    input: u64,
-    cached: u64,
-    output: u64,
-    turns: u32,
-    answer: Option<String>,
-    /// A `turn.failed`'s message.
-    failed: Option<String>,
-    /// The last `error` event's message, until a turn completes after it.
-    pending_error: Option<String>,
-    warnings: Vec<Value>,
-    tools: ToolTally,
-    file_changes: u32,
-}
-
-fn text_of(v: &Value, k: &str) -> Option<String> {
-    v.get(k).and_then(Value::as_str).map(str::to_string)
-}
-
-impl CodexRead {
-    fn event(&mut self, v: &Value) {
-        self.events += 1;
-        match v.get("type").and_then(Value::as_str).unwrap_or("") {
-            "thread.started" => {
-                if let Some(id) = v.get("thread_id") {
-                    self.r.meta.insert("thread_id".into(), id.clone());
-                }
-            }
-            "turn.completed" => {
-                self.turns += 1;
-                self.pending_error = None;
-                if let Some(u) = v.get("usage") {
-                    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-                    self.input += n("input_tokens");
-                    self.cached += n("cached_input_tokens");
-                    self.output += n("output_tokens");
-                }
-            }
-            "turn.failed" => {
-                let msg = v.get("error").and_then(|e| text_of(e, "message"));
-                self.failed = Some(msg.unwrap_or_else(|| "turn failed".into()));
-            }
-            "error" => {
-                let msg = text_of(v, "message").unwrap_or_else(|| "error event".into());
-                self.warnings.push(Value::String(msg.clone()));
-                self.pending_error = Some(msg);
-            }
-            "item.completed" => {
-                if let Some(item) = v.get("item") {
-                    self.item(item);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// A completed item: the answer so far, an error, or a tool call.
-    fn item(&mut self, item: &Value) {
-        match item.get("type").and_then(Value::as_str).unwrap_or("") {
-            "agent_message" => self.answer = text_of(item, "text"),
-            "error" => {
-                if let Some(m) = text_of(item, "message") {
-                    self.warnings.push(Value::String(m));
-                }
-            }
-            "command_execution" => {
-                // `status` completed | failed | declined (a sandbox refusal).
-                let ok = item.get("status").and_then(Value::as_str) == Some("completed")
-                    && item
-                        .get("exit_code")
-                        .and_then(Value::as_i64)
-                        .is_none_or(|c| c == 0);
-                let output = text_of(item, "aggregated_output").unwrap_or_default();
-                self.tools.call(ok, &output);
-            }
-            "mcp_tool_call" => {
-                let ok = item.get("status").and_then(Value::as_str) != Some("failed");
-                let e = item.get("error").and_then(|e| text_of(e, "message"));
-                self.tools.call(ok, &e.unwrap_or_default());
-            }
-            "web_search" => self.tools.call(true, ""),
-            "file_change" => self.file_changes += 1,
-            _ => {}
-        }
-    }
-
-    /// The result: counts in `meta`, then the verdict — a failure at the model API could not
-    /// run, another failure is the agent's, else its last message is the answer.
-    fn finish(mut self) -> AgentResult {
-        let r = &mut self.r;
-        r.turns = Some(self.turns);
-        if self.turns > 0 {
-            r.input_tokens = Some(self.input);
-            r.cache_read_tokens = Some(self.cached);
-            r.output_tokens = Some(self.output);
-        }
-        self.tools.record(r);
-        if self.file_changes > 0 {
-            r.meta
-                .insert("file_changes".into(), self.file_changes.into());
-        }
-        if self.not_json > 0 {
-            r.meta.insert("non_json_lines".into(), self.not_json.into());
-        }
-        let failure = self.failed.or(self.pending_error);
-        let status = failure
-            .as_ref()
-            .and_then(|e| codex_api_status(&self.warnings, e));
-        if let Some(status) = &status {
-            r.meta.insert("api_error_status".into(), status.clone());
-        }
-        if !self.warnings.is_empty() {
-            r.meta.insert("errors".into(), Value::Array(self.warnings));
-        }
-        match (failure, status) {
-            (Some(e), Some(status)) => {
-                let e = tail(&e, ERROR_TAIL_CHARS);
-                let (cause, said) = match status.as_u64() {
-                    Some(n) => (
-                        Cause::of_http_status(u16::try_from(n).unwrap_or(0)),
-                        format!("last status {n}"),
-                    ),
-                    None => (Cause::Api, "retries exhausted".to_string()),
-                };
-                r.could_not_run = Some(CouldNotRun::new(
-                    cause,
-                    format!("Codex: model API error ({said}): {e}"),
-                ));
-            }
-            (Some(e), None) => r.error = Some(format!("Codex: {}", tail(&e, ERROR_TAIL_CHARS))),
-            (None, _) if self.turns == 0 => r.error = Some("Codex: no completed turn".into()),
-            (None, _) => r.answer = self.answer,
-        }
-        self.r
-    }
 }
 
 /// Whether a failed Codex run failed at the model API, and how: the HTTP status a message names
@@ -498,7 +476,9 @@ mod tests {
             r.answer.as_deref(),
             Some("The parser is `parse` in src/lib.rs.")
         );
-        assert_eq!(r.turns, Some(1));
+        // The turns are the trajectory's model responses (the record's), not the one prompt's
+        // `turn.completed`: the command, the answer.
+        assert_eq!(r.turns, Some(2));
         assert_eq!(r.input_tokens, Some(24763));
         assert_eq!(r.cache_read_tokens, Some(24448));
         assert_eq!(r.output_tokens, Some(122));
@@ -683,7 +663,8 @@ mod tests {
 
     #[test]
     fn codexs_items_become_steps_with_their_output_and_exit_code() {
-        let t = ExternalAgent::Codex.cli().trajectory(CODEX_STREAM, None);
+        let r = parse(ExternalAgent::Codex, CODEX_STREAM, "", Some(0));
+        let t = r.trajectory.clone().unwrap();
         assert!(t.problems().is_empty(), "{:?}", t.problems());
         let commands: Vec<String> = t
             .steps
@@ -725,5 +706,11 @@ mod tests {
         assert_eq!(f.turns, 4);
         assert_eq!(f.files_read, ["docs/notes.txt"]);
         assert_eq!(f.files_searched, ["docs/notes.txt"]);
+        // The result's counts are the trajectory's.
+        assert_eq!((r.turns, &r.meta["tool_calls"]), (Some(4), &3.into()));
+        assert_eq!(
+            (r.input_tokens, r.cache_read_tokens),
+            (Some(5000), Some(1000))
+        );
     }
 }

@@ -71,27 +71,13 @@ impl AgentCli for Command {
         Some(scratch.join("trajectory.json"))
     }
 
-    /// The ATIF trajectory the command wrote to `REPOPROBE_TRAJECTORY_FILE`, its steps
-    /// renumbered; without one (or one that does not read as ATIF, said in its notes), one
-    /// step with its output.
-    fn trajectory(&self, stdout: &str, own: Option<&str>) -> Trajectory {
-        let Some(text) = own else {
-            return one_step(stdout);
-        };
-        match serde_json::from_str::<Trajectory>(text) {
-            Ok(mut t) => {
-                for (i, s) in t.steps.iter_mut().enumerate() {
-                    s.step_id = i as u64 + 1;
-                }
-                t
-            }
-            Err(e) => {
-                let mut t = one_step(stdout);
-                t.notes = Some(format!(
-                    "REPOPROBE_TRAJECTORY_FILE does not read as an ATIF trajectory ({e}); the output is kept whole as one step"
-                ));
-                t
-            }
+    /// Its stdout is the answer; its trajectory is [`own_trajectory`]. Nothing is counted from
+    /// it: a command's own trajectory is its word, not a CLI's format we checked.
+    fn read(&self, stdout: &str, _stderr: &str, own: Option<&str>) -> AgentResult {
+        AgentResult {
+            answer: Some(stdout.trim().to_string()),
+            trajectory: Some(own_trajectory(stdout, own)),
+            ..AgentResult::default()
         }
     }
 
@@ -112,11 +98,28 @@ impl AgentCli for Command {
         );
         Ok(vec![OsString::from("-c"), script])
     }
+}
 
-    fn parse(&self, stdout: &str, _stderr: &str) -> AgentResult {
-        AgentResult {
-            answer: Some(stdout.trim().to_string()),
-            ..AgentResult::default()
+/// The ATIF trajectory the command wrote to `REPOPROBE_TRAJECTORY_FILE` (`own`), its steps
+/// renumbered; without one (or one that does not read as ATIF, said in its notes), one step
+/// with its output.
+fn own_trajectory(stdout: &str, own: Option<&str>) -> Trajectory {
+    let Some(text) = own else {
+        return one_step(stdout);
+    };
+    match serde_json::from_str::<Trajectory>(text) {
+        Ok(mut t) => {
+            for (i, s) in t.steps.iter_mut().enumerate() {
+                s.step_id = i as u64 + 1;
+            }
+            t
+        }
+        Err(e) => {
+            let mut t = one_step(stdout);
+            t.notes = Some(format!(
+                "REPOPROBE_TRAJECTORY_FILE does not read as an ATIF trajectory ({e}); the output is kept whole as one step"
+            ));
+            t
         }
     }
 }

@@ -1,9 +1,9 @@
 //! Google's Gemini CLI (`--agent gemini`).
 //!
 //! A run uses `--output-format stream-json` (its events hold every tool call with its
-//! timestamp: see `parse_gemini_stream` and `gemini_trajectory`, checked against 0.61.0's
+//! timestamp: see `read_gemini`, read in one pass into the trajectory, checked against 0.61.0's
 //! `nonInteractiveCli.ts` and run for real); the one-object `json` format, still read, holds
-//! only counts. That format was checked as follows (re-check when the CLI moves): `--output-format json`
+//! only counts, taken as it reports them. That format was checked as follows (re-check when the CLI moves): `--output-format json`
 //! prints one object `{"session_id", "response", "stats", "error": {"type", "message",
 //! "code"}}` (google-gemini/gemini-cli `packages/core/src/output/json-formatter.ts`, commit
 //! 04fbf50; `docs/cli/headless.md`); `stats.models.<model>.{api.totalRequests,
@@ -21,13 +21,16 @@
 //! `.env`) are emptied in the sandbox; without a sandbox Gemini CLI loads them.
 
 use super::cli::{AgentCli, Call};
-use super::parse::{AgentResult, ERROR_TAIL_CHARS, ToolTally, json_object, tail, unparsable};
+use super::parse::{
+    AgentResult, ERROR_TAIL_CHARS, Shown, ToolTally, json_object, tail, unparsable,
+};
 use crate::verdict::{Cause, CouldNotRun};
 use repoprobe_core::model::trajectory::{
     FinalMetrics, Message, ObservationResult, Step, StepSource, ToolCall, Trajectory,
     TrajectoryAgent,
 };
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -134,16 +137,8 @@ impl AgentCli for Gemini {
             .collect()
     }
 
-    fn parse(&self, stdout: &str, stderr: &str) -> AgentResult {
-        if is_stream(stdout) {
-            parse_gemini_stream(stdout)
-        } else {
-            parse_gemini(stdout, stderr)
-        }
-    }
-
-    fn trajectory(&self, stdout: &str, _own: Option<&str>) -> Trajectory {
-        gemini_trajectory(stdout)
+    fn read(&self, stdout: &str, stderr: &str, _own: Option<&str>) -> AgentResult {
+        read_gemini(stdout, stderr)
     }
 
     /// Gemini CLI's fatal errors that are the set-up's, not the model's
@@ -169,104 +164,218 @@ impl AgentCli for Gemini {
     }
 }
 
-/// Whether `stdout` is `--output-format stream-json`'s JSONL (an `init` or `result` event).
-fn is_stream(stdout: &str) -> bool {
-    stdout.lines().any(|l| {
-        serde_json::from_str::<Value>(l.trim()).is_ok_and(|v| {
-            matches!(
-                v.get("type").and_then(Value::as_str),
-                Some("init" | "result")
-            )
-        })
-    })
+/// Gemini CLI's output, read in one pass: `--output-format stream-json`'s events (0.61.0,
+/// `packages/core/src/output/stream-json-formatter.ts` and `nonInteractiveCli.ts`) into its
+/// trajectory ([`GeminiRead::event`]) and how the run ended ([`GeminiRead::finish`]); an output
+/// with neither an `init` nor a `result` event is `--output-format json`'s ([`parse_gemini`]).
+fn read_gemini(stdout: &str, stderr: &str) -> AgentResult {
+    let mut t = Trajectory::new(TrajectoryAgent::default());
+    t.notes = Some(
+        "Gemini CLI's stream-json gives a tool result's display text, not what the model was sent"
+            .into(),
+    );
+    let mut read = GeminiRead {
+        t,
+        new_response: true,
+        stream: false,
+        meta: BTreeMap::new(),
+        text: String::new(),
+        warnings: Vec::new(),
+        result: None,
+    };
+    for line in stdout.lines() {
+        if let Ok(v) = serde_json::from_str::<Value>(line.trim()) {
+            read.event(&v);
+        }
+    }
+    if !read.stream {
+        return AgentResult {
+            trajectory: Some(read.t),
+            ..parse_gemini(stdout, stderr)
+        };
+    }
+    read.finish(stdout)
 }
 
-/// Gemini CLI `--output-format stream-json` (0.61.0, `packages/core/src/output/
-/// stream-json-formatter.ts` and `nonInteractiveCli.ts`): JSONL events `init {session_id,
-/// model}`, `message {role: user | assistant, content, delta}`, `tool_use {tool_name, tool_id,
+/// What Gemini CLI's stream-json events said so far: JSONL events `init {session_id, model}`,
+/// `message {role: user | assistant, content, delta}`, `tool_use {tool_name, tool_id,
 /// parameters}`, `tool_result {tool_id, status: success | error, output, error {type,
 /// message}}`, `error {severity, message}`, and last `result {status, error?, stats
-/// {input_tokens, output_tokens, cached, tool_calls, models}}`. The answer is the assistant's
-/// text after its last tool call (as `--output-format json`'s `response`).
-fn parse_gemini_stream(stdout: &str) -> AgentResult {
-    let mut r = AgentResult::default();
-    let mut tools = ToolTally::default();
-    let mut text = String::new();
-    let mut warnings = Vec::new();
-    let mut result: Option<Value> = None;
-    for line in stdout.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
-            continue;
-        };
-        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
-        match s("type") {
+/// {input_tokens, output_tokens, cached, tool_calls, models}}`.
+struct GeminiRead {
+    t: Trajectory,
+    /// Whether the next assistant text or tool call opens a new model response.
+    new_response: bool,
+    /// Whether an `init` or `result` event came: the output is stream-json's.
+    stream: bool,
+    meta: BTreeMap<String, Value>,
+    /// The assistant's text since its last tool call: the answer, in the end (as
+    /// `--output-format json`'s `response`).
+    text: String,
+    warnings: Vec<Value>,
+    result: Option<Value>,
+}
+
+impl GeminiRead {
+    /// One event as ATIF steps, with its timestamp: the `user` message a user step, then one
+    /// agent step per model response — the assistant text and tool calls between two tool
+    /// results — each call's `tool_result` in place (0.61.0 gives a result's display text only,
+    /// often empty; the call's arguments say what it read), an `error` event a system step, the
+    /// `result` stats the totals.
+    fn event(&mut self, v: &Value) {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let at = Some(s("timestamp")).filter(|x| !x.is_empty());
+        let t = &mut self.t;
+        match s("type").as_str() {
             "init" => {
-                r.meta.insert("session_id".into(), v["session_id"].clone());
+                self.stream = true;
+                self.meta
+                    .insert("session_id".into(), v["session_id"].clone());
+                t.session_id = Some(s("session_id")).filter(|x| !x.is_empty());
             }
-            "message" if s("role") == "assistant" => text.push_str(s("content")),
-            "tool_use" => text.clear(),
+            "message" if s("role") == "user" => {
+                let step = t.push(Step::new(StepSource::User, s("content")));
+                step.timestamp = at;
+                self.new_response = true;
+            }
+            kind @ ("message" | "tool_use") => {
+                if kind == "tool_use" {
+                    self.text.clear();
+                } else if s("role") == "assistant" {
+                    self.text.push_str(&s("content"));
+                }
+                self.response(v, at);
+            }
             "tool_result" => {
-                let ok = s("status") == "success";
+                let failed = s("status") != "success";
                 let out = v
                     .pointer("/error/message")
                     .and_then(Value::as_str)
-                    .unwrap_or(s("output"));
-                tools.call(ok, out);
+                    .map_or_else(|| s("output"), str::to_string);
+                t.attach_result(ObservationResult::of(s("tool_id"), out, failed));
+                self.new_response = true;
             }
-            "error" => warnings.push(Value::String(s("message").to_string())),
-            "result" => result = Some(v.clone()),
+            "error" => {
+                let step = t.push(crate::atif::system_note(
+                    s("message"),
+                    s("severity") == "error",
+                ));
+                step.timestamp = at;
+                self.warnings.push(Value::String(s("message")));
+            }
+            "result" => {
+                self.stream = true;
+                t.final_metrics = Some(gemini_totals(v));
+                self.result = Some(v.clone());
+            }
             _ => {}
         }
     }
-    let Some(v) = result else {
-        return unparsable("Gemini CLI stream-json with a result event", stdout);
-    };
-    if v.get("status").and_then(Value::as_str) == Some("success") {
-        r.answer = Some(text);
-    } else {
-        let msg = v
-            .pointer("/error/message")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let kind = v
-            .pointer("/error/type")
-            .and_then(Value::as_str)
-            .unwrap_or("error");
-        let why = format!("Gemini: {kind}: {}", tail(msg, ERROR_TAIL_CHARS));
-        // Its model API failed (after its own retries): the stream's result carries no code of
-        // its own, only `parseAndFormatApiError`'s words "[API Error: <the API's error body>]",
-        // whose body names the HTTP status.
-        if msg.starts_with("[API Error") {
-            let code = api_error_code(msg);
-            r.meta.insert(
-                "api_error_status".into(),
-                code.map_or(Value::from("unknown"), Value::from),
-            );
-            let cause = code
-                .and_then(|c| u16::try_from(c).ok())
-                .map_or(Cause::Api, Cause::of_http_status);
-            r.could_not_run = Some(CouldNotRun::new(cause, why));
+
+    /// A `message` or `tool_use` event: more of the current model response, or a new one.
+    fn response(&mut self, v: &Value, at: Option<String>) {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let t = &mut self.t;
+        if self.new_response || t.steps.last().is_none_or(|x| x.source != StepSource::Agent) {
+            let step = t.push(crate::atif::agent_step(""));
+            step.timestamp = at;
+            self.new_response = false;
+        }
+        let step = t.steps.last_mut().expect("a step was pushed");
+        if s("type") == "message" {
+            let mut m = step.message.text();
+            m.push_str(&s("content"));
+            step.message = Message::Text(m);
         } else {
-            r.error = Some(why);
+            step.tool_calls
+                .get_or_insert_with(Vec::new)
+                .push(ToolCall::new(
+                    s("tool_id"),
+                    s("tool_name"),
+                    v.get("parameters").cloned().unwrap_or(Value::Null),
+                ));
         }
     }
-    if let Some(st) = v.get("stats") {
-        let n = |k: &str| st.get(k).and_then(Value::as_u64);
-        r.input_tokens = n("input_tokens");
-        r.output_tokens = n("output_tokens");
-        r.cache_read_tokens = n("cached");
-        if let Some(models) = st.get("models").and_then(Value::as_object) {
+
+    /// How the run ended, by its `result` event: the answer (the assistant's text after its
+    /// last tool call), or the error; its model API's failure could not run. The counts are the
+    /// trajectory's (`super::parse::count`).
+    fn finish(self, stdout: &str) -> AgentResult {
+        let Some(v) = self.result else {
+            return AgentResult {
+                trajectory: Some(self.t),
+                ..unparsable("Gemini CLI stream-json with a result event", stdout)
+            };
+        };
+        let mut r = AgentResult {
+            meta: self.meta,
+            trajectory: Some(self.t),
+            shown: Shown::Steps,
+            ..AgentResult::default()
+        };
+        if v.get("status").and_then(Value::as_str) == Some("success") {
+            r.answer = Some(self.text);
+        } else {
+            stream_failure(&mut r, &v);
+        }
+        if let Some(models) = v.pointer("/stats/models").and_then(Value::as_object) {
             r.meta.insert(
                 "models".into(),
                 Value::Array(models.keys().cloned().map(Value::String).collect()),
             );
         }
+        if !self.warnings.is_empty() {
+            r.meta.insert("errors".into(), Value::Array(self.warnings));
+        }
+        r
     }
-    if !warnings.is_empty() {
-        r.meta.insert("errors".into(), Value::Array(warnings));
+}
+
+/// A failed `result` event's error into `r`: its model API failed (after its own retries)
+/// when the message is `parseAndFormatApiError`'s words "[API Error: <the API's error body>]",
+/// whose body names the HTTP status (the stream's result carries no code of its own); else the
+/// agent's error.
+fn stream_failure(r: &mut AgentResult, v: &Value) {
+    let msg = v
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let kind = v
+        .pointer("/error/type")
+        .and_then(Value::as_str)
+        .unwrap_or("error");
+    let why = format!("Gemini: {kind}: {}", tail(msg, ERROR_TAIL_CHARS));
+    if msg.starts_with("[API Error") {
+        let code = api_error_code(msg);
+        r.meta.insert(
+            "api_error_status".into(),
+            code.map_or(Value::from("unknown"), Value::from),
+        );
+        let cause = code
+            .and_then(|c| u16::try_from(c).ok())
+            .map_or(Cause::Api, Cause::of_http_status);
+        r.could_not_run = Some(CouldNotRun::new(cause, why));
+    } else {
+        r.error = Some(why);
     }
-    tools.record(&mut r);
-    r
+}
+
+/// A `result` event's stats as the trajectory's totals.
+fn gemini_totals(v: &Value) -> FinalMetrics {
+    let n = |k: &str| v.pointer(&format!("/stats/{k}")).and_then(Value::as_u64);
+    let mut fm = FinalMetrics {
+        total_prompt_tokens: n("input_tokens"),
+        total_completion_tokens: n("output_tokens"),
+        total_cached_tokens: n("cached"),
+        ..FinalMetrics::default()
+    };
+    if let Some(ms) = n("duration_ms") {
+        fm.extra = Some(serde_json::Map::from_iter([(
+            "duration_s".to_string(),
+            Value::from(ms as f64 / 1000.0),
+        )]));
+    }
+    fm
 }
 
 /// The HTTP status in an API error body quoted in `msg` (`{"error":{"code":500,…}}`).
@@ -278,91 +387,6 @@ fn api_error_code(msg: &str) -> Option<u64> {
         .take_while(char::is_ascii_digit)
         .collect();
     digits.parse().ok().filter(|c| (400..600).contains(c))
-}
-
-/// Gemini CLI's stream-json events as ATIF steps, with their timestamps: its `user` message,
-/// then one agent step per model response — the assistant text and tool calls between two
-/// tool results — each call's `tool_result` in place (0.61.0 gives a result's display text
-/// only, often empty; the call's arguments say what it read), an `error` event a system step,
-/// the `result` stats the totals.
-fn gemini_trajectory(stdout: &str) -> Trajectory {
-    let mut t = Trajectory::new(TrajectoryAgent::default());
-    t.notes = Some(
-        "Gemini CLI's stream-json gives a tool result's display text, not what the model was sent"
-            .into(),
-    );
-    // Whether the next assistant text or tool call opens a new model response.
-    let mut new_response = true;
-    for line in stdout.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line.trim()) else {
-            continue;
-        };
-        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        let at = Some(s("timestamp")).filter(|x| !x.is_empty());
-        match s("type").as_str() {
-            "init" => t.session_id = Some(s("session_id")).filter(|x| !x.is_empty()),
-            "message" if s("role") == "user" => {
-                let step = t.push(Step::new(StepSource::User, s("content")));
-                step.timestamp = at;
-                new_response = true;
-            }
-            "message" | "tool_use" => {
-                if new_response || t.steps.last().is_none_or(|x| x.source != StepSource::Agent) {
-                    let step = t.push(crate::atif::agent_step(""));
-                    step.timestamp = at;
-                    new_response = false;
-                }
-                let step = t.steps.last_mut().expect("a step was pushed");
-                if s("type") == "message" {
-                    let mut m = step.message.text();
-                    m.push_str(&s("content"));
-                    step.message = Message::Text(m);
-                } else {
-                    step.tool_calls
-                        .get_or_insert_with(Vec::new)
-                        .push(ToolCall::new(
-                            s("tool_id"),
-                            s("tool_name"),
-                            v.get("parameters").cloned().unwrap_or(Value::Null),
-                        ));
-                }
-            }
-            "tool_result" => {
-                let failed = s("status") != "success";
-                let out = v
-                    .pointer("/error/message")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| s("output"), str::to_string);
-                t.attach_result(ObservationResult::of(s("tool_id"), out, failed));
-                new_response = true;
-            }
-            "error" => {
-                let step = t.push(crate::atif::system_note(
-                    s("message"),
-                    s("severity") == "error",
-                ));
-                step.timestamp = at;
-            }
-            "result" => {
-                let n = |k: &str| v.pointer(&format!("/stats/{k}")).and_then(Value::as_u64);
-                let mut fm = FinalMetrics {
-                    total_prompt_tokens: n("input_tokens"),
-                    total_completion_tokens: n("output_tokens"),
-                    total_cached_tokens: n("cached"),
-                    ..FinalMetrics::default()
-                };
-                if let Some(ms) = n("duration_ms") {
-                    fm.extra = Some(serde_json::Map::from_iter([(
-                        "duration_s".to_string(),
-                        Value::from(ms as f64 / 1000.0),
-                    )]));
-                }
-                t.final_metrics = Some(fm);
-            }
-            _ => {}
-        }
-    }
-    t
 }
 
 /// Gemini CLI `--output-format json`: one (pretty-printed) object on stdout, or for a failure
@@ -626,7 +650,10 @@ mod tests {
             (Some(3200), Some(160), Some(400))
         );
         assert_eq!(r.meta["tool_calls"], 3);
-        let t = ExternalAgent::Gemini.cli().trajectory(GEMINI_STREAM, None);
+        // Its turns are the trajectory's model responses, as the record's (the stream's
+        // result gives no count of its own).
+        assert_eq!(r.turns, Some(4));
+        let t = r.trajectory.unwrap();
         assert!(t.problems().is_empty(), "{:?}", t.problems());
         assert_eq!(t.steps[0].source, StepSource::User);
         assert_eq!(t.steps.len(), 5, "the prompt, three calls, the answer");

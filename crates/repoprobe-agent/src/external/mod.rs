@@ -166,13 +166,19 @@ pub async fn run(cfg: &AgentConfig, workdir: &Path, prompt: &str, scratch: &Path
     let stdout = inv.scrub(&String::from_utf8_lossy(&raw.stdout));
     let stderr = inv.scrub(&String::from_utf8_lossy(&raw.stderr));
     let proxy_died = proxy.as_ref().is_some_and(|p| !p.is_alive());
-    let mut result = judge(cfg, &raw, &stdout, &stderr, proxy_died);
-    let cli = cfg.agent.cli();
-    let own = cli
+    let own = cfg
+        .agent
+        .cli()
         .trajectory_file(scratch)
         .and_then(|f| read_own_trajectory(&f))
         .map(|t| inv.scrub(&t));
-    result.trajectory = Some(cli.trajectory(&stdout, own.as_deref()));
+    let output = Output {
+        raw: &raw,
+        stdout: &stdout,
+        stderr: &stderr,
+        own: own.as_deref(),
+    };
+    let result = judge(cfg, &output, proxy_died);
     RunOutcome {
         result,
         exit_code: raw.exit_code,
@@ -273,22 +279,30 @@ fn prepare(
     Ok((inv, proxy, network))
 }
 
-/// The result of a finished process: the CLI's parse, overruled by what went wrong around it
-/// (the sandbox never started, the proxy died, the output was cut, the time ran out).
-fn judge(
-    cfg: &AgentConfig,
-    raw: &RawOutput,
-    stdout: &str,
-    stderr: &str,
-    proxy_died: bool,
-) -> AgentResult {
-    let mut result = parse(cfg.agent, stdout, stderr, raw.exit_code);
-    if let Some(why) = sandbox_failure(cfg, raw, stderr) {
+/// What a finished process left: its output as it came, stdout and stderr scrubbed, and the
+/// trajectory file it wrote itself (scrubbed), if any.
+struct Output<'a> {
+    raw: &'a RawOutput,
+    stdout: &'a str,
+    stderr: &'a str,
+    own: Option<&'a str>,
+}
+
+/// The result of a finished process: the CLI's output read (with its trajectory), overruled
+/// by what went wrong around it (the sandbox never started, the proxy died, the output was
+/// cut, the time ran out).
+fn judge(cfg: &AgentConfig, out: &Output, proxy_died: bool) -> AgentResult {
+    let raw = out.raw;
+    let mut result = registry::read(cfg.agent, out.stdout, out.stderr, out.own, raw.exit_code);
+    if let Some(why) = sandbox_failure(cfg, raw, out.stderr) {
         // bwrap itself could not set the sandbox up: the agent never ran.
-        result = AgentResult::could_not_run(
-            Cause::Sandbox,
-            format!("could not start the agent in its sandbox: {why}"),
-        );
+        result = AgentResult {
+            trajectory: result.trajectory.take(),
+            ..AgentResult::could_not_run(
+                Cause::Sandbox,
+                format!("could not start the agent in its sandbox: {why}"),
+            )
+        };
     }
     if proxy_died {
         result.answer = None;

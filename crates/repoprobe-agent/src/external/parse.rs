@@ -1,10 +1,12 @@
-//! What a run gave ([`AgentResult`]) and what every CLI's parser shares: the verdict on the exit
-//! status and an empty answer ([`parse`], after the CLI's own reading of its output), the tally
-//! of tool calls that tells a broken environment from a model's mistakes, and the helpers that
-//! find a JSON object in noisy output and cut long text for messages. Each CLI's own format is
-//! read in its module.
+//! What a run gave ([`AgentResult`]) and what every CLI's reading shares: the counts the record
+//! keeps, read once from the run's trajectory whatever the CLI ([`count`]: turns, tokens, cost,
+//! the tally of tool calls that tells a broken environment from a model's mistakes), and the
+//! helpers that find a JSON object in noisy output and cut long text for messages. Each CLI's
+//! own format is read in its module, in one pass into its ATIF trajectory; the verdict on the
+//! exit status and an empty answer is `super::registry::parse`'s.
 
 use crate::verdict::{Cause, CouldNotRun, Verdict};
+use repoprobe_core::facts::{ToolKind, kind_of};
 use repoprobe_core::model::trajectory::{Trajectory, TrajectoryAgent};
 use serde::Serialize;
 use serde_json::Value;
@@ -19,8 +21,8 @@ pub struct AgentResult {
     /// The final answer; `None` whenever `error` is set.
     pub answer: Option<String>,
     pub error: Option<String>,
-    /// Model round trips as the CLI counts them (Claude Code `num_turns`; Gemini API requests;
-    /// Codex `turn.completed` events, one per prompt).
+    /// Model responses: those of the trajectory (the record's `turns`), or for an output that
+    /// shows no steps as the CLI reports them (Claude Code's `num_turns`, Gemini's API requests).
     pub turns: Option<u32>,
     /// All input tokens, cached ones included.
     pub input_tokens: Option<u64>,
@@ -40,12 +42,30 @@ pub struct AgentResult {
     /// CLI's parser, the runner); read through [`AgentResult::verdict`], where it wins over
     /// `answer` and `error`.
     pub could_not_run: Option<CouldNotRun>,
-    /// The run's steps as the CLI's module converted them (`AgentCli::trajectory`), before
-    /// the prompt and the run's fields are added; `None` when no process ran.
+    /// The run's steps as the CLI's module converted them (`AgentCli::read`), before the
+    /// prompt and the run's fields are added; `None` when no process ran.
     pub trajectory: Option<Trajectory>,
     /// The output did not read as the CLI's format (its error is ours, not the CLI's words).
     #[serde(skip)]
     pub(super) unparsed: bool,
+    /// What of the counts `trajectory` holds, as the CLI's reading found its output ([`count`]).
+    #[serde(skip)]
+    pub(super) shown: Shown,
+}
+
+/// What a CLI's output showed of the run, hence which counts [`count`] reads from its
+/// trajectory; the others are the CLI's reading's to set, from what its output reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Shown {
+    /// Nothing is counted from it: the output did not read as the CLI's format, or its format
+    /// reports no usage (`command`, Gemini's `json`, which holds counts only).
+    #[default]
+    Nothing,
+    /// One result object (Claude Code's `json`): its tokens and cost are in the totals; turns
+    /// and tool calls are as the CLI reports them.
+    Totals,
+    /// An event stream: every step, so the turns and the tool calls too.
+    Steps,
 }
 
 /// What a failed tool call's output says when the sandbox, not the model, is to blame: the
@@ -127,6 +147,48 @@ impl ToolTally {
             r.could_not_run = self.verdict();
         }
     }
+}
+
+/// Sets the counts of `r` from its trajectory, once, whatever the CLI — each one its reading
+/// left unset, and only those its output showed ([`Shown`]): tokens and cost from the totals;
+/// the turns (model responses, as the record's `turns`) and the tool calls from the steps,
+/// then what the tool calls say of the environment ([`ToolTally::record`]).
+pub(super) fn count(r: &mut AgentResult) {
+    let Some(t) = &r.trajectory else {
+        return;
+    };
+    if r.shown >= Shown::Totals
+        && let Some(fm) = &t.final_metrics
+    {
+        r.input_tokens = r.input_tokens.or(fm.total_prompt_tokens);
+        r.output_tokens = r.output_tokens.or(fm.total_completion_tokens);
+        r.cache_read_tokens = r.cache_read_tokens.or(fm.total_cached_tokens);
+        r.cost_usd = r.cost_usd.or(fm.total_cost_usd);
+    }
+    if r.shown == Shown::Steps {
+        let turns = t.steps.iter().filter(|s| s.is_model_response()).count();
+        r.turns = r.turns.or(Some(u32::try_from(turns).unwrap_or(u32::MAX)));
+        tally(t).record(r);
+    }
+}
+
+/// The results of the trajectory's tool calls, edits aside: an edit refused by a read-only
+/// sandbox is that sandbox doing its job, not a broken environment.
+fn tally(t: &Trajectory) -> ToolTally {
+    let mut tally = ToolTally::default();
+    for step in &t.steps {
+        let calls = step.tool_calls.as_deref().unwrap_or_default();
+        let results = step.observation.iter().flat_map(|o| &o.results);
+        for result in results {
+            let id = result.source_call_id.as_deref();
+            let call = calls.iter().find(|c| Some(c.tool_call_id.as_str()) == id);
+            if call.is_some_and(|c| kind_of(&c.function_name) == ToolKind::Edit) {
+                continue;
+            }
+            tally.call(!result.is_error(), &result.text());
+        }
+    }
+    tally
 }
 
 /// A trajectory of one agent step: the whole output as its message (llm_call_count unknown).

@@ -7,7 +7,7 @@ use super::cli::AgentCli;
 use super::codex::Codex;
 use super::command::Command;
 use super::gemini::Gemini;
-use super::parse::{AgentResult, ERROR_TAIL_CHARS, tail};
+use super::parse::{AgentResult, ERROR_TAIL_CHARS, count, tail};
 use super::presets::ExternalAgent;
 
 impl ExternalAgent {
@@ -53,16 +53,29 @@ impl ExternalAgent {
     }
 }
 
-/// Parses a CLI's output: its own reading (`AgentCli::parse`), then what its exit status
-/// says (a documented exit code that means it could not run, or any other failure), then an
-/// empty answer. `exit_code` is `None` when the process was killed.
+/// Parses a CLI's output: its own reading, in one pass into its trajectory (`AgentCli::read`),
+/// the counts read from that trajectory (`count`, the same for every CLI), then what its exit
+/// status says (a documented exit code that means it could not run, or any other failure),
+/// then an empty answer. `exit_code` is `None` when the process was killed.
 pub fn parse(
     agent: ExternalAgent,
     stdout: &str,
     stderr: &str,
     exit_code: Option<i32>,
 ) -> AgentResult {
-    let mut r = agent.cli().parse(stdout, stderr);
+    read(agent, stdout, stderr, None, exit_code)
+}
+
+/// [`parse`], given `own`: the trajectory file the CLI wrote itself, if any.
+pub(super) fn read(
+    agent: ExternalAgent,
+    stdout: &str,
+    stderr: &str,
+    own: Option<&str>,
+    exit_code: Option<i32>,
+) -> AgentResult {
+    let mut r = agent.cli().read(stdout, stderr, own);
+    count(&mut r);
     if r.could_not_run.is_none()
         && let Some(mut c) = agent.cli().exit_could_not_run(exit_code, stderr)
     {

@@ -9,6 +9,7 @@ mod import_circles;
 mod layering;
 mod map;
 mod metrics_root;
+mod no_string_kinds;
 mod one_io_module;
 mod pages_compute_nothing;
 mod pure_core;

@@ -173,10 +173,11 @@ pub struct Answer {
     pub answer: Option<String>,
     /// What ran the model and what it did: agent name, version, turns, the files it changed
     /// (docs/format.md#answer lists the fields `repoprobe answer` writes); other fields are kept
-    /// as given.
-    #[serde(default)]
-    // Read through `agent::AgentBlock::of`, the one typed form.
-    pub agent: Option<serde_json::Value>,
+    /// as given. Read once, leniently ([`agent::block`]): a field of another type reads as
+    /// absent, a block that is not an object as no block.
+    #[serde(default, deserialize_with = "agent::block")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<serde_json::Value>"))]
+    pub agent: Option<agent::AgentBlock>,
     #[serde(default)]
     pub usage: Option<Usage>,
     #[serde(default)]

@@ -39,7 +39,7 @@ pub fn every_answer(
 /// version, and whether it edited the repository (with the files it changed).
 pub fn evidence_view(a: &Answer, links: Option<&FileLinks>) -> impl IntoView + use<> {
     // The block read once, in the one typed form `repoprobe answer` writes.
-    let agent = AgentBlock::of(a).unwrap_or_default();
+    let agent = AgentBlock::of(a).cloned().unwrap_or_default();
     let usage = a.usage.clone().unwrap_or_default();
     let mut rows: Vec<(&'static str, String)> = Vec::new();
     if let Some(t) = agent.turns {

@@ -139,7 +139,6 @@ pub fn derive(
     let read = chosen
         .as_ref()
         .and_then(|(a, _)| AgentBlock::of(a))
-        .as_ref()
         .and_then(files_read);
     let retrieved = question
         .checklist
@@ -388,7 +387,10 @@ mod tests {
         let mut d = QuestionData::of(&l.dataset, "q1");
         let a = &mut d.answers[0];
         let (model, attempt) = (a.model.clone(), a.attempt);
-        a.agent = Some(serde_json::json!({ "files_read": ["./src/lib.rs"] }));
+        a.agent = Some(AgentBlock {
+            files_read: Some(vec!["./src/lib.rs".into()]),
+            ..AgentBlock::default()
+        });
         d.trajectories = vec![(model.clone(), attempt)];
         let at = Address {
             model: Some(model.clone()),
@@ -409,7 +411,10 @@ mod tests {
             s.retrieved[1..].iter().all(Option::is_none),
             "no evidence: no mark"
         );
-        d.answers[0].agent = Some(serde_json::json!({ "files_read": ["README.md"] }));
+        d.answers[0].agent = Some(AgentBlock {
+            files_read: Some(vec!["README.md".into()]),
+            ..AgentBlock::default()
+        });
         d.trajectories.clear();
         let s = derive(q.clone(), Some(&d), "J".into(), at.clone(), &[]);
         assert_eq!(s.retrieved[0], Some(false));

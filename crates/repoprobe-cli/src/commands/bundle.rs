@@ -141,7 +141,7 @@ fn gather_trajectories(
     let written = crate::input::write_atomically_with(path, |w: &mut dyn Write| {
         let mut at = 0u64;
         for ans in &loaded.dataset.answers {
-            let Some(rel) = AgentBlock::of(ans).and_then(|b| b.transcript) else {
+            let Some(rel) = AgentBlock::of(ans).and_then(|b| b.transcript.as_deref()) else {
                 continue;
             };
             let key = TrajectoryKey {

@@ -296,7 +296,8 @@ pub(super) struct AnyRecord<T> {
     // answer
     #[serde(default, deserialize_with = "T::present_text")]
     pub(super) answer: Option<Option<String>>,
-    pub(super) agent: Option<serde_json::Value>,
+    #[serde(default, deserialize_with = "crate::model::agent::block")]
+    pub(super) agent: Option<crate::model::agent::AgentBlock>,
     pub(super) usage: Option<Usage>,
     pub(super) duration_s: Option<f64>,
     #[serde(default, deserialize_with = "present")]

@@ -61,7 +61,7 @@ pub fn worktree_changed(a: &Answer) -> Option<bool> {
 /// `edit`, a shell command that writes into the worktree counted as one: docs/metrics.md#edit-attempts);
 /// `None` when the answer does not record its tool calls.
 pub fn edit_attempts(a: &Answer) -> Option<u64> {
-    let calls = AgentBlock::of(a)?.tool_calls?;
+    let calls = AgentBlock::of(a)?.tool_calls.as_ref()?;
     Some(calls.get(ToolKind::Edit.as_str()).copied().unwrap_or(0))
 }
 
@@ -122,7 +122,7 @@ mod tests {
             model: model.into(),
             attempt: 0,
             answer: Some("a".into()),
-            agent,
+            agent: agent.and_then(|v| serde_json::from_value(v).ok()),
             usage: cost.map(|c| Usage {
                 input_tokens: Some(1000),
                 output_tokens: Some(10),

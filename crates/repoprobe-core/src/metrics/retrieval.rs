@@ -144,7 +144,7 @@ pub fn rows(ds: &Dataset, index: &Index<'_>, weights: &Resolved, at: &Inputs) ->
         if a.error.is_some() || e.all.is_empty() {
             continue;
         }
-        let Some(read) = AgentBlock::of(a).as_ref().and_then(files_read) else {
+        let Some(read) = AgentBlock::of(a).and_then(files_read) else {
             continue;
         };
         let s = model_sums;

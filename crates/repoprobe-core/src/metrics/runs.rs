@@ -226,7 +226,7 @@ impl Judged {
 
 fn row(a: &Answer, q: &Question, judged: Judged, failure_mode: Option<FailureMode>) -> RunRow {
     let block = AgentBlock::of(a);
-    let read = block.as_ref().and_then(files_read);
+    let read = block.and_then(files_read);
     let evidence: BTreeSet<&str> = q
         .checklist
         .iter()

@@ -194,13 +194,9 @@ pub struct AgentBlock {
 }
 
 impl AgentBlock {
-    /// The block of an answer, read leniently; `None` when the record has none or it is not an
-    /// object.
-    pub fn of(a: &Answer) -> Option<AgentBlock> {
-        match a.agent.as_ref()? {
-            v @ Value::Object(_) => serde_json::from_value(v.clone()).ok(),
-            _ => None,
-        }
+    /// The block of an answer; `None` when the record has none (or one that is not an object).
+    pub fn of(a: &Answer) -> Option<&AgentBlock> {
+        a.agent.as_ref()
     }
 
     /// The block as the record's JSON value. Keys come out in the order every JSON object of
@@ -321,6 +317,16 @@ impl<'de> Deserialize<'de> for Changes {
     }
 }
 
+/// An answer's `agent`, read once: an object as a block (each field leniently, below); `null`,
+/// or a value that is no object, as none. The block is evidence shown beside a score, never a
+/// reason to refuse the record.
+pub(crate) fn block<'de, D: Deserializer<'de>>(d: D) -> Result<Option<AgentBlock>, D::Error> {
+    Ok(match Option::<Value>::deserialize(d)? {
+        Some(v @ Value::Object(_)) => serde_json::from_value(v).ok(),
+        _ => None,
+    })
+}
+
 /// A field of the wrong type reads as absent: the block is evidence shown beside a score,
 /// never a reason to refuse the record.
 fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
@@ -367,25 +373,25 @@ mod tests {
             json!({"files": [{"path": "src/a.rs", "kind": "modified"},
                 {"path": "b.rs", "kind": "renamed", "from": "old.rs"}], "head_moved_to": "abc"})
         );
-        let back = AgentBlock::of(&answer(v)).unwrap();
+        let back = AgentBlock::of(&answer(v)).unwrap().clone();
         assert_eq!(back, block);
         assert_eq!(back.changed_paths(), ["src/a.rs", "b.rs"]);
     }
 
     #[test]
     fn older_lists_of_paths_or_objects_still_read() {
-        let b = AgentBlock::of(&answer(
+        let a = answer(
             json!({"changes": ["x.rs", {"path": "y.rs", "status": "M"}, 3, {"no": "path"}]}),
-        ))
-        .unwrap();
+        );
+        let b = AgentBlock::of(&a).unwrap();
         assert_eq!(b.changed_paths(), ["x.rs", "y.rs"]);
     }
 
     #[test]
     fn a_field_of_another_type_reads_as_absent_and_unknown_fields_stay() {
-        let b = AgentBlock::of(&answer(json!({"turns": "three", "worktree_changed": 1,
-            "name": "mine", "gpu": "a100", "changes": {"files": [{"path": "a", "kind": "exploded"}]}})))
-        .unwrap();
+        let a = answer(json!({"turns": "three", "worktree_changed": 1,
+            "name": "mine", "gpu": "a100", "changes": {"files": [{"path": "a", "kind": "exploded"}]}}));
+        let b = AgentBlock::of(&a).unwrap().clone();
         assert_eq!(b.turns, None);
         assert_eq!(b.worktree_changed, None);
         assert_eq!(b.name.as_deref(), Some("mine"));

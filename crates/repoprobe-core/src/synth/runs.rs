@@ -140,7 +140,7 @@ pub fn add(bundle: &mut ResultsBundle, seed: u64) -> Vec<(TrajectoryKey, Traject
             (usage.input_tokens.unwrap_or(0) * 3 + usage.output_tokens.unwrap_or(0) * 15) as f64
                 / 1e6,
         );
-        a.agent = Some(json!({
+        a.agent = serde_json::from_value(json!({
             "name": "synthetic",
             "turns": facts.turns,
             "tool_calls": facts.tool_calls,
@@ -148,7 +148,8 @@ pub fn add(bundle: &mut ResultsBundle, seed: u64) -> Vec<(TrajectoryKey, Traject
             "files_searched": facts.files_searched,
             "worktree_changed": false,
             "sandbox": "synthetic (edits refused)",
-        }));
+        }))
+        .ok();
         out.push((
             TrajectoryKey {
                 question_id: a.question_id.clone(),

@@ -8,6 +8,7 @@
 //! Also the record keys, and [`file_name_part`], their one-to-one form in file names.
 
 use anyhow::Context;
+use repoprobe_core::RecordKind;
 use repoprobe_core::model::failure::FailureHead;
 use serde::Serialize;
 use serde_json::Value;
@@ -335,10 +336,10 @@ pub struct JudgmentKey {
 }
 
 impl JudgmentKey {
-    /// The key of a record that has the field `marker` (`items` for checklist judgments,
-    /// `dimensions` for scalar ones); `None` for anything else.
-    pub fn of(v: &Value, marker: &str) -> Option<JudgmentKey> {
-        v.get(marker)?;
+    /// The key of a record of kind `kind` (checklist or scalar judgment), as the core tells a
+    /// record's kind ([`RecordKind::of_value`]); `None` for anything else.
+    pub fn of(v: &Value, kind: RecordKind) -> Option<JudgmentKey> {
+        (RecordKind::of_value(v) == Some(kind)).then_some(())?;
         Some(JudgmentKey {
             question_id: text(v, "question_id")?,
             model: text(v, "model")?,
@@ -362,14 +363,9 @@ impl std::fmt::Display for JudgmentKey {
 /// The key of an answer record (docs/format.md#answer): the core's one answer key.
 pub use repoprobe_core::AnswerKey;
 
-/// The key of an answer record (one with `answer` or `error`, and no judgment fields).
+/// The key of an answer record, as the core tells a record's kind ([`RecordKind::of_value`]).
 pub fn answer_key(v: &Value) -> Option<AnswerKey> {
-    if v.get("answer").is_none() && v.get("error").is_none() {
-        return None;
-    }
-    if v.get("items").is_some() || v.get("dimensions").is_some() {
-        return None;
-    }
+    (RecordKind::of_value(v) == Some(RecordKind::Answer)).then_some(())?;
     Some(AnswerKey {
         question_id: text(v, "question_id")?,
         model: text(v, "model")?,
@@ -414,7 +410,7 @@ mod tests {
     }
 
     fn key(v: &Value) -> Option<JudgmentKey> {
-        JudgmentKey::of(v, "items")
+        JudgmentKey::of(v, RecordKind::Judgment)
     }
 
     #[test]
@@ -480,7 +476,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap(), format!("{line}\n"));
         drop(j);
         // A record of another kind is not a done key.
-        let j = Journal::open(&p, |v| JudgmentKey::of(v, "dimensions")).unwrap();
+        let j = Journal::open(&p, |v| JudgmentKey::of(v, RecordKind::ScalarJudgment)).unwrap();
         assert_eq!((j.done.len(), j.unreadable.as_slice()), (0, &[1][..]));
     }
 }
@@ -493,12 +489,12 @@ mod lock_tests {
     fn a_second_writer_is_refused_until_the_first_is_gone() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("j.jsonl");
-        let first = Journal::open(&p, |v| JudgmentKey::of(v, "items")).unwrap();
-        let Err(e) = Journal::open(&p, |v| JudgmentKey::of(v, "items")) else {
+        let first = Journal::open(&p, |v| JudgmentKey::of(v, RecordKind::Judgment)).unwrap();
+        let Err(e) = Journal::open(&p, |v| JudgmentKey::of(v, RecordKind::Judgment)) else {
             panic!("two writers of one journal");
         };
         assert!(e.to_string().contains("another run"), "{e}");
         drop(first);
-        assert!(Journal::open(&p, |v| JudgmentKey::of(v, "items")).is_ok());
+        assert!(Journal::open(&p, |v| JudgmentKey::of(v, RecordKind::Judgment)).is_ok());
     }
 }

@@ -13,7 +13,7 @@ use crate::output::{count, text};
 use crate::runs::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_core::protocol::classify::{self, Candidate, PROMPT_VERSION};
-use repoprobe_core::{Answer, FailureMode, Judgment, Question};
+use repoprobe_core::{Answer, FailureMode, Judgment, Question, RecordKind};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -48,7 +48,7 @@ struct LabelKey {
 
 impl LabelKey {
     fn of(v: &Value) -> Option<LabelKey> {
-        v.get("mode")?;
+        (RecordKind::of_value(v) == Some(RecordKind::FailureLabel)).then_some(())?;
         Some(LabelKey {
             question_id: text(v, "question_id")?,
             model: text(v, "model")?,

@@ -19,7 +19,7 @@ use crate::output::{Journal, JudgmentKey, KeyOf};
 use crate::runs::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_core::protocol::judge::{ChecklistJudge, PROMPT_VERSION, item_order};
-use repoprobe_core::{Dataset, ItemScore, Question};
+use repoprobe_core::{Dataset, ItemScore, Question, RecordKind};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -299,16 +299,16 @@ fn one(inputs: &AnswerInputs, live: &LiveArgs, seed: Option<u64>) -> anyhow::Res
 }
 
 /// What a judge's records are: how to read their key, their name, the prompt version.
-pub struct RecordKind {
+pub struct JudgeRecords {
     pub command: &'static str,
     pub key_of: KeyOf<JudgmentKey>,
     pub name: &'static str,
     pub prompt_version: &'static str,
 }
 
-const JUDGE_RECORDS: RecordKind = RecordKind {
+const JUDGE_RECORDS: JudgeRecords = JudgeRecords {
     command: "judge",
-    key_of: |v| JudgmentKey::of(v, "items"),
+    key_of: |v| JudgmentKey::of(v, RecordKind::Judgment),
     name: "judgment",
     prompt_version: PROMPT_VERSION,
 };
@@ -319,7 +319,7 @@ const JUDGE_RECORDS: RecordKind = RecordKind {
 pub fn judge_answers<T, W>(
     inputs: &AnswerInputs,
     live_args: &LiveArgs,
-    kind: RecordKind,
+    kind: JudgeRecords,
     spec: RunSpec,
     judge: &str,
     task: impl Fn(AnswerJob) -> T,

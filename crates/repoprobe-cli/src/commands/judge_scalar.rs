@@ -11,11 +11,12 @@ use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::JudgmentKey;
 use crate::runs::manifest::RunSpec;
+use repoprobe_core::RecordKind;
 use repoprobe_core::protocol::scalar::{self, PROMPT_VERSION, ScalarJudge, ScalarScores};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use super::judge::{AnswerInputs, AnswerJob, RecordKind, judge_answers};
+use super::judge::{AnswerInputs, AnswerJob, JudgeRecords, judge_answers};
 
 #[derive(Debug, Default, Clone, clap::Args)]
 pub struct Args {
@@ -75,9 +76,9 @@ impl Task for ScalarJob {
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
     let max = a.scale;
-    let kind = RecordKind {
+    let kind = JudgeRecords {
         command: "judge-scalar",
-        key_of: |v| JudgmentKey::of(v, "dimensions"),
+        key_of: |v| JudgmentKey::of(v, RecordKind::ScalarJudgment),
         name: "scalar judgment",
         prompt_version: PROMPT_VERSION,
     };

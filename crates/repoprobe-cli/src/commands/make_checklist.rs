@@ -15,8 +15,8 @@ use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::text;
 use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
-use repoprobe_core::Question;
 use repoprobe_core::protocol::checklist_gen::{self, PROMPT_VERSION, Source};
+use repoprobe_core::{Question, RecordKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -101,7 +101,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let mut live = a.live.start(
         settings,
         |v| {
-            v.get("checklist")?;
+            (RecordKind::of_value(v) == Some(RecordKind::Question)).then_some(())?;
             Some(QuestionKey { id: text(v, "id")? })
         },
         "question",

@@ -25,6 +25,42 @@ pub enum RecordKind {
     Review,
 }
 
+/// Which of the fields that tell a record's kind it has: one rule for a record being loaded and
+/// for a JSON value ([`RecordKind::of_value`]).
+pub(super) struct Marks {
+    pub(super) checklist: bool,
+    pub(super) question: bool,
+    pub(super) reference_answer: bool,
+    pub(super) items: bool,
+    pub(super) dimensions: bool,
+    pub(super) mode: bool,
+    pub(super) classifier: bool,
+    pub(super) answer: bool,
+    pub(super) question_id: bool,
+    pub(super) error: bool,
+    pub(super) reviewer: bool,
+}
+
+impl Marks {
+    pub(super) fn kind(&self) -> Option<RecordKind> {
+        if self.checklist || (self.question && self.reference_answer) {
+            Some(RecordKind::Question)
+        } else if self.items {
+            Some(RecordKind::Judgment)
+        } else if self.dimensions {
+            Some(RecordKind::ScalarJudgment)
+        } else if self.mode || self.classifier {
+            Some(RecordKind::FailureLabel)
+        } else if self.answer || (self.question_id && self.error) {
+            Some(RecordKind::Answer)
+        } else if self.reviewer {
+            Some(RecordKind::Review)
+        } else {
+            None
+        }
+    }
+}
+
 /// How many record kinds there are (the length of [`RecordKind::ALL`]).
 pub const KINDS: usize = 7;
 
@@ -64,6 +100,28 @@ impl RecordKind {
             // `validate`'s count.
             RecordKind::Review => "reviews",
         }
+    }
+
+    /// The kind of a record given as JSON, told by the fields it has as the loader tells it
+    /// (docs/format.md#loading-rules): what a journal of the CLI reads its records by.
+    pub fn of_value(v: &serde_json::Value) -> Option<RecordKind> {
+        let set = |k: &str| v.get(k).is_some_and(|x| !x.is_null());
+        // `answer` and `error` count when present, even `null` (an answer that failed).
+        let present = |k: &str| v.get(k).is_some();
+        Marks {
+            checklist: set("checklist"),
+            question: set("question"),
+            reference_answer: set("reference_answer"),
+            items: set("items"),
+            dimensions: set("dimensions"),
+            mode: set("mode"),
+            classifier: set("classifier"),
+            answer: present("answer"),
+            question_id: set("question_id"),
+            error: present("error"),
+            reviewer: set("reviewer"),
+        }
+        .kind()
     }
 
     pub(super) fn from_bundle_key(key: &str) -> Option<RecordKind> {
@@ -272,5 +330,44 @@ impl Records {
         all!(reviews, Review);
         out.sort_by_key(|r| (r.file, r.span.start));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A JSON value's kind is the kind the loader gives the same record, for every kind and for
+    /// records it cannot tell.
+    #[test]
+    fn a_values_kind_is_the_loaders() {
+        let bench = include_str!("../../../../testdata/golden/benchmark.jsonl");
+        let lines = [
+            bench.lines().next().unwrap(),
+            r#"{"question_id": "q1", "model": "m", "answer": "a"}"#,
+            r#"{"question_id": "q1", "model": "m", "answer": null, "error": "timeout"}"#,
+            r#"{"question_id": "q1", "model": "m", "error": null}"#,
+            r#"{"question_id": "q1", "model": "m", "judge": "J", "items": []}"#,
+            r#"{"question_id": "q1", "model": "m", "judge": "J", "dimensions": {"a": 3}, "max_per_dimension": 5}"#,
+            r#"{"question_id": "q1", "model": "m", "classifier": "C", "mode": "hallucination"}"#,
+            include_str!("../../../../testdata/reviews/ann.jsonl")
+                .lines()
+                .next()
+                .unwrap(),
+            r#"{"question_id": "q1", "model": "m", "answer": "a", "items": null}"#,
+            r#"{"name": "x", "version": "1.0"}"#,
+        ];
+        for line in lines {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let files = [SourceFile {
+                name: "x.jsonl",
+                bytes: line.as_bytes(),
+            }];
+            let l = crate::load(&files, crate::LoadOptions::default());
+            let loaded = RecordKind::ALL
+                .into_iter()
+                .find(|k| l.dataset.count(*k) == 1);
+            assert_eq!(RecordKind::of_value(&v), loaded, "{line}: {:?}", l.issues);
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! visitors that read a container read whole element by element (so that a syntax error keeps
 //! what came before it).
 
-use super::record::{Record, RecordKind};
+use super::record::{Marks, Record, RecordKind};
 use crate::issue::IssueKind;
 use crate::model::*;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -359,22 +359,20 @@ macro_rules! required {
 
 impl<T: Texts> AnyRecord<T> {
     pub(super) fn detect(&self) -> Option<RecordKind> {
-        if self.checklist.is_some() || (self.question.is_some() && self.reference_answer.is_some())
-        {
-            Some(RecordKind::Question)
-        } else if self.items.is_some() {
-            Some(RecordKind::Judgment)
-        } else if self.dimensions.is_some() {
-            Some(RecordKind::ScalarJudgment)
-        } else if self.mode.is_some() || self.classifier.is_some() {
-            Some(RecordKind::FailureLabel)
-        } else if self.answer.is_some() || (self.question_id.is_some() && self.error.is_some()) {
-            Some(RecordKind::Answer)
-        } else if self.reviewer.is_some() {
-            Some(RecordKind::Review)
-        } else {
-            None
+        Marks {
+            checklist: self.checklist.is_some(),
+            question: self.question.is_some(),
+            reference_answer: self.reference_answer.is_some(),
+            items: self.items.is_some(),
+            dimensions: self.dimensions.is_some(),
+            mode: self.mode.is_some(),
+            classifier: self.classifier.is_some(),
+            answer: self.answer.is_some(),
+            question_id: self.question_id.is_some(),
+            error: self.error.is_some(),
+            reviewer: self.reviewer.is_some(),
         }
+        .kind()
     }
 
     /// The record of `kind` these fields make, or the names of the required fields missing.

@@ -14,3 +14,4 @@ mod one_io_module;
 mod pages_compute_nothing;
 mod pure_core;
 mod source;
+mod string_errors;

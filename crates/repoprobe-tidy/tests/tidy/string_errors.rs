@@ -1,0 +1,324 @@
+//! Rule j: errors are types. A `Result<_, String>` in non-test code carries an error a caller can
+//! only print: what went wrong is not a variant to match, and its words are all there is. Library
+//! code returns a `thiserror` enum whose messages say what to do; a `String` error stays only
+//! where the listed reason holds (a clap value parser, whose error clap prints as it is; a reply
+//! sent back to the model, which reads words).
+
+use crate::source::{crates, fail_with, gates, item_attrs};
+use syn::visit::{self, Visit};
+
+/// The `Result<_, String>`s that stay, as "path: item" with the reason. At most 20.
+const ALLOWED: &[(&str, &str)] = &[];
+
+/// Those not turned into an error type yet, as "path: item". A ratchet: an entry no longer met
+/// fails the test, so the list only shrinks.
+const NOT_YET: &[&str] = &[
+    "src/charts/mod.rs: ChartData::draw",
+    "src/charts/mod.rs: svg",
+    "src/charts/mod.rs: frame",
+    "src/charts/mod.rs: no_data",
+    "src/charts/bars.rs: score_bars",
+    "src/charts/bars.rs: histogram",
+    "src/charts/funnel.rs: funnel",
+    "src/charts/heatmap.rs: heatmap",
+    "src/charts/heatmap.rs: ColumnLabels::draw",
+    "src/charts/heatmap.rs: cell",
+    "src/charts/heatmap.rs: color_key",
+    "src/charts/scatter.rs: scatter",
+    "src/charts/stacked.rs: stacked_shares",
+    "src/charts/stacked.rs: draw_legend",
+    "src/components/chart.rs: draw",
+    "src/components/chart.rs: new_canvas",
+    "src/components/report_table.rs: sort_key",
+    "src/options.rs: score_options",
+    "src/pages/compare.rs: side_is",
+    "src/pages/compare.rs: columns",
+    "src/pages/compare.rs: side_head",
+    "src/pages/compare.rs: checklist",
+    "src/pages/question/shown.rs: Shown",
+    "src/pages/question/shown.rs: commit_link",
+    "src/pages/review/mod.rs: keep",
+    "src/prerender.rs: Landing",
+    "src/prerender.rs: load_landing",
+    "src/protocol.rs: StepKind::try_from",
+    "src/protocol.rs: Comparison",
+    "src/protocol.rs: JudgesAnswer",
+    "src/protocol.rs: Response",
+    "src/reducer.rs: shared",
+    "src/reducer.rs: report_for",
+    "src/state.rs: Paired",
+    "src/state.rs: AppState",
+    "src/state.rs: RunsAnswer",
+    "src/state.rs: TrajectorySearch",
+    "src/state.rs: empty_report",
+    "src/trajectory.rs: merge",
+    "src/worker/mod.rs: Worker::runs",
+    "src/worker/host.rs: Host::read_all",
+    "src/worker/host.rs: Host::read_slice",
+    "src/worker/host.rs: Host::fetch_range",
+    "src/worker/host.rs: range_status",
+    "src/worker/host.rs: range_bytes",
+    "src/worker/judges.rs: report",
+    "src/worker/release.rs: File",
+    "src/worker/release.rs: Store::read",
+    "src/worker/runs.rs: Cache",
+    "src/worker/runs.rs: Cache::page",
+    "src/worker/scoring.rs: report",
+    "src/worker/scoring.rs: first_report",
+    "src/worker/scoring.rs: paired",
+    "src/worker/search.rs: Matcher::new",
+    "src/worker/serve/runs.rs: Service::read_range",
+    "src/worker/serve/runs.rs: Service::trajectory_page",
+    "src/worker/serve/runs.rs: Service::open",
+    "src/worker/serve/runs.rs: Service::search_batch",
+    "src/worker/serve/runs.rs: Service::side",
+    "src/worker/trajectory.rs: Store::index_read",
+    "src/worker/trajectory.rs: Store::open",
+    "src/worker/trajectory/steps.rs: Held::read",
+    "src/worker/trajectory/steps.rs: Held::of",
+    "src/bin/repoprobe-worker.rs: read_range",
+    "src/bin/repoprobe-worker.rs: trajectory_page",
+    "crates/repoprobe-agent/src/builtin.rs: run_checked",
+    "crates/repoprobe-agent/src/run.rs: Check",
+    "crates/repoprobe-cli/src/commands/bundle.rs: read_trajectory",
+    "crates/repoprobe-cli/src/commands/curate/verify.rs: holds",
+    "crates/repoprobe-cli/src/commands/evidence.rs: rewrite_all",
+    "crates/repoprobe-cli/src/commands/judge_scalar.rs: scale",
+    "crates/repoprobe-cli/src/commands/runs_list.rs: parse_verdict",
+    "crates/repoprobe-cli/src/commands/runs_list.rs: parse_mode",
+    "crates/repoprobe-cli/src/commands/score.rs: parse_weight",
+    "crates/repoprobe-cli/src/input.rs: read_json_records",
+    "crates/repoprobe-cli/src/live/mod.rs: env_name",
+    "crates/repoprobe-cli/src/live/agent.rs: write_json",
+    "crates/repoprobe-cli/src/live/batch.rs: Live::settle",
+    "crates/repoprobe-cli/src/plan/mod.rs: Plan::check",
+    "crates/repoprobe-cli/src/plan/mod.rs: Plan::check_prices",
+    "crates/repoprobe-cli/src/plan/mod.rs: check_key",
+    "crates/repoprobe-cli/src/plan/mod.rs: check_price",
+    "crates/repoprobe-cli/src/plan/mod.rs: check_provider",
+    "crates/repoprobe-cli/src/plan/mod.rs: check_concurrency",
+    "crates/repoprobe-cli/src/plan/mod.rs: check_endpoint",
+    "crates/repoprobe-cli/src/plan/mod.rs: check_local",
+    "crates/repoprobe-cli/src/plan/mod.rs: check_names",
+    "crates/repoprobe-cli/src/plan/line.rs: Line::new",
+    "crates/repoprobe-cli/src/plan/line.rs: Line::finish",
+    "crates/repoprobe-cli/src/plan/line.rs: named",
+    "crates/repoprobe-cli/src/plan/stages.rs: stages",
+    "crates/repoprobe-cli/src/plan/stages.rs: answers",
+    "crates/repoprobe-cli/src/plan/stages.rs: api_stage",
+    "crates/repoprobe-cli/src/plan/stages.rs: bundle",
+    "crates/repoprobe-cli/src/plan/stages.rs: score",
+    "crates/repoprobe-cli/src/runs/mod.rs: Layout::new",
+    "crates/repoprobe-cli/src/runs/mod.rs: render",
+    "crates/repoprobe-cli/src/shard.rs: Shard::from_str",
+    "crates/repoprobe-cli/src/shard.rs: ShardArg::from_str",
+    "crates/repoprobe-cli/src/shard.rs: resolve",
+    "crates/repoprobe-cli/src/shard.rs: number",
+    "crates/repoprobe-cli/src/shard.rs: fit",
+    "crates/repoprobe-cli/src/shard.rs: Var",
+    "crates/repoprobe-cli/src/shard.rs: slurm",
+    "crates/repoprobe-cli/src/shard.rs: kubernetes",
+    "crates/repoprobe-core/src/curate/finalize.rs: Manifest::parse",
+    "crates/repoprobe-core/src/curate/verify.rs: ground",
+    "crates/repoprobe-core/src/dataset/mod.rs: Dataset::created_on_or_after",
+    "crates/repoprobe-core/src/dataset/mod.rs: Dataset::created_window",
+    "crates/repoprobe-core/src/dataset/mod.rs: Dataset::fill_texts",
+    "crates/repoprobe-core/src/load/mod.rs: parse_one",
+    "crates/repoprobe-core/src/protocol/judge.rs: extract_object",
+    "crates/repoprobe-core/src/protocol/reply.rs: extract_object_of",
+    "crates/repoprobe-core/src/metrics/runs.rs: Order::parse",
+    "crates/repoprobe-core/src/metrics/weights.rs: WeightRule::parse",
+    "crates/repoprobe-core/src/trajectories.rs: Index::read",
+    "crates/repoprobe-core/src/trajectories.rs: read_line",
+    "crates/repoprobe-core/src/trajectories/prefix.rs: read_prefix",
+    "crates/repoprobe-fetch/src/lib.rs: Fetcher::hop",
+    "crates/repoprobe-fetch/src/lib.rs: Fetcher::send",
+    "crates/repoprobe-fetch/src/lib.rs: Fetcher::redirect",
+    "crates/repoprobe-fetch/src/lib.rs: Fetcher::read_page",
+    "crates/repoprobe-fetch/src/lib.rs: Fetcher::route",
+    "crates/repoprobe-fetch/src/lib.rs: page_text",
+    "crates/repoprobe-fetch/src/text.rs: html_to_text",
+    "crates/repoprobe-github/src/lib.rs: read_body",
+    "crates/repoprobe-llm/src/lib.rs: Client::settled",
+    "crates/repoprobe-llm/src/lib.rs: Client::reply",
+    "crates/repoprobe-llm/src/lib.rs: Client::send",
+    "crates/repoprobe-llm/src/lib.rs: Client::exchange",
+    "crates/repoprobe-llm/src/lib.rs: Client::attempt",
+    "crates/repoprobe-llm/src/lib.rs: Client::classify",
+    "crates/repoprobe-llm/src/anthropic.rs: parse",
+    "crates/repoprobe-llm/src/anthropic.rs: reply",
+    "crates/repoprobe-llm/src/batch.rs: BatchResult",
+    "crates/repoprobe-llm/src/batch.rs: json_of",
+    "crates/repoprobe-llm/src/batch.rs: field",
+    "crates/repoprobe-llm/src/batch.rs: parse_result_line",
+    "crates/repoprobe-llm/src/chat.rs: parse",
+    "crates/repoprobe-llm/src/openai.rs: parse",
+    "crates/repoprobe-llm/src/openai.rs: reply",
+];
+
+/// Whether `ty` is `Result<_, String>` (any path ending in `Result`, `String` as its error).
+fn is_string_result(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    let types: Vec<&syn::Type> = args
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    last.ident == "Result"
+        && types.len() == 2
+        && matches!(types[1], syn::Type::Path(e) if e.path.is_ident("String"))
+}
+
+/// Every `Result<_, String>` of a file's non-test code, by the item it is in (`fn`, `Type::fn`,
+/// a type or a struct), with its line.
+struct Finder {
+    item: Vec<String>,
+    found: Vec<(usize, String)>,
+}
+
+impl Finder {
+    fn inside(&mut self, name: String, f: impl FnOnce(&mut Self)) {
+        self.item.push(name);
+        f(self);
+        self.item.pop();
+    }
+}
+
+impl<'ast> Visit<'ast> for Finder {
+    fn visit_type(&mut self, ty: &'ast syn::Type) {
+        if is_string_result(ty) {
+            let line = match ty {
+                syn::Type::Path(p) => p
+                    .path
+                    .segments
+                    .last()
+                    .map_or(0, |s| s.ident.span().start().line),
+                _ => 0,
+            };
+            let item = self.item.join("::");
+            if !self.found.iter().any(|(_, i)| *i == item) {
+                self.found.push((line, item));
+            }
+        }
+        visit::visit_type(self, ty);
+    }
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if gates(item_attrs(item)).test {
+            return;
+        }
+        let name = match item {
+            syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
+            syn::Item::Struct(s) => Some(s.ident.to_string()),
+            syn::Item::Enum(e) => Some(e.ident.to_string()),
+            syn::Item::Type(t) => Some(t.ident.to_string()),
+            syn::Item::Trait(t) => Some(t.ident.to_string()),
+            syn::Item::Impl(i) => match &*i.self_ty {
+                syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match name {
+            Some(n) => self.inside(n, |me| visit::visit_item(me, item)),
+            None => visit::visit_item(self, item),
+        }
+    }
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if !gates(&f.attrs).test {
+            self.inside(f.sig.ident.to_string(), |me| {
+                visit::visit_impl_item_fn(me, f)
+            });
+        }
+    }
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        self.inside(f.sig.ident.to_string(), |me| {
+            visit::visit_trait_item_fn(me, f)
+        });
+    }
+}
+
+/// Every `Result<_, String>` of the workspace's non-test code, as ("path: item", line).
+fn all() -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for c in crates() {
+        for f in c.files.iter().filter(|f| !f.test_only) {
+            let mut finder = Finder {
+                item: Vec::new(),
+                found: Vec::new(),
+            };
+            finder.visit_file(&f.ast);
+            for (line, item) in finder.found {
+                out.push((format!("{}: {item}", f.path), line));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn library_errors_are_types_and_a_string_error_says_why() {
+    let found = all();
+    let listed = |e: &str| ALLOWED.iter().any(|(a, _)| *a == e) || NOT_YET.contains(&e);
+    let breaches: Vec<String> = found
+        .iter()
+        .filter(|(e, _)| !listed(e))
+        .map(|(e, line)| {
+            let (path, item) = e.split_once(": ").unwrap_or((e, ""));
+            format!("{path}:{line}: `{item}` returns or holds Result<_, String>")
+        })
+        .collect();
+    fail_with(
+        "errors are types (ARCHITECTURE.md, rule j)",
+        "return a thiserror enum whose messages say what to do (see crates/repoprobe-llm's \
+         errors), or, where a String is the API (a clap value parser), list it in ALLOWED in \
+         crates/repoprobe-tidy/tests/tidy/string_errors.rs with the reason",
+        &breaches,
+    );
+    let stale: Vec<String> = ALLOWED
+        .iter()
+        .map(|(a, _)| *a)
+        .chain(NOT_YET.iter().copied())
+        .filter(|e| !found.iter().any(|(f, _)| f == e))
+        .map(|e| format!("{e}: listed, but no longer a Result<_, String>"))
+        .collect();
+    fail_with(
+        "errors are types: the lists only shrink",
+        "remove the entry from ALLOWED or NOT_YET in crates/repoprobe-tidy/tests/tidy/string_errors.rs",
+        &stale,
+    );
+    assert!(
+        ALLOWED.len() <= 20 && ALLOWED.iter().all(|(_, why)| why.len() > 20),
+        "at most 20 String errors stay, each with its reason"
+    );
+}
+
+/// The list of every `Result<_, String>` left, for NOT_YET
+/// (`cargo test -p repoprobe-tidy -- --ignored --nocapture string_errors_listing`).
+#[test]
+#[ignore = "a listing, not a rule"]
+fn string_errors_listing() {
+    for (e, _) in all() {
+        println!("    \"{e}\",");
+    }
+}
+
+#[test]
+fn the_string_errors_rule_sees_a_string_error_and_lets_others_through() {
+    let ty = |s: &str| -> syn::Type { syn::parse_str(s).expect(s) };
+    assert!(is_string_result(&ty("Result<u32, String>")));
+    assert!(is_string_result(&ty("std::result::Result<(), String>")));
+    assert!(!is_string_result(&ty("Result<String, Error>")));
+    assert!(!is_string_result(&ty("anyhow::Result<String>")));
+    assert!(!is_string_result(&ty("Option<String>")));
+}

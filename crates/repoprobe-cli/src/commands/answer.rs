@@ -18,10 +18,10 @@
 //! calls' (`crate::live`, `crate::output`).
 
 use crate::exit::Exit;
-use crate::live::agent;
+use crate::live::agent::{self, AgentCommand, Estimated, Execute, Settled};
 use crate::live::events::{Event, Reporter};
 use crate::live::task::{Failed, Outcome};
-use crate::live::{ApiArgs, RunArgs, Summary, journals, load_inputs, run_jobs};
+use crate::live::{ApiArgs, RunArgs, Summary, journals, load_inputs};
 use crate::output::{self, AnswerKey, Journal, answer_key};
 use crate::repos::RepoArgs;
 use crate::runs::Layout;
@@ -35,7 +35,6 @@ use repoprobe_agent::workspace::RepoSource;
 use repoprobe_core::Question;
 use repoprobe_core::model::failure::Status;
 use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt};
-use repoprobe_llm::key::scrub_env;
 use repoprobe_llm::price::Price;
 use repoprobe_llm::{Client, Tokens};
 use serde::Serialize;
@@ -167,7 +166,7 @@ impl AgentKind {
 /// `answer`'s flags settled once, before any benchmark is read or any agent runs: every check
 /// made, every default taken, the shard's files resolved. What follows reads this, never the
 /// flags.
-struct Plan {
+pub(crate) struct Plan {
     benchmark: PathBuf,
     layout: Layout,
     /// Keys worked on at once, and what the keys in flight get after SIGTERM.
@@ -233,54 +232,117 @@ struct AnswerRecord<'a> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    a.api.one_model()?;
-    if a.estimate {
-        return estimate(&a);
-    }
-    Plan::settle(a)?.execute()
+    agent::run_agent(a)
 }
 
-impl Plan {
-    /// Checks the flags and settles them: this shard's files (from here on `--out` is this
-    /// shard's file, and the transcripts and what the sandbox hides follow it), the agent's
-    /// setup, the manifest's spec.
-    fn settle(a: Args) -> anyhow::Result<Plan> {
-        if !(a.agent_timeout_s.is_finite() && a.agent_timeout_s > 0.0) {
-            bail!("--agent-timeout-s must be a positive number of seconds");
+impl AgentCommand for Args {
+    const NAME: &'static str = "answer";
+    type Plan = Plan;
+
+    agent::flags!();
+
+    /// `--estimate`: the runs not yet in `--out`, each assumed to take `turns` turns that each
+    /// re-send the prompt and the conversation so far (every tool result adding
+    /// [`ESTIMATE_RESULT_TOKENS`](crate::live::estimate::ESTIMATE_RESULT_TOKENS)) and write a fixed
+    /// number of tokens (`live::estimate::agent_run`). How far an agent
+    /// explores no prompt tells: the assumptions are printed, and a pilot run's evidence table
+    /// (`score --evidence`) is the better guide.
+    fn estimate(&self, turns: u64) -> anyhow::Result<Estimated> {
+        use crate::live::estimate::{Estimate, agent_run};
+        let (ds, _) = load_inputs(std::slice::from_ref(&self.benchmark))?;
+        let done = {
+            let layout = self.run.layout()?;
+            let mut j = Journal::open_beside(&layout.out, answer_key)?;
+            std::mem::take(&mut j.done)
+        };
+        let (mut e, mut already) = (Estimate::default(), 0);
+        for q in ds
+            .questions
+            .iter()
+            .filter(|q| self.questions.is_empty() || self.questions.contains(&q.id))
+        {
+            for key in answer_keys(&q.id, self.name(), self.attempts) {
+                if done.contains(&key) {
+                    already += 1;
+                } else {
+                    e += agent_run(q, turns);
+                }
+            }
         }
-        let layout = a.run.layout()?;
+        Ok(Estimated {
+            runs: e,
+            done: already,
+            input: "the prompt's bytes / 4 a turn, and the conversation so far, assumed below",
+            not_counted: "an agent CLI's own system prompt and tools are not counted",
+        })
+    }
+
+    /// Settles the flags, with what every agent command settles alike (`settled`): this
+    /// shard's files (from here on `--out` is this shard's file, and the transcripts and what
+    /// the sandbox hides follow it), the agent's setup, the manifest's spec.
+    fn settle(self, settled: Settled) -> anyhow::Result<Plan> {
+        let layout = settled.layout;
         let out = layout.out.clone();
-        let transcripts = a
+        let transcripts = self
             .transcripts
             .clone()
             .unwrap_or_else(|| transcripts_dir(&out));
-        let setup = setup(&a, &layout, &out, &transcripts)?;
+        let setup = setup(&self, (&layout, settled.limits), &out, &transcripts)?;
         let files = Files {
-            source: a.repo.source()?,
-            worktrees: a
-                .worktrees
-                .clone()
-                .unwrap_or_else(|| a.repo.repos.join("worktrees")),
+            source: settled.source,
+            worktrees: settled.worktrees,
             transcripts,
             out_dir: crate::input::dir_of(&out).to_path_buf(),
-            keep_worktrees: a.keep_worktrees,
-            api_model: (a.name() != a.api.model()).then(|| a.api.model().to_string()),
+            keep_worktrees: self.keep_worktrees,
+            api_model: (self.name() != self.api.model()).then(|| self.api.model().to_string()),
         };
         Ok(Plan {
-            spec: run_spec(&a),
-            benchmark: a.benchmark,
-            concurrency: (a.run.concurrency as usize, a.run.grace()),
-            price: a.run.price(a.api.model()),
-            name: a.name.unwrap_or_else(|| a.api.model().to_string()),
-            questions: a.questions,
-            attempts: a.attempts,
-            retry_failed: a.retry_failed,
+            spec: run_spec(&self),
+            benchmark: self.benchmark,
+            concurrency: settled.concurrency,
+            price: settled.price,
+            name: self.name.unwrap_or_else(|| self.api.model().to_string()),
+            questions: self.questions,
+            attempts: self.attempts,
+            retry_failed: self.retry_failed,
             layout,
             setup,
             files,
         })
     }
+}
 
+impl Plan {
+    /// The run's keys (the questions asked, × `--attempts`), each with its question; an unknown
+    /// `--question` or a benchmark without a valid question is an error.
+    fn keys(&self, questions: &[Question]) -> anyhow::Result<Vec<(AnswerKey, Arc<Question>)>> {
+        if questions.is_empty() {
+            bail!("no valid question in {}", self.benchmark.display());
+        }
+        if let Some(id) = self
+            .questions
+            .iter()
+            .find(|id| !questions.iter().any(|q| &q.id == *id))
+        {
+            bail!(
+                "--question {id}: no such question in {}",
+                self.benchmark.display()
+            );
+        }
+        let asked = questions
+            .iter()
+            .filter(|q| self.questions.is_empty() || self.questions.contains(&q.id));
+        let mut keys = Vec::new();
+        for q in asked.map(|q| Arc::new(q.clone())) {
+            for key in answer_keys(&q.id, &self.name, self.attempts) {
+                keys.push((key, Arc::clone(&q)));
+            }
+        }
+        Ok(keys)
+    }
+}
+
+impl Execute for Plan {
     /// Reads the benchmark, starts the agent, joins the run and answers every key not yet
     /// done that is this shard's, then prints the summary.
     fn execute(self) -> anyhow::Result<Exit> {
@@ -317,15 +379,16 @@ impl Plan {
             }
         }
         let started = Instant::now();
-        let mut reporter = Reporter::new(ctx.price, other_shards, || None);
         let futures = jobs
             .into_iter()
             .map(|(key, q)| answer_one(Arc::clone(&ctx), key, q));
-        let ended = run_jobs(self.concurrency, futures, &mut reporter, |o, reporter| {
-            record(o, &mut out, &mut failures, reporter)
-        })?;
-        let mut tally = reporter.into_tally();
-        tally.stopped = ended.stopped;
+        let tally = agent::run_keys(
+            self.concurrency,
+            (ctx.price, other_shards),
+            || None,
+            futures,
+            |o, reporter| record(o, &mut out, &mut failures, reporter),
+        )?;
         Ok(Summary {
             command: "answer",
             verb: "answered",
@@ -337,34 +400,6 @@ impl Plan {
             started,
         }
         .print(&tally, input_issues))
-    }
-
-    /// The run's keys (the questions asked, × `--attempts`), each with its question; an unknown
-    /// `--question` or a benchmark without a valid question is an error.
-    fn keys(&self, questions: &[Question]) -> anyhow::Result<Vec<(AnswerKey, Arc<Question>)>> {
-        if questions.is_empty() {
-            bail!("no valid question in {}", self.benchmark.display());
-        }
-        if let Some(id) = self
-            .questions
-            .iter()
-            .find(|id| !questions.iter().any(|q| &q.id == *id))
-        {
-            bail!(
-                "--question {id}: no such question in {}",
-                self.benchmark.display()
-            );
-        }
-        let asked = questions
-            .iter()
-            .filter(|q| self.questions.is_empty() || self.questions.contains(&q.id));
-        let mut keys = Vec::new();
-        for q in asked.map(|q| Arc::new(q.clone())) {
-            for key in answer_keys(&q.id, &self.name, self.attempts) {
-                keys.push((key, Arc::clone(&q)));
-            }
-        }
-        Ok(keys)
     }
 }
 
@@ -421,69 +456,20 @@ fn retry_failed(
     Ok(())
 }
 
-/// `--estimate`: the runs not yet in `--out`, each assumed to take `--estimate-turns` turns that
-/// each re-send the prompt and the conversation so far (every tool result adding
-/// [`ESTIMATE_RESULT_TOKENS`](crate::live::estimate::ESTIMATE_RESULT_TOKENS)) and write a fixed
-/// number of tokens (`live::estimate::agent_run`). How far an agent
-/// explores no prompt tells: the assumptions are printed, and a pilot run's evidence table
-/// (`score --evidence`) is the better guide.
-fn estimate(a: &Args) -> anyhow::Result<Exit> {
-    use crate::live::estimate::{
-        ESTIMATE_RESULT_TOKENS, ESTIMATE_TURN_OUTPUT_TOKENS, Estimate, render,
-    };
-    let (ds, _) = load_inputs(std::slice::from_ref(&a.benchmark))?;
-    let done = {
-        let layout = a.run.layout()?;
-        let mut j = Journal::open_beside(&layout.out, answer_key)?;
-        std::mem::take(&mut j.done)
-    };
-    let turns = u64::from(a.estimate_turns);
-    let (mut e, mut already) = (Estimate::default(), 0);
-    for q in ds
-        .questions
-        .iter()
-        .filter(|q| a.questions.is_empty() || a.questions.contains(&q.id))
-    {
-        for key in answer_keys(&q.id, a.name(), a.attempts) {
-            if done.contains(&key) {
-                already += 1;
-            } else {
-                e += crate::live::estimate::agent_run(q, turns);
-            }
-        }
-    }
-    let mut text = render(
-        "answer",
-        a.api.model(),
-        e,
-        already,
-        a.run.price(a.api.model()),
-        "the prompt's bytes / 4 a turn, and the conversation so far, assumed below",
-    );
-    text.push_str(&format!(
-        "  assumed: {turns} turns a run (--estimate-turns), each re-sending the prompt and the \
-         conversation, every tool result adding {ESTIMATE_RESULT_TOKENS} tokens and every turn \
-         writing {ESTIMATE_TURN_OUTPUT_TOKENS}; an agent CLI's own system prompt and tools are \
-         not counted\n"
-    ));
-    crate::stdout::write(text.as_bytes())?;
-    Ok(Exit::Ok)
-}
-
 /// The agent of `--agent`, settled: the model's client settings and limits, or the CLI's
 /// configuration with its confinement (`out` is this shard's `--out`, `transcripts` where the
 /// runs' files go: both hidden from a confined agent).
-fn setup(a: &Args, layout: &Layout, out: &Path, transcripts: &Path) -> anyhow::Result<Setup> {
-    let timeout = Duration::from_secs_f64(a.agent_timeout_s);
+fn setup(
+    a: &Args,
+    (layout, limits): (&Layout, Limits),
+    out: &Path,
+    transcripts: &Path,
+) -> anyhow::Result<Setup> {
+    let timeout = limits.timeout;
     let Some(agent) = a.agent.external() else {
         let (mut settings, key) = a.api.settings(None)?;
         settings.rpm = a.run.share(settings.rpm, layout);
         settings.tpm = a.run.share(settings.tpm, layout);
-        let limits = Limits {
-            max_turns: a.max_turns,
-            max_total_tokens: a.max_run_tokens,
-            timeout,
-        };
         return Ok(Setup::Builtin {
             settings,
             key,
@@ -769,37 +755,31 @@ fn cost(
     }
 }
 
-/// Writes how a key ended and counts it.
+/// Writes how a key ended and counts it; whatever a run gave, no secret of ours is written or
+/// printed.
 fn record(
     o: Outcome<AnswerKey, Value>,
     out: &mut Journal<AnswerKey>,
     failures: &mut Journal<AnswerKey>,
     reporter: &mut Reporter,
 ) -> anyhow::Result<()> {
-    reporter.on(Event::Spent {
-        calls: o.calls,
-        http_retries: o.http_retries,
-        reasks: 0,
-        tokens: o.tokens,
-        without_usage: o.without_usage,
-    });
-    // Whatever a run gave, no secret of ours is written or printed.
-    match o.result {
-        Ok(record) => {
-            let record = agent::scrubbed(record);
-            out.append(&record)?;
-            reporter.on(Event::Done {
-                key: &o.key,
-                note: record["error"].as_str(),
-            });
-        }
-        Err(mut f) => {
-            f.reason = scrub_env(&f.reason);
-            failures.append(&f.record(&o.key, PROMPT_VERSION))?;
-            reporter.on(f.event(&o.key));
-        }
-    }
-    Ok(())
+    let written = |key: &AnswerKey, record: Value, reporter: &mut Reporter| {
+        let record = agent::scrubbed(record);
+        out.append(&record)?;
+        reporter.on(Event::Done {
+            key,
+            note: record["error"].as_str(),
+        });
+        Ok(())
+    };
+    agent::record(
+        o,
+        failures,
+        AnswerKey::clone,
+        PROMPT_VERSION,
+        reporter,
+        written,
+    )
 }
 
 #[cfg(test)]

@@ -90,13 +90,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
     {
         let s = self.client.settings();
         let (provider, structured) = (s.provider.as_str(), s.structured.as_str());
-        reporter.on(Event::Spent {
-            calls: o.calls,
-            http_retries: o.http_retries,
-            reasks: o.reasks,
-            tokens: o.tokens,
-            without_usage: o.without_usage,
-        });
+        reporter.on(o.spent());
         let usage = UsageOut {
             input_tokens: o.tokens.input_tokens,
             output_tokens: o.tokens.output_tokens,

@@ -121,6 +121,17 @@ pub(crate) struct Outcome<K, V> {
 }
 
 impl<K, V> Outcome<K, V> {
+    /// What the key spent, as the event that counts it.
+    pub fn spent(&self) -> Event<'static> {
+        Event::Spent {
+            calls: self.calls,
+            http_retries: self.http_retries,
+            reasks: self.reasks,
+            tokens: self.tokens,
+            without_usage: self.without_usage,
+        }
+    }
+
     /// A key that has not ended yet (it could not run until it says otherwise).
     pub fn begun(key: K) -> Outcome<K, V> {
         Outcome {

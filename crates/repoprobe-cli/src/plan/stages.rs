@@ -472,6 +472,10 @@ mod tests {
 out = "runs"
 repos = "cache"
 repo_map = ["acme/widget=/src/widget", "acme/other=/src/other"]
+judge = [
+    { provider = "openai", model = "judge-a", base_url = "http://127.0.0.1:6/v1", key_env = "JUDGE_KEY", price = { input = 3.0, output = 15.0 }, runs = 2, concurrency = 8, rpm = 100, tpm = 90001, temperature = 0.25, max_tokens = 900, args = ["--structured", "tool", "--timeout-s", "600"] },
+    { provider = "anthropic", model = "judge-b", base_url = "http://127.0.0.1:5", local = true },
+]
 
 [[model]]
 name = "Built in"
@@ -505,26 +509,6 @@ base_url = "http://127.0.0.1:7"
 agent_bin = "/bin/sh"
 sandbox_expose = ["/opt/tools", "/opt/more"]
 args = ["--no-sandbox"]
-
-[[judge]]
-provider = "openai"
-model = "judge-a"
-base_url = "http://127.0.0.1:6/v1"
-key_env = "JUDGE_KEY"
-price = { input = 3.0, output = 15.0 }
-runs = 2
-concurrency = 8
-rpm = 100
-tpm = 90001
-temperature = 0.25
-max_tokens = 900
-args = ["--structured", "tool", "--timeout-s", "600"]
-
-[[judge]]
-provider = "anthropic"
-model = "judge-b"
-base_url = "http://127.0.0.1:5"
-local = true
 
 [reliability]
 models = ["Built in"]

@@ -18,10 +18,10 @@
 
 use super::{exclude, open_journals};
 use crate::exit::Exit;
-use crate::live::agent;
+use crate::live::agent::{self, AgentCommand, Estimated, Execute, Settled};
 use crate::live::events::{Event, Reporter};
 use crate::live::task::{Failed, Outcome};
-use crate::live::{ApiArgs, RunArgs, run_jobs};
+use crate::live::{ApiArgs, RunArgs};
 use crate::output::{Journal, text};
 use crate::repos::RepoArgs;
 use crate::runs::Layout;
@@ -42,7 +42,6 @@ use repoprobe_core::protocol::curate_verify::{
 use repoprobe_core::report::terminal_safe_lines;
 use repoprobe_core::{Question, validate};
 use repoprobe_llm::Client;
-use repoprobe_llm::key::scrub_env;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -122,23 +121,84 @@ struct Counts {
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    if a.input == a.run.out {
-        bail!("--in and --out are the same file");
+    agent::run_agent(a)
+}
+
+impl AgentCommand for Args {
+    const NAME: &'static str = "curate verify";
+    type Plan = Plan;
+
+    agent::flags!();
+
+    fn check(&self) -> anyhow::Result<()> {
+        if self.input == self.run.out {
+            bail!("--in and --out are the same file");
+        }
+        Ok(())
     }
-    if !(a.agent_timeout_s.is_finite() && a.agent_timeout_s > 0.0) {
-        bail!("--agent-timeout-s must be a positive number of seconds");
+
+    /// `--estimate`: each question of this shard not yet decided (kept or excluded), and whose
+    /// links are resolved, is one agent run of the verify prompt, modelled as `answer --estimate`
+    /// models a run (`live::estimate::agent_run_of`).
+    fn estimate(&self, turns: u64) -> anyhow::Result<Estimated> {
+        use crate::live::estimate::{Estimate, agent_run_of};
+        let layout = self.run.layout()?;
+        let (jobs, _) = read_jobs(&self.input)?;
+        let out = Journal::open_beside(&layout.out, |v| text(v, "id"))?;
+        let excluded =
+            Journal::open_beside(&super::excluded_path(&layout.out), super::excluded_key)?;
+        let (mut e, mut already) = (Estimate::default(), 0);
+        for job in jobs
+            .iter()
+            .filter(|j| layout.shard.is_none_or(|s| s.owns(&j.question.id)))
+        {
+            let q = &job.question;
+            if out.done.contains(&q.id) || excluded.done.contains(&q.id) {
+                already += 1;
+                continue;
+            }
+            if links_unresolved(q, &job.curation.enhance).is_some() {
+                continue;
+            }
+            let p = prompt(&Verification { question: q });
+            e += agent_run_of(p.system.len() + p.user.len(), turns);
+        }
+        Ok(Estimated {
+            runs: e,
+            done: already,
+            input: "the verify prompt's bytes / 4 a turn, and the conversation so far, assumed below",
+            not_counted: "re-asks not counted",
+        })
     }
-    a.api.one_model()?;
-    if a.estimate {
-        return estimate(&a);
+
+    fn settle(self, settled: Settled) -> anyhow::Result<Plan> {
+        let (settings, key) = self.api.settings(None)?;
+        let spec = RunSpec::new("curate verify")
+            .input("in", &self.input)
+            .set("prompt_version", PROMPT_VERSION)
+            .set("model", self.api.model())
+            .set("max_turns", self.max_turns)
+            .set("max_retries", self.max_retries);
+        Ok(Plan {
+            concurrency: settled.concurrency,
+            price: settled.price,
+            limits: settled.limits,
+            source: settled.source,
+            worktrees: settled.worktrees,
+            max_reasks: self.max_retries,
+            input: self.input,
+            layout: settled.layout,
+            settings,
+            key,
+            spec,
+        })
     }
-    Plan::settle(a)?.execute()
 }
 
 /// `curate verify`'s flags settled once, before any question is read or any agent runs: this
 /// shard's files, the model's client settings and the run's limits, the manifest's spec. What
 /// follows reads this, never the flags.
-struct Plan {
+pub(crate) struct Plan {
     input: PathBuf,
     layout: Layout,
     /// Keys worked on at once, and what the keys in flight get after SIGTERM.
@@ -153,37 +213,9 @@ struct Plan {
     spec: RunSpec,
 }
 
-impl Plan {
-    fn settle(a: Args) -> anyhow::Result<Plan> {
-        let layout = a.run.layout()?;
-        let (settings, key) = a.api.settings(None)?;
-        let spec = RunSpec::new("curate verify")
-            .input("in", &a.input)
-            .set("prompt_version", PROMPT_VERSION)
-            .set("model", a.api.model())
-            .set("max_turns", a.max_turns)
-            .set("max_retries", a.max_retries);
-        Ok(Plan {
-            concurrency: (a.run.concurrency as usize, a.run.grace()),
-            price: a.run.price(a.api.model()),
-            limits: Limits {
-                max_turns: a.max_turns,
-                max_total_tokens: a.max_run_tokens,
-                timeout: Duration::from_secs_f64(a.agent_timeout_s),
-            },
-            source: a.repo.source()?,
-            worktrees: a
-                .worktrees
-                .unwrap_or_else(|| a.repo.repos.join("worktrees")),
-            max_reasks: a.max_retries,
-            input: a.input,
-            layout,
-            settings,
-            key,
-            spec,
-        })
-    }
+impl Plan {}
 
+impl Execute for Plan {
     /// Reads the questions, joins the run, excludes by the links rule, runs the agent on every
     /// other question not yet decided that is this shard's, and prints the closing line.
     fn execute(self) -> anyhow::Result<Exit> {
@@ -218,21 +250,19 @@ impl Plan {
         let started = Instant::now();
         let mut counts = Counts::default();
         let (todo, already_done) = links_first(jobs, &out, &mut excluded, &mut counts)?;
-        let mut reporter = Reporter::new(self.price, 0, move || client.limiter().paused());
         let futures = todo
             .into_iter()
             .map(|job| verify_one(Arc::clone(&ctx), job));
-        let ended = run_jobs(self.concurrency, futures, &mut reporter, |o, reporter| {
-            record(
-                o,
-                &mut out,
-                &mut excluded,
-                &mut failures,
-                &mut counts,
-                reporter,
-            )
-        })?;
-        let tally = reporter.into_tally();
+        let tally = agent::run_keys(
+            self.concurrency,
+            (self.price, 0),
+            move || client.limiter().paused(),
+            futures,
+            |o, reporter| {
+                let journals = (&mut out, &mut excluded, &mut failures);
+                record(o, journals, &mut counts, reporter)
+            },
+        )?;
         let closing = Closing {
             counts: &counts,
             already_done,
@@ -241,7 +271,7 @@ impl Plan {
             price: self.price,
         };
         eprintln!("{}", closing.line(&tally, started.elapsed()));
-        if let Some(stopped) = ended.stopped {
+        if let Some(stopped) = &tally.stopped {
             eprintln!("curate verify: {}", stopped.line());
             return Ok(Exit::Requeue);
         }
@@ -353,50 +383,6 @@ impl Closing<'_> {
 
 /// The questions of `path`, each a valid benchmark question with a valid `curation` block whose
 /// commit is the question's; every other record is printed (file, line, why) and counted.
-/// `--estimate`: each question of this shard not yet decided (kept or excluded), and whose
-/// links are resolved, is one agent run of the verify prompt, modelled as `answer --estimate`
-/// models a run (`live::estimate::agent_run_of`).
-fn estimate(a: &Args) -> anyhow::Result<Exit> {
-    use crate::live::estimate::{ESTIMATE_RESULT_TOKENS, ESTIMATE_TURN_OUTPUT_TOKENS, Estimate};
-    let layout = a.run.layout()?;
-    let (jobs, _) = read_jobs(&a.input)?;
-    let out = Journal::open_beside(&layout.out, |v| text(v, "id"))?;
-    let excluded = Journal::open_beside(&super::excluded_path(&layout.out), super::excluded_key)?;
-    let turns = u64::from(a.estimate_turns);
-    let (mut e, mut already) = (Estimate::default(), 0);
-    for job in jobs
-        .iter()
-        .filter(|j| layout.shard.is_none_or(|s| s.owns(&j.question.id)))
-    {
-        let q = &job.question;
-        if out.done.contains(&q.id) || excluded.done.contains(&q.id) {
-            already += 1;
-            continue;
-        }
-        if links_unresolved(q, &job.curation.enhance).is_some() {
-            continue;
-        }
-        let p = prompt(&Verification { question: q });
-        let run = crate::live::estimate::agent_run_of(p.system.len() + p.user.len(), turns);
-        e += run;
-    }
-    let mut text = crate::live::estimate::render(
-        "curate verify",
-        a.api.model(),
-        e,
-        already,
-        a.run.price(a.api.model()),
-        "the verify prompt's bytes / 4 a turn, and the conversation so far, assumed below",
-    );
-    text.push_str(&format!(
-        "  assumed: {turns} turns a run (--estimate-turns), each re-sending the prompt and the \
-         conversation, every tool result adding {ESTIMATE_RESULT_TOKENS} tokens and every turn \
-         writing {ESTIMATE_TURN_OUTPUT_TOKENS}; re-asks not counted\n"
-    ));
-    crate::stdout::write(text.as_bytes())?;
-    Ok(Exit::Ok)
-}
-
 fn read_jobs(path: &Path) -> anyhow::Result<(Vec<Job>, usize)> {
     let records = crate::input::read_json_records(path)
         .with_context(|| format!("cannot read {}", path.display()))?;
@@ -678,61 +664,49 @@ async fn remove(wt: repoprobe_agent::workspace::Worktree) {
     }
 }
 
-/// Writes how a key ended and counts it.
+/// Writes how a key ended and counts it: a candidate to `--out`, an unanswerable question to
+/// the excluded journal, a failure to the failures journal.
 fn record(
     o: Outcome<String, Decision>,
-    out: &mut Journal<String>,
-    excluded: &mut Journal<String>,
-    failures: &mut Journal<String>,
+    (out, excluded, failures): (
+        &mut Journal<String>,
+        &mut Journal<String>,
+        &mut Journal<String>,
+    ),
     counts: &mut Counts,
     reporter: &mut Reporter,
 ) -> anyhow::Result<()> {
-    reporter.on(Event::Spent {
-        calls: o.calls,
-        http_retries: o.http_retries,
-        reasks: o.reasks,
-        tokens: o.tokens,
-        without_usage: o.without_usage,
-    });
-    match o.result {
-        Ok(Decision::Kept(record)) => {
-            out.append(&record)?;
-            out.done.insert(o.key.clone());
-            counts.kept += 1;
-            reporter.on(Event::Done {
-                key: &o.key,
-                note: None,
-            });
+    let written = |key: &String, decision: Decision, reporter: &mut Reporter| {
+        match decision {
+            Decision::Kept(record) => {
+                out.append(&record)?;
+                out.done.insert(key.clone());
+                counts.kept += 1;
+            }
+            Decision::Unanswerable { repo, reason } => {
+                exclude(
+                    excluded,
+                    Stage::Verify,
+                    key,
+                    &repo,
+                    Rule::Unanswerable,
+                    reason,
+                )?;
+                counts.unanswerable += 1;
+                reporter.on(Event::Message(&format!("dropped: {key}: unanswerable")));
+            }
         }
-        Ok(Decision::Unanswerable { repo, reason }) => {
-            exclude(
-                excluded,
-                Stage::Verify,
-                &o.key,
-                &repo,
-                Rule::Unanswerable,
-                reason,
-            )?;
-            counts.unanswerable += 1;
-            reporter.on(Event::Message(&format!("dropped: {}: unanswerable", o.key)));
-            reporter.on(Event::Done {
-                key: &o.key,
-                note: None,
-            });
-        }
-        Err(mut f) => {
-            f.reason = scrub_env(&f.reason);
-            failures.append(&f.record(&IdKey { id: &o.key }, PROMPT_VERSION))?;
-            reporter.on(f.event(&o.key));
-        }
-    }
-    Ok(())
+        reporter.on(Event::Done { key, note: None });
+        Ok(())
+    };
+    let failure_key = |id: &String| IdKey { id: id.clone() };
+    agent::record(o, failures, failure_key, PROMPT_VERSION, reporter, written)
 }
 
 /// A failure record's key: the question's id.
 #[derive(Serialize)]
-struct IdKey<'a> {
-    id: &'a str,
+struct IdKey {
+    id: String,
 }
 
 #[cfg(test)]

@@ -117,7 +117,7 @@ pub fn score_options(o: &ViewOptions) -> Result<ScoreOptions, String> {
         weights: o
             .weights
             .iter()
-            .map(|r| WeightRule::parse(r))
+            .map(|r| WeightRule::parse(r).map_err(|e| e.to_string()))
             .collect::<Result<_, _>>()?,
         created_after: o.created_after.clone(),
         // The leaderboard's evidence table, over the questions in force as the CLI's.

@@ -254,7 +254,7 @@ impl<B: Handle> Worker<B> {
                 Ok(()) => {
                     self.filled.insert((w.kind, w.index));
                 }
-                Err(e) => errors.push(e),
+                Err(e) => errors.push(e.to_string()),
             }
         }
     }

@@ -76,7 +76,7 @@ impl<B: Clone> Store<B> {
     /// The bytes of manifest `name` (or why they could not be read).
     pub fn read(&mut self, name: &str, bytes: Result<Vec<u8>, String>) {
         if let Some(f) = self.files.iter_mut().find(|f| f.name == name) {
-            f.read = Some(bytes.and_then(|b| Manifest::parse(&b)));
+            f.read = Some(bytes.and_then(|b| Manifest::parse(&b).map_err(|e| e.to_string())));
         }
     }
 

@@ -143,6 +143,14 @@ pub struct Problem {
     pub message: String,
 }
 
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Problem {}
+
 impl Problem {
     pub fn new(kind: IssueKind, message: impl Into<String>) -> Problem {
         Problem {

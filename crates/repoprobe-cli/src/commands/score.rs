@@ -46,7 +46,7 @@ pub struct Args {
     /// `*/@knowledge=1` for knowledge items that count alike); repeatable. A question's own rule
     /// beats `*`, an item id beats a kind. Items keep their judged attainment (score / own
     /// weight); the report's policy names the rules.
-    #[arg(long = "weight", value_name = "RULE", value_parser = parse_weight)]
+    #[arg(long = "weight", value_name = "RULE", value_parser = repoprobe_core::WeightRule::parse)]
     weights: Vec<repoprobe_core::WeightRule>,
     /// Add the evidence of the runs per model (mean cost, tokens, turns and seconds per answer,
     /// share of runs that edited the repository), from the answer records: one more table, or
@@ -96,10 +96,6 @@ impl From<PanelRuleFlag> for PanelRule {
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum OneTable {
     Retrieval,
-}
-
-fn parse_weight(s: &str) -> Result<repoprobe_core::WeightRule, String> {
-    repoprobe_core::WeightRule::parse(s)
 }
 
 #[derive(Debug, Default, Clone, Copy, clap::ValueEnum)]

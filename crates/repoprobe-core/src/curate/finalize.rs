@@ -208,30 +208,33 @@ pub const MANIFEST_FORMAT: &str = "repoprobe-release";
 impl Manifest {
     /// A manifest as `curate finalize` wrote it, from its bytes: the site reads dropped ones.
     /// An error says where the JSON is wrong, or that it is another kind of file.
-    pub fn parse(bytes: &[u8]) -> Result<Manifest, String> {
+    pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
         #[derive(Deserialize)]
         struct Format {
             format: Option<String>,
         }
         let f: Format =
-            serde_json::from_slice(bytes).map_err(|e| format!("not a release manifest: {e}"))?;
+            serde_json::from_slice(bytes).map_err(|e| ManifestError::NotJson(e.to_string()))?;
         match f.format.as_deref() {
             Some(MANIFEST_FORMAT) => {}
-            Some(other) => {
-                return Err(format!(
-                    "not a release manifest: its format is {}, not \"{MANIFEST_FORMAT}\"",
-                    quote(other)
-                ));
-            }
-            None => {
-                return Err(format!(
-                    "not a release manifest: it has no `format` (\"{MANIFEST_FORMAT}\")"
-                ));
-            }
+            Some(other) => return Err(ManifestError::OtherFormat(other.to_string())),
+            None => return Err(ManifestError::NoFormat),
         }
-        serde_json::from_slice(bytes)
-            .map_err(|e| format!("a release manifest that does not read: {e}"))
+        serde_json::from_slice(bytes).map_err(|e| ManifestError::DoesNotRead(e.to_string()))
     }
+}
+
+/// Why a file is not a release manifest this tool reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    #[error("not a release manifest: {0}")]
+    NotJson(String),
+    #[error("not a release manifest: its format is {}, not \"{MANIFEST_FORMAT}\"", quote(.0))]
+    OtherFormat(String),
+    #[error("not a release manifest: it has no `format` (\"{MANIFEST_FORMAT}\")")]
+    NoFormat,
+    #[error("a release manifest that does not read: {0}")]
+    DoesNotRead(String),
 }
 
 #[cfg(test)]
@@ -297,15 +300,16 @@ mod tests {
         );
         let run =
             Manifest::parse(br#"{"format": "repoprobe-run", "stage": "answer"}"#).unwrap_err();
-        assert!(run.contains("\"repoprobe-run\""), "{run}");
-        assert!(Manifest::parse(b"{}").unwrap_err().contains("no `format`"));
+        assert_eq!(run, ManifestError::OtherFormat("repoprobe-run".into()));
+        assert!(run.to_string().contains("\"repoprobe-run\""), "{run}");
+        assert_eq!(Manifest::parse(b"{}"), Err(ManifestError::NoFormat));
+        let cut = Manifest::parse(b"{\"format\": ").unwrap_err();
         assert!(
-            Manifest::parse(b"{\"format\": ")
-                .unwrap_err()
-                .contains("line 1")
+            matches!(&cut, ManifestError::NotJson(_)) && cut.to_string().contains("line 1"),
+            "{cut}"
         );
         let bad = Manifest::parse(br#"{"format": "repoprobe-release", "version": 1}"#).unwrap_err();
-        assert!(bad.contains("does not read"), "{bad}");
+        assert!(matches!(bad, ManifestError::DoesNotRead(_)), "{bad}");
     }
 
     const OK: [bool; 4] = [true; 4];

@@ -36,6 +36,28 @@ pub struct Dataset {
     pub spans: Option<Spans>,
 }
 
+/// Why a window of creation dates could not be had.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WindowError {
+    #[error("{} is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", crate::issue::quote(.0))]
+    NotADate(String),
+    /// The window holds no question: its sentence ([`CreatedWindow::sentence`]).
+    #[error("{0}: nothing to score")]
+    Empty(String),
+}
+
+/// Why the texts of a record could not be put back ([`Dataset::fill_texts`]): the file changed
+/// since it was loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextsError {
+    #[error("the {0} at this place is unreadable now: {1}")]
+    Unreadable(&'static str, crate::issue::Problem),
+    #[error("another {0} is at this place now: the file changed")]
+    Changed(&'static str),
+    #[error("no {0} number {1}")]
+    NoSuchRecord(&'static str, usize),
+}
+
 impl Dataset {
     /// The dataset without the questions named in `drop` and every record about them (answers,
     /// judgments, scalar judgments, failure labels, reviews); reported values are kept. Raw texts are
@@ -117,7 +139,7 @@ impl Dataset {
     /// UTC), with every record about them ([`Dataset::without_questions`]): what a model
     /// trained before `date` cannot have seen. A question without a creation date is left
     /// out and counted. An error when `date` is not a date.
-    pub fn created_on_or_after(&self, date: &str) -> Result<(Dataset, CreatedWindow), String> {
+    pub fn created_on_or_after(&self, date: &str) -> Result<(Dataset, CreatedWindow), WindowError> {
         let (outside, window) = self.created_window(date)?;
         Ok((self.without_questions(&outside), window))
     }
@@ -127,12 +149,9 @@ impl Dataset {
     pub fn created_window(
         &self,
         date: &str,
-    ) -> Result<(std::collections::BTreeSet<String>, CreatedWindow), String> {
+    ) -> Result<(std::collections::BTreeSet<String>, CreatedWindow), WindowError> {
         let Some(from) = crate::curate::date::parse_utc(date) else {
-            return Err(format!(
-                "{} is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ",
-                crate::issue::quote(date)
-            ));
+            return Err(WindowError::NotADate(date.to_string()));
         };
         let mut outside = std::collections::BTreeSet::new();
         let mut undated = 0;
@@ -217,16 +236,11 @@ impl Dataset {
         kind: RecordKind,
         index: usize,
         bytes: &[u8],
-    ) -> Result<(), String> {
+    ) -> Result<(), TextsError> {
         let parsed = crate::load::parse_one(kind, bytes)
-            .map_err(|e| format!("the {} at this place is unreadable now: {e}", kind.noun()))?;
-        let changed = || {
-            format!(
-                "another {} is at this place now: the file changed",
-                kind.noun()
-            )
-        };
-        let missing = || format!("no {} number {index}", kind.noun());
+            .map_err(|why| TextsError::Unreadable(kind.noun(), why))?;
+        let changed = || TextsError::Changed(kind.noun());
+        let missing = || TextsError::NoSuchRecord(kind.noun(), index);
         match (kind, parsed) {
             (RecordKind::Answer, Record::Answer(new)) => {
                 let a = self.answers.get_mut(index).ok_or_else(missing)?;
@@ -458,7 +472,7 @@ mod tests {
             },
         );
         assert!(
-            matches!(&plain, Err(crate::metrics::ScoreError::Window(e)) if e.contains("is not a date")),
+            matches!(&plain, Err(crate::metrics::ScoreError::Window(WindowError::NotADate(d))) if d == "x"),
             "{plain:?}"
         );
         let none = crate::score(&ds, &[], &opts("2030-01-01")).unwrap_err();

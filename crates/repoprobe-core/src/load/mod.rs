@@ -22,7 +22,7 @@ mod visitors;
 pub use record::{KINDS, Located, Location, Record, RecordKind, Records, SourceFile, Span};
 pub(crate) use stream::{Assemble, Finished, RecordStream};
 
-use crate::issue::{Issue, IssueKind, Place, RecordAt, Severity, quote};
+use crate::issue::{Issue, IssueKind, Place, Problem, RecordAt, Severity, quote};
 use crate::model::*;
 use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
@@ -510,22 +510,25 @@ impl<T: Texts> Cx<'_, T> {
 
 /// Parses one record's bytes (those of its [`Span`]) as a record of `kind`, texts kept: how a
 /// text that a load skipped is read back.
-pub(crate) fn parse_one(kind: RecordKind, bytes: &[u8]) -> Result<Record, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+pub(crate) fn parse_one(kind: RecordKind, bytes: &[u8]) -> Result<Record, Problem> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| Problem::new(IssueKind::NotUtf8, "not UTF-8 text"))?;
+    let problem = |bad: visitors::Bad| Problem::new(bad.kind, bad.message);
     if kind == RecordKind::Reported {
         return parse_typed::<ReportedValue>(text)
             .map(Record::Reported)
-            .map_err(|bad| bad.message);
+            .map_err(problem);
     }
     if kind == RecordKind::Review {
         return parse_typed::<Review>(text)
             .map(Record::Review)
-            .map_err(|bad| bad.message);
+            .map_err(problem);
     }
-    let any = parse_typed::<AnyRecord<KeepTexts>>(text).map_err(|bad| bad.message)?;
-    let mut record = any
-        .into_record(kind)
-        .map_err(|missing| format!("missing field(s) {}", missing.join(", ")))?;
+    let any = parse_typed::<AnyRecord<KeepTexts>>(text).map_err(problem)?;
+    let mut record = any.into_record(kind).map_err(|missing| {
+        let message = format!("missing field(s) {}", missing.join(", "));
+        Problem::new(IssueKind::MissingField, message)
+    })?;
     // Read back as it was loaded; its warnings were given then.
     clean(&mut record);
     Ok(record)

@@ -8,6 +8,7 @@ use super::index::Index;
 use super::score_report::ScoreOptions;
 use super::weights;
 use crate::dataset::Dataset;
+use crate::dataset::WindowError;
 use std::collections::BTreeMap;
 
 /// The dataset of the questions in force (those created on or after `opts.created_after`,
@@ -32,12 +33,9 @@ pub(crate) fn in_force(
     let mut outside = opts.drop_questions.clone();
     let window = match &opts.created_after {
         Some(date) => {
-            let (before, w) = ds.created_window(date).map_err(ScoreError::Window)?;
+            let (before, w) = ds.created_window(date)?;
             if w.questions == 0 {
-                return Err(ScoreError::Window(format!(
-                    "{}: nothing to score",
-                    w.sentence()
-                )));
+                return Err(ScoreError::Window(WindowError::Empty(w.sentence())));
             }
             outside.extend(before);
             Some(w)

@@ -14,7 +14,7 @@ pub enum ScoreError {
     Weights(String),
     /// `created_after` is not a date, or leaves no question.
     #[error("the created-after window: {0}")]
-    Window(String),
+    Window(#[from] crate::dataset::WindowError),
     #[error("--panel: {0}")]
     Panel(#[from] super::panel::PanelError),
 }

@@ -41,7 +41,7 @@ pub use score_report::{
     FailureModeRow, IssueOut, ModelScore, Paired, PolicyInfo, ReliabilityRow, ScoreOptions,
     ScoreReport, Spread, Stratum, StratumCell, StratumRow,
 };
-pub use weights::WeightRule;
+pub use weights::{BadRule, WeightRule, WeightRuleError};
 
 /// Computes every metric of docs/metrics.md for a dataset, over the questions in force: those
 /// created on or after `opts.created_after` when it is set, without `opts.drop_questions`.

@@ -434,21 +434,29 @@ pub struct Order {
     pub descending: bool,
 }
 
+/// Why an order (`COLUMN` or `COLUMN:desc`) could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OrderError {
+    #[error("no column {0:?} to sort by (one of: {names})", names = column_names())]
+    NoColumn(String),
+    #[error("{0:?} is not a direction: asc or desc")]
+    NoDirection(String),
+}
+
+fn column_names() -> String {
+    let names: Vec<&str> = Column::ALL.iter().map(|c| c.as_str()).collect();
+    names.join(", ")
+}
+
 impl Order {
     /// `COLUMN` or `COLUMN:desc` (`:asc` too): the CLI's `--sort` and the URL's `&sort=`.
-    pub fn parse(s: &str) -> Result<Order, String> {
+    pub fn parse(s: &str) -> Result<Order, OrderError> {
         let (name, dir) = s.split_once(':').unwrap_or((s, "asc"));
-        let column = Column::parse(name).ok_or_else(|| {
-            let names: Vec<&str> = Column::ALL.iter().map(|c| c.as_str()).collect();
-            format!(
-                "no column {name:?} to sort by (one of: {})",
-                names.join(", ")
-            )
-        })?;
+        let column = Column::parse(name).ok_or_else(|| OrderError::NoColumn(name.to_string()))?;
         let descending = match dir {
             "asc" => false,
             "desc" => true,
-            other => return Err(format!("{other:?} is not a direction: asc or desc")),
+            other => return Err(OrderError::NoDirection(other.to_string())),
         };
         Ok(Order { column, descending })
     }
@@ -726,12 +734,13 @@ mod tests {
             Some(Order::parse("score").unwrap()),
         );
         assert_eq!(by_score, [1, 0, 3, 2, 4]);
-        assert!(
-            Order::parse("nope")
-                .unwrap_err()
-                .contains("evidence_recall")
+        let nope = Order::parse("nope").unwrap_err();
+        assert_eq!(nope, OrderError::NoColumn("nope".into()));
+        assert!(nope.to_string().contains("evidence_recall"), "{nope}");
+        assert_eq!(
+            Order::parse("score:up"),
+            Err(OrderError::NoDirection("up".into()))
         );
-        assert!(Order::parse("score:up").is_err());
         assert_eq!(Order::parse("cost:desc").unwrap().as_string(), "cost:desc");
     }
 

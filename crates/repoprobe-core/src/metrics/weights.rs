@@ -30,6 +30,33 @@ pub struct WeightRule {
     pub weight: u32,
 }
 
+/// Why a weight rule (`QUESTION/ITEM=WEIGHT`) could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("weight rule {text:?}{why}")]
+pub struct WeightRuleError {
+    pub text: String,
+    pub why: BadRule,
+}
+
+/// What is wrong with a weight rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadRule {
+    #[error(" has no '=': {FORM}")]
+    NoEquals,
+    #[error(" has no '/': {FORM}")]
+    NoSlash,
+    #[error(" misses its question or item: {FORM}")]
+    NoQuestionOrItem,
+    #[error(": the weight {0:?} is not a whole number from 0 to {max}", max = WeightRule::MAX)]
+    NotAWeight(String),
+    #[error(": the weight {0} is above {max}", max = WeightRule::MAX)]
+    TooHeavy(u32),
+    #[error(": {0:?} is no item kind (@knowledge or @clarity)")]
+    NoItemKind(String),
+}
+
+const FORM: &str = "write QUESTION/ITEM=WEIGHT, e.g. q1/k2=0, */@clarity=2 or */@knowledge=1";
+
 impl WeightRule {
     /// The largest weight a rule may give: enough for any emphasis, small enough that a cell's
     /// integer sums cannot overflow.
@@ -38,39 +65,30 @@ impl WeightRule {
     /// Parses `QUESTION/ITEM=W`: `*` for every question, `@knowledge` / `@clarity` for every
     /// item of that kind (`*/@knowledge=1`: every knowledge item counts alike). The last `/`
     /// before the last `=` separates question and item.
-    pub fn parse(text: &str) -> Result<WeightRule, String> {
-        let form = "write QUESTION/ITEM=WEIGHT, e.g. q1/k2=0, */@clarity=2 or */@knowledge=1";
+    pub fn parse(text: &str) -> Result<WeightRule, WeightRuleError> {
+        let bad = |why| WeightRuleError {
+            text: text.to_string(),
+            why,
+        };
         let (lhs, w) = text
             .rsplit_once('=')
-            .ok_or_else(|| format!("weight rule {text:?} has no '=': {form}"))?;
-        let (q, item) = lhs
-            .rsplit_once('/')
-            .ok_or_else(|| format!("weight rule {text:?} has no '/': {form}"))?;
+            .ok_or_else(|| bad(BadRule::NoEquals))?;
+        let (q, item) = lhs.rsplit_once('/').ok_or_else(|| bad(BadRule::NoSlash))?;
         let (q, item, w) = (q.trim(), item.trim(), w.trim());
         if q.is_empty() || item.is_empty() {
-            return Err(format!(
-                "weight rule {text:?} misses its question or item: {form}"
-            ));
+            return Err(bad(BadRule::NoQuestionOrItem));
         }
-        let weight: u32 = w.parse().map_err(|_| {
-            format!(
-                "weight rule {text:?}: the weight {w:?} is not a whole number from 0 to {}",
-                Self::MAX
-            )
-        })?;
+        let weight: u32 = w
+            .parse()
+            .map_err(|_| bad(BadRule::NotAWeight(w.to_string())))?;
         if weight > Self::MAX {
-            return Err(format!(
-                "weight rule {text:?}: the weight {weight} is above {}",
-                Self::MAX
-            ));
+            return Err(bad(BadRule::TooHeavy(weight)));
         }
         let item = match item {
             "@knowledge" => ItemSelector::Kind(ItemKind::Knowledge),
             "@clarity" => ItemSelector::Kind(ItemKind::Clarity),
             s if s.starts_with('@') => {
-                return Err(format!(
-                    "weight rule {text:?}: {s:?} is no item kind (@knowledge or @clarity)"
-                ));
+                return Err(bad(BadRule::NoItemKind(s.to_string())));
             }
             s => ItemSelector::Id(s.to_string()),
         };
@@ -282,17 +300,30 @@ mod tests {
 
     #[test]
     fn bad_rules_say_what_is_wrong() {
-        for (text, says) in [
-            ("q1/k2", "no '='"),
-            ("k2=1", "no '/'"),
-            ("/k2=1", "misses"),
-            ("q1/k2=-1", "whole number"),
-            ("q1/k2=1.5", "whole number"),
-            ("q1/k2=1001", "above 1000"),
-            ("*/@style=1", "no item kind"),
+        for (text, why, says) in [
+            ("q1/k2", BadRule::NoEquals, "no '='"),
+            ("k2=1", BadRule::NoSlash, "no '/'"),
+            ("/k2=1", BadRule::NoQuestionOrItem, "misses"),
+            ("q1/k2=-1", BadRule::NotAWeight("-1".into()), "whole number"),
+            (
+                "q1/k2=1.5",
+                BadRule::NotAWeight("1.5".into()),
+                "whole number",
+            ),
+            ("q1/k2=1001", BadRule::TooHeavy(1001), "above 1000"),
+            (
+                "*/@style=1",
+                BadRule::NoItemKind("@style".into()),
+                "no item kind",
+            ),
         ] {
             let e = WeightRule::parse(text).unwrap_err();
-            assert!(e.contains(says), "{text}: {e}");
+            assert_eq!(e.why, why, "{text}");
+            let words = e.to_string();
+            assert!(
+                words.contains(says) && words.contains(text),
+                "{text}: {words}"
+            );
         }
     }
 

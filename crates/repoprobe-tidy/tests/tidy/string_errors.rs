@@ -8,7 +8,16 @@ use crate::source::{crates, fail_with, gates, item_attrs};
 use syn::visit::{self, Visit};
 
 /// The `Result<_, String>`s that stay, as "path: item" with the reason. At most 20.
-const ALLOWED: &[(&str, &str)] = &[];
+const ALLOWED: &[(&str, &str)] = &[
+    (
+        "crates/repoprobe-core/src/protocol/judge.rs: extract_object",
+        "what is wrong with a judge's reply, in words sent back to the model for its next try",
+    ),
+    (
+        "crates/repoprobe-core/src/protocol/reply.rs: extract_object_of",
+        "what is wrong with a model's reply, in words sent back to the model for its next try",
+    ),
+];
 
 /// Those not turned into an error type yet, as "path: item". A ratchet: an entry no longer met
 /// fails the test, so the list only shrinks.
@@ -86,7 +95,6 @@ const NOT_YET: &[&str] = &[
     "crates/repoprobe-cli/src/commands/judge_scalar.rs: scale",
     "crates/repoprobe-cli/src/commands/runs_list.rs: parse_verdict",
     "crates/repoprobe-cli/src/commands/runs_list.rs: parse_mode",
-    "crates/repoprobe-cli/src/commands/score.rs: parse_weight",
     "crates/repoprobe-cli/src/input.rs: read_json_records",
     "crates/repoprobe-cli/src/live/mod.rs: env_name",
     "crates/repoprobe-cli/src/live/agent.rs: write_json",
@@ -118,16 +126,7 @@ const NOT_YET: &[&str] = &[
     "crates/repoprobe-cli/src/shard.rs: Var",
     "crates/repoprobe-cli/src/shard.rs: slurm",
     "crates/repoprobe-cli/src/shard.rs: kubernetes",
-    "crates/repoprobe-core/src/curate/finalize.rs: Manifest::parse",
     "crates/repoprobe-core/src/curate/verify.rs: ground",
-    "crates/repoprobe-core/src/dataset/mod.rs: Dataset::created_on_or_after",
-    "crates/repoprobe-core/src/dataset/mod.rs: Dataset::created_window",
-    "crates/repoprobe-core/src/dataset/mod.rs: Dataset::fill_texts",
-    "crates/repoprobe-core/src/load/mod.rs: parse_one",
-    "crates/repoprobe-core/src/protocol/judge.rs: extract_object",
-    "crates/repoprobe-core/src/protocol/reply.rs: extract_object_of",
-    "crates/repoprobe-core/src/metrics/runs.rs: Order::parse",
-    "crates/repoprobe-core/src/metrics/weights.rs: WeightRule::parse",
     "crates/repoprobe-core/src/trajectories.rs: Index::read",
     "crates/repoprobe-core/src/trajectories.rs: read_line",
     "crates/repoprobe-core/src/trajectories/prefix.rs: read_prefix",

@@ -43,13 +43,23 @@ fn as_json(loaded: &Loaded, exit: Exit, unpinned: &[String]) -> Value {
         .map(|&k| (k.bundle_key(), loaded.dataset.count(k)))
         .collect();
     let questions = loaded.dataset.questions.len();
+    // The location in words, as the text output and the score report give it; the kind by
+    // its name (docs/cli.md).
+    let issues: Vec<Value> = loaded
+        .issues
+        .iter()
+        .map(|i| {
+            json!({"file": i.file, "location": i.location.to_string(), "kind": i.kind,
+                "message": i.message, "severity": i.severity})
+        })
+        .collect();
     json!({
         "valid": exit == Exit::Ok,
         "files": loaded.files,
         "counts": counts,
         "pinned": {"questions": questions, "pinned": questions - unpinned.len(),
             "not_pinned": unpinned},
-        "issues": loaded.issues,
+        "issues": issues,
         "notes": loaded.notes,
     })
 }

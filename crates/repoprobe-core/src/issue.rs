@@ -226,19 +226,6 @@ impl Place {
     }
 }
 
-impl From<crate::load::Location> for RecordAt {
-    fn from(l: crate::load::Location) -> RecordAt {
-        match l {
-            crate::load::Location::Root => RecordAt::Root,
-            crate::load::Location::Line(n) => RecordAt::Line(n),
-            crate::load::Location::Index(key, index) => RecordAt::Index {
-                key: key.map(str::to_string),
-                index,
-            },
-        }
-    }
-}
-
 impl std::fmt::Display for RecordAt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

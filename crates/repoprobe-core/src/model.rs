@@ -177,7 +177,7 @@ pub struct Answer {
     /// absent, a block that is not an object as no block.
     #[serde(default, deserialize_with = "agent::block")]
     #[cfg_attr(feature = "schema", schemars(with = "Option<serde_json::Value>"))]
-    pub agent: Option<agent::AgentBlock>,
+    pub agent: Option<Box<agent::AgentBlock>>,
     #[serde(default)]
     pub usage: Option<Usage>,
     #[serde(default)]

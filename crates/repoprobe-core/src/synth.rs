@@ -308,10 +308,10 @@ fn answer(rng: &mut ChaCha8Rng, q: &Question, model: &str, failed: bool) -> Answ
         model: model.to_string(),
         attempt: 0,
         answer: (!failed).then(|| paragraph(rng, 3)),
-        agent: Some(crate::model::agent::AgentBlock {
+        agent: Some(Box::new(crate::model::agent::AgentBlock {
             name: Some("synthetic".into()),
             ..Default::default()
-        }),
+        })),
         usage: Some(Usage {
             input_tokens: Some(rng.random_range(20_000..400_000)),
             output_tokens: Some(rng.random_range(300..4_000)),

@@ -387,10 +387,10 @@ mod tests {
         let mut d = QuestionData::of(&l.dataset, "q1");
         let a = &mut d.answers[0];
         let (model, attempt) = (a.model.clone(), a.attempt);
-        a.agent = Some(AgentBlock {
+        a.agent = Some(Box::new(AgentBlock {
             files_read: Some(vec!["./src/lib.rs".into()]),
             ..AgentBlock::default()
-        });
+        }));
         d.trajectories = vec![(model.clone(), attempt)];
         let at = Address {
             model: Some(model.clone()),
@@ -411,10 +411,10 @@ mod tests {
             s.retrieved[1..].iter().all(Option::is_none),
             "no evidence: no mark"
         );
-        d.answers[0].agent = Some(AgentBlock {
+        d.answers[0].agent = Some(Box::new(AgentBlock {
             files_read: Some(vec!["README.md".into()]),
             ..AgentBlock::default()
-        });
+        }));
         d.trajectories.clear();
         let s = derive(q.clone(), Some(&d), "J".into(), at.clone(), &[]);
         assert_eq!(s.retrieved[0], Some(false));

@@ -149,7 +149,7 @@ fn gather_trajectories(
                 model: ans.model.clone(),
                 attempt: ans.attempt,
             };
-            let read = read_trajectory(&dirs, &rel);
+            let read = read_trajectory(&dirs, rel);
             let t = match read {
                 Ok(t) => t,
                 Err(why) => {

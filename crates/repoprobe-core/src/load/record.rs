@@ -181,6 +181,20 @@ impl std::fmt::Display for Location {
     }
 }
 
+/// An issue's record ([`crate::issue::Place`]) names it so.
+impl From<Location> for crate::issue::RecordAt {
+    fn from(l: Location) -> crate::issue::RecordAt {
+        match l {
+            Location::Root => crate::issue::RecordAt::Root,
+            Location::Line(n) => crate::issue::RecordAt::Line(n),
+            Location::Index(key, index) => crate::issue::RecordAt::Index {
+                key: key.map(str::to_string),
+                index,
+            },
+        }
+    }
+}
+
 /// Where a record's JSON text lies in its file: bytes `start..end` of file number `file` (in
 /// the order the files were given to the loader). Reading those bytes back gives the record
 /// again, texts included ([`crate::Dataset::fill_texts`]).

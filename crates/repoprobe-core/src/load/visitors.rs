@@ -297,7 +297,7 @@ pub(super) struct AnyRecord<T> {
     #[serde(default, deserialize_with = "T::present_text")]
     pub(super) answer: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::model::agent::block")]
-    pub(super) agent: Option<crate::model::agent::AgentBlock>,
+    pub(super) agent: Option<Box<crate::model::agent::AgentBlock>>,
     pub(super) usage: Option<Usage>,
     pub(super) duration_s: Option<f64>,
     #[serde(default, deserialize_with = "present")]

@@ -196,7 +196,7 @@ pub struct AgentBlock {
 impl AgentBlock {
     /// The block of an answer; `None` when the record has none (or one that is not an object).
     pub fn of(a: &Answer) -> Option<&AgentBlock> {
-        a.agent.as_ref()
+        a.agent.as_deref()
     }
 
     /// The block as the record's JSON value. Keys come out in the order every JSON object of
@@ -320,7 +320,7 @@ impl<'de> Deserialize<'de> for Changes {
 /// An answer's `agent`, read once: an object as a block (each field leniently, below); `null`,
 /// or a value that is no object, as none. The block is evidence shown beside a score, never a
 /// reason to refuse the record.
-pub(crate) fn block<'de, D: Deserializer<'de>>(d: D) -> Result<Option<AgentBlock>, D::Error> {
+pub(crate) fn block<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<AgentBlock>>, D::Error> {
     Ok(match Option::<Value>::deserialize(d)? {
         Some(v @ Value::Object(_)) => serde_json::from_value(v).ok(),
         _ => None,

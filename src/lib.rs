@@ -24,11 +24,14 @@ pub mod protocol;
 pub mod reducer;
 pub mod requests;
 pub mod state;
+pub mod storage;
 pub mod trajectory;
 pub mod transport;
 pub mod ui;
 pub mod wiring;
 pub mod worker;
+#[cfg(target_arch = "wasm32")]
+pub mod worker_io;
 
 use leptos::prelude::*;
 use leptos_router::components::Router;

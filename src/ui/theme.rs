@@ -1,10 +1,6 @@
 //! Light and dark themes: follow the system until the user picks one, then remember it.
 use leptos::prelude::*;
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok()?
-}
-
 fn apply(theme: &str) {
     if let Some(root) = web_sys::window()
         .and_then(|w| w.document())
@@ -55,9 +51,7 @@ pub fn ThemeSwitch() -> impl IntoView {
                 on:change=move |ev| {
                     let v = event_target_value(&ev);
                     apply(&v);
-                    if let Some(s) = storage() {
-                        let _ = s.set_item("theme", &v);
-                    }
+                    let _ = crate::storage::keep("theme", &v);
                     theme.set(v);
                 }
                 prop:value=move || theme.get()

@@ -1,18 +1,21 @@
 //! The worker's logic, apart from the browser: which files a load reads, the snapshot and
 //! reports it answers with, a question's data and the byte ranges that bring its texts back,
-//! and which file to hash next. `bin/repoprobe-worker` is the browser glue around it (messages,
-//! reading `Blob`s as streams and by slice, timings); the files are held as any handle `B`
-//! (a `Blob` there, bytes in the native tests), never read here.
+//! and which file to hash next; how each request is served, in what order and with which reads
+//! (`serve`), over what the browser does (`host::Host`: `crate::worker_io` in the browser, a
+//! fake in the native tests). `bin/repoprobe-worker` only hands it the messages. The files are
+//! held as any handle `B` (a `Blob` there, bytes in the native tests), never read here.
 
 pub mod compare;
 pub mod grade;
 pub mod hash;
+pub mod host;
 pub mod judges;
 pub mod question;
 pub mod release;
 pub mod runs;
 pub mod scoring;
 pub mod search;
+pub mod serve;
 pub mod snapshot;
 #[cfg(test)]
 pub(crate) mod testdata;

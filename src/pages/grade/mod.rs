@@ -10,10 +10,10 @@ pub mod store;
 
 use crate::components::help::not_a_shortcut;
 use crate::components::markdown::Markdown;
-use crate::pages::review::{keep, stored};
 use crate::protocol::{GradeAnswer, QuestionData};
 use crate::requests::{request_grade, request_grades_of, request_question};
 use crate::state::{AppState, Shared};
+use crate::storage::{keep, stored};
 use crate::{href, view_href};
 use leptos::ev::keydown;
 use leptos::html;

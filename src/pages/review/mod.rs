@@ -13,6 +13,7 @@ pub mod store;
 use crate::components::help::not_a_shortcut;
 use crate::components::report_table::ReportTable;
 use crate::state::AppState;
+use crate::storage::{keep, stored};
 use crate::{href, view_href};
 use leptos::ev::keydown;
 use leptos::html;
@@ -39,27 +40,6 @@ const SHOWS: [(&str, &str); 5] = [
     ("rejected", "rejected"),
     ("disagreements", "the reviewers' disagreements"),
 ];
-
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
-
-/// The text kept under `key` in `localStorage`, if any (the Grade view's too).
-pub(crate) fn stored(key: &str) -> Option<String> {
-    storage().and_then(|s| s.get_item(key).ok().flatten())
-}
-
-/// `value` kept under `key` in `localStorage`, or why not (the Grade view's too).
-pub(crate) fn keep(key: &str, value: &str) -> Result<(), String> {
-    let s = storage().ok_or("this browser gives the page no local storage")?;
-    s.set_item(key, value).map_err(|e| {
-        format!(
-            "the browser refused to keep it ({})",
-            e.as_string()
-                .unwrap_or_else(|| "storage full or blocked".into())
-        )
-    })
-}
 
 /// Now, RFC 3339 in UTC, whole seconds.
 fn now() -> String {

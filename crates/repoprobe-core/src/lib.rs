@@ -12,6 +12,7 @@ pub mod cited;
 pub mod cited_evidence;
 pub mod curate;
 pub mod dataset;
+pub mod date;
 pub mod facts;
 #[cfg(test)]
 mod fixtures;

@@ -318,7 +318,7 @@ pub fn rfc3339(s: &str) -> bool {
     zone_ok
         && rest.len() >= 19
         && matches!(rest.as_bytes()[10], b'T' | b't')
-        && crate::curate::date::parse_utc(rest).is_some()
+        && crate::date::parse_utc(rest).is_some()
 }
 
 #[cfg(test)]

@@ -92,8 +92,8 @@ fn utc_timestamp(given: &str) -> Option<String> {
     if !zoned || !t.contains(['T', 't', ' ']) {
         return None;
     }
-    let secs = repoprobe_core::curate::date::parse_utc(t)?;
-    let whole = repoprobe_core::curate::date::format_utc(secs);
+    let secs = repoprobe_core::date::parse_utc(t)?;
+    let whole = repoprobe_core::date::format_utc(secs);
     let fraction = t
         .split_once('.')
         .map(|(_, f)| f.trim_end_matches(['Z', 'z']).trim_end_matches("+00:00"))

@@ -134,7 +134,7 @@ impl CreatedRange {
         let mut min: Option<(i64, &str)> = None;
         let mut max: Option<(i64, &str)> = None;
         for d in dates {
-            match d.and_then(|d| super::date::parse_utc(d).map(|t| (t, d))) {
+            match d.and_then(|d| crate::date::parse_utc(d).map(|t| (t, d))) {
                 Some(t) => {
                     if min.is_none_or(|m| t.0 < m.0) {
                         min = Some(t);

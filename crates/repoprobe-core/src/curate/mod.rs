@@ -12,7 +12,6 @@
 pub mod address;
 pub mod agreement;
 pub mod curation;
-pub mod date;
 pub mod finalize;
 pub mod funnel;
 pub mod images;

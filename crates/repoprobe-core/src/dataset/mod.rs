@@ -150,13 +150,13 @@ impl Dataset {
         &self,
         date: &str,
     ) -> Result<(std::collections::BTreeSet<String>, CreatedWindow), WindowError> {
-        let Some(from) = crate::curate::date::parse_utc(date) else {
+        let Some(from) = crate::date::parse_utc(date) else {
             return Err(WindowError::NotADate(date.to_string()));
         };
         let mut outside = std::collections::BTreeSet::new();
         let mut undated = 0;
         for q in &self.questions {
-            match q.created_at().and_then(crate::curate::date::parse_utc) {
+            match q.created_at().and_then(crate::date::parse_utc) {
                 Some(t) if t >= from => {}
                 Some(_) => {
                     outside.insert(q.id.clone());

@@ -11,7 +11,7 @@ use crate::input::{load_paths, print_issues, write_atomically};
 use crate::runs::manifest::InputFile;
 use anyhow::{Context, bail};
 use repoprobe_core::curate::agreement::agreement;
-use repoprobe_core::curate::date::{format_utc, parse_utc};
+use repoprobe_core::date::{format_utc, parse_utc};
 use repoprobe_core::curate::finalize::{
     CreatedRange, FileHash, KeptBy, MANIFEST_FORMAT, Manifest, ReviewCount, Selection, decide,
 };

@@ -192,7 +192,7 @@ fn exclude(
 
 /// Now, as the records write times.
 fn now_rfc3339() -> String {
-    repoprobe_core::curate::date::format_utc(repoprobe_github::unix_now())
+    repoprobe_core::date::format_utc(repoprobe_github::unix_now())
 }
 
 /// Reads a JSONL file of records of type `T`, each with its line; a line that is not one is

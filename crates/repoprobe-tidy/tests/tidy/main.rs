@@ -15,3 +15,4 @@ mod pages_compute_nothing;
 mod pure_core;
 mod source;
 mod string_errors;
+mod worker_binary;

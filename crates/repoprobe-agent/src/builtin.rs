@@ -153,11 +153,7 @@ pub async fn run_checked(
         };
         if turn.tool_calls.is_empty() {
             if turn.text.trim().is_empty() {
-                let why = format!(
-                    "the model ended its turn with neither text nor a tool call (stop reason {})",
-                    turn.stop_reason.as_deref().unwrap_or("not given")
-                );
-                return run.failed(why);
+                return run.failed(Ended::Empty(turn.stop_reason.clone()));
             }
             match check(&turn.text) {
                 Err(reask) if run.reasks < max_reasks => {
@@ -212,7 +208,8 @@ impl BuiltinRun {
     }
 
     /// The run, ended without an answer for `why`.
-    fn failed(mut self, why: String) -> BuiltinRun {
+    fn failed(mut self, why: Ended) -> BuiltinRun {
+        let why = why.to_string();
         self.transcript.push(Entry::Error {
             message: why.clone(),
         });
@@ -244,38 +241,36 @@ struct Agent<'a> {
 
 impl Agent<'_> {
     /// The time left before the run's deadline; `Err` (why the run ends) when there is none.
-    fn time_left(&self) -> Result<Duration, String> {
+    fn time_left(&self) -> Result<Duration, Ended> {
         self.deadline
             .checked_duration_since(Instant::now())
-            .ok_or_else(|| time_limit(self.limits))
+            .ok_or(Ended::Time(self.limits.timeout))
     }
 
     /// The model's next turn, recorded in `run`, if the run's limits allow one; `Err` is why
     /// the run ends.
-    async fn turn(&self, messages: &[ChatMessage], run: &mut BuiltinRun) -> Result<Turn, String> {
+    async fn turn(&self, messages: &[ChatMessage], run: &mut BuiltinRun) -> Result<Turn, Ended> {
         let limits = self.limits;
         let spent = run.tokens.input_tokens + run.tokens.output_tokens;
         if run.turns >= limits.max_turns {
-            return Err(format!(
-                "turn limit reached: {} model turns without a final answer",
-                limits.max_turns
-            ));
+            return Err(Ended::Turns(limits.max_turns));
         }
         if run.turns > 0 && spent >= limits.max_total_tokens {
-            return Err(format!(
-                "token limit reached: {spent} tokens used (limit {}) without a final answer",
-                limits.max_total_tokens
-            ));
+            return Err(Ended::Tokens {
+                spent,
+                limit: limits.max_total_tokens,
+            });
         }
         let left = self.time_left()?;
         let sent = self
             .client
             .chat(self.system, &self.specs, messages, &mut run.http_retries);
         let turn = match tokio::time::timeout(left, sent).await {
-            Err(_) => return Err(time_limit(limits)),
+            Err(_) => return Err(Ended::Time(limits.timeout)),
             Ok(Err(e)) => {
-                let why = format!("model call failed: {e}");
-                run.could_not_run = Some(CouldNotRun::new(cause_of(&e), why.clone()));
+                let cause = cause_of(&e);
+                let why = Ended::ModelCall(e);
+                run.could_not_run = Some(CouldNotRun::new(cause, why.to_string()));
                 return Err(why);
             }
             Ok(Ok(turn)) => turn,
@@ -296,7 +291,7 @@ impl Agent<'_> {
 
     /// Runs the turn's tool calls in order, each recorded in `run`; `Err` is why the run ends
     /// (its time limit).
-    async fn tools(&self, turn: &Turn, run: &mut BuiltinRun) -> Result<Vec<ToolResult>, String> {
+    async fn tools(&self, turn: &Turn, run: &mut BuiltinRun) -> Result<Vec<ToolResult>, Ended> {
         let mut results = Vec::with_capacity(turn.tool_calls.len());
         for c in &turn.tool_calls {
             let out = match &c.invalid {
@@ -312,7 +307,7 @@ impl Agent<'_> {
                         if let Some(out) = stopped {
                             run.push_tool(c, &out);
                         }
-                        return Err(time_limit(self.limits));
+                        return Err(Ended::Time(self.limits.timeout));
                     }
                 },
             };
@@ -360,11 +355,24 @@ impl Agent<'_> {
     }
 }
 
-fn time_limit(limits: &Limits) -> String {
-    format!(
-        "time limit reached: no final answer within {} s",
-        limits.timeout.as_secs_f64()
-    )
+/// Why a run ended without an answer: one of its limits, its model call, or a turn that held
+/// nothing. Its message is the run's `error` (and, for a failed model call, why it could not
+/// run).
+#[derive(Debug, thiserror::Error)]
+enum Ended {
+    #[error("turn limit reached: {0} model turns without a final answer")]
+    Turns(u32),
+    #[error("token limit reached: {spent} tokens used (limit {limit}) without a final answer")]
+    Tokens { spent: u64, limit: u64 },
+    #[error("time limit reached: no final answer within {} s", .0.as_secs_f64())]
+    Time(Duration),
+    #[error("model call failed: {0}")]
+    ModelCall(repoprobe_llm::CallError),
+    #[error(
+        "the model ended its turn with neither text nor a tool call (stop reason {})",
+        .0.as_deref().unwrap_or("not given")
+    )]
+    Empty(Option<String>),
 }
 
 #[cfg(test)]

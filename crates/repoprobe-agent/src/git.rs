@@ -162,22 +162,36 @@ impl Git {
         self
     }
 
-    /// Runs it: stdout on success; git's stderr, trimmed and cut to its last lines, on failure.
-    pub fn run(self) -> Result<String, String> {
+    /// Runs it: stdout on success; why not on failure (git's stderr, trimmed and cut to its
+    /// last lines, when it failed).
+    pub fn run(self) -> Result<String, GitError> {
         let mut cmd = self.cmd;
         let out = run_with_timeout(&mut cmd, self.timeout)?;
         if out.success {
             return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
         }
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let stderr = stderr.trim();
-        Err(if stderr.is_empty() {
-            format!("exit status {}", out.status)
-        } else {
+        Err(GitError::Failed {
+            status: out.status,
             // git's last lines say what went wrong.
-            repoprobe_llm::text::cut_tail(stderr, STDERR_CHARS)
+            stderr: repoprobe_llm::text::cut_tail(stderr.trim(), STDERR_CHARS),
         })
     }
+}
+
+/// Why a git command (or another command run by [`run_with_timeout`]) gave no output. Each
+/// message says it all (none chains a `source`): the messages go into `WorkspaceError`'s.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("could not run git: {0}")]
+    Spawn(std::io::Error),
+    #[error("could not wait for git: {0}")]
+    Wait(std::io::Error),
+    #[error("git did not finish within {} s and was killed", .0.as_secs_f64())]
+    TimedOut(Duration),
+    /// Git's stderr (its last lines), or its exit status when it printed nothing.
+    #[error("{}", if .stderr.is_empty() { format!("exit status {}", .status) } else { .stderr.clone() })]
+    Failed { status: String, stderr: String },
 }
 
 /// What a command left.
@@ -192,7 +206,7 @@ pub struct Output {
 /// covers both the process and its output: a process of the group that still holds a pipe after
 /// git exits cannot keep us waiting either. At the deadline the whole group is killed and the
 /// error says so; a reader blocked on a pipe held by a process that left the group is abandoned.
-pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Output, String> {
+pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Output, GitError> {
     use std::os::unix::process::CommandExt;
     let deadline = Instant::now() + timeout;
     let mut child = cmd
@@ -201,7 +215,7 @@ pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Output, 
         .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
-        .map_err(|e| format!("could not run git: {e}"))?;
+        .map_err(GitError::Spawn)?;
     let pid = child.id() as libc::pid_t;
     enum Done {
         Stdout(Vec<u8>),
@@ -256,16 +270,13 @@ pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Output, 
                         libc::killpg(pid, libc::SIGKILL);
                     }
                 }
-                return Err(format!(
-                    "git did not finish within {} s and was killed",
-                    timeout.as_secs_f64()
-                ));
+                return Err(GitError::TimedOut(timeout));
             }
         }
     }
     let status = status
         .expect("loop ends with a status")
-        .map_err(|e| format!("could not wait for git: {e}"))?;
+        .map_err(GitError::Wait)?;
     Ok(Output {
         success: status.success(),
         status: status.to_string(),
@@ -277,7 +288,7 @@ pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Output, 
 /// The values of a config file as `(key, value)` pairs, read by git itself (`git config --file
 /// F --no-includes --list -z`), so the file's syntax is git's; keys come lower-cased except for
 /// subsection names. Reading a config file never runs anything.
-pub fn config_entries(file: &Path) -> Result<Vec<(String, String)>, String> {
+pub fn config_entries(file: &Path) -> Result<Vec<(String, String)>, GitError> {
     let out = Git::new()
         .args(["config", "--no-includes", "--list", "-z", "--file"])
         .arg(file)
@@ -320,7 +331,8 @@ mod tests {
         let err = run_with_timeout(&mut cmd, Duration::from_millis(300))
             .err()
             .unwrap();
-        assert!(err.contains("killed"), "{err}");
+        assert!(matches!(err, GitError::TimedOut(_)), "{err}");
+        assert!(err.to_string().contains("killed"), "{err}");
         assert!(
             started.elapsed() < Duration::from_secs(2),
             "{:?}",
@@ -338,7 +350,8 @@ mod tests {
         let err = run_with_timeout(&mut cmd, Duration::from_millis(300))
             .err()
             .unwrap();
-        assert!(err.contains("killed"), "{err}");
+        assert!(matches!(err, GitError::TimedOut(_)), "{err}");
+        assert!(err.to_string().contains("killed"), "{err}");
         assert!(
             started.elapsed() < Duration::from_secs(2),
             "{:?}",

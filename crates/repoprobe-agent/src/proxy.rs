@@ -58,22 +58,43 @@ pub struct Upstream {
     base: reqwest::Url,
 }
 
+/// Why an API URL is refused (`--agent-api-url`, a preset's base URL): each message names the
+/// URL and what to change in it.
+#[derive(Debug, thiserror::Error)]
+pub enum UrlError {
+    #[error("the API URL {0:?} holds a control character")]
+    Control(String),
+    #[error("the API URL {url:?} is not a URL: {reason}")]
+    NotUrl {
+        url: String,
+        reason: <reqwest::Url as std::str::FromStr>::Err,
+    },
+    #[error("the API URL {0:?} is not http or https")]
+    Scheme(String),
+    #[error("the API URL {0:?} names no host")]
+    NoHost(String),
+    #[error("the API URL {0:?} holds credentials")]
+    Credentials(String),
+}
+
 impl Upstream {
     /// An `http` or `https` URL with a host, and no user, password, NUL or control character.
-    pub fn parse(url: &str) -> Result<Upstream, String> {
+    pub fn parse(url: &str) -> Result<Upstream, UrlError> {
         if url.chars().any(|c| c.is_control()) {
-            return Err(format!("the API URL {url:?} holds a control character"));
+            return Err(UrlError::Control(url.into()));
         }
-        let base = reqwest::Url::parse(url.trim())
-            .map_err(|e| format!("the API URL {url:?} is not a URL: {e}"))?;
+        let base = reqwest::Url::parse(url.trim()).map_err(|reason| UrlError::NotUrl {
+            url: url.into(),
+            reason,
+        })?;
         if !matches!(base.scheme(), "http" | "https") {
-            return Err(format!("the API URL {url:?} is not http or https"));
+            return Err(UrlError::Scheme(url.into()));
         }
         if base.host_str().is_none_or(str::is_empty) {
-            return Err(format!("the API URL {url:?} names no host"));
+            return Err(UrlError::NoHost(url.into()));
         }
         if !base.username().is_empty() || base.password().is_some() {
-            return Err(format!("the API URL {url:?} holds credentials"));
+            return Err(UrlError::Credentials(url.into()));
         }
         Ok(Upstream { base })
     }

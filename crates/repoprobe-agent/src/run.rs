@@ -50,13 +50,17 @@ pub enum Confinement {
     Unconfined,
 }
 
-/// Why an agent CLI cannot be set up: the run stops before its first key.
+/// Why an agent CLI cannot be set up: the run stops before its first key. Each message holds
+/// its cause's words (no `source` is chained: the CLI prints the chain).
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
-    #[error("{0}")]
-    Sandbox(String),
+    #[error(transparent)]
+    Sandbox(#[from] sandbox::Unavailable),
     #[error("the {agent} CLI cannot run: {why} (install it, or give its path with --agent-bin)")]
-    Cli { agent: &'static str, why: String },
+    Cli {
+        agent: &'static str,
+        why: external::VersionError,
+    },
 }
 
 impl Agent {
@@ -70,7 +74,7 @@ impl Agent {
     ) -> Result<Agent, SetupError> {
         config.sandbox = match confinement {
             Confinement::Sandboxed { hidden, masked } => {
-                Some(sandbox::Bubblewrap::probe(&hidden, &masked).map_err(SetupError::Sandbox)?)
+                Some(sandbox::Bubblewrap::probe(&hidden, &masked)?)
             }
             Confinement::Unconfined => None,
         };
@@ -412,6 +416,7 @@ async fn run_external(
         text.clone(),
     );
     if fresh_home && let Err(why) = fresh_home_settings(&mut config, scratch, wt) {
+        let why = why.to_string();
         partial.converted.push(atif::system_note(&why, true));
         partial.verdict = Verdict::could_not_run(Cause::Environment, why);
         return partial;
@@ -448,21 +453,36 @@ async fn run_external(
     partial
 }
 
+/// Why a run's fresh HOME could not be made: the directory, or the CLI's settings in it.
+#[derive(Debug, thiserror::Error)]
+enum HomeError {
+    #[error("cannot create {}: {error}", .home.display())]
+    Create {
+        home: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot write the agent's settings in {}: {error}", .home.display())]
+    Settings {
+        home: PathBuf,
+        error: std::io::Error,
+    },
+}
+
 /// A fresh HOME in the run's scratch directory, with the settings that keep the CLI from
 /// loading the repository's own (Gemini, Codex).
 fn fresh_home_settings(
     config: &mut AgentConfig,
     scratch: &Path,
     wt: &Worktree,
-) -> Result<(), String> {
+) -> Result<(), HomeError> {
     let home = scratch.join("home");
-    std::fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
-    let vars = external::home_settings(config.agent, &home, &wt.path).map_err(|e| {
-        format!(
-            "cannot write the agent's settings in {}: {e}",
-            home.display()
-        )
-    })?;
+    if let Err(error) = std::fs::create_dir_all(&home) {
+        return Err(HomeError::Create { home, error });
+    }
+    let vars = match external::home_settings(config.agent, &home, &wt.path) {
+        Ok(vars) => vars,
+        Err(error) => return Err(HomeError::Settings { home, error }),
+    };
     config.set_env.extend(vars);
     config.home = Some(home);
     Ok(())

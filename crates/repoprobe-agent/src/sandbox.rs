@@ -117,6 +117,12 @@ pub const API_SOCKET: &str = "/run/repoprobe/api.sock";
 /// Where repoprobe's binary, the bridge, is inside the sandbox.
 pub const BRIDGE: &str = "/run/repoprobe/bridge";
 
+/// Why agent CLIs cannot run confined here: what stopped bubblewrap (its message says the
+/// package to install and the way out, [`unavailable`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", unavailable(.0))]
+pub struct Unavailable(pub String);
+
 /// The message of a refused run: why, the package, and the way out.
 pub fn unavailable(why: &str) -> String {
     if cfg!(target_os = "linux") {
@@ -136,16 +142,16 @@ pub fn unavailable(why: &str) -> String {
 impl Bubblewrap {
     /// Finds bwrap (`$REPOPROBE_BWRAP`, else `bwrap` on PATH), asks its version and starts one
     /// confined `true` with the options every run uses. `hidden` are the directories to hide
-    /// besides the homes (`$HOME`, `/root`, `/home`); missing ones are skipped. `Err` is the
-    /// refusal message. `masked` are files to replace by an empty one.
-    pub fn probe(hidden: &[PathBuf], masked: &[PathBuf]) -> Result<Bubblewrap, String> {
+    /// besides the homes (`$HOME`, `/root`, `/home`); missing ones are skipped. `Err` says why
+    /// it cannot start here. `masked` are files to replace by an empty one.
+    pub fn probe(hidden: &[PathBuf], masked: &[PathBuf]) -> Result<Bubblewrap, Unavailable> {
         if !cfg!(target_os = "linux") {
-            return Err(unavailable("not Linux"));
+            return Err(Unavailable("not Linux".into()));
         }
         let program = match std::env::var_os(BWRAP_ENV).filter(|p| !p.is_empty()) {
             Some(p) => PathBuf::from(p),
             None => find_on_path(OsStr::new("bwrap"), std::env::var_os("PATH").as_deref())
-                .ok_or_else(|| unavailable("no `bwrap` on PATH"))?,
+                .ok_or_else(|| Unavailable("no `bwrap` on PATH".into()))?,
         };
         // Neither the probe nor its trial gets our environment (our keys): PATH only.
         let path = std::env::var_os("PATH").unwrap_or_default();
@@ -155,10 +161,10 @@ impl Bubblewrap {
             .env("PATH", &path)
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| unavailable(&format!("{} --version: {e}", program.display())))?;
+            .map_err(|e| Unavailable(format!("{} --version: {e}", program.display())))?;
         let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
         if !out.status.success() || version.is_empty() {
-            return Err(unavailable(&format!(
+            return Err(Unavailable(format!(
                 "{} --version failed ({}): {}",
                 program.display(),
                 out.status,
@@ -192,9 +198,9 @@ impl Bubblewrap {
             .stdin(Stdio::null());
         let out = trial
             .output()
-            .map_err(|e| unavailable(&format!("{}: {e}", bw.program.display())))?;
+            .map_err(|e| Unavailable(format!("{}: {e}", bw.program.display())))?;
         if !out.status.success() {
-            return Err(unavailable(&format!(
+            return Err(Unavailable(format!(
                 "a trial run failed ({}): {}",
                 out.status,
                 String::from_utf8_lossy(&out.stderr).trim()

@@ -13,7 +13,7 @@
 //! {"disableAllHooks":true}` and `--strict-mcp-config --mcp-config {"mcpServers":{}}` (flags of
 //! 2.1.332's `--help`).
 
-use super::cli::{AgentCli, Call};
+use super::cli::{AgentCli, ArgsError, Call};
 use super::parse::{AgentResult, ERROR_TAIL_CHARS, Shown, json_object, tail, unparsable};
 use crate::verdict::{Cause, CouldNotRun};
 use repoprobe_core::model::trajectory::{
@@ -67,7 +67,7 @@ impl AgentCli for ClaudeCode {
         ]
     }
 
-    fn args(&self, call: &Call) -> Result<Vec<OsString>, String> {
+    fn args(&self, call: &Call) -> Result<Vec<OsString>, ArgsError> {
         // The prompt comes on stdin: `--tools` takes several values and would swallow a
         // positional prompt, and stdin has no argument length limit.
         // The event stream (`--verbose` is required with it in `-p` mode) shows each tool

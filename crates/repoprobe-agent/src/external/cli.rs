@@ -9,6 +9,13 @@ use crate::verdict::CouldNotRun;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+/// Why a run's command line cannot be built from its configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ArgsError {
+    #[error("--agent command needs a command template")]
+    NoCommand,
+}
+
 /// What one run's command line is built from.
 pub(super) struct Call<'a> {
     pub cfg: &'a AgentConfig,
@@ -62,7 +69,7 @@ pub(super) trait AgentCli: Sync {
     }
 
     /// The arguments before the caller's extra ones.
-    fn args(&self, call: &Call) -> Result<Vec<OsString>, String>;
+    fn args(&self, call: &Call) -> Result<Vec<OsString>, ArgsError>;
 
     /// The arguments after the caller's extra ones.
     fn trailing_args(&self) -> &'static [&'static str] {

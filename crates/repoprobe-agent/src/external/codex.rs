@@ -21,7 +21,7 @@
 //! `untrusted`: codex-rs `core/src/config_loader/mod.rs` loads project `.codex/` layers only for
 //! trusted projects).
 
-use super::cli::{AgentCli, Call};
+use super::cli::{AgentCli, ArgsError, Call};
 use super::parse::{AgentResult, ERROR_TAIL_CHARS, Shown, tail, unparsable};
 use crate::atif::{agent_step, system_note};
 use crate::verdict::{Cause, CouldNotRun};
@@ -68,7 +68,7 @@ impl AgentCli for Codex {
         Some(CODEX_DEFAULT_BASE_URL)
     }
 
-    fn args(&self, call: &Call) -> Result<Vec<OsString>, String> {
+    fn args(&self, call: &Call) -> Result<Vec<OsString>, ArgsError> {
         // No `--skip-git-repo-check`: the worktree's `.git` pointer is enough for 0.171.0,
         // though the sandbox hides the git directory it leads to (run for real).
         let model = call.cfg.model.as_str();

@@ -3,7 +3,7 @@
 //! same in `REPOPROBE_*` variables, and inside a sandbox its one way out, the API proxy, in
 //! `REPOPROBE_API_URL` (when `--agent-api-url` names one).
 
-use super::cli::{AgentCli, Call};
+use super::cli::{AgentCli, ArgsError, Call};
 use super::parse::{AgentResult, one_step};
 use super::presets::AgentConfig;
 use repoprobe_core::model::trajectory::Trajectory;
@@ -81,13 +81,13 @@ impl AgentCli for Command {
         }
     }
 
-    fn args(&self, call: &Call) -> Result<Vec<OsString>, String> {
+    fn args(&self, call: &Call) -> Result<Vec<OsString>, ArgsError> {
         let template = call
             .cfg
             .command
             .as_deref()
             .filter(|t| !t.trim().is_empty())
-            .ok_or("--agent command needs a command template")?;
+            .ok_or(ArgsError::NoCommand)?;
         let script = substitute(
             template,
             &[

@@ -10,6 +10,16 @@ use crate::sandbox::{self, Mounts};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+/// Why a sealed run's API proxy could not be started: the API's URL, or the proxy's own start
+/// (its socket, its HTTP client).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum SealError {
+    #[error(transparent)]
+    Url(#[from] proxy::UrlError),
+    #[error(transparent)]
+    Start(std::io::Error),
+}
+
 /// What stands in the agent's environment for the variables that are keys, and what the proxy
 /// must reach: with a sandbox, every credential variable (by name, [`proxy::is_credential`])
 /// becomes a placeholder, the preset's base-URL variable (and `REPOPROBE_API_URL`) the bridge's
@@ -18,7 +28,7 @@ use std::path::{Path, PathBuf};
 pub(super) fn seal(
     cfg: &AgentConfig,
     env: &mut [(OsString, OsString)],
-) -> Result<(Option<proxy::ApiProxy>, String), String> {
+) -> Result<(Option<proxy::ApiProxy>, String), SealError> {
     if cfg.sandbox.is_none() {
         return Ok((None, "open".into()));
     }
@@ -54,7 +64,7 @@ pub(super) fn seal(
         }
     }
     let origin = upstream.origin();
-    let p = proxy::ApiProxy::start(upstream, secrets).map_err(|e| e.to_string())?;
+    let p = proxy::ApiProxy::start(upstream, secrets).map_err(SealError::Start)?;
     Ok((
         Some(p),
         format!("{origin} only, through repoprobe's proxy (key added outside)"),

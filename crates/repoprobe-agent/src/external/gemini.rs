@@ -20,7 +20,7 @@
 //! folder, so the fresh HOME trusts the worktree and the project's settings (`.gemini/`,
 //! `.env`) are emptied in the sandbox; without a sandbox Gemini CLI loads them.
 
-use super::cli::{AgentCli, Call};
+use super::cli::{AgentCli, ArgsError, Call};
 use super::parse::{
     AgentResult, ERROR_TAIL_CHARS, Shown, ToolTally, json_object, tail, unparsable,
 };
@@ -69,7 +69,7 @@ impl AgentCli for Gemini {
         &[("GEMINI_TELEMETRY_ENABLED", "false")]
     }
 
-    fn args(&self, call: &Call) -> Result<Vec<OsString>, String> {
+    fn args(&self, call: &Call) -> Result<Vec<OsString>, ArgsError> {
         let mut args = vec![OsString::from(format!("--prompt={}", call.prompt))];
         args.extend(
             [

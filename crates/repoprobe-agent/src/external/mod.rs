@@ -52,6 +52,7 @@ mod process;
 mod registry;
 
 pub use claude_code::{CLAUDE_MCP_CONFIG, CLAUDE_SETTINGS};
+pub use cli::ArgsError;
 use cli::Call;
 pub use codex::CODEX_DEFAULT_BASE_URL;
 use confine::{confine, sandbox_failure, seal};
@@ -112,7 +113,7 @@ pub fn invocation(
     prompt: &str,
     prompt_file: &Path,
     env: Vec<(OsString, OsString)>,
-) -> Result<Invocation, String> {
+) -> Result<Invocation, ArgsError> {
     let cli = cfg.agent.cli();
     let call = Call {
         cfg,
@@ -241,7 +242,7 @@ fn prepare(
         )
     })?;
     let mut inv = invocation(cfg, workdir, prompt, &prompt_file, env)
-        .map_err(|e| CouldNotRun::new(Cause::Config, e))?;
+        .map_err(|e| CouldNotRun::new(Cause::Config, e.to_string()))?;
     inv.secrets.extend(real_secrets);
     inv.secrets
         .sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
@@ -348,8 +349,24 @@ pub fn home_settings(
     agent.cli().home_settings(home, &workdir.to_string_lossy())
 }
 
+/// Why a CLI's `--version` could not be had: the program cannot be run, or it failed.
+#[derive(Debug, thiserror::Error)]
+pub enum VersionError {
+    #[error("could not run {program} --version: {error}")]
+    Spawn {
+        program: String,
+        error: std::io::Error,
+    },
+    #[error("{program} --version failed (exit {exit:?}): {stderr}")]
+    Failed {
+        program: String,
+        exit: Option<i32>,
+        stderr: String,
+    },
+}
+
 /// The CLI's version (`--version`, first line), or why not; `None` for `command`.
-pub async fn version(cfg: &AgentConfig) -> Option<Result<String, String>> {
+pub async fn version(cfg: &AgentConfig) -> Option<Result<String, VersionError>> {
     cfg.agent.default_program()?;
     let program = cfg.program();
     let dir = std::env::temp_dir();
@@ -364,6 +381,7 @@ pub async fn version(cfg: &AgentConfig) -> Option<Result<String, String>> {
         env,
     };
     let inv = confine(cfg, inv, &[], None, &[], None);
+    let program = program.to_string_lossy().into_owned();
     let raw = match execute(
         &inv,
         Duration::from_secs(60),
@@ -373,26 +391,20 @@ pub async fn version(cfg: &AgentConfig) -> Option<Result<String, String>> {
     .await
     {
         Ok(raw) => raw,
-        Err(e) => {
-            return Some(Err(format!(
-                "could not run {} --version: {e}",
-                program.to_string_lossy()
-            )));
-        }
+        Err(error) => return Some(Err(VersionError::Spawn { program, error })),
     };
     let out = inv.scrub(&String::from_utf8_lossy(&raw.stdout));
     let line = out.lines().map(str::trim).find(|l| !l.is_empty());
     Some(match (raw.exit_code, line) {
         (Some(0), Some(line)) => Ok(line.to_string()),
-        _ => Err(format!(
-            "{} --version failed (exit {:?}): {}",
-            program.to_string_lossy(),
-            raw.exit_code,
-            tail(
+        _ => Err(VersionError::Failed {
+            program,
+            exit: raw.exit_code,
+            stderr: tail(
                 &inv.scrub(&String::from_utf8_lossy(&raw.stderr)),
-                ERROR_TAIL_CHARS
-            )
-        )),
+                ERROR_TAIL_CHARS,
+            ),
+        }),
     })
 }
 

@@ -4,7 +4,7 @@
 use super::boundary::quote;
 use super::input::parse;
 use super::searcher::{format_hits, matcher, search_files};
-use super::{Sandbox, Tool, resolve};
+use super::{Sandbox, Tool, ToolError, resolve};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -78,7 +78,7 @@ const STATEMENT_WORDS: &[&str] = &[
     "is", "when", "match",
 ];
 
-fn run(sandbox: &Sandbox, input: &Value, stop: &AtomicBool) -> Result<String, String> {
+fn run(sandbox: &Sandbox, input: &Value, stop: &AtomicBool) -> Result<String, ToolError> {
     let input: FindSymbolInput = parse(NAME, input)?;
     let raw = input.name.trim();
     let name = raw
@@ -95,10 +95,7 @@ fn run(sandbox: &Sandbox, input: &Value, stop: &AtomicBool) -> Result<String, St
             .chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
     if !valid {
-        return Err(format!(
-            "the name must be an identifier such as \"parse_args\" (use search for patterns): {}",
-            quote(raw)
-        ));
+        return Err(ToolError::NotIdentifier(raw.into()));
     }
     let escaped = name.replace('$', r"\$");
     let pattern = DEFINITION_PATTERNS
@@ -106,7 +103,7 @@ fn run(sandbox: &Sandbox, input: &Value, stop: &AtomicBool) -> Result<String, St
         .map(|p| format!("(?:{})", p.replace("NAME", &escaped)))
         .collect::<Vec<_>>()
         .join("|");
-    let m = matcher(&pattern).map_err(|e| format!("cannot build the definition pattern ({e})"))?;
+    let m = matcher(&pattern).map_err(ToolError::DefinitionPattern)?;
     let root = resolve(sandbox, None)?;
     let keep = |line: &str| {
         let first = line

@@ -2,26 +2,25 @@
 //! integers also taken when written as strings (some models do). Every failure is a message the
 //! model can act on.
 
-use super::boundary::quote;
+use super::ToolError;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 pub(super) fn parse<T: serde::de::DeserializeOwned>(
-    tool: &str,
+    tool: &'static str,
     input: &Value,
-) -> Result<T, String> {
+) -> Result<T, ToolError> {
     let input = match input {
         Value::Null => json!({}),
         Value::Object(_) => input.clone(),
         other => {
-            return Err(format!(
-                "the input of {tool} must be a JSON object of its parameters, not: {}",
-                quote(&other.to_string())
-            ));
+            return Err(ToolError::NotAnObject {
+                tool,
+                given: other.to_string(),
+            });
         }
     };
-    serde_json::from_value(input)
-        .map_err(|e| format!("invalid input for {tool} (see its schema): {e}"))
+    serde_json::from_value(input).map_err(|error| ToolError::Input { tool, error })
 }
 
 /// Accepts an integer also when written as a string (`"10"`), which some models do.

@@ -1,8 +1,7 @@
 //! `list_dir`: a directory of the worktree, sorted by name, to the depth asked.
 
-use super::boundary::quote;
 use super::input::{lenient_u64, parse};
-use super::{MAX_OUTPUT_BYTES, STOPPED, Sandbox, Tool, resolve};
+use super::{MAX_OUTPUT_BYTES, Sandbox, Tool, ToolError, resolve};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -49,14 +48,11 @@ struct ListDirInput {
     depth: Option<u64>,
 }
 
-fn run(sandbox: &Sandbox, input: &Value, stop: &AtomicBool) -> Result<String, String> {
+fn run(sandbox: &Sandbox, input: &Value, stop: &AtomicBool) -> Result<String, ToolError> {
     let input: ListDirInput = parse(NAME, input)?;
     let dir = resolve(sandbox, input.path.as_deref())?;
     if !dir.path.is_dir() {
-        return Err(format!(
-            "not a directory (use read_file for files): {}",
-            quote(&dir.rel)
-        ));
+        return Err(ToolError::NotADirectory(dir.rel));
     }
     let depth = input
         .depth
@@ -67,7 +63,7 @@ fn run(sandbox: &Sandbox, input: &Value, stop: &AtomicBool) -> Result<String, St
     let mut more = 0usize;
     for entry in sandbox.walker(&dir.path, Some(depth)).build() {
         if stop.load(Ordering::Relaxed) {
-            return Err(STOPPED.to_string());
+            return Err(ToolError::Stopped);
         }
         let Ok(entry) = entry else { continue };
         let path = entry.path();

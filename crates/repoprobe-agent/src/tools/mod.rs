@@ -42,6 +42,74 @@ pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 /// What a stopped tool says.
 const STOPPED: &str = "stopped: the run's time limit was reached while this tool was running";
 
+/// Why a tool call failed, in the words the model reads (its error output): each says what to
+/// do instead, and quotes (`quote`) what the model gave.
+#[derive(Debug, thiserror::Error)]
+enum ToolError {
+    #[error("there is no tool of that name; the tools are {}: {}", tool_names(), quote(.0))]
+    NoSuchTool(String),
+    #[error(
+        "the input of {tool} must be a JSON object of its parameters, not: {}",
+        quote(.given)
+    )]
+    NotAnObject { tool: &'static str, given: String },
+    #[error("invalid input for {tool} (see its schema): {error}")]
+    Input {
+        tool: &'static str,
+        error: serde_json::Error,
+    },
+    #[error(transparent)]
+    Path(#[from] PathError),
+    #[error("{STOPPED}")]
+    Stopped,
+    #[error("the pattern is empty: give a regular expression")]
+    EmptyPattern,
+    #[error(
+        "invalid regular expression (Rust regex syntax; escape `(`, `[`, `.` and the like with `\\`): {0}"
+    )]
+    Regex(grep_regex::Error),
+    #[error(
+        "the name must be an identifier such as \"parse_args\" (use search for patterns): {}",
+        quote(.0)
+    )]
+    NotIdentifier(String),
+    #[error("cannot build the definition pattern ({0})")]
+    DefinitionPattern(grep_regex::Error),
+    #[error(
+        "the file is {size} bytes, too large to search (at most {} MiB); search a smaller file: {}",
+        searcher::MAX_SEARCH_FILE_BYTES / (1024 * 1024),
+        quote(.rel)
+    )]
+    TooLargeToSearch { size: u64, rel: String },
+    #[error("invalid glob ({error}): {}", quote(.glob))]
+    Glob { glob: String, error: ignore::Error },
+    #[error("not a directory (use read_file for files): {}", quote(.0))]
+    NotADirectory(String),
+    #[error("this is a directory (use list_dir): {}", quote(.0))]
+    IsADirectory(String),
+    #[error("cannot read ({error}): {}", quote(.rel))]
+    Read { rel: String, error: std::io::Error },
+    #[error(
+        "the file is {size} bytes, too large to read; use search with this path to find the lines you need: {}",
+        quote(.rel)
+    )]
+    TooLargeToRead { size: u64, rel: String },
+    #[error("binary file ({size} bytes), not shown: {}", quote(.rel))]
+    Binary { size: usize, rel: String },
+    #[error("start_line {start} is past the end: the file has {total} lines: {}", quote(.rel))]
+    PastEnd {
+        start: u64,
+        total: usize,
+        rel: String,
+    },
+    #[error("end_line {end} is before start_line {start}: {}", quote(.rel))]
+    EndBeforeStart {
+        end: usize,
+        start: usize,
+        rel: String,
+    },
+}
+
 /// A tool's result as the model sees it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ToolOutput {
@@ -54,7 +122,7 @@ pub struct ToolOutput {
 struct Tool {
     name: &'static str,
     spec: fn() -> (String, Value),
-    run: fn(&Sandbox, &Value, &AtomicBool) -> Result<String, String>,
+    run: fn(&Sandbox, &Value, &AtomicBool) -> Result<String, ToolError>,
 }
 
 /// The tools, in the order they are offered.
@@ -93,19 +161,15 @@ pub fn call(sandbox: &Sandbox, name: &str, input: &Value) -> ToolOutput {
 pub fn call_until(sandbox: &Sandbox, name: &str, input: &Value, stop: &AtomicBool) -> ToolOutput {
     let result = match TOOLS.iter().find(|t| t.name == name) {
         Some(tool) => (tool.run)(sandbox, input, stop),
-        None => Err(format!(
-            "there is no tool of that name; the tools are {}: {}",
-            tool_names(),
-            quote(name)
-        )),
+        None => Err(ToolError::NoSuchTool(name.into())),
     };
     match result {
         Ok(content) => ToolOutput {
             content,
             is_error: false,
         },
-        Err(content) => ToolOutput {
-            content,
+        Err(e) => ToolOutput {
+            content: e.to_string(),
             is_error: true,
         },
     }
@@ -122,9 +186,9 @@ fn tool_names() -> String {
 }
 
 /// A path the model gave (none or blank: the root), inside the sandbox.
-fn resolve(sandbox: &Sandbox, path: Option<&str>) -> Result<Resolved, String> {
+fn resolve(sandbox: &Sandbox, path: Option<&str>) -> Result<Resolved, ToolError> {
     let path = path.map(str::trim).filter(|p| !p.is_empty()).unwrap_or(".");
-    sandbox.resolve(path).map_err(|e| e.to_string())
+    Ok(sandbox.resolve(path)?)
 }
 
 /// `line` cut to `max` characters, saying so.

@@ -1,8 +1,7 @@
 //! `read_file`: a text file of the worktree with line numbers, a range of lines at a time.
 
-use super::boundary::quote;
 use super::input::{lenient_u64, parse};
-use super::{MAX_OUTPUT_BYTES, Sandbox, Tool, cut_line, resolve};
+use super::{MAX_OUTPUT_BYTES, Sandbox, Tool, ToolError, cut_line, resolve};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -55,32 +54,29 @@ struct ReadFileInput {
     end_line: Option<u64>,
 }
 
-fn run(sandbox: &Sandbox, input: &Value, _stop: &AtomicBool) -> Result<String, String> {
+fn run(sandbox: &Sandbox, input: &Value, _stop: &AtomicBool) -> Result<String, ToolError> {
     let input: ReadFileInput = parse(NAME, input)?;
     let file = resolve(sandbox, Some(&input.path))?;
     if file.path.is_dir() {
-        return Err(format!(
-            "this is a directory (use list_dir): {}",
-            quote(&file.rel)
-        ));
+        return Err(ToolError::IsADirectory(file.rel));
     }
-    let meta = std::fs::metadata(&file.path)
-        .map_err(|e| format!("cannot read ({e}): {}", quote(&file.rel)))?;
+    let unread = |error| ToolError::Read {
+        rel: file.rel.clone(),
+        error,
+    };
+    let meta = std::fs::metadata(&file.path).map_err(unread)?;
     if meta.len() > MAX_READ_FILE_BYTES {
-        return Err(format!(
-            "the file is {} bytes, too large to read; use search with this path to find the lines you need: {}",
-            meta.len(),
-            quote(&file.rel)
-        ));
+        return Err(ToolError::TooLargeToRead {
+            size: meta.len(),
+            rel: file.rel,
+        });
     }
-    let bytes = std::fs::read(&file.path)
-        .map_err(|e| format!("cannot read ({e}): {}", quote(&file.rel)))?;
+    let bytes = std::fs::read(&file.path).map_err(unread)?;
     if bytes[..bytes.len().min(BINARY_PROBE_BYTES)].contains(&0) {
-        return Err(format!(
-            "binary file ({} bytes), not shown: {}",
-            bytes.len(),
-            quote(&file.rel)
-        ));
+        return Err(ToolError::Binary {
+            size: bytes.len(),
+            rel: file.rel,
+        });
     }
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
@@ -90,10 +86,11 @@ fn run(sandbox: &Sandbox, input: &Value, _stop: &AtomicBool) -> Result<String, S
     }
     let start = input.start_line.unwrap_or(1).max(1);
     if start > total as u64 {
-        return Err(format!(
-            "start_line {start} is past the end: the file has {total} lines: {}",
-            quote(&file.rel)
-        ));
+        return Err(ToolError::PastEnd {
+            start,
+            total,
+            rel: file.rel,
+        });
     }
     let start = start as usize;
     let end = input
@@ -101,10 +98,11 @@ fn run(sandbox: &Sandbox, input: &Value, _stop: &AtomicBool) -> Result<String, S
         .map(|e| (e.min(total as u64)) as usize)
         .unwrap_or(total);
     if end < start {
-        return Err(format!(
-            "end_line {end} is before start_line {start}: {}",
-            quote(&file.rel)
-        ));
+        return Err(ToolError::EndBeforeStart {
+            end,
+            start,
+            rel: file.rel,
+        });
     }
     let width = end.to_string().len();
     let mut body = String::new();

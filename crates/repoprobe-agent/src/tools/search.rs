@@ -3,7 +3,7 @@
 use super::boundary::quote;
 use super::input::{lenient_u64, parse};
 use super::searcher::{format_hits, matcher, search_files};
-use super::{Sandbox, Tool, resolve};
+use super::{Sandbox, Tool, ToolError, resolve};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -52,16 +52,12 @@ struct SearchInput {
     max_results: Option<u64>,
 }
 
-fn run(sandbox: &Sandbox, input: &Value, stop: &AtomicBool) -> Result<String, String> {
+fn run(sandbox: &Sandbox, input: &Value, stop: &AtomicBool) -> Result<String, ToolError> {
     let input: SearchInput = parse(NAME, input)?;
     if input.pattern.is_empty() {
-        return Err("the pattern is empty: give a regular expression".to_string());
+        return Err(ToolError::EmptyPattern);
     }
-    let m = matcher(&input.pattern).map_err(|e| {
-        format!(
-            "invalid regular expression (Rust regex syntax; escape `(`, `[`, `.` and the like with `\\`): {e}"
-        )
-    })?;
+    let m = matcher(&input.pattern).map_err(ToolError::Regex)?;
     let start = resolve(sandbox, input.path.as_deref())?;
     let limit = input
         .max_results

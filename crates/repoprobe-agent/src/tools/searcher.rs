@@ -4,8 +4,7 @@
 //! ([`SEARCH_HEAP_LIMIT`]), and stopped between two files or two buffers when asked. It does not
 //! decide what a tool prints beyond the `path:line: text` lines.
 
-use super::boundary::quote;
-use super::{MAX_OUTPUT_BYTES, Resolved, STOPPED, Sandbox, cut_line};
+use super::{MAX_OUTPUT_BYTES, Resolved, STOPPED, Sandbox, ToolError, cut_line};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, SearcherBuilder, sinks::Lossy};
 use ignore::overrides::OverrideBuilder;
@@ -74,7 +73,7 @@ pub(super) fn search_files(
     limit: usize,
     keep: &dyn Fn(&str) -> bool,
     stop: &AtomicBool,
-) -> Result<Found, String> {
+) -> Result<Found, ToolError> {
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
         .binary_detection(BinaryDetection::quit(0))
@@ -91,7 +90,7 @@ pub(super) fn search_files(
             break;
         }
         if stop.load(Ordering::Relaxed) {
-            return Err(STOPPED.to_string());
+            return Err(ToolError::Stopped);
         }
         found.files += 1;
         let shown = sandbox.show(&path);
@@ -124,7 +123,7 @@ pub(super) fn search_files(
         );
     }
     if stop.load(Ordering::Relaxed) {
-        return Err(STOPPED.to_string());
+        return Err(ToolError::Stopped);
     }
     Ok(found)
 }
@@ -137,16 +136,14 @@ fn files_to_search(
     start: &Resolved,
     glob: Option<&str>,
     stop: &AtomicBool,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, ToolError> {
     if start.path.is_file() {
         let size = std::fs::metadata(&start.path).map_or(0, |m| m.len());
         if size > MAX_SEARCH_FILE_BYTES {
-            return Err(format!(
-                "the file is {size} bytes, too large to search (at most {} MiB); search a \
-                 smaller file: {}",
-                MAX_SEARCH_FILE_BYTES / (1024 * 1024),
-                quote(&start.rel)
-            ));
+            return Err(ToolError::TooLargeToSearch {
+                size,
+                rel: start.rel.clone(),
+            });
         }
         return Ok(vec![start.path.clone()]);
     }
@@ -154,17 +151,18 @@ fn files_to_search(
     w.max_filesize(Some(MAX_SEARCH_FILE_BYTES));
     if let Some(glob) = glob.map(str::trim).filter(|g| !g.is_empty()) {
         let mut ob = OverrideBuilder::new(&sandbox.root);
-        ob.add(glob)
-            .map_err(|e| format!("invalid glob ({e}): {}", quote(glob)))?;
-        let ov = ob
-            .build()
-            .map_err(|e| format!("invalid glob ({e}): {}", quote(glob)))?;
+        let invalid = |error| ToolError::Glob {
+            glob: glob.into(),
+            error,
+        };
+        ob.add(glob).map_err(invalid)?;
+        let ov = ob.build().map_err(invalid)?;
         w.overrides(ov);
     }
     let mut files = Vec::new();
     for entry in w.build() {
         if stop.load(Ordering::Relaxed) {
-            return Err(STOPPED.to_string());
+            return Err(ToolError::Stopped);
         }
         let Ok(entry) = entry else { continue };
         // Links are skipped: one pointing out must not be read, one pointing in is a

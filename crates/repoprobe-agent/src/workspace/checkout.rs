@@ -38,7 +38,7 @@ impl RepoSource {
             repo: name.into(),
             commit: commit.clone(),
             action: "worktree add".into(),
-            stderr: e,
+            stderr: e.to_string(),
         })?;
         let wt = Worktree {
             path,
@@ -71,11 +71,11 @@ fn add_worktree(
     commit: &str,
     worktree_dir: &Path,
 ) -> Result<PathBuf, WorkspaceError> {
-    let git_err = |action: &str, stderr: String| WorkspaceError::Git {
+    let git_err = |action: &str, e: git::GitError| WorkspaceError::Git {
         repo: name.into(),
         commit: commit.into(),
         action: action.into(),
-        stderr,
+        stderr: e.to_string(),
     };
     // Entries whose directories are gone (an earlier run killed before its cleanup).
     Git::at(git_dir)
@@ -122,15 +122,13 @@ impl Worktree {
     pub fn remove(self) -> Result<(), WorkspaceError> {
         let _lock = RepoLock::acquire(&self.lock_path)?;
         let found = inspect_cache(&self.git_dir);
-        let removed = if found.is_empty() {
-            Git::at(&self.git_dir)
+        let removed = found.is_empty()
+            && Git::at(&self.git_dir)
                 .args(["worktree", "remove", "--force", "--force"])
                 .arg(&self.path)
                 .run()
-        } else {
-            Err(String::new())
-        };
-        if removed.is_err() && self.path.exists() {
+                .is_ok();
+        if !removed && self.path.exists() {
             std::fs::remove_dir_all(&self.path).map_err(|e| WorkspaceError::Io {
                 context: format!("removing the worktree {}", self.path.display()),
                 source: e,
@@ -150,33 +148,48 @@ impl Worktree {
         Ok(())
     }
 
-    pub(super) fn error(&self, action: &str, stderr: String) -> WorkspaceError {
+    pub(super) fn error(&self, action: &str, e: git::GitError) -> WorkspaceError {
         WorkspaceError::Git {
             repo: self.repo.clone(),
             commit: self.commit.clone(),
             action: action.into(),
-            stderr,
+            stderr: e.to_string(),
         }
     }
 }
 
+/// Why a new worktree's own git directory cannot be trusted: its `.git` file cannot be read,
+/// does not name one, or names one outside the cache.
+#[derive(Debug, thiserror::Error)]
+enum AdminDirError {
+    #[error("cannot read {}: {error}", .file.display())]
+    Read {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("unexpected .git file: {}", git::quote(.0, QUOTE_CHARS))]
+    Unexpected(String),
+    #[error("the worktree's git directory is not in the cache: {}", .0.display())]
+    Outside(PathBuf),
+}
+
 /// The worktree's own git directory, from the `.git` file `git worktree add` just wrote (before
 /// any agent ran); it must lie in `<git_dir>/worktrees/`.
-fn admin_dir_of(git_dir: &Path, worktree: &Path) -> Result<PathBuf, String> {
-    let text = std::fs::read_to_string(worktree.join(".git"))
-        .map_err(|e| format!("cannot read {}: {e}", worktree.join(".git").display()))?;
+fn admin_dir_of(git_dir: &Path, worktree: &Path) -> Result<PathBuf, AdminDirError> {
+    let file = worktree.join(".git");
+    let text = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(error) => return Err(AdminDirError::Read { file, error }),
+    };
     let dir = text
         .trim()
         .strip_prefix("gitdir:")
         .map(|p| PathBuf::from(p.trim()))
-        .ok_or_else(|| format!("unexpected .git file: {}", git::quote(&text, QUOTE_CHARS)))?;
+        .ok_or_else(|| AdminDirError::Unexpected(text.clone()))?;
     let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     let dir = canonical(&dir);
     if dir.parent() != Some(&canonical(&git_dir.join("worktrees"))) {
-        return Err(format!(
-            "the worktree's git directory is not in the cache: {}",
-            dir.display()
-        ));
+        return Err(AdminDirError::Outside(dir));
     }
     Ok(dir)
 }

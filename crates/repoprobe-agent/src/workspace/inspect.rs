@@ -93,7 +93,7 @@ pub fn inspect_cache(git_dir: &Path) -> Vec<String> {
         }
         Err(e) => found.push(format!(
             "config cannot be read: {}",
-            git::quote(&e, QUOTE_CHARS)
+            git::quote(&e.to_string(), QUOTE_CHARS)
         )),
     }
     let listing = |rel: &str| -> Vec<String> {

@@ -46,6 +46,7 @@ mod source;
 mod tree;
 
 pub use inspect::inspect_cache;
+pub use source::MapArgError;
 pub use tree::RepoTree;
 
 /// Longest untrusted value (a config value, a hook's name) quoted in a message.

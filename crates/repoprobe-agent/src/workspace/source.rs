@@ -17,6 +17,17 @@ pub(super) struct Origin {
     pub desc: String,
 }
 
+/// Why a `--repo-map` value is refused: each message shows the form it needs.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MapArgError {
+    #[error("expected owner/name=PATH, got {0:?}")]
+    NoEquals(String),
+    #[error("{0:?} is not of the form owner/name")]
+    BadName(String),
+    #[error("no path for {0}")]
+    NoPath(String),
+}
+
 impl RepoSource {
     /// Clones are kept in `cache_dir` (created when missing).
     pub fn new(cache_dir: impl Into<PathBuf>) -> RepoSource {
@@ -42,16 +53,16 @@ impl RepoSource {
     }
 
     /// Parses a `--repo-map` value, `owner/name=PATH`.
-    pub fn parse_map_arg(arg: &str) -> Result<(String, PathBuf), String> {
+    pub fn parse_map_arg(arg: &str) -> Result<(String, PathBuf), MapArgError> {
         let (name, path) = arg
             .split_once('=')
-            .ok_or_else(|| format!("expected owner/name=PATH, got {arg:?}"))?;
+            .ok_or_else(|| MapArgError::NoEquals(arg.into()))?;
         let name = name.trim();
         if !valid_name(name) {
-            return Err(format!("{name:?} is not of the form owner/name"));
+            return Err(MapArgError::BadName(name.into()));
         }
         if path.is_empty() {
-            return Err(format!("no path for {name}"));
+            return Err(MapArgError::NoPath(name.into()));
         }
         Ok((name.to_string(), PathBuf::from(path)))
     }
@@ -146,12 +157,12 @@ impl RepoSource {
             .arg(source)
             .arg(&tmp)
             .run();
-        if let Err(stderr) = result {
+        if let Err(e) = result {
             let _ = std::fs::remove_dir_all(&tmp);
             return Err(WorkspaceError::Clone {
                 repo: name.into(),
                 source_desc: source_desc.into(),
-                stderr,
+                stderr: e.to_string(),
             });
         }
         std::fs::rename(&tmp, git_dir).map_err(|e| WorkspaceError::Io {
@@ -212,7 +223,7 @@ fn fetch(git_dir: &Path, source: &OsStr, commit: &str) -> String {
         .args(["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"])
         .run();
     if let Err(e) = refs {
-        last = e;
+        last = e.to_string();
     }
     let full_sha = commit.len() == 40 && commit.chars().all(|c| c.is_ascii_hexdigit());
     if full_sha
@@ -224,7 +235,7 @@ fn fetch(git_dir: &Path, source: &OsStr, commit: &str) -> String {
             .arg(commit)
             .run()
     {
-        last = e;
+        last = e.to_string();
     }
     last
 }

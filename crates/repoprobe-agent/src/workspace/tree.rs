@@ -63,11 +63,11 @@ impl RepoSource {
             .args(["ls-tree", "-r", "-t", "-z", "--name-only"])
             .arg(&commit)
             .run()
-            .map_err(|stderr| WorkspaceError::Git {
+            .map_err(|e| WorkspaceError::Git {
                 repo: name.into(),
                 commit: commit.clone(),
                 action: "ls-tree".into(),
-                stderr,
+                stderr: e.to_string(),
             })?;
         let paths = listing
             .split('\0')

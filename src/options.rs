@@ -266,8 +266,7 @@ pub fn runs_filter(
         question: text("question"),
         category: text("category"),
         verdict: text("verdict").and_then(|v| Verdict::parse(&v)),
-        failure_mode: text("mode")
-            .and_then(|m| FailureMode::ALL.into_iter().find(|x| x.as_str() == m)),
+        failure_mode: text("mode").and_then(|m| FailureMode::parse(&m)),
         read_no_evidence: get("noevidence").as_deref() == Some("1"),
         attempted_edit: get("edit").as_deref() == Some("1"),
         min_score: number("min"),

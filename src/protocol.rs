@@ -208,7 +208,7 @@ impl StepKind {
     /// Every kind, in the order the filter lists them.
     pub fn all() -> impl Iterator<Item = StepKind> {
         std::iter::once(StepKind::Text)
-            .chain(ToolKind::ALL.into_iter().map(StepKind::Tool))
+            .chain(ToolKind::ALL.iter().copied().map(StepKind::Tool))
             .chain([StepKind::Error, StepKind::System, StepKind::User])
     }
 

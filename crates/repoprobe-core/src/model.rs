@@ -248,9 +248,24 @@ impl ScalarJudgment {
 }
 
 /// The five failure modes of §5.4 (Table 7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum FailureMode {
     EditBias,
     ShallowExplanation,
@@ -260,23 +275,16 @@ pub enum FailureMode {
 }
 
 impl FailureMode {
-    pub const ALL: [FailureMode; 5] = [
-        FailureMode::EditBias,
-        FailureMode::ShallowExplanation,
-        FailureMode::Misinterpretation,
-        FailureMode::ContextMiss,
-        FailureMode::Hallucination,
-    ];
+    pub const ALL: &'static [FailureMode] = <FailureMode as strum::VariantArray>::VARIANTS;
 
     /// The name used in files (`edit_bias`, ...).
     pub fn as_str(self) -> &'static str {
-        match self {
-            FailureMode::EditBias => "edit_bias",
-            FailureMode::ShallowExplanation => "shallow_explanation",
-            FailureMode::Misinterpretation => "misinterpretation",
-            FailureMode::ContextMiss => "context_miss",
-            FailureMode::Hallucination => "hallucination",
-        }
+        self.into()
+    }
+
+    /// The mode [`FailureMode::as_str`] names.
+    pub fn parse(s: &str) -> Option<FailureMode> {
+        s.parse().ok()
     }
 
     /// The row label of the paper's Table 7.

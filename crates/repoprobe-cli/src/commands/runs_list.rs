@@ -88,9 +88,7 @@ fn parse_verdict(s: &str) -> Result<Verdict, String> {
 }
 
 fn parse_mode(s: &str) -> Result<FailureMode, String> {
-    FailureMode::ALL
-        .into_iter()
-        .find(|m| m.as_str() == s)
+    FailureMode::parse(s)
         .ok_or_else(|| {
             let all: Vec<&str> = FailureMode::ALL.iter().map(|m| m.as_str()).collect();
             format!("not a failure mode: {s:?} (one of: {})", all.join(", "))

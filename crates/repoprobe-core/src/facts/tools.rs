@@ -5,7 +5,20 @@
 use serde_json::{Map, Value};
 
 /// What a tool call does, as retrieval sees it (in the order the site lists kinds).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum ToolKind {
     /// Shows a file's contents.
     Read,
@@ -23,31 +36,15 @@ pub enum ToolKind {
 }
 
 impl ToolKind {
-    pub const ALL: [ToolKind; 7] = [
-        ToolKind::Read,
-        ToolKind::Search,
-        ToolKind::List,
-        ToolKind::Shell,
-        ToolKind::Edit,
-        ToolKind::Web,
-        ToolKind::Other,
-    ];
+    pub const ALL: &'static [ToolKind] = <ToolKind as strum::VariantArray>::VARIANTS;
 
     /// The kind [`ToolKind::as_str`] names.
     pub fn parse(s: &str) -> Option<ToolKind> {
-        ToolKind::ALL.into_iter().find(|k| k.as_str() == s)
+        s.parse().ok()
     }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            ToolKind::Read => "read",
-            ToolKind::Search => "search",
-            ToolKind::List => "list",
-            ToolKind::Shell => "shell",
-            ToolKind::Edit => "edit",
-            ToolKind::Web => "web",
-            ToolKind::Other => "other",
-        }
+        self.into()
     }
 }
 

@@ -21,8 +21,23 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What became of a run, under the judge in force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Verdict {
     /// Every judgment gave every item its full weight (Overall 100 %).
     Perfect,
@@ -37,26 +52,14 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 5] = [
-        Verdict::Perfect,
-        Verdict::Partial,
-        Verdict::Failure,
-        Verdict::NotJudged,
-        Verdict::Error,
-    ];
+    pub const ALL: &'static [Verdict] = <Verdict as strum::VariantArray>::VARIANTS;
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Perfect => "perfect",
-            Verdict::Partial => "partial",
-            Verdict::Failure => "failure",
-            Verdict::NotJudged => "not_judged",
-            Verdict::Error => "error",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<Verdict> {
-        Verdict::ALL.into_iter().find(|v| v.as_str() == s)
+        s.parse().ok()
     }
 
     /// In words, for tables.
@@ -335,8 +338,21 @@ impl RunFilter {
 }
 
 /// A column the rows can be ordered by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Column {
     Question,
     Model,
@@ -355,44 +371,14 @@ pub enum Column {
 }
 
 impl Column {
-    pub const ALL: [Column; 14] = [
-        Column::Question,
-        Column::Model,
-        Column::Attempt,
-        Column::Category,
-        Column::Verdict,
-        Column::Score,
-        Column::EvidenceRecall,
-        Column::FilesRead,
-        Column::Turns,
-        Column::ToolCalls,
-        Column::EditAttempts,
-        Column::Tokens,
-        Column::Cost,
-        Column::Duration,
-    ];
+    pub const ALL: &'static [Column] = <Column as strum::VariantArray>::VARIANTS;
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Column::Question => "question",
-            Column::Model => "model",
-            Column::Attempt => "attempt",
-            Column::Category => "category",
-            Column::Verdict => "verdict",
-            Column::Score => "score",
-            Column::EvidenceRecall => "evidence_recall",
-            Column::FilesRead => "files_read",
-            Column::Turns => "turns",
-            Column::ToolCalls => "tool_calls",
-            Column::EditAttempts => "edit_attempts",
-            Column::Tokens => "tokens",
-            Column::Cost => "cost",
-            Column::Duration => "duration",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<Column> {
-        Column::ALL.into_iter().find(|c| c.as_str() == s)
+        s.parse().ok()
     }
 
     /// The row's value in this column, as a number (text columns: `None`).

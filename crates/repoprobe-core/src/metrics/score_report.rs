@@ -11,9 +11,22 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// A stratification axis of Table 4.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Stratum {
     Category,
     Theme,
@@ -21,14 +34,10 @@ pub enum Stratum {
 }
 
 impl Stratum {
-    pub const ALL: [Stratum; 3] = [Stratum::Category, Stratum::Theme, Stratum::Language];
+    pub const ALL: &'static [Stratum] = <Stratum as strum::VariantArray>::VARIANTS;
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Stratum::Category => "category",
-            Stratum::Theme => "theme",
-            Stratum::Language => "language",
-        }
+        self.into()
     }
 
     pub fn of(self, q: &crate::model::Question) -> &str {

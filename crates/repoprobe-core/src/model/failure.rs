@@ -23,8 +23,23 @@ pub enum Status {
 }
 
 /// Why a run could not happen, in terms a user and a retry policy can act on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Cause {
     /// No usable credentials: a missing, rejected or expired key or login (HTTP 401/403).
     Auth,
@@ -48,17 +63,7 @@ pub enum Cause {
 
 impl Cause {
     /// Every cause, in the order summaries list them.
-    pub const ALL: [Cause; 9] = [
-        Cause::Auth,
-        Cause::RateLimit,
-        Cause::Network,
-        Cause::Api,
-        Cause::Config,
-        Cause::Sandbox,
-        Cause::Environment,
-        Cause::CliMissing,
-        Cause::Checkout,
-    ];
+    pub const ALL: &'static [Cause] = <Cause as strum::VariantArray>::VARIANTS;
 
     /// The cause an HTTP error status of a model API names.
     pub fn of_http_status(status: u16) -> Cause {
@@ -79,17 +84,7 @@ impl Cause {
 
     /// The name written in records (`"auth"`, `"rate_limit"`, …).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Cause::Auth => "auth",
-            Cause::RateLimit => "rate_limit",
-            Cause::Network => "network",
-            Cause::Api => "api",
-            Cause::Config => "config",
-            Cause::Sandbox => "sandbox",
-            Cause::Environment => "environment",
-            Cause::CliMissing => "cli_missing",
-            Cause::Checkout => "checkout",
-        }
+        self.into()
     }
 
     /// The cause in words, for summaries.

@@ -11,21 +11,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// A stratification axis of Table 4.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    serde::Deserialize,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[strum(serialize_all = "lowercase")]
 pub enum Stratum {
     Category,

@@ -158,8 +158,13 @@ impl<R> Default for KindLog<R> {
     }
 }
 
-/// A record's fate: kept, or left out with these messages.
+/// A record's fate: kept, or left out with these problems.
 type Verdict = Result<(), Vec<Problem>>;
+
+/// Left out as a duplicate: `message` says of what, and that the first is kept.
+fn duplicate(message: String) -> Verdict {
+    Err(vec![Problem::new(IssueKind::DuplicateRecord, message)])
+}
 
 impl Assembler {
     /// `undoable`: keep the log that [`Assembler::undo`] needs.
@@ -326,13 +331,10 @@ impl Assembler {
                     .map(|e| e.worded(|e| format!("invalid question {}: {e}", quote(&q.id))))
                     .collect())
             } else if !self.question_ids.insert(q.id.clone()) {
-                Err(vec![Problem::new(
-                    IssueKind::DuplicateRecord,
-                    format!(
-                        "duplicate question id {}: the first occurrence is kept",
-                        quote(&q.id)
-                    ),
-                )])
+                duplicate(format!(
+                    "duplicate question id {}: the first occurrence is kept",
+                    quote(&q.id)
+                ))
             } else {
                 self.index.insert(q.id.clone(), self.ds.questions.len());
                 Ok(())
@@ -356,15 +358,12 @@ impl Assembler {
                     a.attempt,
                 );
                 if !self.answer_keys.insert(key) {
-                    Err(vec![Problem::new(
-                        IssueKind::DuplicateRecord,
-                        format!(
-                            "duplicate answer for question {}, model {}, attempt {}: the first is kept",
-                            quote(&a.question_id),
-                            quote(&a.model),
-                            a.attempt
-                        ),
-                    )])
+                    duplicate(format!(
+                        "duplicate answer for question {}, model {}, attempt {}: the first is kept",
+                        quote(&a.question_id),
+                        quote(&a.model),
+                        a.attempt
+                    ))
                 } else {
                     if a.error.is_some() {
                         self.failed_runs.insert(key);
@@ -432,17 +431,14 @@ impl Assembler {
             .judgment_keys
             .insert((q, m, j.attempt, names.id_at(JUDGE, &j.judge), j.judge_run))
         {
-            return Err(vec![Problem::new(
-                IssueKind::DuplicateRecord,
-                format!(
-                    "duplicate judgment (question {}, model {}, attempt {}, judge {}, judge_run {}): the first is kept",
-                    quote(&j.question_id),
-                    quote(&j.model),
-                    j.attempt,
-                    quote(&j.judge),
-                    j.judge_run
-                ),
-            )]);
+            return duplicate(format!(
+                "duplicate judgment (question {}, model {}, attempt {}, judge {}, judge_run {}): the first is kept",
+                quote(&j.question_id),
+                quote(&j.model),
+                j.attempt,
+                quote(&j.judge),
+                j.judge_run
+            ));
         }
         Ok(())
     }
@@ -472,16 +468,13 @@ impl Assembler {
                     s.judge_run,
                 );
                 if !self.scalar_keys.insert(key) {
-                    Err(vec![Problem::new(
-                        IssueKind::DuplicateRecord,
-                        format!(
-                            "duplicate scalar judgment (question {}, model {}, judge {}, judge_run {}): the first is kept",
-                            quote(&s.question_id),
-                            quote(&s.model),
-                            quote(&s.judge),
-                            s.judge_run
-                        ),
-                    )])
+                    duplicate(format!(
+                        "duplicate scalar judgment (question {}, model {}, judge {}, judge_run {}): the first is kept",
+                        quote(&s.question_id),
+                        quote(&s.model),
+                        quote(&s.judge),
+                        s.judge_run
+                    ))
                 } else {
                     Ok(())
                 }
@@ -510,15 +503,12 @@ impl Assembler {
                     names.id(&f.classifier),
                 );
                 if !self.label_keys.insert(key) {
-                    Err(vec![Problem::new(
-                        IssueKind::DuplicateRecord,
-                        format!(
-                            "duplicate failure-mode label (question {}, model {}, classifier {}): the first is kept",
-                            quote(&f.question_id),
-                            quote(&f.model),
-                            quote(&f.classifier)
-                        ),
-                    )])
+                    duplicate(format!(
+                        "duplicate failure-mode label (question {}, model {}, classifier {}): the first is kept",
+                        quote(&f.question_id),
+                        quote(&f.model),
+                        quote(&f.classifier)
+                    ))
                 } else {
                     Ok(())
                 }
@@ -543,15 +533,12 @@ impl Assembler {
                     r.column.clone(),
                 );
                 if !self.reported_keys.insert(key) {
-                    Err(vec![Problem::new(
-                        IssueKind::DuplicateRecord,
-                        format!(
-                            "duplicate reported value (table {}, row {}, column {}): the first is kept",
-                            quote(&r.table),
-                            quote(&r.row),
-                            quote(&r.column)
-                        ),
-                    )])
+                    duplicate(format!(
+                        "duplicate reported value (table {}, row {}, column {}): the first is kept",
+                        quote(&r.table),
+                        quote(&r.row),
+                        quote(&r.column)
+                    ))
                 } else {
                     Ok(())
                 }

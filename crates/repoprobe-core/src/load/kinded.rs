@@ -52,20 +52,12 @@ impl de::Error for Kinded {
     }
 
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Kinded {
-        let message = if expected.is_empty() {
-            format!("unknown variant `{variant}`, there are no variants")
-        } else {
-            format!("unknown variant `{variant}`, expected {}", one_of(expected))
-        };
+        let message = unknown("variant", variant, expected, "variants");
         Kinded::new(IssueKind::ValueNotAllowed, message)
     }
 
     fn unknown_field(field: &str, expected: &'static [&'static str]) -> Kinded {
-        let message = if expected.is_empty() {
-            format!("unknown field `{field}`, there are no fields")
-        } else {
-            format!("unknown field `{field}`, expected {}", one_of(expected))
-        };
+        let message = unknown("field", field, expected, "fields");
         Kinded::new(IssueKind::ValueNotAllowed, message)
     }
 
@@ -78,6 +70,15 @@ impl de::Error for Kinded {
             IssueKind::DuplicateKey,
             format!("duplicate field `{field}`"),
         )
+    }
+}
+
+/// An unknown variant or field, as serde words it: `` unknown field `x`, expected `a` or `b` ``.
+fn unknown(what: &str, name: &str, expected: &[&str], plural: &str) -> String {
+    if expected.is_empty() {
+        format!("unknown {what} `{name}`, there are no {plural}")
+    } else {
+        format!("unknown {what} `{name}`, expected {}", one_of(expected))
     }
 }
 

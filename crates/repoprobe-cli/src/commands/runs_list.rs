@@ -88,11 +88,10 @@ fn parse_verdict(s: &str) -> Result<Verdict, String> {
 }
 
 fn parse_mode(s: &str) -> Result<FailureMode, String> {
-    FailureMode::parse(s)
-        .ok_or_else(|| {
-            let all: Vec<&str> = FailureMode::ALL.iter().map(|m| m.as_str()).collect();
-            format!("not a failure mode: {s:?} (one of: {})", all.join(", "))
-        })
+    FailureMode::parse(s).ok_or_else(|| {
+        let all: Vec<&str> = FailureMode::ALL.iter().map(|m| m.as_str()).collect();
+        format!("not a failure mode: {s:?} (one of: {})", all.join(", "))
+    })
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {

@@ -11,12 +11,12 @@ use crate::input::{load_paths, print_issues, write_atomically};
 use crate::runs::manifest::InputFile;
 use anyhow::{Context, bail};
 use repoprobe_core::curate::agreement::agreement;
-use repoprobe_core::date::{format_utc, parse_utc};
 use repoprobe_core::curate::finalize::{
     CreatedRange, FileHash, KeptBy, MANIFEST_FORMAT, Manifest, ReviewCount, Selection, decide,
 };
 use repoprobe_core::curate::{Excluded, Funnel, Rule, Stage, StageOutput};
 use repoprobe_core::dataset::Dataset;
+use repoprobe_core::date::{format_utc, parse_utc};
 use repoprobe_core::issue::quote;
 use repoprobe_core::{LoadOptions, Question, Review};
 use serde_json::value::RawValue;

@@ -43,6 +43,70 @@ use url::{Host, Url};
 #[error(transparent)]
 pub struct BuildError(#[from] reqwest::Error);
 
+/// Why a fetch gave no text, as [`Fetched::error`] says it (after the URL, see [`stopped`]).
+#[derive(Debug, thiserror::Error)]
+enum FetchError {
+    #[error("only http and https are fetched, not {scheme}:")]
+    Scheme { scheme: String },
+    #[error("the address carries a user name or password, and credentials are never sent: refused")]
+    Credentials,
+    #[error("the address has no host")]
+    NoHost,
+    /// An IP-literal host that [`refusal`] refuses.
+    #[error("{ip} is {why}: refused; {ONLY_ALLOW_HOST}")]
+    Internal { ip: std::net::IpAddr, why: String },
+    /// Our resolver refused the host's lookup.
+    #[error("{}{}", .0, advice(.0))]
+    Resolved(resolve::Refused),
+    #[error("no complete answer within {secs} s (the timeout): given up")]
+    TimedOut { secs: f64 },
+    /// The request failed (no connection, TLS, a reply that is not HTTP).
+    #[error("cannot fetch: {}", error_words(.0))]
+    Request(reqwest::Error),
+    #[error("HTTP {status}, a redirect without a Location header: no page to read")]
+    NoLocation { status: u16 },
+    #[error(
+        "HTTP {status} redirects to {}, which is not a URL ({error})",
+        quote(location)
+    )]
+    BadLocation {
+        status: u16,
+        location: String,
+        error: url::ParseError,
+    },
+    #[error("more than {max} redirects (the cap): stopped before {}", quote(next.as_str()))]
+    TooManyRedirects { max: u32, next: Url },
+    #[error("HTTP {status}: no page to read")]
+    Status { status: u16 },
+    #[error("the reply has no Content-Type, so it is not known to be text: not read")]
+    NoContentType,
+    #[error("the content type {} is not text: not read", quote(content_type))]
+    NotText { content_type: String },
+    /// The body stopped coming (`why`: [`FetchError::TimedOut`] or [`FetchError::Read`]).
+    #[error("the body broke off after {bytes} bytes: {why}")]
+    BodyBroke { bytes: usize, why: Box<FetchError> },
+    /// Reading the body failed.
+    #[error("{}", error_words(.0))]
+    Read(reqwest::Error),
+    #[error("larger than {max} bytes (the cap): the first {read} bytes were read, no text kept")]
+    TooLarge { max: u64, read: usize },
+    #[error("cannot start a thread to read the page: {0}")]
+    NoThread(std::io::Error),
+    #[error("the page could not be turned into text ({0})")]
+    NoText(html2text::Error),
+    /// The HTML renderer panicked (its thread's panic is caught).
+    #[error("the page could not be turned into text")]
+    RendererPanicked,
+}
+
+/// What a refusal of our resolver adds: the way past it, for an address refused.
+fn advice(r: &resolve::Refused) -> String {
+    match r {
+        resolve::Refused::Address { .. } => format!("; {ONLY_ALLOW_HOST}"),
+        _ => String::new(),
+    }
+}
+
 /// The fetcher's caps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FetchLimits {
@@ -164,7 +228,7 @@ impl Fetcher {
     /// One hop: `url` asked through the client its address allows, the response recorded in
     /// `out`; a redirect's target checked against the cap, else the page read. `redirects`:
     /// the hops before this one.
-    async fn hop(&self, url: &Url, redirects: u32, out: &mut Fetched) -> Result<Hop, String> {
+    async fn hop(&self, url: &Url, redirects: u32, out: &mut Fetched) -> Result<Hop, FetchError> {
         let client = self.route(url)?;
         let deadline = Instant::now() + self.inner.limits.timeout;
         let response = self.send(client, url, deadline).await?;
@@ -189,7 +253,7 @@ impl Fetcher {
         client: &reqwest::Client,
         url: &Url,
         deadline: Instant,
-    ) -> Result<reqwest::Response, String> {
+    ) -> Result<reqwest::Response, FetchError> {
         let sent = client
             .get(url.clone())
             .header(
@@ -200,7 +264,7 @@ impl Fetcher {
             .send();
         match timeout_at(deadline, sent).await {
             Err(_) => Err(self.timed_out()),
-            Ok(Err(e)) => Err(self.transport(&e)),
+            Ok(Err(e)) => Err(self.transport(e)),
             Ok(Ok(r)) => Ok(r),
         }
     }
@@ -212,25 +276,24 @@ impl Fetcher {
         url: &Url,
         redirects: u32,
         headers: &reqwest::header::HeaderMap,
-    ) -> Result<Url, String> {
+    ) -> Result<Url, FetchError> {
         let Some(location) = headers.get(reqwest::header::LOCATION) else {
-            return Err(format!(
-                "HTTP {status}, a redirect without a Location header: no page to read"
-            ));
+            return Err(FetchError::NoLocation { status });
         };
         let location = String::from_utf8_lossy(location.as_bytes()).into_owned();
-        let next = url.join(location.trim()).map_err(|e| {
-            format!(
-                "HTTP {status} redirects to {}, which is not a URL ({e})",
-                quote(&location)
-            )
-        })?;
+        let next = match url.join(location.trim()) {
+            Ok(next) => next,
+            Err(error) => {
+                return Err(FetchError::BadLocation {
+                    status,
+                    location,
+                    error,
+                });
+            }
+        };
         let max = self.inner.limits.max_redirects;
         if redirects == max {
-            return Err(format!(
-                "more than {max} redirects (the cap): stopped before {}",
-                quote(next.as_str())
-            ));
+            return Err(FetchError::TooManyRedirects { max, next });
         }
         Ok(next)
     }
@@ -242,22 +305,16 @@ impl Fetcher {
         response: reqwest::Response,
         deadline: Instant,
         out: &mut Fetched,
-    ) -> Result<(), String> {
+    ) -> Result<(), FetchError> {
         let status = response.status().as_u16();
         if !(200..300).contains(&status) {
-            return Err(format!("HTTP {status}: no page to read"));
+            return Err(FetchError::Status { status });
         }
         let Some(content_type) = out.content_type.clone() else {
-            return Err(
-                "the reply has no Content-Type, so it is not known to be text: not read"
-                    .to_string(),
-            );
+            return Err(FetchError::NoContentType);
         };
         let Some(kind) = text::kind_of(&content_type) else {
-            return Err(format!(
-                "the content type {} is not text: not read",
-                quote(&content_type)
-            ));
+            return Err(FetchError::NotText { content_type });
         };
         let limits = &self.inner.limits;
         let body = timeout_at(deadline, self.read_body(response))
@@ -265,18 +322,17 @@ impl Fetcher {
             .map_err(|_| self.timed_out())?;
         out.bytes = Some(body.bytes.len() as u64);
         out.sha256 = Some(hex(&Sha256::digest(&body.bytes)));
-        if let Some(broke) = body.broke {
-            return Err(format!(
-                "the body broke off after {} bytes: {broke}",
-                body.bytes.len()
-            ));
+        if let Some(why) = body.broke {
+            return Err(FetchError::BodyBroke {
+                bytes: body.bytes.len(),
+                why: Box::new(why),
+            });
         }
         if body.over {
-            return Err(format!(
-                "larger than {} bytes (the cap): the first {} bytes were read, no text kept",
-                limits.max_bytes,
-                body.bytes.len()
-            ));
+            return Err(FetchError::TooLarge {
+                max: limits.max_bytes,
+                read: body.bytes.len(),
+            });
         }
         let mut text = page_text(body.bytes, content_type, kind).await?;
         let (kept, was_cut) = prefix(&text, limits.max_text_chars);
@@ -287,23 +343,18 @@ impl Fetcher {
     }
 
     /// The client that may ask for `url`, or why none may.
-    fn route(&self, url: &Url) -> Result<&reqwest::Client, String> {
+    fn route(&self, url: &Url) -> Result<&reqwest::Client, FetchError> {
         let scheme = url.scheme();
         if scheme != "http" && scheme != "https" {
-            return Err(format!(
-                "only http and https are fetched, not {}:",
-                cut_chars(scheme, 40)
-            ));
+            return Err(FetchError::Scheme {
+                scheme: cut_chars(scheme, 40),
+            });
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err(
-                "the address carries a user name or password, and credentials are never sent: \
-                 refused"
-                    .to_string(),
-            );
+            return Err(FetchError::Credentials);
         }
         let (Some(host), Some(port)) = (url.host(), url.port_or_known_default()) else {
-            return Err("the address has no host".to_string());
+            return Err(FetchError::NoHost);
         };
         if self.inner.allow.iter().any(|a| a.matches(&host, port)) {
             return Ok(&self.inner.allowed);
@@ -316,30 +367,26 @@ impl Fetcher {
         if let Some(ip) = literal
             && let Some(why) = refusal(ip)
         {
-            return Err(format!("{ip} is {why}: refused; {ONLY_ALLOW_HOST}"));
+            return Err(FetchError::Internal { ip, why });
         }
         Ok(&self.inner.checked)
     }
 
-    fn timed_out(&self) -> String {
-        format!(
-            "no complete answer within {} s (the timeout): given up",
-            self.inner.limits.timeout.as_secs_f64()
-        )
+    fn timed_out(&self) -> FetchError {
+        FetchError::TimedOut {
+            secs: self.inner.limits.timeout.as_secs_f64(),
+        }
     }
 
-    /// A request's error in words: a refusal of our resolver as it is, else the chain.
-    fn transport(&self, e: &reqwest::Error) -> String {
-        if let Some(r) = resolve::refused_in(e) {
-            return match r {
-                resolve::Refused::Address { .. } => format!("{r}; {ONLY_ALLOW_HOST}"),
-                _ => r.to_string(),
-            };
+    /// A request's error: a refusal of our resolver as it is, a timeout, else the request's.
+    fn transport(&self, e: reqwest::Error) -> FetchError {
+        if let Some(r) = resolve::refused_in(&e) {
+            return FetchError::Resolved(r);
         }
         if e.is_timeout() {
             return self.timed_out();
         }
-        format!("cannot fetch: {}", error_words(e))
+        FetchError::Request(e)
     }
 
     /// The body, at most the cap, streamed.
@@ -362,7 +409,7 @@ impl Fetcher {
                     body.broke = Some(if e.is_timeout() {
                         self.timed_out()
                     } else {
-                        error_words(&e)
+                        FetchError::Read(e)
                     });
                     return body;
                 }
@@ -380,7 +427,7 @@ enum Hop {
 }
 
 /// Where a fetch of `asked` stopped and `why`: after redirects, the URL it had come to.
-fn stopped(asked: &str, at: &Url, redirects: u32, why: &str) -> String {
+fn stopped(asked: &str, at: &Url, redirects: u32, why: &FetchError) -> String {
     if redirects == 0 {
         format!("{}: {why}", quote(asked))
     } else {
@@ -399,7 +446,7 @@ struct Body {
     /// There was more than the cap.
     over: bool,
     /// Reading failed: why.
-    broke: Option<String>,
+    broke: Option<FetchError>,
 }
 
 fn client(
@@ -426,7 +473,7 @@ async fn page_text(
     body: Vec<u8>,
     content_type: String,
     kind: text::Kind,
-) -> Result<String, String> {
+) -> Result<String, FetchError> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let spawned = std::thread::Builder::new()
         .name("fetch-html".into())
@@ -442,12 +489,12 @@ async fn page_text(
             let _ = tx.send(result);
         });
     if let Err(e) = spawned {
-        return Err(format!("cannot start a thread to read the page: {e}"));
+        return Err(FetchError::NoThread(e));
     }
     match rx.await {
         Ok(Ok(Ok(text))) => Ok(text),
-        Ok(Ok(Err(e))) => Err(format!("the page could not be turned into text ({e})")),
-        Ok(Err(_)) | Err(_) => Err("the page could not be turned into text".to_string()),
+        Ok(Ok(Err(e))) => Err(FetchError::NoText(e)),
+        Ok(Err(_)) | Err(_) => Err(FetchError::RendererPanicked),
     }
 }
 

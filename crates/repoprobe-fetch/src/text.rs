@@ -89,7 +89,7 @@ pub fn decode(body: &[u8], content_type: &str, kind: Kind) -> String {
 const MAX_DEPTH: usize = 256;
 
 /// HTML's text (the caller runs this where a panic or a deep stack cannot hurt).
-pub fn html_to_text(html: &str) -> Result<String, String> {
+pub fn html_to_text(html: &str) -> Result<String, html2text::Error> {
     if nesting_depth(html) > MAX_DEPTH {
         return Ok(strip_tags(html));
     }
@@ -97,7 +97,6 @@ pub fn html_to_text(html: &str) -> Result<String, String> {
         .allow_width_overflow()
         .no_table_borders()
         .string_from_read(html.as_bytes(), HTML_WIDTH)
-        .map_err(|e| e.to_string())
 }
 
 /// Elements whose end tag may be left out, or that have none: not counted as nesting.

@@ -365,7 +365,7 @@ impl Attempts<'_> {
         }
         let text = read_body(response)
             .await
-            .map_err(|e| ("the reply was cut off", api.token.scrub(&e)))?;
+            .map_err(|e| ("the reply was cut off", api.token.scrub(&e.to_string())))?;
         Ok(Replied {
             status,
             limits,
@@ -548,11 +548,22 @@ pub fn describe(errors: &[GqlError]) -> String {
         .join("; ")
 }
 
-async fn read_body(mut response: reqwest::Response) -> Result<String, String> {
+/// Why a reply's body was not read whole (the token scrubbed from its words by the caller).
+#[derive(Debug, thiserror::Error)]
+enum BodyError {
+    /// The body stopped coming.
+    #[error("{}", error_chain(.0))]
+    Broke(reqwest::Error),
+    /// More than [`MAX_BODY`].
+    #[error("the reply is over {} MiB", MAX_BODY >> 20)]
+    TooLarge,
+}
+
+async fn read_body(mut response: reqwest::Response) -> Result<String, BodyError> {
     let mut bytes = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| error_chain(&e))? {
+    while let Some(chunk) = response.chunk().await.map_err(BodyError::Broke)? {
         if bytes.len() + chunk.len() > MAX_BODY {
-            return Err(format!("the reply is over {} MiB", MAX_BODY >> 20));
+            return Err(BodyError::TooLarge);
         }
         bytes.extend_from_slice(&chunk);
     }

@@ -6,7 +6,7 @@
 
 use super::{Reply, Request, Settings, Structured, Tokens};
 use crate::conversation::{ToolCall, Turn};
-use crate::reply::{Loose, Parsed};
+use crate::reply::{Loose, Parsed, ReplyError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -188,8 +188,8 @@ impl Usage {
 /// Reads a 2xx body, for a structured call and a chat alike; `Err` when it is not a Messages
 /// response (no `content` list). A tool call whose input is not an object is not an `Err`: see
 /// [`ToolCall::invalid`].
-pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, String> {
-    let r: Response<'_> = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, ReplyError> {
+    let r: Response<'_> = serde_json::from_slice(bytes).map_err(ReplyError::Shape)?;
     let mut texts = Vec::new();
     let mut tool_text = None;
     let mut first_tool = true;
@@ -256,6 +256,6 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, String> {
 
 /// The reply of a structured call in a 2xx body: the forced tool's input as written (key order
 /// kept), else the text blocks joined; `Err` when the body is not a Messages response.
-pub fn reply(bytes: &[u8], structured: Structured) -> Result<Reply, String> {
+pub fn reply(bytes: &[u8], structured: Structured) -> Result<Reply, ReplyError> {
     parse(bytes).map(|p| p.into_reply(structured))
 }

@@ -7,6 +7,7 @@
 //! key are handled as for live calls.
 
 use super::{CallError, Client, Provider};
+use crate::reply::ReplyError;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -29,29 +30,58 @@ pub struct BatchState {
 }
 
 /// The outcome of one request of a batch: the provider's 2xx response body, or why not.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct BatchResult {
     pub custom_id: String,
-    pub outcome: Result<Vec<u8>, String>,
+    pub outcome: Result<Vec<u8>, ResultError>,
+}
+
+/// Why one request of a batch gave no reply, as its result line says (bodies cut to an
+/// excerpt). Each is worth another attempt in the next round, as a live call's failure is.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultError {
+    /// OpenAI: the request's response is not a 2xx.
+    #[error("HTTP {status}: {body}")]
+    Status { status: u16, body: String },
+    /// OpenAI: no response, the line's `error` instead.
+    #[error("{error}")]
+    Failed { error: String },
+    /// OpenAI: a line with neither.
+    #[error("neither a response nor an error")]
+    NoOutcome,
+    /// Anthropic: a result of another type than `succeeded` (`errored`, `canceled`,
+    /// `expired`), with its error when it has one.
+    #[error("{kind}{}", error.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
+    NotSucceeded { kind: String, error: Option<String> },
+    /// Anthropic: `succeeded` without its message.
+    #[error("succeeded without a message")]
+    NoMessage,
+    /// A 2xx body that is not the API's response.
+    #[error("the reply is not the API's response ({0})")]
+    NotAReply(#[from] ReplyError),
 }
 
 /// What the result files of an ended batch held.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Default)]
 pub struct BatchResults {
     /// One per request the provider reports on.
     pub results: Vec<BatchResult>,
     /// Why each unreadable line was skipped.
-    pub unreadable: Vec<String>,
+    pub unreadable: Vec<serde_json::Error>,
 }
 
-fn json_of(bytes: &[u8]) -> Result<Value, String> {
-    serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))
+fn json_of(bytes: &[u8]) -> Result<Value, ReplyError> {
+    serde_json::from_slice(bytes).map_err(ReplyError::NotJson)
 }
 
-fn field(v: &Value, k: &str) -> Result<String, String> {
-    v[k].as_str()
+fn field(v: &Value, field: &'static str) -> Result<String, ReplyError> {
+    v[field]
+        .as_str()
         .map(str::to_string)
-        .ok_or_else(|| format!("no `{k}` in {}", super::excerpt(&v.to_string())))
+        .ok_or_else(|| ReplyError::NoField {
+            field,
+            body: super::excerpt(&v.to_string()),
+        })
 }
 
 impl Client {
@@ -256,21 +286,22 @@ struct AnthropicResult<'a> {
 }
 
 /// One line of a results file.
-fn parse_result_line(provider: Provider, line: &str) -> Result<BatchResult, String> {
+fn parse_result_line(provider: Provider, line: &str) -> Result<BatchResult, serde_json::Error> {
     match provider {
         Provider::Openai => {
-            let l: OpenaiLine<'_> = serde_json::from_str(line).map_err(|e| e.to_string())?;
+            let l: OpenaiLine<'_> = serde_json::from_str(line)?;
             let outcome = match (l.response, l.error) {
                 (Some(r), _) if (200..300).contains(&r.status_code) => {
                     Ok(r.body.get().as_bytes().to_vec())
                 }
-                (Some(r), _) => Err(format!(
-                    "HTTP {}: {}",
-                    r.status_code,
-                    super::excerpt(r.body.get())
-                )),
-                (None, Some(e)) => Err(super::excerpt(&e.to_string())),
-                (None, None) => Err("neither a response nor an error".into()),
+                (Some(r), _) => Err(ResultError::Status {
+                    status: r.status_code,
+                    body: super::excerpt(r.body.get()),
+                }),
+                (None, Some(e)) => Err(ResultError::Failed {
+                    error: super::excerpt(&e.to_string()),
+                }),
+                (None, None) => Err(ResultError::NoOutcome),
             };
             Ok(BatchResult {
                 custom_id: l.custom_id,
@@ -278,12 +309,13 @@ fn parse_result_line(provider: Provider, line: &str) -> Result<BatchResult, Stri
             })
         }
         Provider::Anthropic => {
-            let l: AnthropicLine<'_> = serde_json::from_str(line).map_err(|e| e.to_string())?;
+            let l: AnthropicLine<'_> = serde_json::from_str(line)?;
             let outcome = match (l.result.kind.as_str(), l.result.message) {
                 ("succeeded", Some(m)) => Ok(m.get().as_bytes().to_vec()),
-                (kind, _) => Err(match l.result.error {
-                    Some(e) => format!("{kind}: {}", super::excerpt(&e.to_string())),
-                    None => kind.to_string(),
+                ("succeeded", None) => Err(ResultError::NoMessage),
+                (_, _) => Err(ResultError::NotSucceeded {
+                    kind: l.result.kind,
+                    error: l.result.error.map(|e| super::excerpt(&e.to_string())),
                 }),
             };
             Ok(BatchResult {
@@ -305,25 +337,33 @@ mod tests {
             r#"{"id":"b1","custom_id":"k1","response":{"status_code":200,"body":{"choices":[]}},"error":null}"#,
         )
         .unwrap();
-        assert_eq!(ok.outcome, Ok(br#"{"choices":[]}"#.to_vec()));
+        assert_eq!(ok.outcome.unwrap(), br#"{"choices":[]}"#.to_vec());
         let bad = parse_result_line(
             Provider::Openai,
             r#"{"custom_id":"k2","response":{"status_code":400,"body":{"error":"no"}}}"#,
         )
         .unwrap();
-        assert!(bad.outcome.unwrap_err().starts_with("HTTP 400"));
+        assert!(matches!(
+            bad.outcome,
+            Err(ResultError::Status { status: 400, .. })
+        ));
         let ok = parse_result_line(
             Provider::Anthropic,
             r#"{"custom_id":"k3","result":{"type":"succeeded","message":{"content":[]}}}"#,
         )
         .unwrap();
-        assert_eq!(ok.outcome, Ok(br#"{"content":[]}"#.to_vec()));
+        assert_eq!(ok.outcome.unwrap(), br#"{"content":[]}"#.to_vec());
         let expired = parse_result_line(
             Provider::Anthropic,
             r#"{"custom_id":"k4","result":{"type":"expired"}}"#,
         )
         .unwrap();
-        assert_eq!(expired.outcome, Err("expired".into()));
+        let expired = expired.outcome.unwrap_err();
+        assert!(
+            matches!(&expired, ResultError::NotSucceeded { kind, error: None } if kind == "expired"),
+            "{expired:?}"
+        );
+        assert_eq!(expired.to_string(), "expired");
         assert!(parse_result_line(Provider::Anthropic, "{").is_err());
     }
 }

@@ -15,6 +15,7 @@
 //! tell the model rather than fail the run.
 
 use super::{Provider, Settings, anthropic, openai};
+use crate::reply::ReplyError;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 
@@ -36,7 +37,7 @@ pub fn body(
 /// Reads a 2xx body of `provider` with that provider's one reply parser (the one structured
 /// calls use); `Err` when it is not that API's response (the client retries those). Malformed
 /// tool arguments are not an `Err`: see [`ToolCall::invalid`].
-pub fn parse(provider: Provider, bytes: &[u8]) -> Result<Turn, String> {
+pub fn parse(provider: Provider, bytes: &[u8]) -> Result<Turn, ReplyError> {
     match provider {
         Provider::Openai => openai::parse(bytes),
         Provider::Anthropic => anthropic::parse(bytes),

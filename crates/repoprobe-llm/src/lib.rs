@@ -27,6 +27,7 @@ pub mod retry;
 pub mod text;
 
 pub use key::ApiKey;
+pub use reply::ReplyError;
 
 use retry::{Attempt, RetryAfter};
 use serde::Serialize;
@@ -284,7 +285,7 @@ impl Client {
         &self,
         body: Vec<u8>,
         retries: &mut u32,
-        parse: impl Fn(&[u8]) -> Result<T, String>,
+        parse: impl Fn(&[u8]) -> Result<T, ReplyError>,
         tokens: impl Fn(&T) -> Tokens,
     ) -> Result<T, CallError> {
         let estimate = self.estimate(&body);
@@ -306,7 +307,7 @@ impl Client {
     }
 
     /// The reply in a 2xx body of a structured call (the key scrubbed from its text).
-    pub fn reply(&self, bytes: &[u8]) -> Result<Reply, String> {
+    pub fn reply(&self, bytes: &[u8]) -> Result<Reply, ReplyError> {
         let s = &self.settings;
         let mut reply = match s.provider {
             Provider::Openai => openai::reply(bytes, s.structured),
@@ -332,7 +333,7 @@ impl Client {
         &self,
         body: Vec<u8>,
         retries: &mut u32,
-        parse: impl Fn(&[u8]) -> Result<T, String>,
+        parse: impl Fn(&[u8]) -> Result<T, ReplyError>,
     ) -> Result<T, CallError> {
         self.fits(&body).await?;
         let url = self.url();
@@ -359,7 +360,7 @@ impl Client {
         build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
         estimate: u64,
         retries: &mut u32,
-        parse: impl Fn(&[u8]) -> Result<T, String>,
+        parse: impl Fn(&[u8]) -> Result<T, ReplyError>,
     ) -> Result<T, CallError> {
         let s = &self.settings;
         let policy = retry::Policy {
@@ -386,7 +387,7 @@ impl Client {
         &self,
         build: &impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
         estimate: u64,
-        parse: &impl Fn(&[u8]) -> Result<T, String>,
+        parse: &impl Fn(&[u8]) -> Result<T, ReplyError>,
         made: u32,
     ) -> Attempt<T, CallError> {
         self.limiter.acquire(estimate).await;
@@ -529,7 +530,7 @@ impl Client {
         status: u16,
         wait: Option<Duration>,
         bytes: &[u8],
-        parse: &impl Fn(&[u8]) -> Result<T, String>,
+        parse: &impl Fn(&[u8]) -> Result<T, ReplyError>,
         made: u32,
     ) -> Attempt<T, CallError> {
         let text = String::from_utf8_lossy(bytes);
@@ -810,7 +811,7 @@ mod tests {
         let parse = |b: &[u8]| {
             serde_json::from_slice::<serde_json::Value>(b)
                 .map(|_| ())
-                .map_err(|e| e.to_string())
+                .map_err(ReplyError::NotJson)
         };
         let mut retries = 0;
         rt.block_on(client.send(b"{}".to_vec(), &mut retries, parse))

@@ -6,7 +6,7 @@
 
 use super::{Message, Reply, Request, Settings, Structured, Tokens};
 use crate::conversation::{ToolCall, Turn};
-use crate::reply::{Content, Loose, Parsed};
+use crate::reply::{Content, Loose, Parsed, ReplyError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -242,11 +242,10 @@ struct Usage {
 /// Reads a 2xx body, for a structured call and a chat alike; `Err` when it is not a Chat
 /// Completions response (no first choice with a message). Malformed tool arguments are not an
 /// `Err`: see [`ToolCall::invalid`].
-pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, String> {
-    let r: Response<'_> = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    let first = r.choices.first().ok_or("`choices` is empty")?;
-    let choice: Choice<'_> = serde_json::from_str(first.get())
-        .map_err(|e| format!("`choices[0]` is not a choice with a message: {e}"))?;
+pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, ReplyError> {
+    let r: Response<'_> = serde_json::from_slice(bytes).map_err(ReplyError::Shape)?;
+    let first = r.choices.first().ok_or(ReplyError::NoChoice)?;
+    let choice: Choice<'_> = serde_json::from_str(first.get()).map_err(ReplyError::NotAChoice)?;
     let message = choice.message;
     let mut tool_text = None;
     let mut tool_calls = Vec::new();
@@ -354,6 +353,6 @@ fn arguments_input(arguments: Option<Value>) -> (Value, Option<String>) {
 
 /// The reply of a structured call in a 2xx body; `Err` when the body is not a Chat Completions
 /// response.
-pub fn reply(bytes: &[u8], structured: Structured) -> Result<Reply, String> {
+pub fn reply(bytes: &[u8], structured: Structured) -> Result<Reply, ReplyError> {
     parse(bytes).map(|p| p.into_reply(structured))
 }

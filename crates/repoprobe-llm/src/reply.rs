@@ -4,13 +4,34 @@
 //! shapes. Servers differ in the details (content as text or as parts, counts missing or null,
 //! ids left out), so the fields a reply can do without are `Loose`: read when they have the
 //! expected shape, ignored otherwise. Only a body that is not the API's response at all is an
-//! `Err` (the client retries those).
+//! `Err`, a [`ReplyError`] (the client retries those).
 
 use crate::conversation::Turn;
 use crate::{Reply, Structured};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
+
+/// A 2xx body that is not the API's response (a gateway's HTML page, a cut body, another
+/// server's shape): the client retries it, and past the retries says so with the body's start.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplyError {
+    /// Not JSON, or JSON of another shape than the response's (serde's words say which field).
+    #[error("{0}")]
+    Shape(serde_json::Error),
+    /// Not JSON at all (a batch endpoint's reply).
+    #[error("not JSON: {0}")]
+    NotJson(serde_json::Error),
+    /// A Chat Completions response without a choice.
+    #[error("`choices` is empty")]
+    NoChoice,
+    /// A Chat Completions response whose first choice has no message.
+    #[error("`choices[0]` is not a choice with a message: {0}")]
+    NotAChoice(serde_json::Error),
+    /// A reply without a field the endpoint always sends (a batch's `id`, its `status`).
+    #[error("no `{field}` in {body}")]
+    NoField { field: &'static str, body: String },
+}
 
 /// A field read when it has the expected shape, `None` when it is missing or has another one.
 /// Only for bodies read with `serde_json` (it goes through the field's raw text, so a borrowed

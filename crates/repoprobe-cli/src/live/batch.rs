@@ -15,7 +15,7 @@ use super::task::{Failed, Outcome, Provenance, Task};
 use crate::output::Journal;
 use anyhow::{Context, bail};
 use repoprobe_core::model::failure::{Cause, CouldNotRun};
-use repoprobe_llm::batch::{BatchRequest, BatchResult, BatchResults};
+use repoprobe_llm::batch::{BatchRequest, BatchResult, BatchResults, ResultError};
 use repoprobe_llm::{Client, Message, Request, Role, Tokens};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -127,7 +127,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             let Some(e) = entries.remove(&r.custom_id) else {
                 continue; // done by an earlier run, or not this run's key
             };
-            let reply = r.outcome.and_then(|bytes| self.client.reply(&bytes));
+            let reply = r.outcome.and_then(|bytes| Ok(self.client.reply(&bytes)?));
             match self.settle(e, reply) {
                 Settled::Again(e) => {
                     entries.insert(r.custom_id, e);
@@ -169,7 +169,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
     fn settle<T: Task<Key = K>>(
         &self,
         mut e: Entry<T>,
-        reply: Result<repoprobe_llm::Reply, String>,
+        reply: Result<repoprobe_llm::Reply, ResultError>,
     ) -> Settled<T> {
         let reply = match reply {
             Err(why) => {

@@ -206,7 +206,7 @@ impl<B: Clone> Store<B> {
                 true => serde_json::from_slice::<Index>(&j).map_or(0, |i| i.bytes),
                 false => f.bytes,
             };
-            Index::read(&j, bytes)
+            Index::read(&j, bytes).map_err(String::from)
         });
         match checked {
             Ok(index) => {

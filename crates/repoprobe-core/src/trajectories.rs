@@ -57,30 +57,24 @@ impl Index {
 
     /// An index read from its JSON, checked against the file it indexes (`file_bytes` long):
     /// its format, its size, and every range inside the file.
-    pub fn read(json: &[u8], file_bytes: u64) -> Result<Index, String> {
+    pub fn read(json: &[u8], file_bytes: u64) -> Result<Index, TrajectoryError> {
         let index: Index =
-            serde_json::from_slice(json).map_err(|e| format!("not a trajectories index: {e}"))?;
+            serde_json::from_slice(json).map_err(|e| TrajectoryError::NotAnIndex(e.to_string()))?;
         if index.format != INDEX_FORMAT {
-            return Err(format!(
-                "not a trajectories index: its format is {:?}, not {INDEX_FORMAT:?}",
-                index.format
-            ));
+            return Err(TrajectoryError::OtherFormat(index.format));
         }
         if index.bytes != file_bytes {
-            return Err(format!(
-                "the index is of a file of {} bytes, this one has {file_bytes}: made for another version of it",
-                index.bytes
-            ));
+            return Err(TrajectoryError::OtherFile {
+                indexed: index.bytes,
+                given: file_bytes,
+            });
         }
         if let Some(e) = index.entries.iter().find(|e| {
             e.offset
                 .checked_add(e.length)
                 .is_none_or(|end| end > file_bytes)
         }) {
-            return Err(format!(
-                "the index puts {} / {} / attempt {} past the file's end",
-                e.key.question_id, e.key.model, e.key.attempt
-            ));
+            return Err(TrajectoryError::PastTheEnd(e.key.clone()));
         }
         Ok(index)
     }
@@ -88,6 +82,33 @@ impl Index {
     /// The entry of `key` (the first, should a key be there twice).
     pub fn find(&self, key: &TrajectoryKey) -> Option<&IndexEntry> {
         self.entries.iter().find(|e| &e.key == key)
+    }
+}
+
+/// Why a trajectories file or its index cannot be read as one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TrajectoryError {
+    #[error("not a trajectories index: {0}")]
+    NotAnIndex(String),
+    #[error("not a trajectories index: its format is {0:?}, not {INDEX_FORMAT:?}")]
+    OtherFormat(String),
+    #[error(
+        "the index is of a file of {indexed} bytes, this one has {given}: made for another version of it"
+    )]
+    OtherFile { indexed: u64, given: u64 },
+    #[error("the index puts {} / {} / attempt {} past the file's end", .0.question_id, .0.model, .0.attempt)]
+    PastTheEnd(TrajectoryKey),
+    #[error("not a trajectory line: {0}")]
+    NotALine(String),
+    /// The first bytes of a line hold no whole key, or do not start a trajectory.
+    #[error("the line's first bytes {0}")]
+    NoHead(String),
+}
+
+/// The site's worker says why in words: its messages to the page are text.
+impl From<TrajectoryError> for String {
+    fn from(e: TrajectoryError) -> String {
+        e.to_string()
     }
 }
 
@@ -129,7 +150,7 @@ pub fn file(runs: &[(TrajectoryKey, Trajectory)]) -> Result<(Vec<u8>, Index), se
 }
 
 /// A line read back whole (its bytes from the index's range).
-pub fn read_line(bytes: &[u8]) -> Result<(TrajectoryKey, Trajectory), String> {
+pub fn read_line(bytes: &[u8]) -> Result<(TrajectoryKey, Trajectory), TrajectoryError> {
     #[derive(Deserialize)]
     struct Line {
         #[serde(flatten)]
@@ -137,7 +158,7 @@ pub fn read_line(bytes: &[u8]) -> Result<(TrajectoryKey, Trajectory), String> {
         trajectory: Trajectory,
     }
     let l: Line =
-        serde_json::from_slice(bytes).map_err(|e| format!("not a trajectory line: {e}"))?;
+        serde_json::from_slice(bytes).map_err(|e| TrajectoryError::NotALine(e.to_string()))?;
     Ok((l.key, l.trajectory))
 }
 
@@ -282,6 +303,7 @@ mod tests {
         assert!(
             Index::read(&json, 5)
                 .unwrap_err()
+                .to_string()
                 .contains("another version")
         );
         let past = Index::new(
@@ -293,7 +315,7 @@ mod tests {
             }],
         );
         let err = Index::read(&serde_json::to_vec(&past).unwrap(), 10).unwrap_err();
-        assert!(err.contains("past the file's end"), "{err}");
+        assert!(matches!(err, TrajectoryError::PastTheEnd(_)), "{err}");
         let mut s = Scanner::new();
         s.feed(b"{\"trajectory\": {}, \"question_id\": \"q\"}\n\n{broken\n");
         let (index, problems) = s.finish();

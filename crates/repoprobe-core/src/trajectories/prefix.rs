@@ -8,7 +8,7 @@
 //! order still works where every field a `Trajectory` needs precedes `steps`; where one does
 //! not, there is no prefix and the caller waits for the whole line.
 
-use super::TrajectoryKey;
+use super::{TrajectoryError, TrajectoryKey};
 use crate::model::trajectory::{Step, Trajectory};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -101,7 +101,7 @@ impl Cursor<'_> {
 /// The key, the trajectory's fields and its whole steps that `bytes`, the start of a
 /// trajectories line, holds. An error when they are not a line's start, or hold no key or not
 /// the fields a trajectory needs before its steps.
-pub fn read_prefix(bytes: &[u8]) -> Result<Prefix, String> {
+pub fn read_prefix(bytes: &[u8]) -> Result<Prefix, TrajectoryError> {
     let mut key = Map::new();
     let mut fields = Map::new();
     let mut steps: Vec<Step> = Vec::new();
@@ -110,13 +110,13 @@ pub fn read_prefix(bytes: &[u8]) -> Result<Prefix, String> {
     let complete = match walked {
         Ok(()) => true,
         Err(Stop::End) => false,
-        Err(Stop::Bad(why)) => return Err(format!("not a trajectory line: {why}")),
+        Err(Stop::Bad(why)) => return Err(TrajectoryError::NotALine(why)),
     };
     let key: TrajectoryKey = serde_json::from_value(Value::Object(key))
-        .map_err(|e| format!("the line's first bytes hold no whole key: {e}"))?;
+        .map_err(|e| TrajectoryError::NoHead(format!("hold no whole key: {e}")))?;
     fields.insert("steps".into(), Value::Array(Vec::new()));
     let mut trajectory: Trajectory = serde_json::from_value(Value::Object(fields))
-        .map_err(|e| format!("the line's first bytes do not start a trajectory: {e}"))?;
+        .map_err(|e| TrajectoryError::NoHead(format!("do not start a trajectory: {e}")))?;
     trajectory.steps = steps;
     Ok(Prefix {
         key,
@@ -269,18 +269,25 @@ mod tests {
         );
         let cut = &text.as_bytes()[..text.len() - 40];
         let e = read_prefix(cut).unwrap_err();
-        assert!(e.contains("do not start a trajectory"), "{e}");
+        assert!(e.to_string().contains("do not start a trajectory"), "{e}");
         assert!(read_prefix(text.as_bytes()).unwrap().complete);
         assert!(
             read_prefix(b"[1,2]")
                 .unwrap_err()
+                .to_string()
                 .contains("not a trajectory line")
         );
         assert!(
             read_prefix(b"{\"question_id\" 1")
                 .unwrap_err()
+                .to_string()
                 .contains("':' was expected")
         );
-        assert!(read_prefix(b"").unwrap_err().contains("no whole key"));
+        assert!(
+            read_prefix(b"")
+                .unwrap_err()
+                .to_string()
+                .contains("no whole key")
+        );
     }
 }

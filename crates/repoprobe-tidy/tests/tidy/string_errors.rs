@@ -129,9 +129,6 @@ const NOT_YET: &[&str] = &[
     "crates/repoprobe-cli/src/shard.rs: slurm",
     "crates/repoprobe-cli/src/shard.rs: kubernetes",
     "crates/repoprobe-core/src/curate/verify.rs: ground",
-    "crates/repoprobe-core/src/trajectories.rs: Index::read",
-    "crates/repoprobe-core/src/trajectories.rs: read_line",
-    "crates/repoprobe-core/src/trajectories/prefix.rs: read_prefix",
 ];
 
 /// Whether `ty` is `Result<_, String>` (any path ending in `Result`, `String` as its error).

@@ -1,7 +1,7 @@
 //! The records of `repoprobe curate`, the pipeline that makes benchmark questions from GitHub
 //! Discussions (paper §3.2, Figure 2), and the stages' rules that need no network: which
 //! threads rely on images ([`images`]), the funnel of what each stage kept ([`funnel`]), the
-//! UTC dates of the search's slices ([`date`]), `curate verify`'s rules ([`verify`]: links,
+//! UTC dates of the search's slices ([`crate::date`]), `curate verify`'s rules ([`verify`]: links,
 //! grounding, the candidate record).
 //!
 //! Each stage reads the previous stage's JSONL and writes its own ([`record`]): repositories

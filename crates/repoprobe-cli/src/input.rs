@@ -256,7 +256,7 @@ pub fn remove_file(path: &Path) -> std::io::Result<()> {
 /// is not JSON.
 pub fn read_json_records(
     path: &Path,
-) -> std::io::Result<Vec<(String, Result<serde_json::Value, String>)>> {
+) -> std::io::Result<Vec<(String, Result<serde_json::Value, NotJson>)>> {
     let bytes = std::fs::read(path)?;
     let text = String::from_utf8_lossy(&bytes);
     let text = text.trim_start_matches('\u{feff}');
@@ -267,7 +267,7 @@ pub fn read_json_records(
                 .enumerate()
                 .map(|(i, r)| (format!("[{i}]"), Ok(r)))
                 .collect(),
-            Err(e) => vec![("file".into(), Err(format!("not a JSON array: {e}")))],
+            Err(e) => vec![("file".into(), Err(NotJson::Array(e)))],
         });
     }
     Ok(text
@@ -275,10 +275,21 @@ pub fn read_json_records(
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(n, l)| {
-            let parsed = serde_json::from_str(l).map_err(|e| format!("not JSON: {e}"));
+            let parsed = serde_json::from_str(l).map_err(NotJson::Line);
             (format!("line {}", n + 1), parsed)
         })
         .collect())
+}
+
+/// Why a record of [`read_json_records`] could not be read (the record is skipped, counted).
+#[derive(Debug, thiserror::Error)]
+pub enum NotJson {
+    /// The file starts as a JSON array but is not one.
+    #[error("not a JSON array: {0}")]
+    Array(serde_json::Error),
+    /// A line of JSONL.
+    #[error("not JSON: {0}")]
+    Line(serde_json::Error),
 }
 
 /// The directory a file is in: its parent, `.` for a bare name (`Path::parent` gives `""`).

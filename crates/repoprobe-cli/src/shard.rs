@@ -28,9 +28,9 @@ impl Display for Shard {
 }
 
 impl FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("`{s}` is not a shard: write I/N with 0 ≤ I < N, e.g. 0/4");
+    type Err = ShardError;
+    fn from_str(s: &str) -> Result<Shard, ShardError> {
+        let bad = || ShardError::NotAShard(s.to_string());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count) = (
             i.trim().parse().map_err(|_| bad())?,
@@ -60,15 +60,76 @@ pub enum ShardArg {
 }
 
 impl FromStr for ShardArg {
-    type Err = String;
-    fn from_str(s: &str) -> Result<ShardArg, String> {
+    type Err = ShardError;
+    fn from_str(s: &str) -> Result<ShardArg, ShardError> {
         if s.trim() == "auto" {
             return Ok(ShardArg::Auto);
         }
-        s.parse().map(ShardArg::Fixed).map_err(|e| {
-            format!("{e}, or `auto` under a Slurm job array or a Kubernetes Indexed Job")
-        })
+        s.parse()
+            .map(ShardArg::Fixed)
+            .map_err(|_| ShardError::NeitherShardNorAuto(s.to_string()))
     }
+}
+
+/// Why `--shard` (with `--shards` and the cluster's variables) names no shard of this process.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    #[error("`{0}` is not a shard: write I/N with 0 ≤ I < N, e.g. 0/4")]
+    NotAShard(String),
+    /// `--shard`'s value: neither `I/N` nor `auto`.
+    #[error(
+        "`{0}` is not a shard: write I/N with 0 ≤ I < N, e.g. 0/4, or `auto` under a Slurm job \
+         array or a Kubernetes Indexed Job"
+    )]
+    NeitherShardNorAuto(String),
+    #[error("--shards is for --shard auto (the count of a Kubernetes Indexed Job)")]
+    ShardsWithoutAuto,
+    #[error("--shard {shard} and --shards {shards} disagree")]
+    ShardsDisagree { shard: Shard, shards: u32 },
+    /// `--shard auto` outside a Slurm array or a Kubernetes Indexed Job.
+    #[error(
+        "--shard auto: not in a cluster job; looked for {}. Use --shard I/N elsewhere",
+        AUTO_VARIABLES
+    )]
+    NotInClusterJob,
+    #[error("--shard auto: {name}={value:?} is not a whole number")]
+    NotANumber { name: String, value: String },
+    /// The engine's index or count does not fit a shard (`from`: the Slurm array or the
+    /// Kubernetes Indexed Job).
+    #[error("--shard auto: {from} is too large")]
+    TooLarge { from: &'static str },
+    #[error("--shard auto: {from} gives shard {index} of {count}, not 0 ≤ I < N")]
+    OutOfRange {
+        from: &'static str,
+        index: u32,
+        count: u32,
+    },
+    #[error(
+        "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (Slurm sets \
+         both in a job array)"
+    )]
+    SlurmCountMissing,
+    /// An array given as a list with gaps (`--array=0,3,7`): no rank every task computes alike.
+    #[error(
+        "--shard auto: the Slurm array's {count} tasks are not the range {min}-{max}:{step} (an \
+         array with gaps, e.g. --array=0,3,7?); give sbatch a range such as --array=0-{}",
+        .count.saturating_sub(1)
+    )]
+    SlurmArrayGaps {
+        count: u64,
+        min: u64,
+        max: u64,
+        step: u64,
+    },
+    #[error("--shard auto: SLURM_ARRAY_TASK_ID={id} is not in the array {min}..:{step}")]
+    SlurmIdOutside { id: u64, min: u64, step: u64 },
+    #[error("--shards {shards} disagrees with the Slurm array's {count} tasks")]
+    SlurmDisagrees { shards: u32, count: u64 },
+    #[error(
+        "--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but not the count: \
+         give --shards N or REPOPROBE_SHARDS (the Job's `completions`)"
+    )]
+    KubernetesCountMissing,
 }
 
 /// Under `--shard auto` in a Slurm array of fewer tasks than the run has shards (`run_count`,
@@ -106,20 +167,16 @@ pub fn resolve(
     arg: Option<ShardArg>,
     shards: Option<u32>,
     env: impl Fn(&str) -> Option<String>,
-) -> Result<Option<Shard>, String> {
+) -> Result<Option<Shard>, ShardError> {
     match arg {
-        None if shards.is_some() => {
-            return Err(
-                "--shards is for --shard auto (the count of a Kubernetes Indexed Job)".into(),
-            );
-        }
+        None if shards.is_some() => return Err(ShardError::ShardsWithoutAuto),
         None => return Ok(None),
         Some(ShardArg::Fixed(s)) => {
-            if shards.is_some_and(|n| n != s.count) {
-                return Err(format!(
-                    "--shard {s} and --shards {} disagree",
-                    shards.unwrap_or(0)
-                ));
+            if let Some(n) = shards.filter(|&n| n != s.count) {
+                return Err(ShardError::ShardsDisagree {
+                    shard: s,
+                    shards: n,
+                });
             }
             return Ok(Some(s));
         }
@@ -132,87 +189,69 @@ pub fn resolve(
     if let Some(index) = var("JOB_COMPLETION_INDEX")? {
         return kubernetes(index, shards, &var).map(Some);
     }
-    Err(format!(
-        "--shard auto: not in a cluster job; looked for {AUTO_VARIABLES}. Use --shard I/N elsewhere"
-    ))
+    Err(ShardError::NotInClusterJob)
 }
 
 /// A variable of the cluster's, read as a whole number; unset or blank is `None`.
-fn number(value: Option<String>, name: &str) -> Result<Option<u64>, String> {
+fn number(value: Option<String>, name: &str) -> Result<Option<u64>, ShardError> {
     match value {
         None => Ok(None),
         Some(v) if v.trim().is_empty() => Ok(None),
-        Some(v) => v
-            .trim()
-            .parse::<u64>()
-            .map(Some)
-            .map_err(|_| format!("--shard auto: {name}={v:?} is not a whole number")),
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(n) => Ok(Some(n)),
+            Err(_) => Err(ShardError::NotANumber {
+                name: name.to_string(),
+                value: v,
+            }),
+        },
     }
 }
 
 /// Shard `index` of `count`, as `from` gave them.
-fn fit(index: u64, count: u64, from: &str) -> Result<Shard, String> {
+fn fit(index: u64, count: u64, from: &'static str) -> Result<Shard, ShardError> {
     let (Ok(index), Ok(count)) = (u32::try_from(index), u32::try_from(count)) else {
-        return Err(format!("--shard auto: {from} is too large"));
+        return Err(ShardError::TooLarge { from });
     };
     if count == 0 || index >= count {
-        return Err(format!(
-            "--shard auto: {from} gives shard {index} of {count}, not 0 ≤ I < N"
-        ));
+        return Err(ShardError::OutOfRange { from, index, count });
     }
     Ok(Shard { index, count })
 }
 
-type Var<'a> = &'a dyn Fn(&str) -> Result<Option<u64>, String>;
+type Var<'a> = &'a dyn Fn(&str) -> Result<Option<u64>, ShardError>;
 
 /// A Slurm array task `id`: its rank in the array's range, of the array's task count.
-fn slurm(id: u64, shards: Option<u32>, var: Var) -> Result<Shard, String> {
+fn slurm(id: u64, shards: Option<u32>, var: Var) -> Result<Shard, ShardError> {
     let Some(count) = var("SLURM_ARRAY_TASK_COUNT")? else {
-        return Err(
-            "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not \
-                    (Slurm sets both in a job array)"
-                .into(),
-        );
+        return Err(ShardError::SlurmCountMissing);
     };
     let min = var("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
     let step = var("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
     if let Some(max) = var("SLURM_ARRAY_TASK_MAX")?
         && (max < min || (max - min) / step + 1 != count)
     {
-        return Err(format!(
-            "--shard auto: the Slurm array's {count} tasks are not the range {min}-{max}:{step} \
-             (an array with gaps, e.g. --array=0,3,7?); give sbatch a range such as \
-             --array=0-{}",
-            count.saturating_sub(1)
-        ));
+        return Err(ShardError::SlurmArrayGaps {
+            count,
+            min,
+            max,
+            step,
+        });
     }
     if id < min || !(id - min).is_multiple_of(step) {
-        return Err(format!(
-            "--shard auto: SLURM_ARRAY_TASK_ID={id} is not in the array {min}..:{step}"
-        ));
+        return Err(ShardError::SlurmIdOutside { id, min, step });
     }
-    if shards.is_some_and(|n| u64::from(n) != count) {
-        return Err(format!(
-            "--shards {} disagrees with the Slurm array's {count} tasks",
-            shards.unwrap_or(0)
-        ));
+    if let Some(n) = shards.filter(|&n| u64::from(n) != count) {
+        return Err(ShardError::SlurmDisagrees { shards: n, count });
     }
     fit((id - min) / step, count, "the Slurm array")
 }
 
 /// A Kubernetes Indexed Job's `index`, of the count given (`--shards`, else `REPOPROBE_SHARDS`).
-fn kubernetes(index: u64, shards: Option<u32>, var: Var) -> Result<Shard, String> {
+fn kubernetes(index: u64, shards: Option<u32>, var: Var) -> Result<Shard, ShardError> {
     let count = match (shards, var("REPOPROBE_SHARDS")?) {
         (Some(n), _) => u64::from(n),
         (None, Some(n)) => n,
-        (None, None) => {
-            return Err(
-                "--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) \
-                        but not the count: give --shards N or REPOPROBE_SHARDS (the Job's \
-                        `completions`)"
-                    .into(),
-            );
-        }
+        (None, None) => return Err(ShardError::KubernetesCountMissing),
     };
     fit(index, count, "the Kubernetes Indexed Job")
 }
@@ -279,9 +318,16 @@ mod tests {
             ("SLURM_ARRAY_TASK_MAX", "7"),
         ];
         let e = resolve(auto, None, env(&gaps)).unwrap_err();
-        assert!(e.contains("gaps"), "{e}");
+        assert!(matches!(e, ShardError::SlurmArrayGaps { .. }), "{e}");
+        assert!(e.to_string().contains("--array=0-2"), "{e}");
         let e = resolve(auto, Some(5), env(&plain)).unwrap_err();
-        assert!(e.contains("disagrees"), "{e}");
+        assert_eq!(
+            e,
+            ShardError::SlurmDisagrees {
+                shards: 5,
+                count: 4
+            }
+        );
     }
 
     #[test]
@@ -298,10 +344,26 @@ mod tests {
             Ok(Some(Shard { index: 0, count: 3 }))
         );
         let e = resolve(auto, None, env(&k8s)).unwrap_err();
-        assert!(e.contains("--shards N or REPOPROBE_SHARDS"), "{e}");
+        assert_eq!(e, ShardError::KubernetesCountMissing);
+        assert!(
+            e.to_string().contains("--shards N or REPOPROBE_SHARDS"),
+            "{e}"
+        );
         let e = resolve(auto, Some(7), env(&k8s)).unwrap_err();
-        assert!(e.contains("not 0 ≤ I < N"), "{e}");
+        assert!(
+            matches!(
+                e,
+                ShardError::OutOfRange {
+                    index: 7,
+                    count: 7,
+                    ..
+                }
+            ),
+            "{e}"
+        );
         let e = resolve(auto, None, env(&[])).unwrap_err();
+        assert_eq!(e, ShardError::NotInClusterJob);
+        let e = e.to_string();
         for var in [
             "SLURM_ARRAY_TASK_ID",
             "SLURM_ARRAY_TASK_COUNT",
@@ -311,7 +373,8 @@ mod tests {
             assert!(e.contains(var), "{e}");
         }
         let e = resolve(auto, None, env(&[("SLURM_ARRAY_TASK_ID", "x")])).unwrap_err();
-        assert!(e.contains("not a whole number"), "{e}");
+        assert!(matches!(e, ShardError::NotANumber { .. }), "{e}");
+        assert!(e.to_string().contains("not a whole number"), "{e}");
         // Without --shard, nothing; a fixed shard is itself.
         assert_eq!(resolve(None, None, env(&k8s)), Ok(None));
         let fixed = Some(ShardArg::Fixed(Shard { index: 1, count: 2 }));
@@ -319,7 +382,10 @@ mod tests {
             resolve(fixed, None, env(&k8s)),
             Ok(Some(Shard { index: 1, count: 2 }))
         );
-        assert!(resolve(None, Some(2), env(&[])).is_err());
+        assert_eq!(
+            resolve(None, Some(2), env(&[])),
+            Err(ShardError::ShardsWithoutAuto)
+        );
         assert_eq!("auto".parse(), Ok(ShardArg::Auto));
         assert_eq!(
             Shard {

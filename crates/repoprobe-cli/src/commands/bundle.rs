@@ -103,16 +103,30 @@ fn trajectories_beside(out: &std::path::Path) -> PathBuf {
 fn read_trajectory(
     dirs: &[PathBuf],
     rel: &str,
-) -> Result<repoprobe_core::model::trajectory::Trajectory, String> {
-    let rel =
-        repoprobe_core::model::repo_path::normalise(rel).map_err(|e| format!("its path {e}"))?;
+) -> Result<repoprobe_core::model::trajectory::Trajectory, TrajectoryError> {
+    let rel = repoprobe_core::model::repo_path::normalise(rel).map_err(TrajectoryError::Path)?;
     let path = dirs
         .iter()
         .map(|d| d.join(&rel))
         .find(|p| p.is_file())
-        .ok_or_else(|| "not found beside the input files".to_string())?;
-    let bytes = crate::input::read(&path).map_err(|e| e.to_string())?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("not an ATIF trajectory: {e}"))
+        .ok_or(TrajectoryError::NotFound)?;
+    let bytes = crate::input::read(&path).map_err(TrajectoryError::Unreadable)?;
+    serde_json::from_slice(&bytes).map_err(TrajectoryError::NotAtif)
+}
+
+/// Why an answer's trajectory (`agent.transcript`) is not bundled: said on stderr, never fatal.
+#[derive(Debug, thiserror::Error)]
+enum TrajectoryError {
+    /// Its path is no path inside the run's directory (absolute, or with a `..` part).
+    #[error("its path {0}")]
+    Path(repoprobe_core::model::repo_path::PathProblem),
+    /// In none of the input files' directories (bundle the run's directory with its files).
+    #[error("not found beside the input files")]
+    NotFound,
+    #[error("{0}")]
+    Unreadable(std::io::Error),
+    #[error("not an ATIF trajectory: {0}")]
+    NotAtif(serde_json::Error),
 }
 
 /// Writes the trajectory of every answer that names one (`agent.transcript`, read relative to

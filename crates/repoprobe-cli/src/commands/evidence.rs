@@ -107,16 +107,16 @@ fn rewrite_all(
     let mut order: Vec<usize> = (0..ds.questions.len()).collect();
     order.sort_by_key(|&i| key(i));
     let mut done: Vec<(String, String)> = vec![Default::default(); ds.questions.len()];
-    let mut held = None;
-    let mut tree: Result<RepoTree, String> = Err(String::new());
+    // The tree of one repository and commit at a time, or why it could not be read.
+    let mut held: Option<((&str, &str), Result<RepoTree, _>)> = None;
     for i in order {
         let (q, record) = (&ds.questions[i], &raw.questions[i]);
-        if held != Some(key(i)) {
-            tree = source.tree(&q.repo).map_err(|e| e.to_string());
-            held = Some(key(i));
+        if held.as_ref().is_some_and(|(k, _)| *k != key(i)) {
+            held = None; // the last tree let go before the next is read
         }
+        let (_, tree) = held.get_or_insert_with(|| (key(i), source.tree(&q.repo)));
         let id = terminal_safe(&q.id);
-        done[i] = match &tree {
+        done[i] = match tree {
             Ok(tree) => {
                 let plan = cited_evidence::plan(q, |p| tree.contains(p));
                 totals.add(&plan);
@@ -131,7 +131,7 @@ fn rewrite_all(
                     cited_evidence::one_line(record.get()),
                     format!(
                         "{id}: written unchanged, its repository could not be read: {}",
-                        terminal_safe_lines(e)
+                        terminal_safe_lines(&e.to_string())
                     ),
                 )
             }

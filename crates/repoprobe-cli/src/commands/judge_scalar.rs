@@ -30,12 +30,17 @@ pub struct Args {
     pub(crate) live: LiveArgs,
 }
 
-fn scale(s: &str) -> Result<u32, String> {
+fn scale(s: &str) -> Result<u32, NotAScale> {
     match s.parse::<u32>() {
         Ok(v) if scalar::SCALES.contains(&v) => Ok(v),
-        _ => Err(format!("{s:?} is not a scale: use 10 or 20")),
+        _ => Err(NotAScale(s.to_string())),
     }
 }
+
+/// `--scale`'s value is none of the scales SWE-QA used.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a scale: use 10 or 20")]
+struct NotAScale(String);
 
 /// One answer to grade once on the scale.
 struct ScalarJob {

@@ -112,7 +112,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let mut seen = HashSet::new();
     for (location, record) in records {
         let name = a.questions.display();
-        let parsed = record.map_err(|e| vec![e]).and_then(|v| {
+        let parsed = record.map_err(|e| vec![e.to_string()]).and_then(|v| {
             let source = checklist_gen::parse_source(&v)?;
             let extra: Map<String, Value> = v
                 .as_object()

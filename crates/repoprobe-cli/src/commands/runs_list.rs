@@ -80,18 +80,36 @@ enum Format {
     Markdown,
 }
 
-fn parse_verdict(s: &str) -> Result<Verdict, String> {
-    Verdict::parse(s).ok_or_else(|| {
-        let all: Vec<&str> = Verdict::ALL.iter().map(|v| v.as_str()).collect();
-        format!("not a verdict: {s:?} (one of: {})", all.join(", "))
+fn parse_verdict(s: &str) -> Result<Verdict, FilterValueError> {
+    Verdict::parse(s).ok_or_else(|| FilterValueError::NotAVerdict {
+        given: s.to_string(),
     })
 }
 
-fn parse_mode(s: &str) -> Result<FailureMode, String> {
-    FailureMode::parse(s).ok_or_else(|| {
-        let all: Vec<&str> = FailureMode::ALL.iter().map(|m| m.as_str()).collect();
-        format!("not a failure mode: {s:?} (one of: {})", all.join(", "))
+fn parse_mode(s: &str) -> Result<FailureMode, FilterValueError> {
+    FailureMode::parse(s).ok_or_else(|| FilterValueError::NotAFailureMode {
+        given: s.to_string(),
     })
+}
+
+/// A filter's value that is none of its names (`--verdict`, `--failure-mode`); the message
+/// lists them.
+#[derive(Debug, thiserror::Error)]
+enum FilterValueError {
+    #[error(
+        "not a verdict: {given:?} (one of: {})",
+        names(Verdict::ALL.iter().map(|v| v.as_str()))
+    )]
+    NotAVerdict { given: String },
+    #[error(
+        "not a failure mode: {given:?} (one of: {})",
+        names(FailureMode::ALL.iter().map(|m| m.as_str()))
+    )]
+    NotAFailureMode { given: String },
+}
+
+fn names<'a>(all: impl Iterator<Item = &'a str>) -> String {
+    all.collect::<Vec<_>>().join(", ")
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {

@@ -219,18 +219,34 @@ pub fn write_files(dir: &Path, name: &str, run: &Run) -> Result<PathBuf, CouldNo
     let trajectory = dir.join(format!("{name}.json"));
     let raw = dir.join(format!("{name}.raw.json"));
     serde_json::to_value(&run.trajectory)
-        .map_err(|e| e.to_string())
+        .map_err(RunFileError::Json)
         .and_then(|t| write_json(&trajectory, &t))
         .and_then(|()| write_json(&raw, &run.raw))
-        .map_err(|e| CouldNotRun::new(Cause::Environment, e))?;
+        .map_err(|e| CouldNotRun::new(Cause::Environment, e.to_string()))?;
     Ok(trajectory)
 }
 
+/// Why a run's file was not written: the machine's failure (`Cause::Environment`).
+#[derive(Debug, thiserror::Error)]
+enum RunFileError {
+    #[error("{0}")]
+    Json(serde_json::Error),
+    #[error("cannot write {}: {error}", .path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
 /// Writes a JSON file, scrubbed of every secret of our environment.
-fn write_json(path: &Path, v: &Value) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
-    crate::input::write_atomically(path, scrub_env(&text).as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+fn write_json(path: &Path, v: &Value) -> Result<(), RunFileError> {
+    let text = serde_json::to_string_pretty(v).map_err(RunFileError::Json)?;
+    crate::input::write_atomically(path, scrub_env(&text).as_bytes()).map_err(|error| {
+        RunFileError::Write {
+            path: path.to_path_buf(),
+            error,
+        }
+    })
 }
 
 /// `v` with every secret of our environment replaced in its strings (a secret holds no quote

@@ -312,16 +312,24 @@ impl ApiArgs {
 }
 
 /// `--key-env`: an environment variable's name (letters, digits and `_`, not first a digit).
-pub fn env_name(name: &str) -> Result<String, String> {
+pub fn env_name(name: &str) -> Result<String, NotAnEnvName> {
     let ok = !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if ok {
         Ok(name.to_string())
     } else {
-        Err(format!("{name:?} is not an environment variable's name"))
+        Err(NotAnEnvName(name.to_string()))
     }
 }
+
+/// A key's variable (`--key-env`, a plan's `key_env` or `key_var`) that is not a name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is not an environment variable's name: write letters, digits and `_`, not starting \
+     with a digit"
+)]
+pub struct NotAnEnvName(pub String);
 
 impl ApiArgs {
     /// The key, from `--key-env`'s variable or else `default` (the environment only).
@@ -348,8 +356,7 @@ impl RunArgs {
             bail!("--grace-s must be a non-negative number of seconds");
         }
         let env = |k: &str| std::env::var(k).ok();
-        let mut shard =
-            crate::shard::resolve(self.shard, self.shards, env).map_err(anyhow::Error::msg)?;
+        let mut shard = crate::shard::resolve(self.shard, self.shards, env)?;
         if self.shard == Some(ShardArg::Auto) {
             // One task of the run submitted again on its own (`sbatch --array=1 job.sh`): the
             // engine says 1 task, the run's manifest how many the run has.
@@ -368,7 +375,7 @@ impl RunArgs {
                 shard = Some(again);
             }
         }
-        Layout::new(&self.out, self.failures.as_deref(), shard).map_err(anyhow::Error::msg)
+        Ok(Layout::new(&self.out, self.failures.as_deref(), shard)?)
     }
 
     /// How long the keys in flight get after SIGTERM.

@@ -349,6 +349,6 @@ pub fn print(plan: &Plan, files: &Files, calibrate: &[std::path::PathBuf]) -> an
     }
     let lines = lines(plan, &ds.questions, calibration.as_ref());
     crate::stdout::write(render(&lines, ds.questions.len(), calibration.as_ref()).as_bytes())?;
-    plan.check_prices().map_err(anyhow::Error::msg)?;
+    plan.check_prices()?;
     Ok(Exit::Ok)
 }

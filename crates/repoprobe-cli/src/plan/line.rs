@@ -78,6 +78,35 @@ impl Live for classify_failures::Args {
     }
 }
 
+/// Why a stage of the plan is no command: a flag of its `args` or one the plan sets.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    /// The plan's `args`, as the command's clap definition reads them (clap's words).
+    #[error("its args: {}", .0.render())]
+    Args(Box<clap::Error>),
+    /// A flag the plan sets that the command does not have (renamed since the plan's code was
+    /// written).
+    #[error("`repoprobe {command}` has no {flag}")]
+    NoSuchFlag { command: String, flag: String },
+    /// A flag of the plan's `args` that the plan sets already.
+    #[error(
+        "its args: the argument '{flag}' cannot be used multiple times: the plan sets it already"
+    )]
+    SetTwice { flag: String },
+    /// A required flag of the command that the plan does not set.
+    #[error("`repoprobe {command}` needs {flag}, which the plan does not set")]
+    Unset { command: String, flag: String },
+    /// A plan's value that is none of the flag's names (`agent`, `provider`).
+    #[error("invalid value '{value}' for '{flag}'")]
+    NotANamedValue { flag: &'static str, value: String },
+    /// The stage of a model, refused for `problem`.
+    #[error("[[model]] {name:?}: {problem}")]
+    OfModel {
+        name: String,
+        problem: Box<LineError>,
+    },
+}
+
 /// A command of the plan being made, flag by flag: each call sets a field of the arguments and
 /// writes the flag that says the same on the command line.
 pub struct Line<A> {
@@ -100,7 +129,7 @@ impl<A: Default + clap::Args + FromArgMatches> Line<A> {
     /// read over them by the command's clap definition. The command's required flags are the
     /// plan's to set: until then they hold `A::default()`'s blanks, and [`Line::finish`] refuses
     /// one left unset.
-    pub fn new(name: &'static str, extra: &[String]) -> Result<Line<A>, String> {
+    pub fn new(name: &'static str, extra: &[String]) -> Result<Line<A>, LineError> {
         let command = A::augment_args(
             clap::Command::new(name)
                 .no_binary_name(true)
@@ -109,7 +138,7 @@ impl<A: Default + clap::Args + FromArgMatches> Line<A> {
         let relaxed = command.clone().mut_args(|a| a.required(false));
         let mut matches = relaxed
             .try_get_matches_from(extra)
-            .map_err(|e| format!("its args: {}", e.render()))?;
+            .map_err(|e| LineError::Args(Box::new(e)))?;
         let given = command
             .get_arguments()
             .filter(|a| {
@@ -123,7 +152,7 @@ impl<A: Default + clap::Args + FromArgMatches> Line<A> {
         // ones given.
         let mut args = A::default();
         args.update_from_arg_matches_mut(&mut matches)
-            .map_err(|e| format!("its args: {}", e.render()))?;
+            .map_err(|e| LineError::Args(Box::new(e)))?;
         Ok(Line {
             args,
             command,
@@ -208,10 +237,10 @@ impl<A: Default + clap::Args + FromArgMatches> Line<A> {
 
     /// The arguments and their command line; refused: a flag the command does not have, a
     /// required one the plan did not set, one the plan sets that its `args` give again.
-    pub fn finish(mut self) -> Result<(A, Vec<OsString>), String> {
-        let name = self.command.get_name().to_string();
+    pub fn finish(mut self) -> Result<(A, Vec<OsString>), LineError> {
+        let command = self.command.get_name().to_string();
         if let Some(flag) = self.unknown {
-            return Err(format!("`repoprobe {name}` has no {flag}"));
+            return Err(LineError::NoSuchFlag { command, flag });
         }
         let arg = |id: &clap::Id| self.command.get_arguments().find(|a| a.get_id() == id);
         let flag = |id: &clap::Id| {
@@ -220,18 +249,14 @@ impl<A: Default + clap::Args + FromArgMatches> Line<A> {
             })
         };
         if let Some(id) = self.given.iter().find(|id| self.set.contains(id)) {
-            return Err(format!(
-                "its args: the argument '{}' cannot be used multiple times: the plan sets it \
-                 already",
-                flag(id)
-            ));
+            return Err(LineError::SetTwice { flag: flag(id) });
         }
         let mut required = self.command.get_arguments().filter(|a| a.is_required_set());
         if let Some(a) = required.find(|a| !self.set.contains(a.get_id())) {
-            return Err(format!(
-                "`repoprobe {name}` needs {}, which the plan does not set",
-                flag(a.get_id())
-            ));
+            return Err(LineError::Unset {
+                command,
+                flag: flag(a.get_id()),
+            });
         }
         self.line.append(&mut self.extra);
         Ok((self.args, self.line))
@@ -256,8 +281,11 @@ fn prepend<T>(slot: &mut Vec<T>, mut values: Vec<T>) {
 }
 
 /// `s` as the value of a flag taking one of `T`'s names.
-pub fn named<T: ValueEnum>(flag: &str, s: &str) -> Result<T, String> {
-    T::from_str(s, false).map_err(|_| format!("invalid value '{s}' for '{flag}'"))
+pub fn named<T: ValueEnum>(flag: &'static str, s: &str) -> Result<T, LineError> {
+    T::from_str(s, false).map_err(|_| LineError::NotANamedValue {
+        flag,
+        value: s.to_string(),
+    })
 }
 
 /// A value as it is written on the command line.

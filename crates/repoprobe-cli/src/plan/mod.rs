@@ -240,106 +240,171 @@ impl PriceSource {
     }
 }
 
-/// An error in a plan, saying where.
+/// An error in a plan, saying where: the file, then the problem.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: {what}")]
+#[error("{}: {problem}", .path.display())]
 pub struct PlanError {
-    pub path: String,
-    pub what: String,
+    pub path: PathBuf,
+    pub problem: PlanProblem,
+}
+
+/// What is wrong with a plan, and where in it (`at`: `[[model]] #2 ("GLM-5")`, `[judge]`, …).
+#[derive(Debug, thiserror::Error)]
+pub enum PlanProblem {
+    /// Not TOML, or a field a plan does not have (toml's words, the line quoted).
+    #[error("{}", .0.to_string().trim_end().replace('\n', "\n  "))]
+    Toml(toml::de::Error),
+    #[error("the plan has no [[model]]")]
+    NoModel,
+    #[error("{at}: name and model must not be empty")]
+    EmptyName { at: String },
+    #[error("{at}: the name is given twice")]
+    NameTwice { at: String },
+    /// Two names written alike in file names (`output::file_name_part`).
+    #[error("{at}: its file name is another model's ({file})")]
+    SameFileName { at: String, file: String },
+    #[error("{at}: agent {agent:?} is not one of {}", AGENTS.join(", "))]
+    UnknownAgent { at: String, agent: String },
+    #[error("{at}: provider is given for agent = \"builtin\", and only there")]
+    ProviderOutsideBuiltin { at: String },
+    #[error("{at}: provider {provider:?} is not openai or anthropic")]
+    UnknownProvider { at: String, provider: String },
+    #[error("{at}: command is given for agent = \"command\", and only there")]
+    CommandOutsideCommand { at: String },
+    #[error("{at}: attempts, concurrency and max_turns are at least 1")]
+    ModelCountZero { at: String },
+    #[error("{at}: concurrency is at most 1024")]
+    TooConcurrent { at: String },
+    /// `key_env` or `key_var` is not a variable's name.
+    #[error("{at}: {name}")]
+    KeyName {
+        at: String,
+        name: crate::live::NotAnEnvName,
+    },
+    #[error("{at}: a price is two non-negative numbers")]
+    BadPrice { at: String },
+    #[error(
+        "{at}: local = true is for agent = \"builtin\" (an agent CLI reads its own key); give \
+         it price = {{ input = 0, output = 0 }} for $0"
+    )]
+    LocalAgentCli { at: String },
+    #[error(
+        "{at}: local = true needs base_url (where the server listens, e.g. \
+         \"http://127.0.0.1:8080/v1\"): a provider's own API needs a key"
+    )]
+    LocalWithoutUrl { at: String },
+    #[error("{at}: local = true sends no key; drop key_env, or local for a server that needs one")]
+    LocalWithKey { at: String },
+    #[error("{at}: local = true costs $0; drop price, or local to have it charged")]
+    LocalWithPrice { at: String },
+    #[error("[[judge]]: the plan has no judge")]
+    NoJudge,
+    #[error("[[judge]]: model {model:?} judges twice")]
+    JudgesTwice { model: String },
+    #[error("two stages would write the same file {file:?}: rename a model")]
+    SameStageFile { file: String },
+    #[error("{at}: model must not be empty")]
+    EmptyModel { at: String },
+    #[error("{at}: runs belongs to [judge] and [reliability]")]
+    RunsOutsideJudge { at: String },
+    #[error("{at}: runs and concurrency are at least 1")]
+    EndpointCountZero { at: String },
+    #[error("{at}: rpm and tpm are at least 1")]
+    RateZero { at: String },
+    #[error("[reliability]: runs is at least 1")]
+    ReliabilityRunsZero,
+    /// A stage names a model the plan does not have.
+    #[error("{at}: {name:?} is not the name of a [[model]]")]
+    UnknownModel { at: &'static str, name: String },
+    /// Models without a price, each as `where: model`, and no `allow_unpriced`.
+    #[error(
+        "no price for {}: give it a price = {{ input = …, output = … }} (USD per million \
+         tokens), or set allow_unpriced = true to go on with its cost unknown",
+        .models.join("; ")
+    )]
+    Unpriced { models: Vec<String> },
 }
 
 impl Plan {
     /// Parses and checks a plan's text; `file` names it in errors.
     pub fn parse(text: &str, file: &Path) -> Result<Plan, PlanError> {
-        let plan: Plan = toml::from_str(text).map_err(|e| PlanError {
-            path: file.display().to_string(),
-            what: e.to_string().trim_end().replace('\n', "\n  "),
-        })?;
-        plan.check().map_err(|what| PlanError {
-            path: file.display().to_string(),
-            what,
-        })?;
+        let at_file = |problem| PlanError {
+            path: file.to_path_buf(),
+            problem,
+        };
+        let plan: Plan = toml::from_str(text).map_err(|e| at_file(PlanProblem::Toml(e)))?;
+        plan.check().map_err(at_file)?;
         Ok(plan)
     }
 
     /// The rules a program can check before anything runs.
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), PlanProblem> {
+        use PlanProblem as P;
         if self.models.is_empty() {
-            return Err("the plan has no [[model]]".into());
+            return Err(P::NoModel);
         }
         let mut names = HashSet::new();
         let mut files = HashSet::new();
         for (i, m) in self.models.iter().enumerate() {
             let at = format!("[[model]] #{} ({:?})", i + 1, m.name);
             if m.name.trim().is_empty() || m.model.trim().is_empty() {
-                return Err(format!("{at}: name and model must not be empty"));
+                return Err(P::EmptyName { at });
             }
             if !names.insert(m.name.as_str()) {
-                return Err(format!("{at}: the name is given twice"));
+                return Err(P::NameTwice { at });
             }
             if !files.insert(slug(&m.name)) {
-                return Err(format!(
-                    "{at}: its file name is another model's ({})",
-                    slug(&m.name)
-                ));
+                return Err(P::SameFileName {
+                    at,
+                    file: slug(&m.name),
+                });
             }
             if !AGENTS.contains(&m.agent.as_str()) {
-                return Err(format!(
-                    "{at}: agent {:?} is not one of {}",
-                    m.agent,
-                    AGENTS.join(", ")
-                ));
+                return Err(P::UnknownAgent {
+                    at,
+                    agent: m.agent.clone(),
+                });
             }
             if (m.agent == "builtin") != m.provider.is_some() {
-                return Err(format!(
-                    "{at}: provider is given for agent = \"builtin\", and only there"
-                ));
+                return Err(P::ProviderOutsideBuiltin { at });
             }
             check_provider(&at, m.provider.as_deref().unwrap_or("openai"))?;
             if (m.agent == "command") != m.command.is_some() {
-                return Err(format!(
-                    "{at}: command is given for agent = \"command\", and only there"
-                ));
+                return Err(P::CommandOutsideCommand { at });
             }
             if m.attempts == Some(0) || m.concurrency == Some(0) || m.max_turns == Some(0) {
-                return Err(format!(
-                    "{at}: attempts, concurrency and max_turns are at least 1"
-                ));
+                return Err(P::ModelCountZero { at });
             }
             check_concurrency(&at, m.concurrency)?;
             check_key(&at, m.key_env.as_deref())?;
             check_key(&at, m.key_var.as_deref())?;
             check_price(&at, m.price)?;
             if m.local && m.agent != "builtin" {
-                return Err(format!(
-                    "{at}: local = true is for agent = \"builtin\" (an agent CLI reads its \
-                     own key); give it price = {{ input = 0, output = 0 }} for $0"
-                ));
+                return Err(P::LocalAgentCli { at });
             }
             check_local(&at, m.local, &m.base_url, &m.key_env, m.price)?;
         }
         if self.judge.is_empty() {
-            return Err("[[judge]]: the plan has no judge".into());
+            return Err(P::NoJudge);
         }
         for (n, j) in self.judge.iter().enumerate() {
             check_endpoint(&judge_at(n, self.judge.len()), j, true)?;
             if self.judge[..n].iter().any(|k| k.model == j.model) {
-                return Err(format!("[[judge]]: model {:?} judges twice", j.model));
+                return Err(P::JudgesTwice {
+                    model: j.model.clone(),
+                });
             }
         }
         // The judgments files: each model's (the judge in force) and `MODEL.JUDGE`'s.
         let mut files: Vec<String> = stages::judged(self).iter().map(|j| slug(&j.who)).collect();
         files.sort_unstable();
         if let Some(w) = files.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!(
-                "two stages would write the same file {:?}: rename a model",
-                w[0]
-            ));
+            return Err(P::SameStageFile { file: w[0].clone() });
         }
         if let Some(r) = &self.reliability {
             check_endpoint("[reliability.scalar]", &r.scalar, false)?;
             if r.runs == 0 {
-                return Err("[reliability]: runs is at least 1".into());
+                return Err(P::ReliabilityRunsZero);
             }
             check_names("[reliability]", &r.models, &names)?;
         }
@@ -387,7 +452,7 @@ impl Plan {
     }
 
     /// The models without a price, unless the plan goes on without one: refused, named.
-    pub fn check_prices(&self) -> Result<(), String> {
+    pub fn check_prices(&self) -> Result<(), PlanProblem> {
         if self.allow_unpriced {
             return Ok(());
         }
@@ -400,11 +465,7 @@ impl Plan {
         if unpriced.is_empty() {
             return Ok(());
         }
-        Err(format!(
-            "no price for {}: give it a price = {{ input = …, output = … }} (USD per million \
-             tokens), or set allow_unpriced = true to go on with its cost unknown",
-            unpriced.join("; ")
-        ))
+        Err(PlanProblem::Unpriced { models: unpriced })
     }
 
     /// The models by name.
@@ -421,14 +482,17 @@ pub fn slug(name: &str) -> String {
     crate::output::file_name_part(name)
 }
 
-fn check_key(at: &str, var: Option<&str>) -> Result<(), String> {
+fn check_key(at: &str, var: Option<&str>) -> Result<(), PlanProblem> {
     match var.map(crate::live::env_name) {
-        Some(Err(e)) => Err(format!("{at}: {e}")),
+        Some(Err(name)) => Err(PlanProblem::KeyName {
+            at: at.to_string(),
+            name,
+        }),
         _ => Ok(()),
     }
 }
 
-fn check_price(at: &str, p: Option<PriceSpec>) -> Result<(), String> {
+fn check_price(at: &str, p: Option<PriceSpec>) -> Result<(), PlanProblem> {
     match p {
         Some(p)
             if !(p.input.is_finite()
@@ -436,7 +500,7 @@ fn check_price(at: &str, p: Option<PriceSpec>) -> Result<(), String> {
                 && p.input >= 0.0
                 && p.output >= 0.0) =>
         {
-            Err(format!("{at}: a price is two non-negative numbers"))
+            Err(PlanProblem::BadPrice { at: at.to_string() })
         }
         _ => Ok(()),
     }
@@ -452,36 +516,39 @@ fn judge_at(n: usize, of: usize) -> String {
 }
 
 /// What `--provider` takes.
-fn check_provider(at: &str, provider: &str) -> Result<(), String> {
+fn check_provider(at: &str, provider: &str) -> Result<(), PlanProblem> {
     if !matches!(provider, "openai" | "anthropic") {
-        return Err(format!(
-            "{at}: provider {provider:?} is not openai or anthropic"
-        ));
+        return Err(PlanProblem::UnknownProvider {
+            at: at.to_string(),
+            provider: provider.to_string(),
+        });
     }
     Ok(())
 }
 
 /// What `--concurrency` takes: at most 1024 (at least 1 is checked with the other counts).
-fn check_concurrency(at: &str, concurrency: Option<u32>) -> Result<(), String> {
+fn check_concurrency(at: &str, concurrency: Option<u32>) -> Result<(), PlanProblem> {
     match concurrency {
-        Some(n) if n > 1024 => Err(format!("{at}: concurrency is at most 1024")),
+        Some(n) if n > 1024 => Err(PlanProblem::TooConcurrent { at: at.to_string() }),
         _ => Ok(()),
     }
 }
 
-fn check_endpoint(at: &str, e: &Endpoint, judge: bool) -> Result<(), String> {
+fn check_endpoint(at: &str, e: &Endpoint, judge: bool) -> Result<(), PlanProblem> {
+    use PlanProblem as P;
     check_provider(at, &e.provider)?;
+    let at_ = || at.to_string();
     if e.model.trim().is_empty() {
-        return Err(format!("{at}: model must not be empty"));
+        return Err(P::EmptyModel { at: at_() });
     }
     if !judge && e.runs.is_some() {
-        return Err(format!("{at}: runs belongs to [judge] and [reliability]"));
+        return Err(P::RunsOutsideJudge { at: at_() });
     }
     if e.runs == Some(0) || e.concurrency == Some(0) {
-        return Err(format!("{at}: runs and concurrency are at least 1"));
+        return Err(P::EndpointCountZero { at: at_() });
     }
     if e.rpm == Some(0) || e.tpm == Some(0) {
-        return Err(format!("{at}: rpm and tpm are at least 1"));
+        return Err(P::RateZero { at: at_() });
     }
     check_concurrency(at, e.concurrency)?;
     check_key(at, e.key_env.as_deref())?;
@@ -496,32 +563,31 @@ fn check_local(
     base_url: &Option<String>,
     key_env: &Option<String>,
     price: Option<PriceSpec>,
-) -> Result<(), String> {
+) -> Result<(), PlanProblem> {
+    let at = at.to_string();
     if !local {
-        return Ok(());
+        Ok(())
+    } else if base_url.is_none() {
+        Err(PlanProblem::LocalWithoutUrl { at })
+    } else if key_env.is_some() {
+        Err(PlanProblem::LocalWithKey { at })
+    } else if price.is_some() {
+        Err(PlanProblem::LocalWithPrice { at })
+    } else {
+        Ok(())
     }
-    if base_url.is_none() {
-        return Err(format!(
-            "{at}: local = true needs base_url (where the server listens, e.g. \
-             \"http://127.0.0.1:8080/v1\"): a provider's own API needs a key"
-        ));
-    }
-    if key_env.is_some() {
-        return Err(format!(
-            "{at}: local = true sends no key; drop key_env, or local for a server that needs one"
-        ));
-    }
-    if price.is_some() {
-        return Err(format!(
-            "{at}: local = true costs $0; drop price, or local to have it charged"
-        ));
-    }
-    Ok(())
 }
 
-fn check_names(at: &str, wanted: &[String], names: &HashSet<&str>) -> Result<(), String> {
+fn check_names(
+    at: &'static str,
+    wanted: &[String],
+    names: &HashSet<&str>,
+) -> Result<(), PlanProblem> {
     match wanted.iter().find(|n| !names.contains(n.as_str())) {
-        Some(n) => Err(format!("{at}: {n:?} is not the name of a [[model]]")),
+        Some(n) => Err(PlanProblem::UnknownModel {
+            at,
+            name: n.clone(),
+        }),
         None => Ok(()),
     }
 }
@@ -676,7 +742,16 @@ local = true
             .unwrap()
             .check_prices()
             .unwrap_err();
-        assert!(charged.contains("qwen3-coder-local") && charged.contains("my-judge"));
+        let PlanProblem::Unpriced { models } = &charged else {
+            panic!("{charged}");
+        };
+        assert_eq!(
+            models,
+            &[
+                "[[model]] \"Qwen local\": qwen3-coder-local",
+                "[judge]: my-judge"
+            ]
+        );
     }
 
     /// `[[judge]]`: every judge judges every model's answers into its own file, the first in
@@ -782,7 +857,11 @@ local = true
         let text = PAPER.replace("model = \"glm-5\"", "model = \"glm-5-private\"");
         let p = Plan::parse(&text, Path::new("p.toml")).unwrap();
         let e = p.check_prices().unwrap_err();
-        assert!(e.contains("[[model]] \"GLM-5\": glm-5-private"), "{e}");
+        assert!(
+            matches!(&e, PlanProblem::Unpriced { models }
+                if models == &["[[model]] \"GLM-5\": glm-5-private"]),
+            "{e}"
+        );
         let given = text.replace(
             "model = \"glm-5-private\"",
             "model = \"glm-5-private\"\nprice = { input = 1.0, output = 3.2 }",

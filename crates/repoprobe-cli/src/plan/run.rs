@@ -86,8 +86,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     if a.tables {
         return tables(&plan, &files);
     }
-    files.shard = crate::shard::resolve(a.shard, a.shards, |k| std::env::var(k).ok())
-        .map_err(anyhow::Error::msg)?;
+    files.shard = crate::shard::resolve(a.shard, a.shards, |k| std::env::var(k).ok())?;
     let opts = Options {
         retry_failed: a.retry_failed,
         shard: files.shard,
@@ -100,8 +99,10 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         }
         return Ok(Exit::Ok);
     }
-    plan.check_prices()
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.plan.display()))?;
+    plan.check_prices().map_err(|problem| super::PlanError {
+        path: a.plan.clone(),
+        problem,
+    })?;
     let mut worst = Exit::Ok;
     for s in &stages {
         match run_one(s, &a, &files)? {
@@ -133,12 +134,12 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
 /// The bundle of every stage output there is (the shards' too), the tables from it, and each
 /// stage's estimate beside what its outputs spent.
 fn tables(plan: &Plan, files: &Files) -> anyhow::Result<Exit> {
-    let bundle = stages::bundle(files, outputs(plan, files)).map_err(anyhow::Error::msg)?;
+    let bundle = stages::bundle(files, outputs(plan, files))?;
     eprintln!("\n== bundle\n{}", shown(&bundle.line));
     if bundle.command.run()? == Exit::Unusable {
         anyhow::bail!("the bundle could not be made (see above)");
     }
-    let score = stages::score(files).map_err(anyhow::Error::msg)?;
+    let score = stages::score(files)?;
     eprintln!("\n== tables\n{}", shown(&score.line));
     let code = score.command.run()?;
     let (ds, _) = crate::live::load_inputs(std::slice::from_ref(&files.benchmark))?;

@@ -5,7 +5,7 @@
 //! type for the same; its output sits at a fixed place under the plan's `out`, so running the
 //! plan again resumes every stage where its journal stopped.
 
-use super::line::{Invocation, Line, Live, named};
+use super::line::{Invocation, Line, LineError, Live, named};
 use super::{Endpoint, ModelUnderTest, Plan, PriceSpec, slug};
 use crate::commands::{answer, bundle, classify_failures, judge, judge_scalar, score};
 use crate::live::{RunArgs, ShardArg};
@@ -135,11 +135,16 @@ impl Files {
 
 /// Every stage of `plan`, in order; refused: a flag of a plan's `args` the command does not
 /// take, or that the plan sets already.
-pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Result<Vec<Stage>, String> {
+pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Result<Vec<Stage>, LineError> {
     let shards = opts.shard.map_or(1, |s| u64::from(s.count));
     let mut v = Vec::new();
     for m in &plan.models {
-        v.push(answers(plan, files, m, opts).map_err(|e| format!("[[model]] {:?}: {e}", m.name))?);
+        v.push(
+            answers(plan, files, m, opts).map_err(|e| LineError::OfModel {
+                name: m.name.clone(),
+                problem: Box::new(e),
+            })?,
+        );
     }
     for j in judged(plan) {
         let mut l = Line::<judge::Args>::new("judge", &j.judge.args)?;
@@ -263,7 +268,12 @@ pub fn judge_runs(plan: &Plan, name: &str) -> u32 {
 }
 
 /// `answer` for one model.
-fn answers(plan: &Plan, files: &Files, m: &ModelUnderTest, opts: Options) -> Result<Stage, String> {
+fn answers(
+    plan: &Plan,
+    files: &Files,
+    m: &ModelUnderTest,
+    opts: Options,
+) -> Result<Stage, LineError> {
     let mut l = Line::<answer::Args>::new("answer", &m.args)?;
     l.value("--benchmark", |a| &mut a.benchmark, files.benchmark.clone());
     l.value("--out", |a| &mut a.run.out, files.answers_template(&m.name));
@@ -336,7 +346,7 @@ fn api_stage<A: Default + clap::Args + clap::FromArgMatches + Live>(
     (out, shards): (PathBuf, u64),
     e: &Endpoint,
     invocation: fn(Box<A>) -> Invocation,
-) -> Result<Stage, String> {
+) -> Result<Stage, LineError> {
     l.value("--out", |a| &mut a.live().run.out, out);
     let provider = named("--provider", &e.provider)?;
     l.some("--provider", |a| &mut a.live().api.provider, Some(provider));
@@ -415,7 +425,7 @@ fn price<A: Default + clap::Args + clap::FromArgMatches>(
 }
 
 /// The bundle of `outputs` (the benchmark and every stage output that holds a record).
-pub fn bundle(files: &Files, outputs: Vec<PathBuf>) -> Result<Stage, String> {
+pub fn bundle(files: &Files, outputs: Vec<PathBuf>) -> Result<Stage, LineError> {
     let mut l = Line::<bundle::Args>::new("bundle", &[])?;
     l.value("--out", |a| &mut a.out, files.bundle());
     l.positional(|a| &mut a.files, outputs);
@@ -429,7 +439,7 @@ pub fn bundle(files: &Files, outputs: Vec<PathBuf>) -> Result<Stage, String> {
 }
 
 /// The tables, from the bundle.
-pub fn score(files: &Files) -> Result<Stage, String> {
+pub fn score(files: &Files) -> Result<Stage, LineError> {
     let mut l = Line::<score::Args>::new("score", &[])?;
     l.positional(|a| &mut a.files, [files.bundle()]);
     let (args, line) = l.finish()?;
@@ -615,7 +625,7 @@ classifier = { provider = "openai", model = "classifier-x", args = ["--max-retri
             let plan = Plan::parse(&text, Path::new("p.toml")).unwrap();
             let files = Files::of(&plan, Path::new("/plan"));
             let e = stages(&plan, &files, Options::default()).unwrap_err();
-            assert!(e.contains(says), "{says}: {e}");
+            assert!(e.to_string().contains(says), "{says}: {e}");
         };
         refused(
             "\"--agent-timeout-s\", \"60\"",

@@ -36,16 +36,12 @@ impl Layout {
         template: &Path,
         failures: Option<&Path>,
         shard: Option<Shard>,
-    ) -> Result<Layout, String> {
+    ) -> Result<Layout, LayoutError> {
         let out = render(template, shard, "--out")?;
         let failures = match failures {
             Some(f) => {
                 if shard.is_some_and(|s| s.count > 1) && has_mark(template) && !has_mark(f) {
-                    return Err(format!(
-                        "--failures {} would be written by every shard: put {SHARD_MARK} in it \
-                         as in --out, or leave it out (each shard's failures go beside its output)",
-                        f.display()
-                    ));
+                    return Err(LayoutError::SharedFailures(f.to_path_buf()));
                 }
                 render(f, shard, "--failures")?
             }
@@ -64,6 +60,28 @@ impl Layout {
     pub fn note(out: &Path) -> PathBuf {
         beside(out, "shard")
     }
+}
+
+/// Why `--out` and `--failures` name no files for this shard.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// `{shard}` in a directory of the path: the shards' outputs would not sit beside the run's
+    /// one manifest.
+    #[error(
+        "{flag} {}: {SHARD_MARK} belongs in the file name, not in a directory (every shard \
+         writes beside the run's manifest)",
+        .path.display()
+    )]
+    MarkInDirectory { flag: &'static str, path: PathBuf },
+    #[error("{flag} {} holds {SHARD_MARK} but no --shard is given", .path.display())]
+    MarkWithoutShard { flag: &'static str, path: PathBuf },
+    /// `--out` has `{shard}` and `--failures` has not: every shard would write one file.
+    #[error(
+        "--failures {} would be written by every shard: put {SHARD_MARK} in it as in --out, or \
+         leave it out (each shard's failures go beside its output)",
+        .0.display()
+    )]
+    SharedFailures(PathBuf),
 }
 
 /// Enlists this shard in its run (`runs::manifest::enlist`), the manifest written first if no
@@ -119,9 +137,12 @@ pub fn has_mark(p: &Path) -> bool {
 
 /// `template` with `{shard}` replaced by the shard's label. `{shard}` belongs in the file name
 /// (the run's manifest sits beside every shard's output, in one directory).
-fn render(template: &Path, shard: Option<Shard>, flag: &str) -> Result<PathBuf, String> {
-    let whole = template.to_string_lossy();
-    if !whole.contains(SHARD_MARK) {
+fn render(
+    template: &Path,
+    shard: Option<Shard>,
+    flag: &'static str,
+) -> Result<PathBuf, LayoutError> {
+    if !template.to_string_lossy().contains(SHARD_MARK) {
         return Ok(template.to_path_buf());
     }
     if !has_mark(template)
@@ -129,15 +150,16 @@ fn render(template: &Path, shard: Option<Shard>, flag: &str) -> Result<PathBuf, 
             .parent()
             .is_some_and(|d| d.to_string_lossy().contains(SHARD_MARK))
     {
-        return Err(format!(
-            "{flag} {whole}: {SHARD_MARK} belongs in the file name, not in a directory (every \
-             shard writes beside the run's manifest)"
-        ));
+        return Err(LayoutError::MarkInDirectory {
+            flag,
+            path: template.to_path_buf(),
+        });
     }
     let Some(shard) = shard else {
-        return Err(format!(
-            "{flag} {whole} holds {SHARD_MARK} but no --shard is given"
-        ));
+        return Err(LayoutError::MarkWithoutShard {
+            flag,
+            path: template.to_path_buf(),
+        });
     };
     let name = template
         .file_name()
@@ -251,12 +273,17 @@ mod tests {
     fn a_template_is_refused_where_it_cannot_work() {
         let s = Some(Shard { index: 0, count: 2 });
         let e = Layout::new(Path::new("runs/{shard}/j.jsonl"), None, s).unwrap_err();
-        assert!(e.contains("file name"), "{e}");
+        assert!(
+            matches!(e, LayoutError::MarkInDirectory { flag: "--out", .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("file name"), "{e}");
         let e = Layout::new(Path::new("j-{shard}.jsonl"), None, None).unwrap_err();
-        assert!(e.contains("no --shard"), "{e}");
+        assert!(matches!(e, LayoutError::MarkWithoutShard { .. }), "{e}");
         let e =
             Layout::new(Path::new("j-{shard}.jsonl"), Some(Path::new("f.ndjson")), s).unwrap_err();
-        assert!(e.contains("every shard"), "{e}");
+        assert_eq!(e, LayoutError::SharedFailures(PathBuf::from("f.ndjson")));
+        assert!(e.to_string().contains("every shard"), "{e}");
         let l = Layout::new(
             Path::new("j-{shard}.jsonl"),
             Some(Path::new("f-{shard}.ndjson")),

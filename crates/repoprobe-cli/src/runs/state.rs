@@ -132,9 +132,7 @@ pub fn read_run(path: &Path) -> anyhow::Result<RunState> {
     };
     let mut out = Vec::new();
     for shard in shards {
-        let file = Layout::new(&template, None, shard)
-            .map_err(anyhow::Error::msg)?
-            .out;
+        let file = Layout::new(&template, None, shard)?.out;
         out.push(read_shard(&m, shard, file)?);
     }
     Ok(RunState {

@@ -206,7 +206,7 @@ fn read_records<T: serde::de::DeserializeOwned>(
     let mut out = Vec::new();
     let mut bad = 0;
     for (location, record) in records {
-        let parsed = record.and_then(|v| {
+        let parsed = record.map_err(|e| e.to_string()).and_then(|v| {
             serde_json::from_value::<T>(v.clone())
                 .map(|t| (v, t))
                 .map_err(|e| format!("not a {kind} record: {e}"))

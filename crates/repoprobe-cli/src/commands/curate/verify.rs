@@ -389,7 +389,9 @@ fn read_jobs(path: &Path) -> anyhow::Result<(Vec<Job>, usize)> {
     let (mut jobs, mut bad) = (Vec::new(), 0);
     let mut seen = HashSet::new();
     for (location, record) in records {
-        let parsed = record.and_then(|v| job_of(v).map_err(|e| e.join("; ")));
+        let parsed = record
+            .map_err(|e| e.to_string())
+            .and_then(|v| job_of(v).map_err(|e| e.join("; ")));
         let why = match parsed {
             Ok(job) if seen.insert(job.question.id.clone()) => {
                 jobs.push(job);
@@ -580,7 +582,9 @@ fn grounded(
             format!("cannot open the worktree {}: {e}", wt.path.display()),
         ))
     })?;
-    let g = ground(v, checks, |e| holds(tree, &sandbox, e));
+    let g = ground(v, checks, |e| {
+        holds(tree, &sandbox, e).map_err(|not| not.to_string())
+    });
     decide(ctx, job, tree, g)
 }
 
@@ -612,9 +616,10 @@ fn decide(ctx: &Ctx, job: &Job, tree: &RepoTree, g: Grounding) -> Result<Decisio
 
 /// Whether an evidence entry holds at the commit: its path is in the commit's tree, and its
 /// lines (when given) are lines of that file as checked out.
-fn holds(tree: &RepoTree, sandbox: &Sandbox, e: &EvidencePath) -> Result<(), String> {
+fn holds(tree: &RepoTree, sandbox: &Sandbox, e: &EvidencePath) -> Result<(), NotThere> {
+    let at = short(&tree.commit).to_string();
     if !tree.contains(&e.path) {
-        return Err(format!("does not exist at {}", short(&tree.commit)));
+        return Err(NotThere::Missing { at });
     }
     let Some([first, last]) = e.lines else {
         return Ok(());
@@ -625,18 +630,34 @@ fn holds(tree: &RepoTree, sandbox: &Sandbox, e: &EvidencePath) -> Result<(), Str
         return Ok(());
     };
     if resolved.path.is_dir() {
-        return Err(format!(
-            "is a directory at {}: lines {first}-{last} name no file's lines",
-            short(&tree.commit)
-        ));
+        return Err(NotThere::Directory { at, first, last });
     }
     match line_count(&resolved.path) {
-        Some(n) if u64::from(last) > n => Err(format!(
-            "has {n} line(s) at {}: lines {first}-{last} are past its end",
-            short(&tree.commit)
-        )),
+        Some(n) if u64::from(last) > n => Err(NotThere::PastTheEnd {
+            at,
+            lines: n,
+            first,
+            last,
+        }),
         _ => Ok(()),
     }
+}
+
+/// Why an evidence entry does not hold at the pinned commit (`at`, its first 12 digits): the
+/// entry is refused, the item grounded by its other entries only.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum NotThere {
+    #[error("does not exist at {at}")]
+    Missing { at: String },
+    #[error("is a directory at {at}: lines {first}-{last} name no file's lines")]
+    Directory { at: String, first: u32, last: u32 },
+    #[error("has {lines} line(s) at {at}: lines {first}-{last} are past its end")]
+    PastTheEnd {
+        at: String,
+        lines: u64,
+        first: u32,
+        last: u32,
+    },
 }
 
 fn short(commit: &str) -> &str {

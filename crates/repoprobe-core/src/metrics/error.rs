@@ -14,7 +14,38 @@ pub enum ScoreError {
     Weights(String),
     /// `created_after` is not a date, or leaves no question.
     #[error("the created-after window: {0}")]
-    Window(#[from] crate::dataset::WindowError),
+    Window(crate::dataset::WindowError),
     #[error("--panel: {0}")]
-    Panel(#[from] super::panel::PanelError),
+    Panel(super::panel::PanelError),
+}
+
+// The inner error's words are in the message; marked as its source too, they would be printed
+// twice by a caller that prints an error's chain (anyhow's `{:#}`). So `From` without `#[from]`.
+impl From<crate::dataset::WindowError> for ScoreError {
+    fn from(e: crate::dataset::WindowError) -> ScoreError {
+        ScoreError::Window(e)
+    }
+}
+
+impl From<super::panel::PanelError> for ScoreError {
+    fn from(e: super::panel::PanelError) -> ScoreError {
+        ScoreError::Panel(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error whose words carry the inner one's has no source: printed as a chain, the inner
+    /// words would come twice.
+    #[test]
+    fn the_inner_words_come_once() {
+        let e = ScoreError::from(crate::dataset::WindowError::NotADate("x".into()));
+        assert!(std::error::Error::source(&e).is_none());
+        assert_eq!(
+            e.to_string(),
+            "the created-after window: \"x\" is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ"
+        );
+    }
 }

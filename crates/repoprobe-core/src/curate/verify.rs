@@ -145,10 +145,10 @@ pub struct Grounding {
 /// Judges a checked reply against the repository: `holds` says whether an entry is there at
 /// the pinned commit (its path a file or directory there, its lines within the file), or why
 /// not. An entry that does not hold grounds nothing.
-pub fn ground(
+pub fn ground<E: std::fmt::Display>(
     v: &Verification<'_>,
     checks: Vec<ItemCheck>,
-    holds: impl Fn(&EvidencePath) -> Result<(), String>,
+    holds: impl Fn(&EvidencePath) -> Result<(), E>,
 ) -> Grounding {
     let items = v.items();
     let verdicts = checks
@@ -161,7 +161,7 @@ pub fn ground(
                         source: Some(EVIDENCE_SOURCE.to_string()),
                         ..e
                     }),
-                    Err(why) => refused.push((e.path, why)),
+                    Err(why) => refused.push((e.path, why.to_string())),
                 }
             }
             let key_point = items

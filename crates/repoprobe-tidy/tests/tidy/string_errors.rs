@@ -92,7 +92,6 @@ const NOT_YET: &[&str] = &[
     "src/worker_io.rs: Browser::fetch_range",
     "crates/repoprobe-agent/src/builtin.rs: run_checked",
     "crates/repoprobe-agent/src/run.rs: Check",
-    "crates/repoprobe-core/src/curate/verify.rs: ground",
 ];
 
 /// Whether `ty` is `Result<_, String>` (any path ending in `Result`, `String` as its error).

@@ -582,9 +582,7 @@ fn grounded(
             format!("cannot open the worktree {}: {e}", wt.path.display()),
         ))
     })?;
-    let g = ground(v, checks, |e| {
-        holds(tree, &sandbox, e).map_err(|not| not.to_string())
-    });
+    let g = ground(v, checks, |e| holds(tree, &sandbox, e));
     decide(ctx, job, tree, g)
 }
 

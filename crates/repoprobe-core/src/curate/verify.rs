@@ -526,7 +526,7 @@ mod tests {
                 check(1, "k1", true, &["src/a.py"]),
                 check(2, "k2", true, &["src/b.py"]),
             ],
-            |_| Ok(()),
+            |_| Ok::<(), String>(()),
         );
         let curation: Curation = serde_json::from_value(json!({
             "source": {"key": "o/r#1", "url": "u", "category": "Q&A", "title": "t",

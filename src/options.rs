@@ -108,7 +108,7 @@ pub fn parsed_rules(rules: &[String]) -> Vec<WeightRule> {
 
 /// The CLI's defaults, so that the site shows what `repoprobe score` prints; an error names a
 /// weight rule that does not parse.
-pub fn score_options(o: &ViewOptions) -> Result<ScoreOptions, String> {
+pub fn score_options(o: &ViewOptions) -> Result<ScoreOptions, weights::WeightRuleError> {
     Ok(ScoreOptions {
         missing: o.missing,
         judge: o.judge.clone(),
@@ -117,7 +117,7 @@ pub fn score_options(o: &ViewOptions) -> Result<ScoreOptions, String> {
         weights: o
             .weights
             .iter()
-            .map(|r| WeightRule::parse(r).map_err(|e| e.to_string()))
+            .map(|r| WeightRule::parse(r))
             .collect::<Result<_, _>>()?,
         created_after: o.created_after.clone(),
         // The leaderboard's evidence table, over the questions in force as the CLI's.
@@ -192,6 +192,7 @@ mod tests {
         assert!(
             score_options(&bad)
                 .unwrap_err()
+                .to_string()
                 .contains("not a whole number")
         );
         let rules = parse_weights("*/@clarity=0,q1/k1=3");

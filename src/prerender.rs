@@ -84,10 +84,12 @@ pub fn load_landing(public_data: &Path) -> Result<Landing, String> {
         },
     );
     let snapshot = Snapshot::of(&fast);
-    let report = score_options(&ViewOptions::default()).and_then(|mut o| {
-        o.items = false;
-        score(&fast.dataset, &fast.issues, &o).map_err(|e| e.to_string())
-    });
+    let report = score_options(&ViewOptions::default())
+        .map_err(|e| e.to_string())
+        .and_then(|mut o| {
+            o.items = false;
+            score(&fast.dataset, &fast.issues, &o).map_err(|e| e.to_string())
+        });
     let full = load(&sources, LoadOptions::default());
     let questions = snapshot
         .questions

@@ -242,10 +242,15 @@ impl From<StepKind> for String {
     }
 }
 
+/// A step kind's name that is none of [`StepKind`]'s.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("not a kind of step: {0:?}")]
+pub struct UnknownStepKind(pub String);
+
 impl TryFrom<String> for StepKind {
-    type Error = String;
-    fn try_from(s: String) -> Result<StepKind, String> {
-        StepKind::parse(&s).ok_or_else(|| format!("not a kind of step: {s:?}"))
+    type Error = UnknownStepKind;
+    fn try_from(s: String) -> Result<StepKind, UnknownStepKind> {
+        StepKind::parse(&s).ok_or(UnknownStepKind(s))
     }
 }
 

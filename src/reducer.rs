@@ -191,7 +191,9 @@ mod tests {
 
     fn loaded(options: ViewOptions, pending: bool) -> Response {
         Response::Loaded {
-            report: score_options(&options).map(|o| ScoreReport::empty(&o)),
+            report: score_options(&options)
+                .map(|o| ScoreReport::empty(&o))
+                .map_err(|e| e.to_string()),
             options,
             snapshot: Box::default(),
             intervals_pending: pending,

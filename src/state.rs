@@ -136,7 +136,7 @@ impl AppState {
 
 /// The report of no data under `o` (or why `o` cannot be honoured).
 pub fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, String> {
-    let o = score_options(o)?;
+    let o = score_options(o).map_err(|e| e.to_string())?;
     Ok(Shared(Arc::new(ScoreReport::empty(&o))))
 }
 

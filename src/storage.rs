@@ -12,14 +12,23 @@ pub fn stored(key: &str) -> Option<String> {
     local().and_then(|s| s.get_item(key).ok().flatten())
 }
 
+/// Why a text was not kept: no storage, or the browser refused it (its words, or a guess).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum KeepError {
+    #[error("this browser gives the page no local storage")]
+    NoStorage,
+    /// The browser's reason, or "storage full or blocked" when it gives none.
+    #[error("the browser refused to keep it ({0})")]
+    Refused(String),
+}
+
 /// `value` kept under `key`, or why not.
-pub fn keep(key: &str, value: &str) -> Result<(), String> {
-    let s = local().ok_or("this browser gives the page no local storage")?;
+pub fn keep(key: &str, value: &str) -> Result<(), KeepError> {
+    let s = local().ok_or(KeepError::NoStorage)?;
     s.set_item(key, value).map_err(|e| {
-        format!(
-            "the browser refused to keep it ({})",
+        KeepError::Refused(
             e.as_string()
-                .unwrap_or_else(|| "storage full or blocked".into())
+                .unwrap_or_else(|| "storage full or blocked".into()),
         )
     })
 }

@@ -3,7 +3,7 @@
 //! User Timing. It decides nothing: what to read and what to answer is `worker::serve`'s.
 
 use crate::protocol::{Response, ViewOptions};
-use crate::worker::host::{Host, ReadTimes, range_bytes, range_header, range_status};
+use crate::worker::host::{Host, ReadError, ReadTimes, range_bytes, range_header, range_status};
 use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -76,29 +76,34 @@ impl Browser {
         }
     }
 
-    async fn range(&self, url: String, offset: u64, length: u64) -> Result<Vec<u8>, String> {
+    async fn range(&self, url: String, offset: u64, length: u64) -> Result<Vec<u8>, ReadError> {
+        let fetch = |e| ReadError::Fetch(js_err(e));
         let headers = js_sys::Object::new();
         let range = range_header(offset, length);
         let _ = js_sys::Reflect::set(&headers, &"Range".into(), &range.into());
         let init = web_sys::RequestInit::new();
         init.set_headers(&headers);
-        let req = web_sys::Request::new_with_str_and_init(&url, &init).map_err(js_err)?;
+        let req = web_sys::Request::new_with_str_and_init(&url, &init)
+            .map_err(|e| ReadError::Browser(js_err(e)))?;
         let resp: web_sys::Response = JsFuture::from(scope().fetch_with_request(&req))
             .await
-            .map_err(|e| format!("the browser could not fetch it: {}", js_err(e)))?
+            .map_err(fetch)?
             .unchecked_into();
         range_status(resp.status())?;
-        let buf = JsFuture::from(resp.array_buffer().map_err(js_err)?)
-            .await
-            .map_err(js_err)?;
+        let buf = JsFuture::from(
+            resp.array_buffer()
+                .map_err(|e| ReadError::Browser(js_err(e)))?,
+        )
+        .await
+        .map_err(|e| ReadError::Browser(js_err(e)))?;
         range_bytes(Uint8Array::new(&buf).to_vec(), length)
     }
 }
 
 /// A read of `blob` started now (gloo-file's reader starts when made).
-fn read(blob: &gloo_file::Blob) -> impl Future<Output = Result<Vec<u8>, String>> + use<> {
+fn read(blob: &gloo_file::Blob) -> impl Future<Output = Result<Vec<u8>, ReadError>> + use<> {
     let read = gloo_file::futures::read_as_bytes(blob);
-    async move { read.await.map_err(|e| e.to_string()) }
+    async move { read.await.map_err(|e| ReadError::Browser(e.to_string())) }
 }
 
 impl Host for Browser {
@@ -131,7 +136,7 @@ impl Host for Browser {
         self.read_stream(blob, times, f)
     }
 
-    fn read_all(&self, blob: &Blob) -> impl Future<Output = Result<Vec<u8>, String>> {
+    fn read_all(&self, blob: &Blob) -> impl Future<Output = Result<Vec<u8>, ReadError>> {
         read(&gloo_file::Blob::from(blob.clone()))
     }
 
@@ -140,7 +145,7 @@ impl Host for Browser {
         blob: &Blob,
         start: u64,
         end: u64,
-    ) -> impl Future<Output = Result<Vec<u8>, String>> {
+    ) -> impl Future<Output = Result<Vec<u8>, ReadError>> {
         read(&gloo_file::Blob::from(blob.clone()).slice(start, end))
     }
 
@@ -149,7 +154,7 @@ impl Host for Browser {
         url: &str,
         offset: u64,
         length: u64,
-    ) -> impl Future<Output = Result<Vec<u8>, String>> {
+    ) -> impl Future<Output = Result<Vec<u8>, ReadError>> {
         self.range(url.to_string(), offset, length)
     }
 

@@ -1,7 +1,7 @@
 //! Bar charts: Overall per model with its confidence interval, and the histogram of total
 //! scores.
 
-use super::{TEXT, clamp_pct, err, fit, frame, no_data, pct, text_style, text_width};
+use super::{ChartError, TEXT, clamp_pct, err, fit, frame, no_data, pct, text_style, text_width};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -27,7 +27,7 @@ pub fn score_bars<DB: DrawingBackend>(
     area: DrawingArea<DB, Shift>,
     title: &str,
     bars: &[Bar],
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let body = frame(&area, title)?;
     if bars.is_empty() {
         return no_data(&body, "no data");
@@ -106,7 +106,7 @@ pub fn histogram<DB: DrawingBackend>(
     area: DrawingArea<DB, Shift>,
     title: &str,
     counts: &[usize],
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let body = frame(&area, title)?;
     if counts.is_empty() {
         return no_data(&body, "no data");

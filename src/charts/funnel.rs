@@ -2,7 +2,7 @@
 //! the curation kept, as the paper draws 5,233 → 2,613 → 1,107 → 500.
 
 use super::bars::BAR;
-use super::{TEXT, err, fit, frame, no_data, text_style, text_width};
+use super::{ChartError, TEXT, err, fit, frame, no_data, text_style, text_width};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -30,7 +30,7 @@ pub fn funnel<DB: DrawingBackend>(
     area: DrawingArea<DB, Shift>,
     title: &str,
     steps: &[(String, u64)],
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let body = frame(&area, title)?;
     let max = steps.iter().map(|s| s.1).max().unwrap_or(0);
     if steps.is_empty() || max == 0 {

@@ -2,7 +2,8 @@
 //! its question count.
 
 use super::{
-    GRID, MUTED, TEXT, cut, err, fit, frame, ink_on, no_data, pct, text_style, text_width,
+    ChartError, GRID, MUTED, TEXT, cut, err, fit, frame, ink_on, no_data, pct, text_style,
+    text_width,
 };
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -42,7 +43,7 @@ pub fn heatmap<DB: DrawingBackend>(
     cols: &[String],
     values: &[Vec<Option<f64>>],
     counts: &[usize],
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let body = frame(&area, title)?;
     if rows.is_empty() || cols.is_empty() {
         return no_data(&body, "no data");
@@ -175,7 +176,7 @@ impl ColumnLabels {
         counts: &[usize],
         x_of: impl Fn(usize) -> i32,
         grid_bottom: i32,
-    ) -> Result<(), String> {
+    ) -> Result<(), ChartError> {
         let (col_style, upright_style) = (Self::col_style(), Self::upright_style());
         for j in 0..self.names.len() {
             let xc = (x_of(j) + x_of(j + 1)) / 2;
@@ -211,7 +212,7 @@ fn cell<DB: DrawingBackend>(
     (x0, y0): (i32, i32),
     (x1, y1): (i32, i32),
     v: Option<f64>,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let Some(v) = v else {
         return body
             .draw(&Rectangle::new([(x0 + 1, y0 + 1), (x1 - 1, y1 - 1)], GRID))
@@ -237,7 +238,7 @@ fn color_key<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     x: i32,
     y: i32,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let (step, hgt) = (14, 10);
     let y = y + 8;
     let small = |h| text_style(11, MUTED, h, VPos::Center);

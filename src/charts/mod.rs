@@ -55,7 +55,7 @@ impl ChartData {
         &self,
         area: DrawingArea<DB, Shift>,
         title: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), ChartError> {
         match self {
             ChartData::ScoreBars(bars) => score_bars(area, title, bars),
             ChartData::Histogram(counts) => histogram(area, title, counts),
@@ -77,9 +77,9 @@ impl ChartData {
 }
 
 /// Renders `draw` on a `width` × `height` SVG and returns the document.
-pub fn svg<F>(width: u32, height: u32, draw: F) -> Result<String, String>
+pub fn svg<F>(width: u32, height: u32, draw: F) -> Result<String, ChartError>
 where
-    F: FnOnce(DrawingArea<SVGBackend, Shift>) -> Result<(), String>,
+    F: FnOnce(DrawingArea<SVGBackend, Shift>) -> Result<(), ChartError>,
 {
     let mut out = String::new();
     {
@@ -114,8 +114,28 @@ where
         .axis_style(MUTED)
 }
 
-pub(crate) fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
+/// Why a chart could not be drawn or exported: plotters' backend (canvas or SVG) failed, or
+/// the browser gave no canvas or PNG. Each says what the browser refused; the chart's data is in
+/// the tables beside it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ChartError {
+    /// The drawing backend's failure, in its words.
+    #[error("{0}")]
+    Drawing(String),
+    /// The browser gives no 2D context for the canvas.
+    #[error("this browser has no 2D canvas")]
+    NoCanvas,
+    /// The page has no document to make the PNG export's canvas in.
+    #[error("could not make a canvas")]
+    NewCanvas,
+    /// The canvas could not be encoded as PNG.
+    #[error("the browser refused to encode the PNG")]
+    Png,
+}
+
+/// A drawing backend's error as a [`ChartError`].
+pub(crate) fn err<E: std::fmt::Display>(e: E) -> ChartError {
+    ChartError::Drawing(e.to_string())
 }
 
 pub(crate) fn text_style(size: u32, color: RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
@@ -169,7 +189,7 @@ pub(crate) fn fit<DB: DrawingBackend>(
 pub(crate) fn frame<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
-) -> Result<DrawingArea<DB, Shift>, String> {
+) -> Result<DrawingArea<DB, Shift>, ChartError> {
     area.fill(&WHITE).map_err(err)?;
     let title = cut(title, 80);
     if title.is_empty() {
@@ -183,7 +203,7 @@ pub(crate) fn frame<DB: DrawingBackend>(
 pub(crate) fn no_data<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     message: &str,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let (w, h) = area.dim_in_pixel();
     area.draw_text(
         message,
@@ -275,8 +295,8 @@ pub(crate) mod tests {
     #[test]
     fn svg_passes_the_draw_error_on() {
         assert_eq!(
-            svg(10, 10, |_| Err("boom".to_string())),
-            Err("boom".to_string())
+            svg(10, 10, |_| Err(ChartError::Drawing("boom".to_string()))),
+            Err(ChartError::Drawing("boom".to_string()))
         );
     }
 

@@ -1,6 +1,6 @@
 //! Knowledge against clarity, one labelled point per model.
 
-use super::{TEXT, clamp_pct, cut, err, frame, no_data, text_style, text_width};
+use super::{ChartError, TEXT, clamp_pct, cut, err, frame, no_data, text_style, text_width};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -23,7 +23,7 @@ pub fn scatter<DB: DrawingBackend>(
     area: DrawingArea<DB, Shift>,
     title: &str,
     points: &[Point],
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let body = frame(&area, title)?;
     if points.is_empty() {
         return no_data(&body, "no data");

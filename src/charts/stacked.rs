@@ -1,6 +1,6 @@
 //! Failure-mode shares as stacked horizontal bars, one per group (model), with a legend.
 
-use super::{TEXT, err, fit, frame, ink_on, no_data, text_style, text_width};
+use super::{ChartError, TEXT, err, fit, frame, ink_on, no_data, text_style, text_width};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -38,7 +38,7 @@ pub fn stacked_shares<DB: DrawingBackend>(
     groups: &[String],
     parts: &[String],
     shares: &[Vec<f64>],
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let body = frame(&area, title)?;
     if groups.is_empty() || parts.is_empty() {
         return no_data(&body, "no data");
@@ -145,7 +145,7 @@ fn draw_legend<DB: DrawingBackend>(
     legend: &DrawingArea<DB, Shift>,
     items: Vec<(String, i32, i32)>,
     style: &TextStyle,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     for (p, (label, x, line)) in items.into_iter().enumerate() {
         let y = 6 + line * LEGEND_LINE;
         legend

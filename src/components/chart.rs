@@ -8,7 +8,7 @@
 //! to the page and reads its size, a forced layout of the whole page for every label, which made
 //! a chart cost tens of milliseconds of main-thread time after a large table.
 
-use crate::charts::{self, ChartData};
+use crate::charts::{self, ChartData, ChartError};
 use crate::loading::download;
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -31,7 +31,7 @@ pub fn Chart(
     #[prop(into)] data: Signal<ChartData>,
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None::<ChartError>);
     let names = StoredValue::new((id.clone(), title.clone()));
     // Each change of data draws once, after the frame that shows what changed with it; a
     // drawing overtaken by newer data is skipped.
@@ -62,8 +62,7 @@ pub fn Chart(
         let url = data.with_untracked(|d| {
             let c = new_canvas(width, height)?;
             draw(&c, d, &title)?;
-            c.to_data_url()
-                .map_err(|_| "the browser refused to encode the PNG".to_string())
+            c.to_data_url().map_err(|_| ChartError::Png)
         });
         match url {
             Ok(url) => {
@@ -87,7 +86,9 @@ pub fn Chart(
         <figure class="chart" id=id>
             <figcaption>
                 <span class="chart-title">{title.clone()}</span>
-                {move || error.get().map(|e| view! { <span class="error" role="alert">{e}</span> })}
+                {move || {
+                    error.get().map(|e| view! { <span class="error" role="alert">{e.to_string()}</span> })
+                }}
                 <span class="exports">
                     "Export: "
                     <button type="button" on:click=png>"PNG"</button>
@@ -107,18 +108,18 @@ pub fn Chart(
 }
 
 /// Draws `data` with `title` on `canvas`, replacing what was there.
-fn draw(canvas: &HtmlCanvasElement, data: &ChartData, title: &str) -> Result<(), String> {
-    let no_canvas = || "this browser has no 2D canvas".to_string();
+fn draw(canvas: &HtmlCanvasElement, data: &ChartData, title: &str) -> Result<(), ChartError> {
     let context = canvas
         .get_context("2d")
         .ok()
         .flatten()
         .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-        .ok_or_else(no_canvas)?;
-    let canvas = CanvasBackend::with_canvas_object(canvas.clone()).ok_or_else(no_canvas)?;
+        .ok_or(ChartError::NoCanvas)?;
+    let canvas = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(ChartError::NoCanvas)?;
     let root = Measured { canvas, context }.into_drawing_area();
     data.draw(root.clone(), title)?;
-    root.present().map_err(|e| e.to_string())
+    root.present()
+        .map_err(|e| ChartError::Drawing(e.to_string()))
 }
 
 /// plotters' canvas backend with text measured by the canvas's own `measureText` (same font
@@ -213,12 +214,12 @@ impl DrawingBackend for Measured {
 }
 
 /// A canvas that is not on the page, for the PNG export.
-fn new_canvas(width: u32, height: u32) -> Result<HtmlCanvasElement, String> {
+fn new_canvas(width: u32, height: u32) -> Result<HtmlCanvasElement, ChartError> {
     let c = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.create_element("canvas").ok())
         .and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok())
-        .ok_or_else(|| "could not make a canvas".to_string())?;
+        .ok_or(ChartError::NewCanvas)?;
     c.set_width(width);
     c.set_height(height);
     Ok(c)

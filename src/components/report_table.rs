@@ -7,10 +7,19 @@ use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
 use repoprobe_core::report::{self, Mark, Table};
 
-fn sort_key(cell: &str) -> Result<f64, String> {
+/// What a cell sorts by: numbers first, as numbers; then texts, lower-cased.
+enum SortKey {
+    Number(f64),
+    Text(String),
+}
+
+fn sort_key(cell: &str) -> SortKey {
     // Numbers sort as numbers (a CI "lo–hi" by its lower end); the rest as text.
     let head = cell.split('–').next().unwrap_or(cell);
-    head.parse::<f64>().map_err(|_| cell.to_lowercase())
+    match head.parse::<f64>() {
+        Ok(n) => SortKey::Number(n),
+        Err(_) => SortKey::Text(cell.to_lowercase()),
+    }
 }
 
 /// A note shown in one cell of some rows (not exported: the exports are the core's table), each
@@ -146,15 +155,12 @@ fn header(i: usize, h: String, num: bool, sort: RwSignal<Option<(usize, bool)>>)
 /// with), then texts; descending if `desc`.
 fn sort_rows(rows: &mut [Vec<report::Cell>], col: usize, desc: bool) {
     rows.sort_unstable_by(|a, b| {
-        let (x, y) = (
-            a[col].value.ok_or(()).or_else(|_| sort_key(&a[col].text)),
-            b[col].value.ok_or(()).or_else(|_| sort_key(&b[col].text)),
-        );
-        let o = match (&x, &y) {
-            (Ok(x), Ok(y)) => x.total_cmp(y),
-            (Ok(_), Err(_)) => std::cmp::Ordering::Less,
-            (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
-            (Err(x), Err(y)) => x.cmp(y),
+        let key = |c: &report::Cell| c.value.map_or_else(|| sort_key(&c.text), SortKey::Number);
+        let o = match (key(&a[col]), key(&b[col])) {
+            (SortKey::Number(x), SortKey::Number(y)) => x.total_cmp(&y),
+            (SortKey::Number(_), SortKey::Text(_)) => std::cmp::Ordering::Less,
+            (SortKey::Text(_), SortKey::Number(_)) => std::cmp::Ordering::Greater,
+            (SortKey::Text(x), SortKey::Text(y)) => x.cmp(&y),
         };
         if desc { o.reverse() } else { o }
     });

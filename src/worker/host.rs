@@ -29,14 +29,14 @@ pub trait Host: 'static {
         f: &mut dyn FnMut(&[u8]),
     ) -> impl Future<Output = Result<u64, (u64, String)>>;
     /// `blob`'s bytes, whole.
-    fn read_all(&self, blob: &Self::Blob) -> impl Future<Output = Result<Vec<u8>, String>>;
+    fn read_all(&self, blob: &Self::Blob) -> impl Future<Output = Result<Vec<u8>, ReadError>>;
     /// `blob`'s bytes `start..end`.
     fn read_slice(
         &self,
         blob: &Self::Blob,
         start: u64,
         end: u64,
-    ) -> impl Future<Output = Result<Vec<u8>, String>>;
+    ) -> impl Future<Output = Result<Vec<u8>, ReadError>>;
     /// The bytes `offset..offset+length` of the file at `url` by a Range request (checked with
     /// `range_status` before its body is read and `range_bytes` after).
     fn fetch_range(
@@ -44,7 +44,7 @@ pub trait Host: 'static {
         url: &str,
         offset: u64,
         length: u64,
-    ) -> impl Future<Output = Result<Vec<u8>, String>>;
+    ) -> impl Future<Output = Result<Vec<u8>, ReadError>>;
     /// Now, in ms (0 without a clock).
     fn now(&self) -> f64;
     /// User Timing: a mark, forgetting every earlier mark and measure first if `clear`.
@@ -120,23 +120,48 @@ pub fn range_header(offset: u64, length: u64) -> String {
     format!("bytes={offset}-{}", (offset + length).saturating_sub(1))
 }
 
-/// Why a Range request's answer of HTTP `status` is not the range (only 206 is), if it is not.
-pub fn range_status(status: u16) -> Result<(), String> {
+/// Why a file, or a byte range of it, could not be read: the browser's reason, or a Range
+/// request answered with something else than the range.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReadError {
+    /// The browser could not read the file (or its slice): its own words.
+    #[error("{0}")]
+    Browser(String),
+    /// The browser could not send the Range request (or read its answer): its own words.
+    #[error("the browser could not fetch it: {0}")]
+    Fetch(String),
+    /// The server answered the Range request with HTTP `0`, not 206.
+    #[error(
+        "the server answered HTTP {0} to a Range request (206 expected): load the page again to download the file whole"
+    )]
+    NotRange(u16),
+    /// The server sent `sent` bytes for a range of `asked`.
+    #[error("the server sent {sent} bytes for a range of {asked}")]
+    Short { sent: u64, asked: u64 },
+}
+
+/// The worker's replies to the page are words (the protocol's text).
+impl From<ReadError> for String {
+    fn from(e: ReadError) -> String {
+        e.to_string()
+    }
+}
+
+/// Whether a Range request's answer of HTTP `status` is the range (only 206 is).
+pub fn range_status(status: u16) -> Result<(), ReadError> {
     if status == 206 {
         return Ok(());
     }
-    Err(format!(
-        "the server answered HTTP {status} to a Range request (206 expected): load the page again to download the file whole"
-    ))
+    Err(ReadError::NotRange(status))
 }
 
 /// The body of a Range request for `length` bytes, if it is that long.
-pub fn range_bytes(bytes: Vec<u8>, length: u64) -> Result<Vec<u8>, String> {
+pub fn range_bytes(bytes: Vec<u8>, length: u64) -> Result<Vec<u8>, ReadError> {
     if bytes.len() as u64 != length {
-        return Err(format!(
-            "the server sent {} bytes for a range of {length}",
-            bytes.len()
-        ));
+        return Err(ReadError::Short {
+            sent: bytes.len() as u64,
+            asked: length,
+        });
     }
     Ok(bytes)
 }
@@ -151,6 +176,8 @@ mod tests {
         assert_eq!(range_header(0, 1), "bytes=0-0");
         assert!(range_status(206).is_ok());
         let whole = range_status(200).unwrap_err();
+        assert_eq!(whole, ReadError::NotRange(200));
+        let whole = whole.to_string();
         assert!(
             whole.contains("HTTP 200") && whole.contains("206 expected"),
             "{whole}"
@@ -158,7 +185,11 @@ mod tests {
         assert_eq!(range_bytes(vec![1, 2, 3], 3), Ok(vec![1, 2, 3]));
         assert_eq!(
             range_bytes(vec![1, 2], 3),
-            Err("the server sent 2 bytes for a range of 3".to_string())
+            Err(ReadError::Short { sent: 2, asked: 3 })
+        );
+        assert_eq!(
+            range_bytes(vec![1, 2], 3).unwrap_err().to_string(),
+            "the server sent 2 bytes for a range of 3"
         );
     }
 }

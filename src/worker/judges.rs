@@ -5,7 +5,7 @@
 //! back by byte range as for a question's view.
 
 use super::question::Wanted;
-use repoprobe_core::metrics::judges::{JudgesOptions, JudgesReport, judges};
+use repoprobe_core::metrics::judges::{JudgesOptions, JudgesReport, UnknownJudge, judges};
 use repoprobe_core::{Dataset, RecordKind, ScoreOptions};
 use std::collections::BTreeSet;
 
@@ -25,8 +25,12 @@ pub fn options(a: Option<String>, b: Option<String>) -> JudgesOptions {
 }
 
 /// The core's report, or why there is none (a judge not in the files).
-pub fn report(d: &Dataset, a: Option<String>, b: Option<String>) -> Result<JudgesReport, String> {
-    judges(d, &options(a, b)).map_err(|e| e.to_string())
+pub fn report(
+    d: &Dataset,
+    a: Option<String>,
+    b: Option<String>,
+) -> Result<JudgesReport, UnknownJudge> {
+    judges(d, &options(a, b))
 }
 
 /// The judgments (run 0) behind the first [`SHOWN`] disagreements of each pair whose texts are

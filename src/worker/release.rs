@@ -4,7 +4,8 @@
 //! small) and parsed by the core, and the page shows its funnel and selection.
 
 use crate::protocol::Release;
-use repoprobe_core::curate::finalize::Manifest;
+use crate::worker::host::ReadError;
+use repoprobe_core::curate::finalize::{Manifest, ManifestError};
 use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::{Issue, Severity};
 
@@ -22,11 +23,23 @@ pub fn is_manifest(name: &str) -> bool {
         .ends_with(MANIFEST)
 }
 
+/// Why a release manifest was not read: too large to be one, unread, or not a manifest.
+#[derive(Debug, thiserror::Error)]
+pub enum ReleaseError {
+    /// Larger than [`MAX_BYTES`]: never read.
+    #[error("{0} bytes: larger than a release manifest can be ({MAX_BYTES})")]
+    TooLarge(u64),
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+}
+
 struct File<B> {
     name: String,
     blob: B,
     bytes: u64,
-    read: Option<Result<Manifest, String>>,
+    read: Option<Result<Manifest, ReleaseError>>,
 }
 
 /// The manifests given, in the order they came; a second file of the same name replaces the
@@ -62,10 +75,7 @@ impl<B: Clone> Store<B> {
         let mut out = Vec::new();
         for f in self.files.iter_mut().filter(|f| f.read.is_none()) {
             if f.bytes > MAX_BYTES {
-                f.read = Some(Err(format!(
-                    "{} bytes: larger than a release manifest can be ({MAX_BYTES})",
-                    f.bytes
-                )));
+                f.read = Some(Err(ReleaseError::TooLarge(f.bytes)));
             } else {
                 out.push((f.name.clone(), f.blob.clone()));
             }
@@ -74,9 +84,10 @@ impl<B: Clone> Store<B> {
     }
 
     /// The bytes of manifest `name` (or why they could not be read).
-    pub fn read(&mut self, name: &str, bytes: Result<Vec<u8>, String>) {
+    pub fn read(&mut self, name: &str, bytes: Result<Vec<u8>, ReadError>) {
         if let Some(f) = self.files.iter_mut().find(|f| f.name == name) {
-            f.read = Some(bytes.and_then(|b| Manifest::parse(&b).map_err(|e| e.to_string())));
+            let parsed = bytes.map_err(ReleaseError::from);
+            f.read = Some(parsed.and_then(|b| Ok(Manifest::parse(&b)?)));
         }
     }
 
@@ -103,7 +114,7 @@ impl<B: Clone> Store<B> {
                     f.name.clone(),
                     Place::File,
                     IssueKind::UnreadableFile,
-                    e.clone(),
+                    e.to_string(),
                     Severity::File,
                 )),
                 _ => None,

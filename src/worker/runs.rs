@@ -5,6 +5,7 @@
 
 use crate::options::score_options;
 use crate::protocol::{RunsPage, RunsQuery, TrajectoryKey, ViewOptions};
+use crate::worker::scoring::ReportError;
 use repoprobe_core::Dataset;
 use repoprobe_core::metrics::runs::{self, Order, RunFilter, Runs};
 use std::collections::{BTreeSet, HashSet};
@@ -23,7 +24,7 @@ type Selection = (
 /// What is held between requests.
 #[derive(Default)]
 pub struct Cache {
-    rows: Option<(ViewOptions, Result<Runs, String>)>,
+    rows: Option<(ViewOptions, Result<Runs, ReportError>)>,
     selection: Option<Selection>,
     /// The runs a trajectories file holds, read once with the rows.
     held: HashSet<TrajectoryKey>,
@@ -45,20 +46,21 @@ impl Cache {
         q: &RunsQuery,
         held: impl FnOnce() -> HashSet<TrajectoryKey>,
         hits: Option<(&str, bool, &HashSet<TrajectoryKey>)>,
-    ) -> Result<RunsPage, String> {
-        if self.rows.as_ref().is_none_or(|(o, _)| o != options) {
-            let rows =
-                score_options(options).and_then(|o| runs::runs(ds, &o).map_err(|e| e.to_string()));
-            self.rows = Some((options.clone(), rows));
+    ) -> Result<RunsPage, ReportError> {
+        if self.rows.as_ref().is_some_and(|(o, _)| o != options) {
+            self.rows = None;
+        }
+        if self.rows.is_none() {
             self.selection = None;
             self.held = held();
         }
-        let Some((_, Ok(all))) = &self.rows else {
-            return Err(match &self.rows {
-                Some((_, Err(e))) => e.clone(),
-                _ => "no runs".into(),
-            });
-        };
+        let (_, rows) = self.rows.get_or_insert_with(|| {
+            let rows = score_options(options)
+                .map_err(ReportError::from)
+                .and_then(|o| Ok(runs::runs(ds, &o)?));
+            (options.clone(), rows)
+        });
+        let all = rows.as_ref().map_err(ReportError::clone)?;
         let fresh = self
             .selection
             .as_ref()

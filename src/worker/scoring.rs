@@ -3,8 +3,27 @@
 
 use crate::options::score_options;
 use crate::protocol::ViewOptions;
+use repoprobe_core::metrics::ScoreError;
 use repoprobe_core::metrics::items::ItemRow;
+use repoprobe_core::metrics::weights::WeightRuleError;
 use repoprobe_core::{Loaded, ScoreOptions, ScoreReport, score};
+
+/// Why there is no report (nor rows of runs) under a view's options: a weight rule of the
+/// address that does not parse, or options the core cannot honour (its words say which).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Weights(#[from] WeightRuleError),
+    #[error(transparent)]
+    Score(#[from] ScoreError),
+}
+
+/// The page is told why in words (the protocol's text).
+impl From<ReportError> for String {
+    fn from(e: ReportError) -> String {
+        e.to_string()
+    }
+}
 
 /// Whether the worker answers a report in two steps, the tables first (scored without the
 /// bootstrap) and their 95 % intervals in a second answer: when the bootstrap of `quick` (a
@@ -33,17 +52,17 @@ pub fn report(
     l: &Loaded,
     options: &ViewOptions,
     bootstrap: Option<u32>,
-) -> Result<ScoreReport, String> {
+) -> Result<ScoreReport, ReportError> {
     let mut o = score_options(options)?;
     o.items = false;
     o.bootstrap = bootstrap.unwrap_or(o.bootstrap);
-    score(&l.dataset, &l.issues, &o).map_err(|e| e.to_string())
+    Ok(score(&l.dataset, &l.issues, &o)?)
 }
 
 /// The report the page gets first, and whether its intervals follow in a second answer
 /// ([`defer_intervals`]: on large data the tables are not held back for the bootstrap; every
 /// other number is the same).
-pub fn first_report(l: &Loaded, options: &ViewOptions) -> (Result<ScoreReport, String>, bool) {
+pub fn first_report(l: &Loaded, options: &ViewOptions) -> (Result<ScoreReport, ReportError>, bool) {
     let Ok(full) = score_options(options) else {
         return (report(l, options, None), false);
     };
@@ -73,11 +92,16 @@ pub fn items(l: &Loaded, options: &ViewOptions, model: Option<&String>) -> Vec<I
 }
 
 /// The paired comparison of models `a` and `b` under `options`.
-pub fn paired(l: &Loaded, options: &ViewOptions, a: &str, b: &str) -> Result<ScoreReport, String> {
+pub fn paired(
+    l: &Loaded,
+    options: &ViewOptions,
+    a: &str,
+    b: &str,
+) -> Result<ScoreReport, ReportError> {
     let mut o = score_options(options)?;
     o.items = false;
     o.compare = Some((a.to_string(), b.to_string()));
-    score(&l.dataset, &l.issues, &o).map_err(|e| e.to_string())
+    Ok(score(&l.dataset, &l.issues, &o)?)
 }
 
 #[cfg(test)]

@@ -38,18 +38,27 @@ pub enum Matcher {
     Regex(regex::Regex),
 }
 
+/// Why a query is no search: empty, or not a regular expression the search reads.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    #[error("type something to search for")]
+    Empty,
+    /// Not a regular expression, or one too large (over the size limit).
+    #[error("not a regular expression this search reads: {0}")]
+    Regex(#[from] regex::Error),
+}
+
 impl Matcher {
     /// The matcher of `query` (a regular expression when `regex`); why it is none.
-    pub fn new(query: &str, regex: bool) -> Result<Matcher, String> {
+    pub fn new(query: &str, regex: bool) -> Result<Matcher, QueryError> {
         if query.trim().is_empty() {
-            return Err("type something to search for".into());
+            return Err(QueryError::Empty);
         }
         if regex {
-            regex::RegexBuilder::new(query)
+            Ok(regex::RegexBuilder::new(query)
                 .size_limit(1 << 20)
                 .build()
-                .map(Matcher::Regex)
-                .map_err(|e| format!("not a regular expression this search reads: {e}"))
+                .map(Matcher::Regex)?)
         } else {
             Ok(Matcher::Plain(query.trim().to_ascii_lowercase()))
         }
@@ -218,12 +227,10 @@ mod tests {
 
     #[test]
     fn a_bad_query_says_why_and_context_is_cut_on_character_boundaries() {
-        assert!(Matcher::new("  ", false).is_err());
-        assert!(
-            Matcher::new("(", true)
-                .unwrap_err()
-                .contains("regular expression")
-        );
+        assert!(matches!(Matcher::new("  ", false), Err(QueryError::Empty)));
+        let bad = Matcher::new("(", true).unwrap_err();
+        assert!(matches!(bad, QueryError::Regex(_)), "{bad}");
+        assert!(bad.to_string().contains("regular expression"));
         let long = format!("{}ZZ{}", "é".repeat(100), "ü".repeat(100));
         let runs = vec![run("q", &[&long])];
         let f = search(&runs, &Matcher::new("zz", false).unwrap(), BATCH_BYTES);

@@ -11,10 +11,40 @@
 pub mod steps;
 
 use crate::protocol::{IndexHow, StepKind, TrajectoryFile, TrajectoryKey, TrajectoryPage};
+use crate::worker::host::ReadError;
 use repoprobe_core::issue::{IssueKind, Place};
-use repoprobe_core::trajectories::{Index, Scanner};
+use repoprobe_core::trajectories::{Index, Scanner, TrajectoryError};
 use repoprobe_core::{Issue, Severity};
 use steps::Held;
+
+/// Why a run could not be shown: no file holds it, its line could not be read or is not a
+/// trajectory, or the index points at another run's line.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// No trajectories file given lists the run.
+    #[error("no trajectories file given holds this run")]
+    NotGiven,
+    /// The run was let go (another was opened) before its page was made.
+    #[error("the run is no longer held")]
+    NotHeld,
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error(transparent)]
+    Line(#[from] TrajectoryError),
+    /// The line at the index's byte range is run `found`'s.
+    #[error(
+        "the index points at the line of {} / {} / attempt {}, not of this run: is the index of another version of {file}?",
+        found.question_id, found.model, found.attempt
+    )]
+    OtherRun { found: TrajectoryKey, file: String },
+}
+
+/// The page is told why in words (the protocol's text).
+impl From<RunError> for String {
+    fn from(e: RunError) -> String {
+        e.to_string()
+    }
+}
 
 /// How a trajectories file's name ends.
 pub const LINES: &str = ".trajectories.jsonl";
@@ -196,12 +226,12 @@ impl<B: Clone> Store<B> {
 
     /// The index of `file` read (its bytes, or why they could not be read), checked against
     /// the file: one of another file is an error of the file.
-    pub fn index_read(&mut self, file: &str, json: Result<Vec<u8>, String>) {
+    pub fn index_read(&mut self, file: &str, json: Result<Vec<u8>, ReadError>) {
         let Some(f) = self.file(file) else { return };
         // A URL whose server did not say its size (no Content-Range it lets us read): the
         // index's word is taken, and a line of another run is refused when read.
         let unknown = f.bytes == 0 && matches!(f.source, Source::Url(_));
-        let checked = json.and_then(|j| {
+        let checked = json.map_err(String::from).and_then(|j| {
             let bytes = match unknown {
                 true => serde_json::from_slice::<Index>(&j).map_or(0, |i| i.bytes),
                 false => f.bytes,
@@ -398,7 +428,7 @@ impl<B: Clone> Store<B> {
 
     /// Holds the run of `key` from its line's bytes (read from `file`), in place of the one
     /// held: one trajectory at a time, however many files.
-    pub fn open(&mut self, key: &TrajectoryKey, file: &str, bytes: &[u8]) -> Result<(), String> {
+    pub fn open(&mut self, key: &TrajectoryKey, file: &str, bytes: &[u8]) -> Result<(), RunError> {
         self.held = None;
         self.held = Some(Held::read(key, file, bytes, self.notes_of(file))?);
         Ok(())

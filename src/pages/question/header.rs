@@ -1,7 +1,7 @@
 //! The head of the question view: the pager, the question and where it comes from, the
 //! reference answer, and the choice of the answer to read.
 
-use super::shown::Shown;
+use super::shown::{CommitLink, Shown};
 use crate::components::markdown::{FileLinks, Markdown, linked_text};
 use crate::{href, view_href};
 use leptos::prelude::*;
@@ -17,8 +17,8 @@ pub fn head(
     let question = &s.question;
     let repo = &question.repo;
     let commit = match s.commit_link.clone() {
-        Some(Ok(url)) => view! { <a href=url rel="noopener noreferrer">{format!("commit {}", repo.commit.chars().take(12).collect::<String>())}</a> }.into_any(),
-        Some(Err(text)) => view! { <span class="url-text" title="not an http(s) URL, so not a link">{text}</span> }.into_any(),
+        Some(CommitLink::Link(url)) => view! { <a href=url rel="noopener noreferrer">{format!("commit {}", repo.commit.chars().take(12).collect::<String>())}</a> }.into_any(),
+        Some(CommitLink::Text(text)) => view! { <span class="url-text" title="not an http(s) URL, so not a link">{text}</span> }.into_any(),
         None => view! { <span>"commit not given"</span> }.into_any(),
     };
     view! {

@@ -36,8 +36,8 @@ pub struct Shown {
     pub texts_error: Option<String>,
     /// The question's answers and judgments are still being read.
     pub loading: bool,
-    /// The commit's page: a link only to an http(s) URL (`Ok`), else the URL as text (`Err`).
-    pub commit_link: Option<Result<String, String>>,
+    /// The commit's page: a link only to an http(s) URL, else the URL as text.
+    pub commit_link: Option<CommitLink>,
     /// Each checklist item's weight in force, and whether any differs from the checklist's.
     pub in_force: Vec<u32>,
     pub reweighted: bool,
@@ -169,11 +169,20 @@ pub fn derive(
     }
 }
 
-/// The repository at the pinned commit: a link, or the address that is not one (`Err`).
-fn commit_link(repo: &Repo) -> Option<Result<String, String>> {
+/// The repository's page at the pinned commit, as shown.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CommitLink {
+    /// An http(s) URL: a link.
+    Link(String),
+    /// Any other address: shown as text, never a link.
+    Text(String),
+}
+
+/// The repository at the pinned commit: a link, or the address that is not one.
+fn commit_link(repo: &Repo) -> Option<CommitLink> {
     (!repo.url.is_empty() && !repo.commit.is_empty()).then(|| {
         let url = format!("{}/tree/{}", repo.url.trim_end_matches('/'), repo.commit);
-        external_href(&url).ok_or(url)
+        external_href(&url).map_or(CommitLink::Text(url), CommitLink::Link)
     })
 }
 

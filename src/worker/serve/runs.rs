@@ -4,15 +4,12 @@
 
 use super::Service;
 use crate::protocol::{Comparison, Response, SearchState, StepKind, TrajectoryKey, TrajectoryPage};
-use crate::worker::host::{Host, Phases};
-use crate::worker::trajectory::Source;
+use crate::worker::host::{Host, Phases, ReadError};
 use crate::worker::trajectory::steps::FIRST_BYTES;
+use crate::worker::trajectory::{RunError, Source};
 use crate::worker::{compare, search};
 use std::collections::BTreeSet;
 use std::rc::Rc;
-
-/// Why a run cannot be read: no trajectories file holds it.
-const NOT_GIVEN: &str = "no trajectories file given holds this run";
 
 impl<H: Host> Service<H> {
     /// The bytes `offset..offset+length` of a trajectories file: a `Blob` slice, or an HTTP
@@ -22,7 +19,7 @@ impl<H: Host> Service<H> {
         source: Source<H::Blob>,
         offset: u64,
         length: u64,
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<Vec<u8>, ReadError> {
         match source {
             Source::Blob(b) => self.host.read_slice(&b, offset, offset + length).await,
             Source::Url(url) => self.host.fetch_range(&url, offset, length).await,
@@ -42,7 +39,7 @@ impl<H: Host> Service<H> {
         let mut phases = Phases::start(&self.host, "rp:trajectory", false);
         let held = self.worker.borrow().trajectories.held(&key).is_some();
         let mut opened = false;
-        let page: Result<TrajectoryPage, String> = async {
+        let page: Result<TrajectoryPage, RunError> = async {
             if !held {
                 self.open(&key, from, &kinds, count, &mut phases).await?;
                 opened = true;
@@ -52,13 +49,13 @@ impl<H: Host> Service<H> {
                 .trajectories
                 .held(&key)
                 .map(|h| h.page(from, &kinds, count, head || opened))
-                .ok_or_else(|| "the run is no longer held".to_string())
+                .ok_or(RunError::NotHeld)
         }
         .await;
         phases.end("rp:trajectory-page");
         self.reply(&Response::Trajectory {
             key: key.clone(),
-            page,
+            page: page.map_err(String::from),
         });
         phases.end("rp:trajectory-reply");
         if opened {
@@ -78,9 +75,9 @@ impl<H: Host> Service<H> {
         kinds: &[StepKind],
         count: usize,
         phases: &mut Phases<'_, H>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RunError> {
         let at = self.worker.borrow().trajectories.find(key);
-        let at = at.ok_or_else(|| NOT_GIVEN.to_string())?;
+        let at = at.ok_or(RunError::NotGiven)?;
         if at.length > FIRST_BYTES
             && let Ok(first) = self
                 .read_range(at.source.clone(), at.offset, FIRST_BYTES)
@@ -139,7 +136,7 @@ impl<H: Host> Service<H> {
             Ok(m) => m,
             Err(why) => {
                 state.done = true;
-                state.errors.push(why);
+                state.errors.push(why.to_string());
                 return self.reply(&Response::Search(state));
             }
         };
@@ -183,7 +180,7 @@ impl<H: Host> Service<H> {
     fn search_batch(
         &self,
         b: &search::Batch<H::Blob>,
-        read: Result<Vec<u8>, String>,
+        read: Result<Vec<u8>, ReadError>,
         matcher: &search::Matcher,
     ) -> (Vec<crate::protocol::SearchHit>, usize, Vec<String>) {
         let mut w = self.worker.borrow_mut();
@@ -225,7 +222,7 @@ impl<H: Host> Service<H> {
                 model,
                 attempt,
             };
-            sides.push(self.side(key, &evidence).await);
+            sides.push(self.side(key, &evidence).await.map_err(String::from));
         }
         let (mut b, mut a) = (
             sides.pop().unwrap_or(Err(String::new())),
@@ -247,9 +244,9 @@ impl<H: Host> Service<H> {
         &self,
         key: TrajectoryKey,
         evidence: &BTreeSet<String>,
-    ) -> Result<crate::protocol::CompareSide, String> {
+    ) -> Result<crate::protocol::CompareSide, RunError> {
         let at = self.worker.borrow().trajectories.find(&key);
-        let at = at.ok_or_else(|| NOT_GIVEN.to_string())?;
+        let at = at.ok_or(RunError::NotGiven)?;
         let bytes = self.read_range(at.source, at.offset, at.length).await?;
         let (_, t) = repoprobe_core::trajectories::read_line(&bytes)?;
         Ok(compare::side(key, &t, evidence))

@@ -8,7 +8,7 @@ use crate::protocol::{
 };
 use crate::worker::Handle;
 use crate::worker::hash::{Digest, Hasher, hex};
-use crate::worker::host::{Host, ReadTimes, range_bytes, range_status};
+use crate::worker::host::{Host, ReadError, ReadTimes, range_bytes, range_status};
 use crate::worker::testdata::FILES;
 use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::model::trajectory::{Step, StepSource, Trajectory, TrajectoryAgent};
@@ -83,16 +83,19 @@ impl Host for Fake {
         }
         Ok(read)
     }
-    async fn read_all(&self, blob: &File) -> Result<Vec<u8>, String> {
+    async fn read_all(&self, blob: &File) -> Result<Vec<u8>, ReadError> {
         Ok(blob.bytes.clone())
     }
-    async fn read_slice(&self, blob: &File, start: u64, end: u64) -> Result<Vec<u8>, String> {
+    async fn read_slice(&self, blob: &File, start: u64, end: u64) -> Result<Vec<u8>, ReadError> {
         let got = blob.bytes.get(start as usize..end as usize);
         got.map(<[u8]>::to_vec)
-            .ok_or_else(|| "out of the file".into())
+            .ok_or_else(|| ReadError::Browser("out of the file".into()))
     }
-    async fn fetch_range(&self, url: &str, offset: u64, length: u64) -> Result<Vec<u8>, String> {
-        let (status, body) = self.urls.get(url).ok_or("no such URL")?;
+    async fn fetch_range(&self, url: &str, offset: u64, length: u64) -> Result<Vec<u8>, ReadError> {
+        let (status, body) = self
+            .urls
+            .get(url)
+            .ok_or_else(|| ReadError::Fetch("no such URL".into()))?;
         range_status(*status)?;
         let part = body
             .get(offset as usize..(offset + length) as usize)

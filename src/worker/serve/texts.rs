@@ -31,7 +31,7 @@ impl<H: Host> Service<H> {
                             .borrow_mut()
                             .fill(batch.start, wanted, &bytes, &mut errors)
                     }
-                    Err(e) => errors.push(e),
+                    Err(e) => errors.push(e.to_string()),
                 }
             }
         }
@@ -79,7 +79,7 @@ impl<H: Host> Service<H> {
             options,
             a,
             b,
-            report,
+            report: report.map_err(|e| e.to_string()),
             texts_error: error,
         })));
     }

@@ -6,6 +6,7 @@
 //! What a tool call is and which files it read are the core's `facts` (the answer record's
 //! `files_read` comes from the same code), never decided here again.
 
+use super::RunError;
 use crate::protocol::{
     OutlineEntry, ShownCall, ShownStep, StepKind, TrajectoryHead, TrajectoryKey, TrajectoryPage,
 };
@@ -55,7 +56,7 @@ impl Held {
         file: &str,
         bytes: &[u8],
         file_notes: Vec<String>,
-    ) -> Result<Held, String> {
+    ) -> Result<Held, RunError> {
         let (k, trajectory) = read_line(bytes)?;
         Held::of(key, &k, file, trajectory, file_notes, false)
     }
@@ -79,12 +80,12 @@ impl Held {
         trajectory: Trajectory,
         file_notes: Vec<String>,
         partial: bool,
-    ) -> Result<Held, String> {
+    ) -> Result<Held, RunError> {
         if k != key {
-            return Err(format!(
-                "the index points at the line of {} / {} / attempt {}, not of this run: is the index of another version of {file}?",
-                k.question_id, k.model, k.attempt
-            ));
+            return Err(RunError::OtherRun {
+                found: k.clone(),
+                file: file.to_string(),
+            });
         }
         let root = trajectory
             .extra_str("worktree")

@@ -175,7 +175,16 @@ fn an_index_of_another_file_is_an_issue_and_no_index_means_a_scan() {
     s.open(&key("q2", 0), &at.file, line).unwrap();
     assert!(s.held(&key("q2", 0)).is_some());
     // A line of another run (a stale index) is refused.
-    assert!(s.open(&key("q1", 0), &at.file, line).is_err());
+    let refused = s.open(&key("q1", 0), &at.file, line).unwrap_err();
+    assert!(
+        matches!(&refused, RunError::OtherRun { found, .. } if *found == key("q2", 0)),
+        "{refused}"
+    );
+    assert!(
+        refused
+            .to_string()
+            .contains("is the index of another version of")
+    );
     // An index whose trajectories file was not given is said.
     assert!(s.issues()[0].message.contains("was not given"));
 }

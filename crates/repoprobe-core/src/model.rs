@@ -173,8 +173,9 @@ pub struct Answer {
     pub answer: Option<String>,
     /// What ran the model and what it did: agent name, version, turns, the files it changed
     /// (docs/format.md#answer lists the fields `repoprobe answer` writes); other fields are kept
-    /// as given. Read once, leniently (`agent::block`): a field of another type reads as
-    /// absent, a block that is not an object as no block.
+    /// as given. A known field of another type reads as absent, and a value that is no object
+    /// as no block.
+    // Read once, at load, by `agent::block`.
     #[serde(default, deserialize_with = "agent::block")]
     #[cfg_attr(feature = "schema", schemars(with = "Option<serde_json::Value>"))]
     pub agent: Option<Box<agent::AgentBlock>>,

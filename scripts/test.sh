@@ -136,8 +136,8 @@ fi
 GRAPHQL_TOOLS="$GRAPHQL_DIR" node scripts/check-graphql.mjs target/tmp/graphql \
     --expect SearchRepositories Repository AnsweredCount AnsweredDiscussions PinnedCommit
 
-echo "== the core compiles for wasm32-unknown-unknown"
-cargo check --locked -p repoprobe-core --target wasm32-unknown-unknown
+echo "== the core and the curation compile for wasm32-unknown-unknown"
+cargo check --locked -p repoprobe-core -p repoprobe-curate --target wasm32-unknown-unknown
 
 echo "== the core packs as a crate of its own (its prompts inside) and the packed crate builds"
 cargo package -q -p repoprobe-core --allow-dirty

@@ -125,7 +125,7 @@ pub struct ViewOptions {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Release {
     pub file: String,
-    pub manifest: repoprobe_core::curate::finalize::Manifest,
+    pub manifest: repoprobe_curate::finalize::Manifest,
 }
 
 /// Everything the views list, without the judgments and answers themselves.

@@ -9,8 +9,7 @@ use crate::components::chart::Chart;
 use crate::components::report_table::ReportTable;
 use crate::protocol::Release;
 use leptos::prelude::*;
-use repoprobe_core::curate::finalize::Manifest;
-use repoprobe_core::report;
+use repoprobe_curate::finalize::Manifest;
 
 /// The review's counts in one sentence.
 pub fn review_sentence(m: &Manifest) -> String {
@@ -65,7 +64,7 @@ fn release_view(i: usize, r: &Release) -> impl IntoView + use<> {
         .map(|(t, d)| view! { <dt>{t}</dt><dd>{d}</dd> })
         .collect_view();
     let agreement = (m.agreement.items > 0).then(|| {
-        view! { <ReportTable table=report::agreement_table(&m.agreement) id=format!("release-{i}-agreement") /> }
+        view! { <ReportTable table=repoprobe_curate::agreement_table(&m.agreement) id=format!("release-{i}-agreement") /> }
     });
     let files = m
         .files
@@ -92,7 +91,7 @@ fn release_view(i: usize, r: &Release) -> impl IntoView + use<> {
                 height=height
                 data=ChartData::Funnel(steps)
             />
-            <ReportTable table=report::funnel_table(&m.funnel) id=format!("release-{i}-funnel-table") />
+            <ReportTable table=repoprobe_curate::funnel_table(&m.funnel) id=format!("release-{i}-funnel-table") />
             {agreement}
             <div class="table-scroll">
                 <table class="release-files">
@@ -124,7 +123,7 @@ pub fn releases(list: &[Release]) -> impl IntoView + use<> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use repoprobe_core::curate::finalize::{CreatedRange, ReviewCount, Selection};
+    use repoprobe_curate::finalize::{CreatedRange, ReviewCount, Selection};
 
     #[test]
     fn the_selection_says_every_cut_off_and_the_reviews_counts() {

@@ -5,9 +5,9 @@
 
 use crate::protocol::Release;
 use crate::worker::host::ReadError;
-use repoprobe_core::curate::finalize::{Manifest, ManifestError};
 use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::{Issue, Severity};
+use repoprobe_curate::finalize::{Manifest, ManifestError};
 
 /// How a release manifest's name ends.
 pub const MANIFEST: &str = ".manifest.json";

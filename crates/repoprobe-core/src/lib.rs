@@ -10,12 +10,12 @@
 
 pub mod cited;
 pub mod cited_evidence;
-pub mod curate;
 pub mod dataset;
 pub mod date;
 pub mod facts;
-#[cfg(test)]
-mod fixtures;
+#[cfg(any(test, feature = "fixtures"))]
+#[doc(hidden)]
+pub mod fixtures;
 pub mod grading;
 pub mod issue;
 pub mod load;

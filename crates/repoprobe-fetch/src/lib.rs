@@ -2,7 +2,7 @@
 //! model, read as hostile input from a host a stranger chose (docs/security.md#fetching-external-links).
 //!
 //! - **http and https only**, at every hop; no user name or password in an address.
-//! - **Every address connected to is checked** ([`repoprobe_core::curate::address::refusal`]):
+//! - **Every address connected to is checked** ([`repoprobe_curate::address::refusal`]):
 //!   an IP-literal host before the request, a name's addresses in our resolver
 //!   (`resolve::Resolver`), which refuses the lookup when any of them is refused — at the first
 //!   request and at every redirect, which reqwest does not follow (`Policy::none()`): we do,
@@ -29,8 +29,8 @@ mod text;
 
 pub use host_port::{HostPort, allowed};
 
-use repoprobe_core::curate::address::refusal;
 use repoprobe_core::issue::quote;
+use repoprobe_curate::address::refusal;
 use repoprobe_llm::text::{error_chain, prefix};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;

@@ -5,7 +5,7 @@
 //! first look and a loopback one to the next (DNS rebinding) is checked at the lookup that
 //! counts. IP-literal hosts never reach a resolver; the fetcher checks them itself.
 
-use repoprobe_core::curate::address::refusal;
+use repoprobe_curate::address::refusal;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::collections::HashSet;
 use std::net::{IpAddr, SocketAddr};

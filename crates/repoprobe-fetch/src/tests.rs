@@ -1,6 +1,6 @@
 //! The fetcher against servers these tests start on loopback. No test connects outside
 //! 127.0.0.0/8: the refusals of private, link-local and metadata addresses are the pure tests
-//! of `repoprobe_core::curate::address`, and a refused address here is one nothing listens on or
+//! of `repoprobe_curate::address`, and a refused address here is one nothing listens on or
 //! one whose listener counts what reached it (nothing must).
 
 use super::*;

@@ -20,8 +20,8 @@ use leptos::html;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use repoprobe_core::Question;
-use repoprobe_core::curate::agreement::agreement;
 use repoprobe_core::model::{Review, ReviewCriteria, ReviewDecision, ReviewRole};
+use repoprobe_curate::agreement::agreement;
 use store::{Decisions, REVIEWER_KEY, storage_key, whole_seconds};
 
 /// What each criterion asks, in the order of `ReviewCriteria::NAMES` (docs/format.md#review).
@@ -706,11 +706,11 @@ fn reviewers_said(others: Vec<Review>) -> impl IntoView {
 /// The reviewers' agreement (the core's table, as `repoprobe curate agreement` prints it) and
 /// their disagreements, each a link to adjudicate it.
 fn agreement_section(
-    a: repoprobe_core::curate::agreement::Agreement,
+    a: repoprobe_curate::agreement::Agreement,
     r: Reviewing,
     reviews: Memo<Vec<Review>>,
 ) -> impl IntoView {
-    let table = repoprobe_core::report::agreement_table(&a);
+    let table = repoprobe_curate::agreement_table(&a);
     view! {
         <section class="agreement" aria-labelledby="agreement-h">
             <h2 id="agreement-h">"The reviewers' agreement"</h2>

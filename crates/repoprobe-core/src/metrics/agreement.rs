@@ -51,8 +51,7 @@ impl Category {
     }
 }
 
-/// Cohen's κ over any categories: the human review's (`curate agreement`), the one statistic.
-pub use crate::curate::agreement::cohen_kappa;
+pub use super::nominal::cohen_kappa;
 
 /// Krippendorff's α at the interval level for two coders who both coded every unit:
 /// α = 1 − D_o / D_e with δ²(c, k) = (c − k)², over the n = 2N values. Each unit (a, b) adds

@@ -14,6 +14,7 @@ pub mod histogram;
 pub mod index;
 pub mod items;
 pub mod judges;
+pub mod nominal;
 pub mod panel;
 pub mod retrieval;
 pub mod runs;

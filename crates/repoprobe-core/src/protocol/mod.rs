@@ -2,26 +2,21 @@
 //! clock, no network; the calls are `repoprobe-llm`'s and the run loop the CLI's).
 //!
 //! Each structured protocol — the checklist judge ([`judge`]), the scalar judge ([`scalar`]),
-//! the failure classifier ([`classify`]), the checklist writer ([`checklist_gen`]) and the
-//! answerability check of `curate verify` ([`curate_verify`], an agent's final message) —
-//! implements [`Protocol`] once: version, template, reply name, tool description, prompt, reply
+//! the failure classifier ([`classify`]) and the checklist writer ([`checklist_gen`]) — and
+//! the curation's, in `repoprobe-curate` — implements [`Protocol`] once: version, template, reply name, tool description, prompt, reply
 //! schema, re-ask and reply check. The answer prompt ([`answer`]) has a prompt only: an agent's
-//! answer is free text, with no schema to impose or check. What they share is in `prompt`
-//! (template sections, substitution, reply-format section, re-ask) and `reply` (finding the
-//! reply's object, flat replies); their tests share `crate::fixtures`.
+//! answer is free text, with no schema to impose or check. What they share is in [`prompt`]
+//! (template sections, substitution, reply-format section, re-ask) and [`reply`] (finding the
+//! reply's object, flat replies), public for the curation's protocols; their tests share
+//! `crate::fixtures`.
 
 pub mod answer;
 pub mod checklist_gen;
 pub mod classify;
-pub mod curate_classify;
-pub mod curate_enhance;
-pub mod curate_theme;
-pub mod curate_verify;
 pub mod judge;
+pub mod prompt;
+pub mod reply;
 pub mod scalar;
-
-pub(crate) mod prompt;
-pub(crate) mod reply;
 
 pub use prompt::JudgePrompt;
 
@@ -86,7 +81,6 @@ mod tests {
             <ScalarJudge<'_> as Protocol>::TOOL_DESCRIPTION,
             <Candidate<'_> as Protocol>::TOOL_DESCRIPTION,
             <Source as Protocol>::TOOL_DESCRIPTION,
-            <curate_verify::Verification<'_> as Protocol>::TOOL_DESCRIPTION,
         ];
         assert_eq!(
             descriptions[0],

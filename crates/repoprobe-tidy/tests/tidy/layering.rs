@@ -5,25 +5,32 @@ use crate::source::{fail_with, root};
 /// The one table of the layers (ARCHITECTURE.md's table of crates says the same). A crate's
 /// normal and build dependencies among the workspace's crates must be in its row; its
 /// dev-dependencies too, and `repoprobe-test-support` besides (tests only).
-const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
+pub(crate) const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
     ("repoprobe-core", &[]),
+    // Curation sits on the core and under everything that curates or shows a release: scoring
+    // never needs it.
+    ("repoprobe-curate", &["repoprobe-core"]),
     ("repoprobe-llm", &[]),
     ("repoprobe-agent", &["repoprobe-core", "repoprobe-llm"]),
     (
         "repoprobe-cli",
         &[
             "repoprobe-core",
+            "repoprobe-curate",
             "repoprobe-llm",
             "repoprobe-agent",
             "repoprobe-github",
             "repoprobe-fetch",
         ],
     ),
-    // The GitHub client (the core's curate records and dates) and the link fetcher (the core's
-    // address refusals), below the CLI.
+    // The GitHub client (the core's dates) and the link fetcher (the curation's address
+    // refusals), below the CLI.
     ("repoprobe-github", &["repoprobe-core", "repoprobe-llm"]),
-    ("repoprobe-fetch", &["repoprobe-core", "repoprobe-llm"]),
-    ("repoprobe-site", &["repoprobe-core"]),
+    (
+        "repoprobe-fetch",
+        &["repoprobe-core", "repoprobe-curate", "repoprobe-llm"],
+    ),
+    ("repoprobe-site", &["repoprobe-core", "repoprobe-curate"]),
     ("repoprobe-test-support", &[]),
     ("repoprobe-tidy", &[]),
 ];

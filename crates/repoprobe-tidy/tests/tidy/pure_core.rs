@@ -1,9 +1,13 @@
-//! Rule b: the core is pure — no file system, environment, processes, network or clock, and
-//! threads only in code gated by its `parallel` feature — in its non-test code.
+//! Rule b: the core and the curation are pure — no file system, environment, processes, network
+//! or clock, and threads only in code gated by the core's `parallel` feature — in their non-test
+//! code.
 
 use crate::source::{PathUse, crates, fail_with};
 
-/// Paths the core never names, and why.
+/// The pure crates: the CLI and the site hand them bytes and times.
+const PURE: &[&str] = &["repoprobe-core", "repoprobe-curate"];
+
+/// Paths a pure crate never names, and why.
 const FORBIDDEN: &[(&[&str], &str)] = &[
     (
         &["std", "fs"],
@@ -41,12 +45,13 @@ fn why(path: &PathUse) -> Option<&'static str> {
 
 #[test]
 fn the_core_reads_no_files_env_or_clock_and_spawns_threads_only_with_parallel() {
-    let core = crates()
+    let pure: Vec<_> = crates()
         .into_iter()
-        .find(|c| c.name == "repoprobe-core")
-        .expect("crates/repoprobe-core");
+        .filter(|c| PURE.contains(&c.name.as_str()))
+        .collect();
+    assert_eq!(pure.len(), PURE.len(), "crates {PURE:?}");
     let mut breaches = Vec::new();
-    for f in &core.files {
+    for f in pure.iter().flat_map(|c| &c.files) {
         for p in &f.paths {
             if let Some(why) = why(p) {
                 breaches.push(format!("{}:{}: `{}`: {why}", f.path, p.line, p.text()));
@@ -54,7 +59,7 @@ fn the_core_reads_no_files_env_or_clock_and_spawns_threads_only_with_parallel() 
         }
     }
     fail_with(
-        "core purity (crates/repoprobe-core/src, non-test code: no std::fs, std::env, \
+        "purity (crates/repoprobe-core/src and crates/repoprobe-curate/src, non-test code: no std::fs, std::env, \
          std::process, std::net, SystemTime or Instant::now; std::thread only under \
          #[cfg(feature = \"parallel\")])",
         "take what the code needs as an argument (bytes, a time, an option) and do the I/O in \

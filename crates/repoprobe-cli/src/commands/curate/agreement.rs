@@ -1,12 +1,12 @@
 //! `repoprobe curate agreement REVIEWS...`: how far the reviewers of the candidates agree, per
 //! criterion and for the decision (percent agreement, Cohen's κ, Krippendorff's α), and the
 //! questions they disagree on (docs/review.md#agreement). The figures are the core's
-//! (`repoprobe_core::curate::agreement`); this only loads the files and prints.
+//! (`repoprobe_curate::agreement`); this only loads the files and prints.
 
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues};
 use repoprobe_core::LoadOptions;
-use repoprobe_core::curate::agreement::{Agreement, agreement};
+use repoprobe_curate::agreement::{Agreement, agreement};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -49,7 +49,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Format::Json => serde_json::to_string_pretty(&agreement)? + "\n",
         // Reviewer names and question ids are made terminal-safe by the renderer.
         Format::Text => repoprobe_core::report::render_text(
-            &repoprobe_core::report::agreement_table(&agreement),
+            &repoprobe_curate::agreement_table(&agreement),
             false,
         ),
     };

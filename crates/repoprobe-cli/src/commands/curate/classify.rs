@@ -10,8 +10,8 @@ use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::{Journal, text};
 use crate::runs::manifest::RunSpec;
 use anyhow::bail;
-use repoprobe_core::curate::{ClassifiedThread, Excluded, Rule, Stage, StageVerdict, Thread};
-use repoprobe_core::protocol::curate_classify::{Classified, PROMPT_VERSION, ThreadToClassify};
+use repoprobe_curate::protocol::classify::{Classified, PROMPT_VERSION, ThreadToClassify};
+use repoprobe_curate::{ClassifiedThread, Excluded, Rule, Stage, StageVerdict, Thread};
 use serde::Serialize;
 use std::path::PathBuf;
 

@@ -7,8 +7,8 @@ use super::{exclude, open_journals, read_records};
 use crate::exit::Exit;
 use crate::output::text;
 use anyhow::bail;
-use repoprobe_core::curate::images::relies_on_images;
-use repoprobe_core::curate::{Rule, Stage, Thread};
+use repoprobe_curate::images::relies_on_images;
+use repoprobe_curate::{Rule, Stage, Thread};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]

@@ -2,7 +2,7 @@
 //! reviews (docs/review.md#finalize): the kept candidates written as they were read, the others
 //! in `<out>.excluded.ndjson` with why, and the release manifest beside them
 //! (`<out>.manifest.json`: version, date, selection, funnel, agreement, every file's SHA-256).
-//! The rules are the core's (`repoprobe_core::curate::finalize`); this reads, hashes and writes.
+//! The rules are the core's (`repoprobe_curate::finalize`); this reads, hashes and writes.
 
 use super::excluded_path;
 use super::report::{StageFiles, Stages};
@@ -10,15 +10,15 @@ use crate::exit::Exit;
 use crate::input::{load_paths, print_issues, write_atomically};
 use crate::runs::manifest::InputFile;
 use anyhow::{Context, bail};
-use repoprobe_core::curate::agreement::agreement;
-use repoprobe_core::curate::finalize::{
-    CreatedRange, FileHash, KeptBy, MANIFEST_FORMAT, Manifest, ReviewCount, Selection, decide,
-};
-use repoprobe_core::curate::{Excluded, Funnel, Rule, Stage, StageOutput};
 use repoprobe_core::dataset::Dataset;
 use repoprobe_core::date::{format_utc, parse_utc};
 use repoprobe_core::issue::quote;
 use repoprobe_core::{LoadOptions, Question, Review};
+use repoprobe_curate::agreement::agreement;
+use repoprobe_curate::finalize::{
+    CreatedRange, FileHash, KeptBy, MANIFEST_FORMAT, Manifest, ReviewCount, Selection, decide,
+};
+use repoprobe_curate::{Excluded, Funnel, Rule, Stage, StageOutput};
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -14,7 +14,7 @@ use super::{GitHubArgs, block_on, exclude, now_rfc3339, open_journals, read_reco
 use crate::exit::Exit;
 use crate::output::{Journal, text};
 use anyhow::{Context, bail};
-use repoprobe_core::curate::{
+use repoprobe_curate::{
     Answer, Category, PinnedCommit, Repository, Rule, Stage, Thread, ThreadProvenance,
 };
 use repoprobe_github::GitHub;

@@ -8,7 +8,7 @@
 //! Every output is an append-only journal (`crate::output::Journal`): a rerun skips what is
 //! written, and secrets of our environment (`GITHUB_TOKEN` among them) are scrubbed from every
 //! line. The records' types and the rules that need no network are the core's
-//! (`repoprobe_core::curate`).
+//! (`repoprobe_curate`).
 
 mod agreement;
 mod classify;
@@ -24,7 +24,7 @@ mod verify;
 use crate::exit::Exit;
 use crate::output::{Journal, text};
 use anyhow::{Context, bail};
-use repoprobe_core::curate::{Excluded, Rule, Stage};
+use repoprobe_curate::{Excluded, Rule, Stage};
 use repoprobe_github::{DEFAULT_API_URL, GITHUB_TOKEN, GitHub};
 use repoprobe_llm::ApiKey;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@ use super::{excluded_path, read_records};
 use crate::exit::Exit;
 use crate::input::write_atomically;
 use anyhow::{Context, bail};
-use repoprobe_core::curate::{Excluded, Funnel, Repository, StageOutput, Thread};
+use repoprobe_curate::{Excluded, Funnel, Repository, StageOutput, Thread};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]

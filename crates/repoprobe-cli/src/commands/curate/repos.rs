@@ -10,10 +10,10 @@ use super::{GitHubArgs, block_on, exclude, now_rfc3339, open_journals};
 use crate::exit::Exit;
 use crate::output::{Journal, text};
 use anyhow::bail;
-use repoprobe_core::curate::{
+use repoprobe_core::date::{format_utc, parse_utc};
+use repoprobe_curate::{
     AnsweredRule, Category, RepoProvenance, Repository, Rule, Stage, THEMES, theme_named,
 };
-use repoprobe_core::date::{format_utc, parse_utc};
 use repoprobe_github::GitHub;
 use repoprobe_github::queries::RepoNode;
 use std::collections::HashSet;

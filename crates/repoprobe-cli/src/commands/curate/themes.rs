@@ -11,8 +11,8 @@ use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::text;
 use crate::runs::manifest::RunSpec;
 use anyhow::bail;
-use repoprobe_core::curate::{Repository, StageVerdict};
-use repoprobe_core::protocol::curate_theme::{PROMPT_VERSION, RepoToTheme, Themed};
+use repoprobe_curate::protocol::theme::{PROMPT_VERSION, RepoToTheme, Themed};
+use repoprobe_curate::{Repository, StageVerdict};
 use serde::Serialize;
 use std::path::PathBuf;
 

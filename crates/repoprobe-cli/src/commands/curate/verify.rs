@@ -31,16 +31,15 @@ use repoprobe_agent::builtin::Limits;
 use repoprobe_agent::run::{self, Agent, Cause, CouldNotRun, Request, RunIds, Verdict};
 use repoprobe_agent::tools::Sandbox;
 use repoprobe_agent::workspace::{RepoSource, RepoTree, Worktree};
-use repoprobe_core::curate::verify::{
-    Grounding, candidate, checklist_provenance, ground, links_unresolved,
-};
-use repoprobe_core::curate::{Curation, Rule, Stage};
 use repoprobe_core::model::EvidencePath;
-use repoprobe_core::protocol::curate_verify::{
-    PROMPT_VERSION, Verification, parse_reply, prompt, reask_message,
-};
 use repoprobe_core::report::terminal_safe_lines;
 use repoprobe_core::{Question, validate};
+use repoprobe_curate::protocol::verify::{parse_reply, prompt, reask_message};
+use repoprobe_curate::verify::{
+    Grounding, PROMPT_VERSION, Verification, candidate, checklist_provenance, ground,
+    links_unresolved,
+};
+use repoprobe_curate::{Curation, Rule, Stage};
 use repoprobe_llm::Client;
 use serde::Serialize;
 use serde_json::{Map, Value};

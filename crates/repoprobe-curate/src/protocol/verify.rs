@@ -7,22 +7,22 @@
 //! The items are the question's knowledge items, numbered from 1 in checklist order (the
 //! clarity item is not read from the repository). Whether an evidence path exists at the
 //! commit is not this module's to know: the command asks the repository, and
-//! `crate::curate::verify` decides with both. The question, the checked items, the prompt's
+//! `crate::verify` decides with both. The question, the checked items, the prompt's
 //! version and the evidence source are defined there (curate verify's data, which must not
-//! import this module) and re-exported here.
+//! import this module).
 
-use super::prompt::{reask_with, repo_line, sections, substitute};
-use super::reply::{Entries, extract_object_of, integer};
-use super::{JudgePrompt, Protocol};
-use crate::cited::split_lines;
-use crate::issue::quote;
-use crate::model::repo_path::normalise;
-use crate::model::{ChecklistItem, EvidencePath};
+use repoprobe_core::cited::split_lines;
+use repoprobe_core::issue::quote;
+use repoprobe_core::model::repo_path::normalise;
+use repoprobe_core::model::{ChecklistItem, EvidencePath};
+use repoprobe_core::protocol::prompt::{reask_with, repo_line, sections, substitute};
+use repoprobe_core::protocol::reply::{Entries, extract_object_of, integer};
+use repoprobe_core::protocol::{JudgePrompt, Protocol};
 use serde_json::{Map, Value};
 
-pub use crate::curate::verify::{EVIDENCE_SOURCE, ItemCheck, PROMPT_VERSION, Verification};
+use crate::verify::{ItemCheck, PROMPT_VERSION, Verification};
 
-/// The prompt template (`crates/repoprobe-core/prompts/curate-verify-v1.md`).
+/// The prompt template (`crates/repoprobe-curate/prompts/curate-verify-v1.md`).
 pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/curate-verify-v1.md");
 
 /// Name of the reply schema.
@@ -399,8 +399,8 @@ impl Protocol for Verification<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures;
-    use crate::model::{ItemKind, Question};
+    use repoprobe_core::fixtures;
+    use repoprobe_core::model::{ItemKind, Question};
 
     fn question() -> Question {
         let mut q = fixtures::question();

@@ -2,11 +2,11 @@
 //! ([`decide`]), and the release manifest written beside the benchmark ([`Manifest`]). Pure:
 //! the CLI reads the files, hashes them and reads the clock.
 
-use super::agreement::Agreement;
-use super::funnel::Funnel;
-use super::record::Rule;
-use crate::issue::quote;
-use crate::model::{Review, ReviewCriteria, ReviewDecision, ReviewRole};
+use crate::agreement::Agreement;
+use crate::funnel::Funnel;
+use crate::record::Rule;
+use repoprobe_core::issue::quote;
+use repoprobe_core::model::{Review, ReviewCriteria, ReviewDecision, ReviewRole};
 use serde::{Deserialize, Serialize};
 
 /// Who kept a candidate.
@@ -134,7 +134,7 @@ impl CreatedRange {
         let mut min: Option<(i64, &str)> = None;
         let mut max: Option<(i64, &str)> = None;
         for d in dates {
-            match d.and_then(|d| crate::date::parse_utc(d).map(|t| (t, d))) {
+            match d.and_then(|d| repoprobe_core::date::parse_utc(d).map(|t| (t, d))) {
                 Some(t) => {
                     if min.is_none_or(|m| t.0 < m.0) {
                         min = Some(t);
@@ -279,7 +279,7 @@ mod tests {
             },
             funnel: Funnel {
                 threads_harvested: 9,
-                after: vec![super::super::funnel::StageCount {
+                after: vec![crate::funnel::StageCount {
                     stage: "kept".into(),
                     kept: 1,
                 }],

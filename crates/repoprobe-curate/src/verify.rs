@@ -6,10 +6,10 @@
 //! ([`candidate`]: a benchmark question with its verified evidence and its curation block,
 //! without `make-checklist`'s provenance at the top).
 
-use super::curation::{ChecklistProvenance, Curation, Enhancement, LinkSource, StageVerdict};
-use crate::issue::quote;
-use crate::model::repo_path::normalise;
-use crate::model::{ChecklistItem, EvidencePath, ItemKind, Question};
+use crate::curation::{ChecklistProvenance, Curation, Enhancement, LinkSource, StageVerdict};
+use repoprobe_core::issue::quote;
+use repoprobe_core::model::repo_path::normalise;
+use repoprobe_core::model::{ChecklistItem, EvidencePath, ItemKind, Question};
 use serde_json::{Map, Value};
 
 /// Version of `curate verify`'s prompt (`protocol::curate_verify`, which re-exports it with the
@@ -328,7 +328,7 @@ pub fn candidate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures;
+    use repoprobe_core::fixtures;
     use serde_json::json;
 
     fn link(
@@ -551,6 +551,6 @@ mod tests {
         assert_eq!(out["curation"]["commit"]["oid"], "abc");
         assert!(out["curation"].get("verify").is_none());
         let back: Question = serde_json::from_value(out).unwrap();
-        assert!(crate::validate::question(&back).is_empty());
+        assert!(repoprobe_core::validate::question(&back).is_empty());
     }
 }

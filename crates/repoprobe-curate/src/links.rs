@@ -1,7 +1,7 @@
 //! `curate enhance`'s first step: the external links of a thread, the pages worth fetching as
 //! context, and the links left out with why.
 //!
-//! Found, read with a CommonMark parser rather than patterns (as [`super::images`] reads images):
+//! Found, read with a CommonMark parser rather than patterns (as [`crate::images`] reads images):
 //! - Markdown links, inline (`[x](url)`), by reference (`[x][1]` with `[1]: url`), autolinks
 //!   (`<https://…>`, `<a@b.example>` as `mailto:`);
 //! - the `href` of HTML `<a>` tags (outside HTML comments, which GitHub does not show);
@@ -18,7 +18,7 @@
 //! appearance. Left out, with a reason ([`LeftOut`]):
 //! - what is not a web page: any scheme but http and https (`mailto:`, `javascript:`, `file:`,
 //!   `data:`, `ftp:` …), relative links (they point into GitHub's own pages), Markdown images;
-//! - internal references: an IP-literal host that [`super::address::refusal`] refuses
+//! - internal references: an IP-literal host that [`crate::address::refusal`] refuses
 //!   (loopback, private, link-local, cloud metadata …), `localhost` and `*.localhost`, a name
 //!   without a dot (an intranet name), and the special-use suffixes `.local` (mDNS),
 //!   `.internal` and `.home.arpa` (private networks' names);
@@ -31,8 +31,8 @@
 //! A name's addresses are not known here (no DNS in the core): the fetcher checks every address
 //! it connects to again, after DNS and at every redirect.
 
-use super::address::refusal;
-use super::record::Thread;
+use crate::address::refusal;
+use crate::record::Thread;
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::collections::HashSet;
 use url::{Host, Url};

@@ -14,7 +14,7 @@
 //! GitHub shows them as the characters written (a question about a Markdown renderer quotes
 //! `![x](y)`; a log quotes a URL), so the reader needs no picture to follow.
 
-use super::record::Thread;
+use crate::record::Thread;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 /// How a text uses an image.
@@ -93,7 +93,7 @@ pub fn relies_on_images(thread: &Thread) -> Option<String> {
             return Some(format!(
                 "the {part} relies on images: {}{more}: {}",
                 first.kind.describe(),
-                crate::issue::quote(&first.target)
+                repoprobe_core::issue::quote(&first.target)
             ));
         }
     }

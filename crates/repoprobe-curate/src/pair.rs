@@ -3,9 +3,9 @@
 //! body; the reference answer its accepted answer; the repository is pinned at the commit the
 //! harvest found; the `curation` block rides along to the candidates file.
 
-use super::curation::{Curation, Enhancement, SourceThread, StageVerdict};
-use super::record::Thread;
-use crate::model::Repo;
+use crate::curation::{Curation, Enhancement, SourceThread, StageVerdict};
+use crate::record::Thread;
+use repoprobe_core::model::Repo;
 use serde::{Deserialize, Serialize};
 
 /// A line of `curate classify`'s output: the thread as harvested, every field kept, with the
@@ -104,7 +104,7 @@ impl Pair {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::curate_classify::tests::thread;
+    use crate::protocol::classify::tests::thread;
 
     fn classified() -> ClassifiedThread {
         ClassifiedThread {
@@ -139,11 +139,11 @@ mod tests {
         assert_eq!(p.curation.source.answer_chosen_at, "2024-03-02T10:00:00Z");
         // A record make-checklist reads, the curation block kept as an extra field.
         let v = serde_json::to_value(&p).unwrap();
-        let source = crate::protocol::checklist_gen::parse_source(&v).unwrap();
+        let source = repoprobe_core::protocol::checklist_gen::parse_source(&v).unwrap();
         assert_eq!(source.id, "acme/rocket#7");
         assert_eq!(source.repo.commit, "a".repeat(40));
         assert_eq!(v["curation"]["classify"]["passed"], true);
-        e.sources.push(crate::curate::LinkSource {
+        e.sources.push(crate::LinkSource {
             url: "https://docs.example.org/".into(),
             final_url: None,
             fetched_at: "2024-06-01T00:00:00Z".into(),

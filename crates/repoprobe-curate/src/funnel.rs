@@ -3,7 +3,7 @@
 //! stages' outputs and `excluded` journals), never from a log, as the paper reports
 //! 5,233 → 2,613 → 1,107 → 500.
 
-use super::record::{Excluded, Repository, Rule, Stage, Thread};
+use crate::record::{Excluded, Repository, Rule, Stage, Thread};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -212,8 +212,8 @@ fn count_into(
 
 #[cfg(test)]
 mod tests {
-    use super::super::record::*;
     use super::*;
+    use crate::record::*;
 
     fn repo(name: &str, answered: u64) -> Repository {
         Repository {

@@ -7,7 +7,7 @@
 //!
 //! Types only; the stages fill them.
 
-use super::record::{PinnedCommit, Thread};
+use crate::record::{PinnedCommit, Thread};
 use serde::{Deserialize, Serialize};
 
 /// A question's curation block.

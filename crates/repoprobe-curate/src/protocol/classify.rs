@@ -6,18 +6,18 @@
 //! The thread reaches the model as one JSON object, its texts JSON strings: a body that writes
 //! `</question>` or "ignore your instructions" cannot close the data or pass for the prompt.
 
-use super::prompt::{reask_with, reply_format, sections, substitute};
-use super::reply::{Entries, extract_object_of, flat_reply};
-use super::{JudgePrompt, Protocol};
-use crate::curate::Thread;
-use crate::issue::quote;
-use crate::model::CATEGORIES;
+use crate::Thread;
+use repoprobe_core::issue::quote;
+use repoprobe_core::model::CATEGORIES;
+use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections, substitute};
+use repoprobe_core::protocol::reply::{Entries, extract_object_of, flat_reply};
+use repoprobe_core::protocol::{JudgePrompt, Protocol};
 use serde_json::{Value, json};
 
 /// Version of the prompt below; every classified thread carries it.
 pub const PROMPT_VERSION: &str = "curate-classify-v1";
 
-/// The prompt template (`crates/repoprobe-core/prompts/curate-classify-v1.md`).
+/// The prompt template (`crates/repoprobe-curate/prompts/curate-classify-v1.md`).
 pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/curate-classify-v1.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).
@@ -221,7 +221,7 @@ impl Protocol for ThreadToClassify<'_> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::curate::{Answer, PinnedCommit, ThreadProvenance};
+    use crate::{Answer, PinnedCommit, ThreadProvenance};
 
     pub(crate) fn thread(body: &str) -> Thread {
         Thread {

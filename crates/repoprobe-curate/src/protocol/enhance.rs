@@ -7,16 +7,16 @@
 //! string), and whatever the reply says is checked here before anything is written — every page
 //! judged exactly once, a summary for a relevant page only, texts that are not empty.
 
-use super::prompt::{reask_with, reply_format, sections, substitute};
-use super::reply::{Entries, extract_object_of};
-use super::{JudgePrompt, Protocol};
-use crate::issue::quote;
+use repoprobe_core::issue::quote;
+use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections, substitute};
+use repoprobe_core::protocol::reply::{Entries, extract_object_of};
+use repoprobe_core::protocol::{JudgePrompt, Protocol};
 use serde_json::{Value, json};
 
 /// Version of the prompt below; every enhanced thread carries it.
 pub const PROMPT_VERSION: &str = "curate-enhance-v1";
 
-/// The prompt template (`crates/repoprobe-core/prompts/curate-enhance-v1.md`).
+/// The prompt template (`crates/repoprobe-curate/prompts/curate-enhance-v1.md`).
 pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/curate-enhance-v1.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).

@@ -187,7 +187,7 @@ pub struct Repository {
     pub theme: Option<String>,
     /// The model's verdict that set `theme` (absent when the user set it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub theme_by: Option<super::StageVerdict>,
+    pub theme_by: Option<crate::StageVerdict>,
     /// GitHub's description and topics (what `curate themes` reads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,

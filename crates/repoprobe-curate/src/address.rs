@@ -6,7 +6,7 @@
 //! (`http://169.254.169.254/latest/meta-data/`, which hands out credentials to whoever asks from
 //! inside the instance). The fetcher asks [`refusal`] of every address it would connect to — an
 //! IP-literal host, and every address a name resolves to, at every redirect — and the link
-//! finder ([`super::links`]) of every IP-literal link.
+//! finder ([`crate::links`]) of every IP-literal link.
 //!
 //! The rule is a deny-list of the special-purpose ranges (IANA's registries of IPv4 and IPv6
 //! special-purpose addresses) for IPv4, and for IPv6 the same plus everything outside global

@@ -5,17 +5,17 @@
 //! The repository reaches the model as one JSON object, its texts JSON strings: a description
 //! that writes "ignore your instructions" cannot pass for the prompt.
 
-use super::prompt::{reask_with, reply_format, sections, substitute};
-use super::reply::{Entries, extract_object_of, flat_reply};
-use super::{JudgePrompt, Protocol};
-use crate::curate::{Repository, THEMES};
-use crate::issue::quote;
+use crate::{Repository, THEMES};
+use repoprobe_core::issue::quote;
+use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections, substitute};
+use repoprobe_core::protocol::reply::{Entries, extract_object_of, flat_reply};
+use repoprobe_core::protocol::{JudgePrompt, Protocol};
 use serde_json::{Value, json};
 
 /// Version of the prompt below; every themed repository carries it.
 pub const PROMPT_VERSION: &str = "curate-theme-v1";
 
-/// The prompt template (`crates/repoprobe-core/prompts/curate-theme-v1.md`).
+/// The prompt template (`crates/repoprobe-curate/prompts/curate-theme-v1.md`).
 pub const PROMPT_TEMPLATE: &str = include_str!("../../prompts/curate-theme-v1.md");
 
 /// Name of the reply schema (OpenAI `json_schema.name`) and of the forced tool (Anthropic).

@@ -148,14 +148,7 @@ pub(crate) fn cut(label: &str, max: usize) -> String {
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    let clean = clean.trim();
-    if clean.chars().count() <= max {
-        clean.to_string()
-    } else {
-        let mut s: String = clean.chars().take(max.saturating_sub(1)).collect();
-        s.push('…');
-        s
-    }
+    repoprobe_core::text::fit(clean.trim(), max)
 }
 
 /// The width of `text` in pixels as the backend would draw it (a rough guess if it can't say).

@@ -258,8 +258,7 @@ fn CaseStudies() -> impl IntoView {
                         runs.entry(j.model.clone()).or_default().push(j);
                     }
                     let items = q.checklist.clone();
-                    let title = q.question.chars().take(240).collect::<String>()
-                        + if q.question.chars().count() > 240 { "…" } else { "" };
+                    let title = repoprobe_core::text::cut(&q.question, 240);
                     view! {
                         <section class="case-study">
                             <h3>

@@ -166,7 +166,7 @@ fn table(
                     .into_iter()
                     .take(1000)
                     .map(|x| {
-                        let text: String = x.question.chars().take(140).collect();
+                        let text = repoprobe_core::text::prefix(&x.question, 140).0.to_string();
                         view! {
                             <tr>
                                 <th scope="row">

@@ -16,12 +16,7 @@ const INPUT: usize = 160;
 
 fn short(s: &str, max: usize) -> String {
     let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
-    }
-    let mut out: String = flat.chars().take(max).collect();
-    out.push('…');
-    out
+    repoprobe_core::text::cut(&flat, max)
 }
 
 /// One run's side, against the question's `evidence` paths.

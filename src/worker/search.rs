@@ -137,7 +137,7 @@ fn hit(key: &TrajectoryKey, step: u64, text: &str, a: usize, b: usize) -> Search
         step,
         before: flat(&before),
         matched: flat(&text[a..b]),
-        after: flat(&text[b..].chars().take(CONTEXT).collect::<String>()),
+        after: flat(repoprobe_core::text::prefix(&text[b..], CONTEXT).0),
     }
 }
 

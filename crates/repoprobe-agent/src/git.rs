@@ -174,7 +174,7 @@ impl Git {
         Err(GitError::Failed {
             status: out.status,
             // git's last lines say what went wrong.
-            stderr: repoprobe_llm::text::cut_tail(stderr.trim(), STDERR_CHARS),
+            stderr: repoprobe_core::text::cut_tail(stderr.trim(), STDERR_CHARS),
         })
     }
 }
@@ -303,15 +303,9 @@ pub fn config_entries(file: &Path) -> Result<Vec<(String, String)>, GitError> {
         .collect())
 }
 
-/// `s` as the end of a message: JSON-quoted, its first `max` characters.
-pub fn quote(s: &str, max: usize) -> String {
-    let mut chars = s.chars();
-    let mut q: String = chars.by_ref().take(max).collect();
-    if chars.next().is_some() {
-        q.push('…');
-    }
-    serde_json::to_string(&q).unwrap_or(q)
-}
+/// `s` as the end of a message: JSON-quoted, its first `max` characters (the core's
+/// [`quote_json`](repoprobe_core::text::quote_json)).
+pub use repoprobe_core::text::quote_json as quote;
 
 #[cfg(test)]
 mod tests {

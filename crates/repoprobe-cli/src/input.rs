@@ -114,7 +114,7 @@ fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
             // reads it beside the same files; here it would be one "unknown record" per run.
             eprintln!(
                 "note: {} is a trajectories file or index (runs' steps, no records): not read",
-                repoprobe_core::report::terminal_safe(&path.display().to_string())
+                repoprobe_core::text::terminal_safe(&path.display().to_string())
             );
             return Vec::new();
         }
@@ -147,7 +147,7 @@ fn expand(path: &Path, issues: &mut Vec<Issue>) -> Vec<PathBuf> {
 
 /// Prints issues to stderr with their count: never hidden, never mixed into stdout.
 pub fn print_issues(loaded: &Loaded) {
-    use repoprobe_core::report::terminal_safe_lines as safe;
+    use repoprobe_core::text::terminal_safe_lines as safe;
     for n in &loaded.notes {
         eprintln!("note: {}", safe(n));
     }

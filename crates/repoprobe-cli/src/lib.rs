@@ -110,7 +110,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
             // Errors quote files and model replies: no escape sequence reaches the terminal.
             eprintln!(
                 "error: {}",
-                repoprobe_core::report::terminal_safe_lines(&format!("{e:#}"))
+                repoprobe_core::text::terminal_safe_lines(&format!("{e:#}"))
             );
             Exit::Unusable.into()
         }

@@ -309,10 +309,7 @@ pub fn file_name_part(s: &str) -> String {
     if out.len() <= MAX_NAME_PART {
         return out;
     }
-    let mut cut = MAX_NAME_PART - 18;
-    while !out.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = out.floor_char_boundary(MAX_NAME_PART - 18);
     format!(
         "{}_~{:016x}",
         &out[..cut],

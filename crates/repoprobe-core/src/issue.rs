@@ -259,24 +259,6 @@ impl std::fmt::Display for Place {
     }
 }
 
-/// Untrusted values quoted in messages are cut to this many characters.
-const QUOTE_MAX: usize = 60;
-
-/// Quotes an untrusted value for a message, cut so that a 10 MB string cannot flood a report.
-pub fn quote(value: &str) -> String {
-    let mut out = String::with_capacity(value.len().min(QUOTE_MAX) + 4);
-    out.push('"');
-    let mut chars = value.chars();
-    for c in chars.by_ref().take(QUOTE_MAX) {
-        out.extend(c.escape_debug());
-    }
-    if chars.next().is_some() {
-        out.push('…');
-    }
-    out.push('"');
-    out
-}
-
 /// The problems of one file, counted: what a summary says of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileIssues {
@@ -687,14 +669,5 @@ mod tests {
             ]
         );
         assert!(by_file(&[]).is_empty());
-    }
-
-    #[test]
-    fn quote_cuts_long_values_and_escapes_controls() {
-        let long = "x".repeat(1000);
-        let q = quote(&long);
-        assert!(q.chars().count() < 70, "{q}");
-        assert!(q.ends_with("…\""));
-        assert_eq!(quote("a\nb"), "\"a\\nb\"");
     }
 }

@@ -22,6 +22,7 @@ pub mod load;
 pub mod model;
 pub mod protocol;
 pub mod seeded;
+pub mod text;
 pub mod validate;
 
 pub use dataset::{Dataset, LoadOptions, Loaded, Spans, StreamLoader, load};

@@ -1,9 +1,10 @@
 //! The rules of docs/format.md#question and docs/format.md#loading-rules for single records, each violation its own message.
 //! Functions here are pure: a record (and its question) in, a list of reasons out.
 
-use crate::issue::{IssueKind, Problem, quote};
+use crate::issue::{IssueKind, Problem};
 use crate::model::repo_path;
 use crate::model::*;
+use crate::text::quote;
 use std::collections::BTreeSet;
 
 /// Every checklist rule a question breaks (docs/format.md#question; paper §3.2 and §4.1).

@@ -5,8 +5,8 @@
 use crate::agreement::Agreement;
 use crate::funnel::Funnel;
 use crate::record::Rule;
-use repoprobe_core::issue::quote;
 use repoprobe_core::model::{Review, ReviewCriteria, ReviewDecision, ReviewRole};
+use repoprobe_core::text::quote;
 use serde::{Deserialize, Serialize};
 
 /// Who kept a candidate.

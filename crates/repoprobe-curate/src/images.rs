@@ -93,7 +93,7 @@ pub fn relies_on_images(thread: &Thread) -> Option<String> {
             return Some(format!(
                 "the {part} relies on images: {}{more}: {}",
                 first.kind.describe(),
-                repoprobe_core::issue::quote(&first.target)
+                repoprobe_core::text::quote(&first.target)
             ));
         }
     }

@@ -7,9 +7,9 @@
 //! without `make-checklist`'s provenance at the top).
 
 use crate::curation::{ChecklistProvenance, Curation, Enhancement, LinkSource, StageVerdict};
-use repoprobe_core::issue::quote;
 use repoprobe_core::model::repo_path::normalise;
 use repoprobe_core::model::{ChecklistItem, EvidencePath, ItemKind, Question};
+use repoprobe_core::text::quote;
 use serde_json::{Map, Value};
 
 /// Version of `curate verify`'s prompt (`protocol::curate_verify`, which re-exports it with the

@@ -29,9 +29,9 @@ mod text;
 
 pub use host_port::{HostPort, allowed};
 
-use repoprobe_core::issue::quote;
+use repoprobe_core::text::quote;
+use repoprobe_core::text::{error_chain, prefix};
 use repoprobe_curate::address::refusal;
-use repoprobe_llm::text::{error_chain, prefix};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::Duration;

@@ -23,9 +23,9 @@
 
 pub mod queries;
 
-use repoprobe_core::report::terminal_safe_lines;
+use repoprobe_core::text::terminal_safe_lines;
+use repoprobe_core::text::{cut, error_chain};
 use repoprobe_llm::retry::{self, Attempt, RetryAfter};
-use repoprobe_llm::text::{cut, error_chain};
 use repoprobe_llm::{ApiKey, BuildError};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};

@@ -7,10 +7,11 @@
 //! a 2xx whose body is not the API's JSON) are retried with exponential backoff and jitter,
 //! honouring `retry-after-ms` and `retry-after`; a 429 saying the quota is exhausted and every
 //! other 4xx are not. That policy is [`retry`], public so that the other HTTP clients (GitHub's)
-//! share it, as they share [`text`]'s `cut` and `error_chain`. No redirect is followed (the key's headers never go to another host), and
-//! every body is scrubbed of keys before it is cut into a message. Nothing here knows about
-//! checklists: the caller validates replies. Nothing here parses flags or writes to the
-//! terminal: what a caller should hear about comes back in the return values.
+//! share it, as every crate shares the core's `text` (`cut`, `error_chain`). No redirect is
+//! followed (the key's headers never go to another host), and every body is scrubbed of keys
+//! before it is cut into a message. Nothing here knows about checklists: the caller validates
+//! replies. Nothing here parses flags or writes to the terminal: what a caller should hear
+//! about comes back in the return values.
 #![forbid(unsafe_code)]
 
 pub mod anthropic;
@@ -24,16 +25,15 @@ pub mod openai;
 pub mod price;
 pub mod reply;
 pub mod retry;
-pub mod text;
 
 pub use key::ApiKey;
 pub use reply::ReplyError;
 
+use repoprobe_core::text::{self, error_chain};
 use retry::{Attempt, RetryAfter};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::time::Duration;
-use text::error_chain;
 
 /// Longest wait we accept from a `retry-after` header; longer asks are capped.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);

@@ -17,7 +17,7 @@ pub fn head(
     let question = &s.question;
     let repo = &question.repo;
     let commit = match s.commit_link.clone() {
-        Some(CommitLink::Link(url)) => view! { <a href=url rel="noopener noreferrer">{format!("commit {}", repo.commit.chars().take(12).collect::<String>())}</a> }.into_any(),
+        Some(CommitLink::Link(url)) => view! { <a href=url rel="noopener noreferrer">{format!("commit {}", repoprobe_core::text::prefix(&repo.commit, 12).0)}</a> }.into_any(),
         Some(CommitLink::Text(text)) => view! { <span class="url-text" title="not an http(s) URL, so not a link">{text}</span> }.into_any(),
         None => view! { <span>"commit not given"</span> }.into_any(),
     };

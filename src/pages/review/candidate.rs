@@ -107,7 +107,7 @@ pub fn candidate(q: &Question) -> impl IntoView + use<> {
             <p class="meta">
                 {format!("{} · {} · {} · ", q.category, q.repo.language, q.repo.theme)}
                 {repo}
-                {format!(" at {}", q.repo.commit.chars().take(12).collect::<String>())}
+                {format!(" at {}", repoprobe_core::text::prefix(&q.repo.commit, 12).0)}
             </p>
             <h3>"Question"</h3>
             <p class="prose question-text">{linked_text(&q.question, links.as_ref())}</p>

@@ -371,11 +371,7 @@ fn title(s: &Step, root: Option<&str>) -> String {
             .collect::<Vec<_>>()
             .join("; "),
     };
-    let mut out: String = t.chars().take(TITLE).collect();
-    if t.chars().nth(TITLE).is_some() {
-        out.push('…');
-    }
-    out
+    repoprobe_core::text::cut(&t, TITLE)
 }
 
 /// `text` with the worktree's absolute paths made relative (`/tmp/wt/src/a.rs` → `src/a.rs`,
@@ -394,10 +390,7 @@ fn capped(mut s: String) -> String {
     if s.len() <= MAX_TEXT {
         return s;
     }
-    let mut at = MAX_TEXT;
-    while !s.is_char_boundary(at) {
-        at -= 1;
-    }
+    let at = s.floor_char_boundary(MAX_TEXT);
     let left = s.len() - at;
     s.truncate(at);
     s.push_str(&format!("\n… ({left} more bytes not shown)"));

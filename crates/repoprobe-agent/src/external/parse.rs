@@ -262,4 +262,4 @@ pub(super) fn json_object(text: &str, wanted: impl Fn(&Value) -> bool) -> Option
 }
 
 /// The last `max` characters of `s` (a message's end says what went wrong).
-pub(super) use repoprobe_llm::text::cut_tail as tail;
+pub(super) use repoprobe_core::text::cut_tail as tail;

@@ -203,10 +203,5 @@ fn lexically_inside(path: &Path, root: &Path) -> bool {
 
 /// An untrusted value for the end of a message: JSON-quoted and cut.
 pub(super) fn quote(value: &str) -> String {
-    let mut chars = value.chars();
-    let mut s: String = chars.by_ref().take(QUOTE_CHARS).collect();
-    if chars.next().is_some() {
-        s.push('…');
-    }
-    serde_json::to_string(&s).unwrap_or(s)
+    repoprobe_core::text::quote_json(value, QUOTE_CHARS)
 }

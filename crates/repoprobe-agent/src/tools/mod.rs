@@ -193,12 +193,11 @@ fn resolve(sandbox: &Sandbox, path: Option<&str>) -> Result<Resolved, ToolError>
 
 /// `line` cut to `max` characters, saying so.
 fn cut_line(line: &str, max: usize) -> String {
-    match line.char_indices().nth(max) {
-        None => line.to_string(),
-        Some((at, _)) => format!(
-            "{}… [line cut: {} more characters]",
-            &line[..at],
-            line[at..].chars().count()
+    match repoprobe_core::text::prefix(line, max) {
+        (whole, false) => whole.to_string(),
+        (head, true) => format!(
+            "{head}… [line cut: {} more characters]",
+            line[head.len()..].chars().count()
         ),
     }
 }

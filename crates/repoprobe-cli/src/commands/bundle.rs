@@ -190,7 +190,7 @@ fn gather_trajectories(
     for m in &missing {
         eprintln!(
             "warning: no trajectory for {}",
-            repoprobe_core::report::terminal_safe(m)
+            repoprobe_core::text::terminal_safe(m)
         );
     }
     if entries.is_empty() {

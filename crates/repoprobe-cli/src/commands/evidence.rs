@@ -14,7 +14,7 @@ use anyhow::{Context, bail};
 use repoprobe_agent::workspace::{RepoSource, RepoTree};
 use repoprobe_core::LoadOptions;
 use repoprobe_core::cited_evidence::{self, Plan};
-use repoprobe_core::report::{terminal_safe, terminal_safe_lines};
+use repoprobe_core::text::{terminal_safe, terminal_safe_lines};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]

@@ -261,7 +261,7 @@ fn several(a: &Args) -> anyhow::Result<Exit> {
             "judge {} of {}: {} into {}",
             n + 1,
             runs.len(),
-            repoprobe_core::report::terminal_safe(live.model()),
+            repoprobe_core::text::terminal_safe(live.model()),
             live.run.out.display()
         );
         match one(&a.inputs, live, a.shuffle_items)? {

@@ -74,11 +74,11 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     for p in r.pairs.iter().filter(|p| p.overall.items == 0) {
         eprintln!(
             "note: judges {} and {} scored no item of the same answer",
-            report::terminal_safe(&format!("{:?}", p.a)),
-            report::terminal_safe(&format!("{:?}", p.b)),
+            repoprobe_core::text::terminal_safe(&format!("{:?}", p.a)),
+            repoprobe_core::text::terminal_safe(&format!("{:?}", p.b)),
         );
     }
-    let cut = |s: &str| repoprobe_llm::text::cut(&s.replace(['\n', '\r'], " "), RATIONALE_CHARS);
+    let cut = |s: &str| repoprobe_core::text::cut(&s.replace(['\n', '\r'], " "), RATIONALE_CHARS);
     let tables = || report::judges_tables(&r, a.disagreements, &cut);
     let out = match a.format {
         Format::Json => serde_json::to_string_pretty(&r)? + "\n",

@@ -129,7 +129,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
                 for e in errs {
                     eprintln!(
                         "  {name}: {location}: {}",
-                        repoprobe_core::report::terminal_safe_lines(&e.to_string())
+                        repoprobe_core::text::terminal_safe_lines(&e.to_string())
                     );
                 }
                 bad += 1;

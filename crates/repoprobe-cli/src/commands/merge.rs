@@ -180,7 +180,7 @@ impl<'r> Joined<'r> {
                 if !a.allow_duplicates {
                     refusals.push(format!(
                         "{at}: the key {} has a record in another shard too (--allow-duplicates keeps the first)",
-                        repoprobe_core::report::terminal_safe(id.split('\u{1f}').next().unwrap_or(""))
+                        repoprobe_core::text::terminal_safe(id.split('\u{1f}').next().unwrap_or(""))
                     ));
                 }
             }

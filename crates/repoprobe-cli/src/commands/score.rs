@@ -247,8 +247,8 @@ fn notes(r: &ScoreReport, loaded: &Loaded, format: Format) {
             eprintln!(
                 "note: model {} (judge {}): {note} — no answer and no judgment at all (not failed \
                  runs); `--missing exclude` leaves them out",
-                report::terminal_safe(&format!("{:?}", m.model)),
-                report::terminal_safe(&format!("{:?}", m.judge)),
+                repoprobe_core::text::terminal_safe(&format!("{:?}", m.model)),
+                repoprobe_core::text::terminal_safe(&format!("{:?}", m.judge)),
             );
         }
     }
@@ -259,7 +259,7 @@ fn notes(r: &ScoreReport, loaded: &Loaded, format: Format) {
         );
         // The sentences the site shows under its "Numbers from …" line, from the same core.
         for line in repoprobe_core::issue::summary_lines(&loaded.issues) {
-            eprintln!("  {}", report::terminal_safe_lines(&line));
+            eprintln!("  {}", repoprobe_core::text::terminal_safe_lines(&line));
         }
     }
 }

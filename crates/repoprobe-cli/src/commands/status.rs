@@ -8,7 +8,7 @@ use crate::exit::Exit;
 use crate::runs::manifest::Manifest;
 use crate::runs::state::{RunState, ShardState, manifests, read_run};
 use crate::runs::unix_now;
-use repoprobe_core::report::terminal_safe;
+use repoprobe_core::text::terminal_safe;
 use repoprobe_llm::Tokens;
 use repoprobe_llm::price::Price;
 use std::path::PathBuf;
@@ -29,7 +29,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
             let (text, complete) = render(&run, unix_now(), SystemTime::now());
             // The notes and manifest are files anyone could have written: no escape sequence
             // reaches the terminal.
-            print!("{}", repoprobe_core::report::terminal_safe_lines(&text));
+            print!("{}", repoprobe_core::text::terminal_safe_lines(&text));
             all_complete &= complete;
         }
     }

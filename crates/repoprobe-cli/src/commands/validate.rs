@@ -67,7 +67,7 @@ fn as_json(loaded: &Loaded, exit: Exit, unpinned: &[String]) -> Value {
 /// The load in words: each file, what is valid, the pinned questions, notes and issues, every
 /// untrusted text made terminal-safe.
 fn as_text(loaded: &Loaded, unpinned: &[String]) -> Result<String, std::fmt::Error> {
-    use repoprobe_core::report::terminal_safe_lines as safe;
+    use repoprobe_core::text::terminal_safe_lines as safe;
     use std::fmt::Write as _;
     let mut text = String::new();
     for f in &loaded.files {

@@ -186,7 +186,7 @@ impl Reporter {
     fn println(&self, line: &str) {
         match &self.meter {
             Some(m) => m.println(line),
-            None => eprintln!("{}", repoprobe_core::report::terminal_safe_lines(line)),
+            None => eprintln!("{}", repoprobe_core::text::terminal_safe_lines(line)),
         }
     }
 }

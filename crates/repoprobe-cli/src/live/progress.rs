@@ -32,7 +32,7 @@ impl Meter {
     /// Prints a line above the bar without tearing it. The line carries text from files and
     /// model replies (model names, error bodies): its control characters are shown escaped.
     pub fn println(&self, line: &str) {
-        let line = repoprobe_core::report::terminal_safe_lines(line);
+        let line = repoprobe_core::text::terminal_safe_lines(line);
         self.bar.suspend(|| eprintln!("{line}"));
     }
 

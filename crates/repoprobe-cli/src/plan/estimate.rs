@@ -248,8 +248,8 @@ pub fn render(lines: &[Line], questions: usize, calibration: Option<&Calibration
             s,
             "{:<10} {:<24} {:<28} {:>10} {:>14} {:>12} {:>12}  {}",
             l.stage,
-            repoprobe_core::report::terminal_safe(&l.who),
-            repoprobe_core::report::terminal_safe(&l.model),
+            repoprobe_core::text::terminal_safe(&l.who),
+            repoprobe_core::text::terminal_safe(&l.model),
             l.estimate.calls,
             l.estimate.tokens.input_tokens,
             l.estimate.tokens.output_tokens,
@@ -291,7 +291,7 @@ pub fn render(lines: &[Line], questions: usize, calibration: Option<&Calibration
             "calibrated on {} answered run(s) of {}: the agent runs above are the model's × {:.2} \
              calls, × {:.2} input tokens, × {:.2} output tokens (measured over modelled)",
             c.runs,
-            repoprobe_core::report::terminal_safe(&c.source),
+            repoprobe_core::text::terminal_safe(&c.source),
             c.calls,
             c.input,
             c.output
@@ -327,7 +327,7 @@ pub fn beside_spent(lines: &[Line], files: &Files) -> String {
             s,
             "{:<10} {:<24} {:>10} {:>10} {:>14} {:>14} {:>10} {:>10}",
             l.stage,
-            repoprobe_core::report::terminal_safe(&l.who),
+            repoprobe_core::text::terminal_safe(&l.who),
             l.estimate.calls,
             spent.used.calls,
             l.estimate.tokens.input_tokens,

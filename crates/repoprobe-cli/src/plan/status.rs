@@ -146,7 +146,7 @@ pub fn render(lines: &[Line]) -> (String, bool) {
             s,
             "{:<10} {:<24} {:>7} {:>12} {:>7} {:>13} {:>7}  {}",
             l.stage,
-            repoprobe_core::report::terminal_safe(&l.who),
+            repoprobe_core::text::terminal_safe(&l.who),
             l.done,
             l.agent_failed,
             l.failed,

@@ -4,9 +4,10 @@
 //! record kept in the [`Dataset`], every other one reported.
 
 use super::{Dataset, LoadOptions, Loaded, RawRecords, Spans};
-use crate::issue::{Issue, IssueKind, Place, Problem, Severity, quote};
+use crate::issue::{Issue, IssueKind, Place, Problem, Severity};
 use crate::load::{Assemble, FileSummary, Located, Location, Parsed, Records, Span};
 use crate::model::*;
+use crate::text::quote;
 use crate::validate;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::value::RawValue;

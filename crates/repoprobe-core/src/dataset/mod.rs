@@ -39,7 +39,7 @@ pub struct Dataset {
 /// Why a window of creation dates could not be had.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WindowError {
-    #[error("{} is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", crate::issue::quote(.0))]
+    #[error("{} is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", crate::text::quote(.0))]
     NotADate(String),
     /// The window holds no question: its sentence ([`CreatedWindow::sentence`]).
     #[error("{0}: nothing to score")]

@@ -22,8 +22,9 @@ mod visitors;
 pub use record::{KINDS, Located, Location, Record, RecordKind, Records, SourceFile, Span};
 pub(crate) use stream::{Assemble, Finished, RecordStream};
 
-use crate::issue::{Issue, IssueKind, Place, Problem, RecordAt, Severity, quote};
+use crate::issue::{Issue, IssueKind, Place, Problem, RecordAt, Severity};
 use crate::model::*;
+use crate::text::quote;
 use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
 use split::{Batch, What};

@@ -13,9 +13,9 @@ use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};
 use super::reply::extract_object_of;
 use super::{JudgePrompt, Protocol};
 use crate::cited::split_lines;
-use crate::issue::quote;
 use crate::model::repo_path::normalise;
 use crate::model::{ChecklistItem, EvidencePath, ItemKind, Question, Repo, RubricTier};
+use crate::text::quote;
 use crate::validate;
 use serde_json::Value;
 

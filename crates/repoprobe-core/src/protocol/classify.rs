@@ -9,8 +9,8 @@ use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};
 use super::reply::{extract_object_of, flat_reply};
 use super::{JudgePrompt, Protocol};
 use crate::dataset::Dataset;
-use crate::issue::quote;
 use crate::model::{Answer, FULL_SCORE, FailureMode, Judgment, Question};
+use crate::text::quote;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

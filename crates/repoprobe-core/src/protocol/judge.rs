@@ -11,8 +11,8 @@
 use super::prompt::{reask_with, sections, substitute};
 use super::reply::{Entries, Object, extract_object_of, integer};
 use super::{JudgePrompt, Protocol};
-use crate::issue::quote;
 use crate::model::{ChecklistItem, ItemKind, ItemScore, Question};
+use crate::text::quote;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! text) with its keys in the order written and duplicates kept, integers that JSON writes as
 //! floats, and the check of a flat `{"rationale": ..., <field>: ...}` object.
 
-use crate::issue::quote;
+use crate::text::quote;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use std::fmt;

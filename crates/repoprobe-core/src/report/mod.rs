@@ -14,8 +14,8 @@ pub use tables::*;
 
 #[cfg(test)]
 mod tests {
-    use super::render::is_unsafe_char;
     use super::*;
+    use crate::text::{is_unsafe_char, terminal_safe, terminal_safe_lines};
 
     #[test]
     fn pct_rounds_to_one_decimal_and_marks_undefined() {

@@ -1,52 +1,10 @@
 //! The renderers of a [`Table`] (aligned terminal text, Markdown, LaTeX booktabs) and the CSVs of
-//! a [`ScoreReport`]; what untrusted text may show on a terminal.
+//! a [`ScoreReport`]; untrusted text in them made inert by [`crate::text`].
 
 use super::tables::{Cell, Mark, Table, plain};
 use crate::metrics::{ScoreReport, Stratum};
+use crate::text::{is_unsafe_char, terminal_safe};
 use std::fmt::Write as _;
-
-/// Whether a character may not reach a terminal, a spreadsheet or a TeX file as itself: C0
-/// and C1 controls (ESC starts ANSI/OSC sequences that recolour, retitle or rewrite the
-/// screen), DEL, Unicode's line and paragraph separators, and the bidirectional overrides
-/// and isolates that make text read otherwise than it is stored.
-pub(super) fn is_unsafe_char(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
-        )
-        || ('\u{202A}'..='\u{202E}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
-}
-
-/// Untrusted text (model, judge and stratum names, messages) as one inert terminal line: every
-/// control, separator or bidi character is shown escaped (`\u{1b}`, `\n`), everything else as
-/// it is. Borrowed when there is nothing to escape, which is nearly always.
-pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(is_unsafe_char) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if is_unsafe_char(c) => out.extend(c.escape_unicode()),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// [`terminal_safe`] for text of several lines (a progress message, an error): each line is
-/// made inert on its own and the line breaks are kept.
-pub fn terminal_safe_lines(s: &str) -> String {
-    s.split('\n')
-        .map(|l| terminal_safe(l.strip_suffix('\r').unwrap_or(l)).into_owned())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 /// Renders an aligned terminal table; `ansi` turns on bold/underline for the marks. Every
 /// text is passed through [`terminal_safe`]: a model name cannot move the cursor or retitle

@@ -7,11 +7,11 @@
 //! `</question>` or "ignore your instructions" cannot close the data or pass for the prompt.
 
 use crate::Thread;
-use repoprobe_core::issue::quote;
 use repoprobe_core::model::CATEGORIES;
 use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections, substitute};
 use repoprobe_core::protocol::reply::{Entries, extract_object_of, flat_reply};
 use repoprobe_core::protocol::{JudgePrompt, Protocol};
+use repoprobe_core::text::quote;
 use serde_json::{Value, json};
 
 /// Version of the prompt below; every classified thread carries it.

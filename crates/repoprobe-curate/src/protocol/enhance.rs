@@ -7,10 +7,10 @@
 //! string), and whatever the reply says is checked here before anything is written — every page
 //! judged exactly once, a summary for a relevant page only, texts that are not empty.
 
-use repoprobe_core::issue::quote;
 use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections, substitute};
 use repoprobe_core::protocol::reply::{Entries, extract_object_of};
 use repoprobe_core::protocol::{JudgePrompt, Protocol};
+use repoprobe_core::text::quote;
 use serde_json::{Value, json};
 
 /// Version of the prompt below; every enhanced thread carries it.

@@ -6,10 +6,10 @@
 //! that writes "ignore your instructions" cannot pass for the prompt.
 
 use crate::{Repository, THEMES};
-use repoprobe_core::issue::quote;
 use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections, substitute};
 use repoprobe_core::protocol::reply::{Entries, extract_object_of, flat_reply};
 use repoprobe_core::protocol::{JudgePrompt, Protocol};
+use repoprobe_core::text::quote;
 use serde_json::{Value, json};
 
 /// Version of the prompt below; every themed repository carries it.

@@ -12,12 +12,12 @@
 //! import this module).
 
 use repoprobe_core::cited::split_lines;
-use repoprobe_core::issue::quote;
 use repoprobe_core::model::repo_path::normalise;
 use repoprobe_core::model::{ChecklistItem, EvidencePath};
 use repoprobe_core::protocol::prompt::{reask_with, repo_line, sections, substitute};
 use repoprobe_core::protocol::reply::{Entries, extract_object_of, integer};
 use repoprobe_core::protocol::{JudgePrompt, Protocol};
+use repoprobe_core::text::quote;
 use serde_json::{Map, Value};
 
 use crate::verify::{ItemCheck, PROMPT_VERSION, Verification};

@@ -10,7 +10,8 @@ pub(crate) const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
     // Curation sits on the core and under everything that curates or shows a release: scoring
     // never needs it.
     ("repoprobe-curate", &["repoprobe-core"]),
-    ("repoprobe-llm", &[]),
+    // The LLM client: the core's one text module (cutting, quoting, error chains).
+    ("repoprobe-llm", &["repoprobe-core"]),
     ("repoprobe-agent", &["repoprobe-core", "repoprobe-llm"]),
     (
         "repoprobe-cli",
@@ -26,10 +27,8 @@ pub(crate) const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
     // The GitHub client (the core's dates) and the link fetcher (the curation's address
     // refusals), below the CLI.
     ("repoprobe-github", &["repoprobe-core", "repoprobe-llm"]),
-    (
-        "repoprobe-fetch",
-        &["repoprobe-core", "repoprobe-curate", "repoprobe-llm"],
-    ),
+    // Not the LLM client: the fetcher holds no credential.
+    ("repoprobe-fetch", &["repoprobe-core", "repoprobe-curate"]),
     ("repoprobe-site", &["repoprobe-core", "repoprobe-curate"]),
     ("repoprobe-test-support", &[]),
     ("repoprobe-tidy", &[]),

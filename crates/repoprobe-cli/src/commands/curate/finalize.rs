@@ -12,7 +12,7 @@ use crate::runs::manifest::InputFile;
 use anyhow::{Context, bail};
 use repoprobe_core::dataset::Dataset;
 use repoprobe_core::date::{format_utc, parse_utc};
-use repoprobe_core::issue::quote;
+use repoprobe_core::text::quote;
 use repoprobe_core::{LoadOptions, Question, Review};
 use repoprobe_curate::agreement::agreement;
 use repoprobe_curate::finalize::{

@@ -106,7 +106,7 @@ impl GitHubArgs {
         {
             bail!(
                 "--github-api-url must be an http(s) URL, not {}",
-                repoprobe_core::issue::quote(&self.github_api_url)
+                repoprobe_core::text::quote(&self.github_api_url)
             );
         }
         if !(self.github_timeout_s.is_finite() && self.github_timeout_s > 0.0) {
@@ -218,7 +218,7 @@ fn read_records<T: serde::de::DeserializeOwned>(
                 eprintln!(
                     "  {}: {location}: {}",
                     path.display(),
-                    repoprobe_core::report::terminal_safe_lines(&e)
+                    repoprobe_core::text::terminal_safe_lines(&e)
                 );
             }
         }

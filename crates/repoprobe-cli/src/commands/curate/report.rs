@@ -90,7 +90,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     } = a.stages.read(a.candidates.as_deref())?;
     let funnel = Funnel::of(&repos, &harvested, &outputs, &excluded);
     crate::stdout::write(
-        repoprobe_core::report::terminal_safe_lines(&funnel.render_text()).as_bytes(),
+        repoprobe_core::text::terminal_safe_lines(&funnel.render_text()).as_bytes(),
     )?;
     if let Some(out) = &a.out {
         let mut json = serde_json::to_string_pretty(&funnel)?;

@@ -196,7 +196,7 @@ fn check_repos(repos: &[String]) -> anyhow::Result<()> {
         if !ok {
             bail!(
                 "--repo must be OWNER/NAME, not {}",
-                repoprobe_core::issue::quote(r)
+                repoprobe_core::text::quote(r)
             );
         }
     }
@@ -209,7 +209,7 @@ fn created_range(a: &Args) -> anyhow::Result<(i64, i64)> {
     let Some(since) = parse_utc(&a.created_since) else {
         bail!(
             "--created-since must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
-            repoprobe_core::issue::quote(&a.created_since)
+            repoprobe_core::text::quote(&a.created_since)
         );
     };
     let until = match &a.created_until {
@@ -218,13 +218,13 @@ fn created_range(a: &Args) -> anyhow::Result<(i64, i64)> {
         Some(s) if s.trim().len() == 10 => parse_utc(s).map(|t| t + 86_399).ok_or_else(|| {
             anyhow::anyhow!(
                 "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
-                repoprobe_core::issue::quote(s)
+                repoprobe_core::text::quote(s)
             )
         })?,
         Some(s) => parse_utc(s).ok_or_else(|| {
             anyhow::anyhow!(
                 "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
-                repoprobe_core::issue::quote(s)
+                repoprobe_core::text::quote(s)
             )
         })?,
     };

@@ -32,7 +32,7 @@ use repoprobe_agent::run::{self, Agent, Cause, CouldNotRun, Request, RunIds, Ver
 use repoprobe_agent::tools::Sandbox;
 use repoprobe_agent::workspace::{RepoSource, RepoTree, Worktree};
 use repoprobe_core::model::EvidencePath;
-use repoprobe_core::report::terminal_safe_lines;
+use repoprobe_core::text::terminal_safe_lines;
 use repoprobe_core::{Question, validate};
 use repoprobe_curate::protocol::verify::{parse_reply, prompt, reask_message};
 use repoprobe_curate::verify::{
@@ -398,7 +398,7 @@ fn read_jobs(path: &Path) -> anyhow::Result<(Vec<Job>, usize)> {
             }
             Ok(job) => format!(
                 "question id {} is used twice: the first is kept",
-                repoprobe_core::issue::quote(&job.question.id)
+                repoprobe_core::text::quote(&job.question.id)
             ),
             Err(e) => e,
         };
@@ -434,22 +434,22 @@ fn job_of(v: Value) -> Result<Job, Vec<String>> {
             return Err(vec![format!(
                 "question {}: no `curation` block (a question made by `curate enhance` and \
                  `make-checklist` carries one)",
-                repoprobe_core::issue::quote(&q.id)
+                repoprobe_core::text::quote(&q.id)
             )]);
         }
         Some(c) => serde_json::from_value::<Curation>(c.clone()).map_err(|e| {
             vec![format!(
                 "question {}: the `curation` block is not one: {e}",
-                repoprobe_core::issue::quote(&q.id)
+                repoprobe_core::text::quote(&q.id)
             )]
         })?,
     };
     if curation.commit.oid != q.repo.commit.trim() {
         return Err(vec![format!(
             "question {}: repo.commit {} is not curation.commit.oid {}",
-            repoprobe_core::issue::quote(&q.id),
-            repoprobe_core::issue::quote(&q.repo.commit),
-            repoprobe_core::issue::quote(&curation.commit.oid)
+            repoprobe_core::text::quote(&q.id),
+            repoprobe_core::text::quote(&q.repo.commit),
+            repoprobe_core::text::quote(&curation.commit.oid)
         )]);
     }
     Ok(Job {

@@ -32,12 +32,11 @@ use repoprobe_agent::external::{AgentConfig, ExternalAgent};
 use repoprobe_agent::run::{self, Agent, Confinement, Request, RunIds, Verdict};
 use repoprobe_agent::sandbox;
 use repoprobe_agent::workspace::RepoSource;
-use repoprobe_core::Question;
+use repoprobe_core::{Answer, Question, Usage};
 use repoprobe_core::model::failure::Status;
 use repoprobe_core::protocol::answer::{PROMPT_VERSION, prompt};
 use repoprobe_llm::price::Price;
 use repoprobe_llm::{Client, Tokens};
-use serde::Serialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -217,18 +216,6 @@ struct Ctx {
     runner: Agent,
     files: Files,
     price: Option<Price>,
-}
-
-/// A line of `--out`: docs/format.md#answer.
-#[derive(Serialize)]
-struct AnswerRecord<'a> {
-    #[serde(flatten)]
-    key: &'a AnswerKey,
-    answer: Option<&'a str>,
-    agent: Value,
-    usage: Value,
-    duration_s: f64,
-    error: Option<&'a str>,
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
@@ -728,14 +715,21 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome<
     let (cost, cost_source) = cost(run.cost_usd, ctx.price, run.tokens);
     agent.cost_source = Some(cost_source.into());
     agent.model.clone_from(&ctx.files.api_model);
-    let record = AnswerRecord {
-        key: &o.key,
-        answer: answer.as_deref(),
-        agent: agent.to_value(),
-        usage: json!({"input_tokens": run.tokens.input_tokens, "output_tokens": run.tokens.output_tokens,
-            "cost_usd": cost}),
-        duration_s: started.elapsed().as_secs_f64(),
-        error: error.as_deref(),
+    // A line of `--out` is the core's own record (docs/format.md#answer): what the loader reads
+    // back is what was written.
+    let record = Answer {
+        question_id: o.key.question_id.clone(),
+        model: o.key.model.clone(),
+        attempt: o.key.attempt,
+        answer,
+        agent: Some(Box::new(agent)),
+        usage: Some(Usage {
+            input_tokens: Some(run.tokens.input_tokens),
+            output_tokens: Some(run.tokens.output_tokens),
+            cost_usd: cost,
+        }),
+        duration_s: Some(started.elapsed().as_secs_f64()),
+        error,
     };
     o.result = serde_json::to_value(&record).map_err(|e| Failed::refused(e.to_string()));
     o

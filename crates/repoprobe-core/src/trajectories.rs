@@ -85,8 +85,10 @@ impl Index {
     }
 }
 
-/// Why a trajectories file or its index cannot be read as one.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a trajectories file or its index cannot be read as one. Serde: the site's worker sends it
+/// to its page as it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TrajectoryError {
     #[error("not a trajectories index: {0}")]
     NotAnIndex(String),

@@ -8,7 +8,7 @@
 //! own components (`Shell`), written by tachys, which escapes every text and attribute.
 
 use crate::options::score_options;
-use crate::protocol::{BundledSet, Origin, QuestionData, Snapshot, ViewOptions};
+use crate::protocol::{BundledSet, Origin, QuestionData, ReportError, Snapshot, ViewOptions};
 use crate::state::{AppState, InputFile, Shared};
 use leptos::prelude::*;
 use leptos::tachys::view::RenderHtml;
@@ -40,7 +40,7 @@ pub struct Landing {
     pub set: BundledSet,
     pub files: Vec<InputFile>,
     pub snapshot: Snapshot,
-    pub report: Result<repoprobe_core::ScoreReport, String>,
+    pub report: Result<repoprobe_core::ScoreReport, ReportError>,
     pub questions: BTreeMap<String, QuestionData>,
 }
 
@@ -85,10 +85,10 @@ pub fn load_landing(public_data: &Path) -> Result<Landing, String> {
     );
     let snapshot = Snapshot::of(&fast);
     let report = score_options(&ViewOptions::default())
-        .map_err(|e| e.to_string())
+        .map_err(ReportError::from)
         .and_then(|mut o| {
             o.items = false;
-            score(&fast.dataset, &fast.issues, &o).map_err(|e| e.to_string())
+            Ok(score(&fast.dataset, &fast.issues, &o)?)
         });
     let full = load(&sources, LoadOptions::default());
     let questions = snapshot

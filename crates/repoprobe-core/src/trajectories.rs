@@ -107,13 +107,6 @@ pub enum TrajectoryError {
     NoHead(String),
 }
 
-/// The site's worker says why in words: its messages to the page are text.
-impl From<TrajectoryError> for String {
-    fn from(e: TrajectoryError) -> String {
-        e.to_string()
-    }
-}
-
 /// One line of the file: `key` first, then the trajectory, compact, newline-terminated.
 pub fn line(key: &TrajectoryKey, trajectory: &Trajectory) -> Result<String, serde_json::Error> {
     #[derive(Serialize)]

@@ -8,13 +8,13 @@
 //! own components (`Shell`), written by tachys, which escapes every text and attribute.
 
 use crate::options::score_options;
-use crate::protocol::{BundledSet, Origin, QuestionData, Snapshot, ViewOptions};
+use crate::protocol::{BundledSet, Origin, QuestionData, ReportError, Snapshot, ViewOptions};
 use crate::state::{AppState, InputFile, Shared};
 use leptos::prelude::*;
 use leptos::tachys::view::RenderHtml;
 use repoprobe_core::{LoadOptions, SourceFile, load, score};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The manifest of bundled sets (`public-data/index.json`), as the worker's start script reads it.
@@ -40,27 +40,49 @@ pub struct Landing {
     pub set: BundledSet,
     pub files: Vec<InputFile>,
     pub snapshot: Snapshot,
-    pub report: Result<repoprobe_core::ScoreReport, String>,
+    pub report: Result<repoprobe_core::ScoreReport, ReportError>,
     pub questions: BTreeMap<String, QuestionData>,
+}
+
+/// Why the landing view could not be had: the bundled data the build reads are missing or not
+/// what the site serves. Each message starts with the file to look at.
+// The inner error's words are in the message, so it is no `source` (a chain would say them twice).
+#[derive(Debug, thiserror::Error)]
+pub enum LandingError {
+    /// The manifest or a file it lists could not be read (not there: a wrong directory given).
+    #[error("{}: {why}", path.display())]
+    Unreadable { path: PathBuf, why: std::io::Error },
+    /// The manifest (`index.json`) is not one.
+    #[error("{}: {why}", path.display())]
+    NotAManifest {
+        path: PathBuf,
+        why: serde_json::Error,
+    },
+    /// The manifest's default names a set it does not have.
+    #[error("{}: no bundled data set named {name:?}", path.display())]
+    NoSet { path: PathBuf, name: String },
 }
 
 /// Loads the manifest's default set from `public_data` (the directory the site serves as
 /// `public-data/`) as the worker does for the bare landing page.
-pub fn load_landing(public_data: &Path) -> Result<Landing, String> {
+pub fn load_landing(public_data: &Path) -> Result<Landing, LandingError> {
+    let read = |path: PathBuf| match std::fs::read(&path) {
+        Ok(bytes) => Ok(bytes),
+        Err(why) => Err(LandingError::Unreadable { path, why }),
+    };
     let path = public_data.join("index.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let manifest: Manifest =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let manifest: Manifest = match serde_json::from_slice(&read(path.clone())?) {
+        Ok(m) => m,
+        Err(why) => return Err(LandingError::NotAManifest { path, why }),
+    };
     let name = manifest.default.unwrap_or_else(|| "paper".into());
-    let entry = manifest
-        .sets
-        .get(&name)
-        .ok_or_else(|| format!("{}: no bundled data set named {name:?}", path.display()))?;
+    let Some(entry) = manifest.sets.get(&name) else {
+        return Err(LandingError::NoSet { path, name });
+    };
     let mut files = Vec::new();
     let mut bytes = Vec::new();
     for f in &entry.files {
-        let b = std::fs::read(public_data.join(f))
-            .map_err(|e| format!("{}: {e}", public_data.join(f).display()))?;
+        let b = read(public_data.join(f))?;
         // The name the worker gives it: its URL, relative to the page.
         let name = format!("public-data/{f}");
         files.push(InputFile {
@@ -85,10 +107,10 @@ pub fn load_landing(public_data: &Path) -> Result<Landing, String> {
     );
     let snapshot = Snapshot::of(&fast);
     let report = score_options(&ViewOptions::default())
-        .map_err(|e| e.to_string())
+        .map_err(ReportError::from)
         .and_then(|mut o| {
             o.items = false;
-            score(&fast.dataset, &fast.issues, &o).map_err(|e| e.to_string())
+            Ok(score(&fast.dataset, &fast.issues, &o)?)
         });
     let full = load(&sources, LoadOptions::default());
     let questions = snapshot
@@ -237,6 +259,23 @@ mod tests {
         assert!(!html.contains("<img"), "raw markup from data");
         assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
         assert!(html.contains("most judgments (&lt;img src=x onerror=alert(1)&gt;"));
+    }
+
+    #[test]
+    fn a_directory_without_the_bundled_data_names_the_file_it_lacks() {
+        let dir = public_data().join("no-such-directory");
+        let Err(e) = load_landing(&dir) else {
+            panic!("a landing from a directory that is not there");
+        };
+        assert!(
+            matches!(&e, LandingError::Unreadable { path, .. } if *path == dir.join("index.json")),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with(&dir.join("index.json").display().to_string()),
+            "{e}"
+        );
     }
 
     #[test]

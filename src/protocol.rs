@@ -4,8 +4,11 @@
 //! [`ScoreReport`] for the options in the URL, and answers to small queries (one question's
 //! judgments and answers, a paired comparison, pages of one run's trajectory and the steps a
 //! search in it finds). Everything but the files themselves (`Blob`
-//! handles, never their bytes) travels as JSON made by these types. Types only: how the worker
-//! computes them is `crate::worker`, how the URL states the options is `crate::options`.
+//! handles, never their bytes) travels as JSON made by these types, why an answer holds no value
+//! too (`error.rs`: typed errors, not words). Types only: how the worker computes them is
+//! `crate::worker`, how the URL states the options is `crate::options`.
+
+mod error;
 
 use crate::markdown::Md;
 use repoprobe_core::facts::ToolKind;
@@ -18,6 +21,7 @@ use repoprobe_core::{
 };
 use serde::{Deserialize, Serialize};
 
+pub use error::{ReadError, ReportError, RunError};
 pub use repoprobe_core::model::trajectory::StepSource;
 pub use repoprobe_core::trajectories::TrajectoryKey;
 
@@ -506,8 +510,8 @@ pub struct Comparison {
     pub id: String,
     /// The question's evidence paths.
     pub evidence: Vec<String>,
-    pub a: Result<CompareSide, String>,
-    pub b: Result<CompareSide, String>,
+    pub a: Result<CompareSide, RunError>,
+    pub b: Result<CompareSide, RunError>,
 }
 
 /// A request from the page. `Add` comes with the files' `Blob`s beside the JSON.
@@ -654,7 +658,10 @@ pub struct JudgesAnswer {
     pub a: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub b: Option<String>,
-    pub report: Result<repoprobe_core::metrics::judges::JudgesReport, String>,
+    pub report: Result<
+        repoprobe_core::metrics::judges::JudgesReport,
+        repoprobe_core::metrics::judges::UnknownJudge,
+    >,
     /// Why some rationales could not be read back (a file changed since it was loaded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub texts_error: Option<String>,
@@ -675,7 +682,7 @@ pub enum Response {
         options: ViewOptions,
         // Boxed: the largest variant by far (serde reads and writes it as the value itself).
         snapshot: Box<Snapshot>,
-        report: Result<ScoreReport, String>,
+        report: Result<ScoreReport, ReportError>,
         /// The report's bootstrap intervals are still being computed (see
         /// `worker::scoring::defer_intervals`): a `Report` for the same options brings them.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -683,7 +690,7 @@ pub enum Response {
     },
     Report {
         options: ViewOptions,
-        report: Result<ScoreReport, String>,
+        report: Result<ScoreReport, ReportError>,
         /// As in `Loaded`: a second `Report` for the same options brings the intervals.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         intervals_pending: bool,
@@ -693,7 +700,7 @@ pub enum Response {
         options: ViewOptions,
         a: String,
         b: String,
-        report: Result<ScoreReport, String>,
+        report: Result<ScoreReport, ReportError>,
     },
     /// The agreement between judges asked for: the report (the rationales of the disagreements
     /// shown read back), or why there is none (a judge not in the files).
@@ -714,18 +721,18 @@ pub enum Response {
     /// A page of a run's trajectory, or why it cannot be read.
     Trajectory {
         key: TrajectoryKey,
-        page: Result<TrajectoryPage, String>,
+        page: Result<TrajectoryPage, RunError>,
     },
     /// The steps that hold `query`, in order.
     TrajectorySearch {
         key: TrajectoryKey,
         query: String,
-        steps: Result<Vec<u64>, String>,
+        steps: Result<Vec<u64>, RunError>,
     },
     Runs {
         options: ViewOptions,
         query: RunsQuery,
-        page: Result<RunsPage, String>,
+        page: Result<RunsPage, ReportError>,
     },
     /// How a search stands (after each read, and at its end).
     Search(SearchState),
@@ -797,7 +804,7 @@ mod tests {
         let l = golden();
         let options = ViewOptions::default();
         let report = score(&l.dataset, &l.issues, &score_options(&options).unwrap())
-            .map_err(|e| e.to_string());
+            .map_err(ReportError::from);
         let snapshot = Snapshot::of(&l);
         let mut responses = vec![
             Response::Question(QuestionData::of(&l.dataset, "q1")),
@@ -818,8 +825,7 @@ mod tests {
                 report: repoprobe_core::metrics::judges::judges(
                     &l.dataset,
                     &repoprobe_core::metrics::judges::JudgesOptions::default(),
-                )
-                .map_err(|e| e.to_string()),
+                ),
                 texts_error: Some("gone".into()),
             })),
             Response::Grade(Box::new(crate::worker::grade::answer(
@@ -856,7 +862,7 @@ mod tests {
             Response::Hashes(vec![("a".into(), "00".into())]),
             Response::Trajectory {
                 key: key(),
-                page: Err("gone".into()),
+                page: Err(RunError::NotGiven),
             },
             Response::Trajectory {
                 key: key(),
@@ -955,6 +961,88 @@ mod tests {
             model: "m".into(),
             attempt: 0,
         }
+    }
+
+    /// The page matches the worker's errors by variant and says the worker's words: each kind
+    /// reads back whole, with the same words (a byte count, an HTTP status, a run's key too).
+    #[test]
+    fn every_error_reads_back_as_the_worker_said_it() {
+        use repoprobe_core::dataset::WindowError;
+        use repoprobe_core::metrics::ScoreError;
+        use repoprobe_core::metrics::panel::PanelError;
+        use repoprobe_core::metrics::weights::{BadRule, WeightRuleError};
+        use repoprobe_core::trajectories::TrajectoryError;
+        let runs = [
+            RunError::NotGiven,
+            RunError::NotHeld,
+            RunError::Read(ReadError::Browser("NotReadableError".into())),
+            RunError::Read(ReadError::Fetch("TypeError: Failed to fetch".into())),
+            RunError::Read(ReadError::NotRange(200)),
+            RunError::Read(ReadError::Short { sent: 2, asked: 3 }),
+            RunError::Line(TrajectoryError::PastTheEnd(key())),
+            RunError::Line(TrajectoryError::OtherFile {
+                indexed: 1,
+                given: 2,
+            }),
+            RunError::Line(TrajectoryError::NotALine("EOF".into())),
+            RunError::OtherRun {
+                found: key(),
+                file: "r.trajectories.jsonl".into(),
+            },
+        ];
+        let reports = [
+            ReportError::Weights(WeightRuleError {
+                text: "q1/k1".into(),
+                why: BadRule::NoEquals,
+            }),
+            ReportError::Weights(WeightRuleError {
+                text: "q1/k1=x".into(),
+                why: BadRule::NotAWeight("x".into()),
+            }),
+            ReportError::Score(ScoreError::UnknownJudge("j".into(), "\"a\"".into())),
+            ReportError::Score(ScoreError::Window(WindowError::NotADate("x".into()))),
+            ReportError::Score(ScoreError::Panel(PanelError::TooFew(1))),
+        ];
+        let mut responses: Vec<Response> = runs
+            .iter()
+            .map(|e| Response::TrajectorySearch {
+                key: key(),
+                query: "q".into(),
+                steps: Err(e.clone()),
+            })
+            .collect();
+        responses.push(Response::Compare(Box::new(Comparison {
+            id: "q1".into(),
+            evidence: Vec::new(),
+            a: Err(runs[4].clone()),
+            b: Err(runs[9].clone()),
+        })));
+        responses.extend(reports.iter().map(|e| Response::Runs {
+            options: ViewOptions::default(),
+            query: RunsQuery::default(),
+            page: Err(e.clone()),
+        }));
+        responses.push(Response::Judges(Box::new(JudgesAnswer {
+            options: ViewOptions::default(),
+            a: Some("x".into()),
+            b: None,
+            report: Err(repoprobe_core::metrics::judges::UnknownJudge {
+                name: "x".into(),
+                known: "none".into(),
+            }),
+            texts_error: None,
+        })));
+        for r in responses {
+            assert_eq!(Response::decode(&r.encode()).unwrap(), r);
+        }
+        assert_eq!(
+            runs[4].to_string(),
+            "the server answered HTTP 200 to a Range request (206 expected): load the page again to download the file whole"
+        );
+        assert_eq!(
+            reports[0].to_string(),
+            "weight rule \"q1/k1\" has no '=': write QUESTION/ITEM=WEIGHT, e.g. q1/k2=0, */@clarity=2 or */@knowledge=1"
+        );
     }
 
     #[test]

@@ -2,14 +2,14 @@
 //! (natively tested). An answer may call for another request (the tables asked under options
 //! no longer in force): those are returned, for the caller to send.
 
-use crate::protocol::{Response, Started, ViewOptions};
+use crate::protocol::{ReportError, Response, Started, ViewOptions};
 use crate::state::{AppState, InputFile, Shared};
 use leptos::prelude::*;
 use repoprobe_core::ScoreReport;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-fn shared(r: Result<ScoreReport, String>) -> Result<Shared<ScoreReport>, String> {
+fn shared(r: Result<ScoreReport, ReportError>) -> Result<Shared<ScoreReport>, ReportError> {
     r.map(|r| Shared(Arc::new(r)))
 }
 
@@ -117,7 +117,7 @@ fn search_progress(state: AppState, s: crate::protocol::SearchState) {
 fn report_for(
     state: AppState,
     options: ViewOptions,
-    report: Result<ScoreReport, String>,
+    report: Result<ScoreReport, ReportError>,
     intervals_pending: bool,
     loaded: bool,
 ) -> Vec<crate::protocol::Request> {
@@ -193,7 +193,7 @@ mod tests {
         Response::Loaded {
             report: score_options(&options)
                 .map(|o| ScoreReport::empty(&o))
-                .map_err(|e| e.to_string()),
+                .map_err(ReportError::from),
             options,
             snapshot: Box::default(),
             intervals_pending: pending,
@@ -245,7 +245,9 @@ mod tests {
             let before = s.report.get_untracked();
             let other = Response::Report {
                 options: ViewOptions::default(),
-                report: Err("x".into()),
+                report: Err(ReportError::Score(
+                    repoprobe_core::metrics::ScoreError::UnknownQuestion("x".into()),
+                )),
                 intervals_pending: false,
             };
             assert!(apply(s, other).is_empty());

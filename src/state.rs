@@ -6,7 +6,8 @@
 
 use crate::options::score_options;
 use crate::protocol::{
-    BundledSet, FetchFailure, QuestionData, Snapshot, TrajectoryKey, ViewOptions,
+    BundledSet, FetchFailure, QuestionData, ReportError, RunError, Snapshot, TrajectoryKey,
+    ViewOptions,
 };
 use crate::trajectory::TrajectoryView;
 use leptos::prelude::*;
@@ -55,7 +56,7 @@ type Paired = (
     ViewOptions,
     String,
     String,
-    Result<Shared<ScoreReport>, String>,
+    Result<Shared<ScoreReport>, ReportError>,
 );
 
 #[derive(Clone, Copy)]
@@ -73,8 +74,8 @@ pub struct AppState {
     /// What the views list, from the worker.
     pub snapshot: RwSignal<Shared<Snapshot>>,
     pub options: Memo<ViewOptions>,
-    /// The report for the options in force; an error message if an option cannot be honoured.
-    pub report: RwSignal<Result<Shared<ScoreReport>, String>>,
+    /// The report for the options in force, or why an option cannot be honoured.
+    pub report: RwSignal<Result<Shared<ScoreReport>, ReportError>>,
     /// Whether `report`'s 95 % intervals are still being computed: on large data the worker
     /// answers the tables first and the intervals after (`worker::scoring::defer_intervals`).
     pub intervals_pending: RwSignal<bool>,
@@ -108,11 +109,11 @@ pub struct AppState {
 pub type RunsAnswer = (
     ViewOptions,
     crate::protocol::RunsQuery,
-    Result<Shared<crate::protocol::RunsPage>, String>,
+    Result<Shared<crate::protocol::RunsPage>, ReportError>,
 );
 
 /// A search's answer: the run, the query, the matching steps (or why none could be had).
-pub type TrajectorySearch = (TrajectoryKey, String, Result<Vec<u64>, String>);
+pub type TrajectorySearch = (TrajectoryKey, String, Result<Vec<u64>, RunError>);
 
 impl AppState {
     /// Whether the user gave files of their own (dropped, picked, `?data=`).
@@ -135,8 +136,8 @@ impl AppState {
 }
 
 /// The report of no data under `o` (or why `o` cannot be honoured).
-pub fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, String> {
-    let o = score_options(o).map_err(|e| e.to_string())?;
+pub fn empty_report(o: &ViewOptions) -> Result<Shared<ScoreReport>, ReportError> {
+    let o = score_options(o)?;
     Ok(Shared(Arc::new(ScoreReport::empty(&o))))
 }
 

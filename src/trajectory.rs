@@ -4,7 +4,8 @@
 //! asks for and whether it is here). No browser, no signal: natively tested.
 
 use crate::protocol::{
-    OutlineEntry, ShownStep, StepKind, StepSource, TrajectoryHead, TrajectoryKey, TrajectoryPage,
+    OutlineEntry, RunError, ShownStep, StepKind, StepSource, TrajectoryHead, TrajectoryKey,
+    TrajectoryPage,
 };
 
 /// The steps shown of one run, and how they were asked for.
@@ -21,7 +22,7 @@ pub struct TrajectoryView {
     /// Where the next page starts.
     pub next: Option<u64>,
     /// Why the run could not be read (its file changed, an index of another file).
-    pub error: Option<String>,
+    pub error: Option<RunError>,
 }
 
 impl TrajectoryView {
@@ -42,7 +43,7 @@ impl TrajectoryView {
 pub fn merge(
     prev: Option<&TrajectoryView>,
     key: TrajectoryKey,
-    page: Result<TrajectoryPage, String>,
+    page: Result<TrajectoryPage, RunError>,
 ) -> TrajectoryView {
     let same = prev.filter(|p| p.key == key);
     let head_before = same.and_then(|p| p.head.clone());
@@ -228,9 +229,9 @@ mod tests {
             attempt: 1,
             ..key()
         };
-        let v4 = merge(Some(&v3), other, Err("gone".into()));
+        let v4 = merge(Some(&v3), other, Err(RunError::NotGiven));
         assert!(v4.head.is_none() && v4.steps.is_empty());
-        assert_eq!(v4.error.as_deref(), Some("gone"));
+        assert_eq!(v4.error, Some(RunError::NotGiven));
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! answers, tasks (`spawn_local`), `Blob`s read as streams, whole or by slice, Range requests,
 //! User Timing. It decides nothing: what to read and what to answer is `worker::serve`'s.
 
-use crate::protocol::{Response, ViewOptions};
-use crate::worker::host::{Host, ReadError, ReadTimes, range_bytes, range_header, range_status};
+use crate::protocol::{ReadError, Response, ViewOptions};
+use crate::worker::host::{Host, ReadTimes, range_bytes, range_header, range_status};
 use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;

@@ -33,7 +33,7 @@ pub fn Breakdown() -> impl IntoView {
         {move || {
             let r = match state.report.get() {
                 Ok(r) => r,
-                Err(e) => return view! { <p class="error">{e}</p> }.into_any(),
+                Err(e) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
             };
             if r.models.is_empty() {
                 return view! {

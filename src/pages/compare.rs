@@ -4,7 +4,7 @@
 //! paths only one of them read, and under each its checklist scores and the judge's rationales.
 //! The worker reads the two runs and lays them out (`worker::compare`); this view shows them.
 
-use crate::protocol::{CompareRead, CompareSide, CompareTurn, Comparison, QuestionData};
+use crate::protocol::{CompareRead, CompareSide, CompareTurn, Comparison, QuestionData, RunError};
 use crate::state::AppState;
 use crate::view_href;
 use leptos::prelude::*;
@@ -63,7 +63,7 @@ pub fn Compare() -> impl IntoView {
     }
 }
 
-fn side_is(s: &Result<CompareSide, String>, run: &(String, u32)) -> bool {
+fn side_is(s: &Result<CompareSide, RunError>, run: &(String, u32)) -> bool {
     // A side that could not be read is still the answer for that run: its error is shown.
     s.as_ref()
         .map_or(true, |s| s.key.model == run.0 && s.key.attempt == run.1)
@@ -80,7 +80,7 @@ fn columns(
         c.a.as_ref()
             .map_or(0, |s| s.turns.len())
             .max(c.b.as_ref().map_or(0, |s| s.turns.len()));
-    let turn = |s: &Result<CompareSide, String>, i: usize| -> AnyView {
+    let turn = |s: &Result<CompareSide, RunError>, i: usize| -> AnyView {
         match s {
             Ok(s) => s.turns.get(i).map_or_else(
                 || view! { <td class="none">"—"</td> }.into_any(),
@@ -131,12 +131,14 @@ fn name(s: &CompareSide) -> String {
 
 /// A column's head: the run, its agent, what it read that the other did not.
 fn side_head(
-    s: &Result<CompareSide, String>,
+    s: &Result<CompareSide, RunError>,
     _data: Option<&QuestionData>,
     _judge: Option<&str>,
 ) -> impl IntoView + use<> {
     match s {
-        Err(e) => view! { <th scope="col"><span class="error">{e.clone()}</span></th> }.into_any(),
+        Err(e) => {
+            view! { <th scope="col"><span class="error">{e.to_string()}</span></th> }.into_any()
+        }
         Ok(s) => {
             let only = if s.only.is_empty() {
                 "nothing the other did not".to_string()
@@ -200,7 +202,7 @@ fn read(r: &CompareRead) -> impl IntoView + use<> {
 /// judge in force).
 fn checklist(
     q: &Question,
-    s: &Result<CompareSide, String>,
+    s: &Result<CompareSide, RunError>,
     data: Option<&QuestionData>,
     judge: Option<&str>,
 ) -> impl IntoView + use<> {

@@ -14,7 +14,7 @@ pub fn Failures() -> impl IntoView {
     view! {
         <h1>"Failure modes"</h1>
         {move || match state.report.get() {
-            Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+            Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
             Ok(r) => match report::failure_table(&r) {
                 Some(t) => {
                     let groups: Vec<String> = r.failure_modes.iter().map(|f| f.model.clone()).collect();

@@ -121,7 +121,7 @@ fn Answer(answer: Shared<JudgesAnswer>) -> impl IntoView {
         .clone()
         .map(|e| view! { <p class="error">{e}</p> });
     let body = match &answer.report {
-        Err(e) => view! { <p class="error">{e.clone()}</p> }.into_any(),
+        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
         Ok(r) if r.judges.len() < 2 => {
             view! { <p class="empty judges-none">{fewer_than_two(r)}</p> }.into_any()
         }

@@ -106,7 +106,7 @@ fn Recomputed() -> impl IntoView {
     let state = expect_context::<AppState>();
     move || {
         match state.report.get() {
-        Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
         // Not "nothing loaded" while the first files are still on their way.
         Ok(r) if r.models.is_empty() && state.busy.get().is_some_and(|b| b.ends_with('…')) => {
             view! { <p class="empty">"Loading…"</p> }.into_any()
@@ -362,10 +362,7 @@ fn Paired() -> impl IntoView {
         if o != options || pa != a || pb != b {
             return None;
         }
-        Some(
-            r.map(|r| report::paired_table(&r))
-                .map_err(|e| e.to_string()),
-        )
+        Some(r.map(|r| report::paired_table(&r)))
     });
     view! {
         <section class="paired">
@@ -374,7 +371,7 @@ fn Paired() -> impl IntoView {
             {pick("a")} " vs " {pick("b")}
             {move || match table.get() {
                 None => ().into_any(),
-                Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                 Some(Ok(Some(t))) => view! { <ReportTable table=t id="paired" /> }.into_any(),
                 Some(Ok(None)) => ().into_any(),
             }}

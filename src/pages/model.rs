@@ -23,7 +23,7 @@ pub fn ModelDetail() -> impl IntoView {
         {move || {
             let r = match state.report.get() {
                 Ok(r) => r,
-                Err(e) => return view! { <p class="error">{e}</p> }.into_any(),
+                Err(e) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
             };
             let judge = r.judge.clone().unwrap_or_default();
             let models: Vec<String> = r.models.iter().filter(|m| m.judge == judge).map(|m| m.model.clone()).collect();

@@ -19,7 +19,7 @@ pub fn Reliability() -> impl IntoView {
         {move || {
             let r = match state.report.get() {
                 Ok(r) => r,
-                Err(e) => return view! { <p class="error">{e}</p> }.into_any(),
+                Err(e) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
             };
             let table = report::reliability_table(&r);
             let rows = item_rows.get();

@@ -116,7 +116,7 @@ pub fn Runs() -> impl IntoView {
         }}
         {move || match shown.get() {
             None => view! { <p aria-busy="true">"Reading the runs…"</p> }.into_any(),
-            Some((_, _, Err(e))) => view! { <p class="error">{e}</p> }.into_any(),
+            Some((_, _, Err(e))) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
             Some((_, _, Ok(p))) if p.total == 0 => view! {
                 <crate::problems::WhyEmpty
                     state=state

@@ -5,7 +5,7 @@
 //! request's header and the checks of its answer (`range_header`, `range_status`, `range_bytes`).
 
 use super::Handle;
-use crate::protocol::{Response, ViewOptions};
+use crate::protocol::{ReadError, Response, ViewOptions};
 
 /// The browser as the worker sees it. Every read starts when called (reads asked for at once
 /// run together), not when its future is first polled.
@@ -118,33 +118,6 @@ impl<'h, H: Host> Phases<'h, H> {
 /// The `Range` header asking for bytes `offset..offset+length`.
 pub fn range_header(offset: u64, length: u64) -> String {
     format!("bytes={offset}-{}", (offset + length).saturating_sub(1))
-}
-
-/// Why a file, or a byte range of it, could not be read: the browser's reason, or a Range
-/// request answered with something else than the range.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ReadError {
-    /// The browser could not read the file (or its slice): its own words.
-    #[error("{0}")]
-    Browser(String),
-    /// The browser could not send the Range request (or read its answer): its own words.
-    #[error("the browser could not fetch it: {0}")]
-    Fetch(String),
-    /// The server answered the Range request with HTTP `0`, not 206.
-    #[error(
-        "the server answered HTTP {0} to a Range request (206 expected): load the page again to download the file whole"
-    )]
-    NotRange(u16),
-    /// The server sent `sent` bytes for a range of `asked`.
-    #[error("the server sent {sent} bytes for a range of {asked}")]
-    Short { sent: u64, asked: u64 },
-}
-
-/// The worker's replies to the page are words (the protocol's text).
-impl From<ReadError> for String {
-    fn from(e: ReadError) -> String {
-        e.to_string()
-    }
 }
 
 /// Whether a Range request's answer of HTTP `status` is the range (only 206 is).

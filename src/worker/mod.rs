@@ -182,7 +182,7 @@ impl<B: Handle> Worker<B> {
         &mut self,
         options: &ViewOptions,
         q: &crate::protocol::RunsQuery,
-    ) -> Result<crate::protocol::RunsPage, scoring::ReportError> {
+    ) -> Result<crate::protocol::RunsPage, crate::protocol::ReportError> {
         let trajectories = &self.trajectories;
         let hits = self
             .search

@@ -3,8 +3,7 @@
 //! apart by name, like trajectories files, before any byte is read; each is read whole (it is
 //! small) and parsed by the core, and the page shows its funnel and selection.
 
-use crate::protocol::Release;
-use crate::worker::host::ReadError;
+use crate::protocol::{ReadError, Release};
 use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::{Issue, Severity};
 use repoprobe_curate::finalize::{Manifest, ManifestError};

@@ -4,8 +4,7 @@
 //! is a slice; a new filter or order selects again over the rows held.
 
 use crate::options::score_options;
-use crate::protocol::{RunsPage, RunsQuery, TrajectoryKey, ViewOptions};
-use crate::worker::scoring::ReportError;
+use crate::protocol::{ReportError, RunsPage, RunsQuery, TrajectoryKey, ViewOptions};
 use repoprobe_core::Dataset;
 use repoprobe_core::metrics::runs::{self, Order, RunFilter, Runs};
 use std::collections::{BTreeSet, HashSet};

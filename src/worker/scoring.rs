@@ -2,28 +2,9 @@
 //! (large; asked for apart), the bootstrap's intervals in a second answer on large data.
 
 use crate::options::score_options;
-use crate::protocol::ViewOptions;
-use repoprobe_core::metrics::ScoreError;
+use crate::protocol::{ReportError, ViewOptions};
 use repoprobe_core::metrics::items::ItemRow;
-use repoprobe_core::metrics::weights::WeightRuleError;
 use repoprobe_core::{Loaded, ScoreOptions, ScoreReport, score};
-
-/// Why there is no report (nor rows of runs) under a view's options: a weight rule of the
-/// address that does not parse, or options the core cannot honour (its words say which).
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ReportError {
-    #[error(transparent)]
-    Weights(#[from] WeightRuleError),
-    #[error(transparent)]
-    Score(#[from] ScoreError),
-}
-
-/// The page is told why in words (the protocol's text).
-impl From<ReportError> for String {
-    fn from(e: ReportError) -> String {
-        e.to_string()
-    }
-}
 
 /// Whether the worker answers a report in two steps, the tables first (scored without the
 /// bootstrap) and their 95 % intervals in a second answer: when the bootstrap of `quick` (a

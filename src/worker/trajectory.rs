@@ -10,41 +10,13 @@
 
 pub mod steps;
 
-use crate::protocol::{IndexHow, StepKind, TrajectoryFile, TrajectoryKey, TrajectoryPage};
-use crate::worker::host::ReadError;
+use crate::protocol::{
+    IndexHow, ReadError, RunError, StepKind, TrajectoryFile, TrajectoryKey, TrajectoryPage,
+};
 use repoprobe_core::issue::{IssueKind, Place};
-use repoprobe_core::trajectories::{Index, Scanner, TrajectoryError};
+use repoprobe_core::trajectories::{Index, Scanner};
 use repoprobe_core::{Issue, Severity};
 use steps::Held;
-
-/// Why a run could not be shown: no file holds it, its line could not be read or is not a
-/// trajectory, or the index points at another run's line.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// No trajectories file given lists the run.
-    #[error("no trajectories file given holds this run")]
-    NotGiven,
-    /// The run was let go (another was opened) before its page was made.
-    #[error("the run is no longer held")]
-    NotHeld,
-    #[error(transparent)]
-    Read(#[from] ReadError),
-    #[error(transparent)]
-    Line(#[from] TrajectoryError),
-    /// The line at the index's byte range is run `found`'s.
-    #[error(
-        "the index points at the line of {} / {} / attempt {}, not of this run: is the index of another version of {file}?",
-        found.question_id, found.model, found.attempt
-    )]
-    OtherRun { found: TrajectoryKey, file: String },
-}
-
-/// The page is told why in words (the protocol's text).
-impl From<RunError> for String {
-    fn from(e: RunError) -> String {
-        e.to_string()
-    }
-}
 
 /// How a trajectories file's name ends.
 pub const LINES: &str = ".trajectories.jsonl";
@@ -231,12 +203,12 @@ impl<B: Clone> Store<B> {
         // A URL whose server did not say its size (no Content-Range it lets us read): the
         // index's word is taken, and a line of another run is refused when read.
         let unknown = f.bytes == 0 && matches!(f.source, Source::Url(_));
-        let checked = json.map_err(String::from).and_then(|j| {
+        let checked = json.map_err(|e| e.to_string()).and_then(|j| {
             let bytes = match unknown {
                 true => serde_json::from_slice::<Index>(&j).map_or(0, |i| i.bytes),
                 false => f.bytes,
             };
-            Index::read(&j, bytes).map_err(String::from)
+            Index::read(&j, bytes).map_err(|e| e.to_string())
         });
         match checked {
             Ok(index) => {

@@ -85,8 +85,10 @@ impl Index {
     }
 }
 
-/// Why a trajectories file or its index cannot be read as one.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a trajectories file or its index cannot be read as one. Serde: the site's worker sends it
+/// to its page as it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TrajectoryError {
     #[error("not a trajectories index: {0}")]
     NotAnIndex(String),
@@ -103,13 +105,6 @@ pub enum TrajectoryError {
     /// The first bytes of a line hold no whole key, or do not start a trajectory.
     #[error("the line's first bytes {0}")]
     NoHead(String),
-}
-
-/// The site's worker says why in words: its messages to the page are text.
-impl From<TrajectoryError> for String {
-    fn from(e: TrajectoryError) -> String {
-        e.to_string()
-    }
 }
 
 /// One line of the file: `key` first, then the trajectory, compact, newline-terminated.

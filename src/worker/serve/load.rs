@@ -96,7 +96,7 @@ impl<H: Host> Service<H> {
         self.reply(&Response::Loaded {
             options: options.clone(),
             snapshot: Box::new(snapshot),
-            report: report.map_err(String::from),
+            report,
             intervals_pending: pending,
         });
         phases.end("rp:reply");

@@ -119,7 +119,7 @@ impl<H: Host> Service<H> {
                 self.reply(&Response::Runs {
                     options,
                     query,
-                    page: page.map_err(String::from),
+                    page,
                 });
             }
             Request::Search { id, query, regex } => self.start_search(id, query, regex),
@@ -143,7 +143,7 @@ impl<H: Host> Service<H> {
                     options,
                     a,
                     b,
-                    report: report.map_err(String::from),
+                    report,
                 });
             }
         }
@@ -154,7 +154,7 @@ impl<H: Host> Service<H> {
         let (report, pending) = scoring::first_report(self.worker.borrow().loaded(), &options);
         self.reply(&Response::Report {
             options: options.clone(),
-            report: report.map_err(String::from),
+            report,
             intervals_pending: pending,
         });
         if pending {
@@ -169,7 +169,7 @@ impl<H: Host> Service<H> {
         phases.end("rp:intervals");
         self.reply(&Response::Report {
             options,
-            report: report.map_err(String::from),
+            report,
             intervals_pending: false,
         });
         phases.end("rp:intervals-reply");

@@ -3,10 +3,12 @@
 //! side by side (`compare`). A run's line is read by its byte range (`read_range`).
 
 use super::Service;
-use crate::protocol::{Comparison, Response, SearchState, StepKind, TrajectoryKey, TrajectoryPage};
-use crate::worker::host::{Host, Phases, ReadError};
+use crate::protocol::{
+    Comparison, ReadError, Response, RunError, SearchState, StepKind, TrajectoryKey, TrajectoryPage,
+};
+use crate::worker::host::{Host, Phases};
+use crate::worker::trajectory::Source;
 use crate::worker::trajectory::steps::FIRST_BYTES;
-use crate::worker::trajectory::{RunError, Source};
 use crate::worker::{compare, search};
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -55,7 +57,7 @@ impl<H: Host> Service<H> {
         phases.end("rp:trajectory-page");
         self.reply(&Response::Trajectory {
             key: key.clone(),
-            page: page.map_err(String::from),
+            page,
         });
         phases.end("rp:trajectory-reply");
         if opened {
@@ -115,7 +117,7 @@ impl<H: Host> Service<H> {
             .trajectories
             .held_mut(&key)
             .map(|h| h.search(&query))
-            .ok_or_else(|| "the run is no longer held: open it again".to_string());
+            .ok_or(RunError::NotHeld);
         phases.end("rp:trajectory-search");
         self.reply(&Response::TrajectorySearch { key, query, steps });
     }
@@ -215,19 +217,13 @@ impl<H: Host> Service<H> {
                     .collect()
             })
             .unwrap_or_default();
-        let mut sides = Vec::new();
-        for (model, attempt) in [a, b] {
-            let key = TrajectoryKey {
-                question_id: id.clone(),
-                model,
-                attempt,
-            };
-            sides.push(self.side(key, &evidence).await.map_err(String::from));
-        }
-        let (mut b, mut a) = (
-            sides.pop().unwrap_or(Err(String::new())),
-            sides.pop().unwrap_or(Err(String::new())),
-        );
+        let key = |(model, attempt): (String, u32)| TrajectoryKey {
+            question_id: id.clone(),
+            model,
+            attempt,
+        };
+        let mut a = self.side(key(a), &evidence).await;
+        let mut b = self.side(key(b), &evidence).await;
         if let (Ok(a), Ok(b)) = (a.as_mut(), b.as_mut()) {
             compare::only(a, b);
         }

@@ -4,11 +4,12 @@
 
 use super::Service;
 use crate::protocol::{
-    Origin, Request, Response, StartFile, Started, StepKind, TrajectoryKey, ViewOptions,
+    Origin, ReadError, Request, Response, RunError, StartFile, Started, StepKind, TrajectoryKey,
+    ViewOptions,
 };
 use crate::worker::Handle;
 use crate::worker::hash::{Digest, Hasher, hex};
-use crate::worker::host::{Host, ReadError, ReadTimes, range_bytes, range_status};
+use crate::worker::host::{Host, ReadTimes, range_bytes, range_status};
 use crate::worker::testdata::FILES;
 use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::model::trajectory::{Step, StepSource, Trajectory, TrajectoryAgent};
@@ -469,8 +470,12 @@ fn a_server_that_answers_a_range_whole_is_an_error_of_that_run_and_a_missing_run
     else {
         panic!("{got:?}")
     };
-    assert!(whole.contains("HTTP 200"), "{whole}");
-    assert_eq!(missing, "no trajectories file given holds this run");
+    assert_eq!(*whole, RunError::Read(ReadError::NotRange(200)));
+    assert_eq!(*missing, RunError::NotGiven);
+    assert_eq!(
+        missing.to_string(),
+        "no trajectories file given holds this run"
+    );
     assert_eq!(c.a.as_ref().unwrap_err(), whole);
     assert_eq!(c.b.as_ref().unwrap_err(), missing);
 }

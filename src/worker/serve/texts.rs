@@ -79,7 +79,7 @@ impl<H: Host> Service<H> {
             options,
             a,
             b,
-            report: report.map_err(|e| e.to_string()),
+            report,
             texts_error: error,
         })));
     }

@@ -6,9 +6,9 @@
 //! What a tool call is and which files it read are the core's `facts` (the answer record's
 //! `files_read` comes from the same code), never decided here again.
 
-use super::RunError;
 use crate::protocol::{
-    OutlineEntry, ShownCall, ShownStep, StepKind, TrajectoryHead, TrajectoryKey, TrajectoryPage,
+    OutlineEntry, RunError, ShownCall, ShownStep, StepKind, TrajectoryHead, TrajectoryKey,
+    TrajectoryPage,
 };
 use repoprobe_core::facts::{Facts, ToolKind};
 use repoprobe_core::model::trajectory::{

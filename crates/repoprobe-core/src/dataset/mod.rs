@@ -37,7 +37,8 @@ pub struct Dataset {
 }
 
 /// Why a window of creation dates could not be had.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum WindowError {
     #[error("{} is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", crate::text::quote(.0))]
     NotADate(String),

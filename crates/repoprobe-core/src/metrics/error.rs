@@ -1,8 +1,9 @@
 //! Why `score` could not honour an option (its own module: the weights report through it and
 //! `score` returns it, with no import between them and `metrics`).
 
-/// Why `score` could not honour an option.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why `score` could not honour an option. Serde: the site's worker sends it to its page as it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ScoreError {
     #[error("judge {0:?} has no valid judgments; judges present: {1}")]
     UnknownJudge(String, String),

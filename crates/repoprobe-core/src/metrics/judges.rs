@@ -36,7 +36,7 @@ impl Default for JudgesOptions {
 }
 
 /// A judge named in `--a`/`--b` that judged nothing in the files.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[error("no checklist judgment by judge {name:?} in the files; judges there: {known}")]
 pub struct UnknownJudge {
     pub name: String,

@@ -41,7 +41,8 @@ pub struct Panel {
 }
 
 /// Why a panel cannot be formed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PanelError {
     #[error("a panel needs at least two judges, {0} given")]
     TooFew(usize),

@@ -31,7 +31,7 @@ pub struct WeightRule {
 }
 
 /// Why a weight rule (`QUESTION/ITEM=WEIGHT`) could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 #[error("weight rule {text:?}{why}")]
 pub struct WeightRuleError {
     pub text: String,
@@ -39,7 +39,8 @@ pub struct WeightRuleError {
 }
 
 /// What is wrong with a weight rule.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BadRule {
     #[error(" has no '=': {FORM}")]
     NoEquals,

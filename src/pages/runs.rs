@@ -15,7 +15,7 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 use leptos_router::params::ParamsMap;
 use repoprobe_core::metrics::runs::{Column, Order, RunRow, Verdict};
 use repoprobe_core::report::{Cell, RUN_HEADERS, run_cells};
-use repoprobe_core::{FailureMode, RecordKind};
+use repoprobe_core::{FailureMode, Keyed, RecordKind};
 
 /// The column each header sorts by (none for the lists of paths and of tool kinds).
 const SORT: [Option<Column>; 17] = [
@@ -44,7 +44,7 @@ pub fn Runs() -> impl IntoView {
     let query = use_query_map();
     let start = RwSignal::new(0usize);
     // Two runs picked for side by side (the last two ticked).
-    let picked = RwSignal::new(Vec::<(String, String, u32)>::new());
+    let picked = RwSignal::new(Vec::<Picked>::new());
     let searched = Memo::new(move |_| {
         query.with(|q| {
             let text = q.get("q").filter(|t| !t.trim().is_empty())?;
@@ -285,26 +285,26 @@ fn hit(h: &SearchHit) -> impl IntoView + use<> {
     }
 }
 
-/// A run picked for side by side: question, model, attempt.
-type Picked = (String, String, u32);
+/// A run picked for side by side.
+type Picked = repoprobe_core::AnswerKey;
 
 /// The link to the two runs picked side by side (two of one question), or what to pick.
 fn pair_link(picked: RwSignal<Vec<Picked>>) -> impl IntoView {
     move || {
         let p = picked.get();
         match p.as_slice() {
-            [a, b] if a.0 == b.0 => {
+            [a, b] if a.question_id == b.question_id => {
                 let href = view_href(
                     "compare",
                     &[
-                        ("id", &a.0),
-                        ("a", &format!("{}:{}", a.1, a.2)),
-                        ("b", &format!("{}:{}", b.1, b.2)),
+                        ("id", &a.question_id),
+                        ("a", &format!("{}:{}", a.model, a.attempt)),
+                        ("b", &format!("{}:{}", b.model, b.attempt)),
                     ],
                 );
-                view! { <p class="pair"><a id="side-by-side" href=href>{format!("Side by side: {} attempt {} and {} attempt {} on {}", a.1, a.2, b.1, b.2, a.0)}</a></p> }.into_any()
+                view! { <p class="pair"><a id="side-by-side" href=href>{format!("Side by side: {} attempt {} and {} attempt {} on {}", a.model, a.attempt, b.model, b.attempt, a.question_id)}</a></p> }.into_any()
             }
-            [a, b] => view! { <p class="pair">{format!("Pick two runs of one question to see them side by side ({} and {} are not).", a.0, b.0)}</p> }.into_any(),
+            [a, b] => view! { <p class="pair">{format!("Pick two runs of one question to see them side by side ({} and {} are not).", a.question_id, b.question_id)}</p> }.into_any(),
             _ => view! { <p class="pair muted">"Tick two runs of one question (Compare column) to see them side by side."</p> }.into_any(),
         }
     }
@@ -496,7 +496,7 @@ fn header(h: &'static str, column: Option<Column>, order: Option<Order>) -> impl
 }
 
 fn row(r: &RunRow, trajectory: bool, picked: RwSignal<Vec<Picked>>) -> impl IntoView + use<> {
-    let me: Picked = (r.question_id.clone(), r.model.clone(), r.attempt);
+    let me: Picked = r.key().to_key();
     let mine = me.clone();
     let tick = move |ev: leptos::ev::Event| {
         let on = event_target_checked(&ev);
@@ -541,7 +541,7 @@ fn row(r: &RunRow, trajectory: bool, picked: RwSignal<Vec<Picked>>) -> impl Into
                     <input
                         type="checkbox"
                         class="pick"
-                        aria-label=format!("compare {} {} attempt {}", mine.0, mine.1, mine.2)
+                        aria-label=format!("compare {} {} attempt {}", mine.question_id, mine.model, mine.attempt)
                         prop:checked=move || picked.with(|p| p.contains(&mine))
                         on:change=tick.clone()
                     />

@@ -13,7 +13,7 @@ pub mod repo_path;
 pub mod trajectory;
 
 pub use evidence::EvidencePath;
-pub use key::AnswerKey;
+pub use key::{AnswerKey, KeyRef, Keyed};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

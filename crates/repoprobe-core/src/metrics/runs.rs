@@ -16,7 +16,7 @@ use super::score_report::ScoreOptions;
 use super::weights::Resolved;
 use crate::dataset::Dataset;
 use crate::model::agent::AgentBlock;
-use crate::model::{Answer, FailureMode, ItemKind, Judgment, Question};
+use crate::model::{Answer, FailureMode, ItemKind, Judgment, KeyRef, Keyed, Question};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -140,34 +140,26 @@ pub fn runs(ds: &Dataset, opts: &ScoreOptions) -> Result<Runs, ScoreError> {
     let weights = Resolved::new(&opts.weights, &index, kept.is_none())?;
     let judge = judge_in_force(ds, opts.judge.as_deref())?;
     let classifier = classifier_in_force(ds).map(str::to_string);
-    let mut judgments: BTreeMap<(&str, &str, u32), Vec<&Judgment>> = BTreeMap::new();
+    let mut judgments: BTreeMap<KeyRef, Vec<&Judgment>> = BTreeMap::new();
     for j in ds
         .judgments
         .iter()
         .filter(|j| Some(&j.judge) == judge.as_ref())
     {
-        judgments
-            .entry((&j.question_id, &j.model, j.attempt))
-            .or_default()
-            .push(j);
+        judgments.entry(j.key()).or_default().push(j);
     }
-    let labels: BTreeMap<(&str, &str, u32), FailureMode> = ds
+    let labels: BTreeMap<KeyRef, FailureMode> = ds
         .failure_labels
         .iter()
         .filter(|l| Some(&l.classifier) == classifier.as_ref())
-        .map(|l| {
-            (
-                (l.question_id.as_str(), l.model.as_str(), l.attempt),
-                l.mode,
-            )
-        })
+        .map(|l| (l.key(), l.mode))
         .collect();
     let mut rows: Vec<RunRow> = ds
         .answers
         .iter()
         .filter_map(|a| {
             let &qi = index.by_id.get(a.question_id.as_str())?;
-            let key = (a.question_id.as_str(), a.model.as_str(), a.attempt);
+            let key = a.key();
             let js = judgments.get(&key).map_or(&[][..], Vec::as_slice);
             let judged = Judged::of(js, (qi, index.questions[qi as usize]), &weights);
             Some(row(
@@ -178,7 +170,7 @@ pub fn runs(ds: &Dataset, opts: &ScoreOptions) -> Result<Runs, ScoreError> {
             ))
         })
         .collect();
-    rows.sort_by(|a, b| key(a).cmp(&key(b)));
+    rows.sort_by(|a, b| a.key().cmp(&b.key()));
     Ok(Runs {
         judge,
         classifier,
@@ -186,9 +178,7 @@ pub fn runs(ds: &Dataset, opts: &ScoreOptions) -> Result<Runs, ScoreError> {
     })
 }
 
-fn key(r: &RunRow) -> (&str, &str, u32) {
-    (&r.question_id, &r.model, r.attempt)
-}
+crate::model::key::keyed!(RunRow);
 
 /// What the judge in force's judgments of one answer say.
 struct Judged {

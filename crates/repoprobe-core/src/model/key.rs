@@ -43,6 +43,63 @@ impl AnswerKey {
     }
 }
 
+/// An answer's key borrowed from the record that holds it: the map key of one pass over records
+/// (judgments grouped by answer, labels by answer), ordered as [`AnswerKey`] is, so a pass never
+/// copies a string to find a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KeyRef<'a> {
+    pub question_id: &'a str,
+    pub model: &'a str,
+    pub attempt: u32,
+}
+
+impl KeyRef<'_> {
+    pub fn to_key(self) -> AnswerKey {
+        AnswerKey::new(self.question_id, self.model, self.attempt)
+    }
+}
+
+impl AnswerKey {
+    pub fn as_key_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            question_id: &self.question_id,
+            model: &self.model,
+            attempt: self.attempt,
+        }
+    }
+}
+
+/// A record about one answer: the answer itself, a judgment of it, its failure label.
+pub trait Keyed {
+    fn key(&self) -> KeyRef<'_>;
+}
+
+/// The records that carry the three fields of the key under their own names (a table's row
+/// implements it where it is defined).
+macro_rules! keyed {
+    ($($t:ty),*) => {$(
+        impl crate::model::Keyed for $t {
+            fn key(&self) -> crate::model::KeyRef<'_> {
+                crate::model::KeyRef {
+                    question_id: &self.question_id,
+                    model: &self.model,
+                    attempt: self.attempt,
+                }
+            }
+        }
+    )*};
+}
+
+pub(crate) use keyed;
+
+keyed!(
+    AnswerKey,
+    super::Answer,
+    super::Judgment,
+    super::ScalarJudgment,
+    super::FailureLabel
+);
+
 /// `QUESTION / MODEL / attempt N`, as messages and progress lines name an answer.
 impl std::fmt::Display for AnswerKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -66,5 +123,7 @@ mod tests {
         assert_eq!(AnswerKey::from_param("q1|m|two"), None);
         assert_eq!(AnswerKey::from_param("q1"), None);
         assert_eq!(k.to_string(), "q1 / org/m|x / attempt 2");
+        assert_eq!(k.key().to_key(), k);
+        assert_eq!(k.as_key_ref(), k.key());
     }
 }

@@ -9,7 +9,7 @@ use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};
 use super::reply::{extract_object_of, flat_reply};
 use super::{JudgePrompt, Protocol};
 use crate::dataset::Dataset;
-use crate::model::{Answer, FULL_SCORE, FailureMode, Judgment, Question};
+use crate::model::{Answer, FULL_SCORE, FailureMode, Judgment, KeyRef, Keyed, Question};
 use crate::text::quote;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -41,22 +41,19 @@ pub struct Candidate<'d> {
 /// (question, model, attempt). Judgments whose answer is not in `ds` (or is a failed run) are
 /// counted in the second value: there is no answer text to classify.
 pub fn candidates<'d>(ds: &'d Dataset, judge: &str) -> (Vec<Candidate<'d>>, usize) {
-    let mut groups: BTreeMap<(&str, &str, u32), Vec<&Judgment>> = BTreeMap::new();
+    let mut groups: BTreeMap<KeyRef, Vec<&Judgment>> = BTreeMap::new();
     for j in ds.judgments.iter().filter(|j| j.judge == judge) {
-        groups
-            .entry((j.question_id.as_str(), j.model.as_str(), j.attempt))
-            .or_default()
-            .push(j);
+        groups.entry(j.key()).or_default().push(j);
     }
-    let answers: BTreeMap<(&str, &str, u32), &Answer> = ds
+    let answers: BTreeMap<KeyRef, &Answer> = ds
         .answers
         .iter()
         .filter(|a| a.error.is_none() && a.answer.is_some())
-        .map(|a| ((a.question_id.as_str(), a.model.as_str(), a.attempt), a))
+        .map(|a| (a.key(), a))
         .collect();
     let (mut out, mut without_answer) = (Vec::new(), 0);
     for (key, mut judgments) in groups {
-        let Some(question) = ds.question(key.0) else {
+        let Some(question) = ds.question(key.question_id) else {
             continue;
         };
         judgments.sort_by_key(|j| j.judge_run);

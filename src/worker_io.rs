@@ -3,7 +3,7 @@
 //! User Timing. It decides nothing: what to read and what to answer is `worker::serve`'s.
 
 use crate::protocol::{ReadError, Response, ViewOptions};
-use crate::worker::host::{Host, ReadTimes, range_bytes, range_header, range_status};
+use crate::worker::host::{Host, ReadTimes, Stopped, range_bytes, range_header, range_status};
 use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -45,7 +45,7 @@ impl Browser {
         blob: &Blob,
         times: &mut ReadTimes,
         f: &mut dyn FnMut(&[u8]),
-    ) -> Result<u64, (u64, String)> {
+    ) -> Result<u64, Stopped> {
         let reader: ReadableStreamDefaultReader = blob.stream().get_reader().unchecked_into();
         let mut buf: Vec<u8> = Vec::new();
         let mut read = 0u64;
@@ -54,7 +54,10 @@ impl Browser {
             let t0 = self.now();
             let r: ReadableStreamReadResult = JsFuture::from(next)
                 .await
-                .map_err(|e| (read, js_err(e)))?
+                .map_err(|e| Stopped {
+                    read,
+                    error: ReadError::Browser(js_err(e)),
+                })?
                 .unchecked_into();
             let t1 = self.now();
             times.wait += t1 - t0;
@@ -62,12 +65,13 @@ impl Browser {
                 return Ok(read);
             }
             next = reader.read();
-            let chunk = r.get_value().dyn_into::<Uint8Array>().map_err(|_| {
-                (
+            let chunk = r
+                .get_value()
+                .dyn_into::<Uint8Array>()
+                .map_err(|_| Stopped {
                     read,
-                    "the browser gave something else than bytes".to_string(),
-                )
-            })?;
+                    error: ReadError::NotBytes,
+                })?;
             buf.resize(chunk.length() as usize, 0);
             chunk.copy_to(&mut buf);
             times.copy += self.now() - t1;
@@ -132,7 +136,7 @@ impl Host for Browser {
         blob: &Blob,
         times: &mut ReadTimes,
         f: &mut dyn FnMut(&[u8]),
-    ) -> impl Future<Output = Result<u64, (u64, String)>> {
+    ) -> impl Future<Output = Result<u64, Stopped>> {
         self.read_stream(blob, times, f)
     }
 

@@ -15,6 +15,9 @@ pub enum ReadError {
     /// The browser could not read the file (or its slice): its own words.
     #[error("{0}")]
     Browser(String),
+    /// A file's stream gave something else than bytes.
+    #[error("the browser gave something else than bytes")]
+    NotBytes,
     /// The browser could not send the Range request (or read its answer): its own words.
     #[error("the browser could not fetch it: {0}")]
     Fetch(String),

@@ -7,6 +7,14 @@
 use super::Handle;
 use crate::protocol::{ReadError, Response, ViewOptions};
 
+/// A stream the browser stopped: how many bytes came before it did, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{error}")]
+pub struct Stopped {
+    pub read: u64,
+    pub error: ReadError,
+}
+
 /// The browser as the worker sees it. Every read starts when called (reads asked for at once
 /// run together), not when its future is first polled.
 pub trait Host: 'static {
@@ -27,7 +35,7 @@ pub trait Host: 'static {
         blob: &Self::Blob,
         times: &mut ReadTimes,
         f: &mut dyn FnMut(&[u8]),
-    ) -> impl Future<Output = Result<u64, (u64, String)>>;
+    ) -> impl Future<Output = Result<u64, Stopped>>;
     /// `blob`'s bytes, whole.
     fn read_all(&self, blob: &Self::Blob) -> impl Future<Output = Result<Vec<u8>, ReadError>>;
     /// `blob`'s bytes `start..end`.

@@ -102,12 +102,12 @@ pub struct Load<B> {
 
 impl<B> Load<B> {
     /// File `name` could be read only up to byte `at`, for `why`.
-    pub fn unread(&mut self, name: &str, at: u64, why: &str) {
+    pub fn unread(&mut self, name: &str, stopped: &host::Stopped) {
         self.unread.push(Issue::new(
             name,
-            Place::Byte(at),
+            Place::Byte(stopped.read),
             IssueKind::UnreadableFile,
-            format!("the browser could not read the file beyond this point: {why}"),
+            format!("the browser could not read the file beyond this point: {stopped}"),
             Severity::File,
         ));
     }

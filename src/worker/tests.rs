@@ -19,7 +19,13 @@ fn load(
         load.loader.begin_file(&name);
         for (n, piece) in bytes.chunks(chunk).enumerate() {
             if broken == Some(name.as_str()) && n == 1 {
-                load.unread(&name, chunk as u64, "gone");
+                load.unread(
+                    &name,
+                    &host::Stopped {
+                        read: chunk as u64,
+                        error: crate::protocol::ReadError::Browser("gone".into()),
+                    },
+                );
                 break;
             }
             load.loader.feed(piece);

@@ -227,7 +227,7 @@ impl<B: Clone> Store<B> {
 
     /// The index `scan` made of `file`, read to byte `read` in `ms` (`unread`: why the browser
     /// could not read it all).
-    pub fn scanned(&mut self, file: &str, scan: Scanner, ms: f64, unread: Option<String>) {
+    pub fn scanned(&mut self, file: &str, scan: Scanner, ms: f64, unread: Option<ReadError>) {
         let Some(f) = self.file(file) else { return };
         let (index, problems) = scan.finish();
         let mb = index.bytes as f64 / 1e6;

@@ -81,8 +81,8 @@ impl<H: Host> Service<H> {
             };
             let r = self.host.stream(&blob, &mut times, &mut feed).await;
             load.loader.end_file();
-            if let Err((at, why)) = r {
-                load.unread(&name, at, &why);
+            if let Err(stopped) = r {
+                load.unread(&name, &stopped);
             }
         }
         phases.end("rp:read+parse");
@@ -165,7 +165,7 @@ impl<H: Host> Service<H> {
                         .stream(&blob, &mut ReadTimes::default(), &mut feed)
                         .await;
                     let ms = phases.now() - t0;
-                    let unread = r.err().map(|(_, why)| why);
+                    let unread = r.err().map(|s| s.error);
                     self.worker
                         .borrow_mut()
                         .trajectories

@@ -9,7 +9,7 @@ use crate::protocol::{
 };
 use crate::worker::Handle;
 use crate::worker::hash::{Digest, Hasher, hex};
-use crate::worker::host::{Host, ReadTimes, range_bytes, range_status};
+use crate::worker::host::{Host, ReadTimes, Stopped, range_bytes, range_status};
 use crate::worker::testdata::FILES;
 use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::model::trajectory::{Step, StepSource, Trajectory, TrajectoryAgent};
@@ -73,11 +73,14 @@ impl Host for Fake {
         blob: &File,
         _: &mut ReadTimes,
         f: &mut dyn FnMut(&[u8]),
-    ) -> Result<u64, (u64, String)> {
+    ) -> Result<u64, Stopped> {
         let mut read = 0;
         for (n, c) in blob.bytes.chunks(CHUNK).enumerate() {
             if blob.broken && n == 1 {
-                return Err((read, "gone".into()));
+                return Err(Stopped {
+                    read,
+                    error: ReadError::Browser("gone".into()),
+                });
             }
             f(c);
             read += c.len() as u64;

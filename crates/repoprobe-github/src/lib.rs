@@ -280,6 +280,24 @@ impl Limits {
     }
 }
 
+/// Why a query got no whole reply: its variant in a few words (the retry's note), and the
+/// transport's own words, scrubbed of the token (the error's message).
+#[derive(Debug, thiserror::Error)]
+enum Unsent {
+    #[error("the connection failed")]
+    Connection(String),
+    #[error("the reply was cut off")]
+    CutOff(String),
+}
+
+impl Unsent {
+    fn into_words(self) -> String {
+        match self {
+            Unsent::Connection(w) | Unsent::CutOff(w) => w,
+        }
+    }
+}
+
 impl Attempts<'_> {
     /// Attempt number `attempt` (from 1): a spent budget waited out, the request sent, its
     /// reply read to data or to what another attempt may fix.
@@ -287,14 +305,14 @@ impl Attempts<'_> {
         self.wait_for_budget().await;
         let replied = match self.send().await {
             Ok(replied) => replied,
-            Err((why, message)) => {
+            Err(unsent) => {
                 return Attempt::Retry {
                     wait: None,
-                    why: why.to_string(),
+                    why: unsent.to_string(),
                     error: GhError::Transport {
                         op: self.op,
                         url: self.api.url.clone(),
-                        message,
+                        message: unsent.into_words(),
                         attempts: attempt,
                     },
                 };
@@ -339,9 +357,8 @@ impl Attempts<'_> {
         self.stats.set(stats);
     }
 
-    /// Sends the query and reads the reply whole: its status, limits and text; or why not, in
-    /// a few words and in full (no connection, a reply cut off).
-    async fn send(&self) -> Result<Replied, (&'static str, String)> {
+    /// Sends the query and reads the reply whole: its status, limits and text; or why not.
+    async fn send(&self) -> Result<Replied, Unsent> {
         let api = self.api;
         let sent = api
             .http
@@ -353,8 +370,7 @@ impl Attempts<'_> {
             .send()
             .await;
         self.count(|s| s.requests += 1);
-        let response =
-            sent.map_err(|e| ("the connection failed", api.token.scrub(&error_chain(&e))))?;
+        let response = sent.map_err(|e| Unsent::Connection(api.token.scrub(&error_chain(&e))))?;
         let status = response.status().as_u16();
         let limits = Limits::of(response.headers());
         if let (Some(remaining), Some(reset_at)) = (limits.remaining, limits.reset) {
@@ -365,7 +381,7 @@ impl Attempts<'_> {
         }
         let text = read_body(response)
             .await
-            .map_err(|e| ("the reply was cut off", api.token.scrub(&e.to_string())))?;
+            .map_err(|e| Unsent::CutOff(api.token.scrub(&e.to_string())))?;
         Ok(Replied {
             status,
             limits,

@@ -70,9 +70,7 @@ fn is_string_result(ty: &syn::Type) -> bool {
             _ => None,
         })
         .collect();
-    last.ident == "Result"
-        && types.len() == 2
-        && is_words(types[1])
+    last.ident == "Result" && types.len() == 2 && is_words(types[1])
 }
 
 /// Every `Result<_, String>` of a file's non-test code, by the item it is in (`fn`, `Type::fn`,

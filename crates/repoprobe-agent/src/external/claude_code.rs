@@ -240,8 +240,15 @@ impl ClaudeRead {
     /// totals (counted by `super::parse::count`), save the cache writes ATIF has no field for.
     fn finish(self, stdout: &str) -> AgentResult {
         let Some(v) = self.result else {
+            // A stream cut before its result line (a timeout, a crash) still shows the steps it
+            // printed, and so the tokens they cost.
             return AgentResult {
                 trajectory: Some(self.t),
+                shown: if self.stream {
+                    Shown::Steps
+                } else {
+                    Shown::Nothing
+                },
                 ..unparsable("Claude Code JSON result", stdout)
             };
         };
@@ -561,6 +568,30 @@ mod tests {
             (3, vec!["docs/notes.txt".to_string()])
         );
         assert_eq!(f.files_searched, ["docs/notes.txt"]);
+    }
+
+    /// A run stopped before its result line (a timeout kills the CLI mid-stream) still counts
+    /// the tokens its responses reported: the trajectory's steps, summed, not 0.
+    #[test]
+    fn a_stream_cut_before_its_result_counts_the_steps_tokens() {
+        let cut: String = CLAUDE_STREAM
+            .lines()
+            .filter(|l| !l.contains(r#""type":"result""#))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(
+            cut.len() < CLAUDE_STREAM.len(),
+            "the capture has a result line"
+        );
+        let r = parse(ExternalAgent::ClaudeCode, &cut, "", Some(0));
+        let t = r.trajectory.clone().unwrap();
+        let summed = t.summed_metrics();
+        assert!(
+            summed.total_prompt_tokens.is_some_and(|n| n > 0),
+            "{summed:?}"
+        );
+        assert_eq!(r.input_tokens, summed.total_prompt_tokens, "{r:?}");
+        assert_eq!(r.output_tokens, summed.total_completion_tokens, "{r:?}");
     }
 
     /// A Claude Code run whose login had expired, as other projects captured it from the real

@@ -302,8 +302,15 @@ impl GeminiRead {
     /// trajectory's (`super::parse::count`).
     fn finish(self, stdout: &str) -> AgentResult {
         let Some(v) = self.result else {
+            // A stream cut before its result event still shows the steps it printed.
+            let shown = if self.t.steps.is_empty() {
+                Shown::Nothing
+            } else {
+                Shown::Steps
+            };
             return AgentResult {
                 trajectory: Some(self.t),
+                shown,
                 ..unparsable("Gemini CLI stream-json with a result event", stdout)
             };
         };

@@ -157,8 +157,10 @@ pub(super) fn count(r: &mut AgentResult) {
     let Some(t) = &r.trajectory else {
         return;
     };
+    // A stream without its totals (cut before its last line) is counted from its steps.
+    let summed = (r.shown == Shown::Steps && t.final_metrics.is_none()).then(|| t.summed_metrics());
     if r.shown >= Shown::Totals
-        && let Some(fm) = &t.final_metrics
+        && let Some(fm) = t.final_metrics.as_ref().or(summed.as_ref())
     {
         r.input_tokens = r.input_tokens.or(fm.total_prompt_tokens);
         r.output_tokens = r.output_tokens.or(fm.total_completion_tokens);

@@ -190,8 +190,7 @@ pub async fn answer(agent: &Agent, req: &Request<'_>, wt: Worktree, scratch: &Pa
         } => run_external(config, version.as_deref(), *fresh_home, req, &wt, scratch).await,
     };
     let _ = std::fs::remove_dir_all(scratch);
-    let trajectory = trajectory(&mut run, req, &wt);
-    let facts = Facts::of(&trajectory);
+    let (trajectory, facts) = trajectory(&mut run, req, &wt);
     let mut block = std::mem::take(&mut run.agent);
     block.prompt_version = Some(req.prompt_version.into());
     block.repo = Some(q.repo.name.clone());
@@ -220,7 +219,7 @@ pub async fn answer(agent: &Agent, req: &Request<'_>, wt: Worktree, scratch: &Pa
 
 /// The run's ATIF trajectory: the agent's converted steps assembled with the prompt and the
 /// record's key under `extra`.
-fn trajectory(run: &mut Partial, req: &Request<'_>, wt: &Worktree) -> Trajectory {
+fn trajectory(run: &mut Partial, req: &Request<'_>, wt: &Worktree) -> (Trajectory, Facts) {
     let root = wt.path.canonicalize().unwrap_or_else(|_| wt.path.clone());
     let ids = req.ids;
     let info = RunInfo {

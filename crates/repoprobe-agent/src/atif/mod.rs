@@ -27,8 +27,9 @@ pub struct RunInfo<'a> {
 }
 
 /// The run's trajectory: the prompt's steps, then the agent's `converted` steps (renumbered),
-/// with `converted`'s session, notes and totals kept and the rest filled in.
-pub fn assemble(info: &RunInfo, converted: Trajectory) -> Trajectory {
+/// with `converted`'s session, notes and totals kept and the rest filled in; and its facts,
+/// read once (the totals' `turns` and the record's `agent` block both come from them).
+pub fn assemble(info: &RunInfo, converted: Trajectory) -> (Trajectory, Facts) {
     let mut t = Trajectory::new(TrajectoryAgent {
         name: info.agent.to_string(),
         version: info.version.to_string(),
@@ -68,7 +69,7 @@ pub fn assemble(info: &RunInfo, converted: Trajectory) -> Trajectory {
         .get_or_insert_with(Map::new)
         .insert("turns".into(), json!(facts.turns));
     t.final_metrics = Some(totals);
-    t
+    (t, facts)
 }
 
 /// A step's timestamp as ATIF's models read it (ISO 8601): the CLI's own, checked and written in
@@ -145,7 +146,8 @@ mod tests {
             extra: Map::from_iter([("question_id".to_string(), json!("q1"))]),
             ..RunInfo::default()
         };
-        let t = assemble(&info, converted);
+        let (t, facts) = assemble(&info, converted);
+        assert_eq!(facts, Facts::of(&t));
         assert_eq!(t.steps.len(), 3);
         assert_eq!(t.steps[0].source, StepSource::User);
         assert_eq!(t.steps[2].step_id, 3);

@@ -561,8 +561,7 @@ mod tests {
         );
         assert!(t.final_metrics.as_ref().unwrap().total_cost_usd.is_some());
         assert!(t.session_id.is_some());
-        let t = crate::atif::assemble(&crate::atif::RunInfo::default(), t);
-        let f = repoprobe_core::facts::Facts::of(&t);
+        let (_, f) = crate::atif::assemble(&crate::atif::RunInfo::default(), t);
         assert_eq!(
             (f.turns, f.files_read),
             (3, vec!["docs/notes.txt".to_string()])

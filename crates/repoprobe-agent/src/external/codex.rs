@@ -701,8 +701,7 @@ mod tests {
             (fm.total_prompt_tokens, fm.total_cached_tokens),
             (Some(5000), Some(1000))
         );
-        let t = crate::atif::assemble(&crate::atif::RunInfo::default(), t);
-        let f = repoprobe_core::facts::Facts::of(&t);
+        let (_, f) = crate::atif::assemble(&crate::atif::RunInfo::default(), t);
         assert_eq!(f.turns, 4);
         assert_eq!(f.files_read, ["docs/notes.txt"]);
         assert_eq!(f.files_searched, ["docs/notes.txt"]);

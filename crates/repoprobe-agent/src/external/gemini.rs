@@ -665,9 +665,8 @@ mod tests {
         assert_eq!(t.steps[0].source, StepSource::User);
         assert_eq!(t.steps.len(), 5, "the prompt, three calls, the answer");
         assert!(t.steps.iter().all(|s| s.timestamp.is_some()));
-        let t = crate::atif::assemble(&crate::atif::RunInfo::default(), t);
+        let (t, f) = crate::atif::assemble(&crate::atif::RunInfo::default(), t);
         assert_eq!(t.steps.len(), 5, "the prompt is not added twice");
-        let f = repoprobe_core::facts::Facts::of(&t);
         assert_eq!(
             (f.turns, f.files_read),
             (4, vec!["docs/notes.txt".to_string()])

@@ -126,16 +126,12 @@ pub fn search_batch<B>(batch: &Batch<B>, bytes: &[u8], m: &Matcher, found: &mut 
 
 /// The hit at `a..b` of `text`, with up to [`CONTEXT`] characters on each side, on one line.
 fn hit(key: &TrajectoryKey, step: u64, text: &str, a: usize, b: usize) -> SearchHit {
-    let before: String = {
-        let mut chars: Vec<char> = text[..a].chars().rev().take(CONTEXT).collect();
-        chars.reverse();
-        chars.into_iter().collect()
-    };
+    let before = repoprobe_core::text::suffix(&text[..a], CONTEXT).0;
     let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     SearchHit {
         key: key.clone(),
         step,
-        before: flat(&before),
+        before: flat(before),
         matched: flat(&text[a..b]),
         after: flat(repoprobe_core::text::prefix(&text[b..], CONTEXT).0),
     }

@@ -14,6 +14,17 @@ pub fn prefix(text: &str, max_chars: usize) -> (&str, bool) {
     }
 }
 
+/// The last `max_chars` characters of `text`, and whether any were left off before them.
+pub fn suffix(text: &str, max_chars: usize) -> (&str, bool) {
+    let Some(last) = max_chars.checked_sub(1) else {
+        return ("", !text.is_empty());
+    };
+    match text.char_indices().rev().nth(last) {
+        Some((at, _)) => (&text[at..], at > 0),
+        None => (text, false),
+    }
+}
+
 /// `text` cut to its first `max_chars` characters, with `…` after them when any were left off.
 pub fn cut(text: &str, max_chars: usize) -> String {
     match prefix(text, max_chars) {
@@ -34,12 +45,10 @@ pub fn fit(text: &str, max_chars: usize) -> String {
 /// `text` cut to its last `max_chars` characters, with `…` before them when any were left off
 /// (a command's last lines say what went wrong).
 pub fn cut_tail(text: &str, max_chars: usize) -> String {
-    let n = text.chars().count();
-    if n <= max_chars {
-        return text.to_string();
+    match suffix(text, max_chars) {
+        (tail, true) => format!("…{tail}"),
+        (whole, false) => whole.to_string(),
     }
-    let tail: String = text.chars().skip(n - max_chars).collect();
-    format!("…{tail}")
 }
 
 /// An error and its sources, joined by `: ` (reqwest's own message names only the outermost
@@ -145,6 +154,10 @@ mod tests {
         assert_eq!(fit("héllo", 4), "hél…");
         assert_eq!(fit("héllo", 0), "…");
         assert_eq!(cut_tail("héllo", 5), "héllo");
+        assert_eq!(cut_tail("héllo", 4), "…éllo");
+        assert_eq!(suffix("héllo", 0), ("", true));
+        assert_eq!(suffix("", 0), ("", false));
+        assert_eq!(suffix("héllo", 9), ("héllo", false));
     }
 
     #[test]

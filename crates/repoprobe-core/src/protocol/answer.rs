@@ -3,7 +3,7 @@
 //! agent is the CLI's.
 
 use super::JudgePrompt;
-use super::prompt::{sections, substitute};
+use super::prompt::sections;
 use crate::model::Question;
 
 /// The version every answer record carries.
@@ -21,10 +21,7 @@ pub fn prompt(q: &Question, commit: &str) -> JudgePrompt {
         ("commit", commit),
         ("question", &q.question),
     ];
-    JudgePrompt {
-        system: substitute(system, &vars).trim().to_string(),
-        user: substitute(user, &vars).trim().to_string(),
-    }
+    JudgePrompt::render(system, user, &vars)
 }
 
 /// Both sections in one text, for agent CLIs that take a single prompt.

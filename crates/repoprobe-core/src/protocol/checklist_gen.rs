@@ -9,7 +9,7 @@
 //! name the reference answer contains) and written as the item's evidence. They are not
 //! checked against the repository: this protocol never sees it (`repoprobe evidence` does).
 
-use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};
+use super::prompt::{reask_with, reply_format, repo_line, sections};
 use super::reply::extract_object_of;
 use super::{JudgePrompt, Protocol};
 use crate::cited::split_lines;
@@ -175,10 +175,7 @@ pub fn prompt(s: &Source, describe_schema: bool) -> JudgePrompt {
         ("reference_answer", &s.reference_answer),
         ("reply_format", &reply_format),
     ];
-    JudgePrompt {
-        system: substitute(system, &vars).trim().to_string(),
-        user: substitute(user, &vars).trim().to_string(),
-    }
+    JudgePrompt::render(system, user, &vars)
 }
 
 /// The reply schema as JSON text: `{"checklist": [item, ...]}` with 2–5 items, each

@@ -5,7 +5,7 @@
 //! the judge in force — is below 60 %. The judge in force follows the rule of `score`: the one
 //! named, else the judge with the most valid judgments (ties to the name that sorts first).
 
-use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};
+use super::prompt::{reask_with, reply_format, repo_line, sections};
 use super::reply::{extract_object_of, flat_reply};
 use super::{JudgePrompt, Protocol};
 use crate::dataset::Dataset;
@@ -110,10 +110,7 @@ pub fn prompt(c: &Candidate<'_>, describe_schema: bool) -> JudgePrompt {
         ("modes", &modes),
         ("reply_format", &reply_format),
     ];
-    JudgePrompt {
-        system: substitute(system, &vars).trim().to_string(),
-        user: substitute(user, &vars).trim().to_string(),
-    }
+    JudgePrompt::render(system, user, &vars)
 }
 
 /// What each mode means (paper §5.4, Table 7).

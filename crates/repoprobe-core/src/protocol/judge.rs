@@ -8,7 +8,7 @@
 //!
 //! Pure: no I/O, no clock, no network; the HTTP calls live in the CLI.
 
-use super::prompt::{reask_with, sections, substitute};
+use super::prompt::{reask_with, sections};
 use super::reply::{Entries, Object, extract_object_of, integer};
 use super::{JudgePrompt, Protocol};
 use crate::model::{ChecklistItem, ItemKind, ItemScore, Question};
@@ -65,10 +65,7 @@ pub fn prompt(q: &Question, candidate_answer: &str, describe_schema: bool) -> Ju
         ("item_ids", &item_ids),
         ("reply_format", &reply_format),
     ];
-    JudgePrompt {
-        system: substitute(system, &vars).trim().to_string(),
-        user: substitute(user, &vars).trim().to_string(),
-    }
+    JudgePrompt::render(system, user, &vars)
 }
 
 /// The order a judge run with `--shuffle-items SEED` presents a question's items in, for one

@@ -14,6 +14,17 @@ pub struct JudgePrompt {
     pub user: String,
 }
 
+impl JudgePrompt {
+    /// The template's `system` and `user` sections with `vars` put in, each trimmed: every
+    /// protocol's prompt is made this one way.
+    pub fn render(system: &str, user: &str, vars: &[(&str, &str)]) -> JudgePrompt {
+        JudgePrompt {
+            system: substitute(system, vars).trim().to_string(),
+            user: substitute(user, vars).trim().to_string(),
+        }
+    }
+}
+
 /// A prompt template's system and user sections (shared by every prompt of `prompts/`).
 pub fn sections(template: &'static str) -> (&'static str, &'static str) {
     let after_system = template

@@ -7,7 +7,7 @@
 //! "clarity": n, "reasoning": n}`, the rationale first. The record (docs/format.md#scalar-judgment) carries the scale
 //! as `max_per_dimension`.
 
-use super::prompt::{reask_with, reply_format, repo_line, sections, substitute};
+use super::prompt::{reask_with, reply_format, repo_line, sections};
 use super::reply::{Entries, extract_object_of, flat_reply, integer};
 use super::{JudgePrompt, Protocol};
 use crate::model::Question;
@@ -91,10 +91,7 @@ pub fn prompt(
         ("total", &total),
         ("reply_format", &reply_format),
     ];
-    JudgePrompt {
-        system: substitute(system, &vars).trim().to_string(),
-        user: substitute(user, &vars).trim().to_string(),
-    }
+    JudgePrompt::render(system, user, &vars)
 }
 
 /// `` `correctness`, `completeness`, ... `` for messages.

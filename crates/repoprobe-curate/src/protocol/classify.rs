@@ -8,7 +8,7 @@
 
 use crate::Thread;
 use repoprobe_core::model::CATEGORIES;
-use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections, substitute};
+use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections};
 use repoprobe_core::protocol::reply::{Entries, extract_object_of, flat_reply};
 use repoprobe_core::protocol::{JudgePrompt, Protocol};
 use repoprobe_core::text::quote;
@@ -92,10 +92,7 @@ pub fn prompt(t: &Thread, describe_schema: bool) -> JudgePrompt {
         ("categories", &categories),
         ("reply_format", &reply_format),
     ];
-    JudgePrompt {
-        system: substitute(system, &vars).trim().to_string(),
-        user: substitute(user, &vars).trim().to_string(),
-    }
+    JudgePrompt::render(system, user, &vars)
 }
 
 /// The reply schema as JSON text: `rationale`, `code_understanding`, `category`; all required,

@@ -7,7 +7,7 @@
 //! string), and whatever the reply says is checked here before anything is written — every page
 //! judged exactly once, a summary for a relevant page only, texts that are not empty.
 
-use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections, substitute};
+use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections};
 use repoprobe_core::protocol::reply::{Entries, extract_object_of};
 use repoprobe_core::protocol::{JudgePrompt, Protocol};
 use repoprobe_core::text::quote;
@@ -104,10 +104,7 @@ pub fn prompt(t: &ThreadWithPages, describe_schema: bool) -> JudgePrompt {
         ("pages", &n),
         ("reply_format", &reply_format),
     ];
-    JudgePrompt {
-        system: substitute(system, &vars).trim().to_string(),
-        user: substitute(user, &vars).trim().to_string(),
-    }
+    JudgePrompt::render(system, user, &vars)
 }
 
 /// The reply schema as JSON text (every key required, nothing else, as strict modes need).

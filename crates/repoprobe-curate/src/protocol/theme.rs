@@ -6,7 +6,7 @@
 //! that writes "ignore your instructions" cannot pass for the prompt.
 
 use crate::{Repository, THEMES};
-use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections, substitute};
+use repoprobe_core::protocol::prompt::{reask_with, reply_format, sections};
 use repoprobe_core::protocol::reply::{Entries, extract_object_of, flat_reply};
 use repoprobe_core::protocol::{JudgePrompt, Protocol};
 use repoprobe_core::text::quote;
@@ -88,10 +88,7 @@ pub fn prompt(r: &Repository, describe_schema: bool) -> JudgePrompt {
         ("themes", &themes),
         ("reply_format", &reply_format),
     ];
-    JudgePrompt {
-        system: substitute(system, &vars).trim().to_string(),
-        user: substitute(user, &vars).trim().to_string(),
-    }
+    JudgePrompt::render(system, user, &vars)
 }
 
 /// The reply schema as JSON text: `rationale`, `theme`; both required, nothing else.

@@ -14,7 +14,7 @@
 use repoprobe_core::cited::split_lines;
 use repoprobe_core::model::repo_path::normalise;
 use repoprobe_core::model::{ChecklistItem, EvidencePath};
-use repoprobe_core::protocol::prompt::{reask_with, repo_line, sections, substitute};
+use repoprobe_core::protocol::prompt::{reask_with, repo_line, sections};
 use repoprobe_core::protocol::reply::{Entries, extract_object_of, integer};
 use repoprobe_core::protocol::{JudgePrompt, Protocol};
 use repoprobe_core::text::quote;
@@ -50,10 +50,7 @@ pub fn prompt(v: &Verification<'_>) -> JudgePrompt {
         ("count", &count),
         ("reply_format", &schema),
     ];
-    JudgePrompt {
-        system: substitute(system, &vars).trim().to_string(),
-        user: substitute(user, &vars).trim().to_string(),
-    }
+    JudgePrompt::render(system, user, &vars)
 }
 
 /// One item as the prompt lists it: its number, id and weight, its key point, and the paths

@@ -151,8 +151,11 @@ proptest! {
             if let (Some(o), Some(k), Some(c)) = (m.overall, m.knowledge, m.clarity) {
                 prop_assert!((o - (0.9 * k + 0.1 * c)).abs() < 1e-9, "{o} vs {k} {c}");
             }
-            if let Some([lo, hi]) = m.ci95 {
-                prop_assert!(0.0 <= lo && lo <= hi && hi <= 100.0, "{lo} {hi}");
+            // mean ± 1.96 SE: around the mean, and (a normal approximation) not clipped to
+            // 0–100.
+            if let (Some([lo, hi]), Some(o), Some(se)) = (m.ci95, m.overall, m.se) {
+                prop_assert!(lo <= o && o <= hi, "{lo} {o} {hi}");
+                prop_assert!((hi - lo - 2.0 * 1.959964 * se).abs() < 1e-9, "{lo} {hi} {se}");
             }
             let c = m.coverage.unwrap();
             prop_assert!((0.0..=1.0).contains(&c));

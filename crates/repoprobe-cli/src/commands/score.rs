@@ -3,6 +3,7 @@
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues};
 use anyhow::Context;
+use repoprobe_core::metrics::cluster::{CiMethod, Cluster};
 use repoprobe_core::metrics::panel::{Panel, PanelRule};
 use repoprobe_core::report;
 use repoprobe_core::{LoadOptions, Loaded, MissingPolicy, ScoreOptions, ScoreReport, Stratum};
@@ -25,7 +26,16 @@ pub struct Args {
     /// Stratify by this axis (table, csv, markdown, latex); JSON then holds only this axis.
     #[arg(long, value_enum)]
     by: Option<By>,
-    /// Bootstrap resamples for the 95% CI of each model's Overall (0 turns it off).
+    /// What the standard errors and intervals treat as independent: the questions of one
+    /// repository together (the benchmark's design), each question, or every cell alone
+    /// (docs/metrics.md#clustered-uncertainty).
+    #[arg(long, value_enum, default_value = "repo")]
+    cluster: ClusterFlag,
+    /// How the 95% intervals are made: mean ± 1.96 × the clustered SE, or a seeded
+    /// bootstrap that resamples whole clusters (--bootstrap resamples, --seed).
+    #[arg(long, value_enum, default_value = "clt")]
+    ci: CiFlag,
+    /// Bootstrap resamples under --ci bootstrap (0 turns the intervals off).
     #[arg(long, default_value_t = 1000)]
     bootstrap: u32,
     /// Seed of the bootstrap.
@@ -88,6 +98,40 @@ impl From<PanelRuleFlag> for PanelRule {
             PanelRuleFlag::Median => PanelRule::Median,
             PanelRuleFlag::Mean => PanelRule::Mean,
             PanelRuleFlag::Majority => PanelRule::Majority,
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy, clap::ValueEnum)]
+enum ClusterFlag {
+    #[default]
+    Repo,
+    Question,
+    None,
+}
+
+impl From<ClusterFlag> for Cluster {
+    fn from(c: ClusterFlag) -> Self {
+        match c {
+            ClusterFlag::Repo => Cluster::Repo,
+            ClusterFlag::Question => Cluster::Question,
+            ClusterFlag::None => Cluster::None,
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy, clap::ValueEnum)]
+enum CiFlag {
+    #[default]
+    Clt,
+    Bootstrap,
+}
+
+impl From<CiFlag> for CiMethod {
+    fn from(c: CiFlag) -> Self {
+        match c {
+            CiFlag::Clt => CiMethod::Clt,
+            CiFlag::Bootstrap => CiMethod::Bootstrap,
         }
     }
 }
@@ -188,6 +232,8 @@ fn options(a: &Args, by: Option<Stratum>) -> ScoreOptions {
             Missing::Exclude => MissingPolicy::Exclude,
         },
         judge: a.judge.clone(),
+        cluster: a.cluster.into(),
+        ci: a.ci.into(),
         bootstrap: a.bootstrap,
         seed: a.seed,
         strata: by.map_or_else(|| Stratum::ALL.to_vec(), |b| vec![b]),

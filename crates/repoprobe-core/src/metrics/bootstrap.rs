@@ -1,9 +1,11 @@
 //! The 95 % bootstrap confidence interval of a model's Overall and the paired comparison of two
-//! models (beyond the paper). Questions are resampled with replacement; the resamples are drawn
+//! models (beyond the paper), under `ci = bootstrap`. Whole clusters (repositories, or
+//! questions) are resampled with replacement; the resamples are drawn
 //! once from the seed and shared by every model (common random numbers), so a model's interval
 //! depends only on the seed, the benchmark and its own judgments, never on which other models
 //! are loaded, and comparisons are paired.
 
+use super::cluster::Clusters;
 use super::grid::{Grid, MissingPolicy, Tally};
 use super::score_report::Paired;
 use super::stats;
@@ -39,7 +41,8 @@ impl Resamples {
         self.draws.chunks_exact(self.n)
     }
 
-    /// Percentile interval of Overall over the resamples.
+    /// Percentile interval of Overall over the resamples, `per_q` the sums of each unit
+    /// resampled (a cluster's, or a question's).
     pub fn overall_ci(&self, per_q: &[Tally], p: MissingPolicy) -> Option<[f64; 2]> {
         // Overall reads only the cells, the grid and the sum of s: each resample sums those
         // alone, four resamples side by side — each its own additions in its own order (the
@@ -84,17 +87,16 @@ pub(crate) fn interval(values: &mut [f64]) -> Option<[f64; 2]> {
     ])
 }
 
-/// Mean over `qs` of the per-question difference A − B in percentage points; questions where
-/// either side has no defined mean are skipped (only possible under `exclude`).
+/// Mean over the questions of `qs` of the per-question difference A − B in percentage points;
+/// questions where either side has no defined mean are skipped (only possible under `exclude`).
 fn mean_diff<'a>(
     qs: impl Iterator<Item = &'a u32>,
-    a: &[Tally],
-    b: &[Tally],
-    p: MissingPolicy,
+    a: &[Option<f64>],
+    b: &[Option<f64>],
 ) -> Option<f64> {
     let (mut sum, mut n) = (0.0, 0u64);
     for &q in qs {
-        if let (Some(x), Some(y)) = (a[q as usize].overall(p), b[q as usize].overall(p)) {
+        if let (Some(x), Some(y)) = (a[q as usize], b[q as usize]) {
             sum += x - y;
             n += 1;
         }
@@ -102,41 +104,50 @@ fn mean_diff<'a>(
     (n > 0).then(|| sum / n as f64)
 }
 
-/// Paired comparison of two models of the same judge over the same questions.
+/// Paired comparison of two models of the same judge over the same questions, questions
+/// grouped by `clusters`: the clustered SE and its interval, or with `resamples` (drawn over
+/// the clusters) the bootstrap's.
 pub fn paired(
     a: &Grid<'_>,
     b: &Grid<'_>,
     nq: usize,
+    clusters: &Clusters,
     p: MissingPolicy,
     resamples: Option<&Resamples>,
 ) -> Paired {
-    let ta = a.per_question_tallies(nq);
-    let tb = b.per_question_tallies(nq);
-    let all: Vec<u32> = (0..nq as u32).collect();
-    let questions = all
-        .iter()
-        .filter(|&&q| ta[q as usize].overall(p).is_some() && tb[q as usize].overall(p).is_some())
-        .count();
-    let diff = mean_diff(all.iter(), &ta, &tb, p);
+    let ma = super::per_question_means(a, nq, p);
+    let mb = super::per_question_means(b, nq, p);
+    let f = super::uncertainty::paired(&ma, &mb, clusters);
     let (ci95, a_better_pct) = match resamples {
-        Some(r) => {
+        // The bootstrap needs two clusters, as the SE does.
+        Some(r) if f.se.is_some() => {
+            let members = clusters.members();
             let mut values: Vec<f64> = r
                 .each()
-                .filter_map(|s| mean_diff(s.iter(), &ta, &tb, p))
+                .filter_map(|s| {
+                    let qs = s.iter().flat_map(|&c| members[c as usize].iter());
+                    mean_diff(qs, &ma, &mb)
+                })
                 .collect();
             let better = values.iter().filter(|&&d| d > 0.0).count();
             let pct = (!values.is_empty()).then(|| 100.0 * better as f64 / values.len() as f64);
             (interval(&mut values), pct)
         }
-        None => (None, None),
+        Some(_) => (None, None),
+        None => (f.clt(), None),
     };
     Paired {
         a: a.model.to_string(),
         b: b.model.to_string(),
         judge: a.judge.to_string(),
-        questions,
-        mean_diff: diff,
+        questions: f.questions,
+        mean_diff: f.mean_diff,
+        se: f.se,
         ci95,
+        p_value: f.p_value(),
+        correlation: f.correlation,
+        mde80: f.mde80(),
+        clusters: f.clusters,
         a_better_pct,
     }
 }

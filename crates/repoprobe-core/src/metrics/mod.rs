@@ -6,6 +6,7 @@ pub mod agreement;
 pub mod audit;
 pub mod bootstrap;
 mod choice;
+pub mod cluster;
 pub mod difficulty;
 pub mod error;
 pub mod evidence;
@@ -21,6 +22,7 @@ pub mod runs;
 pub mod score_report;
 pub mod stats;
 pub mod strata;
+pub mod uncertainty;
 pub mod weights;
 
 use crate::dataset::Dataset;
@@ -118,10 +120,12 @@ fn score_all(
         answered,
         resamples,
     } = Built::new(ds, &index, &weights, opts);
+    let clusters = cluster::Clusters::new(&index.questions, opts.cluster);
     let all: Vec<&Grid> = grids.values().collect();
-    let models = model_rows(&all, |g| {
-        model_score(g, nq, answered.get(g.model), resamples.as_ref(), p)
+    let mut models = model_rows(&all, |g| {
+        model_score(g, nq, answered.get(g.model), &clusters, resamples.as_ref(), opts)
     });
+    rank_models(&mut models, &all, nq, &clusters, p);
 
     let judge = choose_judge(&grids, opts.judge.as_deref())?;
     let judged: Vec<&Grid> = match &judge {
@@ -140,7 +144,7 @@ fn score_all(
     let paired = match (&opts.compare, &judge) {
         (Some(pair), Some(j)) => {
             let r = resamples.as_ref();
-            Some(paired_comparison(pair, j, &judged, nq, p, r)?)
+            Some(paired_comparison(pair, j, &judged, nq, &clusters, p, r)?)
         }
         _ => None,
     };
@@ -196,8 +200,15 @@ impl<'d> Built<'d> {
         weights: &weights::Resolved,
         opts: &ScoreOptions,
     ) -> Built<'d> {
-        let nq = index.questions.len();
-        let new_resamples = || bootstrap::Resamples::new(nq, opts.bootstrap, opts.seed);
+        // Whole clusters are resampled (each question its own under `question` and `none`;
+        // `none`'s model intervals resample cells, `uncertainty::cells_interval`), and only
+        // when the intervals are the bootstrap's.
+        let units = cluster::Clusters::new(&index.questions, opts.cluster).count;
+        let b = match opts.ci {
+            cluster::CiMethod::Bootstrap => opts.bootstrap,
+            cluster::CiMethod::Clt => 0,
+        };
+        let new_resamples = || bootstrap::Resamples::new(units, b, opts.seed);
         // With threads, the resamples are drawn beside the grids' building (one sequence from
         // the seed, as without threads).
         #[cfg(feature = "parallel")]
@@ -224,16 +235,33 @@ impl<'d> Built<'d> {
     }
 }
 
-/// A grid's row of Table 3 over `nq` questions (`answered`: the questions its model answered).
+/// A grid's row of Table 3 over `nq` questions (`answered`: the questions its model answered),
+/// its standard errors and interval over `clusters`; the rank is set apart ([`rank_models`]).
 fn model_score(
     g: &Grid,
     nq: usize,
     answered: Option<&Vec<bool>>,
+    clusters: &cluster::Clusters,
     resamples: Option<&bootstrap::Resamples>,
-    p: MissingPolicy,
+    opts: &ScoreOptions,
 ) -> ModelScore {
+    let p = opts.missing;
     let t = g.tally(nq);
-    let per_q = g.per_question_tallies(nq);
+    let u = uncertainty::of_grid(g, nq, clusters, opts.cluster, p);
+    let overall = t.overall(p);
+    let ci95 = match opts.ci {
+        cluster::CiMethod::Clt => uncertainty::clt_interval(overall, u.se[0]),
+        // An interval needs two clusters, as the SE does: one cluster resampled is itself.
+        cluster::CiMethod::Bootstrap if u.se[0].is_none() => None,
+        cluster::CiMethod::Bootstrap => match opts.cluster {
+            cluster::Cluster::None => {
+                uncertainty::cells_interval(&u.overall_cells, opts.bootstrap, opts.seed)
+            }
+            cluster::Cluster::Repo | cluster::Cluster::Question => resamples.and_then(|r| {
+                r.overall_ci(&per_cluster_tallies(g, nq, clusters), p)
+            }),
+        },
+    };
     ModelScore {
         benchmark_questions: nq,
         never_answered: g.never_answered(answered, nq),
@@ -246,10 +274,56 @@ fn model_score(
         knowledge: t.knowledge(p),
         clarity: t.clarity(p),
         perfect: t.perfect_rate(p),
-        ci95: resamples.and_then(|r| r.overall_ci(&per_q, p)),
+        se: u.se[0],
+        ci95,
+        knowledge_se: u.se[1],
+        clarity_se: u.se[2],
+        perfect_se: u.se[3],
+        clusters: u.clusters,
+        rank: None,
+        variance: u.variance,
         attempts: g.attempts.len(),
         runs: g.runs.len(),
     }
+}
+
+/// A grid's sums per cluster (index = cluster id), each with its own grid.
+fn per_cluster_tallies(g: &Grid, nq: usize, clusters: &cluster::Clusters) -> Vec<Tally> {
+    let mut out = vec![Tally::default(); clusters.count];
+    for (q, t) in g.per_question_tallies(nq).iter().enumerate() {
+        out[clusters.of[q] as usize].merge(t);
+    }
+    out
+}
+
+/// Each row's rank range among the rows of its judge (`rows` in the grids' order, `all`).
+fn rank_models(
+    rows: &mut [ModelScore],
+    all: &[&Grid],
+    nq: usize,
+    clusters: &cluster::Clusters,
+    p: MissingPolicy,
+) {
+    let judges: BTreeSet<&str> = all.iter().map(|g| g.judge).collect();
+    for judge in judges {
+        let mine: Vec<usize> = (0..all.len()).filter(|&i| all[i].judge == judge).collect();
+        let means: Vec<Vec<Option<f64>>> = mine
+            .iter()
+            .map(|&i| per_question_means(all[i], nq, p))
+            .collect();
+        let ranks = uncertainty::rank_ranges(&means, clusters);
+        for (&i, rank) in mine.iter().zip(ranks) {
+            rows[i].rank = Some(rank);
+        }
+    }
+}
+
+/// A grid's mean Overall per question, `None` where it has none (only under `exclude`).
+pub(crate) fn per_question_means(g: &Grid, nq: usize, p: MissingPolicy) -> Vec<Option<f64>> {
+    g.per_question_tallies(nq)
+        .iter()
+        .map(|t| t.overall(p))
+        .collect()
 }
 
 /// One row per grid, in the grids' order. Each row depends on its own grid only (and the
@@ -287,6 +361,7 @@ fn paired_comparison(
     judge: &str,
     judged: &[&Grid],
     nq: usize,
+    clusters: &cluster::Clusters,
     p: MissingPolicy,
     resamples: Option<&bootstrap::Resamples>,
 ) -> Result<Paired, ScoreError> {
@@ -297,7 +372,7 @@ fn paired_comparison(
             .copied()
             .ok_or_else(|| ScoreError::UnknownModel(m.to_string(), judge.to_string()))
     };
-    Ok(bootstrap::paired(find(a)?, find(b)?, nq, p, resamples))
+    Ok(bootstrap::paired(find(a)?, find(b)?, nq, clusters, p, resamples))
 }
 
 /// The load's issues, then one per model row whose questions never answered count as 0 under

@@ -2,6 +2,7 @@
 //! Types only, in a module of their own so that the computations (`bootstrap`, `strata`, …)
 //! and `score` use them without importing each other.
 
+use super::cluster::{CiMethod, Cluster};
 use super::grid::MissingPolicy;
 use super::weights::WeightRule;
 use super::{audit, items, retrieval};
@@ -45,7 +46,13 @@ pub struct ScoreOptions {
     /// The judge for strata, reliability, items and paired comparison; `None` picks the judge
     /// with the most valid judgments.
     pub judge: Option<String>,
-    /// Bootstrap resamples for the 95 % CI; 0 turns it off.
+    /// What moves together: the unit of the standard errors, intervals and bootstraps
+    /// (docs/metrics.md#clustered-uncertainty).
+    pub cluster: Cluster,
+    /// How the 95 % intervals are made: mean ± 1.96 SE, or a bootstrap over whole clusters.
+    pub ci: CiMethod,
+    /// Bootstrap resamples under `ci = bootstrap` (the judges' agreement is always
+    /// bootstrapped); 0 turns bootstrap intervals off.
     pub bootstrap: u32,
     pub seed: u64,
     /// Which strata to compute (all three by default).
@@ -79,6 +86,8 @@ impl Default for ScoreOptions {
         ScoreOptions {
             missing: MissingPolicy::Zero,
             judge: None,
+            cluster: Cluster::Repo,
+            ci: CiMethod::Clt,
             bootstrap: 1000,
             seed: 0,
             strata: Stratum::ALL.to_vec(),
@@ -99,7 +108,13 @@ impl Default for ScoreOptions {
 pub struct PolicyInfo {
     pub missing: MissingPolicy,
     pub std: String,
-    /// Bootstrap resamples and seed behind `ci95` (0 = no CI).
+    /// The unit of independence of every SE and interval.
+    #[serde(default)]
+    pub cluster: Cluster,
+    /// How every `ci95` was made.
+    #[serde(default)]
+    pub ci: CiMethod,
+    /// Bootstrap resamples and seed behind a bootstrap `ci95` (0 = no bootstrap).
     pub bootstrap: u32,
     pub seed: u64,
     /// Questions left out of every number (`ScoreOptions::drop_questions`), sorted.
@@ -124,7 +139,30 @@ pub struct ModelScore {
     pub knowledge: Option<f64>,
     pub clarity: Option<f64>,
     pub perfect: Option<f64>,
+    /// The clustered standard error of Overall, in percentage points; `None` below two
+    /// clusters with cells, where it is undefined.
+    #[serde(default)]
+    pub se: Option<f64>,
+    /// Overall's 95 % interval under `policy.ci`; `None` where the SE is undefined (or the
+    /// bootstrap is off).
     pub ci95: Option<[f64; 2]>,
+    /// The clustered standard errors of Knowledge, Clarity and the perfect-solve rate (points).
+    #[serde(default)]
+    pub knowledge_se: Option<f64>,
+    #[serde(default)]
+    pub clarity_se: Option<f64>,
+    #[serde(default)]
+    pub perfect_se: Option<f64>,
+    /// The clusters the cells in force fall in (the C of the SE).
+    #[serde(default)]
+    pub clusters: usize,
+    /// The rank range among the models of the same judge: [1 + models surely ahead, N −
+    /// models surely behind] (docs/metrics.md#rank-ranges).
+    #[serde(default)]
+    pub rank: Option<[usize; 2]>,
+    /// Where the noise comes from, in points² (docs/metrics.md#variance-components).
+    #[serde(default)]
+    pub variance: super::uncertainty::Variance,
     /// Attempts and judge runs seen: the grid is questions × attempts × runs.
     pub attempts: usize,
     pub runs: usize,
@@ -211,8 +249,27 @@ pub struct Paired {
     pub questions: usize,
     /// Mean over questions of (A's mean score − B's), in percentage points.
     pub mean_diff: Option<f64>,
+    /// The clustered standard error of `mean_diff` (questions grouped by cluster), points.
+    #[serde(default)]
+    pub se: Option<f64>,
+    /// `mean_diff`'s 95 % interval under `policy.ci`.
     pub ci95: Option<[f64; 2]>,
-    /// Share of bootstrap resamples in which A's mean is above B's, in percent.
+    /// Two-sided p-value of "no difference" (normal approximation: mean_diff / se).
+    #[serde(default)]
+    pub p_value: Option<f64>,
+    /// Pearson's correlation of A's and B's per-question means: the higher, the more the
+    /// pairing removes of the questions' own difficulty.
+    #[serde(default)]
+    pub correlation: Option<f64>,
+    /// The smallest true difference detected 4 times in 5 at the 5 % level:
+    /// (1.959964 + 0.841621) · se, in points.
+    #[serde(default)]
+    pub mde80: Option<f64>,
+    /// Clusters the compared questions fall in.
+    #[serde(default)]
+    pub clusters: usize,
+    /// Share of bootstrap resamples in which A's mean is above B's, in percent (only under
+    /// `ci = bootstrap`).
     pub a_better_pct: Option<f64>,
 }
 
@@ -312,6 +369,8 @@ pub(crate) fn policy(opts: &ScoreOptions) -> PolicyInfo {
     PolicyInfo {
         missing: opts.missing,
         std: "sample".to_string(),
+        cluster: opts.cluster,
+        ci: opts.ci,
         bootstrap: opts.bootstrap,
         seed: opts.seed,
         dropped_questions: Vec::new(),

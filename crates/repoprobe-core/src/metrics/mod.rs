@@ -81,6 +81,7 @@ fn with_panel(
         b: None,
         bootstrap: opts.bootstrap,
         seed: opts.seed,
+        cluster: opts.cluster,
     };
     let (with, mut report) = panel.apply(ds, &agreement)?;
     // The members' agreement over the questions in force, as every other figure.

@@ -367,3 +367,308 @@ pub fn rank_ranges(means: &[Vec<Option<f64>>], clusters: &Clusters) -> Vec<[usiz
     }
     (0..n).map(|m| [1 + ahead[m], n - behind[m]]).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::cluster::Clusters;
+    use std::collections::BTreeSet;
+
+    /// The definition, written out for one list of cells: x̄, then per cluster the sum of
+    /// deviations, then √(C/(C−1)·Σ)/N.
+    fn definition(cells: &[(u32, f64)]) -> Option<f64> {
+        let n = cells.len() as f64;
+        let mean = cells.iter().map(|c| c.1).sum::<f64>() / n;
+        let ids: BTreeSet<u32> = cells.iter().map(|c| c.0).collect();
+        let c = ids.len() as f64;
+        if ids.len() < 2 {
+            return None;
+        }
+        let ss: f64 = ids
+            .iter()
+            .map(|id| {
+                let d: f64 = cells
+                    .iter()
+                    .filter(|x| x.0 == *id)
+                    .map(|x| x.1 - mean)
+                    .sum();
+                d * d
+            })
+            .sum();
+        Some((c / (c - 1.0) * ss).sqrt() / n)
+    }
+
+    /// A small random grid: `nq` questions in repositories of `per_repo`, cells missing at
+    /// random, scores drawn with a repository effect.
+    fn random_grid(seed: u64, nq: u32, per_repo: u32) -> (Vec<u32>, Grid<'static>) {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let repo_of: Vec<u32> = (0..nq).map(|q| q / per_repo).collect();
+        let mut cells = Vec::new();
+        for q in 0..nq {
+            let effect = (repo_of[q as usize] % 3) as f64;
+            for attempt in 0..3 {
+                for run in 0..2 {
+                    if rng.random_range(0..10) == 0 {
+                        continue;
+                    }
+                    let kn = (rng.random_range(0..10u32) as f64 + effect).min(9.0);
+                    let cl = f64::from(rng.random_range(0..2u32));
+                    cells.push(Cell {
+                        q,
+                        attempt,
+                        run,
+                        s: kn + cl,
+                        kn,
+                        cl,
+                        perfect: kn + cl == 10.0,
+                    });
+                }
+            }
+        }
+        let g = Grid {
+            model: "m",
+            judge: "j",
+            attempts: (0..3).collect(),
+            runs: (0..2).collect(),
+            cells,
+        };
+        (repo_of, g)
+    }
+
+    /// The cells in force of a grid, enumerated over attempts × runs: (question, attempt, run,
+    /// the four values) — missing cells 0 under zero, absent under exclude.
+    fn cells_in_force(g: &Grid, nq: u32, p: MissingPolicy) -> Vec<(u32, u32, u32, Values)> {
+        let mut out = Vec::new();
+        for q in 0..nq {
+            for &a in &g.attempts {
+                for &r in &g.runs {
+                    match g
+                        .cells
+                        .iter()
+                        .find(|c| (c.q, c.attempt, c.run) == (q, a, r))
+                    {
+                        Some(c) => out.push((q, a, r, values(c))),
+                        None if p == MissingPolicy::Zero => out.push((q, a, r, [0.0; 4])),
+                        None => {}
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn clusters_of(repo_of: &[u32], kind: Cluster) -> Clusters {
+        match kind {
+            Cluster::Repo => Clusters {
+                of: repo_of.to_vec(),
+                count: repo_of.iter().max().map_or(0, |m| *m as usize + 1),
+            },
+            _ => Clusters {
+                of: (0..repo_of.len() as u32).collect(),
+                count: repo_of.len(),
+            },
+        }
+    }
+
+    fn close(a: Option<f64>, b: Option<f64>) -> bool {
+        match (a, b) {
+            (Some(x), Some(y)) => (x - y).abs() < 1e-9,
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn every_se_is_the_definition_over_the_cells_in_force() {
+        for seed in 0..20 {
+            let nq = 5 + seed as u32 % 17;
+            let (repo_of, g) = random_grid(seed, nq, 1 + seed as u32 % 4);
+            for p in [MissingPolicy::Zero, MissingPolicy::Exclude] {
+                let cells = cells_in_force(&g, nq, p);
+                for kind in [Cluster::Repo, Cluster::Question, Cluster::None] {
+                    let cl = clusters_of(&repo_of, kind);
+                    let u = of_grid(&g, nq as usize, &cl, kind, p);
+                    for k in 0..4 {
+                        let tagged: Vec<(u32, f64)> = cells
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (q, _, _, v))| {
+                                let id = match kind {
+                                    Cluster::Repo => repo_of[*q as usize],
+                                    Cluster::Question => *q,
+                                    Cluster::None => i as u32,
+                                };
+                                (id, v[k])
+                            })
+                            .collect();
+                        let want = definition(&tagged);
+                        assert!(
+                            close(u.se[k], want),
+                            "seed {seed} {p:?} {kind:?} metric {k}: {:?} vs {want:?}",
+                            u.se[k]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn singleton_clusters_give_the_plain_se() {
+        let (repo_of, g) = random_grid(7, 12, 3);
+        let u = of_grid(
+            &g,
+            12,
+            &clusters_of(&repo_of, Cluster::None),
+            Cluster::None,
+            MissingPolicy::Zero,
+        );
+        let xs: Vec<f64> = cells_in_force(&g, 12, MissingPolicy::Zero)
+            .iter()
+            .map(|c| c.3[0])
+            .collect();
+        let plain = crate::metrics::stats::sample_std(&xs).unwrap() / (xs.len() as f64).sqrt();
+        assert!((u.se[0].unwrap() - plain).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_repository_per_question_is_clustering_by_question() {
+        let (_, g) = random_grid(3, 15, 1);
+        let by_repo = clusters_of(&(0..15).collect::<Vec<_>>(), Cluster::Repo);
+        let by_q = clusters_of(&[0; 15], Cluster::Question);
+        for p in [MissingPolicy::Zero, MissingPolicy::Exclude] {
+            let a = of_grid(&g, 15, &by_repo, Cluster::Repo, p);
+            let b = of_grid(&g, 15, &by_q, Cluster::Question, p);
+            assert_eq!(a.se, b.se);
+        }
+    }
+
+    #[test]
+    fn shifting_every_score_leaves_the_se() {
+        let cells: Vec<(u32, f64)> = (0..40u32)
+            .map(|i| (i / 7, f64::from(i * 37 % 11)))
+            .collect();
+        let shifted: Vec<(u32, f64)> = cells.iter().map(|&(c, x)| (c, x + 42.5)).collect();
+        assert!(close(definition(&cells), definition(&shifted)));
+        // The paired SE is the SE of differences: shifting one side moves only the mean.
+        let a: Vec<Option<f64>> = cells.iter().map(|c| Some(c.1)).collect();
+        let b: Vec<Option<f64>> = cells.iter().map(|c| Some(c.1 * 0.5 + 3.0)).collect();
+        let b2: Vec<Option<f64>> = b.iter().map(|x| x.map(|v| v - 10.0)).collect();
+        let cl = Clusters {
+            of: cells.iter().map(|c| c.0).collect(),
+            count: 6,
+        };
+        let (f, g) = (paired(&a, &b, &cl), paired(&a, &b2, &cl));
+        assert!(close(f.se, g.se));
+        assert!(close(f.mean_diff.map(|d| d + 10.0), g.mean_diff));
+    }
+
+    #[test]
+    fn fewer_than_two_clusters_leave_the_se_undefined() {
+        let (_, g) = random_grid(1, 6, 6);
+        let one = Clusters {
+            of: vec![0; 6],
+            count: 1,
+        };
+        let u = of_grid(&g, 6, &one, Cluster::Repo, MissingPolicy::Zero);
+        assert_eq!(u.se, [None; 4]);
+        assert_eq!(u.clusters, 1);
+        assert_eq!(clt_interval(Some(50.0), u.se[0]), None);
+    }
+
+    #[test]
+    fn paired_figures_by_hand() {
+        // Differences 2, 4 in cluster 0 and 6, 8 in cluster 1: mean 5, deviations −4 and +4,
+        // SE = √(2/1 · 32)/4 = 2; p = erfc(2.5/√2); mde80 = 2.801585 · 2.
+        let a = [Some(12.0), Some(14.0), Some(16.0), Some(18.0), None];
+        let b = [Some(10.0), Some(10.0), Some(10.0), Some(10.0), Some(1.0)];
+        let cl = Clusters {
+            of: vec![0, 0, 1, 1, 1],
+            count: 2,
+        };
+        let f = paired(&a, &b, &cl);
+        assert_eq!(f.questions, 4);
+        assert_eq!(f.mean_diff, Some(5.0));
+        assert!(close(f.se, Some(2.0)));
+        assert!(close(f.p_value(), Some(0.012419330651552265)));
+        assert!(close(f.mde80(), Some(2.0 * 2.801585)));
+        assert!(close(f.clt().map(|c| c[0]), Some(5.0 - 2.0 * Z95)));
+        // B is constant: no correlation.
+        assert_eq!(f.correlation, None);
+        let b = [Some(11.0), Some(12.0), Some(13.0), Some(14.0), None];
+        assert!(close(paired(&a, &b, &cl).correlation, Some(1.0)));
+    }
+
+    #[test]
+    fn rank_ranges_group_what_no_pair_separates() {
+        // Five clusters of two questions; A far ahead, B and C within noise, D far behind.
+        let cl = Clusters {
+            of: vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4],
+            count: 5,
+        };
+        let noise = [1.0, -1.0, 2.0, 0.0, -2.0, 1.0, 0.0, -1.0, 1.5, -0.5];
+        let model = |level: f64, k: f64| -> Vec<Option<f64>> {
+            noise.iter().map(|n| Some(level + k * n)).collect()
+        };
+        let means = vec![
+            model(90.0, 1.0),
+            model(50.0, 1.0),
+            model(50.5, -1.0),
+            model(10.0, 1.0),
+        ];
+        assert_eq!(
+            rank_ranges(&means, &cl),
+            vec![[1, 1], [2, 3], [2, 3], [4, 4]]
+        );
+        // One model alone is first for sure; no model, no ranks.
+        assert_eq!(rank_ranges(&means[..1], &cl), vec![[1, 1]]);
+        assert!(rank_ranges(&[], &cl).is_empty());
+    }
+
+    #[test]
+    fn variance_components_by_hand() {
+        // Two questions, two attempts, two runs, nothing missing; values s×10:
+        // q0: a0 = (10, 30), a1 = (50, 70); q1: a0 = (0, 0), a1 = (20, 20).
+        let cell = |q, attempt, run, s: f64| Cell {
+            q,
+            attempt,
+            run,
+            s,
+            kn: s,
+            cl: 0.0,
+            perfect: false,
+        };
+        let g = Grid {
+            model: "m",
+            judge: "j",
+            attempts: (0..2).collect(),
+            runs: (0..2).collect(),
+            cells: vec![
+                cell(0, 0, 0, 1.0),
+                cell(0, 0, 1, 3.0),
+                cell(0, 1, 0, 5.0),
+                cell(0, 1, 1, 7.0),
+                cell(1, 0, 0, 0.0),
+                cell(1, 0, 1, 0.0),
+                cell(1, 1, 0, 2.0),
+                cell(1, 1, 1, 2.0),
+            ],
+        };
+        let v = variance(&g, 2, MissingPolicy::Zero);
+        // Question means 40 and 10: variance 450. Attempt means q0 (20, 60) → 800, q1 (0, 20)
+        // → 200: mean 500. Run variances 200, 200, 0, 0: mean 100.
+        assert!(close(v.questions, Some(450.0)));
+        assert!(close(v.attempts, Some(500.0)));
+        assert!(close(v.judge_runs, Some(100.0)));
+        // Projected to what was measured, the SE is the SE.
+        assert!(close(v.projected_se(3.0, 2, 2, 2, 2), Some(3.0)));
+        // More attempts and runs can only narrow it.
+        assert!(v.projected_se(3.0, 2, 2, 8, 4).unwrap() < 3.0);
+        // Under exclude a missing run leaves its attempt one value: no run variance there.
+        let mut g2 = g.clone();
+        g2.cells.remove(0);
+        let v2 = variance(&g2, 2, MissingPolicy::Exclude);
+        assert!(close(v2.judge_runs, Some(200.0 / 3.0)));
+    }
+}

@@ -131,6 +131,7 @@ pub fn latex_escape(s: &str) -> String {
             '—' => out.push_str("---"),
             '−' => out.push_str("$-$"),
             '×' => out.push_str("$\\times$"),
+            '±' => out.push_str("$\\pm$"),
             _ => out.push(c),
         }
     }
@@ -182,12 +183,14 @@ pub fn render_latex(t: &Table) -> String {
 pub fn models_csv(r: &ScoreReport) -> String {
     let num = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     let mut out = String::from(
-        "model,judge,questions,judgments,coverage,overall,knowledge,clarity,perfect,ci95_lo,ci95_hi\n",
+        "model,judge,questions,judgments,coverage,overall,knowledge,clarity,perfect,ci95_lo,ci95_hi,\
+         se,knowledge_se,clarity_se,perfect_se,clusters,rank_lo,rank_hi\n",
     );
+    let whole = |x: Option<usize>| x.map_or(String::new(), |v| v.to_string());
     for m in &r.models {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&m.model),
             csv_field(&m.judge),
             m.questions,
@@ -199,6 +202,13 @@ pub fn models_csv(r: &ScoreReport) -> String {
             num(m.perfect),
             num(m.ci95.map(|c| c[0])),
             num(m.ci95.map(|c| c[1])),
+            num(m.se),
+            num(m.knowledge_se),
+            num(m.clarity_se),
+            num(m.perfect_se),
+            m.clusters,
+            whole(m.rank.map(|r| r[0])),
+            whole(m.rank.map(|r| r[1])),
         );
     }
     out

@@ -87,13 +87,13 @@ impl Table {
             let mut values: Vec<f64> = self
                 .rows
                 .iter()
-                .filter_map(|r| r[c].text.parse::<f64>().ok())
+                .filter_map(|r| shown(&r[c]))
                 .collect();
             values.sort_unstable_by(|a, b| b.total_cmp(a));
             values.dedup();
             let (best, second) = (values.first().copied(), values.get(1).copied());
             for r in &mut self.rows {
-                let v = r[c].text.parse::<f64>().ok();
+                let v = shown(&r[c]);
                 r[c].mark = if v.is_some() && v == best {
                     Mark::Best
                 } else if v.is_some() && v == second {
@@ -104,6 +104,11 @@ impl Table {
             }
         }
     }
+}
+
+/// The number a cell shows, its interval's half-width left aside ("62.3 ± 1.8" shows 62.3).
+fn shown(c: &Cell) -> Option<f64> {
+    c.text.split(" ± ").next()?.parse::<f64>().ok()
 }
 
 pub(super) fn plain(cells: Vec<String>) -> Vec<Cell> {
@@ -120,7 +125,8 @@ pub fn models_table(r: &ScoreReport) -> Table {
             .then_with(|| a.model.cmp(&b.model))
             .then_with(|| a.judge.cmp(&b.judge))
     });
-    let with_ci = r.models.iter().any(|m| m.ci95.is_some());
+    let with_ci = r.models.iter().any(|m| m.ci95.is_some() || m.se.is_some());
+    let with_rank = r.models.iter().any(|m| m.rank.is_some());
     let mut headers: Vec<String> = [
         "Model",
         "Judge",
@@ -133,7 +139,10 @@ pub fn models_table(r: &ScoreReport) -> Table {
     .map(String::from)
     .to_vec();
     if with_ci {
-        headers.push("95% CI".into());
+        headers.extend(["SE".into(), "95% CI".into()]);
+    }
+    if with_rank {
+        headers.push("Rank".into());
     }
     let rows = models
         .iter()
@@ -141,24 +150,25 @@ pub fn models_table(r: &ScoreReport) -> Table {
             let mut row: Vec<Cell> = vec![
                 m.model.clone().into(),
                 m.judge.clone().into(),
-                num(m.overall),
+                plus_minus(m.overall, m.ci95),
                 num(m.knowledge),
                 num(m.clarity),
                 num(m.perfect),
                 num(m.coverage.map(|c| 100.0 * c)),
             ];
             if with_ci {
-                row.push(
-                    m.ci95
-                        .map_or("—".to_string(), |[lo, hi]| format!("{lo:.1}–{hi:.1}"))
-                        .into(),
-                );
+                row.push(num(m.se));
+                row.push(interval(m.ci95));
+            }
+            if with_rank {
+                row.push(rank(m.rank));
             }
             row
         })
         .collect();
     let mut numeric = vec![false, false, true, true, true, true, true];
-    if with_ci {
+    numeric.extend(std::iter::repeat_n(true, 2 * usize::from(with_ci)));
+    if with_rank {
         numeric.push(true);
     }
     let mut t = Table {
@@ -194,13 +204,15 @@ fn policy_note(r: &ScoreReport) -> String {
             "questions without a valid judgment are left out (missing = exclude)"
         }
     };
-    let ci = if r.policy.bootstrap > 0 {
+    let ci = if r.models.iter().any(|m| m.se.is_some()) {
+        let c = r.models.iter().map(|m| m.clusters).max().unwrap_or(0);
         format!(
-            "; 95% CI: percentile bootstrap over questions, B = {}, seed {}",
-            r.policy.bootstrap, r.policy.seed
+            "; ± and 95% CI: {} ({c} clusters); rank: range among the models of one judge, \
+             from clustered paired 95% CIs, no multiple-comparison correction",
+            interval_method(r)
         )
     } else {
-        String::new()
+        "; no interval: fewer than two clusters".to_string()
     };
     let dropped = match r.policy.dropped_questions.as_slice() {
         [] => String::new(),
@@ -220,6 +232,47 @@ fn policy_note(r: &ScoreReport) -> String {
     format!(
         "{missing}; coverage = judged cells / (questions × attempts × judge runs){ci}{dropped}{weights}"
     )
+}
+
+/// A mean with the half-width of its interval, "62.3 ± 1.8" (the value kept is the mean's);
+/// the mean alone where there is no interval.
+pub fn plus_minus(x: Option<f64>, ci95: Option<[f64; 2]>) -> Cell {
+    let mut c = num(x);
+    if let (Some(_), Some([lo, hi])) = (c.value, ci95) {
+        c.text = format!("{} ± {:.1}", c.text, (hi - lo) / 2.0);
+    }
+    c
+}
+
+/// An interval "lo–hi" with one decimal, "—" where there is none.
+pub fn interval(ci95: Option<[f64; 2]>) -> Cell {
+    Cell::from(ci95.map_or("—".into(), |[lo, hi]| format!("{lo:.1}–{hi:.1}")))
+}
+
+/// A rank range: "3" when sure, "1–2" when not, "—" where there is none.
+pub fn rank(r: Option<[usize; 2]>) -> Cell {
+    Cell::from(match r {
+        Some([a, b]) if a == b => a.to_string(),
+        Some([a, b]) => format!("{a}–{b}"),
+        None => "—".into(),
+    })
+}
+
+/// How the intervals were made, as a note says it: "mean ± 1.96 × SE clustered by repository".
+pub fn interval_method(r: &ScoreReport) -> String {
+    use crate::metrics::cluster::{CiMethod, Cluster};
+    let by = match r.policy.cluster {
+        Cluster::Repo => "clustered by repository",
+        Cluster::Question => "clustered by question",
+        Cluster::None => "every cell independent (no clustering)",
+    };
+    match r.policy.ci {
+        CiMethod::Clt => format!("mean ± 1.96 × SE, {by}"),
+        CiMethod::Bootstrap => format!(
+            "percentile bootstrap of whole clusters ({by}), B = {}, seed {}",
+            r.policy.bootstrap, r.policy.seed
+        ),
+    }
 }
 
 /// The paper's Table 3 as reported (docs/format.md#reported-values), marked like the paper (best bold, second
@@ -400,24 +453,34 @@ fn paired_table_of(r: &ScoreReport) -> Option<Table> {
             "B",
             "Questions",
             "Mean diff (pp)",
+            "SE",
             "95% CI",
+            "p",
+            "Correlation",
+            "MDE80 (pp)",
             "A better in (%)",
         ]
         .map(String::from)
         .to_vec(),
-        numeric: vec![false, false, true, true, true, true],
+        numeric: vec![false, false, true, true, true, true, true, true, true, true],
         rows: vec![vec![
             Cell::from(p.a.clone()),
             Cell::from(p.b.clone()),
             Cell::from(p.questions.to_string()),
             num(p.mean_diff),
-            Cell::from(
-                p.ci95
-                    .map_or("—".into(), |[lo, hi]| format!("{lo:.1}–{hi:.1}")),
-            ),
+            num(p.se),
+            interval(p.ci95),
+            three(p.p_value),
+            three(p.correlation),
+            num(p.mde80),
             num(p.a_better_pct),
         ]],
-        note: Some("per-question difference of mean scores; bootstrap over questions".into()),
+        note: Some(format!(
+            "per-question difference of mean scores over {} cluster(s); 95% CI: {}; p: two-sided, \
+             normal approximation; MDE80: the smallest true difference detected 4 times in 5",
+            p.clusters,
+            interval_method(r)
+        )),
     })
 }
 

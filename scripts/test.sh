@@ -118,6 +118,23 @@ echo "== judges' agreement and the panel equal scikit-learn's, krippendorff's an
 # (interval), full-credit F1, exact share, bias and disagreements; `score --panel` per rule.
 PYTHONPATH="$AGREEMENT_DIR" python3 scripts/check-judges.py "${CARGO_TARGET_DIR:-target}/debug/repoprobe" testdata/judges --seeds 8
 
+echo "== score's clustered SEs, paired tests, rank ranges and variance components equal Inspect's and numpy's (1e-9)"
+# Inspect's own stderr(cluster=...) (Miller 2024, App. A) into tools/inspect (git-ignored), only
+# when that version is missing (a few minutes the first time); datasets drawn from seeds, never
+# seen by a test, checked under every --cluster and --missing (docs/metrics.md#clustered-uncertainty).
+INSPECT_PY="inspect_ai==0.3.285"
+INSPECT_DIR="$PWD/tools/inspect"
+if [ "$(cat "$INSPECT_DIR/.pinned" 2>/dev/null || true)" != "$INSPECT_PY" ]; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+    fi
+    rm -rf "$INSPECT_DIR"
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-warn-conflicts \
+        --target "$INSPECT_DIR" "$INSPECT_PY"
+    echo "$INSPECT_PY" > "$INSPECT_DIR/.pinned"
+fi
+PYTHONPATH="$INSPECT_DIR" python3 scripts/check-clustered.py "${CARGO_TARGET_DIR:-target}/debug/repoprobe" --seeds 6
+
 echo "== every GraphQL query of curate validates against GitHub's schema (npm @octokit/graphql-schema)"
 # GitHub's published schema and the reference implementation that checks against it (npm
 # graphql, of the major the schema package depends on: ^16) into tools/graphql (git-ignored),

@@ -4,7 +4,7 @@ use crate::exit::Exit;
 use crate::input::write_atomically;
 use anyhow::Context;
 use repoprobe_core::model::trajectory::Trajectory;
-use repoprobe_core::synth::{SynthOptions, generate, generate_with_runs};
+use repoprobe_core::synth::{Design, SynthOptions, generate_designed, generate_with_runs};
 use repoprobe_core::trajectories::{self, TrajectoryKey};
 use std::path::PathBuf;
 
@@ -19,6 +19,22 @@ pub struct Args {
     runs: u32,
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Questions per repository: consecutive questions share a repository (name, url, commit,
+    /// language, theme) in groups of N, and its difficulty, which moves every model's scores on
+    /// them together (what `score --cluster repo` accounts for).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    questions_per_repo: u32,
+    /// Model judges: `synth-judge` (every judge run), then `synth-judge-2`, … (run 0 of every
+    /// answer, correlated with the first but not identical), for the Judges view.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    judges: u32,
+    /// Also grade N answers of each model as a synthetic person, judge `human:synthetic-grader`
+    /// (as the Grade view writes a person's grades): SYNTHETIC, no person graded them.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    human_grades: u32,
+    /// Attempts of every model at every question (`attempt` 0..N), each answered and judged.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    attempts: u32,
     /// Output file (default: stdout).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -34,6 +50,15 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     if a.questions == 0 || a.models == 0 {
         anyhow::bail!("--models and --questions must be at least 1");
     }
+    if a.questions_per_repo == 0 || a.judges == 0 || a.attempts == 0 {
+        anyhow::bail!("--questions-per-repo, --judges and --attempts must be at least 1");
+    }
+    let d = Design {
+        questions_per_repo: a.questions_per_repo,
+        judges: a.judges,
+        human_grades: a.human_grades,
+        attempts: a.attempts,
+    };
     let o = SynthOptions {
         models: a.models,
         questions: a.questions,
@@ -41,9 +66,9 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         seed: a.seed,
     };
     let bundle = match &a.trajectories {
-        None => generate(o),
+        None => generate_designed(o, d),
         Some(path) => {
-            let (bundle, runs) = generate_with_runs(o);
+            let (bundle, runs) = generate_with_runs(o, d);
             write_trajectories(path, &runs)?;
             bundle
         }

@@ -99,17 +99,22 @@ pub fn add(bundle: &mut ResultsBundle, seed: u64) -> Vec<(TrajectoryKey, Traject
             }
         }
     }
-    let first_run: BTreeMap<(String, String), u32> = bundle
+    let first_run: BTreeMap<(String, String, u32), u32> = bundle
         .judgments
         .iter()
-        .filter(|j| j.judge_run == 0)
-        .map(|j| ((j.question_id.clone(), j.model.clone()), j.total()))
+        .filter(|j| j.judge_run == 0 && j.judge == super::JUDGE)
+        .map(|j| {
+            (
+                (j.question_id.clone(), j.model.clone(), j.attempt),
+                j.total(),
+            )
+        })
         .collect();
-    let edit_bias: std::collections::BTreeSet<(String, String)> = bundle
+    let edit_bias: std::collections::BTreeSet<(String, String, u32)> = bundle
         .failure_modes
         .iter()
         .filter(|l| l.mode == FailureMode::EditBias)
-        .map(|l| (l.question_id.clone(), l.model.clone()))
+        .map(|l| (l.question_id.clone(), l.model.clone(), l.attempt))
         .collect();
     let questions: BTreeMap<&str, &Question> = bundle
         .benchmark
@@ -121,7 +126,7 @@ pub fn add(bundle: &mut ResultsBundle, seed: u64) -> Vec<(TrajectoryKey, Traject
         let Some(q) = questions.get(a.question_id.as_str()) else {
             continue;
         };
-        let key = (a.question_id.clone(), a.model.clone());
+        let key = (a.question_id.clone(), a.model.clone(), a.attempt);
         let plan = Plan {
             q,
             files: &files[&q.repo.name],

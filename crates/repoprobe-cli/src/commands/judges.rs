@@ -5,6 +5,7 @@
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues};
 use repoprobe_core::LoadOptions;
+use repoprobe_core::metrics::cluster::Cluster;
 use repoprobe_core::metrics::judges::{JudgesOptions, judges};
 use repoprobe_core::report;
 use std::io::IsTerminal;
@@ -28,15 +29,36 @@ pub struct Args {
     b: Option<String>,
     #[arg(long, value_enum, default_value = "terminal")]
     format: Format,
-    /// Bootstrap resamples for the 95% interval of the bias (0 turns it off).
+    /// Bootstrap resamples for the 95% intervals of κ, α, F1 and the bias (0 turns them off).
     #[arg(long, default_value_t = 1000)]
     bootstrap: u32,
     /// Seed of the bootstrap.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// What the bootstrap resamples whole: the questions of a repository together, each
+    /// question alone, or each answer alone (docs/metrics.md#agreement-between-judges).
+    #[arg(long, value_enum, default_value = "repo")]
+    cluster: ClusterFlag,
     /// Disagreements listed per pair in the terminal table (JSON lists every one).
     #[arg(long, default_value_t = 10, value_name = "N")]
     disagreements: usize,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ClusterFlag {
+    Repo,
+    Question,
+    None,
+}
+
+impl From<ClusterFlag> for Cluster {
+    fn from(c: ClusterFlag) -> Self {
+        match c {
+            ClusterFlag::Repo => Cluster::Repo,
+            ClusterFlag::Question => Cluster::Question,
+            ClusterFlag::None => Cluster::None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -63,6 +85,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         b: a.b.clone(),
         bootstrap: a.bootstrap,
         seed: a.seed,
+        cluster: a.cluster.into(),
     };
     let r = judges(&loaded.dataset, &opts)?;
     if r.pairs.is_empty() {

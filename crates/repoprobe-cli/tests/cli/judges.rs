@@ -76,9 +76,145 @@ fn every_pair_is_compared_with_people_as_the_reference() {
             ((1.0 - exact) * items as f64).round(),
             "one disagreement per unequal unit: {p}"
         );
-        let [lo, hi] = [0, 1].map(|i| p["bias_ci95"][i].as_f64().unwrap());
-        assert!(lo <= hi, "{p}");
+        // testdata/judges is one repository: by default (whole repositories resampled) one
+        // cluster, no interval.
+        assert_eq!(p["clusters"], 1, "{p}");
+        for f in ["kappa", "alpha_interval", "f1_full_credit", "bias"] {
+            assert!(p[format!("{f}_ci95")].is_null(), "{f}: {p}");
+        }
     }
+    assert_eq!(v["cluster"], "repo");
+}
+
+/// `--cluster question` resamples the seven questions whole: every figure of every pair gets
+/// an interval, the same for the same seed; the table shows them beside the figures, and a pair
+/// of fewer than 30 units says the sample is too small to say instead.
+#[test]
+fn by_question_every_figure_has_its_interval_and_small_samples_say_so() {
+    let args = [
+        "judges",
+        JUDGES,
+        "--cluster",
+        "question",
+        "--format",
+        "json",
+    ];
+    let v = json_of(&repoprobe(&args));
+    assert_eq!(v["cluster"], "question");
+    for p in v["pairs"].as_array().unwrap() {
+        // The questions with an answer both judged: most of the seven.
+        let c = p["clusters"].as_u64().unwrap();
+        assert!((2..=7).contains(&c), "{p}");
+        assert_eq!(
+            p["too_small"].as_bool().unwrap(),
+            p["items"].as_u64().unwrap() < 30
+        );
+        for f in ["kappa", "alpha_interval", "f1_full_credit", "bias"] {
+            let [lo, hi] = [0, 1].map(|i| p[format!("{f}_ci95")][i].as_f64().unwrap());
+            assert!(lo <= hi, "{f}: {p}");
+            if f != "bias" {
+                assert!(hi <= 1.0, "{f}: {p}");
+            }
+        }
+    }
+    assert_eq!(json_of(&repoprobe(&args)), v, "one seed, one result");
+    let other = json_of(&repoprobe(&[
+        "judges",
+        JUDGES,
+        "--cluster",
+        "question",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(other["pairs"][0]["kappa"], v["pairs"][0]["kappa"]);
+    assert_ne!(other["pairs"][0]["kappa_ci95"], v["pairs"][0]["kappa_ci95"]);
+    // Each answer alone: as many clusters as answers both judged.
+    let none = json_of(&repoprobe(&[
+        "judges",
+        JUDGES,
+        "--cluster",
+        "none",
+        "--format",
+        "json",
+    ]));
+    for p in none["pairs"].as_array().unwrap() {
+        assert_eq!(p["clusters"], p["answers"], "{p}");
+    }
+
+    let pair = ["--a", "judge-b", "--b", "human:ann", "--disagreements", "0"];
+    let text = repoprobe(&[&["judges", JUDGES, "--cluster", "question"][..], &pair[..]].concat());
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    let p = &json_of(&repoprobe(&[&args[..], &pair[..]].concat()))["pairs"][0];
+    assert!(!p["too_small"].as_bool().unwrap(), "{p}");
+    let shown = |f: &str| {
+        let [lo, hi] = [0, 1].map(|i| p[format!("{f}_ci95")][i].as_f64().unwrap());
+        format!("{:.3} ({lo:.3}–{hi:.3})", p[f].as_f64().unwrap())
+    };
+    for f in ["kappa", "alpha_interval", "f1_full_credit"] {
+        assert!(
+            text.stdout.contains(&shown(f)),
+            "{} in\n{}",
+            shown(f),
+            text.stdout
+        );
+    }
+    assert!(
+        text.stdout.contains("resamples of the 7 questions"),
+        "{}",
+        text.stdout
+    );
+    // The default: one repository, no interval, and the table says why.
+    let one = repoprobe(&[&["judges", JUDGES][..], &pair[..]].concat());
+    assert!(!one.stdout.contains('–'), "{}", one.stdout);
+    assert!(one.stdout.contains("no interval"), "{}", one.stdout);
+
+    // Two questions of judge-b and people: fewer than 30 units.
+    let dir = tempfile::tempdir().unwrap();
+    let keep = |l: &&str| {
+        let j: Value = serde_json::from_str(l).unwrap();
+        ["r-000", "r-001"].contains(&j["question_id"].as_str().unwrap())
+    };
+    let lines = std::fs::read_to_string(format!("{JUDGES}/judgments.jsonl")).unwrap();
+    let few: Vec<&str> = lines
+        .lines()
+        .filter(|l| !l.is_empty())
+        .filter(keep)
+        .collect();
+    std::fs::copy(
+        format!("{JUDGES}/benchmark.jsonl"),
+        dir.path().join("benchmark.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("j.jsonl"), few.join("\n")).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let small = json_of(&repoprobe(
+        &[
+            &["judges", d, "--cluster", "question", "--format", "json"][..],
+            &pair[..],
+        ]
+        .concat(),
+    ));
+    let p = &small["pairs"][0];
+    assert!(p["items"].as_u64().unwrap() < 30, "{p}");
+    assert_eq!(p["too_small"], true, "{p}");
+    assert!(
+        p["kappa_ci95"].is_array(),
+        "the JSON keeps the intervals: {p}"
+    );
+    let text = repoprobe(&[&["judges", d, "--cluster", "question"][..], &pair[..]].concat());
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(
+        text.stdout.contains("the sample is too small to say"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        !text.stdout.contains('–') && !text.stdout.contains(" ["),
+        "{}",
+        text.stdout
+    );
 }
 
 #[test]
@@ -101,6 +237,7 @@ fn one_named_side_pairs_it_with_every_other_judge_and_an_unknown_name_says_who_i
         .collect();
     assert_eq!(a, ["judge-a", "judge-b", "judge-c"]);
     assert!(v["pairs"][0]["bias_ci95"].is_null());
+    assert!(v["pairs"][0]["kappa_ci95"].is_null());
 
     let r = repoprobe(&["judges", JUDGES, "--a", "gpt-nobody"]);
     assert_eq!(r.code, 2, "{}", r.stderr);

@@ -1,11 +1,13 @@
 //! `repoprobe judges`' report as tables and CSV (docs/metrics.md#agreement-between-judges): per
-//! pair the figures overall, per item kind and per model, and the items they disagree on most.
-//! The site's agreement view shows the same tables.
+//! pair the figures overall (with their 95 % intervals, unless the sample is too small to say),
+//! per item kind and per model, and the items they disagree on most. The site's agreement view
+//! shows the same tables.
 
 use super::render::csv_field;
 use super::tables::{Cell, Mark, Table, num, pct, three};
 use crate::metrics::agreement::PairFigures;
-use crate::metrics::judges::{JudgePair, JudgesReport};
+use crate::metrics::cluster::Cluster;
+use crate::metrics::judges::{JudgePair, JudgesReport, MIN_UNITS};
 use std::fmt::Write as _;
 
 /// The scopes of a pair in order: all units, each item kind, each model.
@@ -16,7 +18,8 @@ pub fn scopes(p: &JudgePair) -> Vec<(String, &PairFigures)> {
         .collect()
 }
 
-/// The bias sentence of a pair: `A − B: +1.5 pp [−0.3, 3.1] over 12 answers`.
+/// The bias sentence of a pair: `Overall A − B +1.5 pp [−0.3, +3.1] over 12 answer(s) both
+/// judged`; the interval only when the sample is not too small to say.
 pub fn bias_sentence(p: &JudgePair) -> String {
     let signed = |v: f64| {
         if v > 0.0 {
@@ -31,6 +34,7 @@ pub fn bias_sentence(p: &JudgePair) -> String {
             "Overall A − B {} pp{} over {} answer(s) both judged",
             signed(b),
             p.bias_ci95
+                .filter(|_| !p.too_small)
                 .map(|[lo, hi]| format!(" [{}, {}]", signed(lo), signed(hi)))
                 .unwrap_or_default(),
             p.answers
@@ -38,11 +42,63 @@ pub fn bias_sentence(p: &JudgePair) -> String {
     }
 }
 
-/// One table per pair: a row per scope.
-pub fn pair_table(p: &JudgePair) -> Table {
+/// What clusters `cluster` makes of the answers, in words (plural).
+fn clusters_noun(cluster: Cluster) -> &'static str {
+    match cluster {
+        Cluster::Repo => "repositories",
+        Cluster::Question => "questions",
+        Cluster::None => "answers",
+    }
+}
+
+/// What a pair's intervals are, or why it shows none: too few units (fewer than
+/// [`MIN_UNITS`]), no bootstrap, or fewer than two clusters. `cluster` and `bootstrap` are the
+/// report's.
+pub fn intervals_sentence(p: &JudgePair, cluster: Cluster, bootstrap: u32) -> String {
+    let noun = clusters_noun(cluster);
+    if p.too_small {
+        format!(
+            "the sample is too small to say: {} unit(s), fewer than {MIN_UNITS}, so no interval is shown",
+            p.overall.items
+        )
+    } else if bootstrap == 0 {
+        "no interval (no bootstrap)".to_string()
+    } else if p.clusters < 2 {
+        format!(
+            "no interval: a bootstrap of whole {noun} needs two with an answer both judged, and \
+             there {} {}",
+            if p.clusters == 1 { "is" } else { "are" },
+            p.clusters
+        )
+    } else {
+        format!(
+            "95 % intervals (κ, α and F1 in parentheses, the bias in brackets): percentile \
+             bootstrap, {bootstrap} resamples of the {} {noun} with an answer both judged, each \
+             drawn whole",
+            p.clusters
+        )
+    }
+}
+
+/// An overall figure with its 95 % interval when one is shown: `0.620 (0.480–0.740)`.
+fn with_interval(x: Option<f64>, ci: Option<[f64; 2]>, shown: bool) -> Cell {
+    let mut cell = three(x);
+    if let (true, Some(_), Some([lo, hi])) = (shown, x, ci) {
+        cell.text = format!("{} ({lo:.3}–{hi:.3})", cell.text);
+    }
+    cell
+}
+
+/// One table per pair: a row per scope, the intervals in the overall row (`cluster` and
+/// `bootstrap`: the report's).
+pub fn pair_table(p: &JudgePair, cluster: Cluster, bootstrap: u32) -> Table {
+    let shown = !p.too_small;
     let rows = scopes(p)
         .into_iter()
-        .map(|(scope, f)| {
+        .enumerate()
+        .map(|(n, (scope, f))| {
+            // The first scope is every unit: the figures the intervals are of.
+            let ci = |c: Option<[f64; 2]>| c.filter(|_| n == 0);
             vec![
                 Cell::from(scope),
                 Cell {
@@ -51,9 +107,9 @@ pub fn pair_table(p: &JudgePair) -> Table {
                     value: Some(f.items as f64),
                 },
                 num(f.exact.map(|e| 100.0 * e)),
-                three(f.kappa),
-                three(f.alpha_interval),
-                three(f.f1_full_credit),
+                with_interval(f.kappa, ci(p.kappa_ci95), shown),
+                with_interval(f.alpha_interval, ci(p.alpha_interval_ci95), shown),
+                with_interval(f.f1_full_credit, ci(p.f1_full_credit_ci95), shown),
             ]
         })
         .collect();
@@ -72,9 +128,10 @@ pub fn pair_table(p: &JudgePair) -> Table {
         numeric: vec![false, true, true, true, true, true],
         rows,
         note: Some(format!(
-            "{}; {} item(s) scored differently. Units: items of answers both judged in judge run 0; \
-             values: attainment (score ÷ weight); F1 with B as the reference",
+            "{}; {}; {} item(s) scored differently. Units: items of answers both judged in judge \
+             run 0; values: attainment (score ÷ weight); F1 with B as the reference",
             bias_sentence(p),
+            intervals_sentence(p, cluster, bootstrap),
             p.disagreements.len()
         )),
     }
@@ -128,7 +185,7 @@ pub fn disagreements_table(
 pub fn judges_tables(r: &JudgesReport, max: usize, cut: &dyn Fn(&str) -> String) -> Vec<Table> {
     let mut out = Vec::new();
     for p in &r.pairs {
-        out.push(pair_table(p));
+        out.push(pair_table(p, r.cluster, r.bootstrap));
         if !p.disagreements.is_empty() && max > 0 {
             out.push(disagreements_table(
                 p,
@@ -145,13 +202,20 @@ pub fn judges_tables(r: &JudgesReport, max: usize, cut: &dyn Fn(&str) -> String)
 pub fn judges_csv(r: &JudgesReport) -> String {
     let n = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     let mut out = String::from(
-        "a,b,scope,items,exact,kappa,alpha_interval,f1_full_credit,answers,bias_pp,bias_ci95_lo,bias_ci95_hi\n",
+        "a,b,scope,items,exact,kappa,alpha_interval,f1_full_credit,answers,bias_pp,bias_ci95_lo,bias_ci95_hi,\
+         kappa_ci95_lo,kappa_ci95_hi,alpha_interval_ci95_lo,alpha_interval_ci95_hi,\
+         f1_full_credit_ci95_lo,f1_full_credit_ci95_hi,clusters,too_small\n",
     );
     for p in &r.pairs {
-        for (scope, f) in scopes(p) {
+        for (i, (scope, f)) in scopes(p).into_iter().enumerate() {
+            // The intervals are of the overall figures: on the first scope's row alone.
+            let ci = |c: Option<[f64; 2]>| {
+                let c = c.filter(|_| i == 0);
+                format!("{},{}", n(c.map(|c| c[0])), n(c.map(|c| c[1])))
+            };
             let _ = writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 csv_field(&p.a),
                 csv_field(&p.b),
                 csv_field(&scope),
@@ -164,6 +228,11 @@ pub fn judges_csv(r: &JudgesReport) -> String {
                 n(p.bias_pp),
                 n(p.bias_ci95.map(|c| c[0])),
                 n(p.bias_ci95.map(|c| c[1])),
+                ci(p.kappa_ci95),
+                ci(p.alpha_interval_ci95),
+                ci(p.f1_full_credit_ci95),
+                p.clusters,
+                p.too_small,
             );
         }
     }

@@ -15,7 +15,34 @@ fn score_json_on_the_golden_fixture_gives_the_hand_computed_numbers() {
     close(&a["perfect"], 100.0 / 6.0);
     close(&a["coverage"], 1.0);
     assert_eq!((&a["questions"], &a["judgments"]), (&json!(3), &json!(6)));
-    assert!(a["ci95"].is_null(), "--bootstrap 0 turns the CI off: {a}");
+    // The default interval is mean ± 1.959964 × the SE clustered by repository, whatever
+    // --bootstrap says (it sizes only a bootstrap interval).
+    let se = a["se"].as_f64().expect("A/J has an SE");
+    assert!(se > 0.0, "{a}");
+    close(&a["ci95"][0], 50.0 - 1.959964 * se);
+    close(&a["ci95"][1], 50.0 + 1.959964 * se);
+    assert_eq!(v["policy"]["cluster"], "repo");
+    assert_eq!(v["policy"]["ci"], "clt");
+    let off = run(&[
+        "score",
+        GOLDEN,
+        "--format",
+        "json",
+        "--ci",
+        "bootstrap",
+        "--bootstrap",
+        "0",
+    ]);
+    off.expect_code(0);
+    let a_off = model_row(&off.json(), "A", "J").clone();
+    assert!(
+        a_off["ci95"].is_null(),
+        "--bootstrap 0 turns the bootstrap interval off: {a_off}"
+    );
+    assert_eq!(
+        a_off["se"], a["se"],
+        "the SE is the bootstrap's business no more"
+    );
 
     let b = model_row(&v, "B", "J");
     close(&b["coverage"], 0.5);
@@ -216,6 +243,10 @@ fn a_different_bootstrap_seed_changes_some_confidence_interval() {
             GOLDEN,
             "--format",
             "json",
+            "--ci",
+            "bootstrap",
+            "--cluster",
+            "question",
             "--bootstrap",
             "300",
             "--seed",
@@ -291,12 +322,15 @@ fn score_csv_has_the_documented_header_and_one_row_per_model_and_judge() {
     let lines: Vec<&str> = r.stdout.lines().filter(|l| !l.is_empty()).collect();
     assert_eq!(
         lines[0],
-        "model,judge,questions,judgments,coverage,overall,knowledge,clarity,perfect,ci95_lo,ci95_hi"
+        "model,judge,questions,judgments,coverage,overall,knowledge,clarity,perfect,ci95_lo,ci95_hi,\
+         se,knowledge_se,clarity_se,perfect_se,clusters,rank_lo,rank_hi"
     );
     assert_eq!(lines.len(), 4, "header + 3 rows:\n{}", r.stdout);
     for row in &lines[1..] {
         let cells: Vec<&str> = row.split(',').collect();
-        assert_eq!(cells.len(), 11, "{row}");
+        assert_eq!(cells.len(), 18, "{row}");
+        let rank: (usize, usize) = (cells[16].parse().unwrap(), cells[17].parse().unwrap());
+        assert!(1 <= rank.0 && rank.0 <= rank.1, "{row}");
         let lo: f64 = cells[9].parse().expect("ci95_lo is a number");
         let hi: f64 = cells[10].parse().expect("ci95_hi is a number");
         assert!(lo <= hi, "{row}");
@@ -314,7 +348,10 @@ fn score_markdown_has_a_pipe_table_with_the_best_overall_in_bold() {
     let r = run(&["score", GOLDEN, "--format", "markdown", "--bootstrap", "0"]);
     r.expect_code(0);
     assert!(r.stdout.contains("| Model |"), "{}", r.stdout);
-    assert!(r.stdout.contains("**50.0**"), "{}", r.stdout);
+    assert!(r.stdout.contains("**50.0 ± "), "{}", r.stdout);
+    for column in ["| SE |", "| 95% CI |", "| Rank |"] {
+        assert!(r.stdout.contains(column), "no {column}:\n{}", r.stdout);
+    }
 }
 
 #[test]
@@ -324,7 +361,13 @@ fn score_latex_uses_booktabs_rules_and_bold_for_the_best() {
     for needle in ["\\toprule", "\\midrule", "\\bottomrule", "\\textbf{"] {
         assert!(r.stdout.contains(needle), "no {needle}:\n{}", r.stdout);
     }
-    assert!(r.stdout.contains("\\textbf{50.0}"), "{}", r.stdout);
+    assert!(r.stdout.contains("\\textbf{50.0 $\\pm$ "), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("mean $\\pm$ 1.96 $\\times$ SE, clustered by repository"),
+        "the footnote names cluster and method:\n{}",
+        r.stdout
+    );
 }
 
 #[test]

@@ -1,9 +1,10 @@
 //! The Judges view (`?view=judges&a=JUDGE&b=JUDGE`, docs/site.md, its views): how far the
 //! judges in the loaded files agree on the checklist items both scored — a model against people
 //! (`human:NAME`), against another model —, every pair or the one chosen. One table per pair
-//! (the core's `pair_table`, its bias sentence in the note) and the items they disagree on most
-//! (the core's `disagreements_table`), each linked to its question. The worker computes the
-//! report (the core's `metrics::judges`, what `repoprobe judges` prints).
+//! (the core's `pair_table`: the overall κ, α and F1 with their 95 % intervals, its bias and
+//! intervals sentences in the note — or that the sample is too small to say) and the items they
+//! disagree on most (the core's `disagreements_table`), each linked to its question. The worker
+//! computes the report (the core's `metrics::judges`, what `repoprobe judges` prints).
 
 use crate::components::report_table::ReportTable;
 use crate::href;
@@ -14,6 +15,7 @@ use crate::view_href;
 use crate::worker::judges::SHOWN;
 use leptos::prelude::*;
 use leptos_router::params::ParamsMap;
+use repoprobe_core::metrics::cluster::Cluster;
 use repoprobe_core::metrics::judges::{JudgePair, JudgesReport};
 use repoprobe_core::report;
 
@@ -52,7 +54,7 @@ pub fn Judges() -> impl IntoView {
     view! {
         <h1>"Judges"</h1>
         <p class="hint">
-            "How far two judges agree on the checklist items both scored in judge run 0: exact share, Cohen's κ, Krippendorff's α (interval) and the full-credit F1 (B the reference), overall, per item kind and per model, and the bias of their Overalls (A − B) with a bootstrap interval over questions. A model against people: load a file of their judgments as judge "
+            "How far two judges agree on the checklist items both scored in judge run 0: exact share, Cohen's κ, Krippendorff's α (interval) and the full-credit F1 (B the reference), overall, per item kind and per model, and the bias of their Overalls (A − B), with 95 % intervals from a bootstrap that resamples whole repositories (below 30 units, the sample is too small to say). A model against people: load a file of their judgments as judge "
             <code>"human:NAME"</code>
             "."
         </p>
@@ -127,18 +129,27 @@ fn Answer(answer: Shared<JudgesAnswer>) -> impl IntoView {
         }
         Ok(r) => {
             let hint = format!(
-                "{} pair(s) of {} judges; the bias interval from {} bootstrap resamples of the questions (seed {}), as the leaderboard's.",
+                "{} pair(s) of {} judges; the intervals from {} bootstrap resamples of whole {} (seed {}), repoprobe judges' defaults.",
                 r.pairs.len(),
                 r.judges.len(),
                 r.bootstrap,
+                match r.cluster {
+                    Cluster::Repo => "repositories",
+                    Cluster::Question => "questions",
+                    Cluster::None => "answers",
+                },
                 r.seed
             );
+            let (cluster, bootstrap) = (r.cluster, r.bootstrap);
             view! {
                 <p class="hint">{hint}</p>
                 {r.pairs
                     .iter()
                     .enumerate()
-                    .map(|(n, p)| view! { <PairSection pair=p.clone() n=n /> }.into_any())
+                    .map(|(n, p)| {
+                        view! { <PairSection pair=p.clone() n=n cluster=cluster bootstrap=bootstrap /> }
+                            .into_any()
+                    })
                     .collect_view()}
             }
             .into_any()
@@ -161,11 +172,28 @@ fn fewer_than_two(r: &JudgesReport) -> String {
     )
 }
 
-/// One pair: its table of figures (bias sentence in the note) and its disagreements.
+/// An interval as a data attribute: `lo,hi`, unrounded.
+fn ci_attr(ci: Option<[f64; 2]>) -> Option<String> {
+    ci.map(|[lo, hi]| format!("{lo},{hi}"))
+}
+
+/// One pair: its table of figures (bias and intervals sentences in the note) and its
+/// disagreements; the unrounded intervals in data attributes, for parity checks.
 #[component]
-fn PairSection(pair: JudgePair, n: usize) -> impl IntoView {
-    let table = report::pair_table(&pair);
+fn PairSection(pair: JudgePair, n: usize, cluster: Cluster, bootstrap: u32) -> impl IntoView {
+    let table = report::pair_table(&pair, cluster, bootstrap);
     let bias = pair.bias_pp.map(|v| v.to_string());
+    let small = pair.too_small.then(|| {
+        view! {
+            <p class="empty judges-too-small">
+                {format!(
+                    "The sample is too small to say: {} unit(s), fewer than {}, so no interval is shown.",
+                    pair.overall.items,
+                    repoprobe_core::metrics::judges::MIN_UNITS
+                )}
+            </p>
+        }
+    });
     let disagreements = (!pair.disagreements.is_empty())
         .then(|| view! { <Disagreements pair=pair.clone() n=n /> }.into_any());
     view! {
@@ -175,8 +203,15 @@ fn PairSection(pair: JudgePair, n: usize) -> impl IntoView {
             data-b=pair.b.clone()
             data-bias-pp=bias
             data-answers=pair.answers.to_string()
+            data-clusters=pair.clusters.to_string()
+            data-too-small=pair.too_small.to_string()
+            data-kappa-ci95=ci_attr(pair.kappa_ci95)
+            data-alpha-interval-ci95=ci_attr(pair.alpha_interval_ci95)
+            data-f1-full-credit-ci95=ci_attr(pair.f1_full_credit_ci95)
+            data-bias-ci95=ci_attr(pair.bias_ci95)
         >
             <h2>{format!("{} vs {}", pair.a, pair.b)}</h2>
+            {small}
             {view! { <ReportTable table=table id=format!("judges-pair-{n}") /> }.into_any()}
             {disagreements}
         </section>

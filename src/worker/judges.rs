@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 /// Disagreements shown per pair (largest gap first), their rationales read back.
 pub const SHOWN: usize = 20;
 
-/// Judge A against judge B (every judge where `None`), bootstrap and seed as the leaderboard's
-/// (the CLI's defaults).
+/// Judge A against judge B (every judge where `None`), bootstrap, seed and clusters as the
+/// leaderboard's defaults (the CLI's: whole repositories resampled).
 pub fn options(a: Option<String>, b: Option<String>) -> JudgesOptions {
     let score = ScoreOptions::default();
     JudgesOptions {
@@ -21,6 +21,7 @@ pub fn options(a: Option<String>, b: Option<String>) -> JudgesOptions {
         b,
         bootstrap: score.bootstrap,
         seed: score.seed,
+        cluster: score.cluster,
     }
 }
 
@@ -81,13 +82,14 @@ pub fn wanted(
 mod tests {
     use super::*;
     use crate::worker::testdata::golden;
+    use repoprobe_core::metrics::cluster::Cluster;
 
     #[test]
     fn the_report_is_the_cores_with_the_leaderboards_bootstrap() {
         let l = golden();
         let r = report(&l.dataset, None, None).unwrap();
         assert_eq!(r, judges(&l.dataset, &JudgesOptions::default()).unwrap());
-        assert_eq!((r.bootstrap, r.seed), (1000, 0));
+        assert_eq!((r.bootstrap, r.seed, r.cluster), (1000, 0, Cluster::Repo));
         assert!(report(&l.dataset, Some("no such judge".into()), None).is_err());
     }
 }

@@ -310,3 +310,69 @@ proptest! {
         prop_assert_eq!(after, before);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// `ci = bootstrap` resamples whole repositories: each resample's Overall is the mean over
+    /// the cells of the repositories drawn (each as often as drawn), recomputed here from the
+    /// judgments themselves, and the interval is its 2.5 % and 97.5 % quantiles.
+    #[test]
+    fn the_bootstrap_resamples_whole_repositories(
+        models in 1u32..4, questions in 2u32..30, runs in 1u32..3, seed in any::<u64>(),
+        bseed in any::<u64>(), exclude in any::<bool>()
+    ) {
+        use repoprobe_core::metrics::bootstrap::Resamples;
+        use repoprobe_core::metrics::cluster::{CiMethod, Cluster, Clusters};
+        let text = synthetic_lines(SynthOptions { models, questions, runs, seed }, 3).join("\n");
+        let l = load_one(text.as_bytes());
+        let missing = if exclude { MissingPolicy::Exclude } else { MissingPolicy::Zero };
+        let b = 40;
+        let opts = ScoreOptions {
+            missing, cluster: Cluster::Repo, ci: CiMethod::Bootstrap, bootstrap: b, seed: bseed,
+            ..Default::default()
+        };
+        let r = score(&l.dataset, &l.issues, &opts).unwrap();
+        let mut qs: Vec<&repoprobe_core::model::Question> = l.dataset.questions.iter().collect();
+        qs.sort_by(|a, b| a.id.cmp(&b.id));
+        let clusters = Clusters::new(&qs, Cluster::Repo);
+        let draws = Resamples::new(clusters.count, b, bseed).unwrap();
+        for m in &r.models {
+            // Per repository: the sum of s, the judged cells, the grid's cells.
+            let mut per: Vec<(f64, u64, u64)> = vec![(0.0, 0, 0); clusters.count];
+            for (i, q) in qs.iter().enumerate() {
+                per[clusters.of[i] as usize].2 += (m.attempts * m.runs) as u64;
+                for j in l.dataset.judgments.iter().filter(|j| {
+                    j.question_id == q.id && j.model == m.model && j.judge == m.judge
+                }) {
+                    let slot = &mut per[clusters.of[i] as usize];
+                    slot.0 += j.items.iter().map(|it| f64::from(it.score)).sum::<f64>();
+                    slot.1 += 1;
+                }
+            }
+            let mut values: Vec<f64> = draws
+                .each()
+                .filter_map(|drawn| {
+                    let (mut s, mut filled, mut grid) = (0.0, 0u64, 0u64);
+                    for &c in drawn {
+                        s += per[c as usize].0;
+                        filled += per[c as usize].1;
+                        grid += per[c as usize].2;
+                    }
+                    let d = if exclude { filled } else { grid.max(filled) };
+                    (d > 0).then(|| 100.0 * s / (10 * d) as f64)
+                })
+                .collect();
+            values.sort_by(f64::total_cmp);
+            let q = repoprobe_core::metrics::stats::quantile_sorted;
+            match m.se {
+                None => prop_assert_eq!(m.ci95, None),
+                Some(_) => {
+                    let [lo, hi] = m.ci95.expect("an interval with two clusters");
+                    prop_assert!((lo - q(&values, 0.025).unwrap()).abs() < 1e-9, "{} {:?}", lo, values);
+                    prop_assert!((hi - q(&values, 0.975).unwrap()).abs() < 1e-9, "{} {:?}", hi, values);
+                }
+            }
+        }
+    }
+}

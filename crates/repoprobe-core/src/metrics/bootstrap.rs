@@ -37,7 +37,8 @@ impl Resamples {
         })
     }
 
-    pub(crate) fn each(&self) -> impl Iterator<Item = &[u32]> {
+    /// Each resample's unit indices, in the order drawn.
+    pub fn each(&self) -> impl Iterator<Item = &[u32]> {
         self.draws.chunks_exact(self.n)
     }
 

@@ -389,19 +389,21 @@ impl Pairing<'_> {
         };
         let all: Vec<(f64, f64)> = self.units.iter().map(|u| (u.a, u.b)).collect();
         let cats = Categories::of(&all);
-        let mut per: Vec<(Vec<(f64, f64)>, u64, i64)> = vec![(Vec::new(), 0, 0); ids.len()];
+        let mut units: Vec<Vec<(f64, f64)>> = vec![Vec::new(); ids.len()];
+        let mut biases: Vec<(u64, i64)> = vec![(0, 0); ids.len()];
         for (n, x) in self.answers.iter().enumerate() {
-            let c = &mut per[ids[&key(x.question, n as u32)]];
-            c.1 += 1;
-            c.2 += x.diff;
+            let c = &mut biases[ids[&key(x.question, n as u32)]];
+            c.0 += 1;
+            c.1 += x.diff;
         }
         for u in &self.units {
-            per[ids[&key(u.question, u.answer)]].0.push((u.a, u.b));
+            units[ids[&key(u.question, u.answer)]].push((u.a, u.b));
         }
-        let drawn: Vec<Drawn> = per
-            .into_iter()
-            .map(|(units, answers, diff)| Drawn {
-                sums: Sums::of(&units, &cats),
+        let drawn: Vec<Drawn> = units
+            .iter()
+            .zip(biases)
+            .map(|(units, (answers, diff))| Drawn {
+                sums: Sums::of(units, &cats),
                 answers,
                 diff,
             })
@@ -664,7 +666,8 @@ mod tests {
                 .find(|j| j.judge == judge && j.question_id == q && j.model == model)
         };
         // Every answer both judged: (cluster key, its units, s_A − s_B).
-        let mut answers: Vec<(u32, Vec<(f64, f64)>, i64)> = Vec::new();
+        type Units = Vec<(f64, f64)>;
+        let mut answers: Vec<(u32, Units, i64)> = Vec::new();
         for (qi, q) in index.questions.iter().enumerate() {
             for model in ["m", "n"] {
                 let (Some(x), Some(y)) =

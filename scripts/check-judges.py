@@ -7,6 +7,13 @@ the full-credit F1 scikit-learn's `f1_score(average="macro")` with judge B as th
 1e-9; the units, the exact share, the bias of the Overalls and the disagreements (their count,
 order and rationales) are recomputed here from their definitions, independently of the Rust code.
 
+Intervals: the bootstrap's draws are not replicated here; what any draws must give is checked,
+under each `--cluster`: the clusters a pair's answers fall in (repositories, questions, answers)
+counted here; below two, every interval null; else each interval ordered, κ's and α's at most
+1, F1's within [0, 1], and the bias's within the least and greatest bias of one cluster (every
+resample's bias is a mean of the clusters' weighted by their answers); `too_small` is fewer than
+30 units; the figures themselves are those without a bootstrap; one seed gives one result.
+
 Panel: `score --panel A,B,C --panel-rule R` must give the panel the Overall of judgments
 computed here by the rule (median and majority snapped to the rubric, ties down; mean snapped
 the same way), per model.
@@ -62,10 +69,15 @@ def run_zero(judgments):
     return out
 
 
+def both_judged(questions, ja, jb):
+    """The answers both judged, in (question, model, attempt) order."""
+    return sorted(k for k in ja if k in jb and k[0] in questions)
+
+
 def units(questions, ja, jb):
     """Units of A and B in (question, model, attempt, checklist) order, and per-answer s."""
     out, answers = [], []
-    for key in sorted(k for k in ja if k in jb and k[0] in questions):
+    for key in both_judged(questions, ja, jb):
         x, y = ja[key], jb[key]
         sa = {i["id"]: i for i in x["items"]}
         sb = {i["id"]: i for i in y["items"]}
@@ -119,7 +131,7 @@ def reference(us):
 def close(name, got, want, failures):
     if want is None:
         ok = got is None
-    elif isinstance(want, int):
+    elif isinstance(want, (int, str)):
         ok = got == want
     else:
         ok = got is not None and abs(got - want) <= TOLERANCE
@@ -168,7 +180,9 @@ def check_judges(binary, files, label, failures):
         bias = 100.0 * sum(answers) / (10.0 * len(answers)) if answers else None
         close(f"{tag} answers", p["answers"], len(answers), failures)
         close(f"{tag} bias_pp", p["bias_pp"], bias, failures)
-        close(f"{tag} bias_ci95 (no bootstrap)", p["bias_ci95"], None, failures)
+        for f in ["kappa", "alpha_interval", "f1_full_credit", "bias"]:
+            close(f"{tag} {f}_ci95 (no bootstrap)", p[f"{f}_ci95"], None, failures)
+        close(f"{tag} too_small", p["too_small"], len(us) < MIN_UNITS, failures)
         # Disagreements: largest gap first, the units' order among equal gaps (a stable sort).
         diff = sorted((u for u in us if u["a"] != u["b"]), key=lambda u: -abs(u["a"] - u["b"]))
         want_d = [
@@ -184,6 +198,63 @@ def check_judges(binary, files, label, failures):
             print(f"  {tag}: {len(got_d)} disagreements vs {len(want_d)}, or another order   <-- DIFFERS")
         compared += 4
     print(f"{label}: {len(names)} judges, {len(got['pairs'])} pairs, {compared} figures compared")
+    check_intervals(binary, files, label, got, questions, by, failures)
+
+
+MIN_UNITS = 30
+POINTS = ["items", "exact", "kappa", "alpha_interval", "f1_full_credit", "answers", "bias_pp"]
+
+
+def check_intervals(binary, files, label, points, questions, by, failures):
+    """What the bootstrap's intervals must be, whatever its draws, under every --cluster."""
+    checked = 0
+    for cluster in ["repo", "question", "none"]:
+        args = ["judges", *map(str, files), "--format", "json", "--bootstrap", "200", "--seed", "3", "--cluster", cluster]
+        got = ours(binary, args)
+        if ours(binary, args) != got:
+            failures.append(f"{label} {cluster}: two runs differ")
+            print(f"  {label} --cluster {cluster}: one seed, two results   <-- DIFFERS")
+        close(f"{label} {cluster} cluster", got["cluster"], cluster, failures)
+        for p, q in zip(got["pairs"], points["pairs"]):
+            tag = f"{label} {cluster} {p['a']}~{p['b']}"
+            for k in POINTS:
+                close(f"{tag} {k} (as without a bootstrap)", p[k], q[k], failures)
+            # The clusters holding an answer both judged, and each one's answers and Σ(s_A − s_B).
+            per = {}
+            for n, key in enumerate(both_judged(questions, by[p["a"]], by[p["b"]])):
+                c = {"repo": questions[key[0]]["repo"]["name"], "question": key[0], "none": n}[cluster]
+                s = lambda j: sum(i["score"] for i in j["items"])  # noqa: E731
+                d = s(by[p["a"]][key]) - s(by[p["b"]][key])
+                m, e = per.get(c, (0, 0))
+                per[c] = (m + 1, e + d)
+            close(f"{tag} clusters", p["clusters"], len(per), failures)
+            cis = {f: p[f"{f}_ci95"] for f in ["kappa", "alpha_interval", "f1_full_credit", "bias"]}
+            if len(per) < 2:
+                for f, ci in cis.items():
+                    close(f"{tag} {f}_ci95 (one cluster)", ci, None, failures)
+                continue
+            biases = [100.0 * e / (10.0 * m) for m, e in per.values()]
+            bounds = {
+                "kappa": (-math.inf, 1.0),
+                "alpha_interval": (-math.inf, 1.0),
+                "f1_full_credit": (0.0, 1.0),
+                "bias": (min(biases), max(biases)),
+            }
+            for f, ci in cis.items():
+                if ci is None:
+                    # Only a figure undefined in every resample has none; the bias never is (each
+                    # cluster holds an answer both judged).
+                    if f == "bias":
+                        failures.append(f"{tag} {f}_ci95")
+                        print(f"  {tag} {f}_ci95: none over {len(per)} clusters   <-- DIFFERS")
+                    continue
+                lo, hi = bounds[f]
+                ok = ci[0] <= ci[1] and lo - TOLERANCE <= ci[0] and ci[1] <= hi + TOLERANCE
+                if not ok:
+                    failures.append(f"{tag} {f}_ci95")
+                    print(f"  {tag} {f}_ci95 {ci} outside [{lo}, {hi}] or unordered   <-- DIFFERS")
+                checked += 1
+    print(f"{label}: {checked} intervals within what any bootstrap over clusters gives")
 
 
 def snap(value, allowed):
@@ -261,7 +332,8 @@ def random_question(rng, n):
     )
     return {
         "id": f"r-{n:03d}",
-        "repo": {"name": "o/r", "url": "", "commit": "", "language": "Rust", "theme": "T"},
+        # Three repositories, so that the bootstrap over whole ones has clusters to draw.
+        "repo": {"name": f"o/r{n % 3}", "url": "", "commit": "", "language": "Rust", "theme": "T"},
         "category": rng.choice(CATEGORIES),
         "question": "q?", "reference_answer": "a.", "external_context": False,
         "checklist": checklist,

@@ -116,8 +116,8 @@ pub fn paired(
     p: MissingPolicy,
     resamples: Option<&Resamples>,
 ) -> Paired {
-    let ma = super::per_question_means(a, nq, p);
-    let mb = super::per_question_means(b, nq, p);
+    let ma = a.per_question_means(nq, p);
+    let mb = b.per_question_means(nq, p);
     let f = super::uncertainty::paired(&ma, &mb, clusters);
     let (ci95, a_better_pct) = match resamples {
         // The bootstrap needs two clusters, as the SE does.

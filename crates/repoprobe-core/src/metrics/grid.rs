@@ -178,6 +178,15 @@ impl Grid<'_> {
         out
     }
 
+    /// Mean Overall per question (index = question index), `None` where a question has no
+    /// cell in force (only under `exclude`): what paired comparisons and ranks compare.
+    pub fn per_question_means(&self, questions: usize, p: MissingPolicy) -> Vec<Option<f64>> {
+        self.per_question_tallies(questions)
+            .iter()
+            .map(|t| t.overall(p))
+            .collect()
+    }
+
     /// Number of distinct questions with at least one cell.
     pub fn questions_judged(&self) -> usize {
         let mut n = 0;

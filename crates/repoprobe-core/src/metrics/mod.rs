@@ -124,7 +124,14 @@ fn score_all(
     let clusters = cluster::Clusters::new(&index.questions, opts.cluster);
     let all: Vec<&Grid> = grids.values().collect();
     let mut models = model_rows(&all, |g| {
-        model_score(g, nq, answered.get(g.model), &clusters, resamples.as_ref(), opts)
+        model_score(
+            g,
+            nq,
+            answered.get(g.model),
+            &clusters,
+            resamples.as_ref(),
+            opts,
+        )
     });
     rank_models(&mut models, &all, nq, &clusters, p);
 
@@ -258,9 +265,9 @@ fn model_score(
             cluster::Cluster::None => {
                 uncertainty::cells_interval(&u.overall_cells, opts.bootstrap, opts.seed)
             }
-            cluster::Cluster::Repo | cluster::Cluster::Question => resamples.and_then(|r| {
-                r.overall_ci(&per_cluster_tallies(g, nq, clusters), p)
-            }),
+            cluster::Cluster::Repo | cluster::Cluster::Question => {
+                resamples.and_then(|r| r.overall_ci(&per_cluster_tallies(g, nq, clusters), p))
+            }
         },
     };
     ModelScore {
@@ -310,21 +317,13 @@ fn rank_models(
         let mine: Vec<usize> = (0..all.len()).filter(|&i| all[i].judge == judge).collect();
         let means: Vec<Vec<Option<f64>>> = mine
             .iter()
-            .map(|&i| per_question_means(all[i], nq, p))
+            .map(|&i| all[i].per_question_means(nq, p))
             .collect();
         let ranks = uncertainty::rank_ranges(&means, clusters);
         for (&i, rank) in mine.iter().zip(ranks) {
             rows[i].rank = Some(rank);
         }
     }
-}
-
-/// A grid's mean Overall per question, `None` where it has none (only under `exclude`).
-pub(crate) fn per_question_means(g: &Grid, nq: usize, p: MissingPolicy) -> Vec<Option<f64>> {
-    g.per_question_tallies(nq)
-        .iter()
-        .map(|t| t.overall(p))
-        .collect()
 }
 
 /// One row per grid, in the grids' order. Each row depends on its own grid only (and the
@@ -373,7 +372,14 @@ fn paired_comparison(
             .copied()
             .ok_or_else(|| ScoreError::UnknownModel(m.to_string(), judge.to_string()))
     };
-    Ok(bootstrap::paired(find(a)?, find(b)?, nq, clusters, p, resamples))
+    Ok(bootstrap::paired(
+        find(a)?,
+        find(b)?,
+        nq,
+        clusters,
+        p,
+        resamples,
+    ))
 }
 
 /// The load's issues, then one per model row whose questions never answered count as 0 under

@@ -1,13 +1,16 @@
 // The Judges view (docs/site.md, `?view=judges`) in headless Chromium: testdata/judges loaded by
 // `?data=` shows, for every pair of judges, the figures `repoprobe judges testdata/judges --format
 // json` prints (items, exact, κ, α interval, full-credit F1 overall, per kind and per model, and
-// the bias), to 1e-9, and its largest disagreements with both rationales, each question linked
-// to its view; "Judge A" and "Judge B" narrow it to one pair, kept in the URL; a hostile judge
-// name and rationale are text; one judge alone is told that agreement needs two; axe finds no
-// WCAG 2.1 AA violation.
+// the bias, and the 95 % intervals of the overall κ, α, F1 and the bias with their clusters), to
+// 1e-9, and its largest disagreements with both rationales, each question linked to its view;
+// with the questions in three repositories, the intervals are there and equal the CLI's, and a
+// pair of fewer than 30 units says the sample is too small to say; "Judge A" and "Judge B"
+// narrow it to one pair, kept in the URL; a hostile judge name and rationale are text; one judge
+// alone is told that agreement needs two; axe finds no WCAG 2.1 AA violation.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { serve, browser, watch, cliJson, tableRows, ROOT } from './harness.mjs';
@@ -28,6 +31,12 @@ const hostile = lines
   }));
 const alone = lines.filter((j) => j.judge === 'judge-a');
 const jsonl = (records) => ({ type: 'application/x-ndjson', body: records.map((r) => JSON.stringify(r)).join('\n') + '\n' });
+// The benchmark with its questions in three repositories (testdata/judges is one: no interval
+// by repository), and the judgments of two questions alone (fewer than 30 units a pair).
+const repos = fs.readFileSync(path.join(DIR, 'benchmark.jsonl'), 'utf8').split('\n').filter(Boolean)
+  .map((l, i) => { const q = JSON.parse(l); return { ...q, repo: { ...q.repo, name: `o/r${i % 3}` } }; });
+const few = lines.filter((j) => ['r-000', 'r-001'].includes(j.question_id));
+const CIS = ['kappa', 'alpha_interval', 'f1_full_credit', 'bias'];
 
 let server, b;
 before(async () => {
@@ -36,6 +45,8 @@ before(async () => {
     '/j/judgments.jsonl': { file: path.join(DIR, 'judgments.jsonl') },
     '/j/hostile.jsonl': jsonl(hostile),
     '/j/alone.jsonl': jsonl(alone),
+    '/m/benchmark.jsonl': jsonl(repos),
+    '/m/few.jsonl': jsonl(few),
   });
   b = await browser();
 });
@@ -68,10 +79,25 @@ function sameFigures(row, f, what) {
   close(row.cells[4].value, f.f1_full_credit, `${what} f1_full_credit`);
 }
 
+/** An interval shown (`lo,hi`, unrounded) against the CLI's `[lo, hi]` or null. */
+const closeCi = (shown, want, what) => {
+  if (want === null) {
+    assert.equal(shown, undefined, `${what}: no interval where the CLI has none`);
+    return;
+  }
+  assert.ok(shown !== undefined, `${what}: an interval (the CLI's is ${want})`);
+  const [lo, hi] = shown.split(',').map(Number);
+  close(lo, want[0], `${what} low`);
+  close(hi, want[1], `${what} high`);
+};
+
 /** Every pair shown equals the CLI's report `cli`, in its order. */
 async function parity(p, cli) {
   const sections = await p.$$eval('section.judge-pair', (s) => s.map((x) => ({
     a: x.dataset.a, b: x.dataset.b, bias: x.dataset.biasPp, answers: x.dataset.answers,
+    clusters: x.dataset.clusters, tooSmall: x.dataset.tooSmall,
+    small: x.querySelector('.judges-too-small')?.textContent,
+    ci: { kappa: x.dataset.kappaCi95, alpha_interval: x.dataset.alphaIntervalCi95, f1_full_credit: x.dataset.f1FullCreditCi95, bias: x.dataset.biasCi95 },
   })));
   assert.equal(sections.length, cli.pairs.length, 'one section per pair');
   for (const [n, pair] of cli.pairs.entries()) {
@@ -79,6 +105,9 @@ async function parity(p, cli) {
     assert.deepEqual([sections[n].a, sections[n].b], [pair.a, pair.b], `pair ${n} is ${what}`);
     close(sections[n].bias, pair.bias_pp, `${what} bias_pp`);
     assert.equal(Number(sections[n].answers), pair.answers, `${what} answers`);
+    assert.equal(Number(sections[n].clusters), pair.clusters, `${what} clusters`);
+    assert.equal(sections[n].tooSmall, String(pair.too_small), `${what} too_small`);
+    for (const f of CIS) closeCi(sections[n].ci[f], pair[`${f}_ci95`], `${what} ${f}_ci95`);
     const rows = await tableRows(p, `judges-pair-${n}`);
     const scopes = [['all', pair], ...Object.entries(pair.by_kind).map(([k, f]) => [`kind ${k}`, f]),
       ...Object.entries(pair.by_model).map(([m, f]) => [`model ${m}`, f])];
@@ -86,6 +115,20 @@ async function parity(p, cli) {
     for (const [i, [scope, f]] of scopes.entries()) sameFigures(rows[i], f, `${what} ${scope}`);
     const note = await p.$eval(`#judges-pair-${n} figcaption .note`, (e) => e.textContent);
     assert.match(note, pair.bias_pp === null ? /no answer judged by both/ : /Overall A − B .* pp/, `${what}: the bias sentence`);
+    // The overall row shows an interval beside each figure that has one, unless the sample is
+    // too small to say; then the section says so, and no cell shows one.
+    const overall = rows[0].cells.slice(2, 5).map((c) => c.text);
+    const shows = (f) => !pair.too_small && pair[f] !== null && pair[`${f}_ci95`] !== null;
+    ['kappa', 'alpha_interval', 'f1_full_credit'].forEach((f, i) => {
+      assert.equal(/\(.*–.*\)/.test(overall[i]), shows(f), `${what} ${f}: "${overall[i]}" shows an interval iff the CLI has one to show`);
+    });
+    if (pair.too_small) {
+      assert.match(sections[n].small ?? '', /too small to say/, `${what}: too small to say`);
+      assert.match(note, /too small to say/, `${what}: the note says so`);
+      assert.doesNotMatch(note, /\[/, `${what}: no bias interval in the note`);
+    } else {
+      assert.equal(sections[n].small, undefined, `${what}: not too small`);
+    }
     // The disagreements, largest gap first, each question a link to its view, both rationales
     // read back from the files.
     const shown = Math.min(SHOWN, pair.disagreements.length);
@@ -123,6 +166,33 @@ test('every pair of judges shows what `repoprobe judges --format json` prints', 
   assert.equal(new URL(p.url()).searchParams.get('id'), new URL(href, server.url).searchParams.get('id'));
   assert.deepEqual(p.errors, []);
   await p.close();
+});
+
+test('with the questions in three repositories the intervals equal the CLI\'s; fewer than 30 units are too small to say', async () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'judges-'));
+  try {
+    fs.writeFileSync(path.join(tmp, 'benchmark.jsonl'), jsonl(repos).body);
+    fs.copyFileSync(path.join(DIR, 'judgments.jsonl'), path.join(tmp, 'judgments.jsonl'));
+    const p = await watch(await b.newPage());
+    await p.goto(`${server.url}?set=none&${data('m/benchmark.jsonl', 'j/judgments.jsonl')}&view=judges`);
+    const cli = cliJson(['judges', tmp, '--format', 'json']);
+    assert.equal(cli.cluster, 'repo');
+    assert.ok(cli.pairs.every((x) => x.clusters === 3 && !x.too_small && x.kappa_ci95 !== null && x.bias_ci95 !== null), 'every pair with its intervals');
+    await pairs(p, cli.pairs.length);
+    await parity(p, cli);
+    // Two questions: every pair too small to say, its intervals kept in the JSON.
+    fs.writeFileSync(path.join(tmp, 'judgments.jsonl'), jsonl(few).body);
+    await p.goto(`${server.url}?set=none&${data('m/benchmark.jsonl', 'm/few.jsonl')}&view=judges`);
+    const small = cliJson(['judges', tmp, '--format', 'json']);
+    assert.ok(small.pairs.every((x) => x.too_small && x.items < 30), 'every pair too small');
+    assert.ok(small.pairs.some((x) => x.kappa_ci95 !== null), 'intervals in the JSON all the same');
+    await pairs(p, small.pairs.length);
+    await parity(p, small);
+    assert.deepEqual(p.errors, []);
+    await p.close();
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 });
 
 test('"Judge A" and "Judge B" narrow the view to one pair, kept in the URL', async () => {

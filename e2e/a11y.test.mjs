@@ -34,6 +34,8 @@ for (const scheme of ['light', 'dark']) {
         '?set=demo&view=runs', '?set=demo&view=runs&noevidence=1&sort=cost:desc',
         `?set=demo&view=compare&id=${encodeURIComponent(id)}&a=${encodeURIComponent(cli.models[0].model)}&b=${encodeURIComponent(cli.models[1].model)}`,
         '?', '?view=question&id=adk-python-001&model=GPT-5.2',
+        // The leaderboard with a paired comparison's figures, by question.
+        `?set=demo&cluster=question&a=${encodeURIComponent(cli.models[0].model)}&b=${encodeURIComponent(cli.models[1].model)}`,
       ];
       const found = [];
       for (const q of views) {

@@ -129,31 +129,47 @@ export function setFiles(name) {
   return m.sets[name].files.map((f) => path.join('public-data', f));
 }
 
-/** Rows of a report table: [{ head, cells: [{ text, value }] }]. */
+/** Rows of a report table: [{ head, cells: [{ text, value, header }] }] (`header`: the text of
+ * the cell's column head; `cell(row, 'Overall')` finds a cell by it). */
 export async function tableRows(p, id) {
   // A table with cells still to come (the leaderboard's intervals after a large load: the worker
   // answers the tables first) is read once they are there.
   await p.waitForFunction((id) => !document.querySelector(`#${id}[aria-busy=true]`), id, { timeout: 60000 });
-  return p.$$eval(`#${id} tbody tr`, (rows) => rows.map((r) => ({
-    head: r.querySelector('th').textContent,
-    cells: [...r.querySelectorAll('td')].map((td) => ({ text: td.textContent, value: td.dataset.value })),
-  })));
+  return p.$$eval(`#${id} tbody tr`, (rows) => rows.map((r) => {
+    const heads = [...r.closest('table').querySelectorAll('thead th')].map((h) => h.textContent.trim());
+    return {
+      head: r.querySelector('th').textContent,
+      group: r.dataset.group,
+      cells: [...r.querySelectorAll('td')].map((td, i) => ({
+        text: td.textContent, value: td.dataset.value, header: heads[i + 1], title: td.title,
+      })),
+    };
+  }));
 }
 
-const COLUMNS = ['overall', 'knowledge', 'clarity', 'perfect'];
+/** The cell of `row` (from `tableRows`) under the column head `header` (case-insensitive). */
+export function cell(row, header) {
+  const c = row.cells.find((x) => x.header?.toLowerCase() === header.toLowerCase());
+  assert.ok(c, `a column "${header}" in ${JSON.stringify(row.cells.map((x) => x.header))}`);
+  return c;
+}
+
+const COLUMNS = [['overall', 'Overall'], ['knowledge', 'Knowledge'], ['clarity', 'Clarity'], ['perfect', 'Perfect']];
 
 /** Every number of the recomputed Table 3 (`rows`, from `tableRows(p, 'leaderboard')`) equals
- * the CLI's JSON, to the last digit. */
+ * the CLI's JSON, to the last digit; columns found by their heads. */
 export function assertParity(rows, cli) {
   assert.equal(rows.length, cli.models.length, 'one row per (model, judge)');
   for (const m of cli.models) {
     const row = rows.find((r) => r.head === m.model && r.cells[0].text === m.judge);
     assert.ok(row, `row for ${m.model} / ${m.judge}`);
-    COLUMNS.forEach((k, i) => {
-      assert.equal(Number(row.cells[1 + i].value), m[k], `${m.model} ${k}: DOM ${row.cells[1 + i].value} vs CLI ${m[k]}`);
-    });
-    assert.equal(Number(row.cells[5].value), m.coverage * 100, `${m.model} coverage`);
-    assert.equal(row.cells[6].text, `${m.ci95[0].toFixed(1)}–${m.ci95[1].toFixed(1)}`.replace(/NaN/g, ''), `${m.model} CI`);
+    for (const [k, h] of COLUMNS) {
+      const v = cell(row, h).value;
+      assert.equal(Number(v), m[k], `${m.model} ${k}: DOM ${v} vs CLI ${m[k]}`);
+    }
+    assert.equal(Number(cell(row, 'Coverage').value), m.coverage * 100, `${m.model} coverage`);
+    const ci = m.ci95 ? `${m.ci95[0].toFixed(1)}–${m.ci95[1].toFixed(1)}` : '—';
+    assert.equal(cell(row, '95% CI').text, ci, `${m.model} CI`);
   }
 }
 

@@ -241,7 +241,8 @@ test('untrusted file names and messages render as text only', async () => {
 test('on large data the exports wait for the intervals, saying why', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rp-exports-'));
   const file = path.join(dir, 'synth.json');
-  // 20 rows × 60 questions × 1,000 resamples: the intervals come in a second answer.
+  // 20 rows × 60 questions × 1,000 resamples under `ci=bootstrap`: the intervals come in a
+  // second answer (the CLT's, the default, never wait).
   execFileSync(CLI, ['synth', '--models', '20', '--questions', '60', '--runs', '1', '--seed', '2', '--out', file], { stdio: 'ignore' });
   const s2 = await serve(DIST, { '/synth.json': fs.readFileSync(file) });
   try {
@@ -256,7 +257,7 @@ test('on large data the exports wait for the intervals, saying why', async () =>
         }
       }).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['aria-busy'] });
     });
-    await p.goto(s2.url + '?data=synth.json');
+    await p.goto(s2.url + '?data=synth.json&ci=bootstrap');
     await p.waitForFunction(() => window.__rpBusyExports, null, { timeout: 60000 });
     const busy = await p.evaluate(() => window.__rpBusyExports);
     assert.equal(busy.length, 3);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { serve, browser, page, cliJson, setFiles, tableRows, CLI, ROOT, dropFile } from './harness.mjs';
+import { serve, browser, page, cliJson, setFiles, tableRows, cell, CLI, ROOT, dropFile } from './harness.mjs';
 
 let server, b, bundle, text;
 before(async () => {
@@ -23,7 +23,7 @@ before(async () => {
 });
 after(async () => { await b?.close(); await server?.close(); });
 
-const COLUMNS = ['overall', 'knowledge', 'clarity', 'perfect'];
+const COLUMNS = [['overall', 'Overall'], ['knowledge', 'Knowledge'], ['clarity', 'Clarity'], ['perfect', 'Perfect']];
 
 /** The leaderboard shows `cli`'s numbers, every one of them (waits until it does). */
 async function assertShows(p, cli) {
@@ -37,8 +37,8 @@ async function assertShows(p, cli) {
   for (const m of cli.models) {
     const row = rows.find((r) => r.head === m.model && r.cells[0].text === m.judge);
     assert.ok(row, `row for ${m.model}`);
-    COLUMNS.forEach((k, i) => assert.equal(Number(row.cells[1 + i].value), m[k], `${m.model} ${k}`));
-    assert.equal(Number(row.cells[5].value), m.coverage * 100, `${m.model} coverage`);
+    COLUMNS.forEach(([k, h]) => assert.equal(Number(cell(row, h).value), m[k], `${m.model} ${k}`));
+    assert.equal(Number(cell(row, 'Coverage').value), m.coverage * 100, `${m.model} coverage`);
   }
 }
 

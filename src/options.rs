@@ -1,8 +1,10 @@
-//! The options of a view as the URL states them (`?missing=exclude&judge=...&drop=q1,q2&w=q1/k1=2`),
+//! The options of a view as the URL states them (`?missing=exclude&judge=...&drop=q1,q2&w=q1/k1=2
+//! &cluster=question&ci=bootstrap`),
 //! read by one function for the page (its router's query) and the worker (the query it was
 //! started with, for the first load): a link reproduces a view because both read it alike.
 
 use crate::protocol::{Origin, ViewOptions};
+use repoprobe_core::metrics::cluster::{CiMethod, Cluster};
 use repoprobe_core::metrics::weights;
 use repoprobe_core::{MissingPolicy, Question, ScoreOptions, WeightRule};
 
@@ -15,6 +17,13 @@ impl ViewOptions {
                 _ => MissingPolicy::Zero,
             },
             judge: get("judge").filter(|j| !j.is_empty()),
+            // A name the core does not know is the default, as `missing`'s.
+            cluster: get("cluster")
+                .and_then(|c| Cluster::parse(c.trim()))
+                .unwrap_or_default(),
+            ci: get("ci")
+                .and_then(|c| CiMethod::parse(c.trim()))
+                .unwrap_or_default(),
             drop: parse_drop(&get("drop").unwrap_or_default()),
             weights: parse_weights(&get("w").unwrap_or_default()),
             created_after: get("created_after")
@@ -112,6 +121,8 @@ pub fn score_options(o: &ViewOptions) -> Result<ScoreOptions, weights::WeightRul
     Ok(ScoreOptions {
         missing: o.missing,
         judge: o.judge.clone(),
+        cluster: o.cluster,
+        ci: o.ci,
         items: true,
         drop_questions: o.drop.iter().cloned().collect(),
         weights: o
@@ -153,12 +164,16 @@ mod tests {
             ("set", "paper"),
             ("data", "https://x.org/a.jsonl"),
             ("created_after", " 2025-01-01 "),
+            ("cluster", "question"),
+            ("ci", "bootstrap"),
         ]);
         assert_eq!(
             o,
             ViewOptions {
                 missing: MissingPolicy::Exclude,
                 judge: Some("J".into()),
+                cluster: Cluster::Question,
+                ci: CiMethod::Bootstrap,
                 drop: vec!["q1".into(), "q2".into()],
                 weights: vec!["q1/k1=2".into(), "*/@clarity=0".into()],
                 keep_bundled: true,
@@ -166,10 +181,18 @@ mod tests {
             }
         );
         assert_eq!(
-            query(&[("judge", ""), ("missing", "x"), ("created_after", "")]),
+            query(&[
+                ("judge", ""),
+                ("missing", "x"),
+                ("created_after", ""),
+                ("cluster", "galaxy"),
+                ("ci", ""),
+            ]),
             ViewOptions::default()
         );
+        assert_eq!(query(&[("cluster", "none")]).cluster, Cluster::None);
         let o = score_options(&o).unwrap();
+        assert_eq!((o.cluster, o.ci), (Cluster::Question, CiMethod::Bootstrap));
         assert_eq!(o.created_after.as_deref(), Some("2025-01-01"));
         assert_eq!(
             o.drop_questions.into_iter().collect::<Vec<_>>(),

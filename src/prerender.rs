@@ -289,8 +289,8 @@ mod tests {
             .map(|(i, _)| &html[html[..i].rfind('<').expect("in a tag")..i])
             .collect();
         // The header's checkbox and theme select; the folded controls' two selects, number input,
-        // checkbox and date input.
-        assert_eq!(look_alikes.len(), 7, "{look_alikes:?}");
+        // checkbox, date input, and the clusters' and intervals' selects.
+        assert_eq!(look_alikes.len(), 9, "{look_alikes:?}");
         for tag in look_alikes {
             assert!(tag.contains("aria-hidden=\"true\""), "{tag}");
         }

@@ -13,6 +13,7 @@ mod error;
 use crate::markdown::Md;
 use repoprobe_core::facts::ToolKind;
 use repoprobe_core::load::FileSummary;
+use repoprobe_core::metrics::cluster::{CiMethod, Cluster};
 use repoprobe_core::metrics::items::ItemRow;
 use repoprobe_core::metrics::runs::{Order, RunFilter, RunRow};
 use repoprobe_core::model::Review;
@@ -108,6 +109,13 @@ pub struct Started {
 pub struct ViewOptions {
     pub missing: MissingPolicy,
     pub judge: Option<String>,
+    /// What the standard errors and intervals treat as independent (`repoprobe score
+    /// --cluster`): whole repositories by default.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub cluster: Cluster,
+    /// How the 95 % intervals are made (`repoprobe score --ci`): the CLT by default.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub ci: CiMethod,
     /// Questions left out of every number (`repoprobe score --drop-question`), sorted, unique.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drop: Vec<String>,
@@ -122,6 +130,11 @@ pub struct ViewOptions {
     /// but a report is for one set of files, so it is part of what a report answers.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_bundled: bool,
+}
+
+/// Whether `v` is its type's default (left out of the messages, as of the URL).
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 /// A release manifest (`curate finalize`, docs/review.md#the-release-manifest) and the file it

@@ -31,6 +31,30 @@ pub struct RowNotes {
     pub notes: Vec<((String, String), String)>,
 }
 
+/// What some rows carry beyond their cells (not exported: the exports are the core's table),
+/// each row found by the text of its first two cells as [`RowNotes`]' are.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RowExtras {
+    pub rows: Vec<((String, String), RowExtra)>,
+}
+
+/// One row's extras.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RowExtra {
+    /// The row's `data-group`: rows sharing it are one group (the leaderboard's models that
+    /// no pair separates).
+    pub group: Option<String>,
+    /// Whether the row is shaded (a group, told apart from the next).
+    pub shaded: bool,
+    /// (column, text): a cell's hover (`title`), which says how its number was computed.
+    pub titles: Vec<(usize, String)>,
+    /// (column, note): a line under a cell's text.
+    pub notes: Vec<(usize, String)>,
+    /// (column, element id): the `aria-describedby` of a cell (the hover's text, in words on
+    /// the page).
+    pub described_by: Vec<(usize, String)>,
+}
+
 /// Why a busy table's exports are disabled.
 const WAIT: &str =
     "Available once the 95% intervals have been computed: an export now would lack them";
@@ -43,9 +67,11 @@ pub fn ReportTable(
     table: Table,
     #[prop(into)] id: String,
     #[prop(optional)] notes: RowNotes,
+    #[prop(optional)] extras: RowExtras,
     #[prop(optional)] busy: bool,
 ) -> impl IntoView {
     let notes = StoredValue::new(notes);
+    let extras = StoredValue::new(extras);
     let sort = RwSignal::new(None::<(usize, bool)>);
     let t = StoredValue::new(table);
     let rows = move || {
@@ -96,14 +122,21 @@ pub fn ReportTable(
                             rows()
                                 .into_iter()
                                 .map(|row| {
+                                    let cell = |i: usize| row.get(i).map_or("", |c| c.text.as_str());
                                     let note = notes.with_value(|n| {
-                                        let cell = |i: usize| row.get(i).map_or("", |c| c.text.as_str());
                                         n.notes
                                             .iter()
                                             .find(|((a, b), _)| a == cell(0) && b == cell(1))
                                             .map(|(_, text)| (n.column, text.clone()))
                                     });
-                                    row_view(row, note, &numeric)
+                                    let extra = extras.with_value(|x| {
+                                        x.rows
+                                            .iter()
+                                            .find(|((a, b), _)| a == cell(0) && b == cell(1))
+                                            .map(|(_, e)| e.clone())
+                                            .unwrap_or_default()
+                                    });
+                                    row_view(row, note, extra, &numeric)
                                 })
                                 .collect_view()
                         }}
@@ -166,38 +199,57 @@ fn sort_rows(rows: &mut [Vec<report::Cell>], col: usize, desc: bool) {
     });
 }
 
-/// One row: its first cell the row's header, a note in the cell of `note`'s column.
+/// One row: its first cell the row's header, a note in the cell of `note`'s column, and its
+/// `extra` (group, shading, hovers, notes).
 fn row_view(
     row: Vec<report::Cell>,
     note: Option<(usize, String)>,
+    extra: RowExtra,
     numeric: &[bool],
 ) -> impl IntoView + use<> {
+    let of = |list: &[(usize, String)], i: usize| {
+        list.iter().find(|(c, _)| *c == i).map(|(_, t)| t.clone())
+    };
+    // The theme's panel colour (a style attribute: the page's CSP allows inline styles).
+    let style = extra.shaded.then_some("background: var(--panel)");
     view! {
-        <tr>
+        <tr data-group=extra.group.clone() style=style>
             {row
-                                                .into_iter()
-                                                .enumerate()
-                                                .map(|(i, cell)| {
-                                                    let num = numeric.get(i).copied().unwrap_or(false);
-                                                    // The unrounded value, for parity checks and copy-paste.
-                                                    let value = cell.value.map(|v| v.to_string());
-                                                    let text = cell.text;
-                                                    let body = match cell.mark {
-                                                        Mark::Best => view! { <strong>{text}</strong> }.into_any(),
-                                                        Mark::Second => view! { <u>{text}</u> }.into_any(),
-                                                        Mark::None => text.into_any(),
-                                                    };
-                                                    let note = note
-                                                        .as_ref()
-                                                        .filter(|(c, _)| *c == i)
-                                                        .map(|(_, text)| view! { <span class="row-note">{text.clone()}</span> });
-                                                    if i == 0 {
-                                                        view! { <th scope="row">{body}</th> }.into_any()
-                                                    } else {
-                                                        view! { <td class:num=num data-value=value>{body}{note}</td> }.into_any()
-                                                    }
-                                                })
-                                                .collect_view()}
+                .into_iter()
+                .enumerate()
+                .map(|(i, cell)| {
+                    let num = numeric.get(i).copied().unwrap_or(false);
+                    // The unrounded value, for parity checks and copy-paste.
+                    let value = cell.value.map(|v| v.to_string());
+                    let text = cell.text;
+                    let body = match cell.mark {
+                        Mark::Best => view! { <strong>{text}</strong> }.into_any(),
+                        Mark::Second => view! { <u>{text}</u> }.into_any(),
+                        Mark::None => text.into_any(),
+                    };
+                    let note = note
+                        .as_ref()
+                        .filter(|(c, _)| *c == i)
+                        .map(|(_, text)| text.clone())
+                        .into_iter()
+                        .chain(of(&extra.notes, i))
+                        .map(|text| view! { <span class="row-note">{text}</span> })
+                        .collect_view();
+                    let title = of(&extra.titles, i);
+                    let described = of(&extra.described_by, i);
+                    if i == 0 {
+                        view! { <th scope="row" title=title>{body}</th> }.into_any()
+                    } else {
+                        view! {
+                            <td class:num=num data-value=value title=title aria-describedby=described>
+                                {body}
+                                {note}
+                            </td>
+                        }
+                        .into_any()
+                    }
+                })
+                .collect_view()}
         </tr>
     }
 }

@@ -6,6 +6,7 @@
 use crate::charts::{Bar, ChartData};
 use crate::components::chart::Chart;
 use crate::components::report_table::{ReportTable, RowNotes};
+use crate::pages::uncertainty;
 use crate::problems::WhyEmpty;
 use crate::requests::request_paired;
 use crate::state::AppState;
@@ -135,12 +136,12 @@ fn Recomputed() -> impl IntoView {
             bars.sort_unstable_by(|a, b| b.value.total_cmp(&a.value));
             let height = 60 + 28 * bars.len() as u32;
             let pending = state.intervals_pending.get();
-            let mut table = report::models_table(&r);
-            if pending {
-                intervals_to_come(&mut table);
-            }
+            let table = uncertainty::leaderboard_table(&r, pending);
+            let extras = uncertainty::leaderboard_extras(&r, &table);
+            let notes = never_answered(&r, &table);
             view! {
-                <ReportTable table id="leaderboard" notes=never_answered(&r) busy=pending />
+                <ReportTable table id="leaderboard" notes extras busy=pending />
+                <p class="hint" id=uncertainty::METHOD_ID>{uncertainty::method_sentence(&r)}</p>
                 <Chart
                     id="overall-bars"
                     title=format!("Overall per model with 95% CI (judge {judge})")
@@ -194,31 +195,13 @@ fn Retrieval() -> impl IntoView {
     }
 }
 
-/// The models table of a report whose intervals are still being computed (the worker sent
-/// the tables first): the interval column is there, each cell saying they are on their way,
-/// so that nothing moves when they come.
-fn intervals_to_come(t: &mut report::Table) {
-    if t.headers.iter().any(|h| h == "95% CI") {
-        return;
-    }
-    t.headers.push("95% CI".into());
-    t.numeric.push(true);
-    for row in &mut t.rows {
-        row.push("…".to_string().into());
-    }
-    if let Some(n) = t.note.as_mut() {
-        n.push_str("; 95% CI: being computed…");
-    }
-}
-
 /// Under `missing = zero`, the rows of models that never answered some questions (no answer
 /// record, no judgment: not failed runs) say so in their coverage cell, e.g. "answered 3 of 27
 /// questions; 24 counted as 0" (docs/metrics.md#never-answered-vs-failed).
-fn never_answered(r: &repoprobe_core::ScoreReport) -> RowNotes {
-    /// The coverage column of `report::models_table`.
-    const COVERAGE: usize = 6;
+fn never_answered(r: &repoprobe_core::ScoreReport, t: &report::Table) -> RowNotes {
+    let coverage = t.headers.iter().position(|h| h == "Coverage").unwrap_or(6);
     RowNotes {
-        column: COVERAGE,
+        column: coverage,
         notes: r
             .models
             .iter()
@@ -362,18 +345,36 @@ fn Paired() -> impl IntoView {
         if o != options || pa != a || pb != b {
             return None;
         }
-        Some(r.map(|r| report::paired_table(&r)))
+        Some(r.map(|r| {
+            let figures = r.paired.clone().map(|p| (p, uncertainty::method_words(&r)));
+            (figures, report::paired_table(&r))
+        }))
     });
+    // How the comparison is made, as the report in force says (its policy).
+    let how = move || {
+        state.report.with(|r| {
+            r.as_ref().ok().map_or(String::new(), |r| {
+                format!(
+                    "Same questions, same judge; the difference's standard error {}, its 95% interval by {}.",
+                    uncertainty::cluster_words(r.policy.cluster),
+                    uncertainty::method_words(r)
+                )
+            })
+        })
+    };
     view! {
         <section class="paired">
             <h2>"Compare two models"</h2>
-            <p class="hint">"Same questions, same judge; bootstrap over questions (B = 1000, seed 0)."</p>
+            <p class="hint">{how}</p>
             {pick("a")} " vs " {pick("b")}
             {move || match table.get() {
                 None => ().into_any(),
                 Some(Err(e)) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
-                Some(Ok(Some(t))) => view! { <ReportTable table=t id="paired" /> }.into_any(),
-                Some(Ok(None)) => ().into_any(),
+                Some(Ok((figures, t))) => view! {
+                    {figures.map(|(p, how)| uncertainty::paired_figures(&p, how))}
+                    {t.map(|t| view! { <ReportTable table=t id="paired" /> })}
+                }
+                .into_any(),
             }}
         </section>
     }

@@ -13,3 +13,4 @@ pub mod releases;
 pub mod reliability;
 pub mod review;
 pub mod runs;
+pub mod uncertainty;

@@ -9,6 +9,7 @@ use crate::view_href;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use repoprobe_core::metrics::ModelScore;
+use repoprobe_core::metrics::cluster::Cluster;
 use repoprobe_core::metrics::items::ItemRow;
 use repoprobe_core::{ScoreReport, report};
 
@@ -36,7 +37,9 @@ pub fn ModelDetail() -> impl IntoView {
                 }
                     .into_any();
             };
-            let row = r.models.iter().find(|m| m.model == model && m.judge == judge).cloned().map(summary);
+            let score = r.models.iter().find(|m| m.model == model && m.judge == judge).cloned();
+            let noise = score.clone().map(|m| view! { <Noise m=m cluster=r.policy.cluster /> });
+            let row = score.map(summary);
             // This model's retrieval row, when the report has any (docs/metrics.md#retrieval).
             let retrieval = report::retrieval_rows_table(
                 &r.retrieval.iter().filter(|x| x.model == model).cloned().collect::<Vec<_>>(),
@@ -51,6 +54,7 @@ pub fn ModelDetail() -> impl IntoView {
             view! {
                 <h1>{model.clone()}</h1>
                 {row}
+                {noise}
                 {retrieval.map(|t| view! {
                     <h2>"Retrieval"</h2>
                     <ReportTable table=t id="model-retrieval" />
@@ -135,13 +139,94 @@ fn missed_table(missed: Vec<(String, String, f64)>, model: &str) -> impl IntoVie
     }
 }
 
+/// Where the model's noise comes from (`ModelScore::variance`, docs/metrics.md#variance-components):
+/// each component in a plain sentence, and the standard error projected to other numbers of
+/// attempts and judge runs (`Variance::projected_se`), labelled as the projection it is.
+#[component]
+fn Noise(m: ModelScore, cluster: Cluster) -> impl IntoView {
+    let (k0, r0) = (m.attempts, m.runs);
+    let k = RwSignal::new(k0.max(1));
+    let r = RwSignal::new(r0.max(1));
+    let v = m.variance;
+    let se = m.se;
+    let component = |id: &'static str, name: &'static str, x: Option<f64>, what: &'static str| {
+        let text = x
+            .filter(|x| x.is_finite())
+            .map_or("—".to_string(), |x| format!("{x:.2} points²"));
+        view! {
+            <li>
+                <strong>{name}</strong> " "
+                <span id=id data-value=x.filter(|x| x.is_finite()).map(|x| x.to_string())>{text}</span>
+                {format!(" — {what}")}
+            </li>
+        }
+    };
+    let projected = move || {
+        se.and_then(|se| v.projected_se(se, k0, r0, k.get(), r.get()))
+            .filter(|x| x.is_finite())
+    };
+    let number = |label: &'static str, name: &'static str, s: RwSignal<usize>| {
+        view! {
+            <label>
+                {label} " "
+                <input
+                    type="number"
+                    name=name
+                    min="1"
+                    max="100"
+                    step="1"
+                    prop:value=move || s.get().to_string()
+                    on:change=move |ev| {
+                        if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() {
+                            s.set(n.clamp(1, 100));
+                        }
+                    }
+                />
+            </label>
+        }
+    };
+    view! {
+        <section class="noise" aria-labelledby="noise-title">
+            <h2 id="noise-title">"Where the noise comes from"</h2>
+            <p class="hint">
+                {format!(
+                    "Overall's standard error: {} ({}, over {} cluster(s)), measured with {k0} attempt(s) and {r0} judge run(s) per question. Its variance splits into:",
+                    se.filter(|x| x.is_finite()).map_or("—".to_string(), |x| format!("{x:.2} points")),
+                    crate::pages::uncertainty::cluster_words(cluster),
+                    m.clusters,
+                )}
+            </p>
+            <ul class="variance">
+                {component("variance-questions", "Questions:", v.questions, "how much the questions differ from one another in this model's score; only more questions shrink it.")}
+                {component("variance-attempts", "Attempts:", v.attempts, "how much another attempt at the same question scores differently; more attempts per question shrink it.")}
+                {component("variance-judge-runs", "Judge runs:", v.judge_runs, "how much the judge disagrees with itself grading the same answer again; more judge runs shrink it.")}
+            </ul>
+            <div class="controls">
+                {number("Attempts K", "attempts", k)}
+                {number("Judge runs R", "judge-runs", r)}
+            </div>
+            <p role="status">
+                "A projection, not a measurement: with " {move || k.get()} " attempt(s) and " {move || r.get()}
+                " judge run(s) per question, Overall's standard error would be about "
+                <span id="projected-se" data-value=move || projected().map(|x| x.to_string())>
+                    {move || projected().map_or("— (a component it needs is undefined)".to_string(), |x| format!("{x:.2} points"))}
+                </span>
+                "."
+            </p>
+        </section>
+    }
+}
+
 /// The model's row of Table 3 in a sentence.
 fn summary(m: ModelScore) -> impl IntoView {
     view! {
         <p class="summary">
             {format!(
-                "Overall {} · Knowledge {} · Clarity {} · Perfect {} · coverage {} · judge {}",
-                report::pct(m.overall), report::pct(m.knowledge), report::pct(m.clarity),
+                "Overall {}{} · rank {} · Knowledge {} · Clarity {} · Perfect {} · coverage {} · judge {}",
+                report::pct(m.overall),
+                crate::pages::uncertainty::half_width(m.ci95).map_or(String::new(), |h| format!(" ± {h:.1}")),
+                crate::pages::uncertainty::rank_text(m.rank),
+                report::pct(m.knowledge), report::pct(m.clarity),
                 report::pct(m.perfect), report::pct(m.coverage.map(|c| c * 100.0)), m.judge
             )}
         </p>

@@ -1,7 +1,8 @@
 //! The switches every table view shares: missing-answer policy, judge and the weights of the
 //! checklists' items (clarity's, and knowledge items counting alike; one item's in the question
 //! view), the questions the reader dropped (see the Questions view) and the contamination window
-//! (`repoprobe score --created-after`). They live in the URL.
+//! (`repoprobe score --created-after`), and the standard errors' clusters and the intervals'
+//! method (`--cluster`, `--ci`). They live in the URL.
 use crate::components::stand_in;
 use crate::href;
 use crate::options::set_weight;
@@ -64,6 +65,12 @@ pub fn Controls() -> impl IntoView {
             </label>
             <label title="Only the questions whose discussion was created on or after this date count: those a model trained before it cannot have seen (repoprobe score --created-after)">
                 "Created on or after " {created_after_input(state)}
+            </label>
+            <label title="What the standard errors, intervals and rank ranges treat as independent: whole repositories (their questions move together), single questions, or every cell (repoprobe score --cluster)">
+                "Clusters " {cluster_select(state)}
+            </label>
+            <label title="How the 95% intervals are made: Overall ± 1.96 × the clustered standard error, or a seeded bootstrap over whole clusters (repoprobe score --ci)">
+                "Intervals " {ci_select(state)}
             </label>
             {notices(state)}
         </div>
@@ -199,6 +206,72 @@ fn created_after_input(state: AppState) -> AnyView {
                 navigate(&href(&[("created_after", (!v.is_empty()).then_some(v))]), Default::default());
             }
         />
+    }
+    .into_any()
+}
+
+/// The switch of the standard errors' clusters (`&cluster=`, the default `repo` not written).
+fn cluster_select(state: AppState) -> AnyView {
+    let options = [
+        ("repo", "by repository"),
+        ("question", "by question"),
+        ("none", "none (cells independent)"),
+    ];
+    url_select(
+        state,
+        "cluster",
+        "repo",
+        &options,
+        Box::new(move || state.options.get().cluster.as_str()),
+    )
+}
+
+/// The switch of the intervals' method (`&ci=`, the default `clt` not written).
+fn ci_select(state: AppState) -> AnyView {
+    let options = [("clt", "CLT (± 1.96 SE)"), ("bootstrap", "bootstrap")];
+    url_select(
+        state,
+        "ci",
+        "clt",
+        &options,
+        Box::new(move || state.options.get().ci.as_str()),
+    )
+}
+
+/// A select kept in the URL's `key` (its default value left out of the URL), or its look-alike
+/// at build time.
+fn url_select(
+    _state: AppState,
+    key: &'static str,
+    default: &'static str,
+    options: &[(&'static str, &'static str)],
+    value: Box<dyn Fn() -> &'static str + Send + Sync>,
+) -> AnyView {
+    if stand_in::active() {
+        return stand_in::select(
+            options
+                .iter()
+                .map(|(v, t)| (v.to_string(), t.to_string()))
+                .collect(),
+            value(),
+        )
+        .into_any();
+    }
+    let navigate = crate::nav::navigate();
+    let options = options.to_vec();
+    view! {
+        <select
+            on:change=move |ev| {
+                let v = event_target_value(&ev);
+                navigate(&href(&[(key, (v != default).then_some(v.as_str()))]), Default::default());
+            }
+            prop:value=move || value().to_string()
+        >
+            {options
+                .into_iter()
+                .map(|(v, t)| view! { <option value=v>{t}</option> })
+                .collect_view()}
+        </select>
     }
     .into_any()
 }

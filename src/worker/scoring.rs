@@ -1,20 +1,27 @@
 //! The reports the worker answers with, for the options of a view: without the per-item rows
-//! (large; asked for apart), the bootstrap's intervals in a second answer on large data.
+//! (large; asked for apart), the bootstrap's intervals (under `ci = bootstrap`) in a second
+//! answer on large data.
 
 use crate::options::score_options;
 use crate::protocol::{ReportError, ViewOptions};
+use repoprobe_core::metrics::cluster::CiMethod;
 use repoprobe_core::metrics::items::ItemRow;
 use repoprobe_core::{Loaded, ScoreOptions, ScoreReport, score};
 
 /// Whether the worker answers a report in two steps, the tables first (scored without the
-/// bootstrap) and their 95 % intervals in a second answer: when the bootstrap of `quick` (a
-/// report scored with `bootstrap: 0`) under `options` would be long. Its cost grows with the
-/// rows × the questions × the resamples (1,000 by default); from a million on, ~10 ms in the
-/// worker's wasm, the tables are not held back for it. The numbers are the same either way:
-/// the bootstrap only adds the intervals (`intervals_are_all_the_bootstrap_adds`).
+/// bootstrap) and their 95 % intervals in a second answer: only under `ci = bootstrap`, when
+/// the bootstrap of `quick` (a report scored with `bootstrap: 0`) under `options` would be
+/// long. Its cost grows with the rows × the questions × the resamples (1,000 by default); from
+/// a million on, ~10 ms in the worker's wasm, the tables are not held back for it. Under
+/// `ci = clt` the intervals are the mean ± 1.96 SE, computed with the tables: never deferred.
+/// The numbers are the same either way: the bootstrap only adds the intervals
+/// (`intervals_are_all_the_bootstrap_adds`).
 pub fn defer_intervals(quick: &ScoreReport, options: &ScoreOptions) -> bool {
     /// Rows × questions × resamples from which the intervals come in a second answer.
     const DEFER_AT: u64 = 1_000_000;
+    if options.ci != CiMethod::Bootstrap {
+        return false;
+    }
     let questions = quick
         .models
         .iter()
@@ -90,11 +97,20 @@ mod tests {
     use super::*;
     use crate::worker::testdata::golden;
     use repoprobe_core::MissingPolicy;
+    use repoprobe_core::metrics::cluster::Cluster;
+
+    /// The view's options under the bootstrap's intervals.
+    fn bootstrap(o: ViewOptions) -> ViewOptions {
+        ViewOptions {
+            ci: CiMethod::Bootstrap,
+            ..o
+        }
+    }
 
     #[test]
     fn intervals_are_all_the_bootstrap_adds() {
-        // The tables the worker answers first (no bootstrap) are those of the full report but
-        // for the intervals and the policy's count of resamples.
+        // Under `ci = bootstrap` the tables the worker answers first (no bootstrap) are those
+        // of the full report but for the intervals and the policy's count of resamples.
         let l = golden();
         for options in [
             ViewOptions::default(),
@@ -103,7 +119,7 @@ mod tests {
                 ..ViewOptions::default()
             },
         ] {
-            let full_options = score_options(&options).unwrap();
+            let full_options = score_options(&bootstrap(options)).unwrap();
             let full = score(&l.dataset, &l.issues, &full_options).unwrap();
             assert!(full.models.iter().any(|m| m.ci95.is_some()));
             let quick = score(
@@ -125,9 +141,32 @@ mod tests {
     }
 
     #[test]
+    fn clt_intervals_come_with_the_tables() {
+        // Under the default `ci = clt` the intervals do not need the bootstrap: a report
+        // scored without it already has them, and the first answer is the whole report.
+        let l = golden();
+        for cluster in [Cluster::Repo, Cluster::Question, Cluster::None] {
+            let o = ViewOptions {
+                cluster,
+                ..ViewOptions::default()
+            };
+            let full = report(&l, &o, None).unwrap();
+            let quick = report(&l, &o, Some(0)).unwrap();
+            assert!(full.models.iter().any(|m| m.ci95.is_some()), "{cluster:?}");
+            assert_eq!(
+                full.models.iter().map(|m| m.ci95).collect::<Vec<_>>(),
+                quick.models.iter().map(|m| m.ci95).collect::<Vec<_>>()
+            );
+            let (first, deferred) = first_report(&l, &o);
+            assert!(!deferred);
+            assert_eq!(first.unwrap(), full);
+        }
+    }
+
+    #[test]
     fn only_a_long_bootstrap_is_deferred() {
         let l = golden();
-        let o = score_options(&ViewOptions::default()).unwrap();
+        let o = score_options(&bootstrap(ViewOptions::default())).unwrap();
         let quick = score(
             &l.dataset,
             &l.issues,
@@ -155,6 +194,16 @@ mod tests {
         assert!(
             defer_intervals(&large, &o),
             "20 rows × 500 questions × 1,000 resamples"
+        );
+        assert!(
+            !defer_intervals(
+                &large,
+                &ScoreOptions {
+                    ci: CiMethod::Clt,
+                    ..o.clone()
+                }
+            ),
+            "the CLT's intervals are never deferred, however large the data"
         );
         assert!(
             !defer_intervals(&ScoreReport::empty(&o), &o),

@@ -141,7 +141,7 @@ export async function tableRows(p, id) {
       head: r.querySelector('th').textContent,
       group: r.dataset.group,
       cells: [...r.querySelectorAll('td')].map((td, i) => ({
-        text: td.textContent, value: td.dataset.value, header: heads[i + 1], title: td.title,
+        text: td.textContent, value: td.dataset.value, halfWidth: td.dataset.halfWidth, header: heads[i + 1], title: td.title,
       })),
     };
   }));

@@ -1,4 +1,4 @@
-// How sure the leaderboard's numbers are (issue 53): Overall's ± half-interval, the rank ranges
+// How sure the leaderboard's numbers are (issue 53): Overall ± half its interval, the rank ranges
 // and their groups, the paired comparison's figures and a model's variance components equal
 // `repoprobe score --format json` on the same files (1e-9), under the URL's `cluster` as under
 // the CLI's `--cluster`; the switch writes the URL. Every expectation is computed here from the
@@ -35,9 +35,15 @@ function assertUncertainty(rows, cli, cluster) {
   assertParity(rows, cli);
   for (const m of cli.models) {
     const row = rows.find((r) => r.head === m.model && r.cells[0].text === m.judge);
-    const pm = cell(row, '±');
-    if (m.ci95) near(pm.value, (m.ci95[1] - m.ci95[0]) / 2, `${m.model} ±`);
-    else assert.equal(pm.text, '—', `${m.model}: no interval`);
+    // Overall ± the interval's half-width: "54.3 ± 2.1", the unrounded half in data-half-width.
+    const pm = cell(row, 'Overall');
+    if (m.ci95) {
+      near(pm.halfWidth, (m.ci95[1] - m.ci95[0]) / 2, `${m.model} ±`);
+      assert.match(pm.text, new RegExp(` ± ${((m.ci95[1] - m.ci95[0]) / 2).toFixed(1)}`));
+    } else {
+      assert.equal(pm.halfWidth, undefined, `${m.model}: no interval`);
+      assert.doesNotMatch(pm.text, /±/);
+    }
     if (m.se == null) assert.equal(cell(row, 'SE').text, '—');
     else near(cell(row, 'SE').value, m.se, `${m.model} SE`);
     const rank = cell(row, 'Rank');

@@ -53,6 +53,9 @@ pub struct RowExtra {
     /// (column, element id): the `aria-describedby` of a cell (the hover's text, in words on
     /// the page).
     pub described_by: Vec<(usize, String)>,
+    /// (column, value): the unrounded half-width of the interval a cell's "± h" shows
+    /// (`data-half-width`).
+    pub half_width: Option<(usize, f64)>,
 }
 
 /// Why a busy table's exports are disabled.
@@ -237,11 +240,15 @@ fn row_view(
                         .collect_view();
                     let title = of(&extra.titles, i);
                     let described = of(&extra.described_by, i);
+                    let half_width = extra
+                        .half_width
+                        .filter(|(c, _)| *c == i)
+                        .map(|(_, h)| h.to_string());
                     if i == 0 {
                         view! { <th scope="row" title=title>{body}</th> }.into_any()
                     } else {
                         view! {
-                            <td class:num=num data-value=value title=title aria-describedby=described>
+                            <td class:num=num data-value=value data-half-width=half_width title=title aria-describedby=described>
                                 {body}
                                 {note}
                             </td>

@@ -13,9 +13,9 @@ use repoprobe_core::metrics::cluster::{CiMethod, Cluster};
 use repoprobe_core::report::{Cell, Mark, Table};
 use std::collections::BTreeMap;
 
-/// The column heads this module sees to (found case-insensitively, so a column of the core's
-/// table of the same name is filled, not doubled).
-pub const PLUS_MINUS: &str = "±";
+/// The column heads of the core's models table this module sees to (found case-insensitively;
+/// a column the core's table lacks, where no model has the figure, is added with "—"s). Overall's
+/// cell says "54.3 ± 2.1" itself, as the CLI prints it.
 pub const RANK: &str = "Rank";
 pub const SE: &str = "SE";
 pub const CI: &str = "95% CI";
@@ -127,22 +127,15 @@ fn cell(text: String, value: Option<f64>) -> Cell {
     }
 }
 
-/// The leaderboard's table: the core's models table (what the exports carry, the CLI's) with
-/// Overall's ± half-interval and the rank range beside Overall, and the clustered SE and the
-/// 95 % interval at the end, each added when the core's table lacks it and filled from the
-/// report. `pending`: the intervals are still being computed (the bootstrap's, on large data).
+/// The leaderboard's table: the core's models table (what the exports carry, what the CLI
+/// prints: Overall ± half the interval, SE, 95 % CI, rank range), with the SE, interval and
+/// rank columns there even where no model has them ("—"). `pending`: the intervals are still
+/// being computed (the bootstrap's, on large data): their cells say so ("…").
 pub fn leaderboard_table(r: &ScoreReport, pending: bool) -> Table {
     let mut t = repoprobe_core::report::models_table(r);
-    let overall = t.headers.iter().position(|h| h == "Overall");
-    let pm = column(&mut t, PLUS_MINUS, overall);
-    let rank = column(&mut t, RANK, Some(pm));
-    let ci = column(&mut t, CI, None);
-    let se = column(&mut t, SE, Some(ci.saturating_sub(1)));
-    let ci = t
-        .headers
-        .iter()
-        .position(|h| h.eq_ignore_ascii_case(CI))
-        .unwrap_or(ci);
+    let se = column(&mut t, SE, None);
+    let ci = column(&mut t, CI, Some(se));
+    column(&mut t, RANK, None);
     let rows: BTreeMap<(&str, &str), &ModelScore> = r
         .models
         .iter()
@@ -156,24 +149,23 @@ pub fn leaderboard_table(r: &ScoreReport, pending: bool) -> Table {
         let Some(m) = rows.get(&(key.0.as_str(), key.1.as_str())) else {
             continue;
         };
-        let to_come = || cell("…".to_string(), None);
-        row[pm] = if pending {
-            to_come()
-        } else {
-            let h = half_width(m.ci95);
-            cell(h.map_or("—".to_string(), |h| format!("±{h:.1}")), h)
-        };
-        row[ci] = if pending {
-            to_come()
-        } else {
-            cell(
-                m.ci95
-                    .map_or("—".to_string(), |[lo, hi]| format!("{lo:.1}–{hi:.1}")),
-                None,
-            )
-        };
-        row[rank] = cell(rank_text(m.rank), None);
-        row[se] = cell(m.se.map_or("—".to_string(), |s| format!("{s:.2}")), m.se);
+        // The columns added here: filled as the core fills its own.
+        for (c, filled) in [
+            (se, cell(repoprobe_core::report::pct(m.se), m.se)),
+            (ci, repoprobe_core::report::interval(m.ci95)),
+        ] {
+            if row[c].text.is_empty() {
+                row[c] = filled;
+            }
+        }
+        if let Some(c) = t.headers.iter().position(|h| h.eq_ignore_ascii_case(RANK))
+            && row[c].text.is_empty()
+        {
+            row[c] = cell(rank_text(m.rank), None);
+        }
+        if pending {
+            row[ci] = cell("…".to_string(), None);
+        }
     }
     if pending && let Some(n) = t.note.as_mut() {
         n.push_str("; 95% CI: being computed…");
@@ -186,7 +178,7 @@ pub fn leaderboard_table(r: &ScoreReport, pending: bool) -> Table {
 /// group, shaded apart from the next group and saying so in the rank cell.
 pub fn leaderboard_extras(r: &ScoreReport, t: &Table) -> RowExtras {
     let col = |name: &str| t.headers.iter().position(|h| h.eq_ignore_ascii_case(name));
-    let (pm, rank, ci) = (col(PLUS_MINUS), col(RANK), col(CI));
+    let (overall, rank, ci) = (col("Overall"), col(RANK), col(CI));
     // The models of each judge, and of each (judge, rank range).
     let mut per_judge: BTreeMap<&str, usize> = BTreeMap::new();
     let mut groups: BTreeMap<(&str, [usize; 2]), usize> = BTreeMap::new();
@@ -213,10 +205,11 @@ pub fn leaderboard_extras(r: &ScoreReport, t: &Table) -> RowExtras {
         };
         let mut e = RowExtra::default();
         let interval = interval_title(r, m);
-        for c in [pm, ci].into_iter().flatten() {
+        for c in [overall, ci].into_iter().flatten() {
             e.titles.push((c, interval.clone()));
             e.described_by.push((c, METHOD_ID.to_string()));
         }
+        e.half_width = overall.zip(half_width(m.ci95));
         if let Some(c) = rank {
             let n = per_judge.get(m.judge.as_str()).copied().unwrap_or(0);
             e.titles.push((c, rank_title(r, m, n)));
@@ -368,12 +361,12 @@ mod tests {
     use crate::worker::testdata::golden;
 
     #[test]
-    fn the_leaderboard_adds_what_the_core_table_lacks_once() {
+    fn the_leaderboard_has_each_uncertainty_column_once_and_the_half_widths() {
         let l = golden();
         let o = score_options(&ViewOptions::default()).unwrap();
         let r = repoprobe_core::score(&l.dataset, &l.issues, &o).unwrap();
         let t = leaderboard_table(&r, false);
-        for h in [PLUS_MINUS, RANK, SE, CI] {
+        for h in [RANK, SE, CI] {
             assert_eq!(
                 t.headers
                     .iter()
@@ -385,30 +378,46 @@ mod tests {
             );
         }
         assert!(t.rows.iter().all(|row| row.len() == t.headers.len()));
-        let pm = t.headers.iter().position(|h| h == PLUS_MINUS).unwrap();
+        let extras = leaderboard_extras(&r, &t);
+        assert_eq!(extras.rows.len(), t.rows.len());
         let overall = t.headers.iter().position(|h| h == "Overall").unwrap();
-        assert_eq!(pm, overall + 1, "± beside Overall");
-        for row in &t.rows {
+        for ((model, judge), e) in &extras.rows {
             let m = r
                 .models
                 .iter()
-                .find(|m| m.model == row[0].text && m.judge == row[1].text)
+                .find(|m| &m.model == model && &m.judge == judge)
                 .unwrap();
-            assert_eq!(row[pm].value, half_width(m.ci95));
+            assert_eq!(
+                e.half_width,
+                half_width(m.ci95).map(|h| (overall, h)),
+                "{model}"
+            );
         }
-        // A table that has the columns already keeps them, filled.
-        let again = {
-            let mut x = t.clone();
-            let n = x.headers.len();
-            column(&mut x, "se", None);
-            assert_eq!(x.headers.len(), n);
-            x
-        };
+        // A table that has the columns already keeps them.
+        let mut again = t.clone();
+        column(&mut again, "se", None);
         assert_eq!(again, t);
+        let ci = t.headers.iter().position(|h| h == CI).unwrap();
         let pending = leaderboard_table(&r, true);
-        assert!(pending.rows.iter().all(|row| row[pm].text == "…"));
-        let extras = leaderboard_extras(&r, &t);
-        assert_eq!(extras.rows.len(), t.rows.len());
+        assert!(pending.rows.iter().all(|row| row[ci].text == "…"));
+        // With no clusters to count, no interval: the columns are there, saying so.
+        let none = repoprobe_core::ScoreReport {
+            models: r
+                .models
+                .iter()
+                .cloned()
+                .map(|mut m| {
+                    m.se = None;
+                    m.ci95 = None;
+                    m.rank = None;
+                    m
+                })
+                .collect(),
+            ..r.clone()
+        };
+        let t = leaderboard_table(&none, false);
+        let ci = t.headers.iter().position(|h| h == CI).unwrap();
+        assert!(t.rows.iter().all(|row| row[ci].text == "—"));
     }
 
     #[test]

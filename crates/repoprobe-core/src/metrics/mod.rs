@@ -255,7 +255,9 @@ fn model_score(
 ) -> ModelScore {
     let p = opts.missing;
     let t = g.tally(nq);
-    let u = uncertainty::of_grid(g, nq, clusters, opts.cluster, p);
+    let cell_bootstrap =
+        opts.ci == cluster::CiMethod::Bootstrap && opts.cluster == cluster::Cluster::None;
+    let u = uncertainty::of_grid(g, nq, clusters, opts.cluster, p, cell_bootstrap);
     let overall = t.overall(p);
     let ci95 = match opts.ci {
         cluster::CiMethod::Clt => uncertainty::clt_interval(overall, u.se[0]),

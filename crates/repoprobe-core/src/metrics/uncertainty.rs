@@ -84,7 +84,8 @@ pub struct GridUncertainty {
     pub se: [Option<f64>; 4],
     pub clusters: usize,
     pub variance: Variance,
-    /// The cells in force, by Overall's value (`Cluster::None`'s bootstrap resamples them).
+    /// The cells in force, by Overall's value, when asked for (`Cluster::None`'s bootstrap
+    /// resamples them); empty otherwise.
     pub overall_cells: Vec<f64>,
 }
 
@@ -108,13 +109,15 @@ fn robust_se(sum_sq_dev: f64, c: usize, n: f64) -> Option<f64> {
 }
 
 /// The SEs and variance components of grid `g` over `nq` questions under `kind`, with the
-/// questions' clusters `clusters` (for `Cluster::None`, ignored: each cell is its own).
+/// questions' clusters `clusters` (for `Cluster::None`, ignored: each cell is its own);
+/// `keep_cells` keeps the cells' Overall values for a bootstrap of cells.
 pub fn of_grid(
     g: &Grid<'_>,
     nq: usize,
     clusters: &Clusters,
     kind: Cluster,
     p: MissingPolicy,
+    keep_cells: bool,
 ) -> GridUncertainty {
     let zero = p == MissingPolicy::Zero;
     // First pass: the cells in force, per cluster (sum, count), and the overall sums.
@@ -131,9 +134,13 @@ pub fn of_grid(
                 total[k] += v[k];
                 slot.0[k] += v[k];
             }
-            overall_cells.push(v[0]);
+            if keep_cells {
+                overall_cells.push(v[0]);
+            }
         }
-        overall_cells.extend(std::iter::repeat_n(0.0, missing as usize));
+        if keep_cells {
+            overall_cells.extend(std::iter::repeat_n(0.0, missing as usize));
+        }
         slot.1 += cells.len() as u64 + missing;
         n += cells.len() as u64 + missing;
     });
@@ -488,7 +495,7 @@ mod tests {
                 let cells = cells_in_force(&g, nq, p);
                 for kind in [Cluster::Repo, Cluster::Question, Cluster::None] {
                     let cl = clusters_of(&repo_of, kind);
-                    let u = of_grid(&g, nq as usize, &cl, kind, p);
+                    let u = of_grid(&g, nq as usize, &cl, kind, p, false);
                     for k in 0..4 {
                         let tagged: Vec<(u32, f64)> = cells
                             .iter()
@@ -523,6 +530,7 @@ mod tests {
             &clusters_of(&repo_of, Cluster::None),
             Cluster::None,
             MissingPolicy::Zero,
+            false,
         );
         let xs: Vec<f64> = cells_in_force(&g, 12, MissingPolicy::Zero)
             .iter()
@@ -538,8 +546,8 @@ mod tests {
         let by_repo = clusters_of(&(0..15).collect::<Vec<_>>(), Cluster::Repo);
         let by_q = clusters_of(&[0; 15], Cluster::Question);
         for p in [MissingPolicy::Zero, MissingPolicy::Exclude] {
-            let a = of_grid(&g, 15, &by_repo, Cluster::Repo, p);
-            let b = of_grid(&g, 15, &by_q, Cluster::Question, p);
+            let a = of_grid(&g, 15, &by_repo, Cluster::Repo, p, false);
+            let b = of_grid(&g, 15, &by_q, Cluster::Question, p, false);
             assert_eq!(a.se, b.se);
         }
     }
@@ -571,7 +579,7 @@ mod tests {
             of: vec![0; 6],
             count: 1,
         };
-        let u = of_grid(&g, 6, &one, Cluster::Repo, MissingPolicy::Zero);
+        let u = of_grid(&g, 6, &one, Cluster::Repo, MissingPolicy::Zero, false);
         assert_eq!(u.se, [None; 4]);
         assert_eq!(u.clusters, 1);
         assert_eq!(clt_interval(Some(50.0), u.se[0]), None);

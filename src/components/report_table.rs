@@ -48,7 +48,8 @@ pub struct RowExtra {
     pub shaded: bool,
     /// (column, text): a cell's hover (`title`), which says how its number was computed.
     pub titles: Vec<(usize, String)>,
-    /// (column, note): a line under a cell's text.
+    /// (column, note): a line under a cell's text (`.group-note`, apart from [`RowNotes`]'
+    /// `.row-note`s).
     pub notes: Vec<(usize, String)>,
     /// (column, element id): the `aria-describedby` of a cell (the hover's text, in words on
     /// the page).
@@ -233,11 +234,15 @@ fn row_view(
                     let note = note
                         .as_ref()
                         .filter(|(c, _)| *c == i)
-                        .map(|(_, text)| text.clone())
-                        .into_iter()
-                        .chain(of(&extra.notes, i))
-                        .map(|text| view! { <span class="row-note">{text}</span> })
-                        .collect_view();
+                        .map(|(_, text)| view! { <span class="row-note">{text.clone()}</span> });
+                    // A group's note: quieter than a row's own (which warns).
+                    let group_note = of(&extra.notes, i).map(|text| {
+                        view! {
+                            <span class="group-note muted" style="display: block; font-size: .8rem; white-space: normal">
+                                {text}
+                            </span>
+                        }
+                    });
                     let title = of(&extra.titles, i);
                     let described = of(&extra.described_by, i);
                     let half_width = extra
@@ -251,6 +256,7 @@ fn row_view(
                             <td class:num=num data-value=value data-half-width=half_width title=title aria-describedby=described>
                                 {body}
                                 {note}
+                                {group_note}
                             </td>
                         }
                         .into_any()

@@ -14,8 +14,9 @@ let server, b, dir, file, data, cli;
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rp-stream-'));
   file = path.join(dir, 'synth.json');
-  // 10 models × 100 questions: large enough that the worker sends the intervals after the
-  // tables (worker::scoring::defer_intervals, from 10 × 100 × 1,000 resamples on).
+  // 10 models × 100 questions: large enough that under `ci=bootstrap` the worker sends the
+  // intervals after the tables (worker::scoring::defer_intervals, from 10 × 100 × 1,000
+  // resamples on; the CLT's, the default, come with the tables).
   execFileSync(CLI, ['synth', '--models', '10', '--questions', '100', '--runs', '5', '--seed', '7', '--out', file], { stdio: 'ignore' });
   data = JSON.parse(fs.readFileSync(file, 'utf8'));
   cli = cliJson(['score', file, '--format', 'json']);
@@ -51,12 +52,12 @@ function sample() {
 test('a dropped multi-MB file gives the CLI\'s tables, and a question view reads its texts back from the file', async () => {
   assert.ok(fs.statSync(file).size > 2e6, 'a multi-MB file');
   const p = await page(b);
-  await p.goto(server.url + '?set=none');
+  await p.goto(server.url + '?set=none&ci=bootstrap');
   await p.setInputFiles('input[type=file]', file);
   await p.waitForFunction((n) => document.querySelectorAll('#leaderboard tbody tr').length === n, cli.models.length, { timeout: 60000 });
-  // The intervals came in a second answer (the worker's User Timing says so), and the table
-  // shows them, equal to the CLI's, once they are there (tableRows waits for them).
-  assertParity(await tableRows(p, 'leaderboard'), cli);
+  // The bootstrap's intervals came in a second answer (the worker's User Timing says so), and
+  // the table shows them, equal to the CLI's, once they are there (tableRows waits for them).
+  assertParity(await tableRows(p, 'leaderboard'), cliJson(['score', file, '--format', 'json', '--ci', 'bootstrap']));
   const measures = await Promise.all(p.workers().map((w) => w.evaluate(() => performance.getEntriesByType('measure').map((m) => m.name)).catch(() => [])));
   assert.ok(measures.some((m) => m.includes('rp:intervals')), `the intervals were sent apart: ${JSON.stringify(measures)}`);
 

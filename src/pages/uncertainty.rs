@@ -1,8 +1,9 @@
 //! How sure the numbers are, in the site's words (issue 53, docs/metrics.md#clustered-uncertainty):
-//! the leaderboard's uncertainty columns (Overall's ± half-interval, the rank range, the
-//! clustered SE and the 95 % interval) added to the core's models table, the groups of models
-//! that no pair separates, and the sentences that say how each figure was computed. The
-//! numbers are the core's (`ScoreReport`); this module only lays them out.
+//! the leaderboard's uncertainty columns (the core's models table: Overall ± half its interval,
+//! the clustered SE, the 95 % interval, the rank range; a column it lacks added), the groups of
+//! models that no pair separates, the paired comparison's figures, and the sentences that say
+//! how each figure was computed. The numbers are the core's (`ScoreReport`); this module only
+//! lays them out.
 
 use crate::components::report_table::{RowExtra, RowExtras};
 use leptos::prelude::*;
@@ -73,7 +74,7 @@ pub fn method_words(r: &ScoreReport) -> String {
 /// The sentence under the leaderboard: what ± and the rank range are and how they were made.
 pub fn method_sentence(r: &ScoreReport) -> String {
     format!(
-        "± is half the 95% interval of Overall ({}); standard errors {}. A rank range runs from 1 + the models surely ahead to N − the models surely behind, \"surely\" meaning that the clustered paired 95% interval of the difference lies wholly on one side of 0; models sharing a rank range are shaded together: no pair of them is separated.",
+        "± is half the 95% interval of Overall ({}); standard errors {}. A rank range runs from 1 + the models surely ahead to N − the models surely behind, \"surely\" meaning that the clustered paired 95% interval of the difference lies wholly on one side of 0; models sharing a rank range are one group, said in their rank cell and shaded apart from the next group: no pair of them is separated.",
         method_words(r),
         cluster_words(r.policy.cluster)
     )
@@ -83,9 +84,7 @@ pub fn method_sentence(r: &ScoreReport) -> String {
 fn interval_title(r: &ScoreReport, m: &ModelScore) -> String {
     let ci = m
         .ci95
-        .map_or("none (fewer than two clusters)".to_string(), |[lo, hi]| {
-            format!("{lo:.2}–{hi:.2}")
-        });
+        .map_or("none".to_string(), |[lo, hi]| format!("{lo:.2}–{hi:.2}"));
     format!(
         "95% interval {ci}; {}; SE {} over {} cluster(s)",
         method_words(r),

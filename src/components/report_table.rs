@@ -231,18 +231,22 @@ fn row_view(
                         Mark::Second => view! { <u>{text}</u> }.into_any(),
                         Mark::None => text.into_any(),
                     };
-                    let note = note
+                    // The row's own note (which warns), then a group's (quieter): one list, so
+                    // that a cell without either renders as before.
+                    let notes = note
                         .as_ref()
                         .filter(|(c, _)| *c == i)
-                        .map(|(_, text)| view! { <span class="row-note">{text.clone()}</span> });
-                    // A group's note: quieter than a row's own (which warns).
-                    let group_note = of(&extra.notes, i).map(|text| {
-                        view! {
-                            <span class="group-note muted" style="display: block; font-size: .8rem; white-space: normal">
-                                {text}
-                            </span>
-                        }
-                    });
+                        .map(|(_, text)| view! { <span class="row-note">{text.clone()}</span> }.into_any())
+                        .into_iter()
+                        .chain(of(&extra.notes, i).map(|text| {
+                            view! {
+                                <span class="group-note muted" style="display: block; font-size: .8rem; white-space: normal">
+                                    {text}
+                                </span>
+                            }
+                            .into_any()
+                        }))
+                        .collect_view();
                     let title = of(&extra.titles, i);
                     let described = of(&extra.described_by, i);
                     let half_width = extra
@@ -255,8 +259,7 @@ fn row_view(
                         view! {
                             <td class:num=num data-value=value data-half-width=half_width title=title aria-describedby=described>
                                 {body}
-                                {note}
-                                {group_note}
+                                {notes}
                             </td>
                         }
                         .into_any()

@@ -2,10 +2,10 @@
 //! a model against people (`human:NAME`), against another model, or against itself with the
 //! items shuffled (docs/metrics.md#agreement-between-judges). Every figure is the core's.
 
+use super::score::ClusterFlag;
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues};
 use repoprobe_core::LoadOptions;
-use repoprobe_core::metrics::cluster::Cluster;
 use repoprobe_core::metrics::judges::{JudgesOptions, judges};
 use repoprobe_core::report;
 use std::io::IsTerminal;
@@ -42,23 +42,6 @@ pub struct Args {
     /// Disagreements listed per pair in the terminal table (JSON lists every one).
     #[arg(long, default_value_t = 10, value_name = "N")]
     disagreements: usize,
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum ClusterFlag {
-    Repo,
-    Question,
-    None,
-}
-
-impl From<ClusterFlag> for Cluster {
-    fn from(c: ClusterFlag) -> Self {
-        match c {
-            ClusterFlag::Repo => Cluster::Repo,
-            ClusterFlag::Question => Cluster::Question,
-            ClusterFlag::None => Cluster::None,
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

@@ -102,8 +102,9 @@ impl From<PanelRuleFlag> for PanelRule {
     }
 }
 
+/// `--cluster`, of `score` and `judges` alike.
 #[derive(Debug, Default, Clone, Copy, clap::ValueEnum)]
-enum ClusterFlag {
+pub(crate) enum ClusterFlag {
     #[default]
     Repo,
     Question,

@@ -180,6 +180,13 @@ test('with the questions in three repositories the intervals equal the CLI\'s; f
     assert.ok(cli.pairs.every((x) => x.clusters === 3 && !x.too_small && x.kappa_ci95 !== null && x.bias_ci95 !== null), 'every pair with its intervals');
     await pairs(p, cli.pairs.length);
     await parity(p, cli);
+    // The view's cluster switch (`&cluster=`) is the CLI's --cluster.
+    await p.goto(`${server.url}?set=none&${data('m/benchmark.jsonl', 'j/judgments.jsonl')}&view=judges&cluster=question`);
+    const byQuestion = cliJson(['judges', tmp, '--format', 'json', '--cluster', 'question']);
+    assert.ok(byQuestion.pairs.every((x) => x.clusters > 3), 'more clusters by question than by repository');
+    await p.waitForFunction((n) => [...document.querySelectorAll('section.judge-pair')].some((s) => Number(s.dataset.clusters) === n), byQuestion.pairs[0].clusters, { timeout: 60000 });
+    await pairs(p, byQuestion.pairs.length);
+    await parity(p, byQuestion);
     // Two questions: every pair too small to say, its intervals kept in the JSON.
     fs.writeFileSync(path.join(tmp, 'judgments.jsonl'), jsonl(few).body);
     await p.goto(`${server.url}?set=none&${data('m/benchmark.jsonl', 'm/few.jsonl')}&view=judges`);

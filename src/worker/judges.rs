@@ -5,6 +5,7 @@
 //! back by byte range as for a question's view.
 
 use super::question::Wanted;
+use repoprobe_core::metrics::cluster::Cluster;
 use repoprobe_core::metrics::judges::{JudgesOptions, JudgesReport, UnknownJudge, judges};
 use repoprobe_core::{Dataset, RecordKind, ScoreOptions};
 use std::collections::BTreeSet;
@@ -12,16 +13,17 @@ use std::collections::BTreeSet;
 /// Disagreements shown per pair (largest gap first), their rationales read back.
 pub const SHOWN: usize = 20;
 
-/// Judge A against judge B (every judge where `None`), bootstrap, seed and clusters as the
-/// leaderboard's defaults (the CLI's: whole repositories resampled).
-pub fn options(a: Option<String>, b: Option<String>) -> JudgesOptions {
+/// Judge A against judge B (every judge where `None`), bootstrap and seed as the
+/// leaderboard's defaults, whole `cluster`s resampled as the view's switch says (`&cluster=`,
+/// the CLI's `judges --cluster`).
+pub fn options(a: Option<String>, b: Option<String>, cluster: Cluster) -> JudgesOptions {
     let score = ScoreOptions::default();
     JudgesOptions {
         a,
         b,
         bootstrap: score.bootstrap,
         seed: score.seed,
-        cluster: score.cluster,
+        cluster,
     }
 }
 
@@ -30,8 +32,9 @@ pub fn report(
     d: &Dataset,
     a: Option<String>,
     b: Option<String>,
+    cluster: Cluster,
 ) -> Result<JudgesReport, UnknownJudge> {
-    judges(d, &options(a, b))
+    judges(d, &options(a, b, cluster))
 }
 
 /// The judgments (run 0) behind the first [`SHOWN`] disagreements of each pair whose texts are
@@ -87,9 +90,17 @@ mod tests {
     #[test]
     fn the_report_is_the_cores_with_the_leaderboards_bootstrap() {
         let l = golden();
-        let r = report(&l.dataset, None, None).unwrap();
+        let r = report(&l.dataset, None, None, Cluster::Repo).unwrap();
         assert_eq!(r, judges(&l.dataset, &JudgesOptions::default()).unwrap());
         assert_eq!((r.bootstrap, r.seed, r.cluster), (1000, 0, Cluster::Repo));
-        assert!(report(&l.dataset, Some("no such judge".into()), None).is_err());
+        assert!(
+            report(
+                &l.dataset,
+                Some("no such judge".into()),
+                None,
+                Cluster::Repo
+            )
+            .is_err()
+        );
     }
 }

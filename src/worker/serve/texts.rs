@@ -60,8 +60,11 @@ impl<H: Host> Service<H> {
         b: Option<String>,
     ) {
         let mut phases = Phases::start(&self.host, "rp:judges", false);
-        let report_now =
-            || judges::report(&self.worker.borrow().loaded().dataset, a.clone(), b.clone());
+        let cluster = options.cluster;
+        let report_now = || {
+            let worker = self.worker.borrow();
+            judges::report(&worker.loaded().dataset, a.clone(), b.clone(), cluster)
+        };
         let mut error = None;
         let report = match report_now() {
             Ok(r) => {

@@ -5,6 +5,7 @@
 // CLI's JSON: the bundled demo data may change.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { serve, browser, page, cliJson, setFiles, tableRows, cell, assertParity } from './harness.mjs';
 
 let server, b;
@@ -74,6 +75,22 @@ test('the leaderboard\'s ± half-intervals, SEs and rank ranges are the CLI\'s, 
   await p.goto(server.url + '?set=demo');
   assertUncertainty(await leaderboardOf(p, repo), repo, 'repo');
   assert.match(await p.textContent('#uncertainty-method'), /by repository/);
+
+  // The exports carry what the table shows: ±, SE, 95% CI and the rank range, and LaTeX's
+  // footnote names the cluster and the method.
+  const exported = async (label) => {
+    const [dl] = await Promise.all([p.waitForEvent('download'), p.click(`#leaderboard .exports button:has-text("${label}")`)]);
+    return fs.readFileSync(await dl.path(), 'utf8');
+  };
+  const csv = await exported('CSV');
+  const head = csv.split('\n')[0];
+  for (const col of ['Overall', 'SE', '95% CI', 'Rank']) assert.ok(head.includes(col), `CSV header ${head} has ${col}`);
+  const first = repo.models.find((m) => m.ci95);
+  assert.ok(csv.includes(` ± ${((first.ci95[1] - first.ci95[0]) / 2).toFixed(1)}`), 'CSV carries Overall ± half the interval');
+  assert.match(await exported('Markdown'), /\| SE \| 95% CI \| Rank \|/);
+  const tex = await exported('LaTeX');
+  assert.match(tex, /\$\\pm\$/);
+  assert.match(tex, /mean \$\\pm\$ 1\.96 \$\\times\$ SE, clustered by repository/);
 
   const question = demo('--cluster', 'question');
   await p.goto(server.url + '?set=demo&cluster=question');

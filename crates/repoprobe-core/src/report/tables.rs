@@ -84,11 +84,7 @@ impl Table {
     /// (ties share a mark, since they print the same).
     pub fn mark_best(&mut self, columns: &[usize]) {
         for &c in columns {
-            let mut values: Vec<f64> = self
-                .rows
-                .iter()
-                .filter_map(|r| shown(&r[c]))
-                .collect();
+            let mut values: Vec<f64> = self.rows.iter().filter_map(|r| shown(&r[c])).collect();
             values.sort_unstable_by(|a, b| b.total_cmp(a));
             values.dedup();
             let (best, second) = (values.first().copied(), values.get(1).copied());

@@ -353,7 +353,7 @@ fn pearson(pairs: &[(u32, f64, f64)]) -> Option<f64> {
 
 /// The rank ranges of models whose per-question means are `means` (all under one judge):
 /// X is surely ahead of M when the clustered paired CLT interval of X − M lies wholly above 0;
-/// M's range is [1 + #surely ahead of M, N − #surely behind M].
+/// M's range runs from 1 + the number surely ahead of M to N − the number surely behind M.
 pub fn rank_ranges(means: &[Vec<Option<f64>>], clusters: &Clusters) -> Vec<[usize; 2]> {
     let n = means.len();
     let mut ahead = vec![0usize; n];

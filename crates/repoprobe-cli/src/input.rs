@@ -333,3 +333,12 @@ mod tests {
         assert!(write_atomically(&dir.path().join("no/such/dir.json"), b"x").is_err());
     }
 }
+
+/// The files a command was given, as an error names them (`a.jsonl, b.jsonl`).
+pub fn listed(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,8 +1,10 @@
 //! The `repoprobe` command line: argument parsing and dispatch. Each subcommand lives in
 //! `commands/`; every format, rule and number comes from `repoprobe-core`.
 
+mod aliases;
 mod commands;
 mod exit;
+mod help;
 mod input;
 mod live;
 mod output;
@@ -20,7 +22,13 @@ use std::process::ExitCode;
 
 /// Validate, score, bundle and synthesise RepoProbe benchmark results, and judge answers live.
 #[derive(Debug, Parser)]
-#[command(name = "repoprobe", version, about, long_about = None)]
+#[command(
+    name = "repoprobe",
+    version,
+    about = "RepoProbe: score agents' answers about code repositories, judge them and make new \
+             questions",
+    long_about = None
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -45,11 +53,9 @@ enum Command {
     /// How far judges agree on the checklist items they both scored (κ, α, full-credit F1, the
     /// bias of their Overalls, the items they differ on): a model against people (`human:NAME`),
     /// another model, or itself with the items shuffled.
-    Judges(commands::judges::Args),
+    JudgeAgreement(commands::judges::Args),
     /// Label answers scoring below 60 % with one of the five failure modes (paper §5.4).
     ClassifyFailures(commands::classify_failures::Args),
-    /// Write the checklists of benchmark questions from their reference answers (paper §3.2).
-    MakeChecklist(commands::make_checklist::Args),
     /// Fill checklist items' evidence with the repository paths their texts and the reference
     /// answer cite that exist at the question's pinned commit.
     Evidence(commands::evidence::Args),
@@ -62,12 +68,12 @@ enum Command {
     /// twice or files of another run.
     Merge(commands::merge::Args),
     /// Make benchmark questions from GitHub Discussions, stage by stage (paper §3.2, Figure 2):
-    /// repos, harvest, filter, classify, enhance, (make-checklist), verify, then after the
+    /// repos, themes, harvest, filter, classify, enhance, make-checklist, verify, then after the
     /// review agreement and finalize; report counts the funnel (docs/curate.md).
     Curate(commands::curate::Args),
     /// One row per run (question × model × attempt): verdict, score, evidence read and missed,
     /// tool calls, edit attempts, tokens, cost; filtered and sorted as the site's Runs view.
-    Runs(commands::runs_list::Args),
+    ListRuns(commands::runs_list::Args),
     /// Carry out a plan (plan.toml): every model's answers, the judgments, the reliability and
     /// failure stages, the bundle and the tables, in order, resumable; `--estimate` prices it
     /// all first (docs/reproduce.md).
@@ -92,7 +98,15 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         let code = repoprobe_agent::proxy::bridge_main(&args[2..]);
         return ExitCode::from(code.clamp(0, 255) as u8);
     }
-    let cli = match Cli::try_parse_from(args) {
+    let tree = help::command(<Cli as clap::CommandFactory>::command());
+    let (args, notes) = aliases::rewrite(args, &tree);
+    for note in notes {
+        eprintln!("note: {note}; the old spelling still works for now");
+    }
+    let parsed = tree
+        .try_get_matches_from(args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -127,16 +141,15 @@ fn execute(command: Command) -> anyhow::Result<Exit> {
         Command::Schema(a) => commands::schema::run(a),
         Command::Judge(a) => commands::judge::run(a),
         Command::JudgeScalar(a) => commands::judge_scalar::run(a),
-        Command::Judges(a) => commands::judges::run(a),
+        Command::JudgeAgreement(a) => commands::judges::run(a),
         Command::ClassifyFailures(a) => commands::classify_failures::run(a),
-        Command::MakeChecklist(a) => commands::make_checklist::run(a),
         Command::Evidence(a) => commands::evidence::run(a),
         Command::Answer(a) => commands::answer::run(*a),
         Command::Status(a) => commands::status::run(a),
         Command::Merge(a) => commands::merge::run(a),
         Command::Curate(a) => commands::curate::run(a),
         Command::Run(a) => plan::run::run(a),
-        Command::Runs(a) => commands::runs_list::run(a),
+        Command::ListRuns(a) => commands::runs_list::run(a),
     }
 }
 
@@ -149,4 +162,11 @@ fn harden() {
     unsafe {
         libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
+}
+
+/// The command tree as clap builds it, for the tests that check the docs' command lines and
+/// that every flag has help (`tests/cli/docs_flags.rs`); not an interface.
+#[doc(hidden)]
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }

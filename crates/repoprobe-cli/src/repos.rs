@@ -8,8 +8,8 @@ use std::path::PathBuf;
 #[derive(Debug, Default, Clone, clap::Args)]
 pub struct RepoArgs {
     /// The cache of repository clones (one bare clone per repository, cloned on first use).
-    #[arg(long)]
-    pub repos: PathBuf,
+    #[arg(long, value_name = "DIR")]
+    pub clone_cache: PathBuf,
     /// Take a repository from a local clone instead of its url (offline): owner/name=PATH;
     /// repeatable.
     #[arg(long = "repo-map")]
@@ -24,7 +24,7 @@ impl RepoArgs {
     /// The repositories' source these flags describe; a `--repo-map` that does not read is an
     /// error naming it.
     pub fn source(&self) -> anyhow::Result<RepoSource> {
-        let mut source = RepoSource::new(&self.repos).allow_head(self.allow_unpinned);
+        let mut source = RepoSource::new(&self.clone_cache).allow_head(self.allow_unpinned);
         for m in &self.repo_map {
             let (name, path) =
                 RepoSource::parse_map_arg(m).map_err(|e| anyhow::anyhow!("--repo-map: {e}"))?;

@@ -44,9 +44,10 @@ use std::time::{Duration, Instant};
 
 #[derive(Debug, Default, Clone, clap::Args)]
 pub struct Args {
-    /// The benchmark (questions with their repository and pinned commit).
-    #[arg(long)]
-    pub(crate) benchmark: PathBuf,
+    /// The benchmark (questions with their repository and pinned commit): files or
+    /// directories. Each is hidden from the agent: it holds the reference answers.
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) files: Vec<PathBuf>,
     /// Who answers: our read-only tool agent over --provider's API, or an agent CLI.
     #[arg(long, value_enum)]
     pub(crate) agent: AgentKind,
@@ -166,7 +167,7 @@ impl AgentKind {
 /// made, every default taken, the shard's files resolved. What follows reads this, never the
 /// flags.
 pub(crate) struct Plan {
-    benchmark: PathBuf,
+    benchmark: Vec<PathBuf>,
     layout: Layout,
     /// Keys worked on at once, and what the keys in flight get after SIGTERM.
     concurrency: (usize, Duration),
@@ -236,12 +237,8 @@ impl AgentCommand for Args {
     /// (`score --evidence`) is the better guide.
     fn estimate(&self, turns: u64) -> anyhow::Result<Estimated> {
         use crate::live::estimate::{Estimate, agent_run};
-        let (ds, _) = load_inputs(std::slice::from_ref(&self.benchmark))?;
-        let done = {
-            let layout = self.run.layout()?;
-            let mut j = Journal::open_beside(&layout.out, answer_key)?;
-            std::mem::take(&mut j.done)
-        };
+        let (ds, _) = load_inputs(&self.files)?;
+        let done = output::done_keys(&self.run.layout()?.out, answer_key)?;
         let (mut e, mut already) = (Estimate::default(), 0);
         for q in ds
             .questions
@@ -285,7 +282,7 @@ impl AgentCommand for Args {
         };
         Ok(Plan {
             spec: run_spec(&self),
-            benchmark: self.benchmark,
+            benchmark: self.files,
             concurrency: settled.concurrency,
             price: settled.price,
             name: self.name.unwrap_or_else(|| self.api.model().to_string()),
@@ -304,7 +301,10 @@ impl Plan {
     /// `--question` or a benchmark without a valid question is an error.
     fn keys(&self, questions: &[Question]) -> anyhow::Result<Vec<(AnswerKey, Arc<Question>)>> {
         if questions.is_empty() {
-            bail!("no valid question in {}", self.benchmark.display());
+            bail!(
+                "no valid question in {}",
+                crate::input::listed(&self.benchmark)
+            );
         }
         if let Some(id) = self
             .questions
@@ -313,7 +313,7 @@ impl Plan {
         {
             bail!(
                 "--question {id}: no such question in {}",
-                self.benchmark.display()
+                crate::input::listed(&self.benchmark)
             );
         }
         let asked = questions
@@ -333,7 +333,7 @@ impl Execute for Plan {
     /// Reads the benchmark, starts the agent, joins the run and answers every key not yet
     /// done that is this shard's, then prints the summary.
     fn execute(self) -> anyhow::Result<Exit> {
-        let (ds, input_issues) = load_inputs(std::slice::from_ref(&self.benchmark))?;
+        let (ds, input_issues) = load_inputs(&self.benchmark)?;
         let keys = self.keys(&ds.questions)?;
         let runner = self.setup.start()?;
         let spec = agent_spec(self.spec, &runner);
@@ -514,7 +514,7 @@ fn setup(
         }
         hidden.extend(mapped_clones(a));
         // The benchmark holds the reference answers and checklists.
-        let masked = vec![a.benchmark.clone()];
+        let masked = a.files.clone();
         Confinement::Sandboxed { hidden, masked }
     };
     Ok(Setup::External {
@@ -579,8 +579,8 @@ fn agent_endpoint(a: &Args, agent: ExternalAgent) -> anyhow::Result<Vec<(String,
 /// What `answer` says of its run in the run's manifest: the benchmark, the agent, the model and
 /// the flags that change answers ([`agent_spec`] adds what the started agent says of itself).
 fn run_spec(a: &Args) -> RunSpec {
-    let spec = RunSpec::new("answer")
-        .input("benchmark", &a.benchmark)
+    let spec = RunSpec::new(crate::runs::kind::RunKind::Answer)
+        .files(&a.files)
         .set("prompt_version", PROMPT_VERSION)
         .set(
             "agent",
@@ -622,7 +622,7 @@ fn agent_spec(spec: RunSpec, runner: &Agent) -> RunSpec {
 /// journals' and transcripts' directories (`out` is this shard's `--out`). Relative paths are
 /// taken from the current directory.
 fn hidden_dirs(a: &Args, out: &Path, transcripts: &Path) -> Vec<PathBuf> {
-    let mut dirs = vec![a.repo.repos.clone()];
+    let mut dirs = vec![a.repo.clone_cache.clone()];
     dirs.extend(a.worktrees.clone());
     dirs.push(crate::input::dir_of(out).to_path_buf());
     dirs.push(transcripts.to_path_buf());

@@ -20,15 +20,11 @@ use std::path::PathBuf;
 
 #[derive(Debug, Default, Clone, clap::Args)]
 pub struct Args {
-    /// The benchmark (questions with their checklists).
-    #[arg(long)]
-    pub(crate) benchmark: PathBuf,
-    /// The answers that were judged (their texts are what is classified).
-    #[arg(long)]
-    pub(crate) answers: PathBuf,
-    /// The checklist judgments (file or directory).
-    #[arg(long)]
-    pub(crate) judgments: PathBuf,
+    /// The benchmark (questions with their checklists), the answers that were judged (their
+    /// texts are what is classified) and the checklist judgments, in any order (files or
+    /// directories).
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) files: Vec<PathBuf>,
     /// The judge whose scores decide what failed [default: the one with the most valid
     /// judgments, as in `score`].
     #[arg(long)]
@@ -122,11 +118,10 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     } else {
         Some(a.live.settings()?)
     };
-    let (ds, input_issues) =
-        load_inputs(&[a.benchmark.clone(), a.answers.clone(), a.judgments.clone()])?;
+    let (ds, input_issues) = load_inputs(&a.files)?;
     let judge = match repoprobe_core::metrics::judge_in_force(&ds, a.judge.as_deref()) {
         Ok(Some(j)) => j,
-        Ok(None) => bail!("no valid judgment in {}", a.judgments.display()),
+        Ok(None) => bail!("no valid judgment in {}", crate::input::listed(&a.files)),
         Err(e) => bail!("{e}"),
     };
     let (candidates, without_answer) = classify::candidates(&ds, &judge);
@@ -142,10 +137,8 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         LabelKey::of,
         "failure label",
         PROMPT_VERSION,
-        RunSpec::new("classify-failures")
-            .input("benchmark", &a.benchmark)
-            .input("answers", &a.answers)
-            .input("judgments", &a.judgments)
+        RunSpec::new(crate::runs::kind::RunKind::ClassifyFailures)
+            .files(&a.files)
             .set("judge", &judge),
     )?;
     let (jobs, already_done) = jobs(&a, &candidates, |k| live.is_done(k));
@@ -168,10 +161,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         "classify-failures",
         "classified",
         already_done,
-        &[format!(
-            "{without_answer} skipped (no answer text in {})",
-            a.answers.display()
-        )],
+        &[format!("{without_answer} skipped (no answer text)")],
         &tally,
         input_issues,
     ))

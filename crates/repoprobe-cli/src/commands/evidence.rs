@@ -1,4 +1,4 @@
-//! `repoprobe evidence --benchmark B --repos DIR --out B2.jsonl`: the checklist items' evidence
+//! `repoprobe evidence B --clone-cache DIR --out B2.jsonl`: the checklist items' evidence
 //! filled from the paths the checklist and the reference answer cite that exist at the
 //! question's pinned commit (docs/live-runs.md#repoprobe-evidence). Which item gets which path
 //! is the core's rule (`repoprobe_core::cited_evidence`); the repository's tree comes from the
@@ -19,13 +19,14 @@ use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The benchmark (questions with their repository and pinned commit).
-    #[arg(long)]
-    benchmark: PathBuf,
+    /// The benchmark (questions with their repository and pinned commit): files or
+    /// directories.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
     /// The repositories (the clone cache `answer` uses, local clones).
     #[command(flatten)]
     repo: crate::repos::RepoArgs,
-    /// Where the benchmark with its evidence is written (JSONL; may be --benchmark itself:
+    /// Where the benchmark with its evidence is written (JSONL; may be the benchmark itself:
     /// the file is replaced whole, atomically, once everything is read).
     #[arg(long)]
     out: PathBuf,
@@ -33,7 +34,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
     let loaded = load_paths(
-        std::slice::from_ref(&a.benchmark),
+        &a.files,
         LoadOptions {
             keep_raw: true,
             ..Default::default()
@@ -41,11 +42,14 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     );
     print_issues(&loaded);
     if loaded.has_unusable_input() {
-        bail!("{} could not be read (see above)", a.benchmark.display());
+        bail!(
+            "{} could not be read (see above)",
+            crate::input::listed(&a.files)
+        );
     }
     let ds = &loaded.dataset;
     if ds.questions.is_empty() {
-        bail!("no valid question in {}", a.benchmark.display());
+        bail!("no valid question in {}", crate::input::listed(&a.files));
     }
     let raw = ds.raw.as_ref().context("the loader kept no record texts")?;
     let others = ds.answers.len()
@@ -56,7 +60,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     if others > 0 {
         eprintln!(
             "note: {others} record(s) of {} are not questions and are not written: the output holds the questions only",
-            a.benchmark.display()
+            crate::input::listed(&a.files)
         );
     }
     let source = a.repo.source()?;

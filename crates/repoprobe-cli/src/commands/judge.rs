@@ -42,12 +42,10 @@ pub struct Args {
 /// The inputs of the judges (`judge`, `judge-scalar`): answers to a benchmark, judged N times.
 #[derive(Debug, Default, Clone, clap::Args)]
 pub struct AnswerInputs {
-    /// The benchmark (questions with their checklists).
-    #[arg(long)]
-    pub benchmark: PathBuf,
-    /// The answers to judge; answers with `error` set are skipped.
-    #[arg(long)]
-    pub answers: PathBuf,
+    /// The benchmark (questions with their checklists) and the answers to judge, in any order
+    /// (files or directories; answers with `error` set are skipped).
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
     /// Judge runs per answer (`judge_run` 0..N-1, for the reliability table).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
@@ -98,9 +96,9 @@ pub struct AnswerJobs {
 impl AnswerInputs {
     /// Loads the benchmark and answers; returns the dataset and whether records were left out.
     pub fn load(&self) -> anyhow::Result<(Dataset, bool)> {
-        let (ds, issues) = load_inputs(&[self.benchmark.clone(), self.answers.clone()])?;
+        let (ds, issues) = load_inputs(&self.files)?;
         if ds.questions.is_empty() {
-            bail!("no valid question in {}", self.benchmark.display());
+            bail!("no valid question in {}", crate::input::listed(&self.files));
         }
         Ok((ds, issues))
     }
@@ -283,7 +281,7 @@ fn one(inputs: &AnswerInputs, live: &LiveArgs, seed: Option<u64>) -> anyhow::Res
         inputs,
         live,
         JUDGE_RECORDS,
-        RunSpec::new("judge").scope("shuffle_items", seed),
+        RunSpec::new(crate::runs::kind::RunKind::Judge).scope("shuffle_items", seed),
         &judge,
         |job| ChecklistJob::new(job, seed),
         |out, key, scored, provenance| {
@@ -344,10 +342,7 @@ where
     }
     let settings = live_args.settings()?;
     let (ds, input_issues) = inputs.load()?;
-    let spec = spec
-        .input("benchmark", &inputs.benchmark)
-        .input("answers", &inputs.answers)
-        .scope("runs", inputs.runs);
+    let spec = spec.files(&inputs.files).scope("runs", inputs.runs);
     let mut live = live_args.start(settings, kind.key_of, kind.name, kind.prompt_version, spec)?;
     let todo = inputs.jobs(&ds, judge, |k| live.is_done(k));
     let tasks = todo.jobs.into_iter().map(task).collect();

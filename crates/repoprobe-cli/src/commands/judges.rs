@@ -27,14 +27,14 @@ pub struct Args {
     /// `human:NAME`, are B against a model).
     #[arg(long, value_name = "JUDGE")]
     b: Option<String>,
-    #[arg(long, value_enum, default_value = "terminal")]
+    #[arg(long, value_enum, default_value = "table")]
     format: Format,
     /// Bootstrap resamples for the 95% intervals of κ, α, F1 and the bias (0 turns them off).
     #[arg(long, default_value_t = 1000)]
     bootstrap: u32,
     /// Seed of the bootstrap.
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    bootstrap_seed: u64,
     /// What the bootstrap resamples whole: the questions of a repository together, each
     /// question alone, or each answer alone (docs/metrics.md#agreement-between-judges).
     #[arg(long, value_enum, default_value = "repo")]
@@ -47,7 +47,7 @@ pub struct Args {
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum Format {
     #[value(alias = "table")]
-    Terminal,
+    Table,
     Json,
     Csv,
     Markdown,
@@ -67,7 +67,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         a: a.a.clone(),
         b: a.b.clone(),
         bootstrap: a.bootstrap,
-        seed: a.seed,
+        seed: a.bootstrap_seed,
         cluster: a.cluster.into(),
     };
     let r = judges(&loaded.dataset, &opts)?;
@@ -89,7 +89,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let out = match a.format {
         Format::Json => serde_json::to_string_pretty(&r)? + "\n",
         Format::Csv => report::judges_csv(&r),
-        Format::Terminal => {
+        Format::Table => {
             let ansi = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             join(tables().iter().map(|t| report::render_text(t, ansi)))
         }

@@ -10,7 +10,7 @@
 //! `provider`, `structured`, `usage` and `raw_reply`; the key is the question id.
 
 use crate::exit::Exit;
-use crate::input::read_json_records;
+use crate::input::{NotJson, read_json_records};
 use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::text;
 use crate::runs::manifest::RunSpec;
@@ -20,13 +20,13 @@ use repoprobe_core::{Question, RecordKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The source records `{id, repo, category, question, reference_answer}` (JSONL or a JSON
     /// array); `repo` is the object of docs/format.md#question or just the repository's name.
-    #[arg(long)]
+    #[arg(value_name = "FILE")]
     questions: PathBuf,
     #[command(flatten)]
     live: LiveArgs,
@@ -36,6 +36,13 @@ pub struct Args {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 struct QuestionKey {
     id: String,
+}
+
+impl QuestionKey {
+    fn of(v: &Value) -> Option<QuestionKey> {
+        (RecordKind::of_value(v) == Some(RecordKind::Question)).then_some(())?;
+        Some(QuestionKey { id: text(v, "id")? })
+    }
 }
 
 impl std::fmt::Display for QuestionKey {
@@ -95,23 +102,65 @@ const OWN_FIELDS: [&str; 12] = [
 ];
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
-    let settings = a.live.settings()?;
+    // Under --estimate no key is read and no journal opened: nothing is sent or written.
+    let settings = if a.live.estimate {
+        None
+    } else {
+        Some(a.live.settings()?)
+    };
     let records = read_json_records(&a.questions)
         .with_context(|| format!("cannot read {}", a.questions.display()))?;
+    let Some(settings) = settings else {
+        let done = a.live.done_keys(QuestionKey::of)?;
+        let s = sources(&a.questions, records, |k| done.contains(k))?;
+        a.live
+            .print_estimate("make-checklist", &s.jobs, s.already_done)?;
+        return Ok(Exit::Ok);
+    };
     let mut live = a.live.start(
         settings,
-        |v| {
-            (RecordKind::of_value(v) == Some(RecordKind::Question)).then_some(())?;
-            Some(QuestionKey { id: text(v, "id")? })
-        },
+        QuestionKey::of,
         "question",
         PROMPT_VERSION,
-        RunSpec::new("make-checklist").input("questions", &a.questions),
+        RunSpec::new(crate::runs::kind::RunKind::MakeChecklist).input("questions", &a.questions),
     )?;
+    let s = sources(&a.questions, records, |k| live.is_done(k))?;
+    let tally = live.run(s.jobs, |out, _key, (question, extra), provenance| {
+        out.append(&QuestionRecord {
+            question: &question,
+            extra: &extra,
+            provenance,
+        })
+    })?;
+    Ok(live.finish(
+        "make-checklist",
+        "made",
+        s.already_done,
+        &[],
+        &tally,
+        s.bad > 0,
+    ))
+}
+
+/// The source records read: a job per valid one `is_done` does not know.
+struct Sources {
+    jobs: Vec<ChecklistJob>,
+    already_done: usize,
+    /// Records left out (unreadable, invalid, an id used again), each reported.
+    bad: usize,
+}
+
+/// The jobs of the source records of `path` (`records`, as read), each invalid record reported;
+/// none valid is an error.
+fn sources(
+    path: &Path,
+    records: Vec<(String, Result<Value, NotJson>)>,
+    is_done: impl Fn(&QuestionKey) -> bool,
+) -> anyhow::Result<Sources> {
     let (mut jobs, mut already_done, mut bad) = (Vec::new(), 0, 0);
     let mut seen = HashSet::new();
+    let name = path.display();
     for (location, record) in records {
-        let name = a.questions.display();
         let parsed = record.map_err(|e| vec![e.to_string()]).and_then(|v| {
             let source = checklist_gen::parse_source(&v)?;
             let extra: Map<String, Value> = v
@@ -147,7 +196,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         let key = QuestionKey {
             id: source.id.clone(),
         };
-        if live.is_done(&key) {
+        if is_done(&key) {
             already_done += 1;
         } else {
             jobs.push(ChecklistJob { key, source, extra });
@@ -157,14 +206,11 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         eprintln!("{bad} source record(s) left out (see above)");
     }
     if jobs.is_empty() && already_done == 0 {
-        bail!("no valid source record in {}", a.questions.display());
+        bail!("no valid source record in {name}");
     }
-    let tally = live.run(jobs, |out, _key, (question, extra), provenance| {
-        out.append(&QuestionRecord {
-            question: &question,
-            extra: &extra,
-            provenance,
-        })
-    })?;
-    Ok(live.finish("make-checklist", "made", already_done, &[], &tally, bad > 0))
+    Ok(Sources {
+        jobs,
+        already_done,
+        bad,
+    })
 }

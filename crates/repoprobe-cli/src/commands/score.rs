@@ -32,7 +32,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "repo")]
     cluster: ClusterFlag,
     /// How the 95% intervals are made: mean ± 1.96 × the clustered SE, or a seeded
-    /// bootstrap that resamples whole clusters (--bootstrap resamples, --seed).
+    /// bootstrap that resamples whole clusters (--bootstrap resamples, --bootstrap-seed).
     #[arg(long, value_enum, default_value = "clt")]
     ci: CiFlag,
     /// Bootstrap resamples under --ci bootstrap (0 turns the intervals off).
@@ -40,7 +40,7 @@ pub struct Args {
     bootstrap: u32,
     /// Seed of the bootstrap.
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    bootstrap_seed: u64,
     /// Paired comparison of two models on the same questions.
     #[arg(long, num_args = 2, value_names = ["MODEL_A", "MODEL_B"])]
     compare: Option<Vec<String>>,
@@ -74,9 +74,9 @@ pub struct Args {
     #[arg(long, value_name = "DATE")]
     created_after: Option<String>,
     /// A panel of judges scored as one more judge (and the judge in force unless --judge names
-    /// another): JUDGE,JUDGE[,...]. It judges an answer when more than half its members did;
+    /// another): one `--panel JUDGE` per member. It judges an answer when more than half its members did;
     /// its item score is --panel-rule over the members' (docs/metrics.md#a-panel-of-judges).
-    #[arg(long, value_name = "JUDGES", value_delimiter = ',')]
+    #[arg(long, value_name = "JUDGE")]
     panel: Vec<String>,
     /// How the panel's members' scores of an item make the panel's: median or mean (snapped
     /// to the rubric's nearest allowed score, ties down), or majority (ties down).
@@ -236,7 +236,7 @@ fn options(a: &Args, by: Option<Stratum>) -> ScoreOptions {
         cluster: a.cluster.into(),
         ci: a.ci.into(),
         bootstrap: a.bootstrap,
-        seed: a.seed,
+        seed: a.bootstrap_seed,
         strata: by.map_or_else(|| Stratum::ALL.to_vec(), |b| vec![b]),
         compare: a.compare.as_ref().map(|v| (v[0].clone(), v[1].clone())),
         items: a.items,

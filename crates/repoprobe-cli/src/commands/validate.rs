@@ -13,13 +13,13 @@ pub struct Args {
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// `text` for people, `json` for machines.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "table")]
     format: Format,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum Format {
-    Text,
+    Table,
     Json,
 }
 
@@ -29,7 +29,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let unpinned = unpinned(&loaded.dataset.questions);
     let out = match a.format {
         Format::Json => serde_json::to_string_pretty(&as_json(&loaded, exit, &unpinned))? + "\n",
-        Format::Text => as_text(&loaded, &unpinned)?,
+        Format::Table => as_text(&loaded, &unpinned)?,
     };
     crate::stdout::write(out.as_bytes())?;
     Ok(exit)

@@ -135,9 +135,10 @@ impl Flags<'_> {
                 timeout: Duration::from_secs_f64(self.agent_timeout_s),
             },
             source: self.repo.source()?,
-            worktrees: self
-                .worktrees
-                .map_or_else(|| self.repo.repos.join("worktrees"), Path::to_path_buf),
+            worktrees: self.worktrees.map_or_else(
+                || self.repo.clone_cache.join("worktrees"),
+                Path::to_path_buf,
+            ),
         })
     }
 }

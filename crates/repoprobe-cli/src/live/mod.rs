@@ -105,14 +105,13 @@ impl LiveArgs {
         crate::stdout::write(text.as_bytes())
     }
 
-    /// The keys already in this shard's `--out`, read without creating or locking anything.
+    /// The keys already in this shard's `--out`, for `--estimate`: read without creating,
+    /// locking or repairing anything (a dry run writes no file).
     pub fn done_keys<K: Eq + std::hash::Hash>(
         &self,
         key_of: KeyOf<K>,
     ) -> anyhow::Result<std::collections::HashSet<K>> {
-        let layout = self.run.layout()?;
-        let mut journal = Journal::open_beside(&layout.out, key_of)?;
-        Ok(std::mem::take(&mut journal.done))
+        crate::output::done_keys(&self.run.layout()?.out, key_of)
     }
 }
 
@@ -138,16 +137,16 @@ pub struct ApiArgs {
     /// Retries of one call after a transient HTTP failure (408, 409, 429, 5xx, 529, network).
     #[arg(long, default_value_t = 6)]
     pub max_http_retries: u32,
-    /// First backoff delay in milliseconds; it doubles with each retry (up to 60 s), with
-    /// jitter, unless the server sends `retry-after(-ms)`.
-    #[arg(long, default_value_t = 1000)]
-    pub backoff_ms: u64,
+    /// First backoff delay in seconds; it doubles with each retry (up to 60 s), with jitter,
+    /// unless the server sends `retry-after(-ms)`.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    pub backoff_s: f64,
     /// Sampling temperature (omitted from requests when not given).
     #[arg(long)]
     pub temperature: Option<f64>,
-    /// Sampling seed, for APIs that take one (OpenAI-compatible).
+    /// The model's sampling seed, for APIs that take one (OpenAI-compatible).
     #[arg(long)]
-    pub seed: Option<u64>,
+    pub sampling_seed: Option<u64>,
     /// Output token limit [default: the API's; 4096 for Anthropic, which requires one].
     #[arg(long)]
     pub max_tokens: Option<u32>,
@@ -287,6 +286,9 @@ impl ApiArgs {
         if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
             bail!("--timeout-s must be a positive number of seconds");
         }
+        if !(0.0..=3600.0).contains(&self.backoff_s) {
+            bail!("--backoff-s must be a number of seconds from 0 to 3600");
+        }
         if self.temperature.is_some_and(|t| !t.is_finite() || t < 0.0) {
             bail!("--temperature must be a non-negative number");
         }
@@ -299,10 +301,10 @@ impl ApiArgs {
             model,
             structured: structured.unwrap_or_else(|| provider.default_structured()),
             temperature: self.temperature,
-            seed: self.seed,
+            seed: self.sampling_seed,
             max_tokens: self.max_tokens,
             max_http_retries: self.max_http_retries,
-            backoff: Duration::from_millis(self.backoff_ms),
+            backoff: Duration::from_secs_f64(self.backoff_s),
             timeout: Duration::from_secs_f64(self.timeout_s),
             rpm: self.rpm,
             tpm: self.tpm,

@@ -34,9 +34,10 @@ impl Invocation {
     /// The answers it reads (a judge's, a classifier's), which must hold some before it runs.
     pub fn answers(&self) -> Option<&Path> {
         match self {
-            Invocation::Judge(a) => Some(&a.inputs.answers),
-            Invocation::JudgeScalar(a) => Some(&a.inputs.answers),
-            Invocation::ClassifyFailures(a) => Some(&a.answers),
+            // The plan gives the benchmark first, then the answers (`plan::stages`).
+            Invocation::Judge(a) => a.inputs.files.get(1).map(PathBuf::as_path),
+            Invocation::JudgeScalar(a) => a.inputs.files.get(1).map(PathBuf::as_path),
+            Invocation::ClassifyFailures(a) => a.files.get(1).map(PathBuf::as_path),
             _ => None,
         }
     }

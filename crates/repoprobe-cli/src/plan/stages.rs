@@ -178,9 +178,14 @@ pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Result<Vec<Stage>, L
         for name in &f.models {
             let mut l =
                 Line::<classify_failures::Args>::new("classify-failures", &f.classifier.args)?;
-            l.value("--benchmark", |a| &mut a.benchmark, files.benchmark.clone());
-            l.value("--answers", |a| &mut a.answers, files.answers(name));
-            l.value("--judgments", |a| &mut a.judgments, files.judgments(name));
+            l.positional(
+                |a| &mut a.files,
+                [
+                    files.benchmark.clone(),
+                    files.answers(name),
+                    files.judgments(name),
+                ],
+            );
             l.some(
                 "--judge",
                 |a| &mut a.judge,
@@ -200,7 +205,8 @@ pub fn stages(plan: &Plan, files: &Files, opts: Options) -> Result<Vec<Stage>, L
     Ok(v)
 }
 
-/// The answers a judge reads: `--benchmark`, `--answers` (`model`'s), `--runs`.
+/// The answers a judge reads: the benchmark, then `model`'s answers (`Invocation::answers`
+/// reads them in this order), and `--runs`.
 fn answer_inputs<A: Default + clap::Args + clap::FromArgMatches>(
     l: &mut Line<A>,
     files: &Files,
@@ -208,15 +214,9 @@ fn answer_inputs<A: Default + clap::Args + clap::FromArgMatches>(
     runs: u32,
     inputs: fn(&mut A) -> &mut judge::AnswerInputs,
 ) {
-    l.value(
-        "--benchmark",
-        |a| &mut inputs(a).benchmark,
-        files.benchmark.clone(),
-    );
-    l.value(
-        "--answers",
-        |a| &mut inputs(a).answers,
-        files.answers(model),
+    l.positional(
+        |a| &mut inputs(a).files,
+        [files.benchmark.clone(), files.answers(model)],
     );
     l.value("--runs", |a| &mut inputs(a).runs, runs);
 }
@@ -275,14 +275,18 @@ fn answers(
     opts: Options,
 ) -> Result<Stage, LineError> {
     let mut l = Line::<answer::Args>::new("answer", &m.args)?;
-    l.value("--benchmark", |a| &mut a.benchmark, files.benchmark.clone());
+    l.positional(|a| &mut a.files, [files.benchmark.clone()]);
     l.value("--out", |a| &mut a.run.out, files.answers_template(&m.name));
     l.some(
         "--shard",
         |a| &mut a.run.shard,
         opts.shard.map(ShardArg::Fixed),
     );
-    l.value("--repos", |a| &mut a.repo.repos, files.repos.clone());
+    l.value(
+        "--clone-cache",
+        |a| &mut a.repo.clone_cache,
+        files.repos.clone(),
+    );
     l.value("--agent", |a| &mut a.agent, named("--agent", &m.agent)?);
     l.each("--model", |a| &mut a.api.model, [m.model.clone()]);
     l.some("--name", |a| &mut a.name, Some(m.name.clone()));

@@ -4,6 +4,7 @@
 //! inputs (by content), prompt versions, model, agent and flags that change results are the
 //! same, naming each difference otherwise.
 
+use super::kind::RunKind;
 use crate::input::write_atomically;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
@@ -25,8 +26,9 @@ pub struct Manifest {
     /// Random, written into each shard's note: a shard's files belong to this run.
     pub run_id: String,
     pub created_unix_s: u64,
-    /// The command (`judge`, `answer`, …).
-    pub command: String,
+    /// The command (`judge`, `answer`, …): which records the run writes, and so how their keys
+    /// read.
+    pub command: RunKind,
     /// `--out` as given by the first shard (relative to where it ran).
     pub out: String,
     /// The shard count (1 without `--shard`).
@@ -95,26 +97,38 @@ impl InputFile {
 }
 
 /// What a command says of its run, before its keys are counted.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RunSpec {
-    pub command: &'static str,
-    pub inputs: Vec<(&'static str, PathBuf)>,
+    pub kind: RunKind,
+    pub inputs: Vec<(String, PathBuf)>,
     pub settings: BTreeMap<String, Value>,
     pub scope: BTreeMap<String, Value>,
 }
 
 impl RunSpec {
-    pub fn new(command: &'static str) -> RunSpec {
+    /// A run of `kind`: a kind, not a name, so that every run written is one whose records'
+    /// keys `status` and `merge` can read.
+    pub fn new(kind: RunKind) -> RunSpec {
         RunSpec {
-            command,
-            ..RunSpec::default()
+            kind,
+            inputs: Vec::new(),
+            settings: BTreeMap::new(),
+            scope: BTreeMap::new(),
         }
     }
 
     /// Adds an input file by its role.
-    pub fn input(mut self, role: &'static str, path: &Path) -> RunSpec {
-        self.inputs.push((role, path.to_path_buf()));
+    pub fn input(mut self, role: &str, path: &Path) -> RunSpec {
+        self.inputs.push((role.to_string(), path.to_path_buf()));
         self
+    }
+
+    /// Adds the positional input files (`FILE…`), by their place: the shards of a run give the
+    /// same files in the same order (a file's content is compared, not its path).
+    pub fn files(self, paths: &[PathBuf]) -> RunSpec {
+        paths.iter().enumerate().fold(self, |spec, (i, p)| {
+            spec.input(&format!("file {}", i + 1), p)
+        })
     }
 
     /// Adds a setting (a flag that changes results, a version); `null` values are kept, so a
@@ -159,7 +173,7 @@ impl Manifest {
             version: 1,
             run_id: random_id(),
             created_unix_s: super::unix_now(),
-            command: spec.command.into(),
+            command: spec.kind,
             out: template
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -297,25 +311,72 @@ fn create(path: &Path, m: &Manifest) -> anyhow::Result<()> {
     }
 }
 
-/// Reads a run's manifest.
-pub fn read(path: &Path) -> anyhow::Result<Manifest> {
-    let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let m: Manifest = serde_json::from_slice(&text)
-        .with_context(|| format!("{} is not a repoprobe run manifest", path.display()))?;
-    if m.format != FORMAT {
-        bail!(
-            "{} is not a repoprobe run manifest (format {:?})",
-            path.display(),
-            m.format
-        );
+/// Why a file is not a run's manifest that this repoprobe reads.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("cannot read {}: {source}", .path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} is not a repoprobe run manifest: {source}", .path.display())]
+    Malformed {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{} is not a repoprobe run manifest (format {format})", .path.display())]
+    Format { path: PathBuf, format: Value },
+    /// A command that writes no run, or one of a newer repoprobe: its records' keys are unknown,
+    /// so nothing of the run could be counted.
+    #[error(
+        "{}: the run is of the command {command:?}, which writes no run this repoprobe reads \
+         (it reads runs of {}); a manifest written by a newer repoprobe is read by that version",
+        .path.display(),
+        RunKind::names()
+    )]
+    UnknownCommand { path: PathBuf, command: String },
+    #[error("{}: {shards} shard(s) but {counts} key counts", .path.display())]
+    ShardCounts {
+        path: PathBuf,
+        shards: u32,
+        counts: usize,
+    },
+}
+
+/// Reads a run's manifest: its format, then its command, checked before the rest, so that a
+/// file of another kind or a run of an unknown command is named as such.
+pub fn read(path: &Path) -> Result<Manifest, ManifestError> {
+    let malformed = |source| ManifestError::Malformed {
+        path: path.to_path_buf(),
+        source,
+    };
+    let text = std::fs::read(path).map_err(|source| ManifestError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let v: Value = serde_json::from_slice(&text).map_err(malformed)?;
+    let format = v.get("format").cloned().unwrap_or(Value::Null);
+    if format != FORMAT {
+        return Err(ManifestError::Format {
+            path: path.to_path_buf(),
+            format,
+        });
     }
+    if let Some(command) = v.get("command").and_then(Value::as_str)
+        && RunKind::named(command).is_none()
+    {
+        return Err(ManifestError::UnknownCommand {
+            path: path.to_path_buf(),
+            command: command.to_string(),
+        });
+    }
+    let m: Manifest = serde_json::from_value(v).map_err(malformed)?;
     if m.keys_per_shard.len() != m.shards as usize || m.shards == 0 {
-        bail!(
-            "{}: {} shard(s) but {} key counts",
-            path.display(),
-            m.shards,
-            m.keys_per_shard.len()
-        );
+        return Err(ManifestError::ShardCounts {
+            path: path.to_path_buf(),
+            shards: m.shards,
+            counts: m.keys_per_shard.len(),
+        });
     }
     Ok(m)
 }
@@ -343,7 +404,7 @@ mod tests {
     fn spec(dir: &Path, answers: &str, model: &str) -> RunSpec {
         let a = dir.join("answers.jsonl");
         std::fs::write(&a, answers).unwrap();
-        RunSpec::new("judge")
+        RunSpec::new(RunKind::Judge)
             .input("answers", &a)
             .set("model", model)
             .set("temperature", Option::<f64>::None)

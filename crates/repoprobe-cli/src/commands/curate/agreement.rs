@@ -15,13 +15,13 @@ pub struct Args {
     #[arg(required = true)]
     reviews: Vec<PathBuf>,
     /// `text`: a small table; `json`: the figures (`null` where undefined).
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "table")]
     format: Format,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum Format {
-    Text,
+    Table,
     Json,
 }
 
@@ -48,7 +48,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let out = match a.format {
         Format::Json => serde_json::to_string_pretty(&agreement)? + "\n",
         // Reviewer names and question ids are made terminal-safe by the renderer.
-        Format::Text => repoprobe_core::report::render_text(
+        Format::Table => repoprobe_core::report::render_text(
             &repoprobe_curate::agreement_table(&agreement),
             false,
         ),

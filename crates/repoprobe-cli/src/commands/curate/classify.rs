@@ -18,7 +18,7 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The threads to classify (`curate filter`'s output).
-    #[arg(long = "in", value_name = "FILE")]
+    #[arg(value_name = "FILE")]
     input: PathBuf,
     #[command(flatten)]
     live: LiveArgs,
@@ -96,10 +96,8 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let Some(settings) = settings else {
         let done = a.live.done_keys(ThreadKey::of)?;
         let excluded =
-            Journal::open_beside(&excluded_path(&a.live.run.layout()?.out), excluded_key)?;
-        let (jobs, already) = jobs(threads, |k| {
-            done.contains(k) || excluded.done.contains(&k.key)
-        });
+            crate::output::done_keys(&excluded_path(&a.live.run.layout()?.out), excluded_key)?;
+        let (jobs, already) = jobs(threads, |k| done.contains(k) || excluded.contains(&k.key));
         a.live.print_estimate("curate classify", &jobs, already)?;
         return Ok(Exit::Ok);
     };
@@ -109,7 +107,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         ThreadKey::of,
         "thread",
         PROMPT_VERSION,
-        RunSpec::new("curate classify").input("in", &a.input),
+        RunSpec::new(crate::runs::kind::RunKind::CurateClassify).input("in", &a.input),
     )?;
     let mut excluded = Journal::open_beside(&excluded_path(&live.out.path), excluded_key)?;
     excluded.report("excluded");

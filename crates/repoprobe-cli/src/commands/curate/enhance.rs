@@ -29,7 +29,7 @@ use std::time::Duration;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The classified threads (`curate classify`'s output).
-    #[arg(long = "in", value_name = "FILE")]
+    #[arg(value_name = "FILE")]
     input: PathBuf,
     /// The only way past the fetcher's address check (loopback, private, link-local and
     /// metadata addresses are refused): exactly this host and port, for tests. Repeatable.
@@ -144,7 +144,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         PairKey::of,
         "pair",
         PROMPT_VERSION,
-        RunSpec::new("curate enhance").input("in", &a.input),
+        RunSpec::new(crate::runs::kind::RunKind::CurateEnhance).input("in", &a.input),
     )?;
     let mut pages = Journal::open_beside(
         &crate::output::beside(&live.out.path, "pages.ndjson"),

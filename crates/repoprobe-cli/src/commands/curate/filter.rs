@@ -14,7 +14,7 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The harvested threads (`curate harvest`'s output).
-    #[arg(long = "in", value_name = "FILE")]
+    #[arg(value_name = "FILE")]
     input: PathBuf,
     /// The threads kept (JSONL, appended to); dropped ones go to <out>.excluded.ndjson.
     #[arg(long)]

@@ -29,7 +29,7 @@ pub struct Args {
     #[arg(long)]
     candidates: PathBuf,
     /// The review files (docs/format.md#review); one or more.
-    #[arg(long, required = true, num_args = 1..)]
+    #[arg(value_name = "FILE", required = true)]
     reviews: Vec<PathBuf>,
     /// The benchmark to write (JSONL); `<out>.excluded.ndjson` and `<out>.manifest.json` go
     /// beside it.
@@ -45,10 +45,11 @@ pub struct Args {
     #[arg(long)]
     criteria: Option<String>,
     /// The discussions' cut-off dates (YYYY-MM-DD), recorded in the manifest; a kept question
-    /// outside them is said on stderr.
-    #[arg(long)]
+    /// created before this day is said on stderr.
+    #[arg(long, value_name = "DATE")]
     created_after: Option<String>,
-    #[arg(long)]
+    /// … and one created after this day (a question of the day itself is inside).
+    #[arg(long, value_name = "DATE")]
     created_before: Option<String>,
     /// The earlier stages' outputs, counted in the manifest's funnel as `curate report` counts
     /// them (each with its excluded journal).
@@ -281,11 +282,15 @@ fn funnel(a: &Args, reviewed: &Reviewed<'_>) -> anyhow::Result<(Funnel, ReadFile
 /// Says on stderr how many kept questions were created outside the cut-off dates given.
 fn note_created_outside(a: &Args, kept: &[(&Question, (String, String))]) {
     let after = a.created_after.as_deref().and_then(parse_utc);
-    let before = a.created_before.as_deref().and_then(parse_utc);
+    // A bare date is the whole day, as in `curate repos`.
+    let before = a
+        .created_before
+        .as_deref()
+        .and_then(|s| parse_utc(s).map(|t| if s.trim().len() == 10 { t + 86_399 } else { t }));
     let outside = kept
         .iter()
         .filter_map(|(q, _)| q.created_at().and_then(parse_utc))
-        .filter(|&t| after.is_some_and(|from| t < from) || before.is_some_and(|until| t >= until))
+        .filter(|&t| after.is_some_and(|from| t < from) || before.is_some_and(|until| t > until))
         .count();
     if outside > 0 {
         eprintln!(

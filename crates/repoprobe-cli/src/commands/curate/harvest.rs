@@ -26,8 +26,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The repositories to harvest (`curate repos`' output).
-    #[arg(long)]
+    /// The repositories to harvest (`curate repos`' or `curate themes`' output).
+    #[arg(value_name = "FILE")]
     repos: PathBuf,
     /// Discussions per page (at most 100; halved after a 502/504, as GitHub answers a query
     /// too slow to finish).

@@ -2,7 +2,7 @@
 //! Figure 2; docs/curate.md). One subcommand per stage, each reading the previous stage's JSONL
 //! and writing its own, with what it dropped and why in an `excluded` journal beside its
 //! `--out` (`X.jsonl` → `X.excluded.ndjson`): `repos`, `harvest`, `filter`, `classify`,
-//! `enhance` (then the top-level `make-checklist`), `verify`, and after the human review
+//! `enhance`, `make-checklist`, `verify`, and after the human review
 //! `agreement` and `finalize`; `report` counts the funnel at any point.
 //!
 //! Every output is an append-only journal (`crate::output::Journal`): a rerun skips what is
@@ -55,6 +55,9 @@ enum Command {
     /// External links fetched (hostile-input safe), judged and summarised by the model, and
     /// merged into question and answer so that they stand alone: the pairs make-checklist reads.
     Enhance(Box<enhance::Args>),
+    /// Write the checklists of the enhanced pairs (or any questions) from their reference
+    /// answers (paper §3.2): the questions verify reads.
+    MakeChecklist(crate::commands::make_checklist::Args),
     /// The funnel so far: repositories seen and kept, threads harvested and after each stage,
     /// per repository.
     Report(report::Args),
@@ -78,6 +81,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         Command::Filter(a) => filter::run(a),
         Command::Classify(a) => classify::run(a),
         Command::Enhance(a) => enhance::run(*a),
+        Command::MakeChecklist(a) => crate::commands::make_checklist::run(a),
         Command::Report(a) => report::run(a),
         Command::Verify(a) => verify::run(*a),
         Command::Agreement(a) => agreement::run(a),

@@ -25,18 +25,19 @@ const SEARCH_CAP: u64 = 1000;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Repositories created on or after this date (YYYY-MM-DD or an RFC 3339 time, UTC).
-    #[arg(long, default_value = "2024-01-01")]
-    created_since: String,
-    /// … and on or before this one [default: now]; pin it to make a run repeatable.
-    #[arg(long)]
-    created_until: Option<String>,
+    #[arg(long, value_name = "DATE", default_value = "2024-01-01")]
+    created_after: String,
+    /// … and on or before this one (a bare date is the whole day) [default: now]; pin it to make
+    /// a run repeatable.
+    #[arg(long, value_name = "DATE")]
+    created_before: Option<String>,
     /// Repositories with at least this many stars.
     #[arg(long, default_value_t = 1000)]
     min_stars: u64,
-    /// The discussion categories to harvest, by name (case-insensitive), comma-separated; only
+    /// A discussion category to harvest, by name (case-insensitive); repeatable. Only
     /// answerable ones count.
-    #[arg(long, default_value = "Q&A,Help")]
-    categories: String,
+    #[arg(long = "category", value_name = "NAME", default_values = ["Q&A", "Help"])]
+    categories: Vec<String>,
     /// Answered threads a repository needs (see --answered-rule).
     #[arg(long, default_value_t = 10)]
     min_answered: u64,
@@ -173,16 +174,16 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// The categories of `--categories`, lower case.
+/// The categories of `--category`, lower case.
 fn wanted_categories(a: &Args) -> anyhow::Result<Vec<String>> {
     let wanted: Vec<String> = a
         .categories
-        .split(',')
+        .iter()
         .map(|c| c.trim().to_lowercase())
         .filter(|c| !c.is_empty())
         .collect();
     if wanted.is_empty() {
-        bail!("--categories names no category");
+        bail!("--category names no category");
     }
     Ok(wanted)
 }
@@ -203,33 +204,33 @@ fn check_repos(repos: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `--created-since` and `--created-until` (default now; a bare date is the whole day) as Unix
+/// `--created-after` and `--created-before` (default now; a bare date is the whole day) as Unix
 /// seconds.
 fn created_range(a: &Args) -> anyhow::Result<(i64, i64)> {
-    let Some(since) = parse_utc(&a.created_since) else {
+    let Some(since) = parse_utc(&a.created_after) else {
         bail!(
-            "--created-since must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
-            repoprobe_core::text::quote(&a.created_since)
+            "--created-after must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
+            repoprobe_core::text::quote(&a.created_after)
         );
     };
-    let until = match &a.created_until {
+    let until = match &a.created_before {
         None => repoprobe_github::unix_now(),
         // A bare date is the whole day.
         Some(s) if s.trim().len() == 10 => parse_utc(s).map(|t| t + 86_399).ok_or_else(|| {
             anyhow::anyhow!(
-                "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
+                "--created-before must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
                 repoprobe_core::text::quote(s)
             )
         })?,
         Some(s) => parse_utc(s).ok_or_else(|| {
             anyhow::anyhow!(
-                "--created-until must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
+                "--created-before must be YYYY-MM-DD or an RFC 3339 UTC time, not {}",
                 repoprobe_core::text::quote(s)
             )
         })?,
     };
     if until < since {
-        bail!("--created-until is before --created-since");
+        bail!("--created-before is before --created-after");
     }
     Ok((since, until))
 }

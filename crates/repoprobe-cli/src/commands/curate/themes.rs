@@ -19,7 +19,7 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The kept repositories (`curate repos`' output).
-    #[arg(long = "in", value_name = "FILE")]
+    #[arg(value_name = "FILE")]
     input: PathBuf,
     #[command(flatten)]
     live: LiveArgs,
@@ -106,7 +106,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         RepoKey::of,
         "repository",
         PROMPT_VERSION,
-        RunSpec::new("curate themes").input("in", &a.input),
+        RunSpec::new(crate::runs::kind::RunKind::CurateThemes).input("in", &a.input),
     )?;
     let (jobs, given, already_done) = jobs(repos, |k| live.is_done(k));
     for r in &given {

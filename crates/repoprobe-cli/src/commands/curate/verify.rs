@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 pub struct Args {
     /// The questions with their checklists (`make-checklist`'s output, each with its
     /// `curation` block).
-    #[arg(long = "in", value_name = "FILE")]
+    #[arg(value_name = "FILE")]
     input: PathBuf,
     #[command(flatten)]
     api: ApiArgs,
@@ -143,16 +143,16 @@ impl AgentCommand for Args {
         use crate::live::estimate::{Estimate, agent_run_of};
         let layout = self.run.layout()?;
         let (jobs, _) = read_jobs(&self.input)?;
-        let out = Journal::open_beside(&layout.out, |v| text(v, "id"))?;
+        let out = crate::output::done_keys(&layout.out, |v| text(v, "id"))?;
         let excluded =
-            Journal::open_beside(&super::excluded_path(&layout.out), super::excluded_key)?;
+            crate::output::done_keys(&super::excluded_path(&layout.out), super::excluded_key)?;
         let (mut e, mut already) = (Estimate::default(), 0);
         for job in jobs
             .iter()
             .filter(|j| layout.shard.is_none_or(|s| s.owns(&j.question.id)))
         {
             let q = &job.question;
-            if out.done.contains(&q.id) || excluded.done.contains(&q.id) {
+            if out.contains(&q.id) || excluded.contains(&q.id) {
                 already += 1;
                 continue;
             }
@@ -172,7 +172,7 @@ impl AgentCommand for Args {
 
     fn settle(self, settled: Settled) -> anyhow::Result<Plan> {
         let (settings, key) = self.api.settings(None)?;
-        let spec = RunSpec::new("curate verify")
+        let spec = RunSpec::new(crate::runs::kind::RunKind::CurateVerify)
             .input("in", &self.input)
             .set("prompt_version", PROMPT_VERSION)
             .set("model", self.api.model())

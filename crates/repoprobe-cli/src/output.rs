@@ -21,6 +21,27 @@ use std::path::{Path, PathBuf};
 /// Reads the key of a finished record; `None` for a line that is not one.
 pub type KeyOf<K> = fn(&Value) -> Option<K>;
 
+/// The keys of the finished records in the journal at `path`, for a dry run (`--estimate`):
+/// read without opening the file for writing, so a torn last line is left as it is (its key is
+/// not done, as a run would find it once the line is cut) and a missing file stays missing.
+pub fn done_keys<K: Eq + Hash>(path: &Path, key_of: KeyOf<K>) -> anyhow::Result<HashSet<K>> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashSet::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut done = HashSet::new();
+    for line in bytes.split(|&b| b == b'\n') {
+        if let Ok(v) = serde_json::from_slice::<Value>(line)
+            && FailureHead::of(&v).is_none()
+            && let Some(k) = key_of(&v)
+        {
+            done.insert(k);
+        }
+    }
+    Ok(done)
+}
+
 /// An append-only JSONL file, one record per line, each line written whole and at once.
 pub struct Journal<K> {
     pub path: PathBuf,
@@ -475,6 +496,26 @@ mod tests {
         // A record of another kind is not a done key.
         let j = Journal::open(&p, |v| JudgmentKey::of(v, RecordKind::ScalarJudgment)).unwrap();
         assert_eq!((j.done.len(), j.unreadable.as_slice()), (0, &[1][..]));
+    }
+
+    #[test]
+    fn a_dry_run_reads_the_keys_done_and_leaves_a_torn_journal_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("j.jsonl");
+        assert!(done_keys(&p, key).unwrap().is_empty());
+        assert!(!p.exists(), "a missing journal stays missing");
+        let line =
+            r#"{"question_id":"q1","model":"A","attempt":0,"judge":"J","judge_run":0,"items":[]}"#;
+        let failed = r#"{"question_id":"q2","model":"A","attempt":0,"judge":"J","judge_run":0,"status":"failed","reason":"r"}"#;
+        let torn = format!("{line}\n{failed}\n{}", &line[..30]);
+        std::fs::write(&p, &torn).unwrap();
+        let done = done_keys(&p, key).unwrap();
+        assert_eq!(
+            done.len(),
+            1,
+            "the failure is not done, the torn line not read"
+        );
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), torn, "nothing cut");
     }
 }
 

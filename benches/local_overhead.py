@@ -56,7 +56,7 @@ def start_server():
 def judge(repoprobe, port, out_dir, concurrency="1"):
     out = os.path.join(out_dir, f"j-{time.monotonic_ns()}.jsonl")
     t = time.monotonic()
-    r = subprocess.run([repoprobe, "judge", "--benchmark", BENCHMARK, "--answers", ANSWERS,
+    r = subprocess.run([repoprobe, "judge", BENCHMARK, ANSWERS,
                         "--out", out, "--provider", "openai", "--no-key", "--model", "smol",
                         "--base-url", f"http://127.0.0.1:{port}/v1", "--concurrency",
                         concurrency, *FLAGS], capture_output=True, text=True, env={})

@@ -3,7 +3,7 @@
 // rationale typed, Enter, j — blind: judge-a's rationale of an item is nowhere in the page's
 // HTML before the grade is recorded, and shown after; the grades survive a new tab; the export
 // is judgments of human:NAME that `repoprobe validate` accepts, and loaded beside judge-a's
-// judgments the Judges view's pair equals `repoprobe judges --a judge-a --b human:NAME` to 1e-9;
+// judgments the Judges view's pair equals `repoprobe judge-agreement --a judge-a --b human:NAME` to 1e-9;
 // a grader's judgments in the files are taken into the store by a button; unknown keys are said;
 // hostile answers and rationales are text; axe finds no WCAG 2.1 AA violation.
 import { test, before, after } from 'node:test';
@@ -159,7 +159,7 @@ test('graded blind by keyboard alone, kept, exported, validated, and compared in
     // Loaded beside judge-a's judgments, the Judges view's pair is the CLI's.
     fs.copyFileSync(path.join(DIR, 'benchmark.jsonl'), path.join(tmp, 'benchmark.jsonl'));
     fs.writeFileSync(path.join(tmp, 'judge-a.jsonl'), jsonl(judgeA).body);
-    const cli = cliJson(['judges', tmp, '--a', 'judge-a', '--b', `human:${NAME}`, '--format', 'json']);
+    const cli = cliJson(['judge-agreement', tmp, '--a', 'judge-a', '--b', `human:${NAME}`, '--format', 'json']);
     extra['/x/grades.jsonl'] = { type: 'application/x-ndjson', body: text };
     const q = await watch(await c.newPage());
     await q.goto(`${server.url}?set=none&${data('j/benchmark.jsonl', 'j/judge-a.jsonl', 'x/grades.jsonl')}&view=judges&a=judge-a&b=${encodeURIComponent(`human:${NAME}`)}`);

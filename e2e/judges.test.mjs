@@ -1,5 +1,5 @@
 // The Judges view (docs/site.md, `?view=judges`) in headless Chromium: testdata/judges loaded by
-// `?data=` shows, for every pair of judges, the figures `repoprobe judges testdata/judges --format
+// `?data=` shows, for every pair of judges, the figures `repoprobe judge-agreement testdata/judges --format
 // json` prints (items, exact, κ, α interval, full-credit F1 overall, per kind and per model, and
 // the bias, and the 95 % intervals of the overall κ, α, F1 and the bias with their clusters), to
 // 1e-9, and its largest disagreements with both rationales, each question linked to its view;
@@ -152,10 +152,10 @@ async function parity(p, cli) {
   }
 }
 
-test('every pair of judges shows what `repoprobe judges --format json` prints', async () => {
+test('every pair of judges shows what `repoprobe judge-agreement --format json` prints', async () => {
   const p = await watch(await b.newPage());
   await p.goto(`${server.url}?set=none&${both()}&view=judges`);
-  const cli = cliJson(['judges', 'testdata/judges', '--format', 'json']);
+  const cli = cliJson(['judge-agreement', 'testdata/judges', '--format', 'json']);
   assert.ok(cli.pairs.length >= 3, 'several pairs to compare');
   await pairs(p, cli.pairs.length);
   await parity(p, cli);
@@ -175,14 +175,14 @@ test('with the questions in three repositories the intervals equal the CLI\'s; f
     fs.copyFileSync(path.join(DIR, 'judgments.jsonl'), path.join(tmp, 'judgments.jsonl'));
     const p = await watch(await b.newPage());
     await p.goto(`${server.url}?set=none&${data('m/benchmark.jsonl', 'j/judgments.jsonl')}&view=judges`);
-    const cli = cliJson(['judges', tmp, '--format', 'json']);
+    const cli = cliJson(['judge-agreement', tmp, '--format', 'json']);
     assert.equal(cli.cluster, 'repo');
     assert.ok(cli.pairs.every((x) => x.clusters === 3 && !x.too_small && x.kappa_ci95 !== null && x.bias_ci95 !== null), 'every pair with its intervals');
     await pairs(p, cli.pairs.length);
     await parity(p, cli);
     // The view's cluster switch (`&cluster=`) is the CLI's --cluster.
     await p.goto(`${server.url}?set=none&${data('m/benchmark.jsonl', 'j/judgments.jsonl')}&view=judges&cluster=question`);
-    const byQuestion = cliJson(['judges', tmp, '--format', 'json', '--cluster', 'question']);
+    const byQuestion = cliJson(['judge-agreement', tmp, '--format', 'json', '--cluster', 'question']);
     assert.ok(byQuestion.pairs.every((x) => x.clusters > 3), 'more clusters by question than by repository');
     await p.waitForFunction((n) => [...document.querySelectorAll('section.judge-pair')].some((s) => Number(s.dataset.clusters) === n), byQuestion.pairs[0].clusters, { timeout: 60000 });
     await pairs(p, byQuestion.pairs.length);
@@ -190,7 +190,7 @@ test('with the questions in three repositories the intervals equal the CLI\'s; f
     // Two questions: every pair too small to say, its intervals kept in the JSON.
     fs.writeFileSync(path.join(tmp, 'judgments.jsonl'), jsonl(few).body);
     await p.goto(`${server.url}?set=none&${data('m/benchmark.jsonl', 'm/few.jsonl')}&view=judges`);
-    const small = cliJson(['judges', tmp, '--format', 'json']);
+    const small = cliJson(['judge-agreement', tmp, '--format', 'json']);
     assert.ok(small.pairs.every((x) => x.too_small && x.items < 30), 'every pair too small');
     assert.ok(small.pairs.some((x) => x.kappa_ci95 !== null), 'intervals in the JSON all the same');
     await pairs(p, small.pairs.length);
@@ -205,20 +205,20 @@ test('with the questions in three repositories the intervals equal the CLI\'s; f
 test('"Judge A" and "Judge B" narrow the view to one pair, kept in the URL', async () => {
   const p = await watch(await b.newPage());
   await p.goto(`${server.url}?set=none&${both()}&view=judges`);
-  const all = cliJson(['judges', 'testdata/judges', '--format', 'json']);
+  const all = cliJson(['judge-agreement', 'testdata/judges', '--format', 'json']);
   await pairs(p, all.pairs.length);
   const [A, B] = ['judge-c', 'human:ann'];
   await p.selectOption('select[name=a]', A);
   await p.waitForFunction((a) => new URL(location.href).searchParams.get('a') === a, A);
   // A alone: A against every other judge.
-  const one = cliJson(['judges', 'testdata/judges', '--a', A, '--format', 'json']);
+  const one = cliJson(['judge-agreement', 'testdata/judges', '--a', A, '--format', 'json']);
   await p.waitForFunction((a) => [...document.querySelectorAll('section.judge-pair')].every((s) => s.dataset.a === a), A, { timeout: 60000 });
   await pairs(p, one.pairs.length);
   await parity(p, one);
   await p.selectOption('select[name=b]', B);
   await p.waitForFunction((b) => new URL(location.href).searchParams.get('b') === b, B);
   await pairs(p, 1);
-  const cli = cliJson(['judges', 'testdata/judges', '--a', A, '--b', B, '--format', 'json']);
+  const cli = cliJson(['judge-agreement', 'testdata/judges', '--a', A, '--b', B, '--format', 'json']);
   await parity(p, cli);
   const url = new URL(p.url());
   assert.deepEqual([url.searchParams.get('view'), url.searchParams.get('a'), url.searchParams.get('b')], ['judges', A, B]);
@@ -284,7 +284,7 @@ for (const scheme of ['light', 'dark']) {
         for (const v of r.violations) found.push(`${where}: ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
       };
       await p.goto(`${server.url}?set=none&${both()}&view=judges`);
-      const cli = cliJson(['judges', 'testdata/judges', '--format', 'json']);
+      const cli = cliJson(['judge-agreement', 'testdata/judges', '--format', 'json']);
       await pairs(p, cli.pairs.length);
       await check('every pair');
       await p.goto(`${server.url}?set=none&${data('j/benchmark.jsonl', 'j/alone.jsonl')}&view=judges`);

@@ -1,5 +1,5 @@
 // The Runs view (`?view=runs`) on the bundled demo set, whose trajectories file is read by
-// ranges: a filter keeps as many runs as `repoprobe runs --count` does for the same filter, the
+// ranges: a filter keeps as many runs as `repoprobe list-runs --count` does for the same filter, the
 // rows are the CLI's in the CLI's order, the table holds a window of rows and scrolls to the
 // last, and a row opens its run's trajectory.
 import { test, before, after } from 'node:test';
@@ -12,7 +12,7 @@ before(async () => { server = await serve(); b = await browser(); });
 after(async () => { await b?.close(); await server?.close(); });
 
 const FILES = setFiles('demo');
-const count = (flags) => Number(execFileSync(CLI, ['runs', ...FILES, ...flags, '--count'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+const count = (flags) => Number(execFileSync(CLI, ['list-runs', ...FILES, ...flags, '--count'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
 
 async function kept(p, query) {
   await p.goto(server.url + '?set=demo&view=runs' + query);
@@ -42,7 +42,7 @@ test('a filter keeps the runs the CLI keeps, in the CLI\'s order', async () => {
     assert.equal((await keys(p)).length, want, 'fewer than a window: every kept row is in the DOM');
   }
   // Sorted by cost, most expensive first: the CLI's rows in the CLI's order, scores to the digit.
-  const cli = cliJson(['runs', ...FILES, '--read-no-evidence', '--sort', 'cost:desc', '--format', 'json']);
+  const cli = cliJson(['list-runs', ...FILES, '--read-no-evidence', '--sort', 'cost:desc', '--format', 'json']);
   await kept(p, '&noevidence=1&sort=cost:desc');
   const rows = await keys(p);
   assert.deepEqual(rows.map((r) => r.key), cli.rows.map((r) => `${r.question_id}|${r.model}|${r.attempt}`));
@@ -56,7 +56,7 @@ test('the table holds a window of rows and scrolls to the last', async () => {
   const all = await kept(p, '&sort=question');
   const first = await keys(p);
   assert.ok(first.length < all.kept, `a window (${first.length} rows) of ${all.kept}`);
-  const cli = cliJson(['runs', ...FILES, '--sort', 'question', '--format', 'json']).rows;
+  const cli = cliJson(['list-runs', ...FILES, '--sort', 'question', '--format', 'json']).rows;
   const last = cli[cli.length - 1];
   await p.$eval('.runs-scroll', (s) => { s.scrollTop = s.scrollHeight; });
   await p.waitForFunction((k) => !!document.querySelector(`.runs-table tr[data-question="${k}"]`), last.question_id, { timeout: 20000 });
@@ -89,7 +89,7 @@ test('a row opens its run\'s trajectory, read by ranges from the bundled file', 
 });
 
 test('two runs picked in the Runs view are side by side, their evidence reads marked as the CLI counts them', async () => {
-  const cli = cliJson(['runs', ...FILES, '--format', 'json']).rows.filter((r) => r.evidence_read);
+  const cli = cliJson(['list-runs', ...FILES, '--format', 'json']).rows.filter((r) => r.evidence_read);
   // A question with one run that read some of its evidence and another that read other of it.
   const byQ = new Map();
   for (const r of cli) byQ.set(r.question_id, [...(byQ.get(r.question_id) || []), r]);

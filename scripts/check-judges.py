@@ -149,7 +149,7 @@ def ours(binary, args):
 def check_judges(binary, files, label, failures):
     questions, judgments = split(read_records(files))
     by = run_zero(judgments)
-    got = ours(binary, ["judges", *map(str, files), "--format", "json", "--bootstrap", "0"])
+    got = ours(binary, ["judge-agreement", *map(str, files), "--format", "json", "--bootstrap", "0"])
     names = sorted(by)
     want_pairs = []
     for x, y in itertools.combinations(names, 2):
@@ -209,7 +209,8 @@ def check_intervals(binary, files, label, points, questions, by, failures):
     """What the bootstrap's intervals must be, whatever its draws, under every --cluster."""
     checked = 0
     for cluster in ["repo", "question", "none"]:
-        args = ["judges", *map(str, files), "--format", "json", "--bootstrap", "200", "--seed", "3", "--cluster", cluster]
+        args = ["judge-agreement", *map(str, files), "--format", "json", "--bootstrap", "200", "--bootstrap-seed", "3",
+                "--cluster", cluster]
         got = ours(binary, args)
         if ours(binary, args) != got:
             failures.append(f"{label} {cluster}: two runs differ")
@@ -293,7 +294,7 @@ def check_panel(binary, files, label, failures):
         got = ours(
             binary,
             ["score", *map(str, files), "--format", "json", "--bootstrap", "0", "--missing", "exclude",
-             "--panel", ",".join(members), "--panel-rule", rule],
+             *[f for m in members for f in ("--panel", m)], "--panel-rule", rule],
         )
         panel = got["panel"]["judge"]
         # The panel's judgments here: a key that more than half the members judged.

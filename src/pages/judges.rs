@@ -4,7 +4,7 @@
 //! (the core's `pair_table`: the overall κ, α and F1 with their 95 % intervals, its bias and
 //! intervals sentences in the note — or that the sample is too small to say) and the items they
 //! disagree on most (the core's `disagreements_table`), each linked to its question. The worker
-//! computes the report (the core's `metrics::judges`, what `repoprobe judges` prints).
+//! computes the report (the core's `metrics::judges`, what `repoprobe judge-agreement` prints).
 
 use crate::components::report_table::ReportTable;
 use crate::href;
@@ -129,7 +129,7 @@ fn Answer(answer: Shared<JudgesAnswer>) -> impl IntoView {
         }
         Ok(r) => {
             let hint = format!(
-                "{} pair(s) of {} judges; the intervals from {} bootstrap resamples of whole {} (seed {}), repoprobe judges' defaults.",
+                "{} pair(s) of {} judges; the intervals from {} bootstrap resamples of whole {} (seed {}), repoprobe judge-agreement's defaults.",
                 r.pairs.len(),
                 r.judges.len(),
                 r.bootstrap,
@@ -225,7 +225,7 @@ fn PairSection(pair: JudgePair, n: usize, cluster: Cluster, bootstrap: u32) -> i
 fn Disagreements(pair: JudgePair, n: usize) -> impl IntoView {
     let cut = |s: &str| crate::charts::cut(s, RATIONALE_CHARS);
     let rest = "the question's view shows the whole answer and every judgment; \
-                `repoprobe judges --format json` lists every disagreement";
+                `repoprobe judge-agreement --format json` lists every disagreement";
     let table = report::disagreements_table(&pair, SHOWN, &cut, rest);
     let rows = table
         .rows

@@ -2,7 +2,7 @@
 //! × attempt) with its verdict, score, evidence read and missed, tool calls, edit attempts,
 //! tokens, cost and duration, filtered and ordered by the address (`&model=…&verdict=…
 //! &noevidence=1&edit=1&min=…&max=…&sort=cost:desc`). The worker holds every row and applies
-//! the core's filter (the one `repoprobe runs` applies); the page holds the rows in view only.
+//! the core's filter (the one `repoprobe list-runs` applies); the page holds the rows in view only.
 
 use crate::href;
 use crate::protocol::{Request, RunsPage, RunsQuery, SearchHit, SearchState};

@@ -1,5 +1,5 @@
 //! The Judges view's data (`?view=judges`): the core's agreement between judges
-//! (`metrics::judges`, what `repoprobe judges` prints) over the dataset loaded, with the
+//! (`metrics::judges`, what `repoprobe judge-agreement` prints) over the dataset loaded, with the
 //! bootstrap of the leaderboard, and the judgments whose rationales the view shows — those of
 //! the first [`SHOWN`] disagreements of each pair —, which a load skips and the worker reads
 //! back by byte range as for a question's view.

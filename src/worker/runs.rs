@@ -1,5 +1,5 @@
 //! The Runs view's rows, held in the worker: every run under the options in force (the core's
-//! `metrics::runs`, as `repoprobe runs` computes them), the last filter's selection, and the
+//! `metrics::runs`, as `repoprobe list-runs` computes them), the last filter's selection, and the
 //! window of it the page shows. A scroll asks for another window of the same selection, which
 //! is a slice; a new filter or order selects again over the rows held.
 

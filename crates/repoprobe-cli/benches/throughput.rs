@@ -45,7 +45,7 @@ fn answers(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
 fn run(api: &FakeApi, dir: &std::path::Path, n: usize, concurrency: u64) -> (Duration, i64) {
     let out = dir.join(format!("j-{n}.jsonl"));
     let mut c = live_cmd(api, "judge", &out);
-    c.args(["--benchmark", BENCHMARK, "--answers"])
+    c.arg(BENCHMARK)
         .arg(answers(dir, n))
         .args(["--concurrency", &concurrency.to_string()])
         .stderr(std::process::Stdio::null());

@@ -1,7 +1,7 @@
 //! People grading a judge's work by hand (docs/site.md#the-grade-view): which answers a grader
 //! scores — a seeded sample stratified by model, or answer keys given — and the grades as
 //! ordinary checklist judgments by the judge `human:NAME`, so that every table, filter and
-//! export (and `repoprobe judges`) reads them. Pure: the seed and the grades are given.
+//! export (and `repoprobe judge-agreement`) reads them. Pure: the seed and the grades are given.
 
 use crate::dataset::Dataset;
 use crate::model::{AnswerKey, ItemScore, Judgment, Question};

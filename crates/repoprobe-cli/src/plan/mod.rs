@@ -45,7 +45,7 @@ pub struct Plan {
     #[serde(rename = "model", default)]
     pub models: Vec<ModelUnderTest>,
     /// The checklist judges of every answer: `[judge]`, or several as `[[judge]]`, each
-    /// writing its own judgments (for `repoprobe judges` and `score --panel`). The first is
+    /// writing its own judgments (for `repoprobe judge-agreement` and `score --panel`). The first is
     /// the judge in force: its runs are Table 5's, `classify-failures` picks answers by it.
     #[serde(deserialize_with = "one_or_many")]
     pub judge: Vec<Endpoint>,

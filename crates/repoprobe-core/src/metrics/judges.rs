@@ -3,7 +3,7 @@
 //! overall, per item kind and per model —, how far apart their Overalls are on the answers both
 //! judged, the 95 % intervals of κ, α, F1 and the bias from one bootstrap over whole clusters
 //! (repositories by default), and the items they disagree on, largest gap first. What
-//! `repoprobe judges` prints and the site's agreement table shows: one core, one result.
+//! `repoprobe judge-agreement` prints and the site's agreement table shows: one core, one result.
 
 use super::agreement::{Categories, PairFigures, Sums, figures};
 use super::bootstrap::{Resamples, interval};
@@ -55,7 +55,7 @@ pub struct UnknownJudge {
     pub known: String,
 }
 
-/// What `repoprobe judges` reports.
+/// What `repoprobe judge-agreement` reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgesReport {
     /// Every judge with checklist judgments, by name.

@@ -1,4 +1,4 @@
-//! `repoprobe judges`' report as tables and CSV (docs/metrics.md#agreement-between-judges): per
+//! `repoprobe judge-agreement`' report as tables and CSV (docs/metrics.md#agreement-between-judges): per
 //! pair the figures overall (with their 95 % intervals, unless the sample is too small to say),
 //! per item kind and per model, and the items they disagree on most. The site's agreement view
 //! shows the same tables.

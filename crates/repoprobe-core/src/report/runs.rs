@@ -1,4 +1,4 @@
-//! The runs (docs/metrics.md#runs) as a [`Table`] and as CSV: the CLI's `repoprobe runs` and
+//! The runs (docs/metrics.md#runs) as a [`Table`] and as CSV: the CLI's `repoprobe list-runs` and
 //! the site's Runs view show each run's cells as [`run_cells`] writes them.
 
 use super::render::csv_field;
@@ -122,7 +122,7 @@ pub fn runs_table(runs: &Runs, picked: &[usize], kept: usize) -> Table {
     }
 }
 
-/// CSV of the runs at `picked`, unrounded, one column per field of `repoprobe runs --format
+/// CSV of the runs at `picked`, unrounded, one column per field of `repoprobe list-runs --format
 /// json`'s rows (paths joined by spaces, tool calls as `kind:n` joined by spaces; an empty field
 /// where a fact is not recorded).
 pub fn runs_csv(runs: &Runs, picked: &[usize]) -> String {

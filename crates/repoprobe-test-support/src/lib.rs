@@ -137,6 +137,8 @@ pub struct FakeServer {
     addr: SocketAddr,
     faults: Arc<Mutex<VecDeque<Fault>>>,
     hits: Arc<AtomicUsize>,
+    /// Connections accepted, whether or not a request came on them.
+    connections: Arc<AtomicUsize>,
 }
 
 impl FakeServer {
@@ -146,16 +148,27 @@ impl FakeServer {
         let addr = listener.local_addr().expect("the port bound");
         let faults: Arc<Mutex<VecDeque<Fault>>> = Arc::default();
         let hits: Arc<AtomicUsize> = Arc::default();
+        let connections: Arc<AtomicUsize> = Arc::default();
         let handler: Arc<Handler> = Arc::new(handler);
-        let (f, h) = (Arc::clone(&faults), Arc::clone(&hits));
+        let (f, h, c) = (
+            Arc::clone(&faults),
+            Arc::clone(&hits),
+            Arc::clone(&connections),
+        );
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(conn) = conn else { continue };
+                c.fetch_add(1, Ordering::SeqCst);
                 let (handler, f, h) = (Arc::clone(&handler), Arc::clone(&f), Arc::clone(&h));
                 std::thread::spawn(move || serve(conn, &*handler, &f, &h));
             }
         });
-        FakeServer { addr, faults, hits }
+        FakeServer {
+            addr,
+            faults,
+            hits,
+            connections,
+        }
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -175,6 +188,11 @@ impl FakeServer {
     /// Requests received so far (connections that sent a request line).
     pub fn hits(&self) -> usize {
         self.hits.load(Ordering::SeqCst)
+    }
+
+    /// Connections accepted so far, a request sent on them or not (a dry run opens none).
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
     }
 }
 

@@ -137,8 +137,9 @@ impl<A: Default + clap::Args + FromArgMatches> Line<A> {
                 .bin_name(format!("repoprobe {name}")),
         );
         let relaxed = command.clone().mut_args(|a| a.required(false));
+        let extra = todays_spelling(name, extra);
         let mut matches = relaxed
-            .try_get_matches_from(extra)
+            .try_get_matches_from(&extra)
             .map_err(|e| LineError::Args(Box::new(e)))?;
         let given = command
             .get_arguments()
@@ -158,7 +159,7 @@ impl<A: Default + clap::Args + FromArgMatches> Line<A> {
             args,
             command,
             line: vec![name.into()],
-            extra: extra.iter().map(OsString::from).collect(),
+            extra,
             set: Vec::new(),
             given,
             unknown: None,
@@ -273,6 +274,22 @@ impl<A: Default + clap::Args + FromArgMatches> Line<A> {
             }
         }
     }
+}
+
+/// A plan's `args` for `name` with the CLI's old spellings rewritten into today's, each said
+/// once on stderr, as on the command line (`aliases`): a plan written before a rename runs.
+fn todays_spelling(name: &str, extra: &[String]) -> Vec<OsString> {
+    let argv = ["repoprobe", name]
+        .into_iter()
+        .map(OsString::from)
+        .chain(extra.iter().map(OsString::from))
+        .collect();
+    let (argv, notes) =
+        crate::aliases::rewrite(argv, &<crate::Cli as clap::CommandFactory>::command());
+    for note in notes {
+        eprintln!("note: the plan's args: {note}; the old spelling still works for now");
+    }
+    argv.into_iter().skip(2).collect()
 }
 
 /// `values` put before what `slot` holds (the plan's flags come before its `args`).

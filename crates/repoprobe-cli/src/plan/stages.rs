@@ -644,4 +644,22 @@ classifier = { provider = "openai", model = "classifier-x", args = ["--max-retri
             "--max-retires",
         );
     }
+
+    /// A plan written before a rename runs: its args' old spellings read as today's.
+    #[test]
+    fn a_plans_args_in_an_old_spelling_read_as_todays() {
+        let text = EVERY_FIELD.replacen(
+            "\"--timeout-s\", \"600\"",
+            "\"--seed\", \"9\", \"--backoff-ms\", \"2500\"",
+            1,
+        );
+        let plan = Plan::parse(&text, Path::new("p.toml")).unwrap();
+        let files = Files::of(&plan, Path::new("/plan"));
+        let all = stages(&plan, &files, Options::default()).unwrap();
+        let Invocation::Judge(j) = &all[3].command else {
+            panic!("{:?}", all[3].command);
+        };
+        assert_eq!(j.live.api.sampling_seed, Some(9));
+        assert_eq!(j.live.api.backoff_s, 2.5);
+    }
 }

@@ -7,6 +7,7 @@ use assert_cmd::Command;
 use serde_json::{Value, json};
 use std::path::Path;
 
+mod aliases;
 mod bundle;
 mod reported;
 mod score;

@@ -277,22 +277,8 @@ pub fn rewrite(args: Vec<OsString>, cli: &Command) -> (Vec<OsString>, Vec<String
     let mut notes = Vec::new();
     let mut it = args.into_iter();
     let mut out: Vec<OsString> = it.next().into_iter().collect();
-    let mut rest: Vec<OsString> = it.collect();
-
-    // The command: a renamed one first, then `curate`'s stage.
-    if let Some(first) = rest.first().and_then(|a| a.to_str()).map(str::to_string) {
-        for alias in ALIASES {
-            if let Change::Command { old, new } = alias.change
-                && old == first
-            {
-                notes.push(format!(
-                    "`repoprobe {old}` is now `repoprobe {}`",
-                    new.join(" ")
-                ));
-                rest.splice(0..1, new.iter().map(OsString::from));
-            }
-        }
-    }
+    let rest = renamed_command(it.collect(), &mut notes);
+    // The command's path (`curate repos`) and its node of the tree.
     let mut path: Vec<String> = Vec::new();
     let mut cmd = cli;
     let mut rest = rest.into_iter().peekable();
@@ -303,33 +289,66 @@ pub fn rewrite(args: Vec<OsString>, cli: &Command) -> (Vec<OsString>, Vec<String
         out.push(rest.next().unwrap_or_default());
         cmd = sub;
     }
-    let here = path.join(" ");
-    let applies = |a: &Alias| a.commands.contains(&here.as_str());
+    let mut walk = Walk {
+        here: path.join(" "),
+        cmd,
+        queue: rest.rev().collect(),
+        out,
+        notes,
+    };
+    while let Some(arg) = walk.queue.pop() {
+        match arg.to_str().map(str::to_string) {
+            Some(text) if text == "--" => {
+                walk.out.push(arg);
+                walk.out.extend(walk.queue.drain(..).rev());
+            }
+            Some(text) if text.starts_with("--") => walk.flag(arg, &text),
+            _ => walk.out.push(arg),
+        }
+    }
+    (walk.out, walk.notes)
+}
 
-    let mut queue: Vec<OsString> = rest.collect();
-    queue.reverse();
-    while let Some(arg) = queue.pop() {
-        let Some(text) = arg.to_str().map(str::to_string) else {
-            out.push(arg);
-            continue;
-        };
-        if text == "--" {
-            out.push(arg);
-            out.extend(queue.into_iter().rev());
-            break;
+/// The arguments after the program's name with a renamed command replaced by today's.
+fn renamed_command(mut rest: Vec<OsString>, notes: &mut Vec<String>) -> Vec<OsString> {
+    let Some(first) = rest.first().and_then(|a| a.to_str()).map(str::to_string) else {
+        return rest;
+    };
+    for alias in ALIASES {
+        if let Change::Command { old, new } = alias.change
+            && old == first
+        {
+            notes.push(format!(
+                "`repoprobe {old}` is now `repoprobe {}`",
+                new.join(" ")
+            ));
+            rest.splice(0..1, new.iter().map(OsString::from));
         }
-        if !text.starts_with("--") {
-            out.push(arg);
-            continue;
-        }
+    }
+    rest
+}
+
+/// The arguments of one command being rewritten: those still to read (last first), those
+/// written, and the notes.
+struct Walk<'c> {
+    here: String,
+    cmd: &'c Command,
+    queue: Vec<OsString>,
+    out: Vec<OsString>,
+    notes: Vec<String>,
+}
+
+impl Walk<'_> {
+    /// A `--flag` or `--flag=value` of the command line, and the values it takes.
+    fn flag(&mut self, arg: OsString, text: &str) {
         let (flag, inline) = match text.split_once('=') {
             Some((f, v)) => (f.to_string(), Some(OsString::from(v))),
-            None => (text.clone(), None),
+            None => (text.to_string(), None),
         };
-        let value = |queue: &mut Vec<OsString>| inline.clone().or_else(|| queue.pop());
+        let here = self.here.clone();
         let old = ALIASES
             .iter()
-            .filter(|a| applies(a))
+            .filter(|a| a.commands.contains(&here.as_str()))
             .find(|a| match a.change {
                 Change::Flag { old, .. }
                 | Change::Positional { old }
@@ -339,74 +358,74 @@ pub fn rewrite(args: Vec<OsString>, cli: &Command) -> (Vec<OsString>, Vec<String
             });
         match old.map(|a| a.change) {
             Some(Change::Flag { old, new }) => {
-                notes.push(note(&here, old, new));
-                out.push(new.into());
-                if let Some(v) = inline {
-                    out.push(v);
-                }
+                self.notes.push(note(&here, old, new));
+                self.out.push(new.into());
+                self.out.extend(inline);
             }
             Some(Change::Positional { old }) => {
-                notes.push(format!(
+                self.notes.push(format!(
                     "`repoprobe {here} {old} FILE` is now `repoprobe {here} FILE` (input files are \
                      positional)"
                 ));
-                if let Some(v) = inline {
-                    out.push(v);
-                }
+                self.out.extend(inline);
             }
             Some(Change::Repeat { old, new }) => {
-                let Some(v) = value(&mut queue) else {
-                    out.push(new.into());
-                    continue;
+                let Some(v) = inline.or_else(|| self.queue.pop()) else {
+                    self.out.push(new.into());
+                    return;
                 };
                 let v = v.to_string_lossy().into_owned();
                 if v.contains(',') || old != new {
-                    notes.push(format!(
+                    self.notes.push(format!(
                         "`repoprobe {here} {old} A,B` is now `{new} A {new} B` (a list is the \
                          flag repeated)"
                     ));
                 }
                 for item in v.split(',').filter(|s| !s.is_empty()) {
-                    out.push(new.into());
-                    out.push(item.into());
+                    self.out.push(new.into());
+                    self.out.push(item.into());
                 }
             }
             Some(Change::Millis { old, new }) => {
-                notes.push(note(&here, old, &format!("{new} (seconds)")));
-                out.push(new.into());
-                if let Some(v) = value(&mut queue) {
-                    let text = v.to_string_lossy();
-                    out.push(match text.trim().parse::<f64>() {
-                        Ok(ms) => OsString::from(format!("{}", ms / 1000.0)),
-                        // Not a number: clap says so about the new flag.
-                        Err(_) => v,
-                    });
+                self.notes
+                    .push(note(&here, old, &format!("{new} (seconds)")));
+                self.out.push(new.into());
+                if let Some(v) = inline.or_else(|| self.queue.pop()) {
+                    self.out
+                        .push(match v.to_string_lossy().trim().parse::<f64>() {
+                            Ok(ms) => OsString::from(format!("{}", ms / 1000.0)),
+                            // Not a number: clap says so about the new flag.
+                            Err(_) => v,
+                        });
                 }
             }
             Some(Change::Command { .. } | Change::Value { .. }) | None => {
                 // A flag of today's: copy it and the values it takes, a renamed value rewritten.
-                out.push(arg);
-                let takes = cmd
-                    .get_arguments()
-                    .find(|a| a.get_long() == flag.strip_prefix("--"))
-                    .map_or(0, |a| {
-                        if !a.get_action().takes_values() {
-                            0
-                        } else {
-                            a.get_num_args().map_or(1, |n| n.min_values().max(1))
-                        }
-                    });
-                if inline.is_some() {
-                    continue;
-                }
-                for _ in 0..takes {
-                    let Some(v) = queue.pop() else { break };
-                    out.push(renamed_value(&here, &flag, v, &mut notes));
+                self.out.push(arg);
+                if inline.is_none() {
+                    for _ in 0..self.values_taken(&flag) {
+                        let Some(v) = self.queue.pop() else { break };
+                        let v = renamed_value(&here, &flag, v, &mut self.notes);
+                        self.out.push(v);
+                    }
                 }
             }
         }
     }
-    (out, notes)
+
+    /// How many values today's `flag` takes after it (0 for a switch or an unknown flag).
+    fn values_taken(&self, flag: &str) -> usize {
+        self.cmd
+            .get_arguments()
+            .find(|a| a.get_long() == flag.strip_prefix("--"))
+            .map_or(0, |a| {
+                if a.get_action().takes_values() {
+                    a.get_num_args().map_or(1, |n| n.min_values().max(1))
+                } else {
+                    0
+                }
+            })
+    }
 }
 
 /// A value of `flag` with its old spelling rewritten.

@@ -299,6 +299,15 @@ pub fn dir_of(path: &Path) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
+/// The files a command was given, as an error names them (`a.jsonl, b.jsonl`).
+pub fn listed(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,13 +341,4 @@ mod tests {
         // A bare file name means the current directory's file; a missing directory is an error.
         assert!(write_atomically(&dir.path().join("no/such/dir.json"), b"x").is_err());
     }
-}
-
-/// The files a command was given, as an error names them (`a.jsonl, b.jsonl`).
-pub fn listed(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }

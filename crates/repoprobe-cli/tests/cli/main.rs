@@ -14,6 +14,7 @@ mod confinement;
 mod curate;
 mod curate_pipeline;
 mod curate_verify;
+mod dry_run;
 mod evidence;
 mod gemini;
 mod git_hardening;

@@ -41,7 +41,7 @@ const shots = [
 ];
 // A model judge against people: every figure of the pair, the bias, the largest disagreements.
 shots.push(['judges', `?${judged}&view=judges&a=judge-b&b=${encodeURIComponent('human:ann')}`, '#judges-pair-0 tbody tr']);
-// Grading by hand, blind: the item, its rubric and the answer; the judge's verdict not shown yet.
+// Grading by hand, the judge's verdict hidden: the item, its rubric and the answer; the judge's verdict not shown yet.
 shots.push(['grade', '?set=demo&view=grade&n=2&seed=1', '.grade-item']);
 if (trajectory) {
   // One run's trajectory, step 3 opened: the tool call that read a file, linked at its commit.

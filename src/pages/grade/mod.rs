@@ -1,6 +1,7 @@
 //! The Grade view (`?view=grade&judge=J&n=5&seed=0`, or `&keys=Q|M|A,…`;
-//! docs/site.md#the-grade-view): a person grades checklist items by hand, blind — the judge's
-//! score and rationale of an item are put on the page only once the person has scored it. The
+//! docs/site.md#the-grade-view): a person grades checklist items by hand, the judge's verdict
+//! hidden — the judge's score and rationale of an item are put on the page only once the person
+//! has scored it (the model and the judge are named: this is not blind to them). The
 //! worker draws the sample (the core's `grading::sample`) and reads the texts back (the
 //! question's data); one item of one answer at a time, keyboard first. Grades are kept in
 //! `localStorage` under the files' SHA-256 ([`store`]) and export as the checklist judgments of
@@ -176,7 +177,7 @@ pub fn Grade() -> impl IntoView {
     view! {
         <h1>"Grade"</h1>
         <p class="hint">
-            "Grade a judge's work by hand, blind: one checklist item of one answer at a time; the judge's score and rationale of an item show only once you have scored it. Your grades are checklist judgments by "
+            "Grade a judge's work by hand, its verdict hidden until you have given yours: one checklist item of one answer at a time; the judge's score and rationale of an item show only once you have scored it. Your grades are checklist judgments by "
             <code>"human:NAME"</code>
             ", kept in this browser and exported as a file; nothing leaves the browser."
         </p>

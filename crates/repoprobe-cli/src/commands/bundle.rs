@@ -16,6 +16,7 @@ pub struct Args {
     /// Files (JSON, JSONL, bundles) or directories of them.
     #[arg(required = true)]
     pub(crate) files: Vec<PathBuf>,
+    /// The bundle to write (one JSON file holding every record).
     #[arg(long)]
     pub(crate) out: PathBuf,
     /// Where the answers' trajectories are gathered [default: <out without .json>.trajectories.jsonl,

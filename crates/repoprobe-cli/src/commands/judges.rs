@@ -27,6 +27,7 @@ pub struct Args {
     /// `human:NAME`, are B against a model).
     #[arg(long, value_name = "JUDGE")]
     b: Option<String>,
+    /// How to print the agreement: table (the terminal), json, csv or markdown.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
     /// Bootstrap resamples for the 95% intervals of κ, α, F1 and the bias (0 turns them off).

@@ -17,6 +17,7 @@ pub struct Args {
     /// Files (JSON, JSONL, bundles) or directories of them; the benchmark must be among them.
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// How to print the rows: table (the terminal), json, csv or markdown.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
     /// Print only how many runs the filter keeps.

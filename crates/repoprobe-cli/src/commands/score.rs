@@ -15,6 +15,8 @@ pub struct Args {
     /// Files (JSON, JSONL, bundles) or directories of them; the benchmark must be among them.
     #[arg(required = true)]
     pub(crate) files: Vec<PathBuf>,
+    /// How to print the report: table (the terminal), json (every number, unrounded), csv,
+    /// markdown or latex.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
     /// How a question without a valid judgment counts: as 0, or left out.

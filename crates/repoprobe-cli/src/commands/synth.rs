@@ -10,13 +10,16 @@ use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Models under test (`synth-model-01` …), each answering every question.
     #[arg(long, default_value_t = 20)]
     models: u32,
+    /// Questions in the benchmark (`synth-q-0001` …).
     #[arg(long, default_value_t = 500)]
     questions: u32,
     /// Judge runs per answer.
     #[arg(long, default_value_t = 1)]
     runs: u32,
+    /// The seed of the synthetic data: the same seed and flags give the same bundle.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Questions per repository: consecutive questions share a repository (name, url, commit,

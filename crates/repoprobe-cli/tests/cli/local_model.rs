@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The model as the server names it in records (llama-server answers to any name).
-const MODEL: &str = "smollm2-135m-instruct";
+pub(crate) const MODEL: &str = "smollm2-135m-instruct";
 /// One request's limit: on 2 idle cores the model writes ~6 tokens a second and reads a judge's
 /// prompt in under a minute; with builds alongside (measured 2026-12-05: three cargo builds and
 /// the rest of the suite) a scalar judge's request ran past 120 s. A reply of `MAX_TOKENS` tokens
@@ -37,7 +37,7 @@ fn tools() -> PathBuf {
 }
 
 /// A running `llama-server`, killed on drop.
-struct LocalModel {
+pub(crate) struct LocalModel {
     child: Child,
     port: u16,
     _turn: std::sync::MutexGuard<'static, ()>,
@@ -46,7 +46,7 @@ struct LocalModel {
 impl LocalModel {
     /// Starts the server with the model and waits for `/health` to say it is loaded; `None`
     /// (a SKIPPED line, or a failure under CI=true) when they are not installed.
-    fn start() -> Option<LocalModel> {
+    pub(crate) fn start() -> Option<LocalModel> {
         LocalModel::serving(8192)
     }
 
@@ -114,7 +114,7 @@ impl LocalModel {
         }
     }
 
-    fn base_url(&self) -> String {
+    pub(crate) fn base_url(&self) -> String {
         format!("http://127.0.0.1:{}/v1", self.port)
     }
 
@@ -468,7 +468,7 @@ fn make_checklist_against_llama_server_writes_valid_checklists_or_failures() {
 }
 
 /// A repository of one commit with one file; returns (path, commit).
-fn widget(dir: &Path) -> (PathBuf, String) {
+pub(crate) fn widget(dir: &Path) -> (PathBuf, String) {
     let r = dir.join("widget");
     std::fs::create_dir_all(r.join("src")).unwrap();
     git(&r, &["init", "-q", "-b", "main"]);

@@ -14,6 +14,8 @@ mod confinement;
 mod curate;
 mod curate_pipeline;
 mod curate_verify;
+mod docs_flags;
+mod docs_recipes;
 mod dry_run;
 mod evidence;
 mod gemini;

@@ -17,7 +17,15 @@ pub struct Shard {
 impl Shard {
     /// Whether `key` is this shard's.
     pub fn owns(&self, key: &impl Display) -> bool {
-        fnv1a(key.to_string().as_bytes()) % u64::from(self.count) == u64::from(self.index)
+        Shard::index_of(key, self.count) == self.index
+    }
+
+    /// The index of the shard of `count` that `key` belongs to, by its printed form: the one
+    /// hash of a command choosing its keys, of its run's manifest counting them, and of
+    /// `status` reading its records back (through the run's kind, `runs::kind`).
+    pub fn index_of(key: &impl Display, count: u32) -> u32 {
+        // The remainder is below `count`, a u32.
+        (fnv1a(key.to_string().as_bytes()) % u64::from(count.max(1))) as u32
     }
 }
 
@@ -414,6 +422,7 @@ mod tests {
                 .filter(|&i| Shard { index: i, count: 4 }.owns(k))
                 .collect();
             assert_eq!(owners.len(), 1, "{k}");
+            assert_eq!(Shard::index_of(k, 4), owners[0], "{k}");
             sizes[owners[0] as usize] += 1;
         }
         assert!(sizes.iter().all(|&n| (900..1100).contains(&n)), "{sizes:?}");

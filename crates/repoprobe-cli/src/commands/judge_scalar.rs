@@ -88,7 +88,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         prompt_version: PROMPT_VERSION,
     };
     let task = |job| ScalarJob { job, max };
-    let spec = RunSpec::new("judge-scalar").set("scale", max);
+    let spec = RunSpec::new(crate::runs::kind::RunKind::JudgeScalar).set("scale", max);
     judge_answers(
         &a.inputs,
         &a.live,

@@ -6,6 +6,7 @@
 
 use crate::exit::Exit;
 use crate::input::write_atomically;
+use crate::runs::kind::RecordKey;
 use crate::runs::state::{RunState, ShardState, manifests, read_run};
 use anyhow::{Context, bail};
 use std::collections::HashSet;
@@ -123,7 +124,7 @@ fn mixed_runs(runs: &[RunState], allow: bool) -> Vec<String> {
 /// The shards' records joined, each key once (the first), and what was short or twice.
 #[derive(Default)]
 struct Joined<'r> {
-    seen: HashSet<String>,
+    seen: HashSet<RecordKey>,
     lines: Vec<&'r str>,
     excluded: Vec<&'r str>,
     duplicates: u64,
@@ -180,7 +181,7 @@ impl<'r> Joined<'r> {
                 if !a.allow_duplicates {
                     refusals.push(format!(
                         "{at}: the key {} has a record in another shard too (--allow-duplicates keeps the first)",
-                        repoprobe_core::text::terminal_safe(id.split('\u{1f}').next().unwrap_or(""))
+                        repoprobe_core::text::terminal_safe(&id.to_string())
                     ));
                 }
             }
@@ -197,4 +198,52 @@ fn write_lines(path: &Path, lines: &[&str]) -> anyhow::Result<()> {
     }
     write_atomically(path, text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runs::kind::RunKind;
+    use crate::runs::manifest::RunSpec;
+    use crate::runs::{Layout, enlist};
+    use crate::shard::Shard;
+
+    /// A `curate themes` run (whose records no command name matched before its kind read them)
+    /// merges whole: each repository once, in shard order.
+    #[test]
+    fn the_shards_of_a_curate_themes_run_merge_into_one_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let template = dir.path().join("themed-{shard}.jsonl");
+        let repos: Vec<String> = (0..8).map(|i| format!("acme/lib{i}")).collect();
+        let mut manifest = None;
+        for index in 0..2 {
+            let l = Layout::new(&template, None, Some(Shard { index, count: 2 })).unwrap();
+            enlist(&l, &RunSpec::new(RunKind::CurateThemes), repos.iter()).unwrap();
+            let lines: Vec<String> = repos
+                .iter()
+                .filter(|r| Shard { index, count: 2 }.owns(r))
+                .map(|r| format!(r#"{{"repo":"{r}","theme":"Security"}}"#))
+                .collect();
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            write_lines(&l.out, &lines).unwrap();
+            manifest = Some(l.manifest);
+        }
+        let out = dir.path().join("themed.jsonl");
+        let a = Args {
+            runs: vec![manifest.unwrap()],
+            out: out.clone(),
+            allow_incomplete: false,
+            allow_duplicates: false,
+            allow_mixed_runs: false,
+        };
+        assert_eq!(run(a).unwrap(), Exit::Ok);
+        let merged = std::fs::read_to_string(&out).unwrap();
+        let mut got: Vec<&str> = merged.lines().collect();
+        got.sort_unstable();
+        let want: Vec<String> = repos
+            .iter()
+            .map(|r| format!(r#"{{"repo":"{r}","theme":"Security"}}"#))
+            .collect();
+        assert_eq!(got, want);
+    }
 }

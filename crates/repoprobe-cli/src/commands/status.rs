@@ -197,7 +197,7 @@ mod tests {
             version: 1,
             run_id: "r1".into(),
             created_unix_s: created,
-            command: "judge".into(),
+            command: crate::runs::kind::RunKind::Judge,
             out: "judgments-{shard}.jsonl".into(),
             shards: 3,
             shard_in_file: None,

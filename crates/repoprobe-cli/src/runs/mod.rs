@@ -1,9 +1,11 @@
 //! A run's files, as one thing across the tasks of a cluster job: where each shard writes
 //! (`--out` with `{shard}`), the run's manifest that every shard joins or is refused by
-//! ([`manifest`]), each shard's note of who wrote it last ([`ShardNote`]), what SIGTERM does to a
+//! ([`manifest`]), the command it is of and how that command's records name their keys
+//! ([`kind`]), each shard's note of who wrote it last ([`ShardNote`]), what SIGTERM does to a
 //! run in progress ([`stop`]), and what a run's files say of its progress ([`state`], read by
 //! `status` and `merge`).
 
+pub mod kind;
 pub mod manifest;
 pub mod state;
 pub mod stop;
@@ -102,13 +104,8 @@ pub fn enlist<'k, K: std::fmt::Display + 'k>(
     let count = layout.shard.map_or(1, |s| s.count);
     let mut per_shard = vec![0u64; count as usize];
     for k in keys {
-        let i = match layout.shard {
-            None => 0,
-            Some(s) => {
-                (crate::shard::fnv1a(k.to_string().as_bytes()) % u64::from(s.count)) as usize
-            }
-        };
-        per_shard[i] += 1;
+        let i = layout.shard.map_or(0, |s| Shard::index_of(k, s.count));
+        per_shard[i as usize] += 1;
     }
     let in_file = match layout.shard {
         Some(s) if !has_mark(&layout.template) => Some(s.index),

@@ -2,9 +2,10 @@
 //! journals), the keys left, tokens and cost, when it last wrote, and which run wrote it.
 //! Read by `status` and `merge`; no file is written here.
 
+use super::kind::RecordKey;
 use super::manifest::{self, Manifest};
 use super::{Layout, ShardNote};
-use crate::output::{AnswerKey, JudgmentKey, count, text};
+use crate::output::text;
 use crate::shard::Shard;
 use anyhow::{Context, bail};
 use repoprobe_core::model::failure::{Cause, FailureHead, Status};
@@ -43,11 +44,11 @@ pub struct ShardState {
     pub last_write: Option<SystemTime>,
     /// Who wrote the shard last; `None` when it never started.
     pub note: Option<ShardNote>,
-    /// The done records as written: (key identity, line).
-    pub records: Vec<(String, String)>,
+    /// The done records as written: (key, line).
+    pub records: Vec<(RecordKey, String)>,
     /// A `curate` stage's records of what it dropped (`<out>.excluded.ndjson`), as written:
-    /// (key identity, line). Their keys are done: dropped is decided.
-    pub excluded: Vec<(String, String)>,
+    /// (key, line). Their keys are done: dropped is decided.
+    pub excluded: Vec<(RecordKey, String)>,
 }
 
 impl ShardState {
@@ -165,7 +166,7 @@ fn read_shard(m: &Manifest, shard: Option<Shard>, out: PathBuf) -> anyhow::Resul
     let failures_path = crate::output::failures_path(&s.out);
     let mut done = HashSet::new();
     // The last failure of each key: whether it could not run, and why.
-    let mut failed: HashMap<String, Option<Cause>> = HashMap::new();
+    let mut failed: HashMap<RecordKey, Option<Cause>> = HashMap::new();
     for (path, failures) in [(s.out.clone(), false), (failures_path, true)] {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
@@ -183,14 +184,14 @@ fn read_shard(m: &Manifest, shard: Option<Shard>, out: PathBuf) -> anyhow::Resul
                 continue;
             };
             let failure = FailureHead::of(&v);
-            let Some((id, shown)) = key_of(&m.command, &v) else {
+            let Some(key) = m.command.key_of(&v) else {
                 s.unreadable += 1;
                 continue;
             };
             s.tokens += usage(&v);
             if let Some(head) = failure {
                 failed.insert(
-                    id,
+                    key,
                     head.cause.filter(|_| head.status == Status::CouldNotRun),
                 );
                 continue;
@@ -199,18 +200,18 @@ fn read_shard(m: &Manifest, shard: Option<Shard>, out: PathBuf) -> anyhow::Resul
                 s.unreadable += 1;
                 continue;
             }
-            if shard.is_some_and(|sh| !sh.owns(&shown)) {
+            if shard.is_some_and(|sh| !sh.owns(&key)) {
                 s.elsewhere += 1;
             }
-            if !done.insert(id.clone()) {
+            if !done.insert(key.clone()) {
                 s.duplicates += 1;
                 continue;
             }
-            s.records.push((id, line.to_string()));
+            s.records.push((key, line.to_string()));
         }
     }
-    if m.command.starts_with("curate ") {
-        read_excluded(&mut s, &mut done)?;
+    if let Some(excluded_key) = m.command.excluded_key() {
+        read_excluded(&mut s, &mut done, excluded_key)?;
     }
     s.done = done.len() as u64;
     for cause in failed
@@ -226,9 +227,13 @@ fn read_shard(m: &Manifest, shard: Option<Shard>, out: PathBuf) -> anyhow::Resul
     Ok(s)
 }
 
-/// A `curate` stage's excluded journal: each key dropped is done (its identity is the key as
-/// the stage's records name it: a thread's key, a question's id).
-fn read_excluded(s: &mut ShardState, done: &mut HashSet<String>) -> anyhow::Result<()> {
+/// A `curate` stage's excluded journal: each key dropped is done (`key_of` reads it as the
+/// stage's records name it: a thread's key, a question's id).
+fn read_excluded(
+    s: &mut ShardState,
+    done: &mut HashSet<RecordKey>,
+    key_of: fn(String) -> RecordKey,
+) -> anyhow::Result<()> {
     let path = crate::output::beside(&s.out, "excluded.ndjson");
     let body = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -244,44 +249,14 @@ fn read_excluded(s: &mut ShardState, done: &mut HashSet<String>) -> anyhow::Resu
             s.unreadable += 1;
             continue;
         };
-        let id = format!("{key}\u{1f}");
-        if done.insert(id.clone()) {
-            s.excluded.push((id, line.to_string()));
+        let key = key_of(key);
+        if done.insert(key.clone()) {
+            s.excluded.push((key, line.to_string()));
         } else {
             s.duplicates += 1;
         }
     }
     Ok(())
-}
-
-/// A record's key for `command`: its identity (every key field) and its printed form (what
-/// the shard hash is taken of). Failure records carry the same fields.
-pub fn key_of(command: &str, v: &Value) -> Option<(String, String)> {
-    let shown = match command {
-        "judge" | "judge-scalar" => JudgmentKey {
-            question_id: text(v, "question_id")?,
-            model: text(v, "model")?,
-            attempt: count(v, "attempt")?,
-            judge: text(v, "judge")?,
-            judge_run: count(v, "judge_run")?,
-        }
-        .to_string(),
-        "answer" | "classify-failures" => AnswerKey {
-            question_id: text(v, "question_id")?,
-            model: text(v, "model")?,
-            attempt: count(v, "attempt")?,
-        }
-        .to_string(),
-        "make-checklist" | "curate enhance" | "curate verify" => text(v, "id")?,
-        "curate classify" => text(v, "key")?,
-        _ => return None,
-    };
-    let extra = ["judge", "classifier"]
-        .iter()
-        .filter_map(|f| text(v, f))
-        .collect::<Vec<_>>()
-        .join("\u{1f}");
-    Some((format!("{shown}\u{1f}{extra}"), shown))
 }
 
 /// The tokens a record says it spent (`usage`), 0 when it does not say.
@@ -344,6 +319,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runs::kind::RunKind;
     use crate::runs::manifest::RunSpec;
 
     #[test]
@@ -371,7 +347,7 @@ mod tests {
             .map(|q| format!("{q} / A / attempt 0 / run 0"))
             .collect();
         let l0 = layout(0);
-        crate::runs::enlist(&l0, &RunSpec::new("judge"), keys.iter()).unwrap();
+        crate::runs::enlist(&l0, &RunSpec::new(RunKind::Judge), keys.iter()).unwrap();
         let body = format!(
             "{}\n{}\n{}\n{}\n{}",
             rec(mine[0], 0),

@@ -46,8 +46,8 @@ struct Recipe {
     script: String,
 }
 
-/// The recipes of a Markdown page. A mark not followed by a fenced block is an error.
-fn recipes_of(page: &str, text: &str) -> Vec<Recipe> {
+/// The recipes of a Markdown page; a mark that is not right above a fenced block is an error.
+fn recipes_of(page: &str, text: &str) -> Result<Vec<Recipe>, String> {
     let lines: Vec<&str> = text.lines().collect();
     let mut by_name: BTreeMap<String, Recipe> = BTreeMap::new();
     let mut i = 0;
@@ -59,21 +59,25 @@ fn recipes_of(page: &str, text: &str) -> Vec<Recipe> {
             .map(|n| n.trim().to_string());
         i += 1;
         let Some(name) = mark else { continue };
-        assert!(
-            !name.is_empty() && !name.contains(char::is_whitespace),
-            "{page}:{i}: a tested mark needs one NAME: <!-- tested: NAME -->"
-        );
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return Err(format!(
+                "{page}:{i}: a tested mark needs one NAME: <!-- tested: NAME -->"
+            ));
+        }
         let fence = lines.get(i).map(|l| l.trim_start()).unwrap_or("");
-        assert!(
-            fence.starts_with("```"),
-            "{page}:{i}: <!-- tested: {name} --> must be the line right before a fenced block"
-        );
+        if !fence.starts_with("```") {
+            return Err(format!(
+                "{page}:{i}: <!-- tested: {name} --> must be the line right before a fenced block"
+            ));
+        }
         let start = i + 1;
         let mut end = start;
         while end < lines.len() && !lines[end].trim_start().starts_with("```") {
             end += 1;
         }
-        assert!(end < lines.len(), "{page}:{}: the block never ends", i + 1);
+        if end == lines.len() {
+            return Err(format!("{page}:{}: the block never ends", i + 1));
+        }
         let recipe = by_name.entry(name.clone()).or_insert_with(|| Recipe {
             page: page.to_string(),
             name: name.clone(),
@@ -87,7 +91,7 @@ fn recipes_of(page: &str, text: &str) -> Vec<Recipe> {
         }
         i = end + 1;
     }
-    by_name.into_values().collect()
+    Ok(by_name.into_values().collect())
 }
 
 /// Every marked recipe of README.md and docs/*.md.
@@ -107,7 +111,10 @@ fn recipes() -> Vec<Recipe> {
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        all.extend(recipes_of(&name, &std::fs::read_to_string(&p).unwrap()));
+        all.extend(
+            recipes_of(&name, &std::fs::read_to_string(&p).unwrap())
+                .unwrap_or_else(|e| panic!("{e}")),
+        );
     }
     all
 }
@@ -362,11 +369,11 @@ fn the_open_weight_recipe_runs_as_written_against_llama_server() {
 fn tested_marks_join_blocks_of_one_name_in_order() {
     let page = "intro\n<!-- tested: a -->\n```sh\nX=${X:-1}\n```\nprose\n```sh\nnot run\n```\n\
                 <!-- tested: b -->\n```sh\necho b\n```\n<!-- tested: a -->\n```\necho $X\n```\n";
-    let r = recipes_of("p.md", page);
+    let r = recipes_of("p.md", page).unwrap();
     assert_eq!(r.len(), 2);
     assert_eq!((r[0].name.as_str(), r[0].line), ("a", 3));
     assert_eq!(r[0].script, "# p.md:4\nX=${X:-1}\n# p.md:16\necho $X\n");
     assert_eq!(r[1].script, "# p.md:12\necho b\n");
-    let broken = std::panic::catch_unwind(|| recipes_of("p.md", "<!-- tested: a -->\ntext\n"));
-    assert!(broken.is_err());
+    let broken = recipes_of("p.md", "<!-- tested: a -->\ntext\n").unwrap_err();
+    assert!(broken.starts_with("p.md:1: "), "{broken}");
 }

@@ -77,7 +77,9 @@ impl LocalModel {
             .arg("--chat-template-file")
             .arg(&template)
             // No weight repacking: its AMX path crashes (SIGSEGV) on this kind of machine
-            // (measured 2026-12-04, llama.cpp 0c1e570 of llama-cpp-python 0.3.36).
+            // (measured 2026-12-04, llama.cpp 0c1e570 of llama-cpp-python 0.3.36). `--temp 0`:
+            // a request that names no temperature (the docs' open-weight recipe's agent, run as
+            // written by `docs_recipes.rs`) is sampled greedily, so its run is the same each time.
             .args([
                 "-c",
                 &context.to_string(),
@@ -86,6 +88,8 @@ impl LocalModel {
                 "1",
                 "--no-webui",
                 "--no-repack",
+                "--temp",
+                "0",
             ])
             .stdout(Stdio::null())
             .stderr(log.reopen().unwrap())

@@ -172,6 +172,8 @@ pub(crate) struct Plan {
     /// Keys worked on at once, and what the keys in flight get after SIGTERM.
     concurrency: (usize, Duration),
     price: Option<Price>,
+    /// Where `price` comes from, as the records' `cost_source` says.
+    price_source: &'static str,
     /// `--question` (empty: all) and `--attempts`.
     questions: Vec<String>,
     attempts: u32,
@@ -217,6 +219,7 @@ struct Ctx {
     runner: Agent,
     files: Files,
     price: Option<Price>,
+    price_source: &'static str,
 }
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
@@ -285,6 +288,11 @@ impl AgentCommand for Args {
             benchmark: self.files,
             concurrency: settled.concurrency,
             price: settled.price,
+            price_source: if self.run.price_in.is_some() || self.run.price_out.is_some() {
+                "estimated from --price-in/--price-out"
+            } else {
+                "estimated from list prices"
+            },
             name: self.name.unwrap_or_else(|| self.api.model().to_string()),
             questions: self.questions,
             attempts: self.attempts,
@@ -341,6 +349,7 @@ impl Execute for Plan {
             runner,
             files: self.files,
             price: self.price,
+            price_source: self.price_source,
         });
         crate::input::create_dir_all(&ctx.files.transcripts)
             .with_context(|| format!("cannot create {}", ctx.files.transcripts.display()))?;
@@ -712,7 +721,7 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome<
             .display()
             .to_string(),
     );
-    let (cost, cost_source) = cost(run.cost_usd, ctx.price, run.tokens);
+    let (cost, cost_source) = cost(run.cost_usd, ctx.price, ctx.price_source, run.tokens);
     agent.cost_source = Some(cost_source.into());
     agent.model.clone_from(&ctx.files.api_model);
     // A line of `--out` is the core's own record (docs/format.md#answer): what the loader reads
@@ -735,16 +744,17 @@ async fn answer_one(ctx: Arc<Ctx>, key: AnswerKey, q: Arc<Question>) -> Outcome<
     o
 }
 
-/// What the run cost and where that figure came from: the agent's own report, else list prices
-/// times the tokens, else unknown.
+/// What the run cost and where that figure came from: the agent's own report, else the prices
+/// in force (`source`: list prices or the flags') times the tokens, else unknown.
 fn cost(
     reported: Option<f64>,
     price: Option<Price>,
+    source: &'static str,
     tokens: Tokens,
 ) -> (Option<f64>, &'static str) {
     match (reported, price) {
         (Some(c), _) => (Some(c), "reported by the agent"),
-        (None, Some(p)) => (Some(p.cost(tokens)), "estimated from list prices"),
+        (None, Some(p)) => (Some(p.cost(tokens)), source),
         (None, None) => (None, "unknown"),
     }
 }

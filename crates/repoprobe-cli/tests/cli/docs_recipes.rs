@@ -325,6 +325,13 @@ fn the_open_weight_recipe_runs_as_written_against_llama_server() {
     assert_eq!(a["model"], MODEL, "{a}");
     assert_eq!(a["agent"]["name"], "builtin", "{a}");
     assert_eq!(a["agent"]["commit"], commit.as_str(), "{a}");
+    // The recipe's zero prices are the flags', not a list price: the record says which.
+    if a["error"].is_null() {
+        assert_eq!(
+            a["agent"]["cost_source"], "estimated from --price-in/--price-out",
+            "{a}"
+        );
+    }
     if a["error"].is_null() {
         // The answer was judged: a judgment, or a failure with its reason.
         let judged = out.join("judgments.jsonl");

@@ -83,11 +83,10 @@ impl Case {
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap())
             .arg("answer")
-            .arg("--benchmark")
             .arg(&self.bench)
             .arg("--out")
             .arg(&self.out)
-            .arg("--repos")
+            .arg("--clone-cache")
             .arg(self.path().join("cache"))
             .arg("--repo-map")
             .arg(format!("acme/widget={}", self.repo.display()));

@@ -81,11 +81,10 @@ fn answer_on_path(
     }
     let r = c
         .arg("answer")
-        .arg("--benchmark")
         .arg(&bench)
         .arg("--out")
         .arg(&out)
-        .arg("--repos")
+        .arg("--clone-cache")
         .arg(dir.path().join("cache"))
         .arg("--repo-map")
         .arg(format!("acme/delorean={}", origin.display()))

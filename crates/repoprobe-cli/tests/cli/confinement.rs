@@ -111,11 +111,10 @@ impl World {
             .env("HOME", &self.home)
             .env("OPENAI_API_KEY", held_key())
             .arg("answer")
-            .arg("--benchmark")
             .arg(&self.bench)
             .arg("--out")
             .arg(&self.out)
-            .arg("--repos")
+            .arg("--clone-cache")
             .arg(self.cache())
             .arg("--repo-map")
             .arg(format!("acme/delorean={}", self.repo.display()));

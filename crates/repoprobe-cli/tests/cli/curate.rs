@@ -90,16 +90,18 @@ fn the_pipeline_counts_every_stage_exactly_and_says_why_each_was_dropped() {
     let d = dir.path();
     let r = run(curate(&gh, "repos")
         .args([
-            "--created-since",
+            "--created-after",
             "2024-01-01",
-            "--created-until",
+            "--created-before",
             "2025-12-31",
         ])
         .args([
             "--min-stars",
             "1000",
-            "--categories",
-            "Q&A,Help",
+            "--category",
+            "Q&A",
+            "--category",
+            "Help",
             "--min-answered",
             "3",
             // The per-category reading: helpdesk's Q&A (1 answered) is not harvested.
@@ -165,7 +167,6 @@ fn the_pipeline_counts_every_stage_exactly_and_says_why_each_was_dropped() {
     assert!(!by_key.contains_key("small/repo") && !by_key.contains_key("old/repo"));
 
     let r = run(curate(&gh, "harvest")
-        .arg("--repos")
         .arg(d.join("repos.jsonl"))
         .arg("--out")
         .arg(d.join("threads.jsonl")));
@@ -256,7 +257,7 @@ fn the_pipeline_counts_every_stage_exactly_and_says_why_each_was_dropped() {
 
     let r = run(Command::new(BIN)
         .env_clear()
-        .args(["curate", "filter", "--in"])
+        .args(["curate", "filter"])
         .arg(d.join("threads.jsonl"))
         .arg("--out")
         .arg(d.join("filtered.jsonl")));
@@ -345,7 +346,6 @@ fn the_pipeline_counts_every_stage_exactly_and_says_why_each_was_dropped() {
     // A rerun of a stage finds everything done and asks nothing of the threads again.
     let before = gh.served().len();
     let r = run(curate(&gh, "harvest")
-        .arg("--repos")
         .arg(d.join("repos.jsonl"))
         .arg("--out")
         .arg(d.join("threads.jsonl")));
@@ -399,7 +399,7 @@ fn a_harvest_killed_mid_page_and_between_pages_resumes_without_asking_twice_or_l
 
     let harvest = || {
         let mut c = curate(&gh, "harvest");
-        c.args(["--page-size", "3", "--repos"])
+        c.args(["--page-size", "3"])
             .arg(d.join("repos.jsonl"))
             .arg("--out")
             .arg(d.join("threads.jsonl"));
@@ -480,7 +480,7 @@ fn bad_replies_and_a_bad_token_are_clear_errors_not_panics() {
     let repos = |gh: &FakeGitHub| {
         let mut c = curate(gh, "repos");
         c.args([
-            "--created-until",
+            "--created-before",
             "2025-12-31",
             "--answered-rule",
             "each",
@@ -527,7 +527,7 @@ fn bad_replies_and_a_bad_token_are_clear_errors_not_panics() {
     std::fs::write(&threads, "{\"key\": \"x\"}\nnot json\n").unwrap();
     let r = run(Command::new(BIN)
         .env_clear()
-        .args(["curate", "filter", "--in"])
+        .args(["curate", "filter"])
         .arg(&threads)
         .arg("--out")
         .arg(dir.path().join("f.jsonl")));
@@ -552,7 +552,7 @@ fn a_harvest_stopped_by_sigterm_exits_75_and_the_rerun_finishes_it() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let harvest = || {
         let mut c = curate(&gh, "harvest");
-        c.args(["--page-size", "3", "--repos"])
+        c.args(["--page-size", "3"])
             .arg(d.join("repos.jsonl"))
             .arg("--out")
             .arg(d.join("threads.jsonl"));
@@ -673,7 +673,6 @@ fn answered_threads_count_across_the_named_categories_together_as_the_paper_read
     assert_eq!(each[0]["categories"][1]["kept"], false);
     // Harvest carries the language and theme to the threads, whence to the questions.
     let r = run(curate(&gh, "harvest")
-        .arg("--repos")
         .arg(d.join("together.jsonl"))
         .arg("--out")
         .arg(d.join("threads.jsonl")));

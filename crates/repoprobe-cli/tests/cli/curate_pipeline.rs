@@ -328,7 +328,7 @@ fn model_cmd_at(base: &str, args: &[&str]) -> Command {
             "--base-url",
         ])
         .arg(base)
-        .args(["--backoff-ms", "20", "--timeout-s", "20"]);
+        .args(["--backoff-s", "0.02", "--timeout-s", "20"]);
     c
 }
 
@@ -370,14 +370,16 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         c
     };
     let r = run(github("repos").args([
-        "--created-since",
+        "--created-after",
         "2024-01-01",
-        "--created-until",
+        "--created-before",
         "2025-12-31",
         "--min-stars",
         "1000",
-        "--categories",
-        "Q&A,Help",
+        "--category",
+        "Q&A",
+        "--category",
+        "Help",
         "--min-answered",
         "3",
         "--answered-rule",
@@ -401,7 +403,6 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
             &[
                 "curate",
                 "themes",
-                "--in",
                 &s("repos.jsonl"),
                 "--out",
                 &s("themed.jsonl"),
@@ -435,8 +436,7 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
     // Run again: nothing left to ask.
     assert_eq!(themes(&[]).code, 0);
     assert_eq!(m.asked("repo_theme"), 1);
-    let r =
-        run(github("harvest").args(["--repos", &s("themed.jsonl"), "--out", &s("threads.jsonl")]));
+    let r = run(github("harvest").args([&s("themed.jsonl"), "--out", &s("threads.jsonl")]));
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         gh.with(|s| s
@@ -448,7 +448,6 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
     let r = run(Command::new(BIN).args([
         "curate",
         "filter",
-        "--in",
         &s("threads.jsonl"),
         "--out",
         &s("filtered.jsonl"),
@@ -464,7 +463,6 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
             &[
                 "curate",
                 "classify",
-                "--in",
                 &s("filtered.jsonl"),
                 "--out",
                 &s("classify/classified.{shard}.jsonl"),
@@ -514,7 +512,6 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
             &[
                 "curate",
                 "enhance",
-                "--in",
                 &s("classified.jsonl"),
                 "--out",
                 &s("pairs.jsonl"),
@@ -622,8 +619,8 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
     let r = run(&mut model_cmd(
         &m,
         &[
+            "curate",
             "make-checklist",
-            "--questions",
             &s("pairs.jsonl"),
             "--out",
             &s("questions.jsonl"),
@@ -640,11 +637,10 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         &[
             "curate",
             "verify",
-            "--in",
             &s("questions.jsonl"),
             "--out",
             &s("verify/estimate.jsonl"),
-            "--repos",
+            "--clone-cache",
             &s("cache"),
             "--estimate",
         ],
@@ -666,11 +662,10 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
             &[
                 "curate",
                 "verify",
-                "--in",
                 &s("questions.jsonl"),
                 "--out",
                 &s("verify/candidates.{shard}.jsonl"),
-                "--repos",
+                "--clone-cache",
                 &s("cache"),
                 "--shard",
                 shard,
@@ -787,7 +782,6 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         "finalize",
         "--candidates",
         &s("candidates.jsonl"),
-        "--reviews",
         &ann,
         &bob,
         "--out",
@@ -871,13 +865,12 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         &m,
         &[
             "answer",
-            "--benchmark",
             &s("benchmark.jsonl"),
             "--out",
             &s("answers.jsonl"),
             "--agent",
             "builtin",
-            "--repos",
+            "--clone-cache",
             &s("cache"),
         ],
     );
@@ -890,9 +883,7 @@ fn the_whole_pipeline_makes_candidates_that_answer_judge_and_score_accept() {
         &m,
         &[
             "judge",
-            "--benchmark",
             &s("benchmark.jsonl"),
-            "--answers",
             &s("answers.jsonl"),
             "--out",
             &s("judgments.jsonl"),

@@ -242,19 +242,19 @@ impl Case {
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap())
             .env("OPENAI_API_KEY", KEY)
-            .args(["curate", "verify", "--in"])
+            .args(["curate", "verify"])
             .arg(&self.input)
             .arg("--out")
             .arg(&self.out)
-            .arg("--repos")
+            .arg("--clone-cache")
             .arg(self.dir.path().join("cache"))
             .arg("--repo-map")
             .arg(format!("acme/widget={}", self.repo.display()))
             .args(["--provider", "openai", "--model", "verifier", "--base-url"])
             .arg(&m.base)
             .args([
-                "--backoff-ms",
-                "20",
+                "--backoff-s",
+                "0.02",
                 "--timeout-s",
                 "20",
                 "--max-retries",

@@ -424,9 +424,7 @@ fn no_key_is_refused_for_a_providers_own_api() {
     let out = dir.path().join("j.jsonl");
     let r = repoprobe(&[
         "judge",
-        "--benchmark",
         BENCHMARK,
-        "--answers",
         answers.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
@@ -448,8 +446,8 @@ fn no_key_is_refused_for_a_providers_own_api() {
 
 /// `--shuffle-items SEED`: each answer's items reach the judge in the order its record says,
 /// drawn per answer; the record keeps its items in checklist order and names the judge
-/// `MODEL@shuffled-SEED`; a rerun presents the same orders; `repoprobe judges` compares the
-/// shuffled judge with the unshuffled one like any pair (the order bias).
+/// `MODEL@shuffled-SEED`; a rerun presents the same orders; `repoprobe judge-agreement`
+/// compares the shuffled judge with the unshuffled one like any pair (the order bias).
 #[test]
 fn shuffled_items_reach_the_judge_in_the_recorded_order_and_compare_with_the_plain_run() {
     let api = FakeApi::start(Api::Openai, Mode::Schema);
@@ -566,7 +564,7 @@ fn shuffled_items_reach_the_judge_in_the_recorded_order_and_compare_with_the_pla
             .all(|r| r.get("item_order").is_none())
     );
     let v = repoprobe(&[
-        "judges",
+        "judge-agreement",
         BENCHMARK,
         shuffled.to_str().unwrap(),
         plain.to_str().unwrap(),
@@ -607,10 +605,12 @@ fn several_models_judge_in_turn_each_into_its_own_journal_for_a_panel() {
         assert!(recs.iter().all(|r| r["judge"] == m), "{}", f.display());
         files.push(f.to_str().unwrap().to_string());
     }
-    let panel = format!("{JUDGE},{b},{c}");
     let mut args = vec!["score", BENCHMARK];
     args.extend(files.iter().map(String::as_str));
-    args.extend(["--format", "json", "--panel", &panel, "--bootstrap", "0"]);
+    args.extend(["--format", "json", "--bootstrap", "0"]);
+    for m in [JUDGE, b.as_str(), c.as_str()] {
+        args.extend(["--panel", m]);
+    }
     let s = repoprobe(&args);
     assert_eq!(s.code, 0, "{}", s.stderr);
     let v: Value = serde_json::from_str(&s.stdout).unwrap();

@@ -1,6 +1,6 @@
-//! Is the judge right? `repoprobe judges` on testdata/judges (three model judges and people,
-//! `human:ann`, with gaps and second runs) and on files made here, and `score --panel`. The
-//! figures themselves are held against scikit-learn and krippendorff by
+//! Is the judge right? `repoprobe judge-agreement` on testdata/judges (three model judges and
+//! people, `human:ann`, with gaps and second runs) and on files made here, and `score --panel`.
+//! The figures themselves are held against scikit-learn and krippendorff by
 //! scripts/check-judges.py; these tests hold the command's shape, its choices and its errors.
 
 use crate::common::{BIN, Ran, ran};
@@ -23,7 +23,7 @@ fn json_of(r: &Ran) -> Value {
 
 #[test]
 fn every_pair_is_compared_with_people_as_the_reference() {
-    let v = json_of(&repoprobe(&["judges", JUDGES, "--format", "json"]));
+    let v = json_of(&repoprobe(&["judge-agreement", JUDGES, "--format", "json"]));
     let pairs: Vec<(String, String)> = v["pairs"]
         .as_array()
         .unwrap()
@@ -92,7 +92,7 @@ fn every_pair_is_compared_with_people_as_the_reference() {
 #[test]
 fn by_question_every_figure_has_its_interval_and_small_samples_say_so() {
     let args = [
-        "judges",
+        "judge-agreement",
         JUDGES,
         "--cluster",
         "question",
@@ -119,11 +119,11 @@ fn by_question_every_figure_has_its_interval_and_small_samples_say_so() {
     }
     assert_eq!(json_of(&repoprobe(&args)), v, "one seed, one result");
     let other = json_of(&repoprobe(&[
-        "judges",
+        "judge-agreement",
         JUDGES,
         "--cluster",
         "question",
-        "--seed",
+        "--bootstrap-seed",
         "1",
         "--format",
         "json",
@@ -132,7 +132,7 @@ fn by_question_every_figure_has_its_interval_and_small_samples_say_so() {
     assert_ne!(other["pairs"][0]["kappa_ci95"], v["pairs"][0]["kappa_ci95"]);
     // Each answer alone: as many clusters as answers both judged.
     let none = json_of(&repoprobe(&[
-        "judges",
+        "judge-agreement",
         JUDGES,
         "--cluster",
         "none",
@@ -144,7 +144,13 @@ fn by_question_every_figure_has_its_interval_and_small_samples_say_so() {
     }
 
     let pair = ["--a", "judge-b", "--b", "human:ann", "--disagreements", "0"];
-    let text = repoprobe(&[&["judges", JUDGES, "--cluster", "question"][..], &pair[..]].concat());
+    let text = repoprobe(
+        &[
+            &["judge-agreement", JUDGES, "--cluster", "question"][..],
+            &pair[..],
+        ]
+        .concat(),
+    );
     assert_eq!(text.code, 0, "{}", text.stderr);
     let p = &json_of(&repoprobe(&[&args[..], &pair[..]].concat()))["pairs"][0];
     assert!(!p["too_small"].as_bool().unwrap(), "{p}");
@@ -166,7 +172,7 @@ fn by_question_every_figure_has_its_interval_and_small_samples_say_so() {
         text.stdout
     );
     // The default: one repository, no interval, and the table says why.
-    let one = repoprobe(&[&["judges", JUDGES][..], &pair[..]].concat());
+    let one = repoprobe(&[&["judge-agreement", JUDGES][..], &pair[..]].concat());
     assert!(!one.stdout.contains('–'), "{}", one.stdout);
     assert!(one.stdout.contains("no interval"), "{}", one.stdout);
 
@@ -191,7 +197,14 @@ fn by_question_every_figure_has_its_interval_and_small_samples_say_so() {
     let d = dir.path().to_str().unwrap();
     let small = json_of(&repoprobe(
         &[
-            &["judges", d, "--cluster", "question", "--format", "json"][..],
+            &[
+                "judge-agreement",
+                d,
+                "--cluster",
+                "question",
+                "--format",
+                "json",
+            ][..],
             &pair[..],
         ]
         .concat(),
@@ -203,7 +216,13 @@ fn by_question_every_figure_has_its_interval_and_small_samples_say_so() {
         p["kappa_ci95"].is_array(),
         "the JSON keeps the intervals: {p}"
     );
-    let text = repoprobe(&[&["judges", d, "--cluster", "question"][..], &pair[..]].concat());
+    let text = repoprobe(
+        &[
+            &["judge-agreement", d, "--cluster", "question"][..],
+            &pair[..],
+        ]
+        .concat(),
+    );
     assert_eq!(text.code, 0, "{}", text.stderr);
     assert!(
         text.stdout.contains("the sample is too small to say"),
@@ -220,7 +239,7 @@ fn by_question_every_figure_has_its_interval_and_small_samples_say_so() {
 #[test]
 fn one_named_side_pairs_it_with_every_other_judge_and_an_unknown_name_says_who_is_there() {
     let v = json_of(&repoprobe(&[
-        "judges",
+        "judge-agreement",
         JUDGES,
         "--b",
         "human:ann",
@@ -239,7 +258,7 @@ fn one_named_side_pairs_it_with_every_other_judge_and_an_unknown_name_says_who_i
     assert!(v["pairs"][0]["bias_ci95"].is_null());
     assert!(v["pairs"][0]["kappa_ci95"].is_null());
 
-    let r = repoprobe(&["judges", JUDGES, "--a", "gpt-nobody"]);
+    let r = repoprobe(&["judge-agreement", JUDGES, "--a", "gpt-nobody"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
         r.stderr.contains("\"gpt-nobody\"") && r.stderr.contains("\"human:ann\""),
@@ -251,7 +270,7 @@ fn one_named_side_pairs_it_with_every_other_judge_and_an_unknown_name_says_who_i
 #[test]
 fn csv_and_terminal_say_the_same_as_json() {
     let v = json_of(&repoprobe(&[
-        "judges",
+        "judge-agreement",
         JUDGES,
         "--a",
         "judge-b",
@@ -261,7 +280,7 @@ fn csv_and_terminal_say_the_same_as_json() {
         "json",
     ]));
     let csv = repoprobe(&[
-        "judges",
+        "judge-agreement",
         JUDGES,
         "--a",
         "judge-b",
@@ -282,7 +301,14 @@ fn csv_and_terminal_say_the_same_as_json() {
         cells[5].parse::<f64>().unwrap(),
         v["pairs"][0]["kappa"].as_f64().unwrap()
     );
-    let text = repoprobe(&["judges", JUDGES, "--a", "judge-b", "--b", "human:ann"]);
+    let text = repoprobe(&[
+        "judge-agreement",
+        JUDGES,
+        "--a",
+        "judge-b",
+        "--b",
+        "human:ann",
+    ]);
     assert_eq!(text.code, 0, "{}", text.stderr);
     let kappa = format!("{:.3}", v["pairs"][0]["kappa"].as_f64().unwrap());
     assert!(text.stdout.contains(&kappa), "{kappa} in\n{}", text.stdout);
@@ -318,7 +344,7 @@ fn hostile_names_and_rationales_reach_the_terminal_as_text() {
         .join("\n");
     std::fs::write(dir.path().join("b.jsonl"), &bench).unwrap();
     std::fs::write(dir.path().join("j.jsonl"), lines).unwrap();
-    let r = repoprobe(&["judges", dir.path().to_str().unwrap()]);
+    let r = repoprobe(&["judge-agreement", dir.path().to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(!r.stdout.contains('\u{1b}'), "{}", r.stdout);
     assert!(r.stdout.contains("\\u{1b}[2Jevil"), "{}", r.stdout);
@@ -334,7 +360,11 @@ fn a_panel_is_one_more_judge_and_says_how_each_member_agrees_with_it() {
         "--bootstrap",
         "0",
         "--panel",
-        "judge-a,judge-b,judge-c",
+        "judge-a",
+        "--panel",
+        "judge-b",
+        "--panel",
+        "judge-c",
         "--panel-rule",
         "majority",
     ]));
@@ -361,10 +391,10 @@ fn a_panel_is_one_more_judge_and_says_how_each_member_agrees_with_it() {
     let one = repoprobe(&["score", JUDGES, "--panel", "judge-a"]);
     assert_eq!(one.code, 2, "{}", one.stderr);
     assert!(one.stderr.contains("at least two judges"), "{}", one.stderr);
-    let unknown = repoprobe(&["score", JUDGES, "--panel", "judge-a,judge-z"]);
+    let unknown = repoprobe(&["score", JUDGES, "--panel", "judge-a", "--panel", "judge-z"]);
     assert_eq!(unknown.code, 2, "{}", unknown.stderr);
     assert!(unknown.stderr.contains("\"judge-z\""), "{}", unknown.stderr);
-    let text = repoprobe(&["score", JUDGES, "--panel", "judge-a,judge-b"]);
+    let text = repoprobe(&["score", JUDGES, "--panel", "judge-a", "--panel", "judge-b"]);
     assert_eq!(text.code, 0, "{}", text.stderr);
     assert!(
         text.stdout.contains("Panel panel-median(judge-a, judge-b)"),
@@ -385,7 +415,11 @@ fn a_panels_agreement_leaves_out_the_questions_dropped() {
             "--bootstrap",
             "0",
             "--panel",
-            "judge-a,judge-b,judge-c",
+            "judge-a",
+            "--panel",
+            "judge-b",
+            "--panel",
+            "judge-c",
         ];
         args.extend(extra);
         let v = json_of(&repoprobe(&args));

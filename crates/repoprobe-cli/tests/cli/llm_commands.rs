@@ -1,8 +1,9 @@
-//! End-to-end tests of `repoprobe judge-scalar`, `classify-failures` and `make-checklist`: the
-//! real binary against the loopback server of `common/mod.rs` (the one `judge.rs` uses), which
-//! checks each command's prompt and schema and injects faults. For each command: a normal run
-//! whose output `repoprobe validate` accepts with the benchmark, a reply that breaks the rules is
-//! re-asked and then accepted, a rerun skips the keys done, and the key is in no output.
+//! End-to-end tests of `repoprobe judge-scalar`, `classify-failures` and `curate
+//! make-checklist`: the real binary against the loopback server of `common/mod.rs` (the one
+//! `judge.rs` uses), which checks each command's prompt and schema and injects faults. For each
+//! command: a normal run whose output `repoprobe validate` accepts with the benchmark, a reply
+//! that breaks the rules is re-asked and then accepted, a rerun skips the keys done, and the key
+//! is in no output.
 
 use crate::common;
 
@@ -14,9 +15,7 @@ use std::process::Command;
 
 fn scalar_cmd(api: &FakeApi, dir: &Path, out: &Path, extra: &[&str]) -> Command {
     let mut c = live_cmd(api, "judge-scalar", out);
-    c.args(["--benchmark", BENCHMARK, "--answers"])
-        .arg(write_answers(dir))
-        .args(extra);
+    c.arg(BENCHMARK).arg(write_answers(dir)).args(extra);
     c
 }
 
@@ -158,9 +157,8 @@ fn write_judgments(dir: &Path) -> PathBuf {
 
 fn classify_cmd(api: &FakeApi, dir: &Path, out: &Path, extra: &[&str]) -> Command {
     let mut c = live_cmd(api, "classify-failures", out);
-    c.args(["--benchmark", BENCHMARK, "--answers"])
+    c.arg(BENCHMARK)
         .arg(write_answers(dir))
-        .arg("--judgments")
         .arg(write_judgments(dir))
         .args(extra);
     c
@@ -307,8 +305,8 @@ fn write_sources(dir: &Path) -> PathBuf {
 }
 
 fn checklist_cmd(api: &FakeApi, dir: &Path, out: &Path, extra: &[&str]) -> Command {
-    let mut c = live_cmd(api, "make-checklist", out);
-    c.arg("--questions").arg(write_sources(dir)).args(extra);
+    let mut c = live_cmd(api, "curate make-checklist", out);
+    c.arg(write_sources(dir)).args(extra);
     c
 }
 

@@ -90,9 +90,7 @@ fn answer_judge_and_bundle_keep_what_the_agent_edited_for_the_site() {
     let judgments = c.dir.path().join("judgments.jsonl");
     let r = run_checked(
         live_cmd(&judge, "judge", &judgments)
-            .arg("--benchmark")
             .arg(&c.bench)
-            .arg("--answers")
             .arg(&c.out),
     );
     assert_eq!(r.code, 0, "{}", r.stderr);

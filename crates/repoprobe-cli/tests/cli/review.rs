@@ -171,7 +171,6 @@ fn finalize_keeps_what_the_review_accepted_and_writes_the_release_manifest() {
             .iter()
             .map(|n| file(&format!("{n}.jsonl")))
             .collect();
-        args.push("--reviews");
         args.extend(reviews.iter().map(String::as_str));
         args.extend(["--out", out.to_str().unwrap()]);
         args.extend(extra);

@@ -26,7 +26,7 @@ fn judge(server: &FakeServer, dir: &Path, extra: &[&str]) -> (Ran, Vec<Value>, V
     let answers = one_answer(dir);
     let r = ran(Command::new(BIN)
         .env_clear()
-        .args(["judge", "--benchmark", BENCHMARK, "--answers"])
+        .args(["judge", BENCHMARK])
         .arg(&answers)
         .arg("--out")
         .arg(&out)
@@ -38,8 +38,8 @@ fn judge(server: &FakeServer, dir: &Path, extra: &[&str]) -> (Ran, Vec<Value>, V
             "1",
             "--max-http-retries",
             "2",
-            "--backoff-ms",
-            "1",
+            "--backoff-s",
+            "0.001",
         ])
         .args(extra)
         .output()

@@ -25,7 +25,7 @@ fn bundle_of_the_golden_fixture_exits_1_and_writes_a_bundle_that_validates_and_s
     assert_eq!(counts["scalar_judgments"], 2);
 
     let score = |input: &str| {
-        let r = run(&["score", input, "--format", "json", "--seed", "4"]);
+        let r = run(&["score", input, "--format", "json", "--bootstrap-seed", "4"]);
         r.expect_code(0);
         r.json()
     };

@@ -221,7 +221,7 @@ fn score_json_is_byte_identical_across_two_runs_with_the_same_seed() {
         "json",
         "--bootstrap",
         "300",
-        "--seed",
+        "--bootstrap-seed",
         "7",
     ];
     let first = run(&args);
@@ -249,7 +249,7 @@ fn a_different_bootstrap_seed_changes_some_confidence_interval() {
             "question",
             "--bootstrap",
             "300",
-            "--seed",
+            "--bootstrap-seed",
             seed,
         ]);
         r.expect_code(0);
@@ -278,7 +278,14 @@ fn score_does_not_depend_on_the_order_of_the_input_files() {
         let paths: Vec<String> = files.iter().map(|f| golden_file(f)).collect();
         let mut a: Vec<&str> = vec!["score"];
         a.extend(paths.iter().map(String::as_str));
-        a.extend(["--format", "json", "--bootstrap", "300", "--seed", "3"]);
+        a.extend([
+            "--format",
+            "json",
+            "--bootstrap",
+            "300",
+            "--bootstrap-seed",
+            "3",
+        ]);
         let r = run(&a);
         r.expect_code(0);
         r

@@ -78,7 +78,8 @@ fn synth_with_the_same_seed_writes_identical_bytes() {
 
 /// Questions in groups sharing a repository, more judges, a synthetic person's grades and more
 /// attempts: a valid bundle whose repositories are `score --cluster repo`'s clusters and whose
-/// judges `repoprobe judges` compares; the repository effect makes the clustered SE wider.
+/// judges `repoprobe judge-agreement` compares; the repository effect makes the clustered SE
+/// wider.
 #[test]
 fn synth_groups_questions_by_repository_and_adds_judges_and_a_persons_grades() {
     let dir = tempfile::tempdir().unwrap();
@@ -119,7 +120,7 @@ fn synth_groups_questions_by_repository_and_adds_judges_and_a_persons_grades() {
     v.expect_code(0);
     assert_eq!(v.json()["counts"]["answers"], 4 * 72 * 3);
 
-    let j = run(&["judges", path_str(&out), "--format", "json"]);
+    let j = run(&["judge-agreement", path_str(&out), "--format", "json"]);
     j.expect_code(0);
     let judges: Vec<String> = j.json()["judges"]
         .as_array()

@@ -90,11 +90,10 @@ pub fn answer(
     }
     let r = c
         .arg("answer")
-        .arg("--benchmark")
         .arg(&bench)
         .arg("--out")
         .arg(&out)
-        .arg("--repos")
+        .arg("--clone-cache")
         .arg(dir.path().join("cache"))
         .arg("--repo-map")
         .arg(format!("acme/delorean={}", origin.display()))

@@ -630,14 +630,13 @@ pub fn expected_keys(runs: u32) -> HashSet<(String, String, u64, u64)> {
 
 pub fn judge_cmd(api: &FakeApi, dir: &Path, out: &Path, extra: &[&str]) -> Command {
     let mut c = live_cmd(api, "judge", out);
-    c.args(["--benchmark", BENCHMARK, "--answers"])
-        .arg(write_answers(dir))
-        .args(extra);
+    c.arg(BENCHMARK).arg(write_answers(dir)).args(extra);
     c
 }
 
 /// `repoprobe <command> --out OUT --provider ... --model JUDGE --base-url <api>` with the key in
-/// the environment and short backoffs; the caller adds the command's inputs.
+/// the environment and short backoffs; the caller adds the command's inputs. `command` may be
+/// a subcommand's path (`"curate make-checklist"`).
 pub fn live_cmd(api: &FakeApi, command: &str, out: &Path) -> Command {
     let provider = match api.with(|s| s.api) {
         Api::Openai => "openai",
@@ -645,12 +644,12 @@ pub fn live_cmd(api: &FakeApi, command: &str, out: &Path) -> Command {
     };
     let mut c = Command::new(BIN);
     c.env_clear()
-        .arg(command)
+        .args(command.split(' '))
         .arg("--out")
         .arg(out)
         .args(["--provider", provider, "--model", JUDGE, "--base-url"])
         .arg(api.base_url())
-        .args(["--backoff-ms", "20", "--timeout-s", "20"]);
+        .args(["--backoff-s", "0.02", "--timeout-s", "20"]);
     c.env(
         match api.with(|s| s.api) {
             Api::Openai => "OPENAI_API_KEY",

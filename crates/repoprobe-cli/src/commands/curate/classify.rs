@@ -82,7 +82,7 @@ struct ClassifiedRecord<'a> {
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
     if a.input == a.live.run.out {
-        bail!("--in and --out are the same file");
+        bail!("the input FILE and --out are the same file");
     }
     let settings = if a.live.estimate {
         None

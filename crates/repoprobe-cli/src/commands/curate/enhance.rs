@@ -209,7 +209,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
 /// The flags no run can go with.
 fn check_flags(a: &Args) -> anyhow::Result<()> {
     if a.input == a.live.run.out {
-        bail!("--in and --out are the same file");
+        bail!("the input FILE and --out are the same file");
     }
     if !(a.fetch_timeout_s.is_finite() && a.fetch_timeout_s > 0.0) {
         bail!("--fetch-timeout-s must be a positive number of seconds");

@@ -23,7 +23,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> anyhow::Result<Exit> {
     if a.input == a.out {
-        bail!("--in and --out are the same file");
+        bail!("the input FILE and --out are the same file");
     }
     let (threads, bad) = read_records::<Thread>(&a.input, "thread")?;
     let (mut out, mut excluded) = open_journals(

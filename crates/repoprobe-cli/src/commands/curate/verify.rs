@@ -131,7 +131,7 @@ impl AgentCommand for Args {
 
     fn check(&self) -> anyhow::Result<()> {
         if self.input == self.run.out {
-            bail!("--in and --out are the same file");
+            bail!("the input FILE and --out are the same file");
         }
         Ok(())
     }

@@ -96,7 +96,7 @@ pub struct Category {
     /// Whether threads of this category can have an accepted answer (`isAnswerable`).
     pub answerable: bool,
     /// Answered threads (`discussions(categoryId:, answered: true) { totalCount }`); counted
-    /// only for the categories named by `--categories` that are answerable.
+    /// only for the categories named by `--category` that are answerable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered: Option<u64>,
     /// Harvested: named, answerable and with at least `--min-answered` answered threads.

@@ -31,7 +31,7 @@ pub struct Args {
     pub(crate) inputs: AnswerInputs,
     /// Present each answer's checklist items in an order drawn from SEED and the answer's key
     /// (recorded as `item_order` on each judgment, whose items stay in checklist order). The
-    /// judge is then named `MODEL@shuffled-SEED`, so that `repoprobe judges` compares it with
+    /// judge is then named `MODEL@shuffled-SEED`, so that `repoprobe judge-agreement` compares it with
     /// the same model's unshuffled run: the items' order bias.
     #[arg(long, value_name = "SEED")]
     shuffle_items: Option<u64>,

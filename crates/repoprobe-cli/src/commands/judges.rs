@@ -1,4 +1,4 @@
-//! `repoprobe judges FILE...`: how far judges agree on the checklist items they both scored —
+//! `repoprobe judge-agreement FILE...`: how far judges agree on the checklist items they both scored —
 //! a model against people (`human:NAME`), against another model, or against itself with the
 //! items shuffled (docs/metrics.md#agreement-between-judges). Every figure is the core's.
 

@@ -114,7 +114,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         let done = a.live.done_keys(QuestionKey::of)?;
         let s = sources(&a.questions, records, |k| done.contains(k))?;
         a.live
-            .print_estimate("make-checklist", &s.jobs, s.already_done)?;
+            .print_estimate("curate make-checklist", &s.jobs, s.already_done)?;
         return Ok(Exit::Ok);
     };
     let mut live = a.live.start(
@@ -133,7 +133,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         })
     })?;
     Ok(live.finish(
-        "make-checklist",
+        "curate make-checklist",
         "made",
         s.already_done,
         &[],

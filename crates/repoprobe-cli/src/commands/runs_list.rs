@@ -1,4 +1,4 @@
-//! `repoprobe runs FILE...`: one row per run (question × model × attempt) — verdict, score,
+//! `repoprobe list-runs FILE...`: one row per run (question × model × attempt) — verdict, score,
 //! evidence read and missed, files read, turns, tool calls, edit attempts, tokens, cost,
 //! duration — filtered and ordered by the core's `metrics::runs` (the site's Runs view applies
 //! the same filter, so `--count` equals the number of rows it shows).

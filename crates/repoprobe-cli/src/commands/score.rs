@@ -104,7 +104,7 @@ impl From<PanelRuleFlag> for PanelRule {
     }
 }
 
-/// `--cluster`, of `score` and `judges` alike.
+/// `--cluster`, of `score` and `judge-agreement` alike.
 #[derive(Debug, Default, Clone, Copy, clap::ValueEnum)]
 pub(crate) enum ClusterFlag {
     #[default]

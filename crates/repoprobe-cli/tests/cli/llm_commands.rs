@@ -329,7 +329,11 @@ fn make_checklist_writes_valid_questions_reasking_rule_breaking_replies() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     api.assert_no_violations();
     assert!(api.with(|s| s.reasks) >= 1);
-    assert!(r.stderr.contains("make-checklist: 3 made"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("curate make-checklist: 3 made"),
+        "{}",
+        r.stderr
+    );
     assert!(r.stderr.contains("(1 HTTP, 1 re-asks)"), "{}", r.stderr);
     assert_eq!(ids(&out), ["q1", "q2", "q3"]);
     let golden: Vec<Value> = lines_of(Path::new(BENCHMARK))

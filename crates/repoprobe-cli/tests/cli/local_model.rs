@@ -159,8 +159,15 @@ impl LocalModel {
             ])
             .arg(self.base_url())
             .args(["--timeout-s", TIMEOUT_S, "--max-tokens", MAX_TOKENS])
-            .args(["--temperature", "0", "--seed", "1", "--concurrency", "1"])
-            .args(["--max-http-retries", "1", "--backoff-ms", "100"])
+            .args([
+                "--temperature",
+                "0",
+                "--sampling-seed",
+                "1",
+                "--concurrency",
+                "1",
+            ])
+            .args(["--max-http-retries", "1", "--backoff-s", "0.1"])
             .args(args);
         watched(c, command)
     }
@@ -307,9 +314,7 @@ fn judge_in(mode: &str) -> (Ran, Vec<Value>, Vec<Value>) {
         "judge",
         &out,
         &[
-            "--benchmark",
             BENCHMARK,
-            "--answers",
             answers.to_str().unwrap(),
             "--structured",
             mode,
@@ -356,14 +361,7 @@ fn judge_scalar_against_llama_server_scores_on_the_scale() {
     let r = server.run(
         "judge-scalar",
         &out,
-        &[
-            "--benchmark",
-            BENCHMARK,
-            "--answers",
-            answers.to_str().unwrap(),
-            "--scale",
-            "10",
-        ],
+        &[BENCHMARK, answers.to_str().unwrap(), "--scale", "10"],
     );
     let (written, _) = accounted(&r, &out, 2, &[&answers]);
     assert!(!written.is_empty(), "no scalar judgment:\n{}", r.stderr);
@@ -420,11 +418,8 @@ fn classify_failures_against_llama_server_labels_or_fails_each_failure() {
         "classify-failures",
         &out,
         &[
-            "--benchmark",
             BENCHMARK,
-            "--answers",
             answers.to_str().unwrap(),
-            "--judgments",
             judgments.to_str().unwrap(),
         ],
     );
@@ -448,11 +443,7 @@ fn make_checklist_against_llama_server_writes_valid_checklists_or_failures() {
     q.as_object_mut().unwrap().remove("checklist");
     let sources = dir.path().join("sources.jsonl");
     std::fs::write(&sources, format!("{q}\n")).unwrap();
-    let r = server.run(
-        "make-checklist",
-        &out,
-        &["--questions", sources.to_str().unwrap()],
-    );
+    let r = server.run("curate make-checklist", &out, &[sources.to_str().unwrap()]);
     let (written, failed) = (lines(&out), lines(&out.with_extension("failures.ndjson")));
     assert!(r.code == 0 || r.code == 1, "exit {}: {}", r.code, r.stderr);
     assert_eq!(written.len() + failed.len(), 1, "{}", r.stderr);
@@ -524,11 +515,10 @@ fn the_builtin_agent_against_llama_server_makes_real_tool_calls_into_a_valid_tra
         "answer",
         &out,
         &[
-            "--benchmark",
             bench.to_str().unwrap(),
             "--agent",
             "builtin",
-            "--repos",
+            "--clone-cache",
             cache.to_str().unwrap(),
             "--repo-map",
             &map,
@@ -571,8 +561,9 @@ fn a_plan_with_a_local_model_answering_and_judging_runs_to_its_tables_at_no_cost
     let dir = tempfile::tempdir().unwrap();
     let (repo, commit) = widget(dir.path());
     let bench = widget_benchmark(dir.path(), &commit);
-    let settings =
-        format!(r#"["--timeout-s", "{TIMEOUT_S}", "--seed", "1", "--max-http-retries", "1"]"#);
+    let settings = format!(
+        r#"["--timeout-s", "{TIMEOUT_S}", "--sampling-seed", "1", "--max-http-retries", "1"]"#
+    );
     let plan = dir.path().join("plan.toml");
     std::fs::write(
         &plan,
@@ -590,7 +581,7 @@ base_url = "{url}"
 local = true
 max_turns = 4
 concurrency = 1
-args = ["--max-tokens", "{MAX_TOKENS}", "--temperature", "0", "--timeout-s", "{TIMEOUT_S}", "--seed", "1", "--max-http-retries", "1"]
+args = ["--max-tokens", "{MAX_TOKENS}", "--temperature", "0", "--timeout-s", "{TIMEOUT_S}", "--sampling-seed", "1", "--max-http-retries", "1"]
 
 [judge]
 provider = "openai"
@@ -676,9 +667,7 @@ fn a_prompt_over_a_local_servers_context_fails_before_sending_with_the_numbers()
         "judge",
         &out,
         &[
-            "--benchmark",
             BENCHMARK,
-            "--answers",
             answers.to_str().unwrap(),
             "--structured",
             "schema",
@@ -781,9 +770,8 @@ fn the_curate_stages_against_llama_server_end_in_records_or_failures() {
         ],
     );
     let curate = |stage: &str, input: &str, out: &str, extra: &[&str]| {
-        let mut args = vec!["--in"];
         let input = d(input);
-        args.push(input.to_str().unwrap());
+        let mut args = vec![input.to_str().unwrap()];
         args.extend(extra);
         let out = d(out);
         let r = server.run(&format!("curate {stage}"), &out, &args);
@@ -858,7 +846,7 @@ fn the_curate_stages_against_llama_server_end_in_records_or_failures() {
         "checklisted.jsonl",
         "candidates.jsonl",
         &[
-            "--repos",
+            "--clone-cache",
             cache.to_str().unwrap(),
             "--repo-map",
             &map,

@@ -14,21 +14,7 @@
 //! placeholder, not a subcommand, and the line is not checked.
 
 use clap::Command;
-use std::path::{Path, PathBuf};
-
-/// The pages checked: README.md and every docs/*.md.
-fn pages() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut pages = vec![root.join("README.md")];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    docs.sort();
-    pages.extend(docs);
-    pages
-}
+use std::path::Path;
 
 /// The page's name as a failure says it: `docs/cli.md`.
 fn shown(page: &Path) -> String {
@@ -408,7 +394,7 @@ fn problems_in_docs() -> (usize, Vec<String>) {
     let tree = tree();
     let mut checked = 0;
     let mut problems = Vec::new();
-    for page in pages() {
+    for page in crate::common::doc_pages() {
         let text = std::fs::read_to_string(&page).unwrap();
         let name = shown(&page);
         for code in code_of(&text) {

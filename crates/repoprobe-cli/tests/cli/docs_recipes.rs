@@ -96,16 +96,8 @@ fn recipes_of(page: &str, text: &str) -> Result<Vec<Recipe>, String> {
 
 /// Every marked recipe of README.md and docs/*.md.
 fn recipes() -> Vec<Recipe> {
-    let mut pages = vec![root().join("README.md")];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    docs.sort();
-    pages.extend(docs);
     let mut all = Vec::new();
-    for p in pages {
+    for p in doc_pages() {
         let name = p
             .strip_prefix(root())
             .unwrap()

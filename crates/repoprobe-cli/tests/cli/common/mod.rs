@@ -165,6 +165,21 @@ impl FakeApi {
     }
 }
 
+/// The pages a user reads, in order: README.md, then docs/*.md by name (the docs tests read
+/// every one).
+pub fn doc_pages() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    std::iter::once(root.join("README.md"))
+        .chain(docs)
+        .collect()
+}
+
 /// Answers one request: the batch APIs' routes, else a model call checked by [`respond`].
 pub fn serve(req: &Request, state: &Mutex<State>) -> Response {
     let header = |name: &str| req.header(name).map(str::to_string);

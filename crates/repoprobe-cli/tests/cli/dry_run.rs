@@ -314,7 +314,7 @@ fn cases(f: &Fixture, base: &str) -> Vec<Case> {
         ),
         live(
             "make-checklist",
-            "make-checklist --estimate (nothing sent): ",
+            "curate make-checklist --estimate (nothing sent): ",
             &["curate", "make-checklist", &bench],
             "questions.jsonl",
             "writer-model",

@@ -80,6 +80,10 @@ impl LocalModel {
             // (measured 2026-12-04, llama.cpp 0c1e570 of llama-cpp-python 0.3.36). `--temp 0`:
             // a request that names no temperature (the docs' open-weight recipe's agent, run as
             // written by `docs_recipes.rs`) is sampled greedily, so its run is the same each time.
+            // One thread: llama.cpp's threads wait for each other at every step, so beside one
+            // busy core (the other tests, a build) two of them ran a test 13× slower (8 s →
+            // 107 s; 80 s with `--poll 0`, measured 2026-12-07); one has no one to wait for.
+            .args(["--threads", "1", "--threads-batch", "1"])
             .args([
                 "-c",
                 &context.to_string(),
@@ -158,15 +162,20 @@ impl LocalModel {
                 "--base-url",
             ])
             .arg(self.base_url())
-            .args(["--timeout-s", TIMEOUT_S, "--max-tokens", MAX_TOKENS])
-            .args([
-                "--temperature",
-                "0",
-                "--sampling-seed",
-                "1",
-                "--concurrency",
-                "1",
-            ])
+            .args(["--timeout-s", TIMEOUT_S])
+            // A test may need longer replies (the scalar judge's five rationales).
+            .args(if args.contains(&"--max-tokens") {
+                &[][..]
+            } else {
+                &["--max-tokens", MAX_TOKENS][..]
+            })
+            // A test may sample otherwise (the scalar judge, whose greedy rationales loop).
+            .args(if args.contains(&"--temperature") {
+                &[][..]
+            } else {
+                &["--temperature", "0"][..]
+            })
+            .args(["--sampling-seed", "1", "--concurrency", "1"])
             .args(["--max-http-retries", "1", "--backoff-s", "0.1"])
             .args(args);
         watched(c, command)
@@ -361,7 +370,14 @@ fn judge_scalar_against_llama_server_scores_on_the_scale() {
     let r = server.run(
         "judge-scalar",
         &out,
-        &[BENCHMARK, answers.to_str().unwrap(), "--scale", "10"],
+        &[
+            BENCHMARK,
+            answers.to_str().unwrap(),
+            "--scale",
+            "10",
+            "--temperature",
+            "0.7",
+        ],
     );
     let (written, _) = accounted(&r, &out, 2, &[&answers]);
     assert!(!written.is_empty(), "no scalar judgment:\n{}", r.stderr);

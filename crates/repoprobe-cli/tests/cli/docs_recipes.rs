@@ -300,7 +300,7 @@ fn the_open_weight_recipe_runs_as_written_against_llama_server() {
     ] {
         assert!(r.script.contains(line), "the recipe has no `{line}…`");
     }
-    let Some(server) = LocalModel::start() else {
+    let Some(server) = LocalModel::start_on_two_threads() else {
         return;
     };
     env.push(("BASE_URL", server.base_url()));

@@ -1,13 +1,10 @@
-//! The 95 % bootstrap confidence interval of a model's Overall and the paired comparison of two
-//! models (beyond the paper), under `ci = bootstrap`. Whole clusters (repositories, or
-//! questions) are resampled with replacement; the resamples are drawn
-//! once from the seed and shared by every model (common random numbers), so a model's interval
-//! depends only on the seed, the benchmark and its own judgments, never on which other models
-//! are loaded, and comparisons are paired.
+//! The 95 % bootstrap confidence interval of a model's Overall (beyond the paper), under
+//! `ci = bootstrap`. Whole clusters (repositories, or questions) are resampled with
+//! replacement; the resamples are drawn once from the seed and shared by every model (common
+//! random numbers), so a model's interval depends only on the seed, the benchmark and its own
+//! judgments, never on which other models are loaded, and comparisons (`paired.rs`) are paired.
 
-use super::cluster::Clusters;
-use super::grid::{Grid, MissingPolicy, Tally};
-use super::score_report::Paired;
+use super::grid::{MissingPolicy, Tally};
 use super::stats;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -86,71 +83,6 @@ pub(crate) fn interval(values: &mut [f64]) -> Option<[f64; 2]> {
         stats::quantile_sorted(values, 0.025)?,
         stats::quantile_sorted(values, 0.975)?,
     ])
-}
-
-/// Mean over the questions of `qs` of the per-question difference A − B in percentage points;
-/// questions where either side has no defined mean are skipped (only possible under `exclude`).
-fn mean_diff<'a>(
-    qs: impl Iterator<Item = &'a u32>,
-    a: &[Option<f64>],
-    b: &[Option<f64>],
-) -> Option<f64> {
-    let (mut sum, mut n) = (0.0, 0u64);
-    for &q in qs {
-        if let (Some(x), Some(y)) = (a[q as usize], b[q as usize]) {
-            sum += x - y;
-            n += 1;
-        }
-    }
-    (n > 0).then(|| sum / n as f64)
-}
-
-/// Paired comparison of two models of the same judge over the same questions, questions
-/// grouped by `clusters`: the clustered SE and its interval, or with `resamples` (drawn over
-/// the clusters) the bootstrap's.
-pub fn paired(
-    a: &Grid<'_>,
-    b: &Grid<'_>,
-    nq: usize,
-    clusters: &Clusters,
-    p: MissingPolicy,
-    resamples: Option<&Resamples>,
-) -> Paired {
-    let ma = a.per_question_means(nq, p);
-    let mb = b.per_question_means(nq, p);
-    let f = super::uncertainty::paired(&ma, &mb, clusters);
-    let (ci95, a_better_pct) = match resamples {
-        // The bootstrap needs two clusters, as the SE does.
-        Some(r) if f.se.is_some() => {
-            let members = clusters.members();
-            let mut values: Vec<f64> = r
-                .each()
-                .filter_map(|s| {
-                    let qs = s.iter().flat_map(|&c| members[c as usize].iter());
-                    mean_diff(qs, &ma, &mb)
-                })
-                .collect();
-            let better = values.iter().filter(|&&d| d > 0.0).count();
-            let pct = (!values.is_empty()).then(|| 100.0 * better as f64 / values.len() as f64);
-            (interval(&mut values), pct)
-        }
-        Some(_) => (None, None),
-        None => (f.clt(), None),
-    };
-    Paired {
-        a: a.model.to_string(),
-        b: b.model.to_string(),
-        judge: a.judge.to_string(),
-        questions: f.questions,
-        mean_diff: f.mean_diff,
-        se: f.se,
-        ci95,
-        p_value: f.p_value(),
-        correlation: f.correlation,
-        mde80: f.mde80(),
-        clusters: f.clusters,
-        a_better_pct,
-    }
 }
 
 #[cfg(test)]

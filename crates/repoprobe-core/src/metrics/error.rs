@@ -1,5 +1,5 @@
-//! Why `score` could not honour an option (its own module: the weights report through it and
-//! `score` returns it, with no import between them and `metrics`).
+//! Why `score` could not honour an option: above every module whose error it wraps (the
+//! weights', the panel's, the created-after window's), so none of them imports it.
 
 /// Why `score` could not honour an option. Serde: the site's worker sends it to its page as it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
@@ -12,7 +12,7 @@ pub enum ScoreError {
     #[error("question {0:?} cannot be dropped: it is not in the benchmark")]
     UnknownQuestion(String),
     #[error("{0}")]
-    Weights(String),
+    Weights(super::weights::WeightsError),
     /// `created_after` is not a date, or leaves no question.
     #[error("the created-after window: {0}")]
     Window(crate::dataset::WindowError),
@@ -25,6 +25,12 @@ pub enum ScoreError {
 impl From<crate::dataset::WindowError> for ScoreError {
     fn from(e: crate::dataset::WindowError) -> ScoreError {
         ScoreError::Window(e)
+    }
+}
+
+impl From<super::weights::WeightsError> for ScoreError {
+    fn from(e: super::weights::WeightsError) -> ScoreError {
+        ScoreError::Weights(e)
     }
 }
 

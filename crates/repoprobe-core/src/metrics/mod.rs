@@ -16,6 +16,7 @@ pub mod index;
 pub mod items;
 pub mod judges;
 pub mod nominal;
+pub mod paired;
 pub mod panel;
 pub mod retrieval;
 pub mod runs;
@@ -38,11 +39,12 @@ use choice::choose_judge;
 pub(crate) use choice::in_force;
 pub use choice::{classifier_in_force, judge_in_force};
 pub use grid::MissingPolicy;
+pub use paired::Paired;
 pub use retrieval::RetrievalRow;
 use score_report::policy;
 pub use score_report::{
-    FailureModeRow, IssueOut, ModelScore, Paired, PolicyInfo, ReliabilityRow, ScoreOptions,
-    ScoreReport, Spread, Stratum, StratumCell, StratumRow,
+    FailureModeRow, IssueOut, ModelScore, PolicyInfo, ReliabilityRow, ScoreOptions, ScoreReport,
+    Spread, Stratum, StratumCell, StratumRow,
 };
 pub use weights::{BadRule, WeightRule, WeightRuleError};
 
@@ -374,7 +376,7 @@ fn paired_comparison(
             .copied()
             .ok_or_else(|| ScoreError::UnknownModel(m.to_string(), judge.to_string()))
     };
-    Ok(bootstrap::paired(
+    Ok(paired::paired(
         find(a)?,
         find(b)?,
         nq,

@@ -239,40 +239,6 @@ pub struct FailureModeRow {
     pub shares: BTreeMap<String, f64>,
 }
 
-/// The paired comparison of two models on the same questions (beyond the paper).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Paired {
-    pub a: String,
-    pub b: String,
-    pub judge: String,
-    /// Questions in the comparison (all, or under `exclude` those both models have).
-    pub questions: usize,
-    /// Mean over questions of (A's mean score − B's), in percentage points.
-    pub mean_diff: Option<f64>,
-    /// The clustered standard error of `mean_diff` (questions grouped by cluster), points.
-    #[serde(default)]
-    pub se: Option<f64>,
-    /// `mean_diff`'s 95 % interval under `policy.ci`.
-    pub ci95: Option<[f64; 2]>,
-    /// Two-sided p-value of "no difference" (normal approximation: mean_diff / se).
-    #[serde(default)]
-    pub p_value: Option<f64>,
-    /// Pearson's correlation of A's and B's per-question means: the higher, the more the
-    /// pairing removes of the questions' own difficulty.
-    #[serde(default)]
-    pub correlation: Option<f64>,
-    /// The smallest true difference detected 4 times in 5 at the 5 % level:
-    /// (1.959964 + 0.841621) · se, in points.
-    #[serde(default)]
-    pub mde80: Option<f64>,
-    /// Clusters the compared questions fall in.
-    #[serde(default)]
-    pub clusters: usize,
-    /// Share of bootstrap resamples in which A's mean is above B's, in percent (only under
-    /// `ci = bootstrap`).
-    pub a_better_pct: Option<f64>,
-}
-
 /// Everything `score` computes (docs/metrics.md#the-score-report, plus the additions beyond the paper).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScoreReport {
@@ -288,7 +254,7 @@ pub struct ScoreReport {
     /// Table 7's average column: the mean over models of each mode's share.
     pub failure_mode_average: BTreeMap<String, f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub paired: Option<Paired>,
+    pub paired: Option<super::paired::Paired>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<items::ItemRow>>,
     /// Per model, whether its runs read the questions' evidence (docs/metrics.md#retrieval);

@@ -10,7 +10,6 @@
 //! common multiple of the question's weights), so the checklist's own weights, or all of a
 //! question's weights scaled alike, give back the unweighted numbers bit for bit.
 
-use super::error::ScoreError;
 use super::index::Index;
 use crate::model::{ItemKind, Question};
 use std::fmt;
@@ -54,6 +53,26 @@ pub enum BadRule {
     TooHeavy(u32),
     #[error(": {0:?} is no item kind (@knowledge or @clarity)")]
     NoItemKind(String),
+}
+
+/// Why rules that each read well cannot be applied to this benchmark.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WeightsError {
+    #[error(
+        "the weights leave question {question:?} no knowledge item of non-zero weight; drop the question instead"
+    )]
+    NoKnowledgeLeft { question: String },
+    #[error("weight rule {rule}: there is no question {question:?} in the benchmark")]
+    NoSuchQuestion { rule: String, question: String },
+    #[error("weight rule {rule}: question {question:?} has no such item (its items: {items})")]
+    NoSuchItem {
+        rule: String,
+        question: String,
+        items: String,
+    },
+    #[error("weight rule {rule}: no question has such an item")]
+    NoItemMatches { rule: String },
 }
 
 const FORM: &str = "write QUESTION/ITEM=WEIGHT, e.g. q1/k2=0, */@clarity=2 or */@knowledge=1";
@@ -147,7 +166,7 @@ impl Resolved {
         rules: &[WeightRule],
         index: &Index<'_>,
         every_rule_used: bool,
-    ) -> Result<Resolved, ScoreError> {
+    ) -> Result<Resolved, WeightsError> {
         let mut per_question = vec![None; index.questions.len()];
         if rules.is_empty() {
             return Ok(Resolved { per_question });
@@ -172,10 +191,9 @@ impl Resolved {
                 .map(|(_, w)| w)
                 .sum();
             if knowledge == 0 {
-                return Err(ScoreError::Weights(format!(
-                    "the weights leave question {:?} no knowledge item of non-zero weight; drop the question instead",
-                    q.id
-                )));
+                return Err(WeightsError::NoKnowledgeLeft {
+                    question: q.id.clone(),
+                });
             }
             per_question[qi] = Some(weights);
         }
@@ -186,20 +204,25 @@ impl Resolved {
                 .any(|q| (0..q.checklist.len()).any(|i| rule.selects(q, i)))
         };
         if let Some(rule) = rules.iter().find(|r| every_rule_used && selects_nothing(r)) {
-            return Err(ScoreError::Weights(match &rule.question {
+            let rule_text = rule.to_string();
+            return Err(match &rule.question {
                 Some(id) if !index.by_id.contains_key(id.as_str()) => {
-                    format!("weight rule {rule}: there is no question {id:?} in the benchmark")
+                    WeightsError::NoSuchQuestion {
+                        rule: rule_text,
+                        question: id.clone(),
+                    }
                 }
                 Some(id) => {
                     let q = index.questions[index.by_id[id.as_str()] as usize];
                     let ids: Vec<&str> = q.checklist.iter().map(|c| c.id.as_str()).collect();
-                    format!(
-                        "weight rule {rule}: question {id:?} has no such item (its items: {})",
-                        ids.join(", ")
-                    )
+                    WeightsError::NoSuchItem {
+                        rule: rule_text,
+                        question: id.clone(),
+                        items: ids.join(", "),
+                    }
                 }
-                None => format!("weight rule {rule}: no question has such an item"),
-            }));
+                None => WeightsError::NoItemMatches { rule: rule_text },
+            });
         }
         Ok(Resolved { per_question })
     }

@@ -169,6 +169,10 @@ pub struct ApiArgs {
     pub tpm: Option<u64>,
 }
 
+/// Most keys worked on at once: the one cap of `--concurrency` and of a plan's `concurrency`, so
+/// a plan refuses before it runs what the command would refuse.
+pub const MAX_CONCURRENCY: u32 = 1024;
+
 /// `--provider`: the client's [`Provider`] as the command line names it (the client knows no
 /// flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -220,7 +224,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub failures: Option<PathBuf>,
     /// Keys worked on at once.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_CONCURRENCY)))]
     pub concurrency: u32,
     /// Run only shard I of N (`0/4` … `3/4`): each key belongs to one shard by a hash of its
     /// name, so machines given the same inputs split a run; `repoprobe merge` joins their

@@ -97,9 +97,6 @@ pub enum LineError {
     /// A required flag of the command that the plan does not set.
     #[error("`repoprobe {command}` needs {flag}, which the plan does not set")]
     Unset { command: String, flag: String },
-    /// A plan's value that is none of the flag's names (`agent`, `provider`).
-    #[error("invalid value '{value}' for '{flag}'")]
-    NotANamedValue { flag: &'static str, value: String },
     /// The stage of a model, refused for `problem`.
     #[error("[[model]] {name:?}: {problem}")]
     OfModel {
@@ -296,14 +293,6 @@ fn todays_spelling(name: &str, extra: &[String]) -> Vec<OsString> {
 fn prepend<T>(slot: &mut Vec<T>, mut values: Vec<T>) {
     values.append(slot);
     *slot = values;
-}
-
-/// `s` as the value of a flag taking one of `T`'s names.
-pub fn named<T: ValueEnum>(flag: &'static str, s: &str) -> Result<T, LineError> {
-    T::from_str(s, false).map_err(|_| LineError::NotANamedValue {
-        flag,
-        value: s.to_string(),
-    })
 }
 
 /// A value as it is written on the command line.

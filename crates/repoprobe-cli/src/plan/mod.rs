@@ -14,8 +14,10 @@ pub mod spent;
 pub mod stages;
 pub mod status;
 
+use crate::commands::answer::AgentKind;
+use crate::live::{MAX_CONCURRENCY, ProviderFlag};
 use repoprobe_llm::price::{Listed, Price};
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -72,6 +74,41 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Endpoint>, 
     Ok(list)
 }
 
+/// `agent = "…"` as `answer --agent` names it: the flag's enum is the one list of agents, so a
+/// plan takes exactly what the command takes.
+fn agent<'de, D: Deserializer<'de>>(d: D) -> Result<AgentKind, D::Error> {
+    flag_value(d, "agent")
+}
+
+/// `provider = "…"` as `--provider` names it.
+fn provider<'de, D: Deserializer<'de>>(d: D) -> Result<ProviderFlag, D::Error> {
+    flag_value(d, "provider")
+}
+
+fn some_provider<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ProviderFlag>, D::Error> {
+    provider(d).map(Some)
+}
+
+/// A field taking one of a flag's names; another word is refused naming the field and every
+/// name it takes (toml adds the line).
+fn flag_value<'de, D: Deserializer<'de>, T: clap::ValueEnum>(
+    d: D,
+    field: &str,
+) -> Result<T, D::Error> {
+    let word = String::deserialize(d)?;
+    T::from_str(&word, false).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .map(|p| p.get_name().to_string())
+            .collect();
+        serde::de::Error::custom(format_args!(
+            "{field} {word:?} is not one of {}",
+            names.join(", ")
+        ))
+    })
+}
+
 impl Plan {
     /// The judge in force: the first `[[judge]]` (a plan has at least one; checked).
     pub fn judge(&self) -> &Endpoint {
@@ -85,13 +122,14 @@ impl Plan {
 pub struct ModelUnderTest {
     /// As the tables name it ("GLM-5"); also the name of its files.
     pub name: String,
-    /// builtin | claude-code | codex | gemini | command.
-    pub agent: String,
+    /// builtin | claude-code | codex | gemini | command: `answer --agent`'s names.
+    #[serde(deserialize_with = "agent")]
+    pub agent: AgentKind,
     /// As the API names it.
     pub model: String,
     /// builtin only: openai | anthropic.
-    #[serde(default)]
-    pub provider: Option<String>,
+    #[serde(default, deserialize_with = "some_provider")]
+    pub provider: Option<ProviderFlag>,
     /// The API (for an agent CLI: the gateway it is sent to, through the sandbox's proxy).
     #[serde(default)]
     pub base_url: Option<String>,
@@ -133,7 +171,8 @@ pub struct ModelUnderTest {
 #[serde(deny_unknown_fields)]
 pub struct Endpoint {
     /// openai | anthropic.
-    pub provider: String,
+    #[serde(deserialize_with = "provider")]
+    pub provider: ProviderFlag,
     pub model: String,
     #[serde(default)]
     pub base_url: Option<String>,
@@ -263,17 +302,13 @@ pub enum PlanProblem {
     /// Two names written alike in file names (`output::file_name_part`).
     #[error("{at}: its file name is another model's ({file})")]
     SameFileName { at: String, file: String },
-    #[error("{at}: agent {agent:?} is not one of {}", AGENTS.join(", "))]
-    UnknownAgent { at: String, agent: String },
     #[error("{at}: provider is given for agent = \"builtin\", and only there")]
     ProviderOutsideBuiltin { at: String },
-    #[error("{at}: provider {provider:?} is not openai or anthropic")]
-    UnknownProvider { at: String, provider: String },
     #[error("{at}: command is given for agent = \"command\", and only there")]
     CommandOutsideCommand { at: String },
     #[error("{at}: attempts, concurrency and max_turns are at least 1")]
     ModelCountZero { at: String },
-    #[error("{at}: concurrency is at most 1024")]
+    #[error("{at}: concurrency is at most {MAX_CONCURRENCY}")]
     TooConcurrent { at: String },
     /// `key_env` or `key_var` is not a variable's name.
     #[error("{at}: {name}")]
@@ -359,17 +394,10 @@ impl Plan {
                     file: slug(&m.name),
                 });
             }
-            if !AGENTS.contains(&m.agent.as_str()) {
-                return Err(P::UnknownAgent {
-                    at,
-                    agent: m.agent.clone(),
-                });
-            }
-            if (m.agent == "builtin") != m.provider.is_some() {
+            if (m.agent == AgentKind::Builtin) != m.provider.is_some() {
                 return Err(P::ProviderOutsideBuiltin { at });
             }
-            check_provider(&at, m.provider.as_deref().unwrap_or("openai"))?;
-            if (m.agent == "command") != m.command.is_some() {
+            if (m.agent == AgentKind::Command) != m.command.is_some() {
                 return Err(P::CommandOutsideCommand { at });
             }
             if m.attempts == Some(0) || m.concurrency == Some(0) || m.max_turns == Some(0) {
@@ -379,7 +407,7 @@ impl Plan {
             check_key(&at, m.key_env.as_deref())?;
             check_key(&at, m.key_var.as_deref())?;
             check_price(&at, m.price)?;
-            if m.local && m.agent != "builtin" {
+            if m.local && m.agent != AgentKind::Builtin {
                 return Err(P::LocalAgentCli { at });
             }
             check_local(&at, m.local, &m.base_url, &m.key_env, m.price)?;
@@ -474,9 +502,6 @@ impl Plan {
     }
 }
 
-/// The agents `answer --agent` takes.
-pub const AGENTS: &[&str] = &["builtin", "claude-code", "codex", "gemini", "command"];
-
 /// A model's name in file names (one-to-one: `output::file_name_part`).
 pub fn slug(name: &str) -> String {
     crate::output::file_name_part(name)
@@ -515,28 +540,17 @@ fn judge_at(n: usize, of: usize) -> String {
     }
 }
 
-/// What `--provider` takes.
-fn check_provider(at: &str, provider: &str) -> Result<(), PlanProblem> {
-    if !matches!(provider, "openai" | "anthropic") {
-        return Err(PlanProblem::UnknownProvider {
-            at: at.to_string(),
-            provider: provider.to_string(),
-        });
-    }
-    Ok(())
-}
-
-/// What `--concurrency` takes: at most 1024 (at least 1 is checked with the other counts).
+/// What `--concurrency` takes: at most [`MAX_CONCURRENCY`] (at least 1 is checked with the
+/// other counts).
 fn check_concurrency(at: &str, concurrency: Option<u32>) -> Result<(), PlanProblem> {
     match concurrency {
-        Some(n) if n > 1024 => Err(PlanProblem::TooConcurrent { at: at.to_string() }),
+        Some(n) if n > MAX_CONCURRENCY => Err(PlanProblem::TooConcurrent { at: at.to_string() }),
         _ => Ok(()),
     }
 }
 
 fn check_endpoint(at: &str, e: &Endpoint, judge: bool) -> Result<(), PlanProblem> {
     use PlanProblem as P;
-    check_provider(at, &e.provider)?;
     let at_ = || at.to_string();
     if e.model.trim().is_empty() {
         return Err(P::EmptyModel { at: at_() });
@@ -644,7 +658,7 @@ mod tests {
             ]
         );
         // §5.1.1: one scaffold; §5.1.3: Sonnet 4.5 judges and is not among the models.
-        assert!(p.models.iter().all(|m| m.agent == "claude-code"));
+        assert!(p.models.iter().all(|m| m.agent == AgentKind::ClaudeCode));
         assert_eq!(p.judge().model, "claude-sonnet-4-5");
         assert!(
             p.models
@@ -752,6 +766,45 @@ local = true
                 "[judge]: my-judge"
             ]
         );
+    }
+
+    /// `agent` and `provider` are read as the flags' enums: a word neither takes is refused at
+    /// its line, naming the field and every name the flag takes; the cap of `concurrency` is
+    /// the flag's.
+    #[test]
+    fn an_agent_or_provider_the_flags_do_not_take_is_refused_at_its_line() {
+        let p = Plan::parse(LOCAL, Path::new("p.toml")).unwrap();
+        assert_eq!(p.models[0].agent, AgentKind::Builtin);
+        assert_eq!(p.models[0].provider, Some(ProviderFlag::Openai));
+        assert_eq!(p.judge().provider, ProviderFlag::Openai);
+        for (text, line, want) in [
+            (
+                LOCAL.replace("agent = \"builtin\"", "agent = \"cursor\""),
+                "agent = \"cursor\"",
+                "agent \"cursor\" is not one of builtin, claude-code, codex, gemini, command",
+            ),
+            (
+                LOCAL.replacen("provider = \"openai\"", "provider = \"mistral\"", 1),
+                "provider = \"mistral\"",
+                "provider \"mistral\" is not one of openai, anthropic",
+            ),
+        ] {
+            let e = Plan::parse(&text, Path::new("p.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("p.toml: "), "{e}");
+            assert!(e.contains(line) && e.contains(want), "{want}\n{e}");
+        }
+        let busy = LOCAL.replace(
+            "local = true\n\n[judge]",
+            "local = true\nconcurrency = 1025\n\n[judge]",
+        );
+        let e = Plan::parse(&busy, Path::new("p.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("concurrency is at most 1024"), "{e}");
+        let most = busy.replace("1025", "1024");
+        Plan::parse(&most, Path::new("p.toml")).unwrap();
     }
 
     /// `[[judge]]`: every judge judges every model's answers into its own file, the first in

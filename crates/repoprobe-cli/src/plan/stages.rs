@@ -5,9 +5,10 @@
 //! type for the same; its output sits at a fixed place under the plan's `out`, so running the
 //! plan again resumes every stage where its journal stopped.
 
-use super::line::{Invocation, Line, LineError, Live, named};
+use super::line::{Invocation, Line, LineError, Live};
 use super::{Endpoint, ModelUnderTest, Plan, PriceSpec, slug};
-use crate::commands::{answer, bundle, classify_failures, judge, judge_scalar, score};
+use crate::commands::answer::{self, AgentKind};
+use crate::commands::{bundle, classify_failures, judge, judge_scalar, score};
 use crate::live::{RunArgs, ShardArg};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -287,7 +288,7 @@ fn answers(
         |a| &mut a.repo.clone_cache,
         files.repos.clone(),
     );
-    l.value("--agent", |a| &mut a.agent, named("--agent", &m.agent)?);
+    l.value("--agent", |a| &mut a.agent, m.agent);
     l.each("--model", |a| &mut a.api.model, [m.model.clone()]);
     l.some("--name", |a| &mut a.name, Some(m.name.clone()));
     l.value("--attempts", |a| &mut a.attempts, m.attempts.unwrap_or(1));
@@ -296,13 +297,8 @@ fn answers(
         |a| &mut a.repo.repo_map,
         plan.repo_map.iter().cloned(),
     );
-    let provider = m
-        .provider
-        .as_deref()
-        .map(|p| named("--provider", p))
-        .transpose()?;
-    l.some("--provider", |a| &mut a.api.provider, provider);
-    if m.agent == "builtin" {
+    l.some("--provider", |a| &mut a.api.provider, m.provider);
+    if m.agent == AgentKind::Builtin {
         l.some("--base-url", |a| &mut a.api.base_url, m.base_url.clone());
     } else {
         l.some(
@@ -352,8 +348,11 @@ fn api_stage<A: Default + clap::Args + clap::FromArgMatches + Live>(
     invocation: fn(Box<A>) -> Invocation,
 ) -> Result<Stage, LineError> {
     l.value("--out", |a| &mut a.live().run.out, out);
-    let provider = named("--provider", &e.provider)?;
-    l.some("--provider", |a| &mut a.live().api.provider, Some(provider));
+    l.some(
+        "--provider",
+        |a| &mut a.live().api.provider,
+        Some(e.provider),
+    );
     l.each("--model", |a| &mut a.live().api.model, [e.model.clone()]);
     l.some(
         "--base-url",

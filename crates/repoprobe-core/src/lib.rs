@@ -8,6 +8,10 @@
 //! with the `parallel` feature (the CLI's, never the site's) records are parsed on threads of
 //! the loader's own while the caller feeds it.
 
+// Pure means safe too: the core is compiled into the site's wasm and parses files from anyone,
+// so memory safety rests on the compiler and the crates below, not on our own `unsafe` blocks.
+#![forbid(unsafe_code)]
+
 pub mod cited;
 pub mod cited_evidence;
 pub mod dataset;

@@ -27,7 +27,7 @@ use crate::model::*;
 use crate::text::quote;
 use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
-use split::{Batch, What};
+use split::{CutBatch, What};
 use std::marker::PhantomData;
 use visitors::{
     AnyRecord, KeepTexts, SkipTexts, Texts, TopLevel, TopVisitor, parse_typed, strip_position,
@@ -108,7 +108,7 @@ struct Segment {
 }
 
 /// Parses the units of a batch; long free texts are skipped when `options` say so.
-fn parse_batch(batch: &Batch, options: LoadOptions) -> Vec<Segment> {
+fn parse_batch(batch: &CutBatch, options: LoadOptions) -> Vec<Segment> {
     if options.skip_text && !options.keep_raw {
         parse_units::<SkipTexts>(batch, false)
     } else {
@@ -116,7 +116,7 @@ fn parse_batch(batch: &Batch, options: LoadOptions) -> Vec<Segment> {
     }
 }
 
-fn parse_units<T: Texts>(batch: &Batch, keep_raw: bool) -> Vec<Segment> {
+fn parse_units<T: Texts>(batch: &CutBatch, keep_raw: bool) -> Vec<Segment> {
     let mut segments: Vec<Segment> = Vec::new();
     for (n, unit) in batch.units.iter().enumerate() {
         if segments.last().is_none_or(|s| s.file != unit.file) {

@@ -29,16 +29,16 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Units cut from one or more files, their bytes side by side: what one parse takes, on this
 /// thread or another.
 #[derive(Debug, Default)]
-pub(super) struct Batch {
+pub(super) struct CutBatch {
     pub(super) buf: Vec<u8>,
     pub(super) units: Vec<Unit>,
 }
 
-impl Batch {
+impl CutBatch {
     /// A batch that holds `bytes` of records without growing (a record that ends past them
     /// still fits: the buffer grows for it).
     pub(super) fn with_capacity(bytes: usize) -> Self {
-        Batch {
+        CutBatch {
             // Room for the record that crosses the mark.
             buf: Vec::with_capacity(bytes + bytes / 4),
             units: Vec::new(),
@@ -63,7 +63,7 @@ impl Batch {
 pub(super) struct Unit {
     /// The file's number in load order.
     pub(super) file: usize,
-    /// Its bytes in [`Batch::buf`] (empty for issues).
+    /// Its bytes in [`CutBatch::buf`] (empty for issues).
     pub(super) range: Range<usize>,
     /// Where those bytes start in the file.
     pub(super) at: Pos,
@@ -98,7 +98,7 @@ pub(super) enum What {
 
 /// Where cut units go: the loader's current batch, handed on when full.
 pub(super) trait Output {
-    fn batch(&mut self) -> &mut Batch;
+    fn batch(&mut self) -> &mut CutBatch;
     /// Called after each unit: the only moment a batch may be handed on (no unit is half in it).
     fn unit_done(&mut self);
 }
@@ -1200,41 +1200,30 @@ fn syntax_error(bytes: &[u8], at: Pos) -> Option<(Pos, IssueKind, String)> {
 
 /// Where the scan of a string stops: its first `"`, `\\` or newline.
 ///
-/// Most strings of a results file are short (keys, ids, model names): their first 64 bytes are
-/// looked at here, 16 at a time (SSE2 is part of every x86-64), without memchr's call through a
-/// function pointer, which costs more than such a string's scan; longer texts go on with
-/// memchr's wider scan. The same answer either way.
+/// Most strings of a results file are short (keys, ids, model names): on x86-64 their first 64
+/// bytes are looked at with memchr's SSE2 searcher (SSE2 is part of every x86-64, so it is
+/// always there), which the compiler inlines here, without the generic `memchr3`'s call through
+/// a function pointer, which costs more than such a string's scan; longer texts go on with
+/// `memchr3`, which picks the widest vectors the machine has. The same answer either way.
 #[inline]
 fn string_stop(s: &[u8]) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8,
-        };
-        let mut i = 0;
-        while i < 64 && i + 16 <= s.len() {
-            // SAFETY: SSE2 is in every x86-64 target; the 16 bytes read start at `i` and end
-            // within `s` (`i + 16 <= s.len()`), and an unaligned load may start anywhere.
-            let found = unsafe {
-                let v = _mm_loadu_si128(s.as_ptr().add(i).cast::<__m128i>());
-                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-                let newline = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
-                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), newline))
-            };
-            if found != 0 {
-                return Some(i + found.trailing_zeros() as usize);
-            }
-            i += 16;
+    if let Some(short) = memchr::arch::x86_64::sse2::memchr::Three::new(b'"', b'\\', b'\n') {
+        let head = &s[..s.len().min(SHORT_STRING)];
+        if let Some(k) = short.find(head) {
+            return Some(k);
         }
-        memchr::memchr3(b'"', b'\\', b'\n', &s[i..]).map(|k| i + k)
+        if s.len() <= SHORT_STRING {
+            return None;
+        }
+        return memchr::memchr3(b'"', b'\\', b'\n', &s[SHORT_STRING..]).map(|k| SHORT_STRING + k);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        memchr::memchr3(b'"', b'\\', b'\n', s)
-    }
+    memchr::memchr3(b'"', b'\\', b'\n', s)
 }
+
+/// The bytes of a string scanned inline before the generic search takes over.
+#[cfg(target_arch = "x86_64")]
+const SHORT_STRING: usize = 64;
 
 /// Bytes that matter inside a record: strings, brackets and newlines.
 static STRUCTURAL: [bool; 256] = {
@@ -1270,8 +1259,8 @@ fn decide(head: &[u8]) -> Option<Mode> {
 
 #[cfg(test)]
 mod tests {
-    /// The 16-bytes-at-a-time scan finds what memchr finds, wherever the stop is (in the first
-    /// 64 bytes, past them, in a short tail, nowhere).
+    /// The inline scan of a string's first bytes finds what memchr3 finds, wherever the stop is
+    /// (in the first 64 bytes, past them, in a short tail, nowhere).
     #[test]
     fn string_stop_finds_what_memchr_finds() {
         for len in 0..200 {

@@ -12,7 +12,7 @@
 //! file (but for a file that is one JSON object which is not a container, kept whole to be
 //! parsed as one value).
 
-use super::split::{Batch, Output, Splitter};
+use super::split::{CutBatch, Output, Splitter};
 use super::{FileSummary, LoadOptions, Parsed, Records, Segment, parse_batch};
 use crate::Issue;
 
@@ -67,10 +67,10 @@ pub(crate) enum Finished<A> {
 
 /// The splitters' output: the batch being filled, and where full batches go.
 struct Out<A> {
-    batch: Batch,
+    batch: CutBatch,
     /// Parsed batches' buffers, emptied, to be filled again (no fresh buffer to allocate
     /// and fault in for every batch).
-    spare: Vec<Batch>,
+    spare: Vec<CutBatch>,
     options: LoadOptions,
     merge: Merge<A>,
     #[cfg(feature = "parallel")]
@@ -78,7 +78,7 @@ struct Out<A> {
 }
 
 impl<A: Assemble> Output for Out<A> {
-    fn batch(&mut self) -> &mut Batch {
+    fn batch(&mut self) -> &mut CutBatch {
         &mut self.batch
     }
 
@@ -97,7 +97,7 @@ impl<A: Assemble> Out<A> {
         let fresh = self
             .spare
             .pop()
-            .unwrap_or_else(|| Batch::with_capacity(BATCH_BYTES));
+            .unwrap_or_else(|| CutBatch::with_capacity(BATCH_BYTES));
         let batch = std::mem::replace(&mut self.batch, fresh);
         #[cfg(feature = "parallel")]
         if let Some(pool) = self.pool.as_mut() {
@@ -114,7 +114,7 @@ impl<A: Assemble> Out<A> {
     }
 
     /// Keeps a parsed batch's buffers for a next batch, unless a large record made them grow.
-    fn recycle(&mut self, batch: Option<Batch>) {
+    fn recycle(&mut self, batch: Option<CutBatch>) {
         if let Some(mut b) = batch
             && b.buf.capacity() <= 2 * BATCH_BYTES
         {
@@ -131,7 +131,7 @@ impl<A: Assemble> RecordStream<A> {
             files: Vec::new(),
             splitter: None,
             out: Out {
-                batch: Batch::with_capacity(BATCH_BYTES),
+                batch: CutBatch::with_capacity(BATCH_BYTES),
                 spare: Vec::new(),
                 options,
                 merge: Merge {
@@ -414,22 +414,22 @@ mod pool {
     use super::super::LoadOptions;
     use super::super::Segment;
     use super::super::parse_batch;
-    use super::super::split::Batch;
+    use super::super::split::CutBatch;
     use std::collections::BTreeMap;
     use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
     use std::sync::{Arc, Mutex};
     use std::thread::JoinHandle;
 
     pub(super) struct Pool {
-        jobs: Option<SyncSender<(usize, Batch)>>,
-        done: Receiver<(usize, Vec<Segment>, Batch)>,
+        jobs: Option<SyncSender<(usize, CutBatch)>>,
+        done: Receiver<(usize, Vec<Segment>, CutBatch)>,
         workers: Vec<JoinHandle<()>>,
         options: LoadOptions,
         sent: usize,
         next: usize,
         ready: BTreeMap<usize, Vec<Segment>>,
         /// Parsed batches, for their buffers to be used again.
-        spare: Vec<Batch>,
+        spare: Vec<CutBatch>,
     }
 
     impl Pool {
@@ -437,7 +437,7 @@ mod pool {
         pub(super) fn new(threads: usize, options: LoadOptions) -> Option<Pool> {
             // One batch waiting per thread keeps every thread busy (the caller's thread, which
             // cuts the batches, is the slower side); more would only hold memory.
-            let (jobs, queue) = sync_channel::<(usize, Batch)>(threads);
+            let (jobs, queue) = sync_channel::<(usize, CutBatch)>(threads);
             let queue = Arc::new(Mutex::new(queue));
             let (done_tx, done) = channel();
             let mut workers = Vec::new();
@@ -481,7 +481,7 @@ mod pool {
 
         /// Sends a batch to be parsed (waiting while the queue is full); gives back the
         /// results ready by now, in order, and a parsed batch to fill again, if any.
-        pub(super) fn send(&mut self, batch: Batch) -> (Vec<Vec<Segment>>, Option<Batch>) {
+        pub(super) fn send(&mut self, batch: CutBatch) -> (Vec<Vec<Segment>>, Option<CutBatch>) {
             let seq = self.sent;
             self.sent += 1;
             if let Some(jobs) = &self.jobs

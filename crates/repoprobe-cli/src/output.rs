@@ -8,7 +8,6 @@
 //! Also the record keys, and [`file_name_part`], their one-to-one form in file names.
 
 use anyhow::Context;
-use repoprobe_core::RecordKind;
 use repoprobe_core::model::failure::FailureHead;
 use serde::Serialize;
 use serde_json::Value;
@@ -342,55 +341,6 @@ pub fn file_name_part(s: &str) -> String {
 /// file name.
 pub const MAX_NAME_PART: usize = 72;
 
-/// The key of a judgment-like record (docs/format.md#checklist-judgment, docs/format.md#scalar-judgment): (question_id, model, attempt, judge,
-/// judge_run), `attempt` and `judge_run` 0 when absent.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub struct JudgmentKey {
-    pub question_id: String,
-    pub model: String,
-    pub attempt: u32,
-    pub judge: String,
-    pub judge_run: u32,
-}
-
-impl JudgmentKey {
-    /// The key of a record of kind `kind` (checklist or scalar judgment), as the core tells a
-    /// record's kind ([`RecordKind::of_value`]); `None` for anything else.
-    pub fn of(v: &Value, kind: RecordKind) -> Option<JudgmentKey> {
-        (RecordKind::of_value(v) == Some(kind)).then_some(())?;
-        Some(JudgmentKey {
-            question_id: text(v, "question_id")?,
-            model: text(v, "model")?,
-            attempt: count(v, "attempt")?,
-            judge: text(v, "judge")?,
-            judge_run: count(v, "judge_run")?,
-        })
-    }
-}
-
-impl std::fmt::Display for JudgmentKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} / {} / attempt {} / run {}",
-            self.question_id, self.model, self.attempt, self.judge_run
-        )
-    }
-}
-
-/// The key of an answer record (docs/format.md#answer): the core's one answer key.
-pub use repoprobe_core::AnswerKey;
-
-/// The key of an answer record, as the core tells a record's kind ([`RecordKind::of_value`]).
-pub fn answer_key(v: &Value) -> Option<AnswerKey> {
-    (RecordKind::of_value(v) == Some(RecordKind::Answer)).then_some(())?;
-    Some(AnswerKey {
-        question_id: text(v, "question_id")?,
-        model: text(v, "model")?,
-        attempt: count(v, "attempt")?,
-    })
-}
-
 /// A string field of a record.
 pub fn text(v: &Value, k: &str) -> Option<String> {
     v.get(k)?.as_str().map(str::to_string)
@@ -407,6 +357,8 @@ pub fn count(v: &Value, k: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runs::keys::JudgmentKey;
+    use repoprobe_core::RecordKind;
 
     #[test]
     fn a_journal_line_never_carries_a_secret_of_ours_and_stays_json() {
@@ -522,6 +474,8 @@ mod tests {
 #[cfg(test)]
 mod lock_tests {
     use super::*;
+    use crate::runs::keys::JudgmentKey;
+    use repoprobe_core::RecordKind;
 
     #[test]
     fn a_second_writer_is_refused_until_the_first_is_gone() {

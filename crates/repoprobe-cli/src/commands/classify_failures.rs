@@ -9,13 +9,12 @@
 
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task, load_inputs};
-use crate::output::{count, text};
+use crate::runs::keys::LabelKey;
 use crate::runs::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_core::protocol::classify::{self, Candidate, PROMPT_VERSION};
-use repoprobe_core::{Answer, FailureMode, Judgment, Question, RecordKind};
+use repoprobe_core::{Answer, FailureMode, Judgment, Question};
 use serde::Serialize;
-use serde_json::Value;
 use std::path::PathBuf;
 
 #[derive(Debug, Default, Clone, clap::Args)]
@@ -31,37 +30,6 @@ pub struct Args {
     pub(crate) judge: Option<String>,
     #[command(flatten)]
     pub(crate) live: LiveArgs,
-}
-
-/// The key of a label (docs/format.md#failure-mode-label).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-struct LabelKey {
-    question_id: String,
-    model: String,
-    attempt: u32,
-    classifier: String,
-}
-
-impl LabelKey {
-    fn of(v: &Value) -> Option<LabelKey> {
-        (RecordKind::of_value(v) == Some(RecordKind::FailureLabel)).then_some(())?;
-        Some(LabelKey {
-            question_id: text(v, "question_id")?,
-            model: text(v, "model")?,
-            attempt: count(v, "attempt")?,
-            classifier: text(v, "classifier")?,
-        })
-    }
-}
-
-impl std::fmt::Display for LabelKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} / {} / attempt {}",
-            self.question_id, self.model, self.attempt
-        )
-    }
 }
 
 /// One failed answer to classify: the candidate's records, owned (a candidate borrows the

@@ -15,7 +15,8 @@
 
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task, load_inputs};
-use crate::output::{Journal, JudgmentKey, KeyOf};
+use crate::output::{Journal, KeyOf};
+use crate::runs::keys::JudgmentKey;
 use crate::runs::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_core::protocol::judge::{ChecklistJudge, PROMPT_VERSION, item_order};

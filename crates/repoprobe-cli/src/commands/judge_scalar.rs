@@ -9,7 +9,7 @@
 
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
-use crate::output::JudgmentKey;
+use crate::runs::keys::JudgmentKey;
 use crate::runs::manifest::RunSpec;
 use repoprobe_core::RecordKind;
 use repoprobe_core::protocol::scalar::{self, PROMPT_VERSION, ScalarJudge, ScalarScores};

@@ -12,11 +12,11 @@
 use crate::exit::Exit;
 use crate::input::{NotJson, read_json_records};
 use crate::live::{LiveArgs, Provenance, Task};
-use crate::output::text;
+use crate::runs::keys::QuestionKey;
 use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
+use repoprobe_core::Question;
 use repoprobe_core::protocol::checklist_gen::{self, PROMPT_VERSION, Source};
-use repoprobe_core::{Question, RecordKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -30,25 +30,6 @@ pub struct Args {
     questions: PathBuf,
     #[command(flatten)]
     live: LiveArgs,
-}
-
-/// The key of a generated question.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-struct QuestionKey {
-    id: String,
-}
-
-impl QuestionKey {
-    fn of(v: &Value) -> Option<QuestionKey> {
-        (RecordKind::of_value(v) == Some(RecordKind::Question)).then_some(())?;
-        Some(QuestionKey { id: text(v, "id")? })
-    }
-}
-
-impl std::fmt::Display for QuestionKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.id)
-    }
 }
 
 /// One source record to give a checklist.

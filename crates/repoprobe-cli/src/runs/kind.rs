@@ -4,7 +4,8 @@
 //! whose keys are read back. A name matched as a string lets a new command write runs whose
 //! every record reads as unreadable.
 
-use crate::output::{AnswerKey, JudgmentKey, count, text};
+pub use super::keys::RecordKey;
+use super::keys::{JudgmentKey, LabelKey, PairKey, QuestionKey, RepoKey, ThreadKey, answer_fields};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::fmt::{self, Display};
@@ -75,25 +76,19 @@ impl RunKind {
     }
 
     /// The key of one of this kind's records, or of its failure records (they carry the key's
-    /// fields under the same names); `None` for a line that is neither.
+    /// fields under the same names); `None` for a line that is neither. Each kind reads the
+    /// key type its command writes ([`super::keys`]).
     pub fn key_of(self, v: &Value) -> Option<RecordKey> {
         Some(match self {
-            RunKind::Judge | RunKind::JudgeScalar => RecordKey::Judgment(JudgmentKey {
-                question_id: text(v, "question_id")?,
-                model: text(v, "model")?,
-                attempt: count(v, "attempt")?,
-                judge: text(v, "judge")?,
-                judge_run: count(v, "judge_run")?,
-            }),
-            RunKind::Answer => RecordKey::Answer(answer_key(v)?),
-            RunKind::ClassifyFailures => RecordKey::Label {
-                answer: answer_key(v)?,
-                classifier: text(v, "classifier")?,
-            },
-            RunKind::MakeChecklist | RunKind::CurateVerify => RecordKey::Question(text(v, "id")?),
-            RunKind::CurateEnhance => RecordKey::Pair(text(v, "id")?),
-            RunKind::CurateClassify => RecordKey::Thread(text(v, "key")?),
-            RunKind::CurateThemes => RecordKey::Repository(text(v, "repo")?),
+            RunKind::Judge | RunKind::JudgeScalar => RecordKey::Judgment(JudgmentKey::fields(v)?),
+            RunKind::Answer => RecordKey::Answer(answer_fields(v)?),
+            RunKind::ClassifyFailures => RecordKey::Label(LabelKey::fields(v)?),
+            RunKind::MakeChecklist | RunKind::CurateVerify => {
+                RecordKey::Question(QuestionKey::fields(v)?)
+            }
+            RunKind::CurateEnhance => RecordKey::Pair(PairKey::fields(v)?),
+            RunKind::CurateClassify => RecordKey::Thread(ThreadKey::fields(v)?),
+            RunKind::CurateThemes => RecordKey::Repository(RepoKey::fields(v)?),
         })
     }
 
@@ -102,19 +97,11 @@ impl RunKind {
     /// decides, which is done as much as a kept one.
     pub fn excluded_key(self) -> Option<fn(String) -> RecordKey> {
         match self {
-            RunKind::CurateClassify => Some(RecordKey::Thread),
-            RunKind::CurateVerify => Some(RecordKey::Question),
+            RunKind::CurateClassify => Some(|key| RecordKey::Thread(ThreadKey { key })),
+            RunKind::CurateVerify => Some(|id| RecordKey::Question(QuestionKey { id })),
             _ => None,
         }
     }
-}
-
-fn answer_key(v: &Value) -> Option<AnswerKey> {
-    Some(AnswerKey {
-        question_id: text(v, "question_id")?,
-        model: text(v, "model")?,
-        attempt: count(v, "attempt")?,
-    })
 }
 
 impl Display for RunKind {
@@ -138,42 +125,6 @@ impl<'de> Deserialize<'de> for RunKind {
                 RunKind::names()
             ))
         })
-    }
-}
-
-/// A record's key, as its run's kind reads it. Two records are of one key when their keys are
-/// equal (a judgment's key holds its judge, a label's its classifier: two judges' records of
-/// one answer are two keys); the printed form is what the commands shard by.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum RecordKey {
-    Judgment(JudgmentKey),
-    Answer(AnswerKey),
-    Label {
-        answer: AnswerKey,
-        classifier: String,
-    },
-    /// A question's id: `make-checklist`'s questions, `curate verify`'s candidates.
-    Question(String),
-    /// `curate enhance`'s pair: its id, the thread's key.
-    Pair(String),
-    /// `curate classify`'s thread: `owner/name#number`.
-    Thread(String),
-    /// `curate themes`' repository: `owner/name`.
-    Repository(String),
-}
-
-/// As the command's own key prints (its task's key, or `curate verify`'s question id): the shard
-/// hash is taken of these words, so a record read back lands in the shard that wrote it.
-impl Display for RecordKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RecordKey::Judgment(k) => k.fmt(f),
-            RecordKey::Answer(k) | RecordKey::Label { answer: k, .. } => k.fmt(f),
-            RecordKey::Question(s)
-            | RecordKey::Pair(s)
-            | RecordKey::Thread(s)
-            | RecordKey::Repository(s) => f.write_str(s),
-        }
     }
 }
 

@@ -1,10 +1,11 @@
 //! A run's files, as one thing across the tasks of a cluster job: where each shard writes
 //! (`--out` with `{shard}`), the run's manifest that every shard joins or is refused by
-//! ([`manifest`]), the command it is of and how that command's records name their keys
-//! ([`kind`]), each shard's note of who wrote it last ([`ShardNote`]), what SIGTERM does to a
+//! ([`manifest`]), the command it is of ([`kind`]) and how that command's records name their keys
+//! ([`keys`]), each shard's note of who wrote it last ([`ShardNote`]), what SIGTERM does to a
 //! run in progress ([`stop`]), and what a run's files say of its progress ([`state`], read by
 //! `status` and `merge`).
 
+pub mod keys;
 pub mod kind;
 pub mod manifest;
 pub mod state;

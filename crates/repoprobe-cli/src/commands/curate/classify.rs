@@ -7,7 +7,8 @@
 use super::{excluded_key, excluded_path};
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
-use crate::output::{Journal, text};
+use crate::output::Journal;
+use crate::runs::keys::ThreadKey;
 use crate::runs::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_curate::protocol::classify::{Classified, PROMPT_VERSION, ThreadToClassify};
@@ -22,27 +23,6 @@ pub struct Args {
     input: PathBuf,
     #[command(flatten)]
     live: LiveArgs,
-}
-
-/// A thread's key, as the records and the failures journal write it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub(super) struct ThreadKey {
-    pub(super) key: String,
-}
-
-impl ThreadKey {
-    fn of(v: &serde_json::Value) -> Option<ThreadKey> {
-        v.get("classify")?;
-        Some(ThreadKey {
-            key: text(v, "key")?,
-        })
-    }
-}
-
-impl std::fmt::Display for ThreadKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.key)
-    }
 }
 
 struct ClassifyJob {

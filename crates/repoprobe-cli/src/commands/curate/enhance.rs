@@ -13,6 +13,7 @@
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::{Journal, text};
+use crate::runs::keys::PairKey;
 use crate::runs::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_curate::links::thread_links;
@@ -50,25 +51,6 @@ pub struct Args {
     max_page_bytes: u64,
     #[command(flatten)]
     live: LiveArgs,
-}
-
-/// A pair's key: its question id (the thread's key).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-struct PairKey {
-    id: String,
-}
-
-impl PairKey {
-    fn of(v: &serde_json::Value) -> Option<PairKey> {
-        v.get("curation")?;
-        Some(PairKey { id: text(v, "id")? })
-    }
-}
-
-impl std::fmt::Display for PairKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.id)
-    }
 }
 
 /// A line of `<out>.pages.ndjson`: a link as fetched, with the page's text.

@@ -8,7 +8,7 @@
 
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
-use crate::output::text;
+use crate::runs::keys::RepoKey;
 use crate::runs::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_curate::protocol::theme::{PROMPT_VERSION, RepoToTheme, Themed};
@@ -23,27 +23,6 @@ pub struct Args {
     input: PathBuf,
     #[command(flatten)]
     live: LiveArgs,
-}
-
-/// A repository's key, as the records and the failures journal write it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-struct RepoKey {
-    repo: String,
-}
-
-impl RepoKey {
-    fn of(v: &serde_json::Value) -> Option<RepoKey> {
-        v.get("theme")?;
-        Some(RepoKey {
-            repo: text(v, "repo")?,
-        })
-    }
-}
-
-impl std::fmt::Display for RepoKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.repo)
-    }
 }
 
 struct ThemeJob {

@@ -5,6 +5,7 @@ use super::*;
 use crate::live::Provenance;
 use crate::live::task::{Failed, UsageOut};
 use crate::output::Journal;
+use crate::runs::keys::{AnswerKey, JudgmentKey};
 use crate::runs::manifest::{self, ManifestError, RunSpec};
 use crate::runs::state::read_run;
 use crate::runs::{Layout, enlist};

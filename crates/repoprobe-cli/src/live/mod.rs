@@ -38,14 +38,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 pub use summary::{Summary, could_not_run};
 
-/// The one async runtime of the CLI: a current thread with I/O and timers (every live call is
-/// I/O bound, and one thread keeps the run loop's order simple).
-pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
-}
+pub use run::runtime;
 pub use tally::Tally;
 pub use task::{Provenance, Task};
 

@@ -228,7 +228,7 @@ where
     F: std::future::Future<Output = O> + Send + 'static,
     O: Send + 'static,
 {
-    let runtime = crate::live::runtime()?;
+    let runtime = runtime()?;
     let ended = runtime.block_on(async {
         let mut term = stop::terminate().context("cannot watch for SIGTERM")?;
         let mut pending = jobs.into_iter();
@@ -364,4 +364,13 @@ async fn ask<T: Task>(
         }
     }
     o
+}
+
+/// The one async runtime of the CLI: a current thread with I/O and timers (every live call is
+/// I/O bound, and one thread keeps the run loop's order simple).
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
 }

@@ -6,12 +6,15 @@ use crate::source::{fail_with, root};
 /// normal and build dependencies among the workspace's crates must be in its row; its
 /// dev-dependencies too, and `repoprobe-test-support` besides (tests only).
 pub(crate) const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
-    ("repoprobe-core", &[]),
+    // The text and date helpers, pure: under the core and the clients, which need no more of
+    // the core.
+    ("repoprobe-text", &[]),
+    ("repoprobe-core", &["repoprobe-text"]),
     // Curation sits on the core and under everything that curates or shows a release: scoring
     // never needs it.
     ("repoprobe-curate", &["repoprobe-core"]),
-    // The LLM client: the core's one text module (cutting, quoting, error chains).
-    ("repoprobe-llm", &["repoprobe-core"]),
+    // The LLM client: the one text module (cutting, quoting, error chains), not the core.
+    ("repoprobe-llm", &["repoprobe-text"]),
     ("repoprobe-agent", &["repoprobe-core", "repoprobe-llm"]),
     (
         "repoprobe-cli",
@@ -24,11 +27,11 @@ pub(crate) const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
             "repoprobe-fetch",
         ],
     ),
-    // The GitHub client (the core's dates) and the link fetcher (the curation's address
+    // The GitHub client (dates and text) and the link fetcher (the curation's address
     // refusals), below the CLI.
-    ("repoprobe-github", &["repoprobe-core", "repoprobe-llm"]),
+    ("repoprobe-github", &["repoprobe-text", "repoprobe-llm"]),
     // Not the LLM client: the fetcher holds no credential.
-    ("repoprobe-fetch", &["repoprobe-core", "repoprobe-curate"]),
+    ("repoprobe-fetch", &["repoprobe-text", "repoprobe-curate"]),
     ("repoprobe-site", &["repoprobe-core", "repoprobe-curate"]),
     ("repoprobe-test-support", &[]),
     ("repoprobe-tidy", &[]),

@@ -9,6 +9,7 @@ mod fn_length;
 mod import_circles;
 mod layering;
 mod map;
+mod map_claims;
 mod metrics_root;
 mod no_string_kinds;
 mod one_io_module;

@@ -76,7 +76,7 @@ fn exists(p: &str) -> bool {
 
 /// The paths of a cell, each as the map means it: a path without a folder of its own after
 /// another path (`` `…/model/evidence.rs`, `repo_path.rs` ``) is beside that one.
-fn resolved(cell: &str) -> Vec<String> {
+pub fn resolved(cell: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for p in paths(cell) {
         let p = p.trim_end_matches('/').to_string();

@@ -127,6 +127,22 @@ pub fn crates() -> Vec<Crate> {
         .collect()
 }
 
+/// A file of code given as text, as the walk would read it at `path` (module `module`): what
+/// a rule's own test breaks the rule with.
+pub fn parsed(path: &str, module: &[&str], text: &str) -> SourceFile {
+    let ast = syn::parse_file(text).expect("the test's code parses");
+    let mut facts = Facts::default();
+    facts.visit_file(&ast);
+    SourceFile {
+        path: path.to_string(),
+        module: module.iter().map(|m| m.to_string()).collect(),
+        test_only: false,
+        ast,
+        paths: facts.paths,
+        functions: facts.functions,
+    }
+}
+
 /// Reads `file` (module path `module`, its child modules in `mod_dir`) and the files it declares.
 fn walk(file: &Path, mod_dir: &Path, module: Vec<String>, test: bool, out: &mut Vec<SourceFile>) {
     let rel = file.to_string_lossy().trim_start_matches("./").to_string();

@@ -15,7 +15,6 @@
 pub mod cited;
 pub mod cited_evidence;
 pub mod dataset;
-pub mod date;
 pub mod facts;
 #[cfg(any(test, feature = "fixtures"))]
 #[doc(hidden)]
@@ -26,8 +25,11 @@ pub mod load;
 pub mod model;
 pub mod protocol;
 pub mod seeded;
-pub mod text;
 pub mod validate;
+
+/// The text and date helpers, in their own crate below the core (the clients use them without
+/// it); here at the paths every crate and the site name them by.
+pub use repoprobe_text::{date, text};
 
 pub use dataset::{Dataset, LoadOptions, Loaded, Spans, StreamLoader, load};
 pub use issue::{Issue, Severity};

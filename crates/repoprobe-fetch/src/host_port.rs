@@ -48,7 +48,7 @@ impl FromStr for HostPort {
 
     fn from_str(value: &str) -> Result<HostPort, HostPortError> {
         let fail = |why: &str| HostPortError {
-            value: repoprobe_core::text::quote(value),
+            value: repoprobe_text::text::quote(value),
             why: why.to_string(),
         };
         let (host, port) = value

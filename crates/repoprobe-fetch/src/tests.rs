@@ -425,11 +425,11 @@ fn the_fetcher_and_its_future_can_be_shared_across_threads() {
 }
 
 /// The fetcher sends no credential: it does not even build on the LLM client, whose keys and
-/// client are the only credentials in the workspace (its text helpers are the core's).
+/// client are the only credentials in the workspace (its text helpers are `repoprobe-text`'s).
 #[test]
 fn the_fetcher_does_not_build_on_the_llm_client() {
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
     let toml = std::fs::read_to_string(&manifest).unwrap();
-    assert!(toml.contains("repoprobe-core"), "{}", manifest.display());
+    assert!(toml.contains("repoprobe-text"), "{}", manifest.display());
     assert!(!toml.contains("repoprobe-llm"), "{}", manifest.display());
 }

@@ -1,6 +1,6 @@
 //! A page's body as text for the model: which content types are read, how bytes become
 //! characters, HTML without its markup, scripts and styles. The cut to
-//! [`FetchLimits::max_text_chars`](crate::FetchLimits) is the shared `repoprobe_core::text::prefix`.
+//! [`FetchLimits::max_text_chars`](crate::FetchLimits) is the shared `repoprobe_text::text::prefix`.
 //!
 //! - **Read**: `text/html` and `application/xhtml+xml` (turned into text), `application/json`,
 //!   and every `text/*` (`text/plain`, `text/markdown`, `text/x-markdown`, `text/x-rst`, source

@@ -23,8 +23,8 @@
 
 pub mod queries;
 
-use repoprobe_core::text::terminal_safe_lines;
-use repoprobe_core::text::{cut, error_chain};
+use repoprobe_text::text::terminal_safe_lines;
+use repoprobe_text::text::{cut, error_chain};
 use repoprobe_llm::retry::{self, Attempt, RetryAfter};
 use repoprobe_llm::{ApiKey, BuildError};
 use reqwest::header::HeaderMap;
@@ -524,7 +524,7 @@ impl Attempts<'_> {
         let reset_at = rate
             .get("resetAt")
             .and_then(Value::as_str)
-            .and_then(repoprobe_core::date::parse_utc);
+            .and_then(repoprobe_text::date::parse_utc);
         self.count(|s| s.cost += cost.unwrap_or(0));
         if let (Some(remaining), Some(reset_at)) = (remaining, reset_at) {
             let left = remaining.saturating_sub(cost.unwrap_or(1).saturating_sub(1));
@@ -666,7 +666,7 @@ mod tests {
                 Some("bearer ghp_unit_test_token_123")
             );
             seen.lock().unwrap().push(std::time::Instant::now());
-            let reset = repoprobe_core::date::format_utc(unix_now() + 1);
+            let reset = repoprobe_text::date::format_utc(unix_now() + 1);
             Response::json(
                 200,
                 json!({"data": {"rateLimit": {"cost": 1, "remaining": 0, "resetAt": reset}}})

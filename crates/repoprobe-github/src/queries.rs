@@ -388,7 +388,7 @@ impl GitHub {
                 op: OP,
                 why: format!(
                     "history's oid is not a full commit id: {}",
-                    repoprobe_core::text::quote(oid)
+                    repoprobe_text::text::quote(oid)
                 ),
             });
         }

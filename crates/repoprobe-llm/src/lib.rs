@@ -29,7 +29,7 @@ pub mod retry;
 pub use key::ApiKey;
 pub use reply::ReplyError;
 
-use repoprobe_core::text::{self, error_chain};
+use repoprobe_text::text::{self, error_chain};
 use retry::{Attempt, RetryAfter};
 use serde::Serialize;
 use serde_json::value::RawValue;

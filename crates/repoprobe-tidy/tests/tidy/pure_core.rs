@@ -5,7 +5,7 @@
 use crate::source::{PathUse, crates, fail_with};
 
 /// The pure crates: the CLI and the site hand them bytes and times.
-const PURE: &[&str] = &["repoprobe-core", "repoprobe-curate"];
+const PURE: &[&str] = &["repoprobe-core", "repoprobe-curate", "repoprobe-text"];
 
 /// Paths a pure crate never names, and why.
 const FORBIDDEN: &[(&[&str], &str)] = &[

@@ -21,6 +21,7 @@ pub mod pages;
 pub mod prerender;
 pub mod problems;
 pub mod protocol;
+pub mod query;
 pub mod reducer;
 pub mod requests;
 pub mod state;

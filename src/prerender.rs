@@ -170,16 +170,6 @@ pub fn render(landing: Landing) -> String {
                     .map(|(id, q)| (id, Shared(Arc::new(q))))
                     .collect(),
             ),
-            paired: RwSignal::new(None),
-            judges: RwSignal::new(None),
-            grade: RwSignal::new(None),
-            grades_of: RwSignal::new(None),
-            items: RwSignal::new(None),
-            trajectory: RwSignal::new(None),
-            trajectory_search: RwSignal::new(None),
-            runs: RwSignal::new(None),
-            compare: RwSignal::new(None),
-            search: RwSignal::new(None),
         };
         provide_context(state);
         // Look-alikes of the form controls (`components::stand_in`): quicker to a first paint.

@@ -454,8 +454,6 @@ pub struct SearchHit {
 /// Where a search over every run stands: what it read of how much, and what it found so far.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SearchState {
-    /// The page's number of the search asked: a message of another is not of this one.
-    pub id: u64,
     pub query: String,
     pub regex: bool,
     pub bytes_read: u64,
@@ -553,6 +551,22 @@ pub enum Request {
     Score {
         options: ViewOptions,
     },
+    /// A view's question, numbered by the page (`crate::query`): every reply to it is a
+    /// [`Response::Reply`] with the same `id`, so that the page keeps the one it waits for and
+    /// drops the others, without the question said again in the reply.
+    Ask {
+        id: u64,
+        ask: Ask,
+    },
+    /// Stop the search under way.
+    StopSearch,
+}
+
+/// What a view asks the worker (inside [`Request::Ask`]), each answered by the [`Reply`] of
+/// the same name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ask {
     Question {
         id: String,
     },
@@ -593,14 +607,11 @@ pub enum Request {
         query: RunsQuery,
     },
     /// Search every step of every run held for `query` (a regular expression when `regex`):
-    /// answered by `Search` messages as it reads, the last `done`. A new search stops the last.
+    /// answered by `Search` replies as it reads, the last `done`. A new search stops the last.
     Search {
-        id: u64,
         query: String,
         regex: bool,
     },
-    /// Stop the search under way.
-    StopSearch,
     /// Two runs of question `id` side by side (each a model and an attempt).
     Compare {
         id: String,
@@ -634,13 +645,9 @@ pub enum Request {
     },
 }
 
-/// The worker's answer to a `Grade` request, with what it was asked.
+/// The worker's answer to a `Grade` ask.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GradeAnswer {
-    pub options: ViewOptions,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub judge: Option<String>,
-    pub sample: repoprobe_core::grading::Sample,
     /// Every judge of the files and how many judgments it has (any run), by name.
     pub judges: Vec<(String, usize)>,
     /// The judge sampled: the one asked, else the default (`None`: no judge in the files).
@@ -649,12 +656,10 @@ pub struct GradeAnswer {
     pub drawn: repoprobe_core::grading::Drawn,
 }
 
-/// The worker's answer to a `GradesOf` request: the grades by answer (a list: JSON maps have
+/// The worker's answer to a `GradesOf` ask: the grades by answer (a list: JSON maps have
 /// string keys), and why some rationales could not be read back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GradesOfAnswer {
-    pub options: ViewOptions,
-    pub judge: String,
     pub grades: Vec<(
         repoprobe_core::AnswerKey,
         std::collections::BTreeMap<String, repoprobe_core::grading::Grade>,
@@ -663,14 +668,9 @@ pub struct GradesOfAnswer {
     pub texts_error: Option<String>,
 }
 
-/// The worker's answer to a `Judges` request, with what it was asked.
+/// The worker's answer to a `Judges` ask.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgesAnswer {
-    pub options: ViewOptions,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub a: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub b: Option<String>,
     pub report: Result<
         repoprobe_core::metrics::judges::JudgesReport,
         repoprobe_core::metrics::judges::UnknownJudge,
@@ -708,13 +708,28 @@ pub enum Response {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         intervals_pending: bool,
     },
+    /// Hex SHA-256 of files added, by name: sent after the tables, as each is known (the
+    /// worker hashes in the background).
+    Hashes(Vec<(String, String)>),
+    /// A reply to the [`Request::Ask`] numbered `id` (a search replies several times).
+    Reply { id: u64, body: Reply },
+}
+
+/// What a [`Request::Ask`] gets back: the answer alone, what was asked being the asker's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reply {
     Question(QuestionData),
-    Paired {
-        options: ViewOptions,
-        a: String,
-        b: String,
-        report: Result<ScoreReport, ReportError>,
-    },
+    Items(Vec<ItemRow>),
+    Paired(Box<Result<ScoreReport, ReportError>>),
+    /// A page of a run's trajectory, or why it cannot be read.
+    Trajectory(Result<TrajectoryPage, RunError>),
+    /// The steps that hold the query, in order.
+    TrajectorySearch(Result<Vec<u64>, RunError>),
+    Runs(Result<RunsPage, ReportError>),
+    /// How a search stands (after each read, and at its end).
+    Search(SearchState),
+    Compare(Box<Comparison>),
     /// The agreement between judges asked for: the report (the rationales of the disagreements
     /// shown read back), or why there is none (a judge not in the files).
     Judges(Box<JudgesAnswer>),
@@ -722,34 +737,6 @@ pub enum Response {
     Grade(Box<GradeAnswer>),
     /// A grader's judgments in the files, as grades (the Grade view's import).
     GradesOf(Box<GradesOfAnswer>),
-    /// Hex SHA-256 of files added, by name: sent after the tables, as each is known (the
-    /// worker hashes in the background).
-    Hashes(Vec<(String, String)>),
-    Items {
-        options: ViewOptions,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        model: Option<String>,
-        items: Vec<ItemRow>,
-    },
-    /// A page of a run's trajectory, or why it cannot be read.
-    Trajectory {
-        key: TrajectoryKey,
-        page: Result<TrajectoryPage, RunError>,
-    },
-    /// The steps that hold `query`, in order.
-    TrajectorySearch {
-        key: TrajectoryKey,
-        query: String,
-        steps: Result<Vec<u64>, RunError>,
-    },
-    Runs {
-        options: ViewOptions,
-        query: RunsQuery,
-        page: Result<RunsPage, ReportError>,
-    },
-    /// How a search stands (after each read, and at its end).
-    Search(SearchState),
-    Compare(Box<Comparison>),
 }
 
 /// A message that is none of these types: what was expected and why it does not read as it.
@@ -820,39 +807,28 @@ mod tests {
             .map_err(ReportError::from);
         let snapshot = Snapshot::of(&l);
         let mut responses = vec![
-            Response::Question(QuestionData::of(&l.dataset, "q1")),
-            Response::Question(QuestionData {
+            reply(Reply::Question(QuestionData::of(&l.dataset, "q1"))),
+            reply(Reply::Question(QuestionData {
                 texts_error: Some("1 answer text(s) could not be read back".into()),
                 ..QuestionData::of(&l.dataset, "q2")
-            }),
-            Response::Paired {
-                options: options.clone(),
-                a: "A".into(),
-                b: "B".into(),
-                report: report.clone(),
-            },
-            Response::Judges(Box::new(JudgesAnswer {
-                options: options.clone(),
-                a: Some("A".into()),
-                b: None,
+            })),
+            reply(Reply::Paired(Box::new(report.clone()))),
+            reply(Reply::Judges(Box::new(JudgesAnswer {
                 report: repoprobe_core::metrics::judges::judges(
                     &l.dataset,
                     &repoprobe_core::metrics::judges::JudgesOptions::default(),
                 ),
                 texts_error: Some("gone".into()),
-            })),
-            Response::Grade(Box::new(crate::worker::grade::answer(
+            }))),
+            reply(Reply::Grade(Box::new(crate::worker::grade::answer(
                 &l.dataset,
-                options.clone(),
                 None,
                 repoprobe_core::grading::Sample::Drawn {
                     per_model: 2,
                     seed: 1,
                 },
-            ))),
-            Response::GradesOf(Box::new(GradesOfAnswer {
-                options: options.clone(),
-                judge: "human:ann".into(),
+            )))),
+            reply(Reply::GradesOf(Box::new(GradesOfAnswer {
                 grades: vec![(
                     repoprobe_core::AnswerKey {
                         question_id: "q1".into(),
@@ -870,61 +846,51 @@ mod tests {
                     .collect(),
                 )],
                 texts_error: None,
-            })),
+            }))),
             Response::Rejected("why".into()),
             Response::Hashes(vec![("a".into(), "00".into())]),
-            Response::Trajectory {
-                key: key(),
-                page: Err(RunError::NotGiven),
-            },
-            Response::Trajectory {
-                key: key(),
-                page: Ok(TrajectoryPage {
-                    head: Some(TrajectoryHead {
-                        agent: "builtin 1".into(),
-                        steps: 1,
-                        outline: vec![OutlineEntry {
-                            step: 1,
-                            source: StepSource::Agent,
-                            kinds: vec![StepKind::READ, StepKind::Error],
-                            title: "read_file src/lib.rs".into(),
-                        }],
-                        notes: None,
-                        problems: vec!["p".into()],
-                        file_notes: Vec::new(),
-                        partial: true,
-                    }),
-                    kinds: vec![StepKind::READ],
-                    from: 1,
-                    steps: vec![ShownStep {
+            reply(Reply::Trajectory(Err(RunError::NotGiven))),
+            reply(Reply::Trajectory(Ok(TrajectoryPage {
+                head: Some(TrajectoryHead {
+                    agent: "builtin 1".into(),
+                    steps: 1,
+                    outline: vec![OutlineEntry {
                         step: 1,
                         source: StepSource::Agent,
-                        kinds: vec![StepKind::READ],
-                        model: None,
-                        timestamp: Some("2026-01-01T00:00:00Z".into()),
-                        seconds: Some(1.5),
-                        text: "<b>x</b>".into(),
-                        reasoning: None,
-                        calls: vec![ShownCall {
-                            name: "read_file".into(),
-                            kind: StepKind::READ,
-                            input: "{}".into(),
-                            read: vec!["src/lib.rs".into()],
-                            output: Some("o".into()),
-                            failed: true,
-                            exit_code: Some(2),
-                        }],
-                        error: None,
-                        tokens: Some([Some(1), None, Some(0)]),
+                        kinds: vec![StepKind::READ, StepKind::Error],
+                        title: "read_file src/lib.rs".into(),
                     }],
-                    next: Some(2),
+                    notes: None,
+                    problems: vec!["p".into()],
+                    file_notes: Vec::new(),
+                    partial: true,
                 }),
-            },
-            Response::TrajectorySearch {
-                key: key(),
-                query: "q".into(),
-                steps: Ok(vec![1, 3]),
-            },
+                kinds: vec![StepKind::READ],
+                from: 1,
+                steps: vec![ShownStep {
+                    step: 1,
+                    source: StepSource::Agent,
+                    kinds: vec![StepKind::READ],
+                    model: None,
+                    timestamp: Some("2026-01-01T00:00:00Z".into()),
+                    seconds: Some(1.5),
+                    text: "<b>x</b>".into(),
+                    reasoning: None,
+                    calls: vec![ShownCall {
+                        name: "read_file".into(),
+                        kind: StepKind::READ,
+                        input: "{}".into(),
+                        read: vec!["src/lib.rs".into()],
+                        output: Some("o".into()),
+                        failed: true,
+                        exit_code: Some(2),
+                    }],
+                    error: None,
+                    tokens: Some([Some(1), None, Some(0)]),
+                }],
+                next: Some(2),
+            }))),
+            reply(Reply::TrajectorySearch(Ok(vec![1, 3]))),
         ];
         for pending in [false, true] {
             responses.push(Response::Loaded {
@@ -951,21 +917,26 @@ mod tests {
             },
         };
         assert_eq!(Request::decode(&req.encode()).unwrap(), req);
-        for req in [
-            Request::Trajectory {
+        for ask in [
+            Ask::Trajectory {
                 key: key(),
                 from: 41,
                 kinds: vec![StepKind::Tool(ToolKind::Shell)],
                 count: 40,
                 head: true,
             },
-            Request::TrajectorySearch {
+            Ask::TrajectorySearch {
                 key: key(),
                 query: "needle".into(),
             },
         ] {
+            let req = Request::Ask { id: 7, ask };
             assert_eq!(Request::decode(&req.encode()).unwrap(), req);
         }
+    }
+
+    fn reply(body: Reply) -> Response {
+        Response::Reply { id: 3, body }
     }
 
     fn key() -> TrajectoryKey {
@@ -1018,33 +989,22 @@ mod tests {
         ];
         let mut responses: Vec<Response> = runs
             .iter()
-            .map(|e| Response::TrajectorySearch {
-                key: key(),
-                query: "q".into(),
-                steps: Err(e.clone()),
-            })
+            .map(|e| reply(Reply::TrajectorySearch(Err(e.clone()))))
             .collect();
-        responses.push(Response::Compare(Box::new(Comparison {
+        responses.push(reply(Reply::Compare(Box::new(Comparison {
             id: "q1".into(),
             evidence: Vec::new(),
             a: Err(runs[4].clone()),
             b: Err(runs[9].clone()),
-        })));
-        responses.extend(reports.iter().map(|e| Response::Runs {
-            options: ViewOptions::default(),
-            query: RunsQuery::default(),
-            page: Err(e.clone()),
-        }));
-        responses.push(Response::Judges(Box::new(JudgesAnswer {
-            options: ViewOptions::default(),
-            a: Some("x".into()),
-            b: None,
+        }))));
+        responses.extend(reports.iter().map(|e| reply(Reply::Runs(Err(e.clone())))));
+        responses.push(reply(Reply::Judges(Box::new(JudgesAnswer {
             report: Err(repoprobe_core::metrics::judges::UnknownJudge {
                 name: "x".into(),
                 known: "none".into(),
             }),
             texts_error: None,
-        })));
+        }))));
         for r in responses {
             assert_eq!(Response::decode(&r.encode()).unwrap(), r);
         }

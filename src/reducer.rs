@@ -22,19 +22,10 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             report,
             intervals_pending,
         } => {
+            // The views' own answers are asked again as the snapshot changes (`crate::query`);
+            // the questions' data, shared, is forgotten here.
             crate::state::forget_asked();
             state.questions.set(BTreeMap::new());
-            state.paired.set(None);
-            state.judges.set(None);
-            state.grade.set(None);
-            state.grades_of.set(None);
-            state.items.set(None);
-            // The worker may no longer hold the run (a file given again): asked again.
-            state.trajectory.set(None);
-            state.trajectory_search.set(None);
-            state.runs.set(None);
-            state.search.set(None);
-            state.compare.set(None);
             state.snapshot.set(Shared(Arc::new(*snapshot)));
             state.busy.update(|b| {
                 if b.as_deref().is_some_and(|m| m.ends_with('…')) {
@@ -51,64 +42,15 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             report_for(state, options, report, intervals_pending, false);
         }
         Response::Started(s) => started(state, s),
-        Response::Question(q) => state.questions.update(|m| {
-            m.insert(q.id.clone(), Shared(Arc::new(q)));
-        }),
-        Response::Paired {
-            options,
-            a,
-            b,
-            report,
-        } => state.paired.set(Some((options, a, b, shared(report)))),
-        Response::Judges(j) => state.judges.set(Some(Shared(Arc::new(*j)))),
-        Response::Grade(g) => state.grade.set(Some(Shared(Arc::new(*g)))),
-        Response::GradesOf(g) => state.grades_of.set(Some(Shared(Arc::new(*g)))),
         Response::Hashes(h) => state.hashes.update(|m| m.extend(h)),
-        Response::Items {
-            options,
-            model,
-            items,
-        } => state
-            .items
-            .set(Some((options, model, Shared(Arc::new(items))))),
-        Response::Trajectory { key, page } => state.trajectory.update(|t| {
-            crate::state::trajectory_answered();
-            let view = crate::trajectory::merge(t.as_deref(), key, page);
-            *t = Some(Shared(Arc::new(view)));
-        }),
-        Response::TrajectorySearch { key, query, steps } => {
-            state.trajectory_search.set(Some((key, query, steps)));
+        Response::Reply { id, body } => {
+            crate::query::deliver(id, body);
         }
-        Response::Runs {
-            options,
-            query,
-            page,
-        } => state
-            .runs
-            .set(Some((options, query, page.map(|p| Shared(Arc::new(p)))))),
-        Response::Search(s) => search_progress(state, s),
-        Response::Compare(c) => state.compare.set(Some(Shared(Arc::new(*c)))),
         Response::Rejected(why) => {
             leptos::logging::error!("the worker could not read what the page sent: {why}");
         }
     }
     Vec::new()
-}
-
-/// A search's progress: its new hits added to those listed, for the search the page asked
-/// (a message of a search since replaced is dropped).
-fn search_progress(state: AppState, s: crate::protocol::SearchState) {
-    state.search.update(|cur| match cur {
-        Some(c) if c.id == s.id && !c.stopped => {
-            // Each message brings its new hits and errors: those before are kept.
-            let mut hits = std::mem::take(&mut c.hits);
-            hits.extend(s.hits.iter().cloned());
-            let mut errors = std::mem::take(&mut c.errors);
-            errors.extend(s.errors.iter().cloned());
-            *c = crate::protocol::SearchState { hits, errors, ..s };
-        }
-        _ => {}
-    });
 }
 
 /// Shows a report if it is for the options in force. Else, after a load (`loaded`: the worker
@@ -176,16 +118,6 @@ mod tests {
             report: RwSignal::new(empty_report(&ViewOptions::default())),
             intervals_pending: RwSignal::new(false),
             questions: RwSignal::new(BTreeMap::new()),
-            paired: RwSignal::new(None),
-            judges: RwSignal::new(None),
-            grade: RwSignal::new(None),
-            grades_of: RwSignal::new(None),
-            items: RwSignal::new(None),
-            trajectory: RwSignal::new(None),
-            trajectory_search: RwSignal::new(None),
-            runs: RwSignal::new(None),
-            compare: RwSignal::new(None),
-            search: RwSignal::new(None),
         }
     }
 

@@ -2,17 +2,15 @@
 //! The dataset lives in the Web Worker (`bin/repoprobe-worker`); here are the files given, the
 //! worker's [`Snapshot`] of what the views list, and the report for the options in the URL.
 //! How the worker is asked is `crate::requests` and `crate::transport`; how its answers change
-//! these signals is `crate::reducer`.
+//! these signals is `crate::reducer`. What one view asks for is that view's own
+//! (`crate::query`), not here.
 
 use crate::options::score_options;
 use crate::protocol::{
-    BundledSet, FetchFailure, QuestionData, ReportError, RunError, Snapshot, TrajectoryKey,
-    ViewOptions,
+    BundledSet, FetchFailure, QuestionData, ReportError, Snapshot, TrajectoryKey, ViewOptions,
 };
-use crate::trajectory::TrajectoryView;
 use leptos::prelude::*;
 use repoprobe_core::ScoreReport;
-use repoprobe_core::metrics::items::ItemRow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -50,15 +48,6 @@ impl<T> std::ops::Deref for Shared<T> {
     }
 }
 
-type Items = (ViewOptions, Option<String>, Shared<Vec<ItemRow>>);
-
-type Paired = (
-    ViewOptions,
-    String,
-    String,
-    Result<Shared<ScoreReport>, ReportError>,
-);
-
 #[derive(Clone, Copy)]
 pub struct AppState {
     /// Every file given, counted or not (see [`AppState::counted_files`]).
@@ -79,41 +68,10 @@ pub struct AppState {
     /// Whether `report`'s 95 % intervals are still being computed: on large data the worker
     /// answers the tables first and the intervals after (`worker::scoring::defer_intervals`).
     pub intervals_pending: RwSignal<bool>,
-    /// Judgments and answers of the questions viewed, by id.
+    /// Judgments and answers of the questions viewed, by id: shared by the views that show a
+    /// question (its page, the Grade view, the leaderboard's answers), asked once per load.
     pub questions: RwSignal<BTreeMap<String, Shared<QuestionData>>>,
-    /// The last paired comparison asked for.
-    pub paired: RwSignal<Option<Paired>>,
-    /// The last agreement between judges asked for (the Judges view).
-    pub judges: RwSignal<Option<Shared<crate::protocol::JudgesAnswer>>>,
-    /// The last sample to grade asked for (the Grade view).
-    pub grade: RwSignal<Option<Shared<crate::protocol::GradeAnswer>>>,
-    /// The last grader's judgments asked for as grades (the Grade view's import).
-    pub grades_of: RwSignal<Option<Shared<crate::protocol::GradesOfAnswer>>>,
-    /// Per-item rows (attainment, agreement) for the options and the model (whose attainment
-    /// per item they carry) they were asked for.
-    pub items: RwSignal<Option<Items>>,
-    /// The steps shown of the one trajectory open (the worker holds the run; pages of it come
-    /// as they are asked for).
-    pub trajectory: RwSignal<Option<Shared<TrajectoryView>>>,
-    /// The last search in it: the run, the query, the steps that hold it.
-    pub trajectory_search: RwSignal<Option<TrajectorySearch>>,
-    /// The last window of runs the Runs view had: for these options and this query.
-    pub runs: RwSignal<Option<RunsAnswer>>,
-    /// The search over every run: where it stands, every hit listed so far.
-    pub search: RwSignal<Option<crate::protocol::SearchState>>,
-    /// The last two runs read side by side.
-    pub compare: RwSignal<Option<Shared<crate::protocol::Comparison>>>,
 }
-
-/// A window of runs and what it was asked under.
-pub type RunsAnswer = (
-    ViewOptions,
-    crate::protocol::RunsQuery,
-    Result<Shared<crate::protocol::RunsPage>, ReportError>,
-);
-
-/// A search's answer: the run, the query, the matching steps (or why none could be had).
-pub type TrajectorySearch = (TrajectoryKey, String, Result<Vec<u64>, RunError>);
 
 impl AppState {
     /// Whether the user gave files of their own (dropped, picked, `?data=`).

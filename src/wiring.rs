@@ -1,6 +1,7 @@
-//! The app put together: the one `AppState`, the worker's transport connected to it, and the
-//! requests that follow the URL's options. The one module that names all three, so that state,
-//! transport, requests and reducer import one another one way.
+//! The app put together: the one `AppState`, the worker's transport connected to it and to the
+//! views' asks (`crate::query`), and the requests that follow the URL's options. The one module
+//! that names them all, so that state, transport, query, requests and reducer import one another
+//! one way.
 
 use crate::protocol::{Snapshot, ViewOptions};
 use crate::state::{AppState, Shared, empty_report};
@@ -29,18 +30,9 @@ pub fn provide_state() -> AppState {
         report: RwSignal::new(empty_report(&ViewOptions::default())),
         intervals_pending: RwSignal::new(false),
         questions: RwSignal::new(BTreeMap::new()),
-        paired: RwSignal::new(None),
-        judges: RwSignal::new(None),
-        grade: RwSignal::new(None),
-        grades_of: RwSignal::new(None),
-        items: RwSignal::new(None),
-        trajectory: RwSignal::new(None),
-        trajectory_search: RwSignal::new(None),
-        runs: RwSignal::new(None),
-        compare: RwSignal::new(None),
-        search: RwSignal::new(None),
     };
     crate::transport::connect(state);
+    crate::query::connect(|r| crate::transport::post(r, None));
     crate::requests::follow_options(state);
     provide_context(state);
     state

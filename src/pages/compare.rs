@@ -4,12 +4,15 @@
 //! paths only one of them read, and under each its checklist scores and the judge's rationales.
 //! The worker reads the two runs and lays them out (`worker::compare`); this view shows them.
 
+use crate::protocol::{Ask, Reply};
 use crate::protocol::{CompareRead, CompareSide, CompareTurn, Comparison, QuestionData, RunError};
-use crate::state::AppState;
+use crate::query::use_answer;
+use crate::state::{AppState, Shared};
 use crate::view_href;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use repoprobe_core::Question;
+use std::sync::Arc;
 
 #[component]
 pub fn Compare() -> impl IntoView {
@@ -25,22 +28,26 @@ pub fn Compare() -> impl IntoView {
     });
     Effect::new(move |_| {
         state.snapshot.track();
-        let Some((id, a, b)) = asked.get() else {
-            return;
-        };
-        crate::requests::request_question(state, &id);
-        let have = state.compare.with_untracked(|c| {
-            c.as_ref()
-                .is_some_and(|c| c.id == id && side_is(&c.a, &a) && side_is(&c.b, &b))
-        });
-        if !have {
-            crate::requests::request_compare(id, a, b);
+        if let Some((id, _, _)) = asked.get() {
+            crate::requests::request_question(state, &id);
         }
     });
+    let compared = use_answer(
+        move || asked.get(),
+        |(id, a, b)| Ask::Compare {
+            id: id.clone(),
+            a: a.clone(),
+            b: b.clone(),
+        },
+        |body, _| match body {
+            Reply::Compare(c) => Some(Shared(Arc::new(*c))),
+            _ => None,
+        },
+    );
     view! {
         <h1>"Side by side"</h1>
         {move || {
-            let Some((id, a, b)) = asked.get() else {
+            let Some((id, _, _)) = asked.get() else {
                 return view! {
                     <p class="empty">"Name a question and two runs: ?view=compare&id=QUESTION&a=MODEL&b=MODEL (a run's attempt after a colon: MODEL:1). The Runs view and a question's trajectory link here."</p>
                 }
@@ -49,10 +56,7 @@ pub fn Compare() -> impl IntoView {
             let Some(question) = state.snapshot.get().question(&id).cloned() else {
                 return view! { <p class="empty">{format!("No question with id {id:?} is loaded.")}</p> }.into_any();
             };
-            let c = state
-                .compare
-                .get()
-                .filter(|c| c.id == id && side_is(&c.a, &a) && side_is(&c.b, &b));
+            let c = compared.current();
             let data = state.questions.get().get(&id).cloned();
             let judge = state.report.get().ok().and_then(|r| r.judge.clone());
             match c {
@@ -61,12 +65,6 @@ pub fn Compare() -> impl IntoView {
             }
         }}
     }
-}
-
-fn side_is(s: &Result<CompareSide, RunError>, run: &(String, u32)) -> bool {
-    // A side that could not be read is still the answer for that run: its error is shown.
-    s.as_ref()
-        .map_or(true, |s| s.key.model == run.0 && s.key.attempt == run.1)
 }
 
 fn columns(

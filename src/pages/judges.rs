@@ -9,7 +9,8 @@
 use crate::components::report_table::ReportTable;
 use crate::href;
 use crate::protocol::JudgesAnswer;
-use crate::requests::request_judges;
+use crate::protocol::{Ask, Reply};
+use crate::query::use_answer;
 use crate::state::{AppState, Shared};
 use crate::view_href;
 use crate::worker::judges::SHOWN;
@@ -18,6 +19,7 @@ use leptos_router::params::ParamsMap;
 use repoprobe_core::metrics::cluster::Cluster;
 use repoprobe_core::metrics::judges::{JudgePair, JudgesReport};
 use repoprobe_core::report;
+use std::sync::Arc;
 
 /// Characters of a rationale a disagreement's cell shows (the whole one in its tooltip).
 const RATIONALE_CHARS: usize = 200;
@@ -32,25 +34,26 @@ pub fn Judges() -> impl IntoView {
     let state = expect_context::<AppState>();
     let query = crate::nav::query_map();
     // Ask the worker whenever the pair, the options or the data change.
-    Effect::new(move |_| {
-        let q = query.get();
-        state.snapshot.track();
-        request_judges(
-            state.options.get(),
-            judge_param(&q, "a"),
-            judge_param(&q, "b"),
-        );
-    });
-    // Its answer, when it is for what is asked now.
-    let answer = Memo::new(move |_| {
-        let q = query.get();
-        let (a, b) = (judge_param(&q, "a"), judge_param(&q, "b"));
-        let options = state.options.get();
-        state
-            .judges
-            .get()
-            .filter(|j| j.options == options && j.a == a && j.b == b)
-    });
+    let answer = use_answer(
+        move || {
+            let q = query.get();
+            Some((
+                state.options.get(),
+                judge_param(&q, "a"),
+                judge_param(&q, "b"),
+            ))
+        },
+        |(options, a, b)| Ask::Judges {
+            options: options.clone(),
+            a: a.clone(),
+            b: b.clone(),
+        },
+        |body, _| match body {
+            Reply::Judges(j) => Some(Shared(Arc::new(*j))),
+            _ => None,
+        },
+    );
+    let last = Signal::derive(move || answer.last().map(|(_, j)| j));
     view! {
         <h1>"Judges"</h1>
         <p class="hint">
@@ -58,8 +61,8 @@ pub fn Judges() -> impl IntoView {
             <code>"human:NAME"</code>
             "."
         </p>
-        <JudgePicks />
-        {move || match answer.get() {
+        <JudgePicks last=last />
+        {move || match answer.current() {
             None => view! { <p class="empty" aria-busy="true">"Computing the agreement between judges…"</p> }.into_any(),
             Some(j) => view! { <Answer answer=j /> }.into_any(),
         }}
@@ -68,14 +71,14 @@ pub fn Judges() -> impl IntoView {
 
 /// The two selects, "Judge A" and "Judge B", kept in the address (`&a=`, `&b=`).
 #[component]
-fn JudgePicks() -> impl IntoView {
+fn JudgePicks(last: Signal<Option<Shared<JudgesAnswer>>>) -> impl IntoView {
     let state = expect_context::<AppState>();
     let query = crate::nav::query_map();
     let navigate = crate::nav::navigate();
     // Every judge of the files: the last answer's list (it names them all, whichever pair was
     // asked), else the report's.
     let judges = Memo::new(move |_| {
-        if let Some(Ok(r)) = state.judges.get().map(|j| j.report.clone()) {
+        if let Some(Ok(r)) = last.get().map(|j| j.report.clone()) {
             return r.judges.into_iter().map(|j| j.judge).collect::<Vec<_>>();
         }
         let mut names: Vec<String> = state

@@ -8,14 +8,16 @@ use crate::components::chart::Chart;
 use crate::components::report_table::{ReportTable, RowNotes};
 use crate::pages::uncertainty;
 use crate::problems::WhyEmpty;
-use crate::requests::request_paired;
-use crate::state::AppState;
+use crate::protocol::{Ask, Reply};
+use crate::query::use_answer;
+use crate::state::{AppState, Shared};
 use crate::ui::controls::Controls;
 use crate::{href, view_href};
 use leptos::prelude::*;
 use repoprobe_core::metrics::items::mean_over_runs;
 use repoprobe_core::{Judgment, RecordKind, report};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 #[component]
 pub fn Leaderboard() -> impl IntoView {
@@ -330,22 +332,23 @@ fn Paired() -> impl IntoView {
     };
     // Ask the worker whenever the pair, the options or the data change; show its answer when it
     // is for what is asked now.
-    Effect::new(move |_| {
-        let q = query.get();
-        state.snapshot.track();
-        if let (Some(a), Some(b)) = (q.get("a"), q.get("b")) {
-            request_paired(state.options.get(), a, b);
-        }
-    });
+    let paired = use_answer(
+        move || {
+            let q = query.get();
+            Some((state.options.get(), q.get("a")?, q.get("b")?))
+        },
+        |(options, a, b)| Ask::Paired {
+            options: options.clone(),
+            a: a.clone(),
+            b: b.clone(),
+        },
+        |body, _| match body {
+            Reply::Paired(r) => Some((*r).map(|r| Shared(Arc::new(r)))),
+            _ => None,
+        },
+    );
     let table = Memo::new(move |_| {
-        let q = query.get();
-        let (a, b) = (q.get("a")?, q.get("b")?);
-        let options = state.options.get();
-        let (o, pa, pb, r) = state.paired.get()?;
-        if o != options || pa != a || pb != b {
-            return None;
-        }
-        Some(r.map(|r| {
+        Some(paired.current()?.map(|r| {
             let figures = r.paired.clone().map(|p| (p, uncertainty::method_words(&r)));
             (figures, report::paired_table(&r))
         }))

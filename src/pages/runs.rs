@@ -5,8 +5,9 @@
 //! the core's filter (the one `repoprobe list-runs` applies); the page holds the rows in view only.
 
 use crate::href;
-use crate::protocol::{Request, RunsPage, RunsQuery, SearchHit, SearchState};
-use crate::state::AppState;
+use crate::protocol::{Ask, Reply, Request, RunsPage, RunsQuery, SearchHit, SearchState};
+use crate::query::{Answer, use_answer};
+use crate::state::{AppState, Shared};
 use crate::ui::window::{self, BLOCK, WINDOW};
 use crate::view_href;
 use leptos::html;
@@ -16,6 +17,7 @@ use leptos_router::params::ParamsMap;
 use repoprobe_core::metrics::runs::{Column, Order, RunRow, Verdict};
 use repoprobe_core::report::{Cell, RUN_HEADERS, run_cells};
 use repoprobe_core::{FailureMode, Keyed, RecordKind};
+use std::sync::Arc;
 
 /// The column each header sorts by (none for the lists of paths and of tool kinds).
 const SORT: [Option<Column>; 17] = [
@@ -51,15 +53,14 @@ pub fn Runs() -> impl IntoView {
             Some((text, q.get("re").as_deref() == Some("1")))
         })
     });
-    follow_search(state, searched);
+    let search = follow_search(state, searched);
     let asked = Memo::new(move |_| {
         let (filter, order) = query.with(|q| crate::options::runs_filter(|k| q.get(k)));
         let search = searched.get().map(|(text, regex)| {
-            let hit = state.search.with(|s| {
-                s.as_ref()
-                    .filter(|s| s.query == text && s.regex == regex)
-                    .map_or(0, |s| s.runs_hit)
-            });
+            let hit = search
+                .current()
+                .filter(|s| s.query == text && s.regex == regex)
+                .map_or(0, |s| s.runs_hit);
             (text, regex, hit)
         });
         RunsQuery {
@@ -71,29 +72,31 @@ pub fn Runs() -> impl IntoView {
         }
     });
     // Ask for the window in view whenever it, the options or the data change.
-    Effect::new(move |_| {
-        state.snapshot.track();
-        let options = state.options.get();
-        let q = asked.get();
-        let have = state
-            .runs
-            .with_untracked(|r| r.as_ref().is_some_and(|(o, a, _)| *o == options && *a == q));
-        if !have {
-            crate::requests::request_runs(options, q);
-        }
-    });
+    let runs = use_answer(
+        move || Some((state.options.get(), asked.get())),
+        |(options, query)| Ask::Runs {
+            options: options.clone(),
+            query: query.clone(),
+        },
+        |body, _| match body {
+            Reply::Runs(page) => Some(page.map(|p| Shared(Arc::new(p)))),
+            _ => None,
+        },
+    );
     // The answer shown: the latest for these options, filter and order (a window of another
-    // scroll position stays until the new one comes: nothing blinks).
+    // scroll position stays until the new one comes: nothing blinks). A window for another
+    // filter or order stays until the new one comes (marked busy): the controls and the table
+    // never blink out while the worker selects.
     let shown = Memo::new(move |_| {
         let options = state.options.get();
-        // A window for another filter or order stays until the new one comes (marked busy):
-        // the controls and the table never blink out while the worker selects.
-        state.runs.get().filter(|(o, _, _)| *o == options)
+        runs.last()
+            .filter(|((o, _), _)| *o == options)
+            .map(|((_, a), p)| (a, p))
     });
     let stale = Memo::new(move |_| {
         let q = asked.get();
         shown.with(|s| {
-            s.as_ref().is_some_and(|(_, a, _)| {
+            s.as_ref().is_some_and(|(a, _)| {
                 a.filter != q.filter || a.order != q.order || a.search != q.search
             })
         })
@@ -105,9 +108,9 @@ pub fn Runs() -> impl IntoView {
              question's evidence and what it did. Filter and sort by any column; a row opens its \
              question, with the run's trajectory when one is loaded."
         </p>
-        {move || shown.get().and_then(|(_, _, p)| p.ok()).map(|p| controls(query, &p))}
+        {move || shown.get().and_then(|(_, p)| p.ok()).map(|p| controls(query, &p))}
         {search_box(query)}
-        {move || state.search.get().map(|s| search_state(state, &s))}
+        {move || search.current().map(|s| search_state(search, &s))}
         {move || {
             let none = state.snapshot.with(|s| !s.files.is_empty() && s.trajectories.iter().all(|t| t.runs == 0));
             (none && searched.get().is_some()).then(|| view! {
@@ -116,8 +119,8 @@ pub fn Runs() -> impl IntoView {
         }}
         {move || match shown.get() {
             None => view! { <p aria-busy="true">"Reading the runs…"</p> }.into_any(),
-            Some((_, _, Err(e))) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
-            Some((_, _, Ok(p))) if p.total == 0 => view! {
+            Some((_, Err(e))) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+            Some((_, Ok(p))) if p.total == 0 => view! {
                 <crate::problems::WhyEmpty
                     state=state
                     needs=RecordKind::Answer
@@ -125,7 +128,7 @@ pub fn Runs() -> impl IntoView {
                 />
             }
                 .into_any(),
-            Some((_, _, Ok(p))) => view! {
+            Some((_, Ok(p))) => view! {
                 {pair_link(picked)}
                 <div aria-busy=move || stale.get().to_string()>{table(query, &p, start, picked)}</div>
             }
@@ -134,46 +137,50 @@ pub fn Runs() -> impl IntoView {
     }
 }
 
-thread_local! {
-    /// The number of the last search asked of the worker (its messages carry it).
-    static SEARCHES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
+/// A search over every run, as the page holds it.
+type Search = Answer<(String, bool), SearchState>;
 
-/// Starts the search the address asks for (`&q=…&re=1`) when it is not the one under way,
-/// and stops it when the address no longer asks for one.
-fn follow_search(state: AppState, searched: Memo<Option<(String, bool)>>) {
-    Effect::new(move |_| {
-        // Nothing to search before a trajectories file is held (a search asked before the
-        // load would end at once, empty).
+/// Starts the search the address asks for (`&q=…&re=1`) when it is not the one under way (and
+/// again after a load), and stops it when the address no longer asks for one.
+fn follow_search(state: AppState, searched: Memo<Option<(String, bool)>>) -> Search {
+    // Nothing to search before a trajectories file is held (a search asked before the load
+    // would end at once, empty).
+    let wanted = move || {
         let held = state
             .snapshot
             .with(|s| s.trajectories.iter().any(|t| t.runs > 0));
-        let want = searched.get().filter(|_| held);
-        let have = state
-            .search
-            .with_untracked(|s| s.as_ref().map(|s| (s.query.clone(), s.regex)));
-        match want {
-            // Asked again after a load (the reducer forgot the last): the same text anew.
-            Some((query, regex)) if have.as_ref() != Some(&(query.clone(), regex)) => {
-                let id = SEARCHES.with(|n| {
-                    n.set(n.get() + 1);
-                    n.get()
-                });
-                state.search.set(Some(SearchState {
-                    id,
-                    query: query.clone(),
-                    regex,
-                    ..SearchState::default()
-                }));
-                crate::transport::post(&Request::Search { id, query, regex }, None);
-            }
-            None if have.is_some() => {
-                state.search.set(None);
-                crate::transport::post(&Request::StopSearch, None);
-            }
-            _ => {}
+        searched.get().filter(|_| held)
+    };
+    let search = use_answer(
+        wanted,
+        |(query, regex)| Ask::Search {
+            query: query.clone(),
+            regex: *regex,
+        },
+        |body, before: Option<&SearchState>| match body {
+            // Each reply brings its new hits and errors: those before are kept.
+            Reply::Search(s) => Some(match before {
+                Some(c) if c.stopped => c.clone(),
+                Some(c) => {
+                    let mut hits = c.hits.clone();
+                    hits.extend(s.hits.iter().cloned());
+                    let mut errors = c.errors.clone();
+                    errors.extend(s.errors.iter().cloned());
+                    SearchState { hits, errors, ..s }
+                }
+                None => s,
+            }),
+            _ => None,
+        },
+    );
+    Effect::new(move |was: Option<bool>| {
+        let on = wanted().is_some();
+        if was == Some(true) && !on {
+            crate::transport::post(&Request::StopSearch, None);
         }
+        on
     });
+    search
 }
 
 /// The search over every step of every run: text, and whether it is a regular expression.
@@ -216,7 +223,7 @@ fn search_box(query: Memo<ParamsMap>) -> impl IntoView {
 }
 
 /// Where the search stands, and its hits: each a link to its step.
-fn search_state(state: AppState, s: &SearchState) -> impl IntoView + use<> {
+fn search_state(search: Search, s: &SearchState) -> impl IntoView + use<> {
     let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
     let status = if s.done && !s.stopped {
         "searched"
@@ -240,7 +247,7 @@ fn search_state(state: AppState, s: &SearchState) -> impl IntoView + use<> {
             <p id="search-state" data-done=s.done.to_string() data-runs-hit=s.runs_hit data-hits=s.hits.len() aria-live="polite">
                 {line}
                 {(!s.done).then(|| view! {
-                    " " <button type="button" on:click=move |_| stop(state)>"Stop"</button>
+                    " " <button type="button" on:click=move |_| stop(search)>"Stop"</button>
                 })}
             </p>
             {s.errors.iter().map(|e| view! { <p class="error">{e.clone()}</p> }).collect_view()}
@@ -253,13 +260,11 @@ fn search_state(state: AppState, s: &SearchState) -> impl IntoView + use<> {
 }
 
 /// Stops the search under way: the worker says nothing more of it; the page says it stopped.
-fn stop(state: AppState) {
+fn stop(search: Search) {
     crate::transport::post(&Request::StopSearch, None);
-    state.search.update(|s| {
-        if let Some(s) = s {
-            s.stopped = true;
-            s.done = true;
-        }
+    search.update(|s| {
+        s.stopped = true;
+        s.done = true;
     });
 }
 

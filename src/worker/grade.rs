@@ -5,7 +5,7 @@
 //! verdict) come with the question's data (`Request::Question`).
 
 use super::question::Wanted;
-use crate::protocol::{GradeAnswer, ViewOptions};
+use crate::protocol::GradeAnswer;
 use repoprobe_core::grading::{HUMAN_PREFIX, Sample, sample};
 use repoprobe_core::{Dataset, RecordKind};
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,17 +32,14 @@ pub fn default_judge(judges: &[(String, usize)]) -> Option<String> {
 }
 
 /// The answer to a `Grade` request: the sample of the judge asked (the default where `None`).
-pub fn answer(d: &Dataset, options: ViewOptions, judge: Option<String>, s: Sample) -> GradeAnswer {
+pub fn answer(d: &Dataset, judge: Option<String>, s: Sample) -> GradeAnswer {
     let all = judges(d);
-    let chosen = judge.clone().or_else(|| default_judge(&all));
+    let chosen = judge.or_else(|| default_judge(&all));
     let drawn = chosen
         .as_deref()
         .map(|j| sample(d, j, &s))
         .unwrap_or_default();
     GradeAnswer {
-        options,
-        judge,
-        sample: s,
         judges: all,
         chosen,
         drawn,
@@ -95,12 +92,12 @@ mod tests {
             per_model: 2,
             seed: 3,
         };
-        let a = answer(&l.dataset, ViewOptions::default(), None, s.clone());
+        let a = answer(&l.dataset, None, s.clone());
         let chosen = a.chosen.clone().expect("a judge");
         assert_eq!(Some(chosen.clone()), default_judge(&a.judges));
         assert_eq!(a.drawn, sample(&l.dataset, &chosen, &s));
         assert!(!a.drawn.answers.is_empty());
-        let none = answer(&l.dataset, ViewOptions::default(), Some("nobody".into()), s);
+        let none = answer(&l.dataset, Some("nobody".into()), s);
         assert!(none.drawn.answers.is_empty());
     }
 

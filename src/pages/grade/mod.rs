@@ -11,8 +11,9 @@ pub mod store;
 
 use crate::components::help::not_a_shortcut;
 use crate::components::markdown::Markdown;
-use crate::protocol::{GradeAnswer, QuestionData};
-use crate::requests::{request_grade, request_grades_of, request_question};
+use crate::protocol::{Ask, GradeAnswer, GradesOfAnswer, QuestionData, Reply};
+use crate::query::use_answer;
+use crate::requests::request_question;
 use crate::state::{AppState, Shared};
 use crate::storage::{keep, stored};
 use crate::{href, view_href};
@@ -22,6 +23,7 @@ use leptos::prelude::*;
 use repoprobe_core::grading::{Grade, Sample, human_judge};
 use repoprobe_core::model::ChecklistItem;
 use repoprobe_core::{Judgment, Question, RecordKind};
+use std::sync::Arc;
 use store::{GRADER_KEY, Graded, Unit, compared, file_name, sample_of, score_keys, storage_key};
 
 /// What the address asks: the judge (`None`: the default), the sample, the keys not read.
@@ -156,22 +158,24 @@ pub fn Grade() -> impl IntoView {
         })
     });
     // Ask the worker whenever the judge, the sample, the options or the data change.
-    Effect::new(move |_| {
-        let (judge, sample, _) = asked.get();
-        state.snapshot.track();
-        request_grade(state.options.get(), judge, sample);
-    });
-    let answer = Memo::new(move |_| {
-        let (judge, sample, _) = asked.get();
-        let options = state.options.get();
-        state
-            .grade
-            .get()
-            .filter(|g| g.options == options && g.judge == judge && g.sample == sample)
-    });
+    let drawn = use_answer(
+        move || {
+            let (judge, sample, _) = asked.get();
+            Some((state.options.get(), judge, sample))
+        },
+        |(options, judge, sample)| Ask::Grade {
+            options: options.clone(),
+            judge: judge.clone(),
+            sample: sample.clone(),
+        },
+        |body, _| match body {
+            Reply::Grade(g) => Some(Shared(Arc::new(*g))),
+            _ => None,
+        },
+    );
+    let answer = Memo::new(move |_| drawn.current());
     let r = grading(state, query, answer);
     keep_grades(r, storage_name(state));
-    take_imports(state, r);
     let go = mover(r);
     keys(r, go.clone());
     view! {
@@ -333,29 +337,40 @@ fn keep_grades(r: Grading, storage_name: Memo<Option<String>>) {
     on_cleanup(move || unload.remove());
 }
 
-/// A grader's judgments asked of the worker (the import button) taken into the store when they
-/// come.
-fn take_imports(state: AppState, r: Grading) {
-    Effect::new(move |_| {
-        let Some(got) = state.grades_of.get() else {
-            return;
-        };
-        let mine = r.grader.get_untracked().and_then(|n| human_judge(&n));
-        if mine.as_deref() != Some(got.judge.as_str()) {
-            return;
+/// Asks the worker for grader `judge`'s judgments in the files (the import button), taken into
+/// the store when they come.
+fn import(state: AppState, r: Grading, judge: String) {
+    let ask = Ask::GradesOf {
+        options: state.options.get_untracked(),
+        judge: judge.clone(),
+    };
+    crate::query::send(ask, move |id, body| {
+        // One reply: nothing more is awaited.
+        crate::query::forget(id);
+        if let Reply::GradesOf(got) = body {
+            take_import(r, &judge, &got);
         }
-        let from = got.grades.iter().cloned().collect();
-        let mut n = 0;
-        if r.change(|g| n = g.take(from)) {
-            r.refresh();
-            let why = got.texts_error.clone().unwrap_or_default();
-            r.status.set(format!(
-                "Took {n} item grade(s) of {} from the loaded files. {why}",
-                got.judge
-            ));
-        }
-        state.grades_of.set(None);
     });
+}
+
+/// Grader `judge`'s grades taken into the store, if the grader is still the one named.
+fn take_import(r: Grading, judge: &str, got: &GradesOfAnswer) {
+    let Some(grader) = r.grader.try_get_untracked() else {
+        // The view is gone.
+        return;
+    };
+    if grader.and_then(|n| human_judge(&n)).as_deref() != Some(judge) {
+        return;
+    }
+    let from = got.grades.iter().cloned().collect();
+    let mut n = 0;
+    if r.change(|g| n = g.take(from)) {
+        r.refresh();
+        let why = got.texts_error.clone().unwrap_or_default();
+        r.status.set(format!(
+            "Took {n} item grade(s) of {judge} from the loaded files. {why}"
+        ));
+    }
 }
 
 /// The judge select and the sample's size and seed, kept in the address.
@@ -499,7 +514,7 @@ fn progress(state: AppState, r: Grading, a: Shared<GradeAnswer>) -> impl IntoVie
     };
     let import = move |_| {
         if let Some(m) = mine() {
-            request_grades_of(state.options.get_untracked(), m);
+            import(state, r, m);
         }
     };
     let compare = {

@@ -9,36 +9,103 @@
 
 use crate::components::markdown::{FileLinks, linked_text, path_link};
 use crate::href;
-use crate::protocol::{ShownCall, ShownStep, StepKind, StepSource, TrajectoryHead, TrajectoryKey};
-use crate::requests::{request_trajectory, search_trajectory};
-use crate::state::{AppState, TrajectorySearch, first_trajectory_ask};
+use crate::protocol::{
+    Ask, Reply, RunError, ShownCall, ShownStep, StepKind, StepSource, TrajectoryHead, TrajectoryKey,
+};
+use crate::state::{AppState, Shared, first_trajectory_ask, trajectory_answered};
 use crate::trajectory::{TrajectoryView, count_of, kind_asked, step_asked, step_id, turns};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use leptos_router::params::ParamsMap;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Steps asked for at a time.
 const PAGE: usize = 40;
 /// Turns the outline lists before "show every turn".
 const OUTLINE: usize = 200;
 
+/// A search's answer: the run, the query, the matching steps (or why none could be had).
+type Matches = (TrajectoryKey, String, Result<Vec<u64>, RunError>);
+
 /// What the section keeps across the view's rebuilds (the view is built again on every change
-/// of the address): whether it is open, the search typed.
+/// of the address): whether it is open, the search typed, and the worker's answers: the steps
+/// shown of the one run open (the worker holds the run; pages of it come as they are asked
+/// for) and the last search in it.
 #[derive(Clone, Copy)]
 pub struct Kept {
     pub open: RwSignal<bool>,
     pub query: RwSignal<String>,
     pub whole_outline: RwSignal<bool>,
+    shown: RwSignal<Option<Shared<TrajectoryView>>>,
+    matches: RwSignal<Option<Matches>>,
 }
 
 impl Kept {
     pub fn new() -> Kept {
-        Kept {
+        let state = expect_context::<AppState>();
+        let kept = Kept {
             open: RwSignal::new(false),
             query: RwSignal::new(String::new()),
             whole_outline: RwSignal::new(false),
+            shown: RwSignal::new(None),
+            matches: RwSignal::new(None),
+        };
+        // The worker may no longer hold the run after a load (a file given again): asked again.
+        Effect::new(move |_| {
+            state.snapshot.track();
+            kept.shown.set(None);
+            kept.matches.set(None);
+        });
+        kept
+    }
+
+    /// Asks for a page of run `key`'s trajectory: `count` steps of `kinds` (all when empty)
+    /// from step `from` on, with its outline when the page has none yet (`head`); each page
+    /// merged into those shown as it comes.
+    fn ask_page(self, key: TrajectoryKey, from: u64, kinds: Vec<StepKind>, head: bool) {
+        if !first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
+            return;
         }
+        let ask = Ask::Trajectory {
+            key: key.clone(),
+            from,
+            kinds,
+            count: PAGE,
+            head,
+        };
+        crate::query::send(ask, move |id, body| {
+            let Reply::Trajectory(page) = body else {
+                return;
+            };
+            // A long run's first page comes from its first bytes, then the page again whole.
+            if !page
+                .as_ref()
+                .is_ok_and(|p| p.head.as_ref().is_some_and(|h| h.partial))
+            {
+                crate::query::forget(id);
+            }
+            trajectory_answered();
+            self.shown.try_update(|t| {
+                let view = crate::trajectory::merge(t.as_deref(), key.clone(), page);
+                *t = Some(Shared(Arc::new(view)));
+            });
+        });
+    }
+
+    /// Asks which steps of run `key`'s trajectory hold `query`.
+    fn search(self, key: TrajectoryKey, query: String) {
+        let ask = Ask::TrajectorySearch {
+            key: key.clone(),
+            query: query.clone(),
+        };
+        crate::query::send(ask, move |id, body| {
+            crate::query::forget(id);
+            if let Reply::TrajectorySearch(steps) = body {
+                self.matches
+                    .try_set(Some((key.clone(), query.clone(), steps)));
+            }
+        });
     }
 }
 
@@ -50,7 +117,6 @@ pub fn section(
     evidence: BTreeSet<String>,
     kept: Kept,
 ) -> AnyView {
-    let state = expect_context::<AppState>();
     let query = use_query_map();
     let asked_step = move || query.with(|q| q.get("step"));
     let kinds = Memo::new(move |_| kind_asked(query.with(|q| q.get("kind")).as_deref()));
@@ -61,20 +127,18 @@ pub fn section(
     let view_of = {
         let key = key.clone();
         move || {
-            state
-                .trajectory
+            kept.shown
                 .get()
                 .filter(|t| t.key == key)
                 .map(|t| (*t.0).clone())
         }
     };
     ask_what_is_missing(key.clone(), view_of.clone(), kinds, query, kept);
-    scroll_to_the_step_asked(state, query, kept);
+    scroll_to_the_step_asked(query, kept);
     let matches = Memo::new({
         let key = key.clone();
         move |_| {
-            state
-                .trajectory_search
+            kept.matches
                 .get()
                 .filter(|(k, q, _)| *k == key && *q == kept.query.get())
         }
@@ -140,21 +204,17 @@ fn ask_what_is_missing(
         }
         let from = step.unwrap_or(1);
         let head = view.as_ref().is_none_or(|v| v.head.is_none());
-        if first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
-            request_trajectory(key.clone(), from, kinds, PAGE, head);
-        }
+        kept.ask_page(key.clone(), from, kinds, head);
     });
 }
 
 /// Scrolls to the step asked for once it is shown, and gives it the focus.
-fn scroll_to_the_step_asked(state: AppState, query: Memo<ParamsMap>, kept: Kept) {
+fn scroll_to_the_step_asked(query: Memo<ParamsMap>, kept: Kept) {
     Effect::new(move |_| {
         let Some(n) = step_asked(query.with(|q| q.get("step")).as_deref(), None) else {
             return;
         };
-        let shown = state
-            .trajectory
-            .with(|t| t.as_ref().is_some_and(|t| t.has(n)));
+        let shown = kept.shown.with(|t| t.as_ref().is_some_and(|t| t.has(n)));
         if shown && kept.open.get() {
             request_animation_frame(move || {
                 if let Some(el) = document().get_element_by_id(&step_id(n)) {
@@ -169,15 +229,11 @@ fn scroll_to_the_step_asked(state: AppState, query: Memo<ParamsMap>, kept: Kept)
 }
 
 /// The search over the run's steps: the form, the count found and links to the first 100.
-fn search(
-    key: TrajectoryKey,
-    kept: Kept,
-    matches: Memo<Option<TrajectorySearch>>,
-) -> impl IntoView {
+fn search(key: TrajectoryKey, kept: Kept, matches: Memo<Option<Matches>>) -> impl IntoView {
     view! {
         <form class="traj-search" role="search" on:submit=move |ev| {
             ev.prevent_default();
-            search_trajectory(key.clone(), kept.query.get_untracked());
+            kept.search(key.clone(), kept.query.get_untracked());
         }>
             <label>"Search the steps "
                 <input type="search" name="traj-q" prop:value=move || kept.query.get()
@@ -264,11 +320,11 @@ fn steps_view(
     let first = v.steps.first().map(|s| s.step).unwrap_or(1);
     let earlier = (first > 1 && v.error.is_none()).then(|| {
         let from = first.saturating_sub(PAGE as u64).max(1);
-        page_button(&v, from, "traj-earlier", "Earlier steps")
+        page_button(&v, from, "traj-earlier", "Earlier steps", kept)
     });
     let later = v
         .next
-        .map(|next| page_button(&v, next, "traj-more", "More steps"));
+        .map(|next| page_button(&v, next, "traj-more", "More steps", kept));
     let steps = v
         .steps
         .into_iter()
@@ -332,13 +388,12 @@ fn page_button(
     from: u64,
     class: &'static str,
     label: &'static str,
+    kept: Kept,
 ) -> impl IntoView + use<> {
     let key = v.key.clone();
     let kinds = v.kinds.clone();
     view! { <button type="button" class=class on:click=move |_| {
-        if first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
-            request_trajectory(key.clone(), from, kinds.clone(), PAGE, false);
-        }
+        kept.ask_page(key.clone(), from, kinds.clone(), false);
     }>{label}</button> }
 }
 

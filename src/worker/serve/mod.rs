@@ -12,7 +12,7 @@ mod texts;
 
 use super::host::{Host, Phases};
 use super::{Worker, grade, scoring};
-use crate::protocol::{Request, Response, ViewOptions};
+use crate::protocol::{Ask, Reply, Request, Response, ViewOptions};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -95,58 +95,60 @@ impl<H: Host> Service<H> {
             }
             Request::Reload { options } => self.reload(options).await,
             Request::Score { options } => self.score(options),
-            Request::Items { options, model } => {
+            Request::Ask { id, ask } => self.answer(id, ask).await,
+            Request::StopSearch => self.stop_search(),
+        }
+    }
+
+    /// Answers a view's ask numbered `id` (each reply carries that number).
+    async fn answer(self: Rc<Self>, id: u64, ask: Ask) {
+        match ask {
+            Ask::Items { options, model } => {
                 let items = scoring::items(self.worker.borrow().loaded(), &options, model.as_ref());
-                self.reply(&Response::Items {
-                    options,
-                    model,
-                    items,
-                });
+                self.reply_to(id, Reply::Items(items));
             }
-            Request::Question { id } => self.question(id).await,
-            Request::Trajectory {
+            Ask::Question { id: q } => self.question(id, q).await,
+            Ask::Trajectory {
                 key,
                 from,
                 kinds,
                 count,
                 head,
-            } => self.trajectory_page(key, from, kinds, count, head).await,
-            Request::TrajectorySearch { key, query } => self.trajectory_search(key, query),
-            Request::Runs { options, query } => {
+            } => {
+                self.trajectory_page(id, key, from, kinds, count, head)
+                    .await
+            }
+            Ask::TrajectorySearch { key, query } => self.trajectory_search(id, key, query),
+            Ask::Runs { options, query } => {
                 let mut phases = Phases::start(&self.host, "rp:runs", false);
                 let page = self.worker.borrow_mut().runs(&options, &query);
                 phases.end("rp:runs");
-                self.reply(&Response::Runs {
-                    options,
-                    query,
-                    page,
-                });
+                self.reply_to(id, Reply::Runs(page));
             }
-            Request::Search { id, query, regex } => self.start_search(id, query, regex),
-            Request::Compare { id, a, b } => self.compare(id, a, b).await,
-            Request::StopSearch => self.stop_search(),
-            Request::Judges { options, a, b } => self.judges(options, a, b).await,
-            Request::Grade {
-                options,
+            Ask::Search { query, regex } => self.start_search(id, query, regex),
+            Ask::Compare { id: q, a, b } => self.compare(id, q, a, b).await,
+            Ask::Judges { options, a, b } => self.judges(id, options, a, b).await,
+            Ask::Grade {
+                options: _,
                 judge,
                 sample,
             } => {
                 let w = self.worker.borrow();
-                let answer = grade::answer(&w.loaded().dataset, options, judge, sample);
+                let answer = grade::answer(&w.loaded().dataset, judge, sample);
                 drop(w);
-                self.reply(&Response::Grade(Box::new(answer)));
+                self.reply_to(id, Reply::Grade(Box::new(answer)));
             }
-            Request::GradesOf { options, judge } => self.grades_of(options, judge).await,
-            Request::Paired { options, a, b } => {
+            Ask::GradesOf { options: _, judge } => self.grades_of(id, judge).await,
+            Ask::Paired { options, a, b } => {
                 let report = scoring::paired(self.worker.borrow().loaded(), &options, &a, &b);
-                self.reply(&Response::Paired {
-                    options,
-                    a,
-                    b,
-                    report,
-                });
+                self.reply_to(id, Reply::Paired(Box::new(report)));
             }
         }
+    }
+
+    /// A reply to the ask numbered `id`.
+    fn reply_to(&self, id: u64, body: Reply) {
+        self.reply(&Response::Reply { id, body });
     }
 
     /// A new report for `options`: the tables, then (if they were deferred) the intervals.

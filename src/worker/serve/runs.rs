@@ -4,7 +4,7 @@
 
 use super::Service;
 use crate::protocol::{
-    Comparison, ReadError, Response, RunError, SearchState, StepKind, TrajectoryKey, TrajectoryPage,
+    Comparison, ReadError, Reply, RunError, SearchState, StepKind, TrajectoryKey, TrajectoryPage,
 };
 use crate::worker::host::{Host, Phases};
 use crate::worker::trajectory::Source;
@@ -32,6 +32,7 @@ impl<H: Host> Service<H> {
     /// held (then its outline comes too), the search texts made after the answer is out.
     pub(super) async fn trajectory_page(
         self: Rc<Self>,
+        ask: u64,
         key: TrajectoryKey,
         from: u64,
         kinds: Vec<StepKind>,
@@ -43,7 +44,8 @@ impl<H: Host> Service<H> {
         let mut opened = false;
         let page: Result<TrajectoryPage, RunError> = async {
             if !held {
-                self.open(&key, from, &kinds, count, &mut phases).await?;
+                self.open(ask, &key, from, &kinds, count, &mut phases)
+                    .await?;
                 opened = true;
             }
             self.worker
@@ -55,10 +57,7 @@ impl<H: Host> Service<H> {
         }
         .await;
         phases.end("rp:trajectory-page");
-        self.reply(&Response::Trajectory {
-            key: key.clone(),
-            page,
-        });
+        self.reply_to(ask, Reply::Trajectory(page));
         phases.end("rp:trajectory-reply");
         if opened {
             if let Some(h) = self.worker.borrow_mut().trajectories.held_mut(&key) {
@@ -72,6 +71,7 @@ impl<H: Host> Service<H> {
     /// first bytes meanwhile.
     async fn open(
         &self,
+        ask: u64,
         key: &TrajectoryKey,
         from: u64,
         kinds: &[StepKind],
@@ -91,10 +91,7 @@ impl<H: Host> Service<H> {
                 .trajectories
                 .preview(key, &at.file, &first, from, kinds, count);
             if let Some(page) = preview {
-                self.reply(&Response::Trajectory {
-                    key: key.clone(),
-                    page: Ok(page),
-                });
+                self.reply_to(ask, Reply::Trajectory(Ok(page)));
                 phases.end("rp:trajectory-first-page");
             }
         }
@@ -109,7 +106,7 @@ impl<H: Host> Service<H> {
     }
 
     /// A search in the steps of the run held.
-    pub(super) fn trajectory_search(&self, key: TrajectoryKey, query: String) {
+    pub(super) fn trajectory_search(&self, ask: u64, key: TrajectoryKey, query: String) {
         let mut phases = Phases::start(&self.host, "rp:trajectory-search", false);
         let steps = self
             .worker
@@ -119,7 +116,7 @@ impl<H: Host> Service<H> {
             .map(|h| h.search(&query))
             .ok_or(RunError::NotHeld);
         phases.end("rp:trajectory-search");
-        self.reply(&Response::TrajectorySearch { key, query, steps });
+        self.reply_to(ask, Reply::TrajectorySearch(steps));
     }
 
     /// Starts a search over every step of every run held, as a task of its own (the queue
@@ -129,7 +126,6 @@ impl<H: Host> Service<H> {
         self.stop_search();
         let n = self.search.get();
         let mut state = SearchState {
-            id,
             query: query.clone(),
             regex,
             ..SearchState::default()
@@ -139,7 +135,7 @@ impl<H: Host> Service<H> {
             Err(why) => {
                 state.done = true;
                 state.errors.push(why.to_string());
-                return self.reply(&Response::Search(state));
+                return self.reply_to(id, Reply::Search(state));
             }
         };
         let batches = {
@@ -167,13 +163,13 @@ impl<H: Host> Service<H> {
                 state.runs_hit = runs_hit;
                 state.hits = hits;
                 state.errors = errors;
-                me.reply(&Response::Search(state.clone()));
+                me.reply_to(id, Reply::Search(state.clone()));
             }
             phases.end("rp:search");
             state.done = true;
             state.hits.clear();
             state.errors.clear();
-            me.reply(&Response::Search(state));
+            me.reply_to(id, Reply::Search(state));
         });
     }
 
@@ -203,7 +199,13 @@ impl<H: Host> Service<H> {
 
     /// Two runs of question `id` side by side: each one's line read (by slice or range) and
     /// laid out by `worker::compare`; one that cannot be read says why beside the other.
-    pub(super) async fn compare(self: Rc<Self>, id: String, a: (String, u32), b: (String, u32)) {
+    pub(super) async fn compare(
+        self: Rc<Self>,
+        ask: u64,
+        id: String,
+        a: (String, u32),
+        b: (String, u32),
+    ) {
         let evidence: BTreeSet<String> = self
             .worker
             .borrow()
@@ -227,12 +229,15 @@ impl<H: Host> Service<H> {
         if let (Ok(a), Ok(b)) = (a.as_mut(), b.as_mut()) {
             compare::only(a, b);
         }
-        self.reply(&Response::Compare(Box::new(Comparison {
-            id,
-            evidence: evidence.into_iter().collect(),
-            a,
-            b,
-        })));
+        self.reply_to(
+            ask,
+            Reply::Compare(Box::new(Comparison {
+                id,
+                evidence: evidence.into_iter().collect(),
+                a,
+                b,
+            })),
+        );
     }
 
     /// One side of a comparison: run `key` read and laid out.

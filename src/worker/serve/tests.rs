@@ -4,8 +4,8 @@
 
 use super::Service;
 use crate::protocol::{
-    Origin, ReadError, Request, Response, RunError, StartFile, Started, StepKind, TrajectoryKey,
-    ViewOptions,
+    Ask, Origin, ReadError, Reply, Request, Response, RunError, StartFile, Started, StepKind,
+    TrajectoryKey, ViewOptions,
 };
 use crate::worker::Handle;
 use crate::worker::hash::{Digest, Hasher, hex};
@@ -218,13 +218,17 @@ fn requests_are_served_in_order_each_seeing_what_the_ones_before_did() {
     let (names, files) = golden_files();
     add(&s, names, files);
     // Asked before the load ran: served after it, its texts read back from the files.
-    s.receive(&Request::Question { id: "q1".into() }.encode(), Vec::new());
+    s.receive(&ask(5, Ask::Question { id: "q1".into() }), Vec::new());
     drain(&s);
     let got = replies(&s);
-    let Some(Response::Question(q)) = got.iter().find(|r| matches!(r, Response::Question(_)))
+    let Some(Response::Reply {
+        id,
+        body: Reply::Question(q),
+    }) = got.iter().find(|r| matches!(r, Response::Reply { .. }))
     else {
         panic!("{got:?}")
     };
+    assert_eq!(*id, 5, "the reply carries its ask's number");
     assert!(matches!(got[0], Response::Loaded { .. }), "{got:?}");
     assert_eq!(q.id, "q1");
     assert!(!q.answers.is_empty());
@@ -310,7 +314,7 @@ fn each_phase_is_measured_from_the_end_of_the_one_before_and_a_load_clears_the_l
             "measure rp:reply rp:score:end rp:reply:end",
         ]
     );
-    s.receive(&Request::Question { id: "q2".into() }.encode(), Vec::new());
+    s.receive(&ask(6, Ask::Question { id: "q2".into() }), Vec::new());
     drain(&s);
     let timing = s.host().timing.borrow();
     assert_eq!(timing[0], "mark rp:question", "not cleared: {timing:?}");
@@ -343,14 +347,29 @@ fn key(model: &str) -> TrajectoryKey {
 }
 
 fn page_request(model: &str) -> String {
-    Request::Trajectory {
+    let page = Ask::Trajectory {
         key: key(model),
         from: 0,
         kinds: StepKind::all().collect(),
         count: 10,
         head: false,
-    }
-    .encode()
+    };
+    ask(1, page)
+}
+
+/// A view's ask numbered `id`, as the page writes it.
+fn ask(id: u64, ask: Ask) -> String {
+    Request::Ask { id, ask }.encode()
+}
+
+/// The bodies of replies, the numbers left out.
+fn bodies(got: Vec<Response>) -> Vec<Reply> {
+    got.into_iter()
+        .map(|r| match r {
+            Response::Reply { body, .. } => body,
+            other => panic!("not a reply: {other:?}"),
+        })
+        .collect()
 }
 
 /// The worker started with the golden files downloaded and a trajectories file read by Range
@@ -419,26 +438,24 @@ fn the_start_scripts_files_load_under_the_start_query_and_a_ranged_run_reads_by_
     assert!(t.ranged && t.runs == 2, "{t:?}");
     s.receive(&page_request("a"), Vec::new());
     drain(&s);
-    let got = replies(&s);
-    let [Response::Trajectory { page: Ok(page), .. }] = got.as_slice() else {
+    let got = bodies(replies(&s));
+    let [Reply::Trajectory(Ok(page))] = got.as_slice() else {
         panic!("{got:?}")
     };
     assert!(page.head.is_some(), "read: its outline comes with it");
     assert_eq!(page.steps.len(), 1);
     // The run held now: searched in, and paged without its outline.
-    let search = Request::TrajectorySearch {
+    let search = Ask::TrajectorySearch {
         key: key("a"),
         query: "needle".into(),
     };
-    s.receive(&search.encode(), Vec::new());
+    s.receive(&ask(2, search), Vec::new());
     s.receive(&page_request("a"), Vec::new());
     drain(&s);
-    let got = replies(&s);
+    let got = bodies(replies(&s));
     let [
-        Response::TrajectorySearch {
-            steps: Ok(steps), ..
-        },
-        Response::Trajectory { page: Ok(page), .. },
+        Reply::TrajectorySearch(Ok(steps)),
+        Reply::Trajectory(Ok(page)),
     ] = got.as_slice()
     else {
         panic!("{got:?}")
@@ -453,22 +470,18 @@ fn a_server_that_answers_a_range_whole_is_an_error_of_that_run_and_a_missing_run
     replies(&s);
     s.receive(&page_request("a"), Vec::new());
     s.receive(&page_request("nobody"), Vec::new());
-    let compare = Request::Compare {
+    let compare = Ask::Compare {
         id: "q1".into(),
         a: ("a".into(), 0),
         b: ("nobody".into(), 0),
     };
-    s.receive(&compare.encode(), Vec::new());
+    s.receive(&ask(3, compare), Vec::new());
     drain(&s);
-    let got = replies(&s);
+    let got = bodies(replies(&s));
     let [
-        Response::Trajectory {
-            page: Err(whole), ..
-        },
-        Response::Trajectory {
-            page: Err(missing), ..
-        },
-        Response::Compare(c),
+        Reply::Trajectory(Err(whole)),
+        Reply::Trajectory(Err(missing)),
+        Reply::Compare(c),
     ] = got.as_slice()
     else {
         panic!("{got:?}")
@@ -488,17 +501,22 @@ fn a_search_over_every_run_answers_as_it_reads_and_a_stop_or_new_files_end_it() 
     let s = started(206);
     replies(&s);
     let search = |id, query: &str, regex| {
-        Request::Search {
-            id,
+        let search = Ask::Search {
             query: query.into(),
             regex,
-        }
-        .encode()
+        };
+        ask(id, search)
     };
     s.receive(&search(1, "needle", false), Vec::new());
     drain(&s);
     let got = replies(&s);
-    let Some(Response::Search(last)) = got.last() else {
+    assert!(
+        got.iter()
+            .all(|r| matches!(r, Response::Reply { id: 1, .. })),
+        "every reply of a search carries its number: {got:?}"
+    );
+    let got = bodies(got);
+    let Some(Reply::Search(last)) = got.last() else {
         panic!("{got:?}")
     };
     assert!(
@@ -508,7 +526,7 @@ fn a_search_over_every_run_answers_as_it_reads_and_a_stop_or_new_files_end_it() 
     let hits: usize = got
         .iter()
         .map(|r| match r {
-            Response::Search(s) => s.hits.len(),
+            Reply::Search(s) => s.hits.len(),
             other => panic!("{other:?}"),
         })
         .sum();
@@ -516,8 +534,8 @@ fn a_search_over_every_run_answers_as_it_reads_and_a_stop_or_new_files_end_it() 
     // A bad expression is done at once, with why.
     s.receive(&search(2, "(", true), Vec::new());
     drain(&s);
-    let got = replies(&s);
-    let [Response::Search(bad)] = got.as_slice() else {
+    let got = bodies(replies(&s));
+    let [Reply::Search(bad)] = got.as_slice() else {
         panic!("{got:?}")
     };
     assert!(bad.done && bad.errors.len() == 1, "{bad:?}");
@@ -532,7 +550,7 @@ fn a_search_over_every_run_answers_as_it_reads_and_a_stop_or_new_files_end_it() 
     drain(&s);
     let got = replies(&s);
     assert!(
-        !got.iter().any(|r| matches!(r, Response::Search(_))),
+        !got.iter().any(|r| matches!(r, Response::Reply { .. })),
         "{got:?}"
     );
 }

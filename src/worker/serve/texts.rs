@@ -3,7 +3,7 @@
 //! (`fill_reads`), every slice asked for at once.
 
 use super::Service;
-use crate::protocol::{GradesOfAnswer, JudgesAnswer, Response, ViewOptions};
+use crate::protocol::{GradesOfAnswer, JudgesAnswer, Reply, ViewOptions};
 use crate::worker::host::{Host, Phases};
 use crate::worker::judges;
 use crate::worker::question::{TextReads, texts_error};
@@ -39,14 +39,14 @@ impl<H: Host> Service<H> {
     }
 
     /// Question `id`'s data, its texts read back first.
-    pub(super) async fn question(self: Rc<Self>, id: String) {
+    pub(super) async fn question(self: Rc<Self>, ask: u64, id: String) {
         let mut phases = Phases::start(&self.host, "rp:question", false);
         let (reads, errors) = self.worker.borrow().text_reads(&id);
         let errors = self.fill_reads(reads, errors).await;
         phases.end("rp:texts");
         let q = self.worker.borrow().question(&id, &errors);
         phases.end("rp:question-data");
-        self.reply(&Response::Question(q));
+        self.reply_to(ask, Reply::Question(q));
         phases.end("rp:question-reply");
     }
 
@@ -55,6 +55,7 @@ impl<H: Host> Service<H> {
     /// with them, every figure the same.
     pub(super) async fn judges(
         self: Rc<Self>,
+        ask: u64,
         options: ViewOptions,
         a: Option<String>,
         b: Option<String>,
@@ -78,29 +79,30 @@ impl<H: Host> Service<H> {
             Err(e) => Err(e),
         };
         phases.end("rp:judges");
-        self.reply(&Response::Judges(Box::new(JudgesAnswer {
-            options,
-            a,
-            b,
-            report,
-            texts_error: error,
-        })));
+        self.reply_to(
+            ask,
+            Reply::Judges(Box::new(JudgesAnswer {
+                report,
+                texts_error: error,
+            })),
+        );
     }
 
     /// The grades in `judge`'s run-0 judgments (a grader's file loaded), their rationales read
     /// back first (the load skipped them).
-    pub(super) async fn grades_of(self: Rc<Self>, options: ViewOptions, judge: String) {
+    pub(super) async fn grades_of(self: Rc<Self>, ask: u64, judge: String) {
         let (reads, errors) = self.worker.borrow().grade_reads(&judge);
         let errors = self.fill_reads(reads, errors).await;
         let grades = repoprobe_core::grading::grades_of(
             &self.worker.borrow().loaded().dataset.judgments,
             &judge,
         );
-        self.reply(&Response::GradesOf(Box::new(GradesOfAnswer {
-            options,
-            judge,
-            grades: grades.into_iter().collect(),
-            texts_error: texts_error(&errors),
-        })));
+        self.reply_to(
+            ask,
+            Reply::GradesOf(Box::new(GradesOfAnswer {
+                grades: grades.into_iter().collect(),
+                texts_error: texts_error(&errors),
+            })),
+        );
     }
 }

@@ -10,7 +10,7 @@ mod live;
 mod output;
 mod plan;
 mod repos;
-mod runs;
+mod run_files;
 mod shard;
 mod stdout;
 

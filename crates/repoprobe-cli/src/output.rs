@@ -357,7 +357,7 @@ pub fn count(v: &Value, k: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runs::keys::JudgmentKey;
+    use crate::run_files::keys::JudgmentKey;
     use repoprobe_core::RecordKind;
 
     #[test]
@@ -474,7 +474,7 @@ mod tests {
 #[cfg(test)]
 mod lock_tests {
     use super::*;
-    use crate::runs::keys::JudgmentKey;
+    use crate::run_files::keys::JudgmentKey;
     use repoprobe_core::RecordKind;
 
     #[test]

@@ -22,7 +22,7 @@ impl Shard {
 
     /// The index of the shard of `count` that `key` belongs to, by its printed form: the one
     /// hash of a command choosing its keys, of its run's manifest counting them, and of
-    /// `status` reading its records back (through the run's kind, `runs::kind`).
+    /// `status` reading its records back (through the run's kind, `run_files::kind`).
     pub fn index_of(key: &impl Display, count: u32) -> u32 {
         // The remainder is below `count`, a u32.
         (fnv1a(key.to_string().as_bytes()) % u64::from(count.max(1))) as u32

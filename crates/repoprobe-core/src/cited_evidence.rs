@@ -34,9 +34,9 @@ pub const SOURCE: &str = "cited";
 
 /// What one question's texts cite and who gets what.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Plan {
+pub struct Assignment {
     /// The items given new entries, in checklist order (none without new entries).
-    pub items: Vec<ItemPlan>,
+    pub items: Vec<ItemAdditions>,
     /// The distinct cited paths that exist at the commit, wherever cited, sorted.
     pub found: Vec<String>,
     /// The distinct cited paths that do not exist at the commit, sorted.
@@ -47,7 +47,7 @@ pub struct Plan {
 
 /// The new entries of one checklist item.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemPlan {
+pub struct ItemAdditions {
     /// The item's place in the checklist.
     pub index: usize,
     pub id: String,
@@ -56,7 +56,7 @@ pub struct ItemPlan {
 
 /// Applies the module's rule to `q`; `exists` says whether a (normalised) path is a file or a
 /// directory of the repository at the question's commit.
-pub fn plan(q: &Question, exists: impl Fn(&str) -> bool) -> Plan {
+pub fn assign(q: &Question, exists: impl Fn(&str) -> bool) -> Assignment {
     let mut found = BTreeSet::new();
     let mut missing = BTreeSet::new();
     let mut keep = |c: &Cited| {
@@ -121,7 +121,7 @@ pub fn plan(q: &Question, exists: impl Fn(&str) -> bool) -> Plan {
             }
         }
         if !added.is_empty() {
-            items.push(ItemPlan {
+            items.push(ItemAdditions {
                 index,
                 id: item.id.clone(),
                 added,
@@ -133,7 +133,7 @@ pub fn plan(q: &Question, exists: impl Fn(&str) -> bool) -> Plan {
         .map(|c| c.path.clone())
         .filter(|p| !given.contains(p))
         .collect::<BTreeSet<_>>();
-    Plan {
+    Assignment {
         items,
         found: found.into_iter().collect(),
         missing: missing.into_iter().collect(),
@@ -179,12 +179,12 @@ fn names_word(text: &str, name: &str) -> bool {
 #[error("the question's record cannot be rewritten: {0}")]
 pub struct RewriteError(String);
 
-/// The question's record as written (`raw`, every field and key order kept) with the plan's
+/// The question's record as written (`raw`, every field and key order kept) with the assignment's
 /// entries appended to its items' `evidence` (the field added at the item's end when it had
 /// none), on one line.
-pub fn rewrite(raw: &str, plan: &Plan) -> Result<String, RewriteError> {
+pub fn rewrite(raw: &str, assigned: &Assignment) -> Result<String, RewriteError> {
     let bad = |e: serde_json::Error| RewriteError(e.to_string());
-    if plan.items.is_empty() {
+    if assigned.items.is_empty() {
         return Ok(one_line(raw));
     }
     let mut record: Fields = serde_json::from_str(raw).map_err(bad)?;
@@ -192,7 +192,7 @@ pub fn rewrite(raw: &str, plan: &Plan) -> Result<String, RewriteError> {
         return Err(RewriteError("it has no `checklist`".into()));
     };
     let mut checklist: Vec<Fields> = serde_json::from_str(slot.1.get()).map_err(bad)?;
-    for item in &plan.items {
+    for item in &assigned.items {
         let Some(fields) = checklist.get_mut(item.index) else {
             return Err(RewriteError(format!("it has no item {}", item.index + 1)));
         };
@@ -331,8 +331,9 @@ mod tests {
         TREE.contains(&p)
     }
 
-    fn added(plan: &Plan, id: &str) -> Vec<(String, Option<[u32; 2]>)> {
-        plan.items
+    fn added(assigned: &Assignment, id: &str) -> Vec<(String, Option<[u32; 2]>)> {
+        assigned
+            .items
             .iter()
             .find(|i| i.id == id)
             .map(|i| i.added.iter().map(|e| (e.path.clone(), e.lines)).collect())
@@ -353,7 +354,7 @@ mod tests {
                 item("clarity", ItemKind::Clarity, "see src/runner.py", &["x"]),
             ],
         );
-        let p = plan(&q, exists);
+        let p = assign(&q, exists);
         assert_eq!(
             added(&p, "k1"),
             [
@@ -394,7 +395,7 @@ mod tests {
                 item("k3", ItemKind::Knowledge, "Nothing cited", &["y"]),
             ],
         );
-        let p = plan(&q, exists);
+        let p = assign(&q, exists);
         assert_eq!(
             added(&p, "k1"),
             [("src/flows/llm_flow.py".to_string(), Some([210, 264]))]
@@ -420,19 +421,19 @@ mod tests {
             &["src/runner.py:3"],
         );
         k1.evidence = vec![EvidencePath::new("src/runner.py")];
-        let p = plan(&question("", vec![k1.clone()]), exists);
+        let p = assign(&question("", vec![k1.clone()]), exists);
         assert_eq!(
             added(&p, "k1"),
             [("src/flows/llm_flow.py".to_string(), None)]
         );
         k1.evidence.push(EvidencePath::new("src/flows/llm_flow.py"));
         assert!(
-            plan(&question("", vec![k1.clone()]), exists)
+            assign(&question("", vec![k1.clone()]), exists)
                 .items
                 .is_empty()
         );
         // A path of the answer an item's evidence has is placed, not the answer's only.
-        let p = plan(
+        let p = assign(
             &question("See src/runner.py and src/flows/", vec![k1]),
             exists,
         );
@@ -462,27 +463,27 @@ mod tests {
             source: Some(SOURCE.into()),
             unreadable: None,
         };
-        let plan = Plan {
+        let assigned = Assignment {
             items: vec![
-                ItemPlan {
+                ItemAdditions {
                     index: 0,
                     id: "k1".into(),
                     added: vec![entry("src/a.rs", Some([3, 4]))],
                 },
-                ItemPlan {
+                ItemAdditions {
                     index: 1,
                     id: "k2".into(),
                     added: vec![entry("b", None)],
                 },
-                ItemPlan {
+                ItemAdditions {
                     index: 2,
                     id: "k3".into(),
                     added: vec![entry("c", None)],
                 },
             ],
-            ..Plan::default()
+            ..Assignment::default()
         };
-        let out = rewrite(raw, &plan).unwrap();
+        let out = rewrite(raw, &assigned).unwrap();
         assert_eq!(
             out,
             "{\"z\":1,\"id\":\"q1\",\"checklist\":[{\"id\":\"k1\",\"x\":[1, 2],\
@@ -491,10 +492,10 @@ mod tests {
              {\"id\":\"k3\",\"evidence\":[{\"path\":\"c\",\"source\":\"cited\"}]}],\
              \"unknown\":{\"b\": 2, \"a\": 1}}"
         );
-        assert_eq!(rewrite(raw, &Plan::default()).unwrap(), one_line(raw));
+        assert_eq!(rewrite(raw, &Assignment::default()).unwrap(), one_line(raw));
         assert!(!one_line(raw).contains('\n'));
-        assert!(rewrite("[1]", &plan).is_err());
-        assert!(rewrite("{\"checklist\": [1]}", &plan).is_err());
-        assert!(rewrite("{\"checklist\": []}", &plan).is_err());
+        assert!(rewrite("[1]", &assigned).is_err());
+        assert!(rewrite("{\"checklist\": [1]}", &assigned).is_err());
+        assert!(rewrite("{\"checklist\": []}", &assigned).is_err());
     }
 }

@@ -12,7 +12,7 @@
 //! Judges view; they are drawn from a generator of their own, so that the first judge's numbers
 //! are those of a bundle without them.
 
-mod runs;
+mod trajectories;
 
 use crate::model::trajectory::Trajectory;
 use crate::model::*;
@@ -335,7 +335,7 @@ pub fn generate_with_runs(
     d: Design,
 ) -> (ResultsBundle, Vec<(TrajectoryKey, Trajectory)>) {
     let mut bundle = generate_designed(o, d);
-    let runs = runs::add(&mut bundle, o.seed);
+    let runs = trajectories::add(&mut bundle, o.seed);
     (bundle, runs)
 }
 

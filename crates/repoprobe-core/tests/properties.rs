@@ -278,14 +278,14 @@ proptest! {
     }
 
     /// Whatever the texts cite and whichever paths exist, the rewritten record loads back as
-    /// the same question, its items' evidence grown by the plan's entries.
+    /// the same question, its items' evidence grown by the entries assigned.
     #[test]
     fn a_rewritten_question_loads_back_with_its_new_evidence(
         key_point in "[a-z./:0-9 ]{0,60}",
         answer in "[a-z./:0-9 ]{0,60}",
         exists_mask in any::<u8>(),
     ) {
-        use repoprobe_core::cited_evidence::{plan, rewrite};
+        use repoprobe_core::cited_evidence::{assign, rewrite};
         let line = std::str::from_utf8(GOLDEN_BENCH).unwrap().lines().next().unwrap();
         let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
         v["checklist"][0]["key_point"] = serde_json::json!(key_point);
@@ -295,7 +295,7 @@ proptest! {
         let before = loaded.dataset.questions.remove(0);
         // Which paths exist: a deterministic function of the path and the mask.
         let exists = |p: &str| (p.len() as u8 ^ exists_mask) & 1 == 0;
-        let p = plan(&before, exists);
+        let p = assign(&before, exists);
         let after_text = rewrite(&raw, &p).unwrap();
         prop_assert!(!after_text.contains('\n'));
         let after = load_one(after_text.as_bytes());

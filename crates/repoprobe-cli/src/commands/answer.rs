@@ -24,9 +24,9 @@ use crate::live::task::{Failed, Outcome};
 use crate::live::{ApiArgs, RunArgs, Summary, journals, load_inputs};
 use crate::output::{self, Journal};
 use crate::repos::RepoArgs;
-use crate::runs::Layout;
-use crate::runs::keys::{AnswerKey, answer_key};
-use crate::runs::manifest::RunSpec;
+use crate::run_files::Layout;
+use crate::run_files::keys::{AnswerKey, answer_key};
+use crate::run_files::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_agent::builtin::Limits;
 use repoprobe_agent::external::{AgentConfig, ExternalAgent};
@@ -167,7 +167,7 @@ impl AgentKind {
 /// `answer`'s flags settled once, before any benchmark is read or any agent runs: every check
 /// made, every default taken, the shard's files resolved. What follows reads this, never the
 /// flags.
-pub(crate) struct Plan {
+pub(crate) struct AnswerRun {
     benchmark: Vec<PathBuf>,
     layout: Layout,
     /// Keys worked on at once, and what the keys in flight get after SIGTERM.
@@ -229,7 +229,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
 
 impl AgentCommand for Args {
     const NAME: &'static str = "answer";
-    type Plan = Plan;
+    type Plan = AnswerRun;
 
     agent::flags!();
 
@@ -268,7 +268,7 @@ impl AgentCommand for Args {
     /// Settles the flags, with what every agent command settles alike (`settled`): this
     /// shard's files (from here on `--out` is this shard's file, and the transcripts and what
     /// the sandbox hides follow it), the agent's setup, the manifest's spec.
-    fn settle(self, settled: Settled) -> anyhow::Result<Plan> {
+    fn settle(self, settled: Settled) -> anyhow::Result<AnswerRun> {
         let layout = settled.layout;
         let out = layout.out.clone();
         let transcripts = self
@@ -284,7 +284,7 @@ impl AgentCommand for Args {
             keep_worktrees: self.keep_worktrees,
             api_model: (self.name() != self.api.model()).then(|| self.api.model().to_string()),
         };
-        Ok(Plan {
+        Ok(AnswerRun {
             spec: run_spec(&self),
             benchmark: self.files,
             concurrency: settled.concurrency,
@@ -305,7 +305,7 @@ impl AgentCommand for Args {
     }
 }
 
-impl Plan {
+impl AnswerRun {
     /// The run's keys (the questions asked, × `--attempts`), each with its question; an unknown
     /// `--question` or a benchmark without a valid question is an error.
     fn keys(&self, questions: &[Question]) -> anyhow::Result<Vec<(AnswerKey, Arc<Question>)>> {
@@ -338,7 +338,7 @@ impl Plan {
     }
 }
 
-impl Execute for Plan {
+impl Execute for AnswerRun {
     /// Reads the benchmark, starts the agent, joins the run and answers every key not yet
     /// done that is this shard's, then prints the summary.
     fn execute(self) -> anyhow::Result<Exit> {
@@ -356,7 +356,7 @@ impl Execute for Plan {
             .with_context(|| format!("cannot create {}", ctx.files.transcripts.display()))?;
         let layout = self.layout;
         let (mut out, mut failures) = journals(&layout, answer_key, "answer")?;
-        if let Err(e) = crate::runs::enlist(&layout, &spec, keys.iter().map(|(k, _)| k)) {
+        if let Err(e) = crate::run_files::enlist(&layout, &spec, keys.iter().map(|(k, _)| k)) {
             // Refused: this shard is not the run's; it leaves no file of its own behind.
             out.discard_if_new();
             return Err(e);
@@ -589,7 +589,7 @@ fn agent_endpoint(a: &Args, agent: ExternalAgent) -> anyhow::Result<Vec<(String,
 /// What `answer` says of its run in the run's manifest: the benchmark, the agent, the model and
 /// the flags that change answers ([`agent_spec`] adds what the started agent says of itself).
 fn run_spec(a: &Args) -> RunSpec {
-    let spec = RunSpec::new(crate::runs::kind::RunKind::Answer)
+    let spec = RunSpec::new(crate::run_files::kind::RunKind::Answer)
         .files(&a.files)
         .set("prompt_version", PROMPT_VERSION)
         .set(

@@ -9,8 +9,8 @@
 
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task, load_inputs};
-use crate::runs::keys::LabelKey;
-use crate::runs::manifest::RunSpec;
+use crate::run_files::keys::LabelKey;
+use crate::run_files::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_core::protocol::classify::{self, Candidate, PROMPT_VERSION};
 use repoprobe_core::{Answer, FailureMode, Judgment, Question};
@@ -105,7 +105,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         LabelKey::of,
         "failure label",
         PROMPT_VERSION,
-        RunSpec::new(crate::runs::kind::RunKind::ClassifyFailures)
+        RunSpec::new(crate::run_files::kind::RunKind::ClassifyFailures)
             .files(&a.files)
             .set("judge", &judge),
     )?;

@@ -13,7 +13,7 @@ use crate::input::{load_paths, print_issues, write_atomically};
 use anyhow::{Context, bail};
 use repoprobe_agent::workspace::{RepoSource, RepoTree};
 use repoprobe_core::LoadOptions;
-use repoprobe_core::cited_evidence::{self, Plan};
+use repoprobe_core::cited_evidence::{self, Assignment};
 use repoprobe_core::text::{terminal_safe, terminal_safe_lines};
 use std::path::PathBuf;
 
@@ -122,11 +122,11 @@ fn rewrite_all(
         let id = terminal_safe(&q.id);
         done[i] = match tree {
             Ok(tree) => {
-                let plan = cited_evidence::plan(q, |p| tree.contains(p));
-                totals.add(&plan);
+                let assigned = cited_evidence::assign(q, |p| tree.contains(p));
+                totals.add(&assigned);
                 (
-                    cited_evidence::rewrite(record.get(), &plan)?,
-                    report_line(&id, tree, &plan),
+                    cited_evidence::rewrite(record.get(), &assigned)?,
+                    report_line(&id, tree, &assigned),
                 )
             }
             Err(e) => {
@@ -156,18 +156,18 @@ struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, plan: &Plan) {
-        self.questions += usize::from(!plan.items.is_empty());
-        self.items += plan.items.len();
-        self.entries += plan.items.iter().map(|i| i.added.len()).sum::<usize>();
-        self.missing += plan.missing.len();
-        self.answer_only += plan.answer_only.len();
+    fn add(&mut self, assigned: &Assignment) {
+        self.questions += usize::from(!assigned.items.is_empty());
+        self.items += assigned.items.len();
+        self.entries += assigned.items.iter().map(|i| i.added.len()).sum::<usize>();
+        self.missing += assigned.missing.len();
+        self.answer_only += assigned.answer_only.len();
     }
 }
 
 /// A question's line: the items given evidence, the paths found, and what was cited but not
 /// found or given to no item (every name from the file, made safe for the terminal).
-fn report_line(id: &str, tree: &RepoTree, plan: &Plan) -> String {
+fn report_line(id: &str, tree: &RepoTree, assigned: &Assignment) -> String {
     let list = |paths: &[String]| {
         paths
             .iter()
@@ -181,31 +181,31 @@ fn report_line(id: &str, tree: &RepoTree, plan: &Plan) -> String {
     } else {
         short.to_string()
     };
-    let items = if plan.items.is_empty() {
+    let items = if assigned.items.is_empty() {
         "no item given evidence".to_string()
     } else {
-        let each: Vec<String> = plan
+        let each: Vec<String> = assigned
             .items
             .iter()
             .map(|i| format!("{} +{}", terminal_safe(&i.id), i.added.len()))
             .collect();
         format!(
             "{} item(s) given evidence ({})",
-            plan.items.len(),
+            assigned.items.len(),
             each.join(", ")
         )
     };
     let mut line = format!(
         "{id}: {items}; {} cited path(s) found at {at}",
-        plan.found.len()
+        assigned.found.len()
     );
-    if !plan.missing.is_empty() {
-        line.push_str(&format!("; not at the commit: {}", list(&plan.missing)));
+    if !assigned.missing.is_empty() {
+        line.push_str(&format!("; not at the commit: {}", list(&assigned.missing)));
     }
-    if !plan.answer_only.is_empty() {
+    if !assigned.answer_only.is_empty() {
         line.push_str(&format!(
             "; cited by the reference answer only, given to no item: {}",
-            list(&plan.answer_only)
+            list(&assigned.answer_only)
         ));
     }
     line

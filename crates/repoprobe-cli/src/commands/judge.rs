@@ -16,8 +16,8 @@
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task, load_inputs};
 use crate::output::{Journal, KeyOf};
-use crate::runs::keys::JudgmentKey;
-use crate::runs::manifest::RunSpec;
+use crate::run_files::keys::JudgmentKey;
+use crate::run_files::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_core::protocol::judge::{ChecklistJudge, PROMPT_VERSION, item_order};
 use repoprobe_core::{Dataset, ItemScore, Question, RecordKind};
@@ -282,7 +282,7 @@ fn one(inputs: &AnswerInputs, live: &LiveArgs, seed: Option<u64>) -> anyhow::Res
         inputs,
         live,
         JUDGE_RECORDS,
-        RunSpec::new(crate::runs::kind::RunKind::Judge).scope("shuffle_items", seed),
+        RunSpec::new(crate::run_files::kind::RunKind::Judge).scope("shuffle_items", seed),
         &judge,
         |job| ChecklistJob::new(job, seed),
         |out, key, scored, provenance| {

@@ -9,8 +9,8 @@
 
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
-use crate::runs::keys::JudgmentKey;
-use crate::runs::manifest::RunSpec;
+use crate::run_files::keys::JudgmentKey;
+use crate::run_files::manifest::RunSpec;
 use repoprobe_core::RecordKind;
 use repoprobe_core::protocol::scalar::{self, PROMPT_VERSION, ScalarJudge, ScalarScores};
 use serde::Serialize;
@@ -88,7 +88,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         prompt_version: PROMPT_VERSION,
     };
     let task = |job| ScalarJob { job, max };
-    let spec = RunSpec::new(crate::runs::kind::RunKind::JudgeScalar).set("scale", max);
+    let spec = RunSpec::new(crate::run_files::kind::RunKind::JudgeScalar).set("scale", max);
     judge_answers(
         &a.inputs,
         &a.live,

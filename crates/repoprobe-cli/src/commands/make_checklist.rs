@@ -12,8 +12,8 @@
 use crate::exit::Exit;
 use crate::input::{NotJson, read_json_records};
 use crate::live::{LiveArgs, Provenance, Task};
-use crate::runs::keys::QuestionKey;
-use crate::runs::manifest::RunSpec;
+use crate::run_files::keys::QuestionKey;
+use crate::run_files::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_core::Question;
 use repoprobe_core::protocol::checklist_gen::{self, PROMPT_VERSION, Source};
@@ -103,7 +103,8 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         QuestionKey::of,
         "question",
         PROMPT_VERSION,
-        RunSpec::new(crate::runs::kind::RunKind::MakeChecklist).input("questions", &a.questions),
+        RunSpec::new(crate::run_files::kind::RunKind::MakeChecklist)
+            .input("questions", &a.questions),
     )?;
     let s = sources(&a.questions, records, |k| live.is_done(k))?;
     let tally = live.run(s.jobs, |out, _key, (question, extra), provenance| {

@@ -6,8 +6,8 @@
 
 use crate::exit::Exit;
 use crate::input::write_atomically;
-use crate::runs::kind::RecordKey;
-use crate::runs::state::{RunState, ShardState, manifests, read_run};
+use crate::run_files::kind::RecordKey;
+use crate::run_files::state::{RunState, ShardState, manifests, read_run};
 use anyhow::{Context, bail};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -203,9 +203,9 @@ fn write_lines(path: &Path, lines: &[&str]) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runs::kind::RunKind;
-    use crate::runs::manifest::RunSpec;
-    use crate::runs::{Layout, enlist};
+    use crate::run_files::kind::RunKind;
+    use crate::run_files::manifest::RunSpec;
+    use crate::run_files::{Layout, enlist};
     use crate::shard::Shard;
 
     /// A `curate themes` run (whose records no command name matched before its kind read them)

@@ -5,9 +5,9 @@
 //! job's last step can check it.
 
 use crate::exit::Exit;
-use crate::runs::manifest::Manifest;
-use crate::runs::state::{RunState, ShardState, manifests, read_run};
-use crate::runs::unix_now;
+use crate::run_files::manifest::Manifest;
+use crate::run_files::state::{RunState, ShardState, manifests, read_run};
+use crate::run_files::unix_now;
 use repoprobe_core::text::terminal_safe;
 use repoprobe_llm::Tokens;
 use repoprobe_llm::price::Price;
@@ -182,9 +182,9 @@ fn duration(s: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runs::ShardNote;
-    use crate::runs::manifest::Manifest;
-    use crate::runs::state::ShardState;
+    use crate::run_files::ShardNote;
+    use crate::run_files::manifest::Manifest;
+    use crate::run_files::state::ShardState;
     use crate::shard::Shard;
     use std::time::Duration;
 
@@ -193,11 +193,11 @@ mod tests {
         let created = 1_796_000_000u64;
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(created + 600);
         let manifest = Manifest {
-            format: crate::runs::manifest::FORMAT.into(),
+            format: crate::run_files::manifest::FORMAT.into(),
             version: 1,
             run_id: "r1".into(),
             created_unix_s: created,
-            command: crate::runs::kind::RunKind::Judge,
+            command: crate::run_files::kind::RunKind::Judge,
             out: "judgments-{shard}.jsonl".into(),
             shards: 3,
             shard_in_file: None,

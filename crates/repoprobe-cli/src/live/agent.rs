@@ -13,7 +13,7 @@ use super::{ApiArgs, RunArgs, Tally, run_jobs};
 use crate::exit::Exit;
 use crate::output::Journal;
 use crate::repos::RepoArgs;
-use crate::runs::Layout;
+use crate::run_files::Layout;
 use anyhow::bail;
 use repoprobe_agent::builtin::Limits;
 use repoprobe_agent::run::Run;

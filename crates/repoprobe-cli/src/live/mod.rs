@@ -23,8 +23,8 @@ pub(crate) mod task;
 
 use crate::input::{load_paths, print_issues};
 use crate::output::{Journal, KeyOf};
-use crate::runs::Layout;
-use crate::runs::manifest::RunSpec;
+use crate::run_files::Layout;
+use crate::run_files::manifest::RunSpec;
 pub use crate::shard::ShardArg;
 use anyhow::{Context, bail};
 use repoprobe_core::{Dataset, LoadOptions};
@@ -359,8 +359,8 @@ impl RunArgs {
         if self.shard == Some(ShardArg::Auto) {
             // One task of the run submitted again on its own (`sbatch --array=1 job.sh`): the
             // engine says 1 task, the run's manifest how many the run has.
-            let manifest = crate::runs::manifest_path(&self.out);
-            if let (Some(s), Ok(run)) = (shard, crate::runs::manifest::read(&manifest))
+            let manifest = crate::run_files::manifest_path(&self.out);
+            if let (Some(s), Ok(run)) = (shard, crate::run_files::manifest::read(&manifest))
                 && let Some(again) = crate::shard::resubmitted(s, run.shards, env)
             {
                 eprintln!(

@@ -7,9 +7,9 @@ use super::tally::Tally;
 use super::task::{Failed, FailureRecord, Outcome, Provenance, Task, UsageOut};
 use crate::exit::Exit;
 use crate::output::Journal;
-use crate::runs::Layout;
-use crate::runs::manifest::RunSpec;
-use crate::runs::stop::{self, Ended, Stopped};
+use crate::run_files::Layout;
+use crate::run_files::manifest::RunSpec;
+use crate::run_files::stop::{self, Ended, Stopped};
 use anyhow::{Context, bail};
 use repoprobe_agent::verdict::cause_of;
 use repoprobe_core::model::failure::CouldNotRun;
@@ -133,7 +133,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
         tasks: Vec<T>,
     ) -> anyhow::Result<(Vec<T>, usize)> {
         let keys = tasks.iter().map(Task::key).chain(self.out.done.iter());
-        if let Err(e) = crate::runs::enlist(&self.layout, &self.spec, keys) {
+        if let Err(e) = crate::run_files::enlist(&self.layout, &self.spec, keys) {
             self.out.discard_if_new();
             return Err(e);
         }
@@ -173,7 +173,7 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
 /// The run loop of every long run (`judge` and the other live calls, `answer`): `jobs` with at
 /// most `concurrency` in flight, each outcome handed to `record` (which writes it and reports
 /// it) as soon as it is ready; the start, the waits and the end reported to `reporter`. On
-/// SIGTERM no new job starts and those in flight get `grace` (`runs::stop`).
+/// SIGTERM no new job starts and those in flight get `grace` (`run_files::stop`).
 pub fn run_jobs<F, O>(
     (concurrency, grace): (usize, Duration),
     jobs: impl ExactSizeIterator<Item = F>,

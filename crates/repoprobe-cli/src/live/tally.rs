@@ -22,5 +22,5 @@ pub struct Tally {
     /// Keys left to the other shards (`--shard`).
     pub other_shards: usize,
     /// Set when SIGTERM stopped the run early.
-    pub stopped: Option<crate::runs::stop::Stopped>,
+    pub stopped: Option<crate::run_files::stop::Stopped>,
 }

@@ -82,7 +82,7 @@ impl Files {
             Some(_) => self.out.join("answers").join(format!(
                 "{}-{}.jsonl",
                 slug(name),
-                crate::runs::SHARD_MARK
+                crate::run_files::SHARD_MARK
             )),
             None => self.answers(name),
         }

@@ -4,12 +4,12 @@
 
 mod judges;
 mod render;
-mod runs;
+mod run_table;
 mod tables;
 
 pub use judges::*;
 pub use render::*;
-pub use runs::*;
+pub use run_table::*;
 pub use tables::*;
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! Rule c: the CLI reads and writes files in its I/O modules only — `input.rs` (inputs,
-//! directories, atomic writes), `output.rs` (the journals: append-only, locked) and `runs/` (a
+//! directories, atomic writes), `output.rs` (the journals: append-only, locked) and `run_files/` (a
 //! run's manifest, notes and state) — and never writes one in place (no plain
 //! `std::fs::write`, no `File::create`).
 
@@ -9,7 +9,7 @@ use crate::source::{PathUse, crates, fail_with};
 const IO_MODULES: &[&str] = &[
     "crates/repoprobe-cli/src/input.rs",
     "crates/repoprobe-cli/src/output.rs",
-    "crates/repoprobe-cli/src/runs/",
+    "crates/repoprobe-cli/src/run_files/",
 ];
 
 fn is_io_module(path: &str) -> bool {
@@ -63,7 +63,7 @@ fn breaches() -> Vec<(String, usize, String)> {
                     f.path.clone(),
                     p.line,
                     format!(
-                        "`{}` outside the I/O modules (input.rs, output.rs, runs/)",
+                        "`{}` outside the I/O modules (input.rs, output.rs, run_files/)",
                         p.text()
                     ),
                 ));
@@ -83,7 +83,7 @@ fn the_cli_reads_and_writes_files_only_in_its_io_modules_and_atomically() {
         .collect();
     fail_with(
         "the CLI's I/O modules (crates/repoprobe-cli/src, non-test code: std::fs only in \
-         input.rs, output.rs and runs/; files written atomically, never with std::fs::write or \
+         input.rs, output.rs and run_files/; files written atomically, never with std::fs::write or \
          File::create)",
         "call (or add) a function of input.rs: `write_atomically`/`write_atomically_with` for a \
          file written whole, `create_dir_all`, `read`, … — I/O of a file stays in one place",

@@ -8,8 +8,8 @@ use super::{excluded_key, excluded_path};
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::Journal;
-use crate::runs::keys::ThreadKey;
-use crate::runs::manifest::RunSpec;
+use crate::run_files::keys::ThreadKey;
+use crate::run_files::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_curate::protocol::classify::{Classified, PROMPT_VERSION, ThreadToClassify};
 use repoprobe_curate::{ClassifiedThread, Excluded, Rule, Stage, StageVerdict, Thread};
@@ -87,7 +87,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         ThreadKey::of,
         "thread",
         PROMPT_VERSION,
-        RunSpec::new(crate::runs::kind::RunKind::CurateClassify).input("in", &a.input),
+        RunSpec::new(crate::run_files::kind::RunKind::CurateClassify).input("in", &a.input),
     )?;
     let mut excluded = Journal::open_beside(&excluded_path(&live.out.path), excluded_key)?;
     excluded.report("excluded");

@@ -13,8 +13,8 @@
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
 use crate::output::{Journal, text};
-use crate::runs::keys::PairKey;
-use crate::runs::manifest::RunSpec;
+use crate::run_files::keys::PairKey;
+use crate::run_files::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_curate::links::thread_links;
 use repoprobe_curate::pair::question_text;
@@ -126,7 +126,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         PairKey::of,
         "pair",
         PROMPT_VERSION,
-        RunSpec::new(crate::runs::kind::RunKind::CurateEnhance).input("in", &a.input),
+        RunSpec::new(crate::run_files::kind::RunKind::CurateEnhance).input("in", &a.input),
     )?;
     let mut pages = Journal::open_beside(
         &crate::output::beside(&live.out.path, "pages.ndjson"),

@@ -8,7 +8,7 @@ use super::excluded_path;
 use super::report::{StageFiles, Stages};
 use crate::exit::Exit;
 use crate::input::{load_paths, print_issues, write_atomically};
-use crate::runs::manifest::InputFile;
+use crate::run_files::manifest::InputFile;
 use anyhow::{Context, bail};
 use repoprobe_core::dataset::Dataset;
 use repoprobe_core::date::{format_utc, parse_utc};

@@ -98,7 +98,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     let mut page_size = a.page_size;
     let stopped = block_on(async {
         // In the runtime: the signal stream needs its reactor.
-        let mut term = crate::runs::stop::terminate().context("cannot watch for SIGTERM")?;
+        let mut term = crate::run_files::stop::terminate().context("cannot watch for SIGTERM")?;
         let work = async {
             for (_, repo) in &repos {
                 for cat in repo.kept_categories() {

@@ -8,8 +8,8 @@
 
 use crate::exit::Exit;
 use crate::live::{LiveArgs, Provenance, Task};
-use crate::runs::keys::RepoKey;
-use crate::runs::manifest::RunSpec;
+use crate::run_files::keys::RepoKey;
+use crate::run_files::manifest::RunSpec;
 use anyhow::bail;
 use repoprobe_curate::protocol::theme::{PROMPT_VERSION, RepoToTheme, Themed};
 use repoprobe_curate::{Repository, StageVerdict};
@@ -85,7 +85,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
         RepoKey::of,
         "repository",
         PROMPT_VERSION,
-        RunSpec::new(crate::runs::kind::RunKind::CurateThemes).input("in", &a.input),
+        RunSpec::new(crate::run_files::kind::RunKind::CurateThemes).input("in", &a.input),
     )?;
     let (jobs, given, already_done) = jobs(repos, |k| live.is_done(k));
     for r in &given {

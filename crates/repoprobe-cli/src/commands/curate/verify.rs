@@ -24,8 +24,8 @@ use crate::live::task::{Failed, Outcome};
 use crate::live::{ApiArgs, RunArgs};
 use crate::output::{Journal, text};
 use crate::repos::RepoArgs;
-use crate::runs::Layout;
-use crate::runs::manifest::RunSpec;
+use crate::run_files::Layout;
+use crate::run_files::manifest::RunSpec;
 use anyhow::{Context, bail};
 use repoprobe_agent::builtin::Limits;
 use repoprobe_agent::run::{self, Agent, Cause, CouldNotRun, Request, RunIds, Verdict};
@@ -125,7 +125,7 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
 
 impl AgentCommand for Args {
     const NAME: &'static str = "curate verify";
-    type Plan = Plan;
+    type Plan = VerifyRun;
 
     agent::flags!();
 
@@ -170,15 +170,15 @@ impl AgentCommand for Args {
         })
     }
 
-    fn settle(self, settled: Settled) -> anyhow::Result<Plan> {
+    fn settle(self, settled: Settled) -> anyhow::Result<VerifyRun> {
         let (settings, key) = self.api.settings(None)?;
-        let spec = RunSpec::new(crate::runs::kind::RunKind::CurateVerify)
+        let spec = RunSpec::new(crate::run_files::kind::RunKind::CurateVerify)
             .input("in", &self.input)
             .set("prompt_version", PROMPT_VERSION)
             .set("model", self.api.model())
             .set("max_turns", self.max_turns)
             .set("max_retries", self.max_retries);
-        Ok(Plan {
+        Ok(VerifyRun {
             concurrency: settled.concurrency,
             price: settled.price,
             limits: settled.limits,
@@ -197,7 +197,7 @@ impl AgentCommand for Args {
 /// `curate verify`'s flags settled once, before any question is read or any agent runs: this
 /// shard's files, the model's client settings and the run's limits, the manifest's spec. What
 /// follows reads this, never the flags.
-pub(crate) struct Plan {
+pub(crate) struct VerifyRun {
     input: PathBuf,
     layout: Layout,
     /// Keys worked on at once, and what the keys in flight get after SIGTERM.
@@ -212,9 +212,7 @@ pub(crate) struct Plan {
     spec: RunSpec,
 }
 
-impl Plan {}
-
-impl Execute for Plan {
+impl Execute for VerifyRun {
     /// Reads the questions, joins the run, excludes by the links rule, runs the agent on every
     /// other question not yet decided that is this shard's, and prints the closing line.
     fn execute(self) -> anyhow::Result<Exit> {
@@ -293,7 +291,7 @@ impl Execute for Plan {
 /// every live command shards by.
 fn this_shards(layout: &Layout, spec: &RunSpec, jobs: Vec<Job>) -> anyhow::Result<Vec<Job>> {
     let ids: Vec<String> = jobs.iter().map(|j| j.question.id.clone()).collect();
-    crate::runs::enlist(layout, spec, ids.iter())?;
+    crate::run_files::enlist(layout, spec, ids.iter())?;
     let (jobs, elsewhere): (Vec<Job>, Vec<Job>) = jobs
         .into_iter()
         .partition(|j| layout.shard.is_none_or(|s| s.owns(&j.question.id)));

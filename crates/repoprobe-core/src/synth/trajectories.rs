@@ -127,7 +127,7 @@ pub fn add(bundle: &mut ResultsBundle, seed: u64) -> Vec<(TrajectoryKey, Traject
             continue;
         };
         let key = (a.question_id.clone(), a.model.clone(), a.attempt);
-        let plan = Plan {
+        let plan = SyntheticRun {
             q,
             files: &files[&q.repo.name],
             // 0–10; a failed run (no judgment) explores like a weak one.
@@ -168,7 +168,7 @@ pub fn add(bundle: &mut ResultsBundle, seed: u64) -> Vec<(TrajectoryKey, Traject
 }
 
 /// What one run is to do.
-struct Plan<'a> {
+struct SyntheticRun<'a> {
     q: &'a Question,
     files: &'a [String],
     quality: u32,
@@ -183,7 +183,7 @@ fn worktree(repo: &str) -> String {
     format!("/synthetic/worktrees/{}", repo.replace('/', "-"))
 }
 
-impl Plan<'_> {
+impl SyntheticRun<'_> {
     fn trajectory(&self, rng: &mut ChaCha8Rng) -> Trajectory {
         let mut t = Trajectory::new(TrajectoryAgent {
             name: "synthetic".into(),

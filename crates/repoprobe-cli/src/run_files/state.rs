@@ -319,8 +319,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runs::kind::RunKind;
-    use crate::runs::manifest::RunSpec;
+    use crate::run_files::kind::RunKind;
+    use crate::run_files::manifest::RunSpec;
 
     #[test]
     fn a_run_state_counts_done_failed_left_and_what_does_not_belong() {
@@ -347,7 +347,7 @@ mod tests {
             .map(|q| format!("{q} / A / attempt 0 / run 0"))
             .collect();
         let l0 = layout(0);
-        crate::runs::enlist(&l0, &RunSpec::new(RunKind::Judge), keys.iter()).unwrap();
+        crate::run_files::enlist(&l0, &RunSpec::new(RunKind::Judge), keys.iter()).unwrap();
         let body = format!(
             "{}\n{}\n{}\n{}\n{}",
             rec(mine[0], 0),

@@ -87,7 +87,7 @@ pub enum LayoutError {
     SharedFailures(PathBuf),
 }
 
-/// Enlists this shard in its run (`runs::manifest::enlist`), the manifest written first if no
+/// Enlists this shard in its run (`run_files::manifest::enlist`), the manifest written first if no
 /// shard has, with the count of every shard's keys among `keys` (all of the run's: done or not);
 /// then leaves this shard's note beside its output. Refused when this shard is not that run.
 ///

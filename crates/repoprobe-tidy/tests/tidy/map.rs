@@ -10,6 +10,12 @@ const MAX_ROW: usize = 160;
 /// The rows of ARCHITECTURE.md's crate and module tables (not the rules' nor the layers'),
 /// each with its line number.
 fn module_rows(text: &str) -> Vec<(usize, &str)> {
+    table_rows(text, &["| path |", "| crate | job |"])
+}
+
+/// The rows of the map's tables (before the rules) whose header starts with one of `headers`,
+/// each with its line number.
+pub fn table_rows<'a>(text: &'a str, headers: &[&str]) -> Vec<(usize, &'a str)> {
     let map = text
         .split_once("## Rules (checked by")
         .map_or(text, |(before, _)| before);
@@ -20,8 +26,7 @@ fn module_rows(text: &str) -> Vec<(usize, &str)> {
             in_table = false;
             continue;
         }
-        let header = line.starts_with("| path |") || line.starts_with("| crate | job |");
-        if header {
+        if headers.iter().any(|h| line.starts_with(h)) {
             in_table = true;
             continue;
         }

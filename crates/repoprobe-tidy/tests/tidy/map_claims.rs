@@ -116,28 +116,17 @@ struct Row<'a> {
 }
 
 fn rows(text: &str) -> Vec<Row<'_>> {
-    let map = text
-        .split_once("## Rules (checked by")
-        .map_or(text, |(before, _)| before);
-    let mut out = Vec::new();
-    let mut in_table = false;
-    for (n, line) in map.lines().enumerate() {
-        if !line.starts_with('|') {
-            in_table = false;
-        } else if line.starts_with("| path | holds | must not |") {
-            in_table = true;
-        } else if in_table && !line.starts_with("|---") {
-            let cells: Vec<&str> = line.split('|').collect();
-            if let [_, paths, _, must_not, ..] = cells[..] {
-                out.push(Row {
-                    line: n + 1,
-                    paths,
-                    must_not: must_not.trim(),
-                });
-            }
-        }
-    }
-    out
+    crate::map::table_rows(text, &["| path | holds | must not |"])
+        .into_iter()
+        .filter_map(|(line, row)| match row.split('|').collect::<Vec<_>>()[..] {
+            [_, paths, _, must_not, ..] => Some(Row {
+                line,
+                paths,
+                must_not: must_not.trim(),
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The workspace files a row names: `…/x` is looked for under the crate of the last row that

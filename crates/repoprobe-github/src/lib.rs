@@ -23,10 +23,10 @@
 
 pub mod queries;
 
-use repoprobe_text::text::terminal_safe_lines;
-use repoprobe_text::text::{cut, error_chain};
 use repoprobe_llm::retry::{self, Attempt, RetryAfter};
 use repoprobe_llm::{ApiKey, BuildError};
+use repoprobe_text::text::terminal_safe_lines;
+use repoprobe_text::text::{cut, error_chain};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use std::cell::Cell;

@@ -12,7 +12,7 @@ pub mod host;
 pub mod judges;
 pub mod question;
 pub mod release;
-pub mod runs;
+pub mod run_rows;
 pub mod scoring;
 pub mod search;
 pub mod serve;
@@ -71,7 +71,7 @@ pub struct Worker<B> {
     /// The release manifests (never loaded as records either).
     pub releases: release::Store<B>,
     /// The Runs view's rows under the last options asked for.
-    runs: runs::Cache,
+    runs: run_rows::Cache,
     /// The search over every run under way or done last: its text, whether a regular
     /// expression, and what it found.
     pub search: Option<(String, bool, search::Found)>,
@@ -86,7 +86,7 @@ impl<B> Default for Worker<B> {
             filled: BTreeSet::new(),
             trajectories: trajectory::Store::default(),
             releases: release::Store::default(),
-            runs: runs::Cache::default(),
+            runs: run_rows::Cache::default(),
             search: None,
         }
     }
@@ -177,7 +177,7 @@ impl<B: Handle> Worker<B> {
         snapshot
     }
 
-    /// A window of the runs under `options` (see [`runs::Cache`]).
+    /// A window of the runs under `options` (see [`run_rows::Cache`]).
     pub fn runs(
         &mut self,
         options: &ViewOptions,

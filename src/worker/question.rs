@@ -48,7 +48,7 @@ impl QuestionData {
 
 /// One read of a file that serves several records' byte ranges (see [`batch_ranges`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Batch {
+pub struct ReadSpan {
     pub start: u64,
     pub end: u64,
     /// Indices into the ranges given, in the order of their starts.
@@ -59,10 +59,10 @@ pub struct Batch {
 /// costs a round trip to the browser's file thread, so ranges less than `gap` bytes apart share
 /// one read, as long as it stays within `max` bytes (a range longer than `max` is a read of its
 /// own). Overlapping ranges are allowed; an empty or reversed range is a read of nothing.
-pub fn batch_ranges(ranges: &[(u64, u64)], gap: u64, max: u64) -> Vec<Batch> {
+pub fn batch_ranges(ranges: &[(u64, u64)], gap: u64, max: u64) -> Vec<ReadSpan> {
     let mut order: Vec<usize> = (0..ranges.len()).collect();
     order.sort_by_key(|&i| (ranges[i].0, ranges[i].1));
-    let mut out: Vec<Batch> = Vec::new();
+    let mut out: Vec<ReadSpan> = Vec::new();
     for i in order {
         let (start, end) = (ranges[i].0, ranges[i].1.max(ranges[i].0));
         match out.last_mut() {
@@ -73,7 +73,7 @@ pub fn batch_ranges(ranges: &[(u64, u64)], gap: u64, max: u64) -> Vec<Batch> {
                 b.end = b.end.max(end);
                 b.members.push(i);
             }
-            _ => out.push(Batch {
+            _ => out.push(ReadSpan {
                 start,
                 end,
                 members: vec![i],
@@ -91,12 +91,12 @@ pub struct Wanted {
     pub span: Span,
 }
 
-/// The slices of one file that bring a question's skipped texts back: each [`Batch`] one read,
+/// The slices of one file that bring a question's skipped texts back: each [`ReadSpan`] one read,
 /// with the records it serves.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextReads<B> {
     pub blob: B,
-    pub batches: Vec<(Batch, Vec<Wanted>)>,
+    pub batches: Vec<(ReadSpan, Vec<Wanted>)>,
 }
 
 /// The records of question `id` in `d` whose texts are not read back yet (`filled`).

@@ -5,8 +5,9 @@
 //! pattern can hang the worker). Each hit names its run and step with the matched text in
 //! context; the runs with a hit filter the Runs table.
 
-use super::trajectory::Source;
+use super::question::batch_ranges;
 use super::trajectory::steps::step_text;
+use super::trajectory::{Source, Store};
 use crate::protocol::{SearchHit, TrajectoryKey};
 use repoprobe_core::trajectories::read_line;
 
@@ -19,15 +20,47 @@ pub const MAX_HITS: usize = 1_000;
 /// Characters of context on each side of a match.
 const CONTEXT: usize = 60;
 
-/// Some lines of one trajectories file, read at once: `lines` are (run, start within the read,
-/// length).
+/// Some runs' lines of one trajectories file, read at once: `lines` are (run, start within the
+/// read, length).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Batch<B> {
+pub struct RunLines<B> {
     pub file: String,
     pub source: Source<B>,
     pub offset: u64,
     pub length: u64,
     pub lines: Vec<(TrajectoryKey, u64, u64)>,
+}
+
+/// The runs' lines of every readable file of `store`, grouped into reads of at most `cap` bytes
+/// (a longer line is a read of its own), in file order: what a search over every step of every
+/// run reads, one read at a time. The grouping is `batch_ranges`', with no limit on the gap
+/// (the lines between are runs too: all are read).
+pub fn line_reads<B: Clone>(store: &Store<B>, cap: u64) -> Vec<RunLines<B>> {
+    let mut out = Vec::new();
+    for (file, source, entries) in store.lines() {
+        let ranges: Vec<(u64, u64)> = entries
+            .iter()
+            .map(|e| (e.offset, e.offset + e.length))
+            .collect();
+        for read in batch_ranges(&ranges, u64::MAX, cap) {
+            let lines = read
+                .members
+                .iter()
+                .map(|&i| {
+                    let e = &entries[i];
+                    (e.key.clone(), e.offset - read.start, e.length)
+                })
+                .collect();
+            out.push(RunLines {
+                file: file.to_string(),
+                source: source.clone(),
+                offset: read.start,
+                length: read.end - read.start,
+                lines,
+            });
+        }
+    }
+    out
 }
 
 /// What is looked for.
@@ -91,7 +124,7 @@ pub struct Found {
 }
 
 /// Matches the lines of `batch` in `bytes` (the batch's read), adding to `found`.
-pub fn search_batch<B>(batch: &Batch<B>, bytes: &[u8], m: &Matcher, found: &mut Found) {
+pub fn search_batch<B>(batch: &RunLines<B>, bytes: &[u8], m: &Matcher, found: &mut Found) {
     for (key, start, length) in &batch.lines {
         let Some(line) = bytes.get(*start as usize..(*start + *length) as usize) else {
             found.errors.push(format!(
@@ -168,7 +201,7 @@ mod tests {
             }
         }
         let mut found = Found::default();
-        let batches = store.batches(cap);
+        let batches = line_reads(&store, cap);
         assert!(!batches.is_empty());
         for b in &batches {
             let read = &bytes[b.offset as usize..(b.offset + b.length) as usize];

@@ -1,7 +1,7 @@
 //! The worker's logic, natively: the golden files loaded as the browser glue loads them
 //! (streamed in chunks, texts skipped), then asked what the page asks.
 
-use super::question::{Batch, batch_ranges};
+use super::question::{ReadSpan, batch_ranges};
 use super::testdata::{FILES, golden};
 use super::*;
 use crate::protocol::{Origin, Snapshot, ViewOptions};
@@ -165,17 +165,17 @@ fn near_ranges_share_one_read_and_far_ones_do_not() {
     assert_eq!(
         b,
         [
-            Batch {
+            ReadSpan {
                 start: 0,
                 end: 160,
                 members: vec![1, 2, 0, 4]
             },
-            Batch {
+            ReadSpan {
                 start: 170,
                 end: 5_000,
                 members: vec![5]
             },
-            Batch {
+            ReadSpan {
                 start: 10_000,
                 end: 10_010,
                 members: vec![3]

@@ -14,7 +14,7 @@ use crate::protocol::{
     IndexHow, ReadError, RunError, StepKind, TrajectoryFile, TrajectoryKey, TrajectoryPage,
 };
 use repoprobe_core::issue::{IssueKind, Place};
-use repoprobe_core::trajectories::{Index, Scanner};
+use repoprobe_core::trajectories::{Index, IndexEntry, Scanner};
 use repoprobe_core::{Issue, Severity};
 use steps::Held;
 
@@ -317,42 +317,19 @@ impl<B: Clone> Store<B> {
         out
     }
 
-    /// The runs' lines of every readable file, grouped into reads of at most `cap` bytes
-    /// (a longer line is a read of its own), in file order: what a search over every step of
-    /// every run reads, one read at a time.
-    pub fn batches(&self, cap: u64) -> Vec<crate::worker::search::Batch<B>>
-    where
-        B: Clone,
-    {
-        let mut out: Vec<crate::worker::search::Batch<B>> = Vec::new();
-        for f in self.files.iter().filter(|f| f.error.is_none()) {
-            let Some(index) = &f.index else { continue };
-            let mut entries: Vec<&repoprobe_core::trajectories::IndexEntry> =
-                index.entries.iter().collect();
-            entries.sort_by_key(|e| e.offset);
-            let mut current: Option<crate::worker::search::Batch<B>> = None;
-            for e in entries {
-                let fits = current
-                    .as_ref()
-                    .is_some_and(|b| e.offset >= b.offset && e.offset + e.length - b.offset <= cap);
-                if !fits {
-                    out.extend(current.take());
-                    current = Some(crate::worker::search::Batch {
-                        file: f.name.clone(),
-                        source: f.source.clone(),
-                        offset: e.offset,
-                        length: 0,
-                        lines: Vec::new(),
-                    });
-                }
-                if let Some(b) = current.as_mut() {
-                    b.lines.push((e.key.clone(), e.offset - b.offset, e.length));
-                    b.length = b.length.max(e.offset + e.length - b.offset);
-                }
-            }
-            out.extend(current);
-        }
-        out
+    /// The runs' lines of every readable file, in file order: its name, where it is read from,
+    /// and its index's entries (each run's byte range).
+    pub fn lines(&self) -> impl Iterator<Item = (&str, &Source<B>, &[IndexEntry])> {
+        self.files
+            .iter()
+            .filter(|f| f.error.is_none())
+            .filter_map(|f| {
+                Some((
+                    f.name.as_str(),
+                    &f.source,
+                    f.index.as_ref()?.entries.as_slice(),
+                ))
+            })
     }
 
     /// Every run a readable file holds.

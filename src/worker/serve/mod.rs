@@ -2,13 +2,13 @@
 //! for the browser, and a `Question` after an `Add` must see the new data), each answered
 //! through the `Host`; hashing and the search over every run run as tasks beside the queue.
 //! The binary only hands it each message (`receive`). `load.rs`: files added, loads, hashes;
-//! `texts.rs`: what reads texts back; `runs.rs`: trajectories, search, comparison.
+//! `texts.rs`: what reads texts back; `trajectories.rs`: a run's pages, the search, two runs side by side.
 
 mod load;
-mod runs;
 #[cfg(test)]
 mod tests;
 mod texts;
+mod trajectories;
 
 use super::host::{Host, Phases};
 use super::{Worker, grade, scoring};

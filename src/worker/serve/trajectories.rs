@@ -141,7 +141,7 @@ impl<H: Host> Service<H> {
         let batches = {
             let mut w = self.worker.borrow_mut();
             w.search = Some((query, regex, search::Found::default()));
-            w.trajectories.batches(search::BATCH_BYTES)
+            search::line_reads(&w.trajectories, search::BATCH_BYTES)
         };
         state.bytes = batches.iter().map(|b| b.length).sum();
         state.runs = batches.iter().map(|b| b.lines.len()).sum();
@@ -177,7 +177,7 @@ impl<H: Host> Service<H> {
     /// new with it, and how many runs have hit so far.
     fn search_batch(
         &self,
-        b: &search::Batch<H::Blob>,
+        b: &search::RunLines<H::Blob>,
         read: Result<Vec<u8>, ReadError>,
         matcher: &search::Matcher,
     ) -> (Vec<crate::protocol::SearchHit>, usize, Vec<String>) {

@@ -29,6 +29,7 @@ pub mod storage;
 pub mod trajectory;
 pub mod transport;
 pub mod ui;
+pub mod views;
 pub mod wiring;
 pub mod worker;
 #[cfg(target_arch = "wasm32")]
@@ -38,6 +39,7 @@ use leptos::prelude::*;
 use leptos_router::components::Router;
 use leptos_router::params::ParamsMap;
 use state::AppState;
+pub use views::{View, ViewKey};
 use wasm_bindgen::JsCast;
 
 /// Mounts the app on `<body>`, beside the landing view index.html carries prerendered.
@@ -236,33 +238,12 @@ pub fn external_href(url: &str) -> Option<String> {
     (http && !rest.is_empty()).then_some(cleaned)
 }
 
-/// A link to another view: only the options that hold across views are kept.
-pub fn view_href(view: &str, extra: &[(&str, &str)]) -> String {
-    let mut set: Vec<(&str, Option<&str>)> = vec![("view", Some(view))];
-    for k in [
-        "id",
-        "model",
-        "att",
-        "a",
-        "b",
-        "item",
-        "axis",
-        "category",
-        "theme",
-        "language",
-        "repo",
-        "q",
-        "sort",
-        "step",
-        "kind",
-        "show",
-        "adjudicate",
-        "n",
-        "seed",
-        "keys",
-        "answer",
-    ] {
-        set.push((k, None));
+/// A link to another view: only the options that hold across views are kept (every
+/// [`ViewKey`] is left behind but those `extra` sets).
+pub fn view_href(view: View, extra: &[(&str, &str)]) -> String {
+    let mut set: Vec<(&str, Option<&str>)> = vec![("view", Some(view.name()))];
+    for k in ViewKey::ALL {
+        set.push((k.name(), None));
     }
     for (k, v) in extra {
         set.retain(|(x, _)| x != k);
@@ -280,28 +261,14 @@ fn App() -> impl IntoView {
     }
 }
 
-const VIEWS: [(&str, &str); 11] = [
-    ("leaderboard", "Leaderboard"),
-    ("breakdown", "Breakdown"),
-    ("reliability", "Reliability"),
-    ("judges", "Judges"),
-    ("grade", "Grade"),
-    ("failures", "Failure modes"),
-    ("questions", "Questions"),
-    ("runs", "Runs"),
-    ("models", "Models"),
-    ("review", "Review"),
-    ("data", "Data"),
-];
-
 /// The links to the views, the one shown marked.
 #[component]
-fn ViewLinks(query: Memo<ParamsMap>, view_name: Memo<String>) -> impl IntoView {
+fn ViewLinks(query: Memo<ParamsMap>, view_name: Memo<View>) -> impl IntoView {
     view! {
         <nav aria-label="Views">
-            {VIEWS
+            {View::NAV
                 .iter()
-                .map(|&(v, label)| {
+                .map(|&v| {
                     view! {
                         <a
                             // view_href reads the address bar; tracking the query
@@ -309,7 +276,7 @@ fn ViewLinks(query: Memo<ParamsMap>, view_name: Memo<String>) -> impl IntoView {
                             href=move || { query.track(); view_href(v, &[]) }
                             aria-current=move || (view_name.get() == v).then_some("page")
                         >
-                            {label}
+                            {v.label()}
                         </a>
                     }
                 })
@@ -348,25 +315,6 @@ fn FilePick(state: AppState) -> impl IntoView {
     }
 }
 
-/// The view named by the address (`?view=`; the leaderboard by default).
-fn page(name: &str) -> AnyView {
-    match name {
-        "breakdown" => view! { <pages::breakdown::Breakdown /> }.into_any(),
-        "reliability" => view! { <pages::reliability::Reliability /> }.into_any(),
-        "judges" => view! { <pages::judges::Judges /> }.into_any(),
-        "grade" => view! { <pages::grade::Grade /> }.into_any(),
-        "failures" => view! { <pages::failures::Failures /> }.into_any(),
-        "questions" => view! { <pages::questions::Questions /> }.into_any(),
-        "runs" => view! { <pages::runs::Runs /> }.into_any(),
-        "compare" => view! { <pages::compare::Compare /> }.into_any(),
-        "question" => view! { <pages::question::QuestionDetail /> }.into_any(),
-        "models" | "model" => view! { <pages::model::ModelDetail /> }.into_any(),
-        "data" => view! { <pages::data::Data /> }.into_any(),
-        "review" => view! { <pages::review::ReviewView /> }.into_any(),
-        _ => view! { <pages::leaderboard::Leaderboard /> }.into_any(),
-    }
-}
-
 #[component]
 fn Shell() -> impl IntoView {
     // The build-time prerender provides the state the app has once its data arrived.
@@ -376,12 +324,7 @@ fn Shell() -> impl IntoView {
     let state = expect_context::<AppState>();
     let query = nav::query_map();
 
-    let view_name = Memo::new(move |_| {
-        query
-            .get()
-            .get("view")
-            .unwrap_or_else(|| "leaderboard".into())
-    });
+    let view_name = Memo::new(move |_| View::parse(query.get().get("view").as_deref()));
     give_way(state, query, view_name);
     // Files dropped on the prerendered view before this app took it over (index.html kept them).
     takeover::early_drops(move |files| loading::load_user_files(state, files));
@@ -406,7 +349,7 @@ fn Shell() -> impl IntoView {
             on:drop=on_drop
         >
             <header>
-                <a class="brand" href=move || view_href("leaderboard", &[])>"RepoProbe results"</a>
+                <a class="brand" href=move || view_href(crate::View::Leaderboard, &[])>"RepoProbe results"</a>
                 <ViewLinks query=query view_name=view_name />
                 <FilePick state=state />
                 <KeepBundled state=state />
@@ -424,9 +367,9 @@ fn Shell() -> impl IntoView {
                 })
             }}
             <p class="busy" role="status" aria-live="polite">
-                {move || state.busy.get()}
+                {move || state.busy.with(state::Busy::said)}
             </p>
-            <main>{move || page(&view_name.get())}</main>
+            <main>{move || view_name.get().page()}</main>
             <footer>
                 <PolicyLine state=state />
                 " Drop JSON or JSONL result files anywhere on the page to add them; nothing leaves your browser."
@@ -438,11 +381,7 @@ fn Shell() -> impl IntoView {
 /// The prerendered landing view gives way once this one shows what it shows (the bundled set's
 /// tables and every case study's scores), or as soon as this one will show something else
 /// (another view, the user's files, an error).
-fn give_way(
-    state: AppState,
-    query: Memo<leptos_router::params::ParamsMap>,
-    view_name: Memo<String>,
-) {
+fn give_way(state: AppState, query: Memo<leptos_router::params::ParamsMap>, view_name: Memo<View>) {
     // Should a case study's data never come, the app's page shows after a while all the same:
     // a page left inert for good would be worse than a row filling in.
     let fallback = StoredValue::new(false);
@@ -450,14 +389,14 @@ fn give_way(
         if done == Some(true) {
             return true;
         }
-        let elsewhere =
-            query.with(|q| q.latest_values().next().is_some()) || view_name.get() != "leaderboard";
+        let elsewhere = query.with(|q| q.latest_values().next().is_some())
+            || view_name.get() != View::Leaderboard;
         let busy = state.busy.get();
-        let failed = busy.as_ref().is_some_and(|b| !b.ends_with('…'));
+        let failed = matches!(busy, state::Busy::Failed(_));
         let case_studies = state
             .bundled_set
             .with(|s| s.as_ref().is_some_and(|s| s.case_studies));
-        let loaded = busy.is_none() && state.snapshot.with(|s| !s.files.is_empty());
+        let loaded = busy.is_idle() && state.snapshot.with(|s| !s.files.is_empty());
         if loaded && !fallback.get_value() {
             fallback.set_value(true);
             set_timeout(takeover::now, std::time::Duration::from_secs(3));
@@ -549,7 +488,7 @@ fn Sources(state: AppState) -> impl IntoView {
         }
         Some(view! {
             <p class="sources" role="note">
-                {text} " " <a href=view_href("data", &[])>"Files"</a>
+                {text} " " <a href=view_href(crate::View::Data, &[])>"Files"</a>
             </p>
         })
     }

@@ -158,7 +158,7 @@ pub fn render(landing: Landing) -> String {
             files: RwSignal::new(files),
             bundled_set: RwSignal::new(Some(set)),
             hashes: RwSignal::new(BTreeMap::new()),
-            busy: RwSignal::new(None),
+            busy: RwSignal::new(crate::state::Busy::Idle),
             fetch_failures: RwSignal::new(Vec::new()),
             snapshot: RwSignal::new(Shared(Arc::new(snapshot))),
             options: Memo::new(|_| ViewOptions::default()),

@@ -6,7 +6,7 @@
 //! data and are only ever rendered as text nodes.
 
 use crate::protocol::{FetchFailure, Snapshot};
-use crate::state::{AppState, Origin};
+use crate::state::{AppState, Busy, Origin};
 use crate::view_href;
 use leptos::prelude::*;
 use repoprobe_core::RecordKind;
@@ -147,7 +147,7 @@ pub fn LoadProblems(state: AppState) -> impl IntoView {
                 .collect();
             let set = state.bundled_set.get().map(|s| s.name).unwrap_or_default();
             // While the other files are still being read, what counts is not known yet.
-            (state.busy.get().is_none() || !counted.is_empty())
+            (state.busy.with(Busy::is_idle) || !counted.is_empty())
                 .then(|| instead(&names, bundled, &set))
         });
         Some(view! {
@@ -159,7 +159,7 @@ pub fn LoadProblems(state: AppState) -> impl IntoView {
                 {instead.flatten().map(|t| view! { <p class="instead">{t}</p> })}
                 {line.map(|t| view! {
                     <p class="not-counted">
-                        {t} " — " <a href=view_href("data", &[]) + "#issues">"details"</a>
+                        {t} " — " <a href=view_href(crate::View::Data, &[]) + "#issues">"details"</a>
                     </p>
                 })}
             </div>
@@ -174,10 +174,7 @@ pub fn LoadProblems(state: AppState) -> impl IntoView {
 pub fn WhyEmpty(state: AppState, needs: RecordKind, fallback: &'static str) -> impl IntoView {
     move || {
         // Not "none" while files are still being read: the snapshot is the last load's.
-        if state
-            .busy
-            .with(|b| b.as_ref().is_some_and(|m| m.ends_with('…')))
-        {
+        if state.busy.with(Busy::is_loading) {
             return view! { <p class="empty">"Loading…"</p> }.into_any();
         }
         let user = user_files(state);

@@ -3,7 +3,7 @@
 //! no longer in force): those are returned, for the caller to send.
 
 use crate::protocol::{ReportError, Response, Started, ViewOptions};
-use crate::state::{AppState, InputFile, Shared};
+use crate::state::{AppState, Busy, InputFile, Shared};
 use leptos::prelude::*;
 use repoprobe_core::ScoreReport;
 use std::collections::BTreeMap;
@@ -28,8 +28,8 @@ pub fn apply(state: AppState, r: Response) -> Vec<crate::protocol::Request> {
             state.questions.set(BTreeMap::new());
             state.snapshot.set(Shared(Arc::new(*snapshot)));
             state.busy.update(|b| {
-                if b.as_deref().is_some_and(|m| m.ends_with('…')) {
-                    *b = None;
+                if b.is_loading() {
+                    *b = Busy::Idle;
                 }
             });
             return report_for(state, options, report, intervals_pending, true);
@@ -91,11 +91,12 @@ fn started(state: AppState, s: Started) {
         }))
     });
     if !s.failures.is_empty() {
-        state
-            .busy
-            .set(Some(format!("Could not fetch: {}", s.failures.join("; "))));
+        state.busy.set(Busy::Failed(format!(
+            "Could not fetch: {}",
+            s.failures.join("; ")
+        )));
     } else if none {
-        state.busy.set(None);
+        state.busy.set(Busy::Idle);
     }
 }
 
@@ -111,7 +112,7 @@ mod tests {
             files: RwSignal::new(Vec::new()),
             bundled_set: RwSignal::new(None),
             hashes: RwSignal::new(BTreeMap::new()),
-            busy: RwSignal::new(Some("Loading the data…".into())),
+            busy: RwSignal::new(Busy::LOADING_DATA),
             fetch_failures: RwSignal::new(Vec::new()),
             snapshot: RwSignal::new(Shared(Arc::new(Snapshot::default()))),
             options: Memo::new(move |_| options.clone()),
@@ -141,7 +142,7 @@ mod tests {
                 q.insert("q1".into(), Shared(Arc::new(QuestionData::default())));
             });
             assert!(apply(s, loaded(ViewOptions::default(), true)).is_empty());
-            assert!(s.busy.get_untracked().is_none(), "loading is over");
+            assert!(s.busy.get_untracked().is_idle(), "loading is over");
             assert!(s.intervals_pending.get_untracked());
             assert!(
                 s.questions.with_untracked(|q| q.is_empty()),
@@ -206,13 +207,13 @@ mod tests {
             apply(s, Response::Started(started));
             assert_eq!(s.files.with_untracked(|f| f.len()), 1);
             assert_eq!(
-                s.busy.get_untracked().as_deref(),
-                Some("Could not fetch: public-data/index.json: HTTP 404")
+                s.busy.get_untracked(),
+                Busy::Failed("Could not fetch: public-data/index.json: HTTP 404".into())
             );
             // Nothing fetched and nothing failed: nothing to wait for.
             let s = state(ViewOptions::default());
             apply(s, Response::Started(Started::default()));
-            assert!(s.busy.get_untracked().is_none());
+            assert!(s.busy.get_untracked().is_idle());
         });
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::protocol::{Ask, Reply, Request, ViewOptions};
 use crate::query::use_answer;
-use crate::state::{AppState, InputFile, Shared};
+use crate::state::{AppState, Busy, InputFile, Shared};
 use crate::transport::post;
 use leptos::prelude::*;
 use repoprobe_core::metrics::items::ItemRow;
@@ -17,7 +17,7 @@ pub fn add_files(state: AppState, files: Vec<InputFile>, blobs: Vec<web_sys::Blo
     if files.is_empty() {
         return;
     }
-    state.busy.set(Some("Validating and scoring…".into()));
+    state.busy.set(Busy::SCORING);
     let names = files.iter().map(|f| f.name.clone()).collect();
     let origins = files.iter().map(|f| f.origin).collect();
     state.files.update(|f| f.extend(files));

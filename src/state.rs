@@ -56,8 +56,8 @@ pub struct AppState {
     pub bundled_set: RwSignal<Option<BundledSet>>,
     /// Hex SHA-256 of each file by name, filled in after the tables are shown (the Data view).
     pub hashes: RwSignal<BTreeMap<String, String>>,
-    /// A message while files are being fetched, read or scored.
-    pub busy: RwSignal<Option<String>>,
+    /// Whether files are being fetched, read or scored, or why they could not be.
+    pub busy: RwSignal<Busy>,
     /// The `?data=` URLs the worker could not fetch at start, with why.
     pub fetch_failures: RwSignal<Vec<FetchFailure>>,
     /// What the views list, from the worker.
@@ -71,6 +71,39 @@ pub struct AppState {
     /// Judgments and answers of the questions viewed, by id: shared by the views that show a
     /// question (its page, the Grade view, the leaderboard's answers), asked once per load.
     pub questions: RwSignal<BTreeMap<String, Shared<QuestionData>>>,
+}
+
+/// What the page is waiting for, or what stopped it: said under the sources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Busy {
+    /// Nothing: what is shown is the last load's.
+    Idle,
+    /// Files are being fetched at start, read or scored: what is under way, in words.
+    Loading(&'static str),
+    /// The data could not be had (a fetch failed, the worker did not start): why.
+    Failed(String),
+}
+
+impl Busy {
+    pub const LOADING_DATA: Busy = Busy::Loading("Loading the data…");
+    pub const SCORING: Busy = Busy::Loading("Validating and scoring…");
+
+    pub fn is_loading(&self) -> bool {
+        matches!(self, Busy::Loading(_))
+    }
+
+    pub fn is_idle(&self) -> bool {
+        *self == Busy::Idle
+    }
+
+    /// The line said under the sources (none when idle).
+    pub fn said(&self) -> Option<String> {
+        match self {
+            Busy::Idle => None,
+            Busy::Loading(what) => Some(what.to_string()),
+            Busy::Failed(why) => Some(why.clone()),
+        }
+    }
 }
 
 impl AppState {

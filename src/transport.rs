@@ -4,7 +4,7 @@
 //! about what to ask is made here (`crate::requests`).
 
 use crate::protocol::{READY, Request, Response};
-use crate::state::AppState;
+use crate::state::{AppState, Busy};
 use gloo_events::EventListener;
 use js_sys::Array;
 use leptos::prelude::*;
@@ -160,7 +160,7 @@ pub fn connect(state: AppState) {
         Err(e) => {
             state
                 .busy
-                .set(Some(format!("Could not start the worker: {e:?}")));
+                .set(Busy::Failed(format!("Could not start the worker: {e:?}")));
             return;
         }
     };

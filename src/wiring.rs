@@ -4,7 +4,7 @@
 //! one way.
 
 use crate::protocol::{Snapshot, ViewOptions};
-use crate::state::{AppState, Shared, empty_report};
+use crate::state::{AppState, Busy, Shared, empty_report};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ pub fn provide_state() -> AppState {
         hashes: RwSignal::new(BTreeMap::new()),
         // The worker fetches the data of the URL's query at start (`bin/repoprobe-worker-start.js`)
         // and says which files it got (`Started`), then their tables (`Loaded`).
-        busy: RwSignal::new(Some("Loading the data…".into())),
+        busy: RwSignal::new(Busy::LOADING_DATA),
         fetch_failures: RwSignal::new(Vec::new()),
         snapshot: RwSignal::new(Shared(Arc::new(Snapshot::default()))),
         options,

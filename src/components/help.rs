@@ -61,9 +61,9 @@ const GRADE_KEYS: [(&str, &str); 10] = [
 pub fn KeyHelp() -> impl IntoView {
     let open = RwSignal::new(false);
     let query = crate::nav::query_map();
-    let keys = move || match query.with(|q| q.get("view")).as_deref() {
-        Some("review") => &REVIEW_KEYS[..],
-        Some("grade") => &GRADE_KEYS[..],
+    let keys = move || match crate::View::parse(query.with(|q| q.get("view")).as_deref()) {
+        crate::View::Review => &REVIEW_KEYS[..],
+        crate::View::Grade => &GRADE_KEYS[..],
         _ => &KEYS[..],
     };
     let close_button = NodeRef::<html::Button>::new();

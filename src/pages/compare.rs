@@ -73,7 +73,7 @@ fn columns(
     data: Option<&QuestionData>,
     judge: Option<&str>,
 ) -> impl IntoView + use<> {
-    let back = view_href("question", &[("id", &q.id)]);
+    let back = view_href(crate::View::Question, &[("id", &q.id)]);
     let rows =
         c.a.as_ref()
             .map_or(0, |s| s.turns.len())
@@ -157,7 +157,7 @@ fn side_head(
 
 fn turn_cell(s: &CompareSide, t: &CompareTurn) -> impl IntoView + use<> {
     let link = view_href(
-        "question",
+        crate::View::Question,
         &[
             ("id", &s.key.question_id),
             ("model", &s.key.model),

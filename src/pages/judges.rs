@@ -235,7 +235,10 @@ fn Disagreements(pair: JudgePair, n: usize) -> impl IntoView {
         .into_iter()
         .zip(&pair.disagreements)
         .map(|(cells, d)| {
-            let link = view_href("question", &[("id", &d.question_id), ("item", &d.item_id)]);
+            let link = view_href(
+                crate::View::Question,
+                &[("id", &d.question_id), ("item", &d.item_id)],
+            );
             let whole = [d.rationale_a.clone(), d.rationale_b.clone()];
             let cells = cells
                 .into_iter()

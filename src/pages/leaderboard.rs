@@ -10,7 +10,7 @@ use crate::pages::uncertainty;
 use crate::problems::WhyEmpty;
 use crate::protocol::{Ask, Reply};
 use crate::query::use_answer;
-use crate::state::{AppState, Shared};
+use crate::state::{AppState, Busy, Shared};
 use crate::ui::controls::Controls;
 use crate::{href, view_href};
 use leptos::prelude::*;
@@ -111,7 +111,7 @@ fn Recomputed() -> impl IntoView {
         match state.report.get() {
         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
         // Not "nothing loaded" while the first files are still on their way.
-        Ok(r) if r.models.is_empty() && state.busy.get().is_some_and(|b| b.ends_with('…')) => {
+        Ok(r) if r.models.is_empty() && state.busy.with(Busy::is_loading) => {
             view! { <p class="empty">"Loading…"</p> }.into_any()
         }
         // Why, per file of the user's, when they gave no judgment that counts.
@@ -247,7 +247,7 @@ fn CaseStudies() -> impl IntoView {
                     view! {
                         <section class="case-study">
                             <h3>
-                                <a href=view_href("question", &[("id", &q.id)])>{q.id.clone()}</a>
+                                <a href=view_href(crate::View::Question, &[("id", &q.id)])>{q.id.clone()}</a>
                                 {format!(" — {} · {}", q.category, q.repo.name)}
                             </h3>
                             <p class="prose">{title}</p>
@@ -273,7 +273,7 @@ fn CaseStudies() -> impl IntoView {
                                                             .iter()
                                                             .zip(&means.items)
                                                             .map(|(it, v)| {
-                                                                let link = view_href("question", &[("id", &q.id), ("model", m), ("item", &it.id)]);
+                                                                let link = view_href(crate::View::Question, &[("id", &q.id), ("model", m), ("item", &it.id)]);
                                                                 view! { <td class="num"><a href=link title="The judge's rationales">{format!("{v:.1}")}</a></td> }
                                                             })
                                                             .collect_view()}

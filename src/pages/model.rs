@@ -32,7 +32,7 @@ pub fn ModelDetail() -> impl IntoView {
                 return view! {
                     <h1>"Models"</h1>
                     <ul class="models">
-                        {models.into_iter().map(|m| view! { <li><a href=view_href("model", &[("model", &m)])>{m.clone()}</a></li> }).collect_view()}
+                        {models.into_iter().map(|m| view! { <li><a href=view_href(crate::View::Model, &[("model", &m)])>{m.clone()}</a></li> }).collect_view()}
                     </ul>
                 }
                     .into_any();
@@ -131,7 +131,7 @@ fn missed_table(missed: Vec<(String, String, f64)>, model: &str) -> impl IntoVie
             <thead><tr><th scope="col">"Question"</th><th scope="col">"Item"</th><th scope="col" class="num">"Attainment (%)"</th></tr></thead>
             <tbody>
                 {missed.into_iter().take(30).map(|(q, it, a)| {
-                    let link = view_href("question", &[("id", &q), ("model", model), ("item", &it)]);
+                    let link = view_href(crate::View::Question, &[("id", &q), ("model", model), ("item", &it)]);
                     view! { <tr><td><a href=link>{q.clone()}</a></td><td>{it}</td><td class="num">{report::pct(Some(a))}</td></tr> }
                 }).collect_view()}
             </tbody>

@@ -170,7 +170,7 @@ fn table(
                         view! {
                             <tr>
                                 <th scope="row">
-                                    <a href=view_href("question", &[("id", &x.id)])>{x.id.clone()}</a>
+                                    <a href=view_href(crate::View::Question, &[("id", &x.id)])>{x.id.clone()}</a>
                                     <span class="qtext">{text}</span>
                                 </th>
                                 <td>{x.repo.name.clone()}</td>

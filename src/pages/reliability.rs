@@ -58,7 +58,7 @@ pub fn Reliability() -> impl IntoView {
                                     .into_iter()
                                     .take(50)
                                     .map(|i| {
-                                        let link = view_href("question", &[("id", &i.question_id), ("item", &i.item_id)]);
+                                        let link = view_href(crate::View::Question, &[("id", &i.question_id), ("item", &i.item_id)]);
                                         view! {
                                             <tr>
                                                 <td><a href=link>{i.question_id.clone()}</a></td>

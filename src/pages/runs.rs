@@ -270,7 +270,7 @@ fn stop(search: Search) {
 
 fn hit(h: &SearchHit) -> impl IntoView + use<> {
     let link = view_href(
-        "question",
+        crate::View::Question,
         &[
             ("id", &h.key.question_id),
             ("model", &h.key.model),
@@ -300,7 +300,7 @@ fn pair_link(picked: RwSignal<Vec<Picked>>) -> impl IntoView {
         match p.as_slice() {
             [a, b] if a.question_id == b.question_id => {
                 let href = view_href(
-                    "compare",
+                    crate::View::Compare,
                     &[
                         ("id", &a.question_id),
                         ("a", &format!("{}:{}", a.model, a.attempt)),
@@ -516,7 +516,7 @@ fn row(r: &RunRow, trajectory: bool, picked: RwSignal<Vec<Picked>>) -> impl Into
         });
     };
     let open = view_href(
-        "question",
+        crate::View::Question,
         &[
             ("id", &r.question_id),
             ("model", &r.model),

@@ -519,7 +519,14 @@ fn progress(state: AppState, r: Grading, a: Shared<GradeAnswer>) -> impl IntoVie
     };
     let compare = {
         let judge = judge.clone();
-        move || mine().map(|m| (m.clone(), view_href("judges", &[("a", &judge), ("b", &m)])))
+        move || {
+            mine().map(|m| {
+                (
+                    m.clone(),
+                    view_href(crate::View::Judges, &[("a", &judge), ("b", &m)]),
+                )
+            })
+        }
     };
     view! {
         <div class="grade-progress">

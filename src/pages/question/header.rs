@@ -23,9 +23,9 @@ pub fn head(
     };
     view! {
         <nav class="pager" aria-label="Questions">
-            {prev.map(|p| view! { <a rel="prev" href=view_href("question", &[("id", &p)])>{format!("← {p}")}</a> })}
-            <a href=view_href("questions", &[])>"All questions"</a>
-            {next.map(|n| view! { <a rel="next" href=view_href("question", &[("id", &n)])>{format!("{n} →")}</a> })}
+            {prev.map(|p| view! { <a rel="prev" href=view_href(crate::View::Question, &[("id", &p)])>{format!("← {p}")}</a> })}
+            <a href=view_href(crate::View::Questions, &[])>"All questions"</a>
+            {next.map(|n| view! { <a rel="next" href=view_href(crate::View::Question, &[("id", &n)])>{format!("{n} →")}</a> })}
             <span class="hint">"Keys: j / k question, n / p item, m / M model, ? all keys"</span>
         </nav>
         <h1>{question.id.clone()}</h1>

@@ -48,7 +48,7 @@ pub fn QuestionDetail() -> impl IntoView {
                 return view! {
                     <h1>"Question not found"</h1>
                     <p>{format!("No question with id {id:?} is loaded.")}</p>
-                    <a href=view_href("questions", &[])>"All questions"</a>
+                    <a href=view_href(crate::View::Questions, &[])>"All questions"</a>
                 }
                     .into_any();
             };
@@ -163,7 +163,7 @@ fn compare_link(
         .iter()
         .find(|(m, a)| (m, *a) != (&key.model, key.attempt))?;
     let href = view_href(
-        "compare",
+        crate::View::Compare,
         &[
             ("id", &key.question_id),
             ("a", &format!("{}:{}", key.model, key.attempt)),
@@ -174,7 +174,7 @@ fn compare_link(
         <p class="compare-link">
             <a href=href>{format!("This run side by side with {} (attempt {})", other.0, other.1)}</a>
             " — or pick any two in the "
-            <a href=view_href("runs", &[("question", &key.question_id)])>"Runs view"</a>
+            <a href=view_href(crate::View::Runs, &[("question", &key.question_id)])>"Runs view"</a>
         </p>
     })
 }

@@ -718,7 +718,7 @@ fn agreement_section(
             <h3>{format!("Disagreements to adjudicate ({})", a.disagreements.len())}</h3>
             <ul class="disagreements">
                 {a.disagreements.into_iter().map(|id| {
-                    let link = view_href("review", &[("id", &id), ("adjudicate", "1"), ("show", "disagreements")]);
+                    let link = view_href(crate::View::Review, &[("id", &id), ("adjudicate", "1"), ("show", "disagreements")]);
                     let label = id.clone();
                     // Settled: by an adjudicator's record loaded, or by yours here.
                     let settled = move || {

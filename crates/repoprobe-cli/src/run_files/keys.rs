@@ -191,3 +191,28 @@ impl Display for RecordKey {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A key reads the same from a record and from its failure record (status counts both),
+    /// only a record of its command's kind is done (the journal's `of`), and it prints as the
+    /// command shards it: a label as its answer.
+    #[test]
+    fn a_key_reads_alike_from_record_and_failure_and_prints_as_it_is_sharded() {
+        let record = json!({"repo": "o/n", "theme": "Web"});
+        let failure = json!({"repo": "o/n", "status": "failed", "reason": "r"});
+        assert_eq!(RepoKey::of(&record), RepoKey::fields(&failure));
+        assert_eq!(RepoKey::of(&failure), None);
+        let key = RecordKey::Repository(RepoKey::fields(&failure).unwrap());
+        assert_eq!(key.to_string(), "o/n");
+        let label = json!({"question_id": "q", "model": "m", "attempt": 2, "classifier": "c"});
+        let label = RecordKey::Label(LabelKey::fields(&label).unwrap());
+        assert_eq!(label.to_string(), AnswerKey::new("q", "m", 2).to_string());
+        let judgment = json!({"question_id": "q", "model": "m", "judge": "j", "judge_run": 1});
+        let judgment = JudgmentKey::fields(&judgment).unwrap();
+        assert_eq!(judgment.to_string(), "q / m / attempt 0 / run 1");
+    }
+}

@@ -110,6 +110,12 @@ fn read(blob: &gloo_file::Blob) -> impl Future<Output = Result<Vec<u8>, ReadErro
     async move { read.await.map_err(|e| ReadError::Browser(e.to_string())) }
 }
 
+impl crate::worker::Handle for Blob {
+    fn bytes(&self) -> u64 {
+        self.size() as u64
+    }
+}
+
 impl Host for Browser {
     type Blob = Blob;
 

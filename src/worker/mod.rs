@@ -30,7 +30,8 @@ use repoprobe_core::issue::{IssueKind, Place};
 use repoprobe_core::{Issue, LoadOptions, Loaded, RecordKind, Severity, StreamLoader};
 use std::collections::BTreeSet;
 
-/// A file's handle as the worker holds it: a `Blob` in the browser, bytes in the native tests.
+/// A file's handle as the worker holds it: a `Blob` in the browser (`crate::worker_io`, the
+/// browser's edge), bytes in the native tests.
 pub trait Handle: Clone {
     /// The file's size in bytes.
     fn bytes(&self) -> u64;
@@ -39,12 +40,6 @@ pub trait Handle: Clone {
 impl Handle for Vec<u8> {
     fn bytes(&self) -> u64 {
         self.len() as u64
-    }
-}
-
-impl Handle for web_sys::Blob {
-    fn bytes(&self) -> u64 {
-        self.size() as u64
     }
 }
 

@@ -2,7 +2,7 @@
 //! each judge run's score chip, the rubric tier reached and the rationale in place.
 
 use super::answers::evidence_view;
-use super::shown::Shown;
+use super::shown::{ItemScores, Shown};
 use crate::components::markdown::{FileLinks, Markdown, linked_text, path_link};
 use leptos::prelude::*;
 use repoprobe_core::{ChecklistItem, ItemKind, Judgment};
@@ -129,29 +129,16 @@ fn checklist_item(
     at: Retrieval<'_>,
     links: Option<&FileLinks>,
 ) -> impl IntoView + use<> {
-    let scored: Vec<(u32, u32, String)> = runs
+    let s = ItemScores::of(it, runs);
+    let chips = s
+        .distinct
         .iter()
-        .filter_map(|j| {
-            j.items
-                .iter()
-                .find(|x| x.id == it.id)
-                .map(|x| (j.judge_run, x.score, x.rationale.clone()))
-        })
-        .collect();
-    let mut distinct: Vec<u32> = scored.iter().map(|s| s.1).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    let disagree = distinct.len() > 1;
-    // The tier reached by a score: the highest rubric tier at or below it.
-    let tier = |score: u32| {
-        it.rubric
-            .iter()
-            .filter(|t| t.score <= score)
-            .max_by_key(|t| t.score)
-            .map(|t| t.score)
-    };
-    let reached: Vec<u32> = scored.iter().filter_map(|s| tier(s.1)).collect();
-    let several = scored.len() > 1;
+        .rev()
+        .map(|&d| chip(d, it.weight, s.runs_giving(d)))
+        .collect_view();
+    let disagree = s.disagree();
+    let several = s.scored.len() > 1;
+    let none = s.scored.is_empty();
     let kind = if it.kind == ItemKind::Clarity {
         "clarity"
     } else {
@@ -162,11 +149,7 @@ fn checklist_item(
             <p class="item-head">
                 <strong>{it.id.clone()}</strong>
                 {format!(" ({kind}, {} point{}) ", it.weight, if it.weight == 1 { "" } else { "s" })}
-                {distinct
-                    .iter()
-                    .rev()
-                    .map(|&d| chip(d, it.weight, scored.iter().filter(|s| s.1 == d).count()))
-                    .collect_view()}
+                {chips}
                 {disagree.then(|| view! { <span class="disagree">"judge runs disagree"</span> })}
             </p>
             <p class="key-point">{it.key_point.clone()}</p>
@@ -174,7 +157,7 @@ fn checklist_item(
                 {it.rubric
                     .iter()
                     .map(|t| {
-                        let hit = reached.contains(&t.score);
+                        let hit = s.reached.contains(&t.score);
                         view! {
                             <li class:reached=hit>
                                 <b>{t.score}</b> " " {t.criterion.clone()}
@@ -193,8 +176,8 @@ fn checklist_item(
                 };
                 view! { <p class=class>{word}</p> }
             })}
-            {(reader && scored.is_empty()).then(|| view! { <p class="empty">"Not judged."</p> })}
-            {scored
+            {(reader && none).then(|| view! { <p class="empty">"Not judged."</p> })}
+            {s.scored
                 .into_iter()
                 .map(|(run, score, text)| view! {
                     <div class="item-rationale">

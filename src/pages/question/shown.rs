@@ -8,7 +8,7 @@ use crate::protocol::{QuestionData, TrajectoryKey};
 use repoprobe_core::metrics::retrieval::{files_read, item_retrieved};
 use repoprobe_core::model::Repo;
 use repoprobe_core::model::agent::AgentBlock;
-use repoprobe_core::{Answer, Judgment, Question};
+use repoprobe_core::{Answer, ChecklistItem, Judgment, Question};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The parameters of the address the view reads (`?id=…&model=…&item=…&att=…`).
@@ -301,6 +301,59 @@ pub fn step(list: &[String], current: Option<String>, forward: bool) -> Option<S
     Some(list[i].clone())
 }
 
+/// One checklist item as the judge runs of a chosen answer scored it: what the item's card
+/// shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ItemScores {
+    /// Each run that scored it: (judge run, score, rationale), in the runs' order.
+    pub scored: Vec<(u32, u32, String)>,
+    /// The scores given, each once, ascending.
+    pub distinct: Vec<u32>,
+    /// The rubric tier each score reached (the highest tier at or below it).
+    pub reached: Vec<u32>,
+}
+
+impl ItemScores {
+    /// Item `it` as `runs` scored it.
+    pub fn of(it: &ChecklistItem, runs: &[Judgment]) -> ItemScores {
+        let scored: Vec<(u32, u32, String)> = runs
+            .iter()
+            .filter_map(|j| {
+                j.items
+                    .iter()
+                    .find(|x| x.id == it.id)
+                    .map(|x| (j.judge_run, x.score, x.rationale.clone()))
+            })
+            .collect();
+        let mut distinct: Vec<u32> = scored.iter().map(|s| s.1).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let tier = |score: u32| {
+            it.rubric
+                .iter()
+                .filter(|t| t.score <= score)
+                .max_by_key(|t| t.score)
+                .map(|t| t.score)
+        };
+        let reached = scored.iter().filter_map(|s| tier(s.1)).collect();
+        ItemScores {
+            scored,
+            distinct,
+            reached,
+        }
+    }
+
+    /// Whether the judge runs gave it different scores.
+    pub fn disagree(&self) -> bool {
+        self.distinct.len() > 1
+    }
+
+    /// How many runs gave it `score`.
+    pub fn runs_giving(&self, score: u32) -> usize {
+        self.scored.iter().filter(|s| s.1 == score).count()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,6 +370,41 @@ mod tests {
             .clone();
         let d = QuestionData::of(&l.dataset, id);
         derive(q, data.then_some(&d), "J".into(), at, rules)
+    }
+
+    #[test]
+    fn an_items_scores_say_each_run_its_tier_and_whether_runs_disagree() {
+        let l = golden();
+        let q = &l.dataset.questions[0];
+        let it = &q.checklist[0];
+        let mut runs: Vec<Judgment> = l
+            .dataset
+            .judgments
+            .iter()
+            .filter(|j| j.question_id == q.id && j.items.iter().any(|x| x.id == it.id))
+            .take(1)
+            .cloned()
+            .collect();
+        assert_eq!(runs.len(), 1, "the golden data judges {}", it.id);
+        let one = ItemScores::of(it, &runs);
+        let score = one.scored[0].1;
+        assert_eq!(one.distinct, [score]);
+        assert!(!one.disagree());
+        // A second run scoring it otherwise: they disagree, each score counted once.
+        let mut other = runs[0].clone();
+        other.judge_run += 1;
+        let item = other.items.iter_mut().find(|x| x.id == it.id).unwrap();
+        item.score = if score == 0 { 1 } else { 0 };
+        runs.push(other);
+        let two = ItemScores::of(it, &runs);
+        assert!(two.disagree());
+        assert_eq!(two.scored.len(), 2);
+        assert_eq!(two.runs_giving(score), 1);
+        // A tier reached is one of the rubric's, at or below the score.
+        for (r, s) in two.reached.iter().zip(&two.scored) {
+            assert!(*r <= s.1 && it.rubric.iter().any(|t| t.score == *r));
+        }
+        assert_eq!(ItemScores::of(it, &[]), ItemScores::default());
     }
 
     #[test]

@@ -319,4 +319,60 @@ mod tests {
         assert_eq!(units.len(), 2, "{units:?}");
         assert!(units[1].starts_with("issue fatal"), "{units:?}");
     }
+
+    /// The splitter's own throughput on the 72.9 MB synth bundle of benches/README.md, cut in
+    /// 1 MiB chunks into 256 KiB batches that are dropped when full (no parse): what the reading
+    /// thread of the CLI and the site's worker spend on cutting. A timing, so run on demand:
+    /// `cargo test --release -p repoprobe-core --lib split_throughput -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a timing: run on demand, in release"]
+    fn split_throughput() {
+        use super::{CutBatch, Output, Splitter};
+        use crate::synth::{SynthOptions, generate};
+        struct Drain(CutBatch, usize);
+        impl Output for Drain {
+            fn batch(&mut self) -> &mut CutBatch {
+                &mut self.0
+            }
+            fn unit_done(&mut self) {
+                if self.0.buf.len() >= 256 << 10 {
+                    self.1 += self.0.units.len();
+                    self.0.buf.clear();
+                    self.0.units.clear();
+                }
+            }
+        }
+        let options = SynthOptions {
+            models: 20,
+            questions: 500,
+            runs: 5,
+            seed: 1,
+        };
+        let bytes = serde_json::to_vec(&generate(options)).expect("a bundle serializes");
+        let mut times = Vec::new();
+        let mut units = 0;
+        for _ in 0..21 {
+            let start = std::time::Instant::now();
+            let mut out = Drain(CutBatch::with_capacity(256 << 10), 0);
+            let mut splitter = Splitter::new(0);
+            for chunk in bytes.chunks(1 << 20) {
+                splitter.feed(chunk, &mut out);
+            }
+            splitter.finish(&mut out);
+            times.push(start.elapsed().as_secs_f64());
+            units = out.1 + out.0.units.len();
+        }
+        times.sort_by(f64::total_cmp);
+        let (best, median) = (times[0], times[times.len() / 2]);
+        let mb = bytes.len() as f64 / 1e6;
+        eprintln!(
+            "{} bytes, {units} units: best {:.2} ms ({:.0} MB/s), median {:.2} ms ({:.0} MB/s)",
+            bytes.len(),
+            best * 1e3,
+            mb / best,
+            median * 1e3,
+            mb / median
+        );
+        assert!(units > 50_000, "every record cut: {units}");
+    }
 }

@@ -18,8 +18,9 @@
 //! [`structure`] (the scan of strings, brackets and separators), [`records`] (where a record is
 //! cut: JSONL lines, array elements, a file kept whole), [`container`] (a bundle's keys, its
 //! format and version), [`problems`] (how a broken file is reported), and the state carried from
-//! one chunk to the next: [`cursor`] (lines and columns) and [`carry`] (bytes being collected).
-//! This file holds the state and the chunk-by-chunk driver that moves between the modes.
+//! one chunk to the next: [`cursor`] (lines and columns, the top-level value's lines) and
+//! [`carry`] (bytes being collected). This file holds the state and the chunk-by-chunk driver
+//! that moves between the modes.
 
 mod bytes;
 mod carry;
@@ -39,7 +40,7 @@ pub(super) use cut::{CutBatch, Output, What};
 use crate::issue::{IssueKind, Place, Severity};
 use carry::{Cap, Carry};
 use container::Fields;
-use cursor::Cursor;
+use cursor::{Cursor, TopLines};
 use grammar::{Fatal, Phase};
 use shape::{BOM, Mode, decide};
 
@@ -71,11 +72,7 @@ pub(super) struct Splitter {
     fields: Fields,
     /// Set when the container's `format` is read while the object's shape was open.
     restart: Option<Mode>,
-    /// Line of the top-level value's first byte; the line it closed on; whether a newline came
-    /// after it.
-    open_line: usize,
-    close_line: Option<usize>,
-    newline_after: bool,
+    top_lines: TopLines,
 }
 
 /// The array whose elements are records, and the records cut so far.
@@ -122,9 +119,7 @@ impl Splitter {
             carry: Carry::new(),
             fields: Fields::new(),
             restart: None,
-            open_line: 1,
-            close_line: None,
-            newline_after: false,
+            top_lines: TopLines::new(),
         }
     }
 
@@ -188,7 +183,7 @@ impl Splitter {
             }
             Mode::Jsonl => self.end_line(&[], 0, out),
             Mode::Array | Mode::Container(_) => {
-                if self.close_line.is_none() {
+                if !self.top_lines.is_closed() {
                     let what = if self.in_string {
                         "a string"
                     } else if self.scalar {

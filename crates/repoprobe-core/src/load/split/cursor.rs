@@ -60,9 +60,53 @@ impl Cursor {
     }
 }
 
+/// The lines of the file's top-level value: where it opened and closed, and whether a newline
+/// came after it, which tell a one-line first object of a JSONL file from a one-object file.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct TopLines {
+    open: usize,
+    close: Option<usize>,
+    newline_after: bool,
+}
+
+impl TopLines {
+    pub(super) fn new() -> Self {
+        TopLines {
+            open: 1,
+            close: None,
+            newline_after: false,
+        }
+    }
+
+    pub(super) fn opened(&mut self, line: usize) {
+        self.open = line;
+    }
+
+    pub(super) fn closed(&mut self, line: usize) {
+        self.close = Some(line);
+    }
+
+    /// The top-level value has ended.
+    pub(super) fn is_closed(&self) -> bool {
+        self.close.is_some()
+    }
+
+    /// A newline outside every value: after the top-level value once it has ended.
+    pub(super) fn newline(&mut self) {
+        if self.is_closed() {
+            self.newline_after = true;
+        }
+    }
+
+    /// The value opened and closed on one line, and a newline followed it.
+    pub(super) fn one_line_then_more(&self) -> bool {
+        self.newline_after && self.close == Some(self.open)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Cursor;
+    use super::{Cursor, TopLines};
 
     /// Lines and columns follow newlines across slices: a line begun in one slice goes on in
     /// the next, its columns counted from its start.
@@ -77,5 +121,24 @@ mod tests {
         let p = c.pos(2);
         assert_eq!((p.offset, p.line, p.column), (15, 2, 8));
         assert_eq!(Cursor::new().pos(0).column, 1);
+    }
+
+    /// Only a value that opened and closed on one line, then a newline, reads as JSONL's first
+    /// line; a newline before it closed does not count.
+    #[test]
+    fn a_one_line_value_then_a_newline_is_told_apart() {
+        let mut one = TopLines::new();
+        one.opened(1);
+        one.newline();
+        assert!(!one.is_closed() && !one.one_line_then_more());
+        one.closed(1);
+        assert!(one.is_closed() && !one.one_line_then_more());
+        one.newline();
+        assert!(one.one_line_then_more());
+        let mut many = TopLines::new();
+        many.opened(2);
+        many.closed(4);
+        many.newline();
+        assert!(!many.one_line_then_more());
     }
 }

@@ -33,7 +33,7 @@ impl Splitter {
                 continue;
             }
             let depth = self.stack.len();
-            if depth == 0 && self.close_line.is_some() {
+            if depth == 0 && self.top_lines.is_closed() {
                 if let Some(flow) = self.trailing(chunk, i, out)? {
                     return Ok(flow);
                 }
@@ -137,7 +137,7 @@ impl Splitter {
         }
         self.stack.push(b);
         if depth == 0 {
-            self.open_line = self.cursor.line();
+            self.top_lines.opened(self.cursor.line());
             if self.mode == Mode::Array {
                 self.records.level = 1;
                 self.records.phase = Phase::Open;
@@ -188,7 +188,7 @@ impl Splitter {
             self.records.level = 0;
         }
         if depth == 0 {
-            self.close_line = Some(self.cursor.line());
+            self.top_lines.closed(self.cursor.line());
             self.records.level = 0;
         } else {
             self.value_may_end(depth, chunk, i + 1, out)?;
@@ -219,8 +219,8 @@ impl Splitter {
 
     fn newline(&mut self, i: usize) {
         self.cursor.newline(i);
-        if self.stack.is_empty() && self.close_line.is_some() {
-            self.newline_after = true;
+        if self.stack.is_empty() {
+            self.top_lines.newline();
         }
     }
 
@@ -257,8 +257,7 @@ impl Splitter {
         }
         // JSONL when the first object was one line and another line follows (the rule of
         // files read whole: a single object, on one line or many, is one JSON value).
-        let jsonl =
-            self.mode.is_object() && self.newline_after && self.close_line == Some(self.open_line);
+        let jsonl = self.mode.is_object() && self.top_lines.one_line_then_more();
         match self.mode {
             Mode::Head if jsonl => Ok(Some(Flow::Restart(Mode::Jsonl))),
             Mode::Head => Err(Fatal(

@@ -6,9 +6,7 @@
 //! (`crate::query`), not here.
 
 use crate::options::score_options;
-use crate::protocol::{
-    BundledSet, FetchFailure, QuestionData, ReportError, Snapshot, TrajectoryKey, ViewOptions,
-};
+use crate::protocol::{BundledSet, FetchFailure, QuestionData, ReportError, Snapshot, ViewOptions};
 use leptos::prelude::*;
 use repoprobe_core::ScoreReport;
 use std::cell::RefCell;
@@ -141,33 +139,6 @@ thread_local! {
 /// A new load: every question is to be asked again.
 pub fn forget_asked() {
     ASKED.with(|a| a.borrow_mut().clear());
-    trajectory_answered();
-}
-
-/// A page of a trajectory asked for: the run, the first step, the kinds.
-pub type TrajectoryAsk = (TrajectoryKey, u64, Vec<crate::protocol::StepKind>);
-
-thread_local! {
-    /// The trajectory page asked for and not answered yet: the view, built again on every
-    /// change of the address, asks for it once.
-    static TRAJECTORY_ASKED: RefCell<Option<TrajectoryAsk>> = const { RefCell::new(None) };
-}
-
-/// Whether page `ask` is to be asked now (not the one awaited), and from now on it is awaited.
-pub fn first_trajectory_ask(ask: &TrajectoryAsk) -> bool {
-    TRAJECTORY_ASKED.with(|a| {
-        let mut a = a.borrow_mut();
-        if a.as_ref() == Some(ask) {
-            return false;
-        }
-        *a = Some(ask.clone());
-        true
-    })
-}
-
-/// The page awaited came (or a load forgot it).
-pub fn trajectory_answered() {
-    TRAJECTORY_ASKED.with(|a| *a.borrow_mut() = None);
 }
 
 /// Whether question `id` is asked for the first time since the last load (and from now on, it

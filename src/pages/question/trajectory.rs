@@ -12,7 +12,7 @@ use crate::href;
 use crate::protocol::{
     Ask, Reply, RunError, ShownCall, ShownStep, StepKind, StepSource, TrajectoryHead, TrajectoryKey,
 };
-use crate::state::{AppState, Shared, first_trajectory_ask, trajectory_answered};
+use crate::state::{AppState, Shared};
 use crate::trajectory::{TrajectoryView, count_of, kind_asked, step_asked, step_id, turns};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -28,6 +28,9 @@ const OUTLINE: usize = 200;
 /// A search's answer: the run, the query, the matching steps (or why none could be had).
 type Matches = (TrajectoryKey, String, Result<Vec<u64>, RunError>);
 
+/// A page of a trajectory asked for: the run, the first step, the kinds.
+type PageAsk = (TrajectoryKey, u64, Vec<StepKind>);
+
 /// What the section keeps across the view's rebuilds (the view is built again on every change
 /// of the address): whether it is open, the search typed, and the worker's answers: the steps
 /// shown of the one run open (the worker holds the run; pages of it come as they are asked
@@ -39,6 +42,9 @@ pub struct Kept {
     pub whole_outline: RwSignal<bool>,
     shown: RwSignal<Option<Shared<TrajectoryView>>>,
     matches: RwSignal<Option<Matches>>,
+    /// The page asked for and not answered yet: the section, built again on every change of
+    /// the address, asks for it once.
+    awaited: StoredValue<Option<PageAsk>>,
 }
 
 impl Kept {
@@ -50,12 +56,14 @@ impl Kept {
             whole_outline: RwSignal::new(false),
             shown: RwSignal::new(None),
             matches: RwSignal::new(None),
+            awaited: StoredValue::new(None),
         };
         // The worker may no longer hold the run after a load (a file given again): asked again.
         Effect::new(move |_| {
             state.snapshot.track();
             kept.shown.set(None);
             kept.matches.set(None);
+            kept.awaited.set_value(None);
         });
         kept
     }
@@ -64,9 +72,11 @@ impl Kept {
     /// from step `from` on, with its outline when the page has none yet (`head`); each page
     /// merged into those shown as it comes.
     fn ask_page(self, key: TrajectoryKey, from: u64, kinds: Vec<StepKind>, head: bool) {
-        if !first_trajectory_ask(&(key.clone(), from, kinds.clone())) {
+        let ask = Some((key.clone(), from, kinds.clone()));
+        if self.awaited.with_value(|a| *a == ask) {
             return;
         }
+        self.awaited.set_value(ask);
         let ask = Ask::Trajectory {
             key: key.clone(),
             from,
@@ -85,7 +95,7 @@ impl Kept {
             {
                 crate::query::forget(id);
             }
-            trajectory_answered();
+            self.awaited.try_set_value(None);
             self.shown.try_update(|t| {
                 let view = crate::trajectory::merge(t.as_deref(), key.clone(), page);
                 *t = Some(Shared(Arc::new(view)));

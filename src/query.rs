@@ -7,8 +7,8 @@
 //! The registry of numbers is plain Rust (no browser), so that `crate::reducer` hands it the
 //! replies in native tests too.
 
-use crate::protocol::{Ask, Reply, Request};
-use crate::state::AppState;
+use crate::protocol::{Ask, Reply, Request, Snapshot};
+use crate::state::{AppState, Shared};
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -122,8 +122,9 @@ where
 }
 
 /// Asks the worker `ask(k)` whenever `key` gives a new `k` (nothing while it gives `None`) or
-/// the data change (a new load), and keeps the answer: `take` turns each reply to the latest
-/// ask into it, given what that ask got before (a search replies as it goes).
+/// the data change (a new load, which forgets the answer had), and keeps the answer: `take`
+/// turns each reply to the latest ask into it, given what that ask got before (a search
+/// replies as it goes).
 pub fn use_answer<K, T>(
     key: impl Fn() -> Option<K> + Send + Sync + 'static,
     ask: fn(&K) -> Ask,
@@ -139,14 +140,18 @@ where
         asked: RwSignal::new(None),
         got: RwSignal::new(None),
     };
-    Effect::new(move |_| {
-        state.snapshot.track();
+    Effect::new(move |before: Option<Shared<Snapshot>>| {
+        let snapshot = state.snapshot.get();
+        if before.is_some_and(|b| b != snapshot) {
+            // A new load: what was had is of the files before.
+            answer.got.set(None);
+        }
         if let Some(old) = answer.asked.get_untracked() {
             forget(old);
         }
         let Some(k) = key.get() else {
             answer.asked.set(None);
-            return;
+            return snapshot;
         };
         let asked = k.clone();
         let id = send(ask(&k), move |id, body| {
@@ -162,6 +167,7 @@ where
             }
         });
         answer.asked.set(Some(id));
+        snapshot
     });
     on_cleanup(move || {
         if let Some(id) = answer.asked.try_get_untracked().flatten() {

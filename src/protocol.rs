@@ -690,7 +690,10 @@ pub enum Response {
     /// A message the worker could not read, and why: a page and a worker of different builds,
     /// or a bug. The page reports it (a console error), never drops it silently.
     Rejected(String),
-    /// The files' data and the report under `options` (those of the `Add` request).
+    /// The files' data and the report under `options` (those of the `Add` request). Not a
+    /// numbered reply, and it says its options: the first load is the worker's own, under the
+    /// options of its start query, which the page never asked (the page asks again under those
+    /// in force when they differ, `crate::reducer`).
     Loaded {
         options: ViewOptions,
         // Boxed: the largest variant by far (serde reads and writes it as the value itself).

@@ -2,7 +2,7 @@
 //! `grading::sample` of those a judge judged in run 0 —, the judges to choose from, and a
 //! grader's judgments in the files (`human:NAME`) as grades, their rationales read back by byte
 //! range as for a question's view. The texts a grader reads (question, answer, the judge's
-//! verdict) come with the question's data (`Request::Question`).
+//! verdict) come with the question's data (`Ask::Question`).
 
 use super::question::Wanted;
 use crate::protocol::GradeAnswer;

@@ -121,7 +121,7 @@ impl<H: Host> Service<H> {
 
     /// Starts a search over every step of every run held, as a task of its own (the queue
     /// goes on serving: the Runs table is asked for as hits come): a batch of lines read at a
-    /// time, a `Search` message after each, the last `done`.
+    /// time, a `Search` reply after each (each with the ask's number), the last `done`.
     pub(super) fn start_search(self: Rc<Self>, id: u64, query: String, regex: bool) {
         self.stop_search();
         let n = self.search.get();

@@ -55,10 +55,30 @@ pub enum Provider {
 }
 
 impl Provider {
+    /// Every provider, in the order a list of them is shown: the one list of providers in the
+    /// tree (the command line's `--provider` and a plan's `provider` take exactly these names).
+    pub const ALL: [Provider; 2] = [Provider::Openai, Provider::Anthropic];
+
+    /// The name a provider goes by, in flags, plans and records.
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Openai => "openai",
             Provider::Anthropic => "anthropic",
+        }
+    }
+
+    /// The provider of that name ([`Provider::as_str`]), exactly as written.
+    pub fn from_name(name: &str) -> Option<Provider> {
+        Provider::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+
+    /// What the provider is, in a line (a flag's help shows it beside the name).
+    pub fn description(self) -> &'static str {
+        match self {
+            Provider::Openai => {
+                "OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp, Ollama, gateways)"
+            }
+            Provider::Anthropic => "Anthropic Messages",
         }
     }
 
@@ -613,6 +633,16 @@ fn excerpt(text: &str) -> String {
 mod tests {
     use super::*;
     use repoprobe_test_support::{FakeServer, Fault, Response};
+
+    #[test]
+    fn every_provider_is_listed_once_and_found_by_its_exact_name() {
+        for (i, p) in Provider::ALL.into_iter().enumerate() {
+            assert_eq!(Provider::from_name(p.as_str()), Some(p));
+            assert!(!Provider::ALL[..i].contains(&p), "{p:?} listed twice");
+        }
+        assert_eq!(Provider::from_name("OpenAI"), None);
+        assert_eq!(Provider::from_name(""), None);
+    }
 
     fn settings(base_url: String) -> Settings {
         Settings {

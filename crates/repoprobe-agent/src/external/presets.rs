@@ -25,6 +25,29 @@ pub enum ExternalAgent {
     Command,
 }
 
+impl ExternalAgent {
+    /// Every external agent, in the order a list of them is shown: the one list of agents in
+    /// the tree (`answer --agent` and a plan's `agent` take these names, after `builtin`). An
+    /// agent is added here, in the matches the compiler then points to, and in its module.
+    pub const ALL: [ExternalAgent; 4] = [
+        ExternalAgent::ClaudeCode,
+        ExternalAgent::Codex,
+        ExternalAgent::Gemini,
+        ExternalAgent::Command,
+    ];
+
+    /// What the agent is, in a line (a flag's help shows it beside the name,
+    /// [`ExternalAgent::as_str`]).
+    pub fn description(self) -> &'static str {
+        match self {
+            ExternalAgent::ClaudeCode => "Claude Code (`claude -p`, tools Read, Grep, Glob only)",
+            ExternalAgent::Codex => "Codex CLI (`codex exec --json -s read-only`)",
+            ExternalAgent::Gemini => "Gemini CLI (`gemini -p --output-format stream-json`)",
+            ExternalAgent::Command => "Any command (see --command)",
+        }
+    }
+}
+
 /// Everything about the runs that does not change from one question to the next.
 #[derive(Clone)]
 pub struct AgentConfig {
@@ -115,6 +138,29 @@ impl AgentConfig {
             (Some(p), _) => p.clone().into_os_string(),
             (None, Some(p)) => p.into(),
             (None, None) => "sh".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExternalAgent;
+
+    #[test]
+    fn every_agent_is_listed_once_under_its_own_name() {
+        for (i, a) in ExternalAgent::ALL.into_iter().enumerate() {
+            assert!(!ExternalAgent::ALL[..i].contains(&a), "{a:?} listed twice");
+            assert!(
+                ExternalAgent::ALL[..i]
+                    .iter()
+                    .all(|b| b.as_str() != a.as_str()),
+                "{a:?}'s name is taken"
+            );
+            // The serialized name (records) is the name it goes by.
+            assert_eq!(
+                serde_json::to_value(a).unwrap(),
+                serde_json::json!(a.as_str())
+            );
         }
     }
 }

@@ -136,31 +136,63 @@ pub struct Args {
     estimate_turns: u32,
 }
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// `--agent`: ours, or one of the agent crate's [`ExternalAgent::ALL`] by its own name, so an
+/// agent CLI is added in that crate alone.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AgentKind {
     /// Our read-only tool-calling agent (list_dir, read_file, search, find_symbol) over the
     /// model of --provider.
     #[default]
     Builtin,
-    /// Claude Code (`claude -p`, tools Read, Grep, Glob only).
-    ClaudeCode,
-    /// Codex CLI (`codex exec --json -s read-only`).
-    Codex,
-    /// Gemini CLI (`gemini -p --output-format stream-json`).
-    Gemini,
-    /// Any command (see --command).
-    Command,
+    /// An agent CLI (or any command).
+    External(ExternalAgent),
 }
 
 impl AgentKind {
+    /// `builtin`, then every external agent in the agent crate's order.
+    pub(crate) const ALL: [AgentKind; 1 + ExternalAgent::ALL.len()] = {
+        let mut all = [AgentKind::Builtin; 1 + ExternalAgent::ALL.len()];
+        let mut i = 0;
+        while i < ExternalAgent::ALL.len() {
+            all[i + 1] = AgentKind::External(ExternalAgent::ALL[i]);
+            i += 1;
+        }
+        all
+    };
+
+    /// The name `--agent` and a plan's `agent` take.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            AgentKind::Builtin => "builtin",
+            AgentKind::External(a) => a.as_str(),
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            AgentKind::Builtin => {
+                "Our read-only tool-calling agent (list_dir, read_file, search, find_symbol) over \
+                 the model of --provider"
+            }
+            AgentKind::External(a) => a.description(),
+        }
+    }
+
     fn external(self) -> Option<ExternalAgent> {
         match self {
             AgentKind::Builtin => None,
-            AgentKind::ClaudeCode => Some(ExternalAgent::ClaudeCode),
-            AgentKind::Codex => Some(ExternalAgent::Codex),
-            AgentKind::Gemini => Some(ExternalAgent::Gemini),
-            AgentKind::Command => Some(ExternalAgent::Command),
+            AgentKind::External(a) => Some(a),
         }
+    }
+}
+
+impl clap::ValueEnum for AgentKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()).help(self.description()))
     }
 }
 
@@ -592,10 +624,7 @@ fn run_spec(a: &Args) -> RunSpec {
     let spec = RunSpec::new(crate::run_files::kind::RunKind::Answer)
         .files(&a.files)
         .set("prompt_version", PROMPT_VERSION)
-        .set(
-            "agent",
-            clap::ValueEnum::to_possible_value(&a.agent).map(|v| v.get_name().to_string()),
-        )
+        .set("agent", a.agent.as_str())
         .set("model", a.api.model())
         .set("name", a.name())
         .scope("attempts", a.attempts)
@@ -792,14 +821,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn agent_flag_values_are_the_agents_names() {
-        use clap::ValueEnum;
-        for k in AgentKind::value_variants() {
-            let name = k.to_possible_value().unwrap().get_name().to_string();
-            match k.external() {
-                Some(a) => assert_eq!(name, a.as_str()),
-                None => assert_eq!(name, "builtin"),
-            }
+    fn agent_flag_takes_builtin_then_exactly_the_agent_crates_agents() {
+        use clap::{CommandFactory, Parser};
+        #[derive(Parser)]
+        struct Answer {
+            #[command(flatten)]
+            args: Args,
+        }
+        let command = Answer::command();
+        let flag = command
+            .get_arguments()
+            .find(|a| a.get_id() == "agent")
+            .unwrap();
+        let shown: Vec<String> = flag
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        let listed: Vec<&str> = std::iter::once("builtin")
+            .chain(ExternalAgent::ALL.map(ExternalAgent::as_str))
+            .collect();
+        assert_eq!(shown, listed);
+        for k in AgentKind::ALL {
+            let a = Answer::try_parse_from([
+                "x",
+                "f.jsonl",
+                "--model",
+                "m",
+                "--out",
+                "o",
+                "--clone-cache",
+                "c",
+                "--agent",
+                k.as_str(),
+            ])
+            .unwrap();
+            assert_eq!(a.args.agent, k);
         }
     }
 

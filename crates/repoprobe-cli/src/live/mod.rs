@@ -112,8 +112,8 @@ impl LiveArgs {
 #[derive(Debug, Default, Clone, clap::Args)]
 pub struct ApiArgs {
     /// API family; the key is read from OPENAI_API_KEY or ANTHROPIC_API_KEY (see --key-env).
-    #[arg(long, value_enum)]
-    pub provider: Option<ProviderFlag>,
+    #[arg(long, value_parser = provider_flag())]
+    pub provider: Option<Provider>,
     /// The environment variable that holds this endpoint's key (a gateway's, a second
     /// account's) [default: OPENAI_API_KEY or ANTHROPIC_API_KEY by --provider; for an agent
     /// CLI, the variable it reads, which then gets this one's value]. Only the name is recorded.
@@ -166,23 +166,14 @@ pub struct ApiArgs {
 /// a plan refuses before it runs what the command would refuse.
 pub const MAX_CONCURRENCY: u32 = 1024;
 
-/// `--provider`: the client's [`Provider`] as the command line names it (the client knows no
-/// flags).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ProviderFlag {
-    /// OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp, Ollama, gateways).
-    Openai,
-    /// Anthropic Messages.
-    Anthropic,
-}
-
-impl From<ProviderFlag> for Provider {
-    fn from(f: ProviderFlag) -> Provider {
-        match f {
-            ProviderFlag::Openai => Provider::Openai,
-            ProviderFlag::Anthropic => Provider::Anthropic,
-        }
-    }
+/// `--provider`: the client's [`Provider`] by the names of [`Provider::ALL`], each with its
+/// description as its help (the client knows no flags; the command line keeps no list of its own).
+pub fn provider_flag() -> impl clap::builder::TypedValueParser<Value = Provider> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        Provider::ALL.map(|p| PossibleValue::new(p.as_str()).help(p.description())),
+    )
+    .map(|name| Provider::from_name(&name).expect("one of Provider::ALL's names"))
 }
 
 /// `--structured`: the client's [`Structured`] mode as the command line names it.
@@ -266,7 +257,7 @@ impl ApiArgs {
     /// reply mode, or `None` for the provider's default.
     pub fn settings(&self, structured: Option<Structured>) -> anyhow::Result<(Settings, ApiKey)> {
         let model = self.one_model()?.to_string();
-        let Some(provider) = self.provider.map(Provider::from) else {
+        let Some(provider) = self.provider else {
             bail!("--provider is required: openai (any OpenAI-compatible server) or anthropic");
         };
         let key = if self.no_key {
@@ -497,5 +488,42 @@ impl<K: Clone + Display + Serialize + Send + Eq + std::hash::Hash + 'static> Liv
             Some(poll) => self.run_batch(tasks, write, poll),
             None => self.run_calls(tasks, write),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ApiArgs;
+    use clap::{CommandFactory, Parser};
+    use repoprobe_llm::Provider;
+
+    #[derive(Parser)]
+    struct Api {
+        #[command(flatten)]
+        api: ApiArgs,
+    }
+
+    #[test]
+    fn provider_flag_takes_exactly_the_clients_providers() {
+        let command = Api::command();
+        let flag = command
+            .get_arguments()
+            .find(|a| a.get_id() == "provider")
+            .unwrap();
+        let shown: Vec<(String, String)> = flag
+            .get_possible_values()
+            .iter()
+            .map(|v| (v.get_name().to_string(), v.get_help().unwrap().to_string()))
+            .collect();
+        let listed: Vec<(String, String)> = Provider::ALL
+            .iter()
+            .map(|p| (p.as_str().to_string(), p.description().to_string()))
+            .collect();
+        assert_eq!(shown, listed);
+        for p in Provider::ALL {
+            let a = Api::try_parse_from(["x", "--model", "m", "--provider", p.as_str()]).unwrap();
+            assert_eq!(a.api.provider, Some(p));
+        }
+        assert!(Api::try_parse_from(["x", "--model", "m", "--provider", "OpenAI"]).is_err());
     }
 }

@@ -8,9 +8,9 @@
 
 use crate::commands::{answer, bundle, classify_failures, judge, judge_scalar, score};
 use crate::exit::Exit;
-use crate::live::{LiveArgs, ProviderFlag, ShardArg};
+use crate::live::{LiveArgs, ShardArg};
 use clap::parser::ValueSource;
-use clap::{ArgAction, FromArgMatches, ValueEnum};
+use clap::{ArgAction, FromArgMatches};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -338,21 +338,15 @@ impl Shown for ShardArg {
     }
 }
 
-/// A value of a flag that takes one of an enum's names.
-fn name_of<T: ValueEnum>(v: &T) -> OsString {
-    v.to_possible_value()
-        .map(|p| p.get_name().into())
-        .unwrap_or_default()
-}
-
+/// A flag that takes one of a list's names: the name.
 impl Shown for answer::AgentKind {
     fn shown(&self) -> OsString {
-        name_of(self)
+        self.as_str().into()
     }
 }
 
-impl Shown for ProviderFlag {
+impl Shown for repoprobe_llm::Provider {
     fn shown(&self) -> OsString {
-        name_of(self)
+        self.as_str().into()
     }
 }

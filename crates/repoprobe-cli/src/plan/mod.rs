@@ -15,7 +15,9 @@ pub mod stages;
 pub mod status;
 
 use crate::commands::answer::AgentKind;
-use crate::live::{MAX_CONCURRENCY, ProviderFlag};
+use crate::live::MAX_CONCURRENCY;
+use repoprobe_agent::external::ExternalAgent;
+use repoprobe_llm::Provider;
 use repoprobe_llm::price::{Listed, Price};
 use serde::{Deserialize, Deserializer};
 use std::collections::HashSet;
@@ -74,39 +76,40 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Endpoint>, 
     Ok(list)
 }
 
-/// `agent = "…"` as `answer --agent` names it: the flag's enum is the one list of agents, so a
-/// plan takes exactly what the command takes.
+/// `agent = "…"` as `answer --agent` names it: `builtin` or one of the agent crate's agents
+/// ([`AgentKind::ALL`]), so a plan takes exactly what the command takes.
 fn agent<'de, D: Deserializer<'de>>(d: D) -> Result<AgentKind, D::Error> {
-    flag_value(d, "agent")
+    named(d, "agent", &AgentKind::ALL, AgentKind::as_str)
 }
 
-/// `provider = "…"` as `--provider` names it.
-fn provider<'de, D: Deserializer<'de>>(d: D) -> Result<ProviderFlag, D::Error> {
-    flag_value(d, "provider")
+/// `provider = "…"` as `--provider` names it (the client's [`Provider::ALL`]).
+fn provider<'de, D: Deserializer<'de>>(d: D) -> Result<Provider, D::Error> {
+    named(d, "provider", &Provider::ALL, Provider::as_str)
 }
 
-fn some_provider<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ProviderFlag>, D::Error> {
+fn some_provider<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Provider>, D::Error> {
     provider(d).map(Some)
 }
 
-/// A field taking one of a flag's names; another word is refused naming the field and every
-/// name it takes (toml adds the line).
-fn flag_value<'de, D: Deserializer<'de>, T: clap::ValueEnum>(
+/// A field taking one of a list's names, exactly as written; another word is refused naming the
+/// field and every name it takes (toml adds the line).
+fn named<'de, D: Deserializer<'de>, T: Copy>(
     d: D,
     field: &str,
+    all: &[T],
+    name: fn(T) -> &'static str,
 ) -> Result<T, D::Error> {
     let word = String::deserialize(d)?;
-    T::from_str(&word, false).map_err(|_| {
-        let names: Vec<String> = T::value_variants()
-            .iter()
-            .filter_map(|v| v.to_possible_value())
-            .map(|p| p.get_name().to_string())
-            .collect();
-        serde::de::Error::custom(format_args!(
-            "{field} {word:?} is not one of {}",
-            names.join(", ")
-        ))
-    })
+    all.iter()
+        .copied()
+        .find(|&v| name(v) == word)
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
+            serde::de::Error::custom(format_args!(
+                "{field} {word:?} is not one of {}",
+                names.join(", ")
+            ))
+        })
 }
 
 impl Plan {
@@ -129,7 +132,7 @@ pub struct ModelUnderTest {
     pub model: String,
     /// builtin only: openai | anthropic.
     #[serde(default, deserialize_with = "some_provider")]
-    pub provider: Option<ProviderFlag>,
+    pub provider: Option<Provider>,
     /// The API (for an agent CLI: the gateway it is sent to, through the sandbox's proxy).
     #[serde(default)]
     pub base_url: Option<String>,
@@ -172,7 +175,7 @@ pub struct ModelUnderTest {
 pub struct Endpoint {
     /// openai | anthropic.
     #[serde(deserialize_with = "provider")]
-    pub provider: ProviderFlag,
+    pub provider: Provider,
     pub model: String,
     #[serde(default)]
     pub base_url: Option<String>,
@@ -397,7 +400,7 @@ impl Plan {
             if (m.agent == AgentKind::Builtin) != m.provider.is_some() {
                 return Err(P::ProviderOutsideBuiltin { at });
             }
-            if (m.agent == AgentKind::Command) != m.command.is_some() {
+            if (m.agent == AgentKind::External(ExternalAgent::Command)) != m.command.is_some() {
                 return Err(P::CommandOutsideCommand { at });
             }
             if m.attempts == Some(0) || m.concurrency == Some(0) || m.max_turns == Some(0) {
@@ -658,7 +661,11 @@ mod tests {
             ]
         );
         // §5.1.1: one scaffold; §5.1.3: Sonnet 4.5 judges and is not among the models.
-        assert!(p.models.iter().all(|m| m.agent == AgentKind::ClaudeCode));
+        assert!(
+            p.models
+                .iter()
+                .all(|m| m.agent == AgentKind::External(ExternalAgent::ClaudeCode))
+        );
         assert_eq!(p.judge().model, "claude-sonnet-4-5");
         assert!(
             p.models
@@ -775,8 +782,8 @@ local = true
     fn an_agent_or_provider_the_flags_do_not_take_is_refused_at_its_line() {
         let p = Plan::parse(LOCAL, Path::new("p.toml")).unwrap();
         assert_eq!(p.models[0].agent, AgentKind::Builtin);
-        assert_eq!(p.models[0].provider, Some(ProviderFlag::Openai));
-        assert_eq!(p.judge().provider, ProviderFlag::Openai);
+        assert_eq!(p.models[0].provider, Some(Provider::Openai));
+        assert_eq!(p.judge().provider, Provider::Openai);
         for (text, line, want) in [
             (
                 LOCAL.replace("agent = \"builtin\"", "agent = \"cursor\""),

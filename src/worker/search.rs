@@ -1,9 +1,10 @@
 //! One search over every step of every run (`?view=runs&q=…`): the trajectories files read a
 //! batch of lines at a time (a `Blob` slice or an HTTP Range request, by the glue), each line
 //! parsed, its steps' texts matched, and dropped before the next batch — the files are never
-//! held. Plain text ignores ASCII case; a regular expression is Rust's `regex` (linear time: no
-//! pattern can hang the worker). Each hit names its run and step with the matched text in
-//! context; the runs with a hit filter the Runs table.
+//! held. Plain text ignores ASCII case; a regular expression is `regex-lite`'s (the `regex`
+//! crate's syntax without Unicode classes; linear time: no pattern can hang the worker). Each
+//! hit names its run and step with the matched text in context; the runs with a hit filter the
+//! Runs table.
 
 use super::question::batch_ranges;
 use super::trajectory::steps::step_text;
@@ -68,7 +69,7 @@ pub fn line_reads<B: Clone>(store: &Store<B>, cap: u64) -> Vec<RunLines<B>> {
 pub enum Matcher {
     /// Lower-cased: the text is compared lower-cased (ASCII), so byte positions agree.
     Plain(String),
-    Regex(regex::Regex),
+    Regex(regex_lite::Regex),
 }
 
 /// Why a query is no search: empty, or not a regular expression the search reads.
@@ -78,7 +79,7 @@ pub enum QueryError {
     Empty,
     /// Not a regular expression, or one too large (over the size limit).
     #[error("not a regular expression this search reads: {0}")]
-    Regex(#[from] regex::Error),
+    Regex(#[from] regex_lite::Error),
 }
 
 impl Matcher {
@@ -88,7 +89,7 @@ impl Matcher {
             return Err(QueryError::Empty);
         }
         if regex {
-            Ok(regex::RegexBuilder::new(query)
+            Ok(regex_lite::RegexBuilder::new(query)
                 .size_limit(1 << 20)
                 .build()
                 .map(Matcher::Regex)?)
@@ -260,6 +261,11 @@ mod tests {
         let bad = Matcher::new("(", true).unwrap_err();
         assert!(matches!(bad, QueryError::Regex(_)), "{bad}");
         assert!(bad.to_string().contains("regular expression"));
+        // No Unicode classes (`regex-lite`): said, not searched as something else.
+        assert!(matches!(
+            Matcher::new(r"\p{Greek}", true),
+            Err(QueryError::Regex(_))
+        ));
         let long = format!("{}ZZ{}", "é".repeat(100), "ü".repeat(100));
         let runs = vec![run("q", &[&long])];
         let f = search(&runs, &Matcher::new("zz", false).unwrap(), BATCH_BYTES);

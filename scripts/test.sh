@@ -180,6 +180,8 @@ CHROMEDRIVER="$(command -v chromedriver)" cargo test --locked --target wasm32-un
 step "the site in headless Chromium (built by trunk, compared with the release CLI)"
 cargo build --locked --release -p repoprobe-cli
 trunk build --release --offline
+# The page's and the worker's wasm within their budgets (gzip -9; issue 56).
+bash scripts/wasm-budget.sh dist
 # The same site as a static host under a sub-path serves it (README: GitHub Pages).
 trunk build --release --offline --public-url /sub/ --dist dist-sub
 # And packed into one html file that opens from file:// (README: the single-file build).

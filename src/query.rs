@@ -1,8 +1,9 @@
 //! The one way a view asks the worker: each ask is numbered ([`Request::Ask`]) and every reply
-//! carries its number ([`Response::Reply`]), so that the answer is the asking component's own
-//! (a signal it holds, dropped with it), not a global one that must echo what was asked to be
-//! told apart. [`use_answer`] asks again whenever what it asks or the data change; the latest
-//! ask wins, and a reply to an earlier one (or to a view since gone) is dropped.
+//! carries its number ([`Response::Reply`](crate::protocol::Response::Reply)), so that the
+//! answer is the asking component's own (a signal it holds, dropped with it), not a global one
+//! that must echo what was asked to be told apart. [`use_answer`] asks again whenever what it
+//! asks or the data change; the latest ask wins, and a reply to an earlier one (or to a view
+//! since gone) is dropped.
 //!
 //! The registry of numbers is plain Rust (no browser), so that `crate::reducer` hands it the
 //! replies in native tests too.

@@ -164,8 +164,8 @@ GRAPHQL_TOOLS="$GRAPHQL_DIR" node scripts/check-graphql.mjs target/tmp/graphql \
 step "the core and the curation compile for wasm32-unknown-unknown"
 cargo check --locked -p repoprobe-core -p repoprobe-curate --target wasm32-unknown-unknown
 
-step "the core packs as a crate of its own (its prompts inside) and the packed crate builds"
-cargo package -q -p repoprobe-core --allow-dirty
+step "the core packs as a crate of its own (its prompts inside; with the text crate it builds on) and the packed crates build"
+cargo package -q -p repoprobe-text -p repoprobe-core --allow-dirty
 
 step "the published JSON Schemas match the Rust types"
 cargo run --locked -q -p repoprobe-cli -- schema --out-dir target/schema-check

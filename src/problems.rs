@@ -11,6 +11,7 @@ use crate::view_href;
 use leptos::prelude::*;
 use repoprobe_core::RecordKind;
 use repoprobe_core::issue::{self, FileIssues};
+use repoprobe_core::sort::SharedSort;
 
 /// How many files the line names before "and N more".
 const FILES_NAMED: usize = 3;
@@ -20,7 +21,7 @@ const FILES_NAMED: usize = 3;
 pub fn problems_line(snapshot: &Snapshot) -> Option<String> {
     let mut files = issue::by_file(&snapshot.issues);
     // In the order the files were given (the issues come kind by kind).
-    files.sort_by_key(|f| {
+    files.shared_sort_by_key(|f| {
         snapshot
             .files
             .iter()

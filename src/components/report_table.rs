@@ -6,6 +6,7 @@ use crate::loading::download;
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
 use repoprobe_core::report::{self, Mark, Table};
+use repoprobe_core::sort::SharedSort;
 
 /// What a cell sorts by: numbers first, as numbers; then texts, lower-cased.
 enum SortKey {
@@ -191,7 +192,7 @@ fn header(i: usize, h: String, num: bool, sort: RwSignal<Option<(usize, bool)>>)
 /// Sorts rows by column `col`: numbers first (by value, or by the number their text starts
 /// with), then texts; descending if `desc`.
 fn sort_rows(rows: &mut [Vec<report::Cell>], col: usize, desc: bool) {
-    rows.sort_unstable_by(|a, b| {
+    rows.shared_sort_by(|a, b| {
         let key = |c: &report::Cell| c.value.map_or_else(|| sort_key(&c.text), SortKey::Number);
         let o = match (key(&a[col]), key(&b[col])) {
             (SortKey::Number(x), SortKey::Number(y)) => x.total_cmp(&y),

@@ -19,6 +19,7 @@ use leptos_router::params::ParamsMap;
 use repoprobe_core::metrics::cluster::Cluster;
 use repoprobe_core::metrics::judges::{JudgePair, JudgesReport};
 use repoprobe_core::report;
+use repoprobe_core::sort::SharedSort;
 use std::sync::Arc;
 
 /// Characters of a rationale a disagreement's cell shows (the whole one in its tooltip).
@@ -86,7 +87,7 @@ fn JudgePicks(last: Signal<Option<Shared<JudgesAnswer>>>) -> impl IntoView {
             .get()
             .map(|r| r.models.iter().map(|m| m.judge.clone()).collect())
             .unwrap_or_default();
-        names.sort_unstable();
+        names.shared_sort();
         names.dedup();
         names
     });

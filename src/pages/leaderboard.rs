@@ -15,6 +15,7 @@ use crate::ui::controls::Controls;
 use crate::{href, view_href};
 use leptos::prelude::*;
 use repoprobe_core::metrics::items::mean_over_runs;
+use repoprobe_core::sort::SharedSort;
 use repoprobe_core::{Judgment, RecordKind, report};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -135,7 +136,7 @@ fn Recomputed() -> impl IntoView {
                     ci: m.ci95,
                 })
                 .collect();
-            bars.sort_unstable_by(|a, b| b.value.total_cmp(&a.value));
+            bars.shared_sort_by(|a, b| b.value.total_cmp(&a.value));
             let height = 60 + 28 * bars.len() as u32;
             let pending = state.intervals_pending.get();
             let table = uncertainty::leaderboard_table(&r, pending);
@@ -311,7 +312,7 @@ fn Paired() -> impl IntoView {
                     .collect()
             })
             .unwrap_or_default();
-        m.sort_unstable();
+        m.shared_sort();
         m
     });
     let pick = move |key: &'static str| {

@@ -11,6 +11,7 @@ use leptos_router::hooks::use_query_map;
 use repoprobe_core::metrics::ModelScore;
 use repoprobe_core::metrics::cluster::Cluster;
 use repoprobe_core::metrics::items::ItemRow;
+use repoprobe_core::sort::SharedSort;
 use repoprobe_core::{ScoreReport, report};
 
 #[component]
@@ -100,7 +101,7 @@ fn missed_most<'a>(
                 .map(|a| (i.question_id.clone(), i.item_id.clone(), *a))
         })
         .collect();
-    missed.sort_unstable_by(|a, b| a.2.total_cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+    missed.shared_sort_by(|a, b| a.2.total_cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
     missed
 }
 
@@ -117,7 +118,7 @@ fn weakest_strata(r: &ScoreReport, model: &str) -> Vec<(String, String, Option<f
                         .map(|c| (axis.to_string(), s.stratum.clone(), c.overall))
                 })
                 .collect();
-            v.sort_unstable_by(|a, b| a.2.unwrap_or(0.0).total_cmp(&b.2.unwrap_or(0.0)));
+            v.shared_sort_by(|a, b| a.2.unwrap_or(0.0).total_cmp(&b.2.unwrap_or(0.0)));
             v.truncate(3);
             v
         })

@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use leptos_router::params::ParamsMap;
 use repoprobe_core::metrics::difficulty;
+use repoprobe_core::sort::SharedSort;
 use repoprobe_core::{Question, RecordKind, report};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -127,7 +128,7 @@ fn listed<'q>(
         })
         .collect();
     if q.get("sort").as_deref() == Some("difficulty") {
-        list.sort_unstable_by(|a, b| {
+        list.shared_sort_by(|a, b| {
             let (x, y) = (
                 diff.get(&a.id).copied().unwrap_or(f64::INFINITY),
                 diff.get(&b.id).copied().unwrap_or(f64::INFINITY),
@@ -135,7 +136,7 @@ fn listed<'q>(
             x.total_cmp(&y).then_with(|| a.id.cmp(&b.id))
         });
     } else {
-        list.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+        list.shared_sort_by(|a, b| a.id.cmp(&b.id));
     }
     list
 }

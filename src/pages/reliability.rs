@@ -8,6 +8,7 @@ use crate::view_href;
 use leptos::prelude::*;
 use repoprobe_core::metrics::items::pooled_agreement;
 use repoprobe_core::report;
+use repoprobe_core::sort::SharedSort;
 
 #[component]
 pub fn Reliability() -> impl IntoView {
@@ -27,7 +28,7 @@ pub fn Reliability() -> impl IntoView {
             let mut items: Vec<_> = rows
                 .map(|i| i.iter().filter(|i| i.agreement.is_some()).cloned().collect())
                 .unwrap_or_default();
-            items.sort_unstable_by(|a, b| a.agreement.unwrap_or(0.0).total_cmp(&b.agreement.unwrap_or(0.0)));
+            items.shared_sort_by(|a, b| a.agreement.unwrap_or(0.0).total_cmp(&b.agreement.unwrap_or(0.0)));
             let (pairs, pooled) = pooled_agreement(&items);
             view! {
                 {match table {

@@ -4,6 +4,7 @@
 
 use crate::markdown;
 use crate::protocol::QuestionData;
+use repoprobe_core::sort::SharedSort;
 use repoprobe_core::{Answer, Dataset, RecordKind, Span};
 
 /// Records this close together (bytes) are read back with one slice of their file: a slice
@@ -61,7 +62,7 @@ pub struct ReadSpan {
 /// own). Overlapping ranges are allowed; an empty or reversed range is a read of nothing.
 pub fn batch_ranges(ranges: &[(u64, u64)], gap: u64, max: u64) -> Vec<ReadSpan> {
     let mut order: Vec<usize> = (0..ranges.len()).collect();
-    order.sort_by_key(|&i| (ranges[i].0, ranges[i].1));
+    order.shared_sort_by_key(|&i| (ranges[i].0, ranges[i].1));
     let mut out: Vec<ReadSpan> = Vec::new();
     for i in order {
         let (start, end) = (ranges[i].0, ranges[i].1.max(ranges[i].0));

@@ -14,6 +14,7 @@ use crate::protocol::{
     IndexHow, ReadError, RunError, StepKind, TrajectoryFile, TrajectoryKey, TrajectoryPage,
 };
 use repoprobe_core::issue::{IssueKind, Place};
+use repoprobe_core::sort::SharedSort;
 use repoprobe_core::trajectories::{Index, IndexEntry, Scanner};
 use repoprobe_core::{Issue, Severity};
 use steps::Held;
@@ -312,7 +313,7 @@ impl<B: Clone> Store<B> {
             .filter(|e| e.key.question_id == id)
             .map(|e| (e.key.model.clone(), e.key.attempt))
             .collect();
-        out.sort_unstable();
+        out.shared_sort();
         out.dedup();
         out
     }

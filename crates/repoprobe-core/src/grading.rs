@@ -6,6 +6,7 @@
 use crate::dataset::Dataset;
 use crate::model::{AnswerKey, ItemScore, Judgment, Question};
 use crate::seeded::shuffle;
+use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -48,7 +49,7 @@ pub fn sample(ds: &Dataset, judge: &str, sample: &Sample) -> Drawn {
         }
     }
     for v in judged.values_mut() {
-        v.sort();
+        v.shared_sort();
         v.dedup();
     }
     match sample {
@@ -222,7 +223,7 @@ mod tests {
             assert_eq!(a.answers.iter().filter(|k| k.model == m).count(), 4, "{m}");
         }
         let mut unique = a.answers.clone();
-        unique.sort();
+        unique.shared_sort();
         unique.dedup();
         assert_eq!(unique.len(), 12, "no answer twice");
         assert_eq!(draw(1), a, "the same seed, the same sample");

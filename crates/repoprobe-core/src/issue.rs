@@ -1,6 +1,7 @@
 //! Problems found while loading, as data: every bad record becomes an [`Issue`] with the file,
 //! where in it, and a reason a person can act on. Nothing here aborts a load.
 
+use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 
 /// How bad an issue is; decides the exit code of `repoprobe validate`.
@@ -322,7 +323,7 @@ pub fn by_file(issues: &[Issue]) -> Vec<FileIssues> {
     for (f, r) in out.iter_mut().zip(records) {
         f.records = r.len();
         // Stable: ties keep the order first met.
-        f.kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
+        f.kinds.shared_sort_by_key(|k| std::cmp::Reverse(k.1));
     }
     out
 }

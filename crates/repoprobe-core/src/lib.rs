@@ -25,6 +25,7 @@ pub mod load;
 pub mod model;
 pub mod protocol;
 pub mod seeded;
+pub mod sort;
 pub mod validate;
 
 /// The text and date helpers, in their own crate below the core (the clients use them without

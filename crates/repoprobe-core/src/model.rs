@@ -15,6 +15,7 @@ pub mod trajectory;
 pub use evidence::EvidencePath;
 pub use key::{AnswerKey, KeyRef, Keyed};
 
+use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -109,7 +110,7 @@ impl ChecklistItem {
     /// Allowed scores, ascending.
     pub fn allowed_scores(&self) -> Vec<u32> {
         let mut s: Vec<u32> = self.rubric.iter().map(|t| t.score).collect();
-        s.sort_unstable();
+        s.shared_sort();
         s.dedup();
         s
     }

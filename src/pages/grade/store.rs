@@ -5,6 +5,7 @@
 //! (`grades-human-NAME.jsonl`, the core's `grading::jsonl` of `grading::judgments`).
 
 use repoprobe_core::grading::{Grade, Grades, Sample, jsonl, judgments};
+use repoprobe_core::sort::SharedSort;
 use repoprobe_core::{AnswerKey, Question};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -20,7 +21,7 @@ pub const GRADER_KEY: &str = "repoprobe-grade:grader";
 /// judge is compared: judgment files loaded beside them do not change it).
 pub fn storage_key(hashes: &[String]) -> String {
     let mut h = hashes.to_vec();
-    h.sort();
+    h.shared_sort();
     h.dedup();
     format!("repoprobe-grade:v1:{}", h.join("+"))
 }

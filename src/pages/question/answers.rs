@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use repoprobe_core::Answer;
 use repoprobe_core::model::agent::AgentBlock;
+use repoprobe_core::sort::SharedSort;
 
 /// Every answer, folded: its run's evidence, its error, its text.
 pub fn every_answer(
@@ -106,7 +107,7 @@ pub fn SideBySide(answers: Vec<(Answer, Option<Md>)>, links: Option<FileLinks>) 
     let navigate = use_navigate();
     let models: Vec<String> = {
         let mut m: Vec<String> = answers.iter().map(|(a, _)| a.model.clone()).collect();
-        m.sort_unstable();
+        m.shared_sort();
         m.dedup();
         m
     };

@@ -19,6 +19,7 @@ use leptos::ev::keydown;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use leptos_router::params::ParamsMap;
+use repoprobe_core::sort::SharedSort;
 use shown::{Address, derive, neighbours, step};
 
 #[component]
@@ -106,7 +107,7 @@ fn keys(
             .filter(|j| j.question_id == id)
             .map(|j| j.model.clone())
             .collect();
-        models.sort_unstable();
+        models.shared_sort();
         models.dedup();
         (items, models)
     });

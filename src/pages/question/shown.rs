@@ -8,6 +8,7 @@ use crate::protocol::{QuestionData, TrajectoryKey};
 use repoprobe_core::metrics::retrieval::{files_read, item_retrieved};
 use repoprobe_core::model::Repo;
 use repoprobe_core::model::agent::AgentBlock;
+use repoprobe_core::sort::SharedSort;
 use repoprobe_core::{Answer, ChecklistItem, Judgment, Question};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -119,7 +120,7 @@ pub fn derive(
         .map(|(a, _)| a.model.clone())
         .chain(by_model.keys().cloned())
         .collect();
-    models.sort_unstable();
+    models.shared_sort();
     models.dedup();
     let (attempts, attempt) = attempts(&answers, &by_model, at.model.as_ref(), at.att.as_deref());
     let runs = runs_of(&by_model, at.model.as_ref(), attempt);
@@ -214,7 +215,7 @@ fn judgments_by_model(data: Option<&QuestionData>, judge: &str) -> BTreeMap<Stri
         by_model.entry(j.model.clone()).or_default().push(j.clone());
     }
     for v in by_model.values_mut() {
-        v.sort_unstable_by_key(|j| (j.attempt, j.judge_run));
+        v.shared_sort_by_key(|j| (j.attempt, j.judge_run));
     }
     by_model
 }
@@ -249,7 +250,7 @@ fn attempts(
                 .chain(by_model.get(*m).into_iter().flatten().map(|j| j.attempt))
         })
         .collect();
-    attempts.sort_unstable();
+    attempts.shared_sort();
     attempts.dedup();
     let attempt = att
         .and_then(|a| a.parse::<u32>().ok())
@@ -275,7 +276,7 @@ fn rationales(judgments: Option<&Vec<Judgment>>, item: &str) -> Vec<Rationale> {
 /// The questions before and after `id` in id order.
 pub fn neighbours(ids: &[&str], id: &str) -> (Option<String>, Option<String>) {
     let mut ids = ids.to_vec();
-    ids.sort_unstable();
+    ids.shared_sort();
     let pos = ids.iter().position(|x| *x == id);
     let prev = pos
         .and_then(|p| p.checked_sub(1))
@@ -326,7 +327,7 @@ impl ItemScores {
             })
             .collect();
         let mut distinct: Vec<u32> = scored.iter().map(|s| s.1).collect();
-        distinct.sort_unstable();
+        distinct.shared_sort();
         distinct.dedup();
         let tier = |score: u32| {
             it.rubric

@@ -21,6 +21,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use repoprobe_core::Question;
 use repoprobe_core::model::{Review, ReviewCriteria, ReviewDecision, ReviewRole};
+use repoprobe_core::sort::SharedSort;
 use repoprobe_curate::agreement::agreement;
 use store::{Decisions, REVIEWER_KEY, storage_key, whole_seconds};
 
@@ -301,7 +302,7 @@ fn candidates_of(state: AppState) -> Memo<Vec<Question>> {
                 .filter(|q| q.curation.is_some())
                 .cloned()
                 .collect();
-            c.sort_by(|a, b| a.id.cmp(&b.id));
+            c.shared_sort_by(|a, b| a.id.cmp(&b.id));
             c
         })
     })
@@ -407,7 +408,7 @@ fn neighbours(
             && !ids.contains(c)
         {
             ids.push(c.clone());
-            ids.sort();
+            ids.shared_sort();
         }
         let at = cur.and_then(|c| ids.iter().position(|i| *i == c));
         let prev = at
@@ -481,7 +482,7 @@ fn filters(
 ) -> impl IntoView {
     let values = move |f: fn(&Question) -> &str| {
         let mut v: Vec<String> = candidates.with(|c| c.iter().map(|q| f(q).to_string()).collect());
-        v.sort();
+        v.shared_sort();
         v.dedup();
         v
     };

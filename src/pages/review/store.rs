@@ -6,6 +6,7 @@
 //! No clock here: the time of a decision is given.
 
 use repoprobe_core::model::{Review, ReviewCriteria, ReviewDecision, ReviewRole};
+use repoprobe_core::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -17,7 +18,7 @@ pub const REVIEWER_KEY: &str = "repoprobe-review:reviewer";
 /// same file loaded again (dropped, picked, `?data=`, under any name) finds its decisions.
 pub fn storage_key(hashes: &[String]) -> String {
     let mut h = hashes.to_vec();
-    h.sort();
+    h.shared_sort();
     h.dedup();
     format!("repoprobe-review:v1:{}", h.join("+"))
 }
@@ -156,7 +157,7 @@ impl Decisions {
             .values()
             .filter_map(|e| e.review.as_ref())
             .collect();
-        r.sort_by(|a, b| {
+        r.shared_sort_by(|a, b| {
             (&a.question_id, &a.reviewer, a.role).cmp(&(&b.question_id, &b.reviewer, b.role))
         });
         r

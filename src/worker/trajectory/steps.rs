@@ -14,6 +14,7 @@ use repoprobe_core::facts::{Facts, ToolKind};
 use repoprobe_core::model::trajectory::{
     Observation, ObservationResult, Step, StepSource, Trajectory, TrajectoryAgent,
 };
+use repoprobe_core::sort::SharedSort;
 use repoprobe_core::trajectories::prefix::read_prefix;
 use repoprobe_core::trajectories::read_line;
 use serde_json::{Map, Value};
@@ -335,7 +336,7 @@ pub fn kinds_of(s: &Step, root: Option<&str>) -> Vec<StepKind> {
     if failed || step_error(s).is_some() {
         k.push(StepKind::Error);
     }
-    k.sort_unstable();
+    k.shared_sort();
     k.dedup();
     k
 }

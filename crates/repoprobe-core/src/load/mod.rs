@@ -24,6 +24,7 @@ pub(crate) use stream::{Assemble, Finished, RecordStream};
 
 use crate::issue::{Issue, IssueKind, Place, Problem, RecordAt, Severity};
 use crate::model::*;
+use crate::sort::SharedSort;
 use crate::text::quote;
 use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
@@ -79,7 +80,7 @@ impl Parsed {
     /// Every record as a [`Record`], in input order.
     pub fn all(&self) -> Vec<Located> {
         let mut out: Vec<Located> = self.records.iter().flat_map(Records::all).collect();
-        out.sort_by_key(|r| (r.file, r.span.start));
+        out.shared_sort_by_key(|r| (r.file, r.span.start));
         out
     }
 

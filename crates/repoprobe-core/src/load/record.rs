@@ -2,6 +2,7 @@
 //! (`Location`, `Span`, `Located`) and the input files (`SourceFile`).
 
 use crate::model::*;
+use crate::sort::SharedSort;
 use serde_json::value::RawValue;
 use std::fmt;
 
@@ -342,7 +343,7 @@ impl Records {
         all!(failure_labels, FailureLabel);
         all!(reported, Reported);
         all!(reviews, Review);
-        out.sort_by_key(|r| (r.file, r.span.start));
+        out.shared_sort_by_key(|r| (r.file, r.span.start));
         out
     }
 }

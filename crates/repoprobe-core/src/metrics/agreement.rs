@@ -6,6 +6,7 @@
 //! reference implementation: scikit-learn's `cohen_kappa_score` and `f1_score(average="macro")`,
 //! PyPI `krippendorff`'s `alpha(level_of_measurement="interval")`.
 
+use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 
 /// Judge A's and judge B's figures over the units both scored; `None` where undefined.
@@ -116,7 +117,7 @@ impl Categories {
             .iter()
             .flat_map(|&(a, b)| [Category::of(a), Category::of(b)])
             .collect();
-        all.sort_unstable();
+        all.shared_sort();
         all.dedup();
         Categories(all)
     }

@@ -8,6 +8,7 @@ pub use super::index::Index;
 use super::weights::Resolved;
 use crate::dataset::Dataset;
 use crate::model::{ItemKind, Judgment, Question};
+use crate::sort::SharedSort;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -336,7 +337,7 @@ pub fn grids<'d>(
         if let Some(at) = answer_attempts.get(g.model) {
             g.attempts.extend(at.iter().copied());
         }
-        g.cells.sort_unstable_by_key(|c| (c.q, c.attempt, c.run));
+        g.cells.shared_sort_by_key(|c| (c.q, c.attempt, c.run));
     }
     out
 }

@@ -3,6 +3,7 @@
 
 use crate::dataset::Dataset;
 use crate::model::Question;
+use crate::sort::SharedSort;
 // Fx: the ids are the file's, not an attacker's keys into a long-lived table, and this is
 // looked up once per record scored.
 use rustc_hash::FxHashMap as HashMap;
@@ -17,7 +18,7 @@ pub struct Index<'d> {
 impl<'d> Index<'d> {
     pub fn new(ds: &'d Dataset) -> Self {
         let mut questions: Vec<&Question> = ds.questions.iter().collect();
-        questions.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+        questions.shared_sort_by(|a, b| a.id.cmp(&b.id));
         let by_id = questions
             .iter()
             .enumerate()

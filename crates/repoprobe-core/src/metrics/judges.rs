@@ -11,6 +11,7 @@ use super::cluster::{Cluster, Clusters};
 use super::index::Index;
 use crate::dataset::Dataset;
 use crate::model::{ItemKind, Judgment};
+use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -312,7 +313,7 @@ fn pair<'d>(
         }
     }
     // Largest gap first; the units' own order (question id, model, attempt, checklist) after.
-    disagreements.sort_by(|p, q| q.gap.total_cmp(&p.gap));
+    disagreements.shared_sort_by(|p, q| q.gap.total_cmp(&p.gap));
     let over = |keep: &dyn Fn(&Unit) -> bool| {
         let v: Vec<(f64, f64)> = units
             .iter()

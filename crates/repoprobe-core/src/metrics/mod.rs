@@ -29,6 +29,7 @@ pub mod weights;
 use crate::dataset::Dataset;
 use crate::issue::Issue;
 use crate::model::FailureMode;
+use crate::sort::SharedSort;
 pub use error::ScoreError;
 use grid::{Grid, Tally};
 use index::Index;
@@ -511,7 +512,7 @@ fn scalar_spread(
         return None;
     }
     // Sum in a fixed order so the result never depends on input order.
-    mine.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    mine.shared_sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
     for (_, attempt, run, rate) in &mine {
         attempts.insert(*attempt);
         let e = sums.entry(*run).or_insert((0.0, 0));

@@ -11,6 +11,7 @@
 use super::judges::{JudgePair, JudgesOptions};
 use crate::dataset::Dataset;
 use crate::model::{ChecklistItem, ItemScore, Judgment};
+use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -81,7 +82,7 @@ impl Panel {
             return Err(PanelError::TooFew(self.members.len()));
         }
         let mut present: Vec<&str> = ds.judgments.iter().map(|j| j.judge.as_str()).collect();
-        present.sort_unstable();
+        present.shared_sort();
         present.dedup();
         for (n, m) in self.members.iter().enumerate() {
             if self.members[..n].contains(m) {
@@ -219,7 +220,7 @@ impl PanelRule {
     /// The panel's score of `item` from its members' `scores` (at least one).
     pub fn apply(self, scores: &[u32], item: &ChecklistItem) -> u32 {
         let mut s = scores.to_vec();
-        s.sort_unstable();
+        s.shared_sort();
         match self {
             PanelRule::Median => {
                 let n = s.len();
@@ -250,7 +251,7 @@ impl PanelRule {
 /// The allowed score of `item` nearest to `value`, the lower one on a tie.
 fn snap(value: f64, item: &ChecklistItem) -> u32 {
     let mut allowed: Vec<u32> = item.rubric.iter().map(|t| t.score).collect();
-    allowed.sort_unstable();
+    allowed.shared_sort();
     allowed
         .into_iter()
         .min_by(|a, b| {

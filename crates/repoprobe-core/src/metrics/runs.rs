@@ -17,6 +17,7 @@ use super::weights::Resolved;
 use crate::dataset::Dataset;
 use crate::model::agent::AgentBlock;
 use crate::model::{Answer, FailureMode, ItemKind, Judgment, KeyRef, Keyed, Question};
+use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -170,7 +171,7 @@ pub fn runs(ds: &Dataset, opts: &ScoreOptions) -> Result<Runs, ScoreError> {
             ))
         })
         .collect();
-    rows.sort_by(|a, b| a.key().cmp(&b.key()));
+    rows.shared_sort_by(|a, b| a.key().cmp(&b.key()));
     Ok(Runs {
         judge,
         classifier,
@@ -423,7 +424,7 @@ impl Order {
 
     /// Sorts `rows` (positions into `all`), stably.
     pub fn sort(self, all: &[RunRow], rows: &mut [usize]) {
-        rows.sort_by(|&a, &b| {
+        rows.shared_sort_by(|&a, &b| {
             let (a, b) = (&all[a], &all[b]);
             let missing = |r: &RunRow| self.column.number(r).is_none() && self.column.is_numeric();
             // Missing values last in both directions.

@@ -10,6 +10,7 @@ use super::reply::{extract_object_of, flat_reply};
 use super::{JudgePrompt, Protocol};
 use crate::dataset::Dataset;
 use crate::model::{Answer, FULL_SCORE, FailureMode, Judgment, KeyRef, Keyed, Question};
+use crate::sort::SharedSort;
 use crate::text::quote;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -56,7 +57,7 @@ pub fn candidates<'d>(ds: &'d Dataset, judge: &str) -> (Vec<Candidate<'d>>, usiz
         let Some(question) = ds.question(key.question_id) else {
             continue;
         };
-        judgments.sort_by_key(|j| j.judge_run);
+        judgments.shared_sort_by_key(|j| j.judge_run);
         let total: u64 = judgments
             .iter()
             .flat_map(|j| &j.items)

@@ -12,6 +12,7 @@ use super::prompt::{reask_with, sections};
 use super::reply::{Entries, Object, extract_object_of, integer};
 use super::{JudgePrompt, Protocol};
 use crate::model::{ChecklistItem, ItemKind, ItemScore, Question};
+use crate::sort::SharedSort;
 use crate::text::quote;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -108,7 +109,7 @@ fn render_checklist(q: &Question) -> String {
             allowed_list(item)
         ));
         let mut tiers: Vec<_> = item.rubric.iter().collect();
-        tiers.sort_by_key(|t| std::cmp::Reverse(t.score));
+        tiers.shared_sort_by_key(|t| std::cmp::Reverse(t.score));
         for t in tiers {
             s.push_str(&format!("- score {}: {}\n", t.score, t.criterion));
         }
@@ -358,7 +359,7 @@ mod tests {
         for n in [0, 1, 2, 5, 9] {
             let mut o = item_order(7, "q1\u{1f}m\u{1f}0\u{1f}0", n);
             assert_eq!(o, item_order(7, "q1\u{1f}m\u{1f}0\u{1f}0", n));
-            o.sort_unstable();
+            o.shared_sort();
             assert_eq!(o, (0..n).collect::<Vec<_>>());
         }
         // Over many keys, five items take more than a few orders, and the seed changes them.

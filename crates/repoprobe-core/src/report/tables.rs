@@ -3,6 +3,7 @@
 
 use crate::metrics::{ScoreReport, Stratum};
 use crate::model::FailureMode;
+use crate::sort::SharedSort;
 
 /// Displays a percentage as the paper does: one decimal; `—` where undefined.
 pub fn pct(x: Option<f64>) -> String {
@@ -85,7 +86,7 @@ impl Table {
     pub fn mark_best(&mut self, columns: &[usize]) {
         for &c in columns {
             let mut values: Vec<f64> = self.rows.iter().filter_map(|r| shown(&r[c])).collect();
-            values.sort_unstable_by(|a, b| b.total_cmp(a));
+            values.shared_sort_by(|a, b| b.total_cmp(a));
             values.dedup();
             let (best, second) = (values.first().copied(), values.get(1).copied());
             for r in &mut self.rows {
@@ -114,7 +115,7 @@ pub(super) fn plain(cells: Vec<String>) -> Vec<Cell> {
 /// Table 3: one row per (model, judge), sorted by Overall, best bold and second underlined.
 pub fn models_table(r: &ScoreReport) -> Table {
     let mut models: Vec<_> = r.models.iter().collect();
-    models.sort_unstable_by(|a, b| {
+    models.shared_sort_by(|a, b| {
         b.overall
             .unwrap_or(f64::NEG_INFINITY)
             .total_cmp(&a.overall.unwrap_or(f64::NEG_INFINITY))

@@ -255,12 +255,27 @@ impl<'de> Deserializer<'de> for Tree {
 /// Why `text` (valid JSON) is no `T`, with where inside it (a serde path) and the kind; `None`
 /// when it is one (a difference between this reading and serde_json's, which the caller words
 /// from serde_json's error).
+#[cfg(test)]
 pub(super) fn why_not<T: de::DeserializeOwned>(text: &str) -> Option<(String, Kinded)> {
-    let tree: Tree = serde_json::from_str(text).ok()?;
+    why_not_in::<T>(tree(text).ok()?)
+}
+
+/// [`why_not`] of a text already read as a tree.
+pub(super) fn why_not_in<T: de::DeserializeOwned>(tree: Tree) -> Option<(String, Kinded)> {
     match serde_path_to_error::deserialize::<_, T>(tree) {
         Ok(_) => None,
         Err(e) => Some((e.path().to_string(), e.into_inner())),
     }
+}
+
+/// `text` read as a tree, or where its JSON breaks (a serde path, as far as it reads) and why;
+/// the whole text must be one value.
+pub(super) fn tree(text: &str) -> Result<Tree, (String, serde_json::Error)> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let tree = serde_path_to_error::deserialize::<_, Tree>(&mut de)
+        .map_err(|e| (e.path().to_string(), e.into_inner()))?;
+    de.end().map_err(|e| (String::new(), e))?;
+    Ok(tree)
 }
 
 #[cfg(test)]

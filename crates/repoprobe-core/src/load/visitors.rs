@@ -66,42 +66,46 @@ pub(super) struct Bad {
     pub(super) message: String,
 }
 
-/// Parses `T` fast; on failure parses again with path tracking to say where the error is, and
-/// (for a value that does not fit `T`) once more to say of what kind ([`super::kinded`]).
+/// Parses `T` fast; on failure reads the text again, as a [`super::kinded::Tree`], to say
+/// where the error is and of what kind: where the JSON breaks, for a syntax error, else where
+/// and why the value does not fit `T`, read from that tree (`kinded::why_not_in`). Neither
+/// reading parses `T` from the text a second time: each reading of `T` through another
+/// deserializer is another copy of every record type's derived code in the site's worker, and
+/// there were three (issue 56).
 pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Bad> {
-    if let Ok(v) = serde_json::from_str::<T>(text) {
-        return Ok(v);
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let syntax = |path: String, inner: serde_json::Error| Bad {
+    let e = match serde_json::from_str::<T>(text) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let syntax = |path: String, e: &serde_json::Error| Bad {
         path,
-        kind: json_error_kind(&inner, text.as_bytes()),
+        kind: json_error_kind(e, text.as_bytes()),
         message: format!(
             "invalid JSON: {}{}",
-            strip_position(&inner),
-            not_a_json_number(text.as_bytes(), &inner)
+            strip_position(e),
+            not_a_json_number(text.as_bytes(), e)
         ),
     };
-    match serde_path_to_error::deserialize::<_, T>(&mut de) {
-        Ok(v) => match de.end() {
-            Ok(()) => Ok(v),
-            Err(e) => Err(syntax(String::new(), e)),
-        },
-        Err(e) => {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            if inner.is_syntax() || inner.is_eof() {
-                return Err(syntax(path, inner));
-            }
-            let kind = super::kinded::why_not::<T>(text)
-                .map_or(IssueKind::ValueNotAllowed, |(_, k)| k.kind);
-            Err(Bad {
-                path,
-                kind,
-                message: strip_position(&inner),
-            })
+    let tree = match super::kinded::tree(text) {
+        Ok(tree) => tree,
+        Err((path, broken)) if broken.is_syntax() || broken.is_eof() => {
+            return Err(syntax(path, &broken));
         }
+        Err(_) => return Err(syntax(String::new(), &e)),
+    };
+    if e.is_syntax() || e.is_eof() {
+        // A whole value, and something after it.
+        return Err(syntax(String::new(), &e));
     }
+    let (path, kind) = super::kinded::why_not_in::<T>(tree)
+        .map_or((String::new(), IssueKind::ValueNotAllowed), |(path, k)| {
+            (path, k.kind)
+        });
+    Err(Bad {
+        path,
+        kind,
+        message: strip_position(&e),
+    })
 }
 
 /// The kind of a JSON parser's error on `bytes`: by its category, and for a syntax error by

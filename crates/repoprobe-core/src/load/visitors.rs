@@ -532,3 +532,45 @@ impl<T: Texts> AnyRecord<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct R {
+        id: String,
+        n: Vec<u32>,
+    }
+
+    fn bad(text: &str) -> (String, IssueKind, String) {
+        let b = parse_typed::<R>(text).expect_err(text);
+        (b.path, b.kind, b.message)
+    }
+
+    /// Where a record fails and why, each way it can: the path from the second reading, the
+    /// words serde_json's.
+    #[test]
+    fn a_failed_record_says_where_and_why() {
+        assert!(parse_typed::<R>(r#"{"id": "a", "n": [1, 2]}"#).is_ok());
+        let (path, kind, message) = bad(r#"{"id": "a", "n": [1, "two"]}"#);
+        assert_eq!((path.as_str(), kind), ("n[1]", IssueKind::WrongType));
+        assert_eq!(message, r#"invalid type: string "two", expected u32"#);
+        let (path, kind, message) = bad(r#"{"id": "a", "n": [1, }"#);
+        assert_eq!((path.as_str(), kind), ("n[1]", IssueKind::BrokenJson));
+        assert!(
+            message.starts_with("invalid JSON: expected value"),
+            "{message}"
+        );
+        let (path, _, message) = bad(r#"{"id": "a", "n": []} x"#);
+        assert_eq!(path, "");
+        assert_eq!(message, "invalid JSON: trailing characters");
+        let (path, kind, _) = bad(r#"{"n": []}"#);
+        assert_eq!((path.as_str(), kind), (".", IssueKind::MissingField));
+        // Broken both ways: a value that does not fit before the JSON breaks is invalid JSON.
+        let (path, kind, message) = bad(r#"{"id": 7, "n": [1, }"#);
+        assert_eq!((path.as_str(), kind), ("n[1]", IssueKind::BrokenJson));
+        assert!(message.starts_with("invalid JSON: "), "{message}");
+    }
+}

@@ -6,6 +6,7 @@
 use crate::protocol::{Origin, ViewOptions};
 use repoprobe_core::metrics::cluster::{CiMethod, Cluster};
 use repoprobe_core::metrics::weights;
+use repoprobe_core::sort::CollectTree;
 use repoprobe_core::{MissingPolicy, Question, ScoreOptions, WeightRule};
 
 impl ViewOptions {
@@ -63,7 +64,7 @@ pub fn parse_drop(param: &str) -> Vec<String> {
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string)
-        .collect();
+        .collect_set();
     set.into_iter().collect()
 }
 

@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use leptos_router::params::ParamsMap;
 use repoprobe_core::metrics::difficulty;
+use repoprobe_core::sort::CollectTree;
 use repoprobe_core::sort::SharedSort;
 use repoprobe_core::{Question, RecordKind, report};
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,15 +31,7 @@ pub fn Questions() -> impl IntoView {
     });
     let filter = move |key, label, values| filter(query, key, label, values);
     let values = move |f: fn(&repoprobe_core::Question) -> String| {
-        Memo::new(move |_| {
-            state
-                .snapshot
-                .get()
-                .questions
-                .iter()
-                .map(f)
-                .collect::<BTreeSet<_>>()
-        })
+        Memo::new(move |_| state.snapshot.get().questions.iter().map(f).collect_set())
     };
     let navigate = use_navigate();
     view! {

@@ -12,6 +12,7 @@ use repoprobe_core::metrics::ModelScore;
 use repoprobe_core::metrics::Paired;
 use repoprobe_core::metrics::cluster::{CiMethod, Cluster};
 use repoprobe_core::report::{Cell, Mark, Table};
+use repoprobe_core::sort::CollectTree;
 use std::collections::BTreeMap;
 
 /// The column heads of the core's models table this module sees to (found case-insensitively;
@@ -145,7 +146,7 @@ pub fn leaderboard_table(r: &ScoreReport, pending: bool) -> Table {
         .models
         .iter()
         .map(|m| ((m.model.as_str(), m.judge.as_str()), m))
-        .collect();
+        .collect_map();
     for row in &mut t.rows {
         let key = (
             row.first().map_or("", |c| c.text.as_str()).to_string(),

@@ -8,6 +8,7 @@ use crate::href;
 use crate::options::set_weight;
 use crate::state::AppState;
 use leptos::prelude::*;
+use repoprobe_core::sort::CollectTree;
 use std::collections::BTreeSet;
 
 /// The rules these switches set (`repoprobe score --weight`).
@@ -28,12 +29,7 @@ pub fn Controls() -> impl IntoView {
         state
             .report
             .get()
-            .map(|r| {
-                r.models
-                    .iter()
-                    .map(|m| m.judge.clone())
-                    .collect::<BTreeSet<_>>()
-            })
+            .map(|r| r.models.iter().map(|m| m.judge.clone()).collect_set())
             .unwrap_or_default()
     });
     // The four switches: at build time look-alikes (`stand_in`), in the browser controls.

@@ -4,6 +4,7 @@
 
 use crate::markdown;
 use crate::protocol::QuestionData;
+use repoprobe_core::sort::CollectTree;
 use repoprobe_core::sort::SharedSort;
 use repoprobe_core::{Answer, Dataset, RecordKind, Span};
 
@@ -137,7 +138,7 @@ pub fn plan<B: Clone>(
     sources: &[B],
     errors: &mut Vec<String>,
 ) -> Vec<TextReads<B>> {
-    let files: std::collections::BTreeSet<u32> = wanted.iter().map(|w| w.span.file).collect();
+    let files: std::collections::BTreeSet<u32> = wanted.iter().map(|w| w.span.file).collect_set();
     let mut out = Vec::new();
     for file in files {
         let mine: Vec<Wanted> = wanted

@@ -7,6 +7,7 @@ use crate::options::score_options;
 use crate::protocol::{ReportError, RunsPage, RunsQuery, TrajectoryKey, ViewOptions};
 use repoprobe_core::Dataset;
 use repoprobe_core::metrics::runs::{self, Order, RunFilter, Runs};
+use repoprobe_core::sort::CollectTree;
 use std::collections::{BTreeSet, HashSet};
 
 /// The most rows one page carries: a window larger than any screen, small to send.
@@ -110,7 +111,7 @@ fn window(all: &Runs, kept: &[usize], q: &RunsQuery, held: &HashSet<TrajectoryKe
         })
         .collect();
     let set = |f: fn(&runs::RunRow) -> &str| -> Vec<String> {
-        let s: BTreeSet<&str> = all.rows.iter().map(f).collect();
+        let s: BTreeSet<&str> = all.rows.iter().map(f).collect_set();
         s.into_iter().map(str::to_string).collect()
     };
     RunsPage {

@@ -24,6 +24,7 @@
 
 use crate::cited::{Cited, cited};
 use crate::model::{EvidencePath, ItemKind, Question};
+use crate::sort::CollectTree;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::collections::{BTreeMap, BTreeSet};
@@ -92,7 +93,7 @@ pub fn assign(q: &Question, exists: impl Fn(&str) -> bool) -> Assignment {
         .checklist
         .iter()
         .flat_map(|item| item.evidence.iter().map(|e| e.path.clone()))
-        .collect();
+        .collect_set();
     let mut items = Vec::new();
     for (index, item) in q.checklist.iter().enumerate() {
         if item.kind != ItemKind::Knowledge {
@@ -107,7 +108,7 @@ pub fn assign(q: &Question, exists: impl Fn(&str) -> bool) -> Assignment {
                 })
             })
             .collect();
-        let mut seen: BTreeSet<&str> = item.evidence.iter().map(|e| e.path.as_str()).collect();
+        let mut seen: BTreeSet<&str> = item.evidence.iter().map(|e| e.path.as_str()).collect_set();
         let mut added = Vec::new();
         for c in own[index].iter().chain(named) {
             given.insert(c.path.clone());
@@ -132,7 +133,7 @@ pub fn assign(q: &Question, exists: impl Fn(&str) -> bool) -> Assignment {
         .iter()
         .map(|c| c.path.clone())
         .filter(|p| !given.contains(p))
-        .collect::<BTreeSet<_>>();
+        .collect_set();
     Assignment {
         items,
         found: found.into_iter().collect(),

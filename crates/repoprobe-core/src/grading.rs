@@ -6,6 +6,7 @@
 use crate::dataset::Dataset;
 use crate::model::{AnswerKey, ItemScore, Judgment, Question};
 use crate::seeded::shuffle;
+use crate::sort::CollectTree;
 use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -36,8 +37,11 @@ pub struct Drawn {
 /// does not see one model's answers in a row). The same data, judge and seed give the same
 /// sample on every platform (32-bit draws).
 pub fn sample(ds: &Dataset, judge: &str, sample: &Sample) -> Drawn {
-    let questions: BTreeMap<&str, &Question> =
-        ds.questions.iter().map(|q| (q.id.as_str(), q)).collect();
+    let questions: BTreeMap<&str, &Question> = ds
+        .questions
+        .iter()
+        .map(|q| (q.id.as_str(), q))
+        .collect_map();
     let mut judged: BTreeMap<&str, Vec<AnswerKey>> = BTreeMap::new();
     for j in &ds.judgments {
         if j.judge == judge && j.judge_run == 0 && questions.contains_key(j.question_id.as_str()) {
@@ -99,7 +103,8 @@ pub type Grades = BTreeMap<AnswerKey, BTreeMap<String, Grade>>;
 /// how many graded answers are not complete yet (they are not exported: a judgment scores every
 /// item).
 pub fn judgments(grades: &Grades, questions: &[Question], judge: &str) -> (Vec<Judgment>, usize) {
-    let by_id: BTreeMap<&str, &Question> = questions.iter().map(|q| (q.id.as_str(), q)).collect();
+    let by_id: BTreeMap<&str, &Question> =
+        questions.iter().map(|q| (q.id.as_str(), q)).collect_map();
     let (mut out, mut incomplete) = (Vec::new(), 0);
     for (at, items) in grades {
         let Some(q) = by_id.get(at.question_id.as_str()) else {

@@ -15,6 +15,7 @@
 //! slice's length and a call through a pointer per comparison.
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Sorts `items` stably by `compare`, as `items.sort_by(compare)` does.
 pub fn by<T>(items: &mut [T], mut compare: impl FnMut(&T, &T) -> Ordering) {
@@ -68,6 +69,34 @@ impl<T> SharedSort<T> for [T] {
         ord(self);
     }
 }
+
+/// Maps and sets built by inserting the items one by one, where `collect()` would sort them
+/// first (`BTreeMap::from_iter` sorts the pairs with the stable sort: one more copy of it per key
+/// and value types). The same map or set: of pairs with equal keys the last one's value stays,
+/// as with `collect()`.
+pub trait CollectTree: Iterator + Sized {
+    /// `collect::<BTreeMap<_, _>>()`, without the sort.
+    fn collect_map<K: Ord, V>(self) -> BTreeMap<K, V>
+    where
+        Self: Iterator<Item = (K, V)>,
+    {
+        let mut map = BTreeMap::new();
+        map.extend(self);
+        map
+    }
+
+    /// `collect::<BTreeSet<_>>()`, without the sort.
+    fn collect_set(self) -> BTreeSet<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        let mut set = BTreeSet::new();
+        set.extend(self);
+        set
+    }
+}
+
+impl<I: Iterator> CollectTree for I {}
 
 /// The one copy of the sort: positions, by a comparator behind `dyn`.
 #[inline(never)]
@@ -136,6 +165,16 @@ mod tests {
             let mut got = list;
             ord(&mut got);
             assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn maps_and_sets_are_those_collect_builds() {
+        for list in lists() {
+            let want: BTreeMap<u8, u16> = list.iter().copied().collect();
+            assert_eq!(list.iter().copied().collect_map(), want);
+            let want: BTreeSet<(u8, u16)> = list.iter().copied().collect();
+            assert_eq!(list.iter().copied().collect_set(), want);
         }
     }
 

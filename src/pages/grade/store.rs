@@ -5,6 +5,7 @@
 //! (`grades-human-NAME.jsonl`, the core's `grading::jsonl` of `grading::judgments`).
 
 use repoprobe_core::grading::{Grade, Grades, Sample, jsonl, judgments};
+use repoprobe_core::sort::CollectTree;
 use repoprobe_core::sort::SharedSort;
 use repoprobe_core::{AnswerKey, Question};
 use serde::{Deserialize, Serialize};
@@ -125,7 +126,8 @@ pub struct Unit {
 /// Every item of every answer of `answers`, answers in the sample's order, items in checklist
 /// order (an answer whose question is not loaded has none).
 pub fn units(answers: &[AnswerKey], questions: &[Question]) -> Vec<Unit> {
-    let by_id: BTreeMap<&str, &Question> = questions.iter().map(|q| (q.id.as_str(), q)).collect();
+    let by_id: BTreeMap<&str, &Question> =
+        questions.iter().map(|q| (q.id.as_str(), q)).collect_map();
     let mut out = Vec::new();
     for (i, at) in answers.iter().enumerate() {
         let Some(q) = by_id.get(at.question_id.as_str()) else {

@@ -17,6 +17,7 @@ use crate::trajectory::{TrajectoryView, count_of, kind_asked, step_asked, step_i
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use leptos_router::params::ParamsMap;
+use repoprobe_core::sort::CollectTree;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -294,7 +295,7 @@ fn steps_view(
     found: Option<Vec<u64>>,
     kept: Kept,
 ) -> impl IntoView + use<> {
-    let found: BTreeSet<u64> = found.into_iter().flatten().collect();
+    let found: BTreeSet<u64> = found.into_iter().flatten().collect_set();
     let head = v.head.clone();
     let notes = head.as_ref().map(|h| {
         let lines: Vec<String> = h

@@ -8,6 +8,7 @@ pub use super::index::Index;
 use super::weights::Resolved;
 use crate::dataset::Dataset;
 use crate::model::{ItemKind, Judgment, Question};
+use crate::sort::CollectTree;
 use crate::sort::SharedSort;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
@@ -322,7 +323,7 @@ pub fn grids<'d>(
     let mut out: BTreeMap<(&str, &str), Grid> = filled
         .into_iter()
         .map(|g| ((g.model, g.judge), g))
-        .collect();
+        .collect_map();
     // An answered attempt that was never judged (or failed) is still part of the grid.
     let mut answer_attempts: HashMap<&str, BTreeSet<u32>> = HashMap::default();
     for a in &ds.answers {

@@ -11,6 +11,7 @@ use super::cluster::{Cluster, Clusters};
 use super::index::Index;
 use crate::dataset::Dataset;
 use crate::model::{ItemKind, Judgment};
+use crate::sort::CollectTree;
 use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -322,8 +323,8 @@ fn pair<'d>(
             .collect();
         figures(&v)
     };
-    let kinds: BTreeSet<ItemKind> = units.iter().map(|u| u.kind).collect();
-    let models: BTreeSet<&str> = units.iter().map(|u| u.model).collect();
+    let kinds: BTreeSet<ItemKind> = units.iter().map(|u| u.kind).collect_set();
+    let models: BTreeSet<&str> = units.iter().map(|u| u.model).collect_set();
     let overall = over(&|_| true);
     let pair = JudgePair {
         a: a.to_string(),

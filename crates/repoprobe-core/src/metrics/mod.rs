@@ -29,6 +29,7 @@ pub mod weights;
 use crate::dataset::Dataset;
 use crate::issue::Issue;
 use crate::model::FailureMode;
+use crate::sort::CollectTree;
 use crate::sort::SharedSort;
 pub use error::ScoreError;
 use grid::{Grid, Tally};
@@ -317,7 +318,7 @@ fn rank_models(
     clusters: &cluster::Clusters,
     p: MissingPolicy,
 ) {
-    let judges: BTreeSet<&str> = all.iter().map(|g| g.judge).collect();
+    let judges: BTreeSet<&str> = all.iter().map(|g| g.judge).collect_set();
     for judge in judges {
         let mine: Vec<usize> = (0..all.len()).filter(|&i| all[i].judge == judge).collect();
         let means: Vec<Vec<Option<f64>>> = mine

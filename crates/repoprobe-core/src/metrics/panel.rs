@@ -11,6 +11,7 @@
 use super::judges::{JudgePair, JudgesOptions};
 use crate::dataset::Dataset;
 use crate::model::{ChecklistItem, ItemScore, Judgment};
+use crate::sort::CollectTree;
 use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -110,7 +111,7 @@ impl Panel {
             .questions
             .iter()
             .map(|q| (q.id.as_str(), q.checklist.as_slice()))
-            .collect();
+            .collect_map();
         // (question, model, attempt, judge run) -> member -> judgment (the first of a key).
         type Key<'d> = (&'d str, &'d str, u32, u32);
         let mut by_key: BTreeMap<Key, BTreeMap<&str, &Judgment>> = BTreeMap::new();

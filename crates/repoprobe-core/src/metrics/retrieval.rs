@@ -13,6 +13,7 @@ use super::weights::Resolved;
 use crate::dataset::Dataset;
 use crate::model::agent::AgentBlock;
 use crate::model::{ChecklistItem, FailureMode, ItemKind, Judgment, Question, repo_path};
+use crate::sort::CollectTree;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -66,7 +67,7 @@ impl<'d> Evidence<'d> {
 /// clarity item.
 fn item_evidence(c: &ChecklistItem) -> BTreeSet<&str> {
     match c.kind {
-        ItemKind::Knowledge => c.evidence.iter().map(|e| e.path.as_str()).collect(),
+        ItemKind::Knowledge => c.evidence.iter().map(|e| e.path.as_str()).collect_set(),
         ItemKind::Clarity => BTreeSet::new(),
     }
 }
@@ -224,7 +225,7 @@ fn labels_by_answer<'d>(
                 l.mode,
             )
         })
-        .collect()
+        .collect_map()
 }
 
 impl Sums {

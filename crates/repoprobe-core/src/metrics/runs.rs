@@ -17,6 +17,7 @@ use super::weights::Resolved;
 use crate::dataset::Dataset;
 use crate::model::agent::AgentBlock;
 use crate::model::{Answer, FailureMode, ItemKind, Judgment, KeyRef, Keyed, Question};
+use crate::sort::CollectTree;
 use crate::sort::SharedSort;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -154,7 +155,7 @@ pub fn runs(ds: &Dataset, opts: &ScoreOptions) -> Result<Runs, ScoreError> {
         .iter()
         .filter(|l| Some(&l.classifier) == classifier.as_ref())
         .map(|l| (l.key(), l.mode))
-        .collect();
+        .collect_map();
     let mut rows: Vec<RunRow> = ds
         .answers
         .iter()
@@ -213,7 +214,7 @@ fn row(a: &Answer, q: &Question, judged: Judged, failure_mode: Option<FailureMod
         .iter()
         .filter(|c| c.kind == ItemKind::Knowledge)
         .flat_map(|c| c.evidence.iter().map(|e| e.path.as_str()))
-        .collect();
+        .collect_set();
     let (evidence_read, evidence_missed) = match &read {
         Some(read) if !evidence.is_empty() => {
             let (hit, missed): (Vec<&str>, Vec<&str>) =

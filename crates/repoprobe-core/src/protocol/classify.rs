@@ -10,6 +10,7 @@ use super::reply::{extract_object_of, flat_reply};
 use super::{JudgePrompt, Protocol};
 use crate::dataset::Dataset;
 use crate::model::{Answer, FULL_SCORE, FailureMode, Judgment, KeyRef, Keyed, Question};
+use crate::sort::CollectTree;
 use crate::sort::SharedSort;
 use crate::text::quote;
 use serde_json::Value;
@@ -51,7 +52,7 @@ pub fn candidates<'d>(ds: &'d Dataset, judge: &str) -> (Vec<Candidate<'d>>, usiz
         .iter()
         .filter(|a| a.error.is_none() && a.answer.is_some())
         .map(|a| (a.key(), a))
-        .collect();
+        .collect_map();
     let (mut out, mut without_answer) = (Vec::new(), 0);
     for (key, mut judgments) in groups {
         let Some(question) = ds.question(key.question_id) else {

@@ -22,6 +22,7 @@ use leptos::html;
 use leptos::prelude::*;
 use repoprobe_core::grading::{Grade, Sample, human_judge};
 use repoprobe_core::model::ChecklistItem;
+use repoprobe_core::sort::CollectTree;
 use repoprobe_core::{Judgment, Question, RecordKind};
 use std::sync::Arc;
 use store::{GRADER_KEY, Graded, Unit, compared, file_name, sample_of, score_keys, storage_key};
@@ -362,7 +363,7 @@ fn take_import(r: Grading, judge: &str, got: &GradesOfAnswer) {
     if grader.and_then(|n| human_judge(&n)).as_deref() != Some(judge) {
         return;
     }
-    let from = got.grades.iter().cloned().collect();
+    let from = got.grades.iter().cloned().collect_map();
     let mut n = 0;
     if r.change(|g| n = g.take(from)) {
         r.refresh();

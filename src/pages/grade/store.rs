@@ -48,7 +48,7 @@ impl Graded {
     pub fn from_json(text: &str) -> Graded {
         let k: Kept = serde_json::from_str(text).unwrap_or_default();
         Graded {
-            grades: k.grades.into_iter().collect(),
+            grades: k.grades.into_iter().collect_map(),
             unexported: k.unexported,
         }
     }

@@ -19,6 +19,7 @@ use leptos::ev::keydown;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use leptos_router::params::ParamsMap;
+use repoprobe_core::sort::CollectTree;
 use repoprobe_core::sort::SharedSort;
 use shown::{Address, derive, neighbours, step};
 
@@ -69,7 +70,7 @@ pub fn QuestionDetail() -> impl IntoView {
                 {checklist::reading(&s, &links)}
                 {compare_link(s.trajectory.as_ref(), data.as_deref().map_or(&[][..], |d| d.trajectories.as_slice()))}
                 {s.trajectory.clone().map(|key| {
-                    let evidence = s.question.checklist.iter().flat_map(|c| c.evidence.iter().map(|e| e.path.clone())).collect();
+                    let evidence = s.question.checklist.iter().flat_map(|c| c.evidence.iter().map(|e| e.path.clone())).collect_set();
                     trajectory::section(key, links.clone(), evidence, kept)
                 })}
                 {matrix::matrix(&s)}

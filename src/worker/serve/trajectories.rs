@@ -10,6 +10,7 @@ use crate::worker::host::{Host, Phases};
 use crate::worker::trajectory::Source;
 use crate::worker::trajectory::steps::FIRST_BYTES;
 use crate::worker::{compare, search};
+use repoprobe_core::sort::CollectTree;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -216,7 +217,7 @@ impl<H: Host> Service<H> {
                 q.checklist
                     .iter()
                     .flat_map(|c| c.evidence.iter().map(|e| e.path.clone()))
-                    .collect()
+                    .collect_set()
             })
             .unwrap_or_default();
         let key = |(model, attempt): (String, u32)| TrajectoryKey {

@@ -6,6 +6,7 @@
 use super::items::ItemRow;
 use super::weights::{WeightRule, in_force};
 use crate::model::Question;
+use crate::sort::CollectTree;
 use std::collections::BTreeMap;
 
 /// Mean attainment (percent) per question id over `items` (the per-item rows of a score report,
@@ -48,7 +49,7 @@ pub fn by_question(
     sums.into_iter()
         .filter(|(_, (_, total))| *total > 0.0)
         .map(|(q, (sum, total))| (q.to_string(), sum / total))
-        .collect()
+        .collect_map()
 }
 
 #[cfg(test)]

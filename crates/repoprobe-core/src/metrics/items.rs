@@ -6,6 +6,7 @@ use super::grid::Grid;
 use super::index::Index;
 use crate::dataset::Dataset;
 use crate::model::{ChecklistItem, ItemKind, Judgment};
+use crate::sort::CollectTree;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -86,7 +87,7 @@ pub fn rows(ds: &Dataset, index: &Index<'_>, judged: &[&Grid<'_>]) -> Vec<ItemRo
                             n += a.n;
                             (model.to_string(), 100.0 * a.sum as f64 / (a.n as f64 * w))
                         })
-                        .collect()
+                        .collect_map()
                 })
                 .unwrap_or_default();
             let (pairs, same) = agree.get(&key).copied().unwrap_or((0, 0));

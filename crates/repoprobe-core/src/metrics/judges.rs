@@ -338,11 +338,11 @@ fn pair<'d>(
         by_kind: kinds
             .into_iter()
             .map(|k| (k.as_str().to_string(), over(&|u| u.kind == k)))
-            .collect(),
+            .collect_map(),
         by_model: models
             .into_iter()
             .map(|m| (m.to_string(), over(&|u| u.model == m)))
-            .collect(),
+            .collect_map(),
         answers: answers.len(),
         bias_pp: bias(answers.iter().map(|x| (1, x.diff))),
         bias_ci95: None,

@@ -149,7 +149,7 @@ fn score_all(
         .strata
         .iter()
         .map(|&s| (s.as_str().to_string(), strata::rows(s, &index, &judged, p)))
-        .collect();
+        .collect_map();
     let reliability = reliability(ds, &index, &judged, judge.as_deref(), p);
     let (classifier, failure_modes, failure_mode_average) = failure_modes(ds);
 
@@ -474,7 +474,7 @@ fn checklist_spread(g: &Grid<'_>, nq: u64, p: MissingPolicy) -> Spread {
                 },
             )
         })
-        .collect();
+        .collect_map();
     for c in &g.cells {
         if let Some(t) = per_run.get_mut(&c.run) {
             t.add(c);
@@ -484,7 +484,7 @@ fn checklist_spread(g: &Grid<'_>, nq: u64, p: MissingPolicy) -> Spread {
         per_run
             .into_iter()
             .filter_map(|(r, t)| t.overall(p).map(|v| (r, v)))
-            .collect(),
+            .collect_map(),
     )
 }
 
@@ -530,7 +530,7 @@ fn scalar_spread(
             };
             (d > 0).then(|| (r, 100.0 * sum / d as f64))
         })
-        .collect();
+        .collect_map();
     Some(spread(per_run))
 }
 
@@ -579,6 +579,6 @@ fn failure_modes(ds: &Dataset) -> FailureModes {
             let v: Vec<f64> = rows.iter().map(|r| r.shares[m.as_str()]).collect();
             stats::mean(&v).map(|x| (m.as_str().to_string(), x))
         })
-        .collect();
+        .collect_map();
     (Some(classifier.to_string()), rows, average)
 }

@@ -58,7 +58,7 @@ struct Evidence<'d> {
 
 impl<'d> Evidence<'d> {
     fn of(q: &'d Question) -> Evidence<'d> {
-        let all = q.checklist.iter().flat_map(item_evidence).collect();
+        let all = q.checklist.iter().flat_map(item_evidence).collect_set();
         Evidence { all }
     }
 }
@@ -86,7 +86,7 @@ pub fn files_read(block: &AgentBlock) -> Option<BTreeSet<String>> {
     Some(
         read.iter()
             .filter_map(|p| repo_path::normalise(p).ok())
-            .collect(),
+            .collect_set(),
     )
 }
 

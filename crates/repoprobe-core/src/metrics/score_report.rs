@@ -7,6 +7,7 @@ use super::grid::MissingPolicy;
 use super::weights::WeightRule;
 use super::{audit, items, retrieval};
 use crate::issue::Issue;
+use crate::sort::CollectTree;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -293,7 +294,7 @@ impl ScoreReport {
                 .strata
                 .iter()
                 .map(|s| (s.as_str().to_string(), Vec::new()))
-                .collect(),
+                .collect_map(),
             reliability: Vec::new(),
             classifier: None,
             failure_modes: Vec::new(),

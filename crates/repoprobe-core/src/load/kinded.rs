@@ -268,13 +268,24 @@ pub(super) fn why_not_in<T: de::DeserializeOwned>(tree: Tree) -> Option<(String,
     }
 }
 
-/// `text` read as a tree, or where its JSON breaks (a serde path, as far as it reads) and why;
-/// the whole text must be one value.
-pub(super) fn tree(text: &str) -> Result<Tree, (String, serde_json::Error)> {
+/// Where a text's JSON breaks: the serde path as far as it reads (empty when the value is whole
+/// and what follows it is the fault), and serde_json's error.
+pub(super) struct Broken {
+    pub(super) path: String,
+    pub(super) error: serde_json::Error,
+}
+
+/// `text` read as a tree, or where and why its JSON breaks; the whole text must be one value.
+pub(super) fn tree(text: &str) -> Result<Tree, Broken> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let tree = serde_path_to_error::deserialize::<_, Tree>(&mut de)
-        .map_err(|e| (e.path().to_string(), e.into_inner()))?;
-    de.end().map_err(|e| (String::new(), e))?;
+    let tree = serde_path_to_error::deserialize::<_, Tree>(&mut de).map_err(|e| Broken {
+        path: e.path().to_string(),
+        error: e.into_inner(),
+    })?;
+    de.end().map_err(|error| Broken {
+        path: String::new(),
+        error,
+    })?;
     Ok(tree)
 }
 

@@ -88,8 +88,8 @@ pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<
     };
     let tree = match super::kinded::tree(text) {
         Ok(tree) => tree,
-        Err((path, broken)) if broken.is_syntax() || broken.is_eof() => {
-            return Err(syntax(path, &broken));
+        Err(b) if b.error.is_syntax() || b.error.is_eof() => {
+            return Err(syntax(b.path, &b.error));
         }
         Err(_) => return Err(syntax(String::new(), &e)),
     };

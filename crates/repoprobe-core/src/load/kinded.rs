@@ -4,6 +4,10 @@
 //! to parse (the rare path) is read again into a [`Tree`] that keeps every key, duplicates
 //! included, and deserialized from it with [`Kinded`], an error type that keeps which method was
 //! called. Its messages are serde_json's own words for the same errors.
+//!
+//! Only the tests' now: it is the oracle of `path_at`, which reads the same paths from the
+//! text and serde_json's error position without a second copy of every record type's
+//! deserializer (issue 56); [`where_and_why`] is the loader's former reading.
 
 use crate::issue::IssueKind;
 use serde::de::value::{MapAccessDeserializer, MapDeserializer, SeqDeserializer};
@@ -255,7 +259,6 @@ impl<'de> Deserializer<'de> for Tree {
 /// Why `text` (valid JSON) is no `T`, with where inside it (a serde path) and the kind; `None`
 /// when it is one (a difference between this reading and serde_json's, which the caller words
 /// from serde_json's error).
-#[cfg(test)]
 pub(super) fn why_not<T: de::DeserializeOwned>(text: &str) -> Option<(String, Kinded)> {
     why_not_in::<T>(tree(text).ok()?)
 }
@@ -287,6 +290,37 @@ pub(super) fn tree(text: &str) -> Result<Tree, Broken> {
         error,
     })?;
     Ok(tree)
+}
+
+/// Where and why `text` is no `T` (path, kind, message), as the loader said it before
+/// `path_at`: the text read again as a [`Tree`] and `T` read from that tree with
+/// `serde_path_to_error`. `None` when `text` is a `T`.
+pub(super) fn where_and_why<T: de::DeserializeOwned>(
+    text: &str,
+) -> Option<(String, IssueKind, String)> {
+    use super::visitors::{json_error_kind, not_a_json_number, strip_position};
+    let e = serde_json::from_str::<T>(text).err()?;
+    let syntax = |path: String, e: &serde_json::Error| {
+        let message = format!(
+            "invalid JSON: {}{}",
+            strip_position(e),
+            not_a_json_number(text.as_bytes(), e)
+        );
+        Some((path, json_error_kind(e, text.as_bytes()), message))
+    };
+    let tree = match tree(text) {
+        Ok(tree) => tree,
+        Err(b) if b.error.is_syntax() || b.error.is_eof() => return syntax(b.path, &b.error),
+        Err(_) => return syntax(String::new(), &e),
+    };
+    if e.is_syntax() || e.is_eof() {
+        return syntax(String::new(), &e);
+    }
+    let (path, kind) = why_not_in::<T>(tree)
+        .map_or((String::new(), IssueKind::ValueNotAllowed), |(path, k)| {
+            (path, k.kind)
+        });
+    Some((path, kind, strip_position(&e)))
 }
 
 #[cfg(test)]

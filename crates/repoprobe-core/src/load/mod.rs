@@ -13,7 +13,9 @@
 //! items against the checklist) are the assembler's, in the layer above (`crate::dataset`, which
 //! uses this module and is never used by it).
 
+#[cfg(test)]
 mod kinded;
+mod path_at;
 mod record;
 mod split;
 mod stream;

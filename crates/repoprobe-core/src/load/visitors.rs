@@ -3,6 +3,7 @@
 //! visitors that read a container read whole element by element (so that a syntax error keeps
 //! what came before it).
 
+use super::path_at::{Blame, path_at};
 use super::record::{Marks, Record, RecordKind};
 use crate::issue::IssueKind;
 use crate::model::*;
@@ -66,12 +67,12 @@ pub(super) struct Bad {
     pub(super) message: String,
 }
 
-/// Parses `T` fast; on failure reads the text again, as a [`super::kinded::Tree`], to say
-/// where the error is and of what kind: where the JSON breaks, for a syntax error, else where
-/// and why the value does not fit `T`, read from that tree (`kinded::why_not_in`). Neither
-/// reading parses `T` from the text a second time: each reading of `T` through another
-/// deserializer is another copy of every record type's derived code in the site's worker, and
-/// there were three (issue 56).
+/// Parses `T` fast; on failure says where the error is and of what kind: where the JSON
+/// breaks, for a syntax error anywhere in the record (read again as a `serde_json::Value`),
+/// else where serde_json stopped reading `T` (`path_at`, from the error's position) and the
+/// kind its message names. No reading of `T` but the first: each reading of `T` through
+/// another deserializer would be another copy of every record type's derived code in the site's
+/// worker (issue 56: there were three).
 pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Bad> {
     let e = match serde_json::from_str::<T>(text) {
         Ok(v) => return Ok(v),
@@ -86,26 +87,47 @@ pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<
             not_a_json_number(text.as_bytes(), e)
         ),
     };
-    let tree = match super::kinded::tree(text) {
-        Ok(tree) => tree,
-        Err(b) if b.error.is_syntax() || b.error.is_eof() => {
-            return Err(syntax(b.path, &b.error));
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Err(j) if j.is_syntax() || j.is_eof() => {
+            let path = path_at(text, j.line(), j.column(), Blame::Syntax);
+            return Err(syntax(path, &j));
         }
         Err(_) => return Err(syntax(String::new(), &e)),
-    };
+        Ok(_) => {}
+    }
     if e.is_syntax() || e.is_eof() {
         // A whole value, and something after it.
         return Err(syntax(String::new(), &e));
     }
-    let (path, kind) = super::kinded::why_not_in::<T>(tree)
-        .map_or((String::new(), IssueKind::ValueNotAllowed), |(path, k)| {
-            (path, k.kind)
-        });
+    let message = strip_position(&e);
+    let kind = data_error_kind(&message);
+    let blame = match kind {
+        IssueKind::MissingField => Blame::Container,
+        IssueKind::DuplicateKey => Blame::Duplicate,
+        _ if message.starts_with("invalid length ") => Blame::Container,
+        _ if message.starts_with("unknown variant `") => Blame::Variant,
+        _ => Blame::Value,
+    };
     Err(Bad {
-        path,
+        path: path_at(text, e.line(), e.column(), blame),
         kind,
-        message: strip_position(&e),
+        message,
     })
+}
+
+/// The kind of a value that does not fit its type, by serde's words for it (serde_json keeps
+/// only the words): a missing field, a wrong type, a field given twice, else a value not
+/// allowed (an unknown field or variant, a number out of range, a value a type refuses).
+fn data_error_kind(message: &str) -> IssueKind {
+    if message.starts_with("missing field `") {
+        IssueKind::MissingField
+    } else if message.starts_with("invalid type: ") {
+        IssueKind::WrongType
+    } else if message.starts_with("duplicate field `") {
+        IssueKind::DuplicateKey
+    } else {
+        IssueKind::ValueNotAllowed
+    }
 }
 
 /// The kind of a JSON parser's error on `bytes`: by its category, and for a syntax error by

@@ -115,9 +115,13 @@ pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<
     })
 }
 
-/// The kind of a value that does not fit its type, by serde's words for it (serde_json keeps
-/// only the words): a missing field, a wrong type, a field given twice, else a value not
-/// allowed (an unknown field or variant, a number out of range, a value a type refuses).
+/// The kind of a value that does not fit its type, by serde's words for it: a missing field, a
+/// wrong type, a field given twice, else a value not allowed (an unknown field or variant, a
+/// number out of range, a value a type refuses). serde_json keeps only the words (its
+/// `classify()` says `Data` for all), and the one other way, reading the record again with an
+/// error type that keeps which `de::Error` method was called, costs a copy of every record
+/// type's `Deserialize` in the site's worker; `path_at`'s test holds these words to that
+/// reading (allowed in the tidy's `OTHERS_WORDS`).
 fn data_error_kind(message: &str) -> IssueKind {
     if message.starts_with("missing field `") {
         IssueKind::MissingField

@@ -195,17 +195,15 @@ impl Walk<'_> {
             self.value(depth + 1)?;
             self.path.pop();
             self.ws();
-            match self.peek() {
-                Some(b',') => {
-                    self.at += 1;
-                    self.ws();
-                }
-                Some(b'}') => return self.close(),
+            match self.more(b'}') {
+                Ok(true) => {}
+                Ok(false) => return Ok(()),
                 // Read as the start of the next member.
-                _ => {
+                Err(Stop::Broken) => {
                     self.path.push(Segment::Unknown);
                     return Err(Stop::Broken);
                 }
+                Err(found) => return Err(found),
             }
         }
     }
@@ -226,15 +224,24 @@ impl Walk<'_> {
             self.value(depth + 1)?;
             self.path.pop();
             self.ws();
-            match self.peek() {
-                Some(b',') => {
-                    self.at += 1;
-                    self.ws();
-                    index += 1;
-                }
-                Some(b']') => return self.close(),
-                _ => return Err(Stop::Broken),
+            if !self.more(b']')? {
+                return Ok(());
             }
+            index += 1;
+        }
+    }
+
+    /// After a member or an element: `true` when a comma says another follows, `false` when
+    /// `close` ends the object or array (read, see [`Walk::close`]).
+    fn more(&mut self, close: u8) -> Result<bool, Stop> {
+        match self.peek() {
+            Some(b',') => {
+                self.at += 1;
+                self.ws();
+                Ok(true)
+            }
+            Some(c) if c == close => self.close().map(|()| false),
+            _ => Err(Stop::Broken),
         }
     }
 

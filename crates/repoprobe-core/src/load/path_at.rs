@@ -345,7 +345,7 @@ mod tests {
     use serde::de::DeserializeOwned;
 
     /// Records of every kind the loader reads, nested values included (an agent block with
-    /// its maps and lists, a checklist, a review's criteria).
+    /// its maps and lists, a checklist, a review's criteria, texts beyond ASCII and escapes).
     const RECORDS: [&str; 9] = [
         r#"{"id": "s", "names": {"a": 2, "b": 4}, "pair": [1, "b"], "deep": [[[[{"a": [[1]]}]]]]}"#,
         r#"{"id": "q1", "repo": {"name": "o/r", "commit": "abc"}, "category": "c", "question": "Q?", "reference_answer": "A.", "checklist": [{"id": "c1", "text": "t", "weight": 2, "kind": "fact"}, {"id": "c2", "text": "u", "weight": 1, "kind": "fact"}]}"#,
@@ -353,7 +353,7 @@ mod tests {
         r#"{"question_id": "q1", "model": "A", "attempt": 1, "judge": "j", "judge_run": 0, "items": [{"id": "c1", "score": 1, "rationale": "r"}, {"id": "c2", "score": 0.5}], "rationale": "all"}"#,
         r#"{"question_id": "q1", "model": "A", "attempt": 0, "judge": "j", "dimensions": {"correct": 3, "complete": 2}, "max_per_dimension": 5}"#,
         r#"{"question_id": "q1", "model": "A", "attempt": 0, "classifier": "c", "mode": "hallucination", "rationale": "made up"}"#,
-        r#"{"question_id": "c01", "reviewer": "ann", "role": "reviewer", "criteria": {"qa_consistency": true, "checklist_quality": true, "task_validity": false, "code_relevance": true}, "decision": "reject", "reviewed_at": "2026-03-01T12:00:00Z", "note": "n"}"#,
+        r#"{"question_id": "c01", "reviewer": "ann", "role": "reviewer", "criteria": {"qa_consistency": true, "checklist_quality": true, "task_validity": false, "code_relevance": true}, "decision": "reject", "reviewed_at": "2026-03-01T12:00:00Z", "note": "né ✓ \u00e9"}"#,
         r#"{"table": "3", "group": "", "row": "GPT-5.2", "column": "overall", "value": 62.7}"#,
         r#"[{"a": 1}, [true, "s"]]"#,
     ];

@@ -24,7 +24,7 @@ const SERDE_WORDS: &str = "serde's words for which `de::Error` method a record's
          called: serde_json keeps no other record of it (`classify()` says `Data` for all), and reading the record again \
          with an error type that keeps it was a second copy of every record type's \
          `Deserialize` in the site's worker (issue 56); `load::path_at`'s test holds these words \
-         to that reading on 67,387 records, so a rewording in serde fails it";
+         to that reading on 67,738 records, so a rewording in serde fails it";
 
 /// Another program's words, read because it says the kind in no other way: (file, the fragment
 /// searched for, why). A ratchet: an entry no longer met fails the test.

@@ -30,7 +30,6 @@ pub(super) fn path_at(text: &str, line: usize, column: usize, blame: Blame) -> S
     let target = offset(text.as_bytes(), line, column);
     let mut walk = Walk {
         text,
-        bytes: text.as_bytes(),
         at: 0,
         target,
         blame,
@@ -49,7 +48,7 @@ pub(super) fn path_at(text: &str, line: usize, column: usize, blame: Blame) -> S
 
 /// The byte offset serde_json's line and column point at: the byte it would read next (its
 /// column counts the bytes of the line read so far).
-fn offset(bytes: &[u8], line: usize, column: usize) -> usize {
+pub(super) fn offset(bytes: &[u8], line: usize, column: usize) -> usize {
     let start: usize = bytes
         .split_inclusive(|&b| b == b'\n')
         .take(line.saturating_sub(1))
@@ -75,17 +74,14 @@ fn display(path: &[Segment]) -> String {
     for segment in path {
         match segment {
             Segment::Index(i) => out.push_str(&format!("[{i}]")),
-            Segment::Key(k) => {
+            Segment::Key(_) | Segment::Unknown => {
                 if !out.is_empty() {
                     out.push('.');
                 }
-                out.push_str(k);
-            }
-            Segment::Unknown => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push('?');
+                out.push_str(match segment {
+                    Segment::Key(k) => k,
+                    _ => "?",
+                });
             }
         }
     }
@@ -106,7 +102,6 @@ const DEPTH: usize = 128;
 
 struct Walk<'a> {
     text: &'a str,
-    bytes: &'a [u8],
     at: usize,
     target: usize,
     blame: Blame,
@@ -115,7 +110,7 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.at).copied()
+        self.text.as_bytes().get(self.at).copied()
     }
 
     fn ws(&mut self) {
@@ -328,7 +323,7 @@ impl Walk<'_> {
     }
 
     fn literal(&mut self, word: &[u8]) -> Result<(), Stop> {
-        if self.bytes[self.at..].starts_with(word) {
+        if self.text.as_bytes()[self.at..].starts_with(word) {
             self.at += word.len();
             Ok(())
         } else {

@@ -3,7 +3,7 @@
 //! visitors that read a container read whole element by element (so that a syntax error keeps
 //! what came before it).
 
-use super::path_at::{Blame, path_at};
+use super::path_at::{Blame, offset, path_at};
 use super::record::{Marks, Record, RecordKind};
 use crate::issue::IssueKind;
 use crate::model::*;
@@ -100,14 +100,7 @@ pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<
         return Err(syntax(String::new(), &e));
     }
     let message = strip_position(&e);
-    let kind = data_error_kind(&message);
-    let blame = match kind {
-        IssueKind::MissingField => Blame::Container,
-        IssueKind::DuplicateKey => Blame::Duplicate,
-        _ if message.starts_with("invalid length ") => Blame::Container,
-        _ if message.starts_with("unknown variant `") => Blame::Variant,
-        _ => Blame::Value,
-    };
+    let (kind, blame) = data_error_kind(&message);
     Err(Bad {
         path: path_at(text, e.line(), e.column(), blame),
         kind,
@@ -115,22 +108,27 @@ pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<
     })
 }
 
-/// The kind of a value that does not fit its type, by serde's words for it: a missing field, a
-/// wrong type, a field given twice, else a value not allowed (an unknown field or variant, a
-/// number out of range, a value a type refuses). serde_json keeps only the words (its
-/// `classify()` says `Data` for all), and the one other way, reading the record again with an
-/// error type that keeps which `de::Error` method was called, costs a copy of every record
-/// type's `Deserialize` in the site's worker; `path_at`'s test holds these words to that
-/// reading (allowed in the tidy's `OTHERS_WORDS`).
-fn data_error_kind(message: &str) -> IssueKind {
+/// The kind of a value that does not fit its type, by serde's words for it, and what its
+/// position names (`path_at`): a missing field or too few elements (the object or array just
+/// closed), a wrong type, a field given twice (the object), an unknown variant, else a value not
+/// allowed (an unknown field, a number out of range, a value a type refuses). serde_json keeps
+/// only the words (its `classify()` says `Data` for all), and the one other way, reading the
+/// record again with an error type that keeps which `de::Error` method was called, costs a copy
+/// of every record type's `Deserialize` in the site's worker; `path_at`'s test holds these words
+/// to that reading (allowed in the tidy's `OTHERS_WORDS`).
+fn data_error_kind(message: &str) -> (IssueKind, Blame) {
     if message.starts_with("missing field `") {
-        IssueKind::MissingField
+        (IssueKind::MissingField, Blame::Container)
     } else if message.starts_with("invalid type: ") {
-        IssueKind::WrongType
+        (IssueKind::WrongType, Blame::Value)
     } else if message.starts_with("duplicate field `") {
-        IssueKind::DuplicateKey
+        (IssueKind::DuplicateKey, Blame::Duplicate)
+    } else if message.starts_with("invalid length ") {
+        (IssueKind::ValueNotAllowed, Blame::Container)
+    } else if message.starts_with("unknown variant `") {
+        (IssueKind::ValueNotAllowed, Blame::Variant)
     } else {
-        IssueKind::ValueNotAllowed
+        (IssueKind::ValueNotAllowed, Blame::Value)
     }
 }
 
@@ -156,13 +154,7 @@ const RECURSION_LIMIT: usize = 128;
 /// How many arrays and objects are open at line `line`, column `column` of `bytes` (both
 /// 1-based, as serde_json counts them), strings skipped.
 fn depth_at(bytes: &[u8], line: usize, column: usize) -> usize {
-    let mut starts = bytes.split_inclusive(|&b| b == b'\n');
-    let before: usize = starts
-        .by_ref()
-        .take(line.saturating_sub(1))
-        .map(<[u8]>::len)
-        .sum();
-    let end = (before + column).min(bytes.len());
+    let end = offset(bytes, line, column).min(bytes.len());
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
     for &b in &bytes[..end] {
         match (in_string, escaped, b) {

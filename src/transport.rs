@@ -3,10 +3,10 @@
 //! receiving its answers, each applied in a task of its own (`crate::reducer`). No decision
 //! about what to ask is made here (`crate::requests`).
 
-use crate::protocol::{READY, Request, Response};
+use crate::protocol::{READY, Request, Response, Started};
 use crate::state::{AppState, Busy};
 use gloo_events::EventListener;
-use js_sys::Array;
+use js_sys::{Array, Uint8Array};
 use leptos::prelude::*;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -14,8 +14,9 @@ use std::time::Duration;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-/// A request to the worker: its JSON and the files (`Blob`s) that go with it.
-type Message = (String, Option<Array>);
+/// A request to the worker: its bytes ([`Request::encode`]) and the files (`Blob`s) that go
+/// with it.
+type Message = (Vec<u8>, Option<Array>);
 
 thread_local! {
     static WORKER: RefCell<Option<web_sys::Worker>> = const { RefCell::new(None) };
@@ -33,26 +34,26 @@ const WORKER_URL: &str = "./repoprobe-worker-start.js";
 
 /// Sends a request to the worker (held until it is ready); `blobs` go beside it.
 pub fn post(req: &Request, blobs: Option<Array>) {
-    let text = req.encode();
+    let bytes = req.encode();
     let queued = PENDING.with(|p| match p.borrow_mut().as_mut() {
         Some(queue) => {
-            queue.push((text.clone(), blobs.clone()));
+            queue.push((bytes.clone(), blobs.clone()));
             true
         }
         None => false,
     });
     if !queued {
-        send(&text, blobs);
+        send(&bytes, blobs);
     }
 }
 
 /// Posts a request; `Blob`s are cloned as handles (the browser shares the data), so nothing is
 /// copied or transferred.
-fn send(text: &str, blobs: Option<Array>) {
+fn send(bytes: &[u8], blobs: Option<Array>) {
     WORKER.with(|w| {
         if let Some(w) = w.borrow().as_ref() {
             let msg = Array::of2(
-                &JsValue::from_str(text),
+                &Uint8Array::from(bytes),
                 &blobs.map(JsValue::from).unwrap_or(JsValue::NULL),
             );
             if let Err(e) = w.post_message(&msg) {
@@ -80,7 +81,7 @@ fn start_worker() -> Result<web_sys::Worker, JsValue> {
 }
 
 /// What that worker said before the app listened, in order; emptied.
-fn early_messages() -> Vec<String> {
+fn early_messages() -> Vec<JsValue> {
     let Some(window) = web_sys::window() else {
         return Vec::new();
     };
@@ -88,10 +89,7 @@ fn early_messages() -> Vec<String> {
         return Vec::new();
     };
     let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__rpEarly"), &Array::new());
-    Array::from(&list)
-        .iter()
-        .filter_map(|v| v.as_string())
-        .collect()
+    Array::from(&list).iter().collect()
 }
 
 /// Applies a parsed answer in a task of its own, in the order they came, one per task: parsing a
@@ -130,18 +128,26 @@ fn apply(state: AppState, r: Response) {
     }
 }
 
-/// One message of the worker: `READY` (then the requests held go), or an answer. One that
-/// does not read as an answer is reported on the console, never dropped silently. `now`: apply
-/// at once rather than in a later task (see [`apply_later`]).
-fn receive(state: AppState, text: String, now: bool) {
-    if text == READY {
-        let queue = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
-        for (text, blobs) in queue {
-            send(&text, blobs);
+/// One message of the worker: `READY` (then the requests held go), the start script's
+/// `started` (JSON text), or an answer (bytes, [`Response::encode`]). One that reads as none of
+/// them is reported on the console, never dropped silently. `now`: apply at once rather than in
+/// a later task (see [`apply_later`]).
+fn receive(state: AppState, data: JsValue, now: bool) {
+    let read = if let Some(text) = data.as_string() {
+        if text == READY {
+            let queue = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
+            for (bytes, blobs) in queue {
+                send(&bytes, blobs);
+            }
+            return;
         }
-        return;
-    }
-    match Response::decode(&text) {
+        Started::from_script(&text).map(Response::Started)
+    } else if let Some(bytes) = data.dyn_ref::<Uint8Array>() {
+        Response::decode(&bytes.to_vec())
+    } else {
+        return leptos::logging::error!("the worker sent a message that is neither text nor bytes");
+    };
+    match read {
         Ok(r) if now => apply(state, r),
         Ok(r) => apply_later(state, r),
         Err(e) => leptos::logging::error!("the page could not read the worker's answer: {e}"),
@@ -168,13 +174,8 @@ pub fn connect(state: AppState) {
     // over (and reads what that one kept, below).
     worker.set_onmessage(None);
     let listener = EventListener::new(&worker, "message", move |ev| {
-        let text = ev
-            .dyn_ref::<web_sys::MessageEvent>()
-            .map(|m| m.data())
-            .and_then(|d| d.as_string());
-        match text {
-            Some(text) => receive(state, text, false),
-            None => leptos::logging::error!("the worker sent a message that is not text"),
+        if let Some(m) = ev.dyn_ref::<web_sys::MessageEvent>() {
+            receive(state, m.data(), false);
         }
     });
     LISTENER.with(|l| *l.borrow_mut() = Some(listener));
@@ -182,7 +183,7 @@ pub fn connect(state: AppState) {
     // Messages the worker sent before this listener existed (index.html kept them) are applied
     // now, before the views are first built: if the tables are already known, the first render
     // shows them, with no render of an empty page before.
-    for text in early_messages() {
-        receive(state, text, true);
+    for data in early_messages() {
+        receive(state, data, true);
     }
 }

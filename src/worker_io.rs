@@ -4,7 +4,7 @@
 
 use crate::protocol::{ReadError, Response, ViewOptions};
 use crate::worker::host::{Host, ReadTimes, Stopped, range_bytes, range_header, range_status};
-use js_sys::Uint8Array;
+use js_sys::{Array, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -120,7 +120,9 @@ impl Host for Browser {
     type Blob = Blob;
 
     fn reply(&self, r: &Response) {
-        let _ = scope().post_message(&JsValue::from_str(&r.encode()));
+        // Its buffer transferred, not copied: a snapshot of a large file is megabytes.
+        let bytes = Uint8Array::from(&r.encode()[..]);
+        let _ = scope().post_message_with_transfer(&bytes, &Array::of1(&bytes.buffer()));
     }
 
     fn log_error(&self, why: &str) {

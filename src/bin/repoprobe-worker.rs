@@ -20,7 +20,7 @@ fn main() {}
 
 #[cfg(target_arch = "wasm32")]
 mod glue {
-    use js_sys::Array;
+    use js_sys::{Array, Uint8Array};
     use repoprobe_site::protocol::READY;
     use repoprobe_site::worker::serve::Service;
     use repoprobe_site::worker_io::{Browser, scope};
@@ -48,20 +48,32 @@ mod glue {
         let _ = scope.post_message(&JsValue::from_str(READY));
     }
 
-    /// A message is `[json, [Blob...]]`: the request and, for `add` and `started`, the files
-    /// (by position; anything else than a `Blob` is none).
+    /// A message is `[request, [Blob...]]`: the request's bytes (a `Uint8Array`, `protocol`'s
+    /// encoding), or the start script's JSON text, and, for `add` and `started`, the files (by
+    /// position; anything else than a `Blob` is none).
     fn handle(ev: &MessageEvent) {
         let data = ev.data();
-        let Some(text) = data.dyn_ref::<Array>().and_then(|d| d.get(0).as_string()) else {
-            let what = data.as_string().unwrap_or_else(|| format!("{data:?}"));
-            let why = format!("the worker got a message that is not [request, files]: {what:?}");
-            return SERVICE.with(|s| s.reject(why));
-        };
+        let head = data.dyn_ref::<Array>().map(|d| d.get(0));
         // Without files (every request but `add` and `started`), none.
         let files = Array::from(&data).get(1);
         let blobs = files.dyn_ref::<Array>().map_or_else(Vec::new, |a| {
             a.iter().map(|b| b.dyn_into::<Blob>().ok()).collect()
         });
-        SERVICE.with(|s| s.receive(&text, blobs));
+        match head {
+            Some(h) if h.is_instance_of::<Uint8Array>() => {
+                let bytes = Uint8Array::from(h).to_vec();
+                SERVICE.with(|s| s.receive(&bytes, blobs));
+            }
+            Some(h) if h.is_string() => {
+                let text = h.as_string().unwrap_or_default();
+                SERVICE.with(|s| s.receive_started(&text, blobs));
+            }
+            _ => {
+                let what = data.as_string().unwrap_or_else(|| format!("{data:?}"));
+                let why =
+                    format!("the worker got a message that is not [request, files]: {what:?}");
+                SERVICE.with(|s| s.reject(why));
+            }
+        }
     }
 }

@@ -12,7 +12,7 @@ mod trajectories;
 
 use super::host::{Host, Phases};
 use super::{Worker, grade, scoring};
-use crate::protocol::{Ask, Reply, Request, Response, ViewOptions};
+use crate::protocol::{Ask, Malformed, Reply, Request, Response, Started, ViewOptions};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -61,9 +61,19 @@ impl<H: Host> Service<H> {
         self.reply(&Response::Rejected(why));
     }
 
-    /// A message: `text`, the request, and its files. Queued, and served after those before.
-    pub fn receive(self: &Rc<Self>, text: &str, blobs: Files<H>) {
-        let req = match Request::decode(text) {
+    /// A message: the request's bytes ([`Request::encode`]) and its files. Queued, and served
+    /// after those before.
+    pub fn receive(self: &Rc<Self>, bytes: &[u8], blobs: Files<H>) {
+        self.take(Request::decode(bytes), blobs);
+    }
+
+    /// The start script's message (JSON, [`Started::from_script`]) and the files it fetched.
+    pub fn receive_started(self: &Rc<Self>, text: &str, blobs: Files<H>) {
+        self.take(Started::from_script(text).map(Request::Started), blobs);
+    }
+
+    fn take(self: &Rc<Self>, req: Result<Request, Malformed>, blobs: Files<H>) {
+        let req = match req {
             Ok(req) => req,
             Err(e) => return self.reject(e.to_string()),
         };

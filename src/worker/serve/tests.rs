@@ -54,6 +54,7 @@ impl Host for Fake {
     fn reply(&self, r: &Response) {
         // As the page gets it: written and read back.
         let back = Response::decode(&r.encode()).expect("an answer reads back");
+        assert_eq!(&back, r, "an answer reads back as it was written");
         self.replies.borrow_mut().push(back);
     }
     fn log_error(&self, why: &str) {
@@ -242,12 +243,15 @@ fn requests_are_served_in_order_each_seeing_what_the_ones_before_did() {
 #[test]
 fn a_message_that_is_no_request_is_rejected_and_said_on_the_console() {
     let s = Service::new(Fake::default());
-    s.receive("{\"nonsense\": 1}", Vec::new());
+    // A variant number no request has, a start script's message that is not one, and a
+    // message that is neither bytes nor text (the binary's words).
+    s.receive(&[0xff, 0xff, 0xff, 0x0f], Vec::new());
+    s.receive_started("{\"nonsense\": 1}", Vec::new());
     s.reject("the worker got a message that is not [request, files]: \"x\"".into());
     let got = replies(&s);
-    assert_eq!(got.len(), 2);
+    assert_eq!(got.len(), 3);
     assert!(got.iter().all(|r| matches!(r, Response::Rejected(_))));
-    assert_eq!(s.host().logged.borrow().len(), 2);
+    assert_eq!(s.host().logged.borrow().len(), 3);
     assert!(s.host().tasks.borrow().is_empty(), "nothing queued");
 }
 
@@ -346,7 +350,7 @@ fn key(model: &str) -> TrajectoryKey {
     }
 }
 
-fn page_request(model: &str) -> String {
+fn page_request(model: &str) -> Vec<u8> {
     let page = Ask::Trajectory {
         key: key(model),
         from: 0,
@@ -358,7 +362,7 @@ fn page_request(model: &str) -> String {
 }
 
 /// A view's ask numbered `id`, as the page writes it.
-fn ask(id: u64, ask: Ask) -> String {
+fn ask(id: u64, ask: Ask) -> Vec<u8> {
     Request::Ask { id, ask }.encode()
 }
 

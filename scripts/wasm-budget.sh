@@ -4,7 +4,7 @@
 # a ratchet: today's sizes and a little room, lowered as cuts land, towards the target of
 # docs/speed.md (page <= 350 KB, worker <= 450 KB). Lowering one is a one-line change here.
 set -euo pipefail
-PAGE_BUDGET_KB=655
+PAGE_BUDGET_KB=645
 WORKER_BUDGET_KB=520
 
 dist="${1:-dist}"

@@ -1,6 +1,7 @@
 //! The site's charts as pure functions over a plotters `DrawingBackend`: each takes a drawing
-//! area and plain data and draws one figure. The `Chart` component hands them a canvas; `svg`
-//! renders the same functions to an SVG string, for export and for the native tests here.
+//! area and plain data and draws one figure. The `Chart` component hands them its one backend,
+//! a canvas or the export's SVG (`components::chart`'s `Surface`); `svg` renders the same
+//! functions to an SVG string with plotters' SVG backend alone, for the native tests here.
 //!
 //! Must not touch the DOM or web-sys (text is measured through plotters, which does that on
 //! wasm itself). Labels are untrusted (model names, strata): they are cut to one short line and

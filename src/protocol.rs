@@ -675,7 +675,7 @@ pub struct GradesOfAnswer {
 /// The worker's answer to a `Judges` ask.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgesAnswer {
-    #[serde(with = "as_json")]
+    #[serde(with = "as_json::ok")]
     pub report: Result<
         repoprobe_core::metrics::judges::JudgesReport,
         repoprobe_core::metrics::judges::UnknownJudge,
@@ -703,7 +703,7 @@ pub enum Response {
         options: ViewOptions,
         // Boxed: the largest variant by far (serde reads and writes it as the value itself).
         snapshot: Box<Snapshot>,
-        #[serde(with = "as_json")]
+        #[serde(with = "as_json::ok")]
         report: Result<ScoreReport, ReportError>,
         /// The report's bootstrap intervals are still being computed (see
         /// `worker::scoring::defer_intervals`): a `Report` for the same options brings them.
@@ -712,7 +712,7 @@ pub enum Response {
     },
     Report {
         options: ViewOptions,
-        #[serde(with = "as_json")]
+        #[serde(with = "as_json::ok")]
         report: Result<ScoreReport, ReportError>,
         /// As in `Loaded`: a second `Report` for the same options brings the intervals.
         #[serde(default)]
@@ -731,7 +731,7 @@ pub enum Response {
 pub enum Reply {
     Question(QuestionData),
     Items(Vec<ItemRow>),
-    Paired(#[serde(with = "as_json")] Box<Result<ScoreReport, ReportError>>),
+    Paired(#[serde(with = "as_json::ok")] Box<Result<ScoreReport, ReportError>>),
     /// A page of a run's trajectory, or why it cannot be read.
     Trajectory(Result<TrajectoryPage, RunError>),
     /// The steps that hold the query, in order.

@@ -389,7 +389,6 @@ impl Snapshot {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct QuestionData {
     pub id: String,
-    #[serde(with = "as_json")]
     pub judgments: Vec<Judgment>,
     #[serde(with = "as_json")]
     pub answers: Vec<Answer>,

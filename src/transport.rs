@@ -93,7 +93,7 @@ fn early_messages() -> Vec<JsValue> {
 }
 
 /// Applies a parsed answer in a task of its own, in the order they came, one per task: parsing a
-/// large snapshot (a 500-question file's is ~1 MB of JSON) and rendering everything it changes
+/// large snapshot (a 500-question file's is ~1 MB) and rendering everything it changes
 /// would otherwise make one long task of the main thread.
 fn apply_later(state: AppState, r: Response) {
     let idle = INBOX.with(|q| {

@@ -182,6 +182,12 @@ cargo build --locked --release -p repoprobe-cli
 trunk build --release --offline
 # The page's and the worker's wasm within their budgets (gzip -9; issue 56).
 bash scripts/wasm-budget.sh dist
+# And it fails over a budget, saying by how much (a budget of 1 KB: both over).
+if out=$(REPOPROBE_PAGE_BUDGET_KB=1 REPOPROBE_WORKER_BUDGET_KB=1 bash scripts/wasm-budget.sh dist 2>&1); then
+    echo "wasm-budget passed over a 1 KB budget" >&2; exit 1
+fi
+[ "$(grep -c "is over its budget by" <<<"$out")" = 2 ] && ! grep -q "not found" <<<"$out" \
+    || { echo "wasm-budget over budget said: $out" >&2; exit 1; }
 # The same site as a static host under a sub-path serves it (README: GitHub Pages).
 trunk build --release --offline --public-url /sub/ --dist dist-sub
 # And packed into one html file that opens from file:// (README: the single-file build).

@@ -21,7 +21,7 @@ check() {
     printf 'wasm-budget: %-6s %4d KB gzipped (%d bytes; raw %d) — budget %d KB\n' \
         "$what" $((bytes / 1000)) "$bytes" "$(wc -c <"$file")" "$budget"
     if [ "$bytes" -gt $((budget * 1000)) ]; then
-        echo "wasm-budget: the $what's wasm is over its budget by $(((bytes - budget * 1000) / 1000)) KB: find what grew (`twiggy top` of the wasm), or raise the budget in scripts/wasm-budget.sh with the reason in docs/speed.md" >&2
+        echo "wasm-budget: the $what's wasm is over its budget by $(((bytes - budget * 1000) / 1000)) KB: find what grew ('twiggy top' of the wasm), or raise the budget in scripts/wasm-budget.sh with the reason in docs/speed.md" >&2
         over=1
     fi
 }

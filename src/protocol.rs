@@ -114,24 +114,18 @@ pub struct ViewOptions {
     pub judge: Option<String>,
     /// What the standard errors and intervals treat as independent (`repoprobe score
     /// --cluster`): whole repositories by default.
-    #[serde(default)]
     pub cluster: Cluster,
     /// How the 95 % intervals are made (`repoprobe score --ci`): the CLT by default.
-    #[serde(default)]
     pub ci: CiMethod,
     /// Questions left out of every number (`repoprobe score --drop-question`), sorted, unique.
-    #[serde(default)]
     pub drop: Vec<String>,
     /// Weight rules (`repoprobe score --weight`), in force order: `QUESTION/ITEM=W`.
-    #[serde(default)]
     pub weights: Vec<String>,
     /// The contamination window (`repoprobe score --created-after`): only the questions created
     /// on or after this date count; as the URL gives it (scoring says when it is not a date).
-    #[serde(default)]
     pub created_after: Option<String>,
     /// The bundled set counts beside the user's files (see `options::counted`); not a scoring option,
     /// but a report is for one set of files, so it is part of what a report answers.
-    #[serde(default)]
     pub keep_bundled: bool,
 }
 
@@ -157,19 +151,15 @@ pub struct Snapshot {
     pub reported: Vec<ReportedValue>,
     /// Valid records per kind (bundle key) of each file, parallel to `files`, kinds with none
     /// left out: what each file gave, so that an empty view can say why per file.
-    #[serde(default)]
     pub per_file: Vec<Vec<(String, usize)>>,
     /// The trajectories files held (`*.trajectories.jsonl`), which the record loader never
     /// reads: how each is indexed and how many runs it holds.
-    #[serde(default)]
     pub trajectories: Vec<TrajectoryFile>,
     /// The release manifests held (`*.manifest.json`, never records): each release's funnel
     /// and selection, shown in the Data view.
-    #[serde(default)]
     pub releases: Vec<Release>,
     /// The review records loaded (docs/format.md#review): the Review view's agreement and the
     /// reviewers' records an adjudicator reads. Small (no long texts but a note).
-    #[serde(default)]
     #[serde(with = "as_json")]
     pub reviews: Vec<Review>,
 }
@@ -194,14 +184,11 @@ pub struct TrajectoryFile {
     pub runs: usize,
     pub index: IndexHow,
     /// Read by HTTP Range requests from its URL, not held.
-    #[serde(default)]
     pub ranged: bool,
     /// How it was read, in words (no index given: scanned in N ms; a server without Range
     /// support: downloaded whole).
-    #[serde(default)]
     pub notes: Vec<String>,
     /// Why it cannot be read (an index of another file): its runs are not shown.
-    #[serde(default)]
     pub error: Option<String>,
 }
 
@@ -289,22 +276,16 @@ pub struct ShownStep {
     pub step: u64,
     pub source: StepSource,
     pub kinds: Vec<StepKind>,
-    #[serde(default)]
     pub model: Option<String>,
-    #[serde(default)]
     pub timestamp: Option<String>,
     /// Seconds since the previous step with a time, when both are known.
-    #[serde(default)]
     pub seconds: Option<f64>,
     pub text: String,
-    #[serde(default)]
     pub reasoning: Option<String>,
     pub calls: Vec<ShownCall>,
     /// Why the run ended here (`extra.error`).
-    #[serde(default)]
     pub error: Option<String>,
     /// Prompt, completion and cached tokens, each when known.
-    #[serde(default)]
     pub tokens: Option<[Option<u64>; 3]>,
 }
 
@@ -317,11 +298,8 @@ pub struct ShownCall {
     pub input: String,
     /// Repository paths whose contents this call showed (the core's `Facts` of this call).
     pub read: Vec<String>,
-    #[serde(default)]
     pub output: Option<String>,
-    #[serde(default)]
     pub failed: bool,
-    #[serde(default)]
     pub exit_code: Option<i64>,
 }
 
@@ -331,17 +309,13 @@ pub struct TrajectoryHead {
     pub agent: String,
     pub steps: u64,
     pub outline: Vec<OutlineEntry>,
-    #[serde(default)]
     pub notes: Option<String>,
     /// What breaks ATIF's rules (`Trajectory::problems`).
-    #[serde(default)]
     pub problems: Vec<String>,
     /// How its file was read (see [`TrajectoryFile::notes`]).
-    #[serde(default)]
     pub file_notes: Vec<String>,
     /// Of the first steps only, read from the line's first bytes: `steps` and the outline count
     /// those, and a page of the whole run follows.
-    #[serde(default)]
     pub partial: bool,
 }
 
@@ -349,13 +323,11 @@ pub struct TrajectoryHead {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrajectoryPage {
     /// With the first page after the trajectory was read.
-    #[serde(default)]
     pub head: Option<TrajectoryHead>,
     pub kinds: Vec<StepKind>,
     pub from: u64,
     pub steps: Vec<ShownStep>,
     /// Where the next page starts, if any step of `kinds` is left.
-    #[serde(default)]
     pub next: Option<u64>,
 }
 
@@ -400,10 +372,8 @@ pub struct QuestionData {
     /// Why some answer texts or rationales could not be read back from their files (the
     /// worker reads them lazily, when a question is first viewed: a file changed on disk
     /// since it was loaded); those texts are left empty.
-    #[serde(default)]
     pub texts_error: Option<String>,
     /// The (model, attempt) of its runs whose trajectory a trajectories file holds.
-    #[serde(default)]
     pub trajectories: Vec<(String, u32)>,
 }
 
@@ -416,9 +386,7 @@ pub struct RunsQuery {
     /// Only the runs the search for this text (plain, or `(text, true)` a regular expression)
     /// found so far; `hits` is how many runs it had found when asked, so that a window asked
     /// again as the search goes on is selected again.
-    #[serde(default)]
     pub search: Option<(String, bool, usize)>,
-    #[serde(default)]
     pub order: Option<Order>,
     pub from: usize,
     pub count: usize,
@@ -470,10 +438,8 @@ pub struct SearchState {
     pub hits: Vec<SearchHit>,
     /// It read every run (or it was stopped: `stopped`).
     pub done: bool,
-    #[serde(default)]
     pub stopped: bool,
     /// Why it could not run, or lines it could not read.
-    #[serde(default)]
     pub errors: Vec<String>,
 }
 
@@ -493,7 +459,6 @@ pub struct CompareCall {
     pub kind: StepKind,
     pub input: String,
     pub read: Vec<CompareRead>,
-    #[serde(default)]
     pub failed: bool,
 }
 
@@ -542,7 +507,6 @@ pub enum Request {
     Add {
         names: Vec<String>,
         /// Where each file came from (by position; `dropped` when not given).
-        #[serde(default)]
         origins: Vec<Origin>,
         options: ViewOptions,
     },
@@ -578,7 +542,6 @@ pub enum Ask {
     /// (~20 MB of JSON for 100 models on 1,400 questions), and one view shows one model's.
     Items {
         options: ViewOptions,
-        #[serde(default)]
         model: Option<String>,
     },
     Paired {
@@ -591,11 +554,9 @@ pub enum Ask {
     Trajectory {
         key: TrajectoryKey,
         from: u64,
-        #[serde(default)]
         kinds: Vec<StepKind>,
         count: usize,
         /// The page has no outline of this run yet: send it.
-        #[serde(default)]
         head: bool,
     },
     /// The steps of the run's trajectory whose texts hold `query` (case-insensitive).
@@ -625,9 +586,7 @@ pub enum Ask {
     /// under `options`: judge A against judge B, every judge where `None`.
     Judges {
         options: ViewOptions,
-        #[serde(default)]
         a: Option<String>,
-        #[serde(default)]
         b: Option<String>,
     },
     /// The answers a person grades (the Grade view): `sample` of those `judge` judged in run 0
@@ -635,7 +594,6 @@ pub enum Ask {
     /// `None`), and every judge of the files.
     Grade {
         options: ViewOptions,
-        #[serde(default)]
         judge: Option<String>,
         sample: repoprobe_core::grading::Sample,
     },
@@ -654,7 +612,6 @@ pub struct GradeAnswer {
     /// Every judge of the files and how many judgments it has (any run), by name.
     pub judges: Vec<(String, usize)>,
     /// The judge sampled: the one asked, else the default (`None`: no judge in the files).
-    #[serde(default)]
     pub chosen: Option<String>,
     pub drawn: repoprobe_core::grading::Drawn,
 }
@@ -667,7 +624,6 @@ pub struct GradesOfAnswer {
         repoprobe_core::AnswerKey,
         std::collections::BTreeMap<String, repoprobe_core::grading::Grade>,
     )>,
-    #[serde(default)]
     pub texts_error: Option<String>,
 }
 
@@ -680,7 +636,6 @@ pub struct JudgesAnswer {
         repoprobe_core::metrics::judges::UnknownJudge,
     >,
     /// Why some rationales could not be read back (a file changed since it was loaded).
-    #[serde(default)]
     pub texts_error: Option<String>,
 }
 
@@ -706,7 +661,6 @@ pub enum Response {
         report: Result<ScoreReport, ReportError>,
         /// The report's bootstrap intervals are still being computed (see
         /// `worker::scoring::defer_intervals`): a `Report` for the same options brings them.
-        #[serde(default)]
         intervals_pending: bool,
     },
     Report {
@@ -714,7 +668,6 @@ pub enum Response {
         #[serde(with = "as_json::ok")]
         report: Result<ScoreReport, ReportError>,
         /// As in `Loaded`: a second `Report` for the same options brings the intervals.
-        #[serde(default)]
         intervals_pending: bool,
     },
     /// Hex SHA-256 of files added, by name: sent after the tables, as each is known (the
@@ -793,7 +746,8 @@ impl Response {
     /// (`skip_serializing_if`), `flatten`ed, or self-described (`serde_json::Value`), since a
     /// reader by position cannot know; the core's types that are go as JSON text
     /// (`as_json.rs`). The round-trip tests below and in `worker::serve` (every answer served
-    /// there read back and compared) catch one that is not.
+    /// there read back and compared) catch one that is not. Nor has any a default: a field
+    /// is always there; only the start script's types, read from its JSON, have defaults.
     pub fn encode(&self) -> Vec<u8> {
         postcard::to_allocvec(self).unwrap_or_else(|e| {
             postcard::to_allocvec(&Response::Rejected(format!(

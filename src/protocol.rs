@@ -20,6 +20,7 @@ use repoprobe_core::metrics::cluster::{CiMethod, Cluster};
 use repoprobe_core::metrics::items::ItemRow;
 use repoprobe_core::metrics::runs::{Order, RunFilter, RunRow};
 use repoprobe_core::model::Review;
+use repoprobe_core::skip;
 use repoprobe_core::{
     Answer, Issue, Judgment, MissingPolicy, Question, ReportedValue, ScoreReport,
 };
@@ -724,7 +725,7 @@ impl Request {
     /// A request as the worker reads it back: postcard, the fields in order with no names
     /// (see [`Response::encode`]).
     pub fn encode(&self) -> Vec<u8> {
-        postcard::to_allocvec(self).unwrap_or_default()
+        skip::whole(true, || postcard::to_allocvec(self)).unwrap_or_default()
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Request, Malformed> {
@@ -749,7 +750,7 @@ impl Response {
     /// there read back and compared) catch one that is not. Nor has any a default: a field
     /// is always there; only the start script's types, read from its JSON, have defaults.
     pub fn encode(&self) -> Vec<u8> {
-        postcard::to_allocvec(self).unwrap_or_else(|e| {
+        skip::whole(true, || postcard::to_allocvec(self)).unwrap_or_else(|e| {
             postcard::to_allocvec(&Response::Rejected(format!(
                 "the worker could not write its answer: {e}"
             )))
@@ -925,6 +926,63 @@ mod tests {
             let req = Request::Ask { id: 7, ask };
             assert_eq!(Request::decode(&req.encode()).unwrap(), req);
         }
+    }
+
+    /// A release manifest leaves its empty fields out of its JSON (`answered_rule`, a
+    /// repository's `answered`); by position they must be written all the same, or every field
+    /// after one left out is read as the one before it.
+    #[test]
+    fn a_release_with_fields_left_out_of_its_json_reads_back_by_position() {
+        use repoprobe_curate::finalize::{Manifest, Selection};
+        use repoprobe_curate::funnel::{Funnel, RepoFunnel};
+        let manifest = |rule: Option<&str>, answered: Option<u64>| Manifest {
+            format: "repoprobe-release".into(),
+            version: "v1".into(),
+            date: "2026-03-15".into(),
+            selection: Selection {
+                answered_rule: rule.map(String::from),
+                ..Selection::default()
+            },
+            review: Default::default(),
+            funnel: Funnel {
+                per_repository: [(
+                    "o/r".to_string(),
+                    RepoFunnel {
+                        kept: true,
+                        answered,
+                        harvested: 3,
+                        ..RepoFunnel::default()
+                    },
+                )]
+                .into_iter()
+                .collect(),
+                ..Funnel::default()
+            },
+            agreement: Default::default(),
+            files: Vec::new(),
+        };
+        let releases = [(None, None), (Some("each"), Some(4))]
+            .into_iter()
+            .map(|(rule, answered)| Release {
+                file: "r.manifest.json".into(),
+                manifest: manifest(rule, answered),
+            })
+            .collect();
+        let sent = Response::Loaded {
+            options: ViewOptions::default(),
+            snapshot: Box::new(Snapshot {
+                releases,
+                ..Snapshot::default()
+            }),
+            report: Err(ReportError::Score(
+                repoprobe_core::metrics::ScoreError::UnknownQuestion("q".into()),
+            )),
+            intervals_pending: false,
+        };
+        assert_eq!(Response::decode(&sent.encode()), Ok(sent));
+        // Their JSON is as documented: the empty fields left out.
+        let json = serde_json::to_string(&manifest(None, None)).unwrap();
+        assert!(!json.contains("answered"), "{json}");
     }
 
     fn reply(body: Reply) -> Response {

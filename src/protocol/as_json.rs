@@ -3,11 +3,13 @@
 //! `flatten`, a `serde_json::Value`), which are the file formats' and the CLI's JSON and stay
 //! as they are. `#[serde(with = "as_json")]` on the field.
 
+use repoprobe_core::skip;
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub fn serialize<T: Serialize, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
-    let text = serde_json::to_string(v).map_err(serde::ser::Error::custom)?;
+    let text =
+        skip::whole(false, || serde_json::to_string(v)).map_err(serde::ser::Error::custom)?;
     s.serialize_str(&text)
 }
 
@@ -32,7 +34,8 @@ pub mod ok {
     {
         match v.borrow() {
             Ok(t) => {
-                let text = serde_json::to_string(t).map_err(serde::ser::Error::custom)?;
+                let text = skip::whole(false, || serde_json::to_string(t))
+                    .map_err(serde::ser::Error::custom)?;
                 Ok::<_, &E>(text).serialize(s)
             }
             Err(e) => Err::<String, _>(e).serialize(s),

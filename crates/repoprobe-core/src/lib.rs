@@ -25,6 +25,7 @@ pub mod load;
 pub mod model;
 pub mod protocol;
 pub mod seeded;
+pub mod skip;
 pub mod sort;
 pub mod validate;
 

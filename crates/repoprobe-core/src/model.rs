@@ -95,7 +95,7 @@ pub struct ChecklistItem {
     /// optional, and absent from a record that has none, so older records write back as given.
     #[serde(
         default,
-        skip_serializing_if = "Vec::is_empty",
+        skip_serializing_if = "crate::skip::empty",
         deserialize_with = "evidence::read_entries"
     )]
     #[cfg_attr(feature = "schema", schemars(with = "Vec<evidence::EvidenceEntry>"))]
@@ -133,7 +133,7 @@ pub struct Question {
     /// where it came from and what each stage decided. Kept as given, read loosely (a block of
     /// another shape never costs the question); absent on questions written otherwise.
     /// [`Question::created_at`] reads the discussion's creation date from it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub curation: Option<serde_json::Value>,
 }
 
@@ -403,7 +403,7 @@ pub struct Review {
     pub criteria: ReviewCriteria,
     pub decision: ReviewDecision,
     /// Free text: why, what to fix.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub note: Option<String>,
     /// When (RFC 3339, with a time zone: `2026-03-01T12:00:00Z`).
     pub reviewed_at: String,
@@ -416,20 +416,20 @@ pub struct ResultsBundle {
     /// Always `"repoprobe-results"`.
     pub format: String,
     pub version: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub meta: Option<serde_json::Value>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::skip::empty")]
     pub benchmark: Vec<Question>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::skip::empty")]
     pub answers: Vec<Answer>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::skip::empty")]
     pub judgments: Vec<Judgment>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::skip::empty")]
     pub scalar_judgments: Vec<ScalarJudgment>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::skip::empty")]
     pub failure_modes: Vec<FailureLabel>,
     /// Values of published tables (docs/format.md#reported-values); an extension of the results bundle.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::skip::empty")]
     pub reported: Vec<ReportedValue>,
 }
 

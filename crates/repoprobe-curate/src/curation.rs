@@ -23,10 +23,10 @@ pub struct Curation {
     pub enhance: Enhancement,
     /// `make-checklist`'s provenance, moved here from the question's top level by
     /// `curate verify` (a candidate is a plain benchmark question plus this block).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub checklist: Option<ChecklistProvenance>,
     /// `curate verify`'s verdict (absent until it ran).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub verify: Option<StageVerdict>,
 }
 
@@ -89,13 +89,13 @@ pub struct StageVerdict {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChecklistProvenance {
     pub prompt_version: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub provider: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub structured: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub usage: Option<serde_json::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub raw_reply: Option<String>,
 }
 
@@ -110,12 +110,12 @@ pub struct Enhancement {
     pub sources: Vec<LinkSource>,
     /// Links left out before any fetch: internal references (loopback, private, link-local
     /// addresses, the repository's own pages), with why.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::empty")]
     pub skipped: Vec<SkippedLink>,
     /// The prompt of the merge (absent when nothing was fetched and nothing asked).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub prompt_version: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub model: Option<String>,
 }
 
@@ -125,29 +125,29 @@ pub struct LinkSource {
     /// The link as written in the thread.
     pub url: String,
     /// The address the page was read from after redirects (absent: not fetched).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub final_url: Option<String>,
     /// When it was fetched (RFC 3339, UTC).
     pub fetched_at: String,
     /// The HTTP status of the last response (absent: no response).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub status: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub content_type: Option<String>,
     /// Bytes of the body read (at most the fetcher's cap).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub bytes: Option<u64>,
     /// sha256 of the body read, lowercase hex.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub sha256: Option<String>,
     /// Why no page text came of it (refused address, too large, not text, HTTP error, …).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub error: Option<String>,
     /// The model's judgement of the page: relevant to the repository and the thread.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub relevant: Option<bool>,
     /// The model's summary of what the page adds (absent when not relevant).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub summary: Option<String>,
 }
 

@@ -165,7 +165,7 @@ pub struct Selection {
     /// How `curate repos` counted the answered threads of a repository's categories
     /// (`together`, `each`; both, comma-separated, when its records differ), from the
     /// `--repos` file given; `None` without one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub answered_rule: Option<String>,
 }
 

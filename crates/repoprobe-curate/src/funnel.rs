@@ -13,7 +13,7 @@ pub struct RepoFunnel {
     /// Kept by `curate repos` (a repository may appear only through its threads).
     pub kept: bool,
     /// Answered threads of its kept categories, as the API counted them at `curate repos`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "repoprobe_core::skip::none")]
     pub answered: Option<u64>,
     pub harvested: u64,
     /// Threads (or questions) kept after each later stage given, by the stage's name.

@@ -97,7 +97,7 @@ pub struct Category {
     pub answerable: bool,
     /// Answered threads (`discussions(categoryId:, answered: true) { totalCount }`); counted
     /// only for the categories named by `--category` that are answerable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub answered: Option<u64>,
     /// Harvested: named, answerable and with at least `--min-answered` answered threads.
     pub kept: bool,
@@ -108,7 +108,7 @@ pub struct Category {
 pub struct RepoProvenance {
     /// `search` (the slice's query is in `query`) or `list` (`--repo`).
     pub source: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub query: Option<String>,
     /// The GraphQL endpoint asked.
     pub api_url: String,
@@ -179,19 +179,19 @@ pub struct Repository {
     #[serde(default)]
     pub answered_rule: AnsweredRule,
     /// The primary language GitHub gives (`primaryLanguage`); `None` when it gives none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub language: Option<String>,
     /// One of [`THEMES`]: set by the user (`curate repos --theme`) or by a model (`curate
     /// themes`, then `theme_by` says which); `None` when not set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub theme: Option<String>,
     /// The model's verdict that set `theme` (absent when the user set it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub theme_by: Option<crate::StageVerdict>,
     /// GitHub's description and topics (what `curate themes` reads).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub description: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::empty")]
     pub topics: Vec<String>,
     /// Why it was kept, in a sentence (the criteria it met).
     pub kept_because: String,
@@ -265,9 +265,9 @@ pub struct Thread {
     pub commit: PinnedCommit,
     /// The repository's primary language and theme, from its record (empty when unknown):
     /// the question's `repo.language` and `repo.theme`.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::empty_text")]
     pub language: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::empty_text")]
     pub theme: String,
     pub provenance: ThreadProvenance,
 }

@@ -31,7 +31,7 @@ pub struct Entry {
     #[serde(default)]
     pub note: String,
     /// The record, once accepted or rejected (kept up to date with later toggles and notes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "repoprobe_core::skip::none")]
     pub review: Option<Review>,
 }
 

@@ -64,7 +64,7 @@ pub struct FileSummary {
     pub bytes: usize,
     pub records: usize,
     /// The `meta` object of a bundle or reported file, as given.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "crate::skip::none")]
     pub meta: Option<serde_json::Value>,
 }
 

@@ -268,27 +268,27 @@ fn verdict(a: &Answer, judged: &Judged) -> Verdict {
 /// Which runs to keep: every condition given must hold.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunFilter {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub question: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub category: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub verdict: Option<Verdict>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub failure_mode: Option<FailureMode>,
     /// Only the runs that read none of their question's evidence (known: both given).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "crate::skip::not")]
     pub read_no_evidence: bool,
     /// Only the runs that attempted an edit.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "crate::skip::not")]
     pub attempted_edit: bool,
     /// Score at least this (percent); a run without a score is left out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub min_score: Option<f64>,
     /// Score at most this (percent); a run without a score is left out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub max_score: Option<f64>,
 }
 

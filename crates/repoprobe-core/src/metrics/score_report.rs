@@ -119,10 +119,10 @@ pub struct PolicyInfo {
     pub bootstrap: u32,
     pub seed: u64,
     /// Questions left out of every number (`ScoreOptions::drop_questions`), sorted.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::skip::empty")]
     pub dropped_questions: Vec<String>,
     /// The weight rules in force (`ScoreOptions::weights`), as given: `QUESTION/ITEM=W`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::skip::empty")]
     pub weights: Vec<String>,
 }
 
@@ -254,9 +254,9 @@ pub struct ScoreReport {
     pub failure_modes: Vec<FailureModeRow>,
     /// Table 7's average column: the mean over models of each mode's share.
     pub failure_mode_average: BTreeMap<String, f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "crate::skip::none")]
     pub paired: Option<super::paired::Paired>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "crate::skip::none")]
     pub items: Option<Vec<items::ItemRow>>,
     /// Per model, whether its runs read the questions' evidence (docs/metrics.md#retrieval);
     /// empty when no question has evidence.
@@ -266,18 +266,18 @@ pub struct ScoreReport {
     pub issues: Vec<IssueOut>,
     /// The contamination window in force (`ScoreOptions::created_after`): how many questions
     /// the numbers are over, of how many loaded. Every table built from the report says it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub created_after: Option<crate::dataset::CreatedWindow>,
     /// The runs' evidence per model (`ScoreOptions::evidence`), over the questions in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub evidence: Option<Vec<super::evidence::ModelEvidence>>,
     /// The total-score histograms per (model, judge) (`ScoreOptions::histograms`), over the
     /// questions in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub histograms: Option<Vec<super::histogram::ScoreHistogram>>,
     /// The panel of judges asked for (`ScoreOptions::panel`): its name, members, rule, counts
     /// and each member's agreement with it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub panel: Option<super::panel::PanelReport>,
 }
 

@@ -19,14 +19,14 @@ pub struct AgentBlock {
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub name: Option<String>,
     /// The agent's version (`repoprobe 0.1.0`, a CLI's `--version`).
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub version: Option<String>,
     /// The model as its API names it, when the record's `model` is another name (a table's:
@@ -34,21 +34,21 @@ pub struct AgentBlock {
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub model: Option<String>,
     /// The answer prompt's version (`answer-v1`).
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub prompt_version: Option<String>,
     /// The model API's wire format (`openai`, `anthropic`) for the built-in agent.
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub provider: Option<String>,
     /// Model responses the agent took (one per reply of the model, whatever the agent), as
@@ -56,34 +56,34 @@ pub struct AgentBlock {
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub turns: Option<u64>,
     /// The repository (`owner/name`) and the commit the agent saw.
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub repo: Option<String>,
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub commit: Option<String>,
     /// True when the question pinned no commit and the clone's HEAD was used.
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub from_head: Option<bool>,
     /// What confined the agent (a description, e.g. `bwrap …; network: …`).
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub sandbox: Option<String>,
     /// Whether the agent left the worktree different from the pinned commit: the evidence of
@@ -91,14 +91,14 @@ pub struct AgentBlock {
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub worktree_changed: Option<bool>,
     /// What it changed.
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub changes: Option<Changes>,
     /// Tool calls by kind (`read`, `search`, `list`, `shell`, `edit`, `other`), derived from
@@ -106,7 +106,7 @@ pub struct AgentBlock {
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub tool_calls: Option<std::collections::BTreeMap<String, u64>>,
     /// The repository paths (normalised, [`super::repo_path`]) whose contents the agent saw:
@@ -115,21 +115,21 @@ pub struct AgentBlock {
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub files_read: Option<Vec<String>>,
     /// Paths that came back in the agent's search results, kept apart from what it read.
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub files_searched: Option<Vec<String>>,
     /// The transcript's file, relative to the answers file's directory.
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub transcript: Option<String>,
     /// Where `usage.cost_usd` came from: reported by the agent, estimated from list prices, or
@@ -137,7 +137,7 @@ pub struct AgentBlock {
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub cost_source: Option<String>,
     /// Why the built-in agent stopped, whether its last reply was cut at the token limit, and
@@ -145,19 +145,19 @@ pub struct AgentBlock {
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub stop_reason: Option<String>,
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub cut_at_token_limit: Option<bool>,
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub http_retries: Option<u64>,
     /// An agent CLI's exit code (absent when it was killed), whether it ran out of time, its
@@ -165,28 +165,28 @@ pub struct AgentBlock {
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub exit_code: Option<i64>,
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub timed_out: Option<bool>,
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub cache_read_tokens: Option<u64>,
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub cache_creation_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub meta: Option<Value>,
     /// Every other field, as given.
     #[serde(flatten)]
@@ -223,11 +223,11 @@ pub struct Changes {
     /// ignored) in git's order, whether the agent committed them or not.
     pub files: Vec<Change>,
     /// The new HEAD when the agent moved it (a commit, a checkout).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "crate::skip::none")]
     pub head_moved_to: Option<String>,
     /// Git configuration planted in the clone cache, found after the run. None of it was run;
     /// the next run refuses the cache.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "crate::skip::empty")]
     pub cache_tampered: Vec<String>,
 }
 
@@ -246,14 +246,14 @@ pub struct Change {
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub kind: Option<ChangeKind>,
     /// For a rename or copy: the path it came from.
     #[serde(
         default,
         deserialize_with = "lenient",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "crate::skip::none"
     )]
     pub from: Option<String>,
 }

@@ -18,10 +18,10 @@ pub struct EvidencePath {
     /// Normalised by the loader ([`super::repo_path::normalise`]).
     pub path: String,
     /// The lines the fact is on, `[start, end]`, 1-based and inclusive.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "crate::skip::none")]
     pub lines: Option<[u32; 2]>,
     /// How the entry was found, free text (`"cited"`: the reference answer names the file).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "crate::skip::none")]
     pub source: Option<String>,
     /// Why the entry could not be read (it is neither a string nor such an object). Set only
     /// between parsing and assembly, which reports the entry and drops it: a loaded question

@@ -22,17 +22,17 @@ pub const ATIF_VERSION: &str = "ATIF-v1.8";
 pub struct Trajectory {
     /// `ATIF-v1.8` when we wrote it.
     pub schema_version: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub session_id: Option<String>,
     pub agent: TrajectoryAgent,
     /// What the trajectory leaves out or renders differently from the agent's own output.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub notes: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub final_metrics: Option<FinalMetrics>,
     /// Ours: `question_id`, `model`, `attempt`, `repo`, `commit`, `prompt_version`, and
     /// `worktree` (the root as the agent saw it, so its absolute paths can be made relative).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     #[cfg_attr(feature = "schema", schemars(with = "Option<Map<String, Value>>"))]
     pub extra: Option<Map<String, Value>>,
     /// Written last, so that the first bytes of a trajectories line hold every other field.
@@ -46,13 +46,13 @@ pub struct TrajectoryAgent {
     /// `builtin`, `claude-code`, `codex`, `gemini`, `command`, …
     pub name: String,
     pub version: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub model_name: Option<String>,
     /// The tools offered to the model, as function definitions (`name`, `description`,
     /// `parameters`) where known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub tool_definitions: Option<Vec<Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub extra: Option<Map<String, Value>>,
 }
 
@@ -74,28 +74,28 @@ pub struct Step {
     /// 1, 2, 3, … in order.
     pub step_id: u64,
     /// ISO 8601, where the agent's output gives one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub timestamp: Option<String>,
     pub source: StepSource,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub model_name: Option<String>,
     /// The step's text (empty when a model response was tool calls only).
     #[serde(default)]
     pub message: Message,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub reasoning_content: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub tool_calls: Option<Vec<ToolCall>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub observation: Option<Observation>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub metrics: Option<StepMetrics>,
     /// Ours: `error` (why the run ended here), `stop_reason`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub extra: Option<Map<String, Value>>,
     /// Model calls behind an agent step: `0` for a step no model made (a tool result the agent
     /// reported on its own); absent means one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub llm_call_count: Option<u32>,
 }
 
@@ -134,7 +134,7 @@ pub struct ToolCall {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(with = "Map<String, Value>"))]
     pub arguments: Map<String, Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub extra: Option<Map<String, Value>>,
 }
 
@@ -150,12 +150,12 @@ pub struct Observation {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ObservationResult {
     /// The [`ToolCall::tool_call_id`] it answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub source_call_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub content: Option<Content>,
     /// Ours: `is_error` (the tool failed), `exit_code` (a shell command's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub extra: Option<Map<String, Value>>,
 }
 
@@ -193,15 +193,15 @@ pub enum Content {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StepMetrics {
     /// Every input token, cached ones included.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub prompt_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub completion_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub cached_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub cost_usd: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub extra: Option<Map<String, Value>>,
 }
 
@@ -209,18 +209,18 @@ pub struct StepMetrics {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct FinalMetrics {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub total_prompt_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub total_completion_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub total_cached_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub total_cost_usd: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub total_steps: Option<u64>,
     /// Ours: `duration_s`, `turns`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::skip::none")]
     pub extra: Option<Map<String, Value>>,
 }
 

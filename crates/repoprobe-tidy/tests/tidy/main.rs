@@ -17,4 +17,5 @@ mod pages_compute_nothing;
 mod pure_core;
 mod source;
 mod string_errors;
+mod whole_fields;
 mod worker_binary;

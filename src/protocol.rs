@@ -5,9 +5,9 @@
 //! judgments and answers, a paired comparison, pages of one run's trajectory and the steps a
 //! search in it finds). Everything but the files themselves (`Blob`
 //! handles, never their bytes) travels as postcard made by these types ([`Response::encode`]),
-//! why an answer holds no value too (`error.rs`: typed errors, not words); the core's file-format
-//! and CLI-output types inside as JSON text (`as_json.rs`), and the start script's one message as
-//! JSON ([`Started::from_script`]). Types only: how the worker computes them is
+//! why an answer holds no value too (`error.rs`: typed errors, not words); the few core types
+//! that hold free-form JSON or a `flatten` inside as JSON text (`as_json.rs`), and the start
+//! script's one message as JSON ([`Started::from_script`]). Types only: how the worker computes them is
 //! `crate::worker`, how the URL states the options is `crate::options`.
 
 mod as_json;
@@ -141,6 +141,7 @@ pub struct Release {
 /// Everything the views list, without the judgments and answers themselves.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
+    /// JSON text: a file's `meta` is free-form JSON.
     #[serde(with = "as_json")]
     pub files: Vec<FileSummary>,
     pub issues: Vec<Issue>,
@@ -161,7 +162,6 @@ pub struct Snapshot {
     pub releases: Vec<Release>,
     /// The review records loaded (docs/format.md#review): the Review view's agreement and the
     /// reviewers' records an adjudicator reads. Small (no long texts but a note).
-    #[serde(with = "as_json")]
     pub reviews: Vec<Review>,
 }
 
@@ -382,7 +382,6 @@ pub struct QuestionData {
 /// rows it shows (`from`, `count`): the worker holds every row, the page only those in view.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunsQuery {
-    #[serde(with = "as_json")]
     pub filter: RunFilter,
     /// Only the runs the search for this text (plain, or `(text, true)` a regular expression)
     /// found so far; `hits` is how many runs it had found when asked, so that a window asked
@@ -658,7 +657,6 @@ pub enum Response {
         options: ViewOptions,
         // Boxed: the largest variant by far (serde reads and writes it as the value itself).
         snapshot: Box<Snapshot>,
-        #[serde(with = "as_json::ok")]
         report: Result<ScoreReport, ReportError>,
         /// The report's bootstrap intervals are still being computed (see
         /// `worker::scoring::defer_intervals`): a `Report` for the same options brings them.
@@ -666,7 +664,6 @@ pub enum Response {
     },
     Report {
         options: ViewOptions,
-        #[serde(with = "as_json::ok")]
         report: Result<ScoreReport, ReportError>,
         /// As in `Loaded`: a second `Report` for the same options brings the intervals.
         intervals_pending: bool,
@@ -684,7 +681,7 @@ pub enum Response {
 pub enum Reply {
     Question(QuestionData),
     Items(Vec<ItemRow>),
-    Paired(#[serde(with = "as_json::ok")] Box<Result<ScoreReport, ReportError>>),
+    Paired(Box<Result<ScoreReport, ReportError>>),
     /// A page of a run's trajectory, or why it cannot be read.
     Trajectory(Result<TrajectoryPage, RunError>),
     /// The steps that hold the query, in order.
@@ -743,10 +740,12 @@ impl Response {
     /// Postcard rather than JSON: the page and the worker are one build, so the fields' order
     /// is the schema, and a reader that needs no field names, no number formatting and no
     /// self-description is much less serde code in both wasm modules (issue 56; the figures
-    /// in benches/README.md). The price: no field of these types may be skipped when written
-    /// (`skip_serializing_if`), `flatten`ed, or self-described (`serde_json::Value`), since a
-    /// reader by position cannot know; the core's types that are go as JSON text
-    /// (`as_json.rs`). The round-trip tests below and in `worker::serve` (every answer served
+    /// in benches/README.md). The price: every field must be written, so the fields the JSON
+    /// formats leave out when empty are written here all the same (`repoprobe_core::skip::whole`;
+    /// tidy rule n keeps every `skip_serializing_if` on its predicates); and no field may be
+    /// `flatten`ed or self-described (`serde_json::Value`), since a reader by position cannot
+    /// know: the core's types that are (`FileSummary`, `Question`, `Answer`, `JudgesReport`) go
+    /// as JSON text (`as_json.rs`). The round-trip tests below and in `worker::serve` (every answer served
     /// there read back and compared) catch one that is not. Nor has any a default: a field
     /// is always there; only the start script's types, read from its JSON, have defaults.
     pub fn encode(&self) -> Vec<u8> {
@@ -932,7 +931,7 @@ mod tests {
     /// repository's `answered`); by position they must be written all the same, or every field
     /// after one left out is read as the one before it.
     #[test]
-    fn a_release_with_fields_left_out_of_its_json_reads_back_by_position() {
+    fn a_release_with_fields_left_out_and_a_files_free_json_read_back() {
         use repoprobe_curate::finalize::{Manifest, Selection};
         use repoprobe_curate::funnel::{Funnel, RepoFunnel};
         let manifest = |rule: Option<&str>, answered: Option<u64>| Manifest {
@@ -972,6 +971,13 @@ mod tests {
             options: ViewOptions::default(),
             snapshot: Box::new(Snapshot {
                 releases,
+                // Free-form JSON, which no positional reader can follow: it goes as JSON text.
+                files: vec![FileSummary {
+                    name: "b.json".into(),
+                    shape: "bundle".into(),
+                    meta: Some(serde_json::json!({"run": {"seed": 1, "tags": ["a", null]}})),
+                    ..FileSummary::default()
+                }],
                 ..Snapshot::default()
             }),
             report: Err(ReportError::Score(

@@ -1,7 +1,8 @@
 //! A field that travels as JSON text inside a postcard message: for the core's types whose
-//! serde attributes only a self-describing reader can follow (a field left out when empty,
-//! `flatten`, a `serde_json::Value`), which are the file formats' and the CLI's JSON and stay
-//! as they are. `#[serde(with = "as_json")]` on the field.
+//! serde attributes only a self-describing reader can follow (`flatten`, a `serde_json::Value`),
+//! which are the file formats' and the CLI's JSON and stay as they are. `#[serde(with =
+//! "as_json")]` on the field. The text is the types' own JSON, empty fields left out
+//! (`skip::whole(false, …)` inside a message written whole).
 
 use repoprobe_core::skip;
 use serde::de::{DeserializeOwned, Error as _};

@@ -5,10 +5,11 @@
 //! judgments and answers, a paired comparison, pages of one run's trajectory and the steps a
 //! search in it finds). Everything but the files themselves (`Blob`
 //! handles, never their bytes) travels as postcard made by these types ([`Response::encode`]),
-//! why an answer holds no value too (`error.rs`: typed errors, not words); the few core types
-//! that hold free-form JSON or a `flatten` inside as JSON text (`as_json.rs`), and the start
-//! script's one message as JSON ([`Started::from_script`]). Types only: how the worker computes them is
-//! `crate::worker`, how the URL states the options is `crate::options`.
+//! why an answer holds no value too (`error.rs`: typed errors, not words); the core's free-form
+//! JSON fields inside as JSON text (`repoprobe_core::json_text`), as is the judges' report
+//! (`as_json.rs`), and the start script's one message as JSON ([`Started::from_script`]). Types
+//! only: how the worker computes them is `crate::worker`, how the URL states the options is
+//! `crate::options`.
 
 mod as_json;
 mod error;
@@ -141,14 +142,11 @@ pub struct Release {
 /// Everything the views list, without the judgments and answers themselves.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
-    /// JSON text: a file's `meta` is free-form JSON.
-    #[serde(with = "as_json")]
     pub files: Vec<FileSummary>,
     pub issues: Vec<Issue>,
     pub notes: Vec<String>,
     /// Valid records per kind, by bundle key.
     pub counts: Vec<(String, usize)>,
-    #[serde(with = "as_json")]
     pub questions: Vec<Question>,
     pub reported: Vec<ReportedValue>,
     /// Valid records per kind (bundle key) of each file, parallel to `files`, kinds with none
@@ -363,7 +361,6 @@ impl Snapshot {
 pub struct QuestionData {
     pub id: String,
     pub judgments: Vec<Judgment>,
-    #[serde(with = "as_json")]
     pub answers: Vec<Answer>,
     /// Each answer's text as a Markdown tree, parallel to `answers` (parsed here, in the
     /// worker, so the page's wasm carries no parser).
@@ -744,9 +741,10 @@ impl Response {
     /// formats leave out when empty are written here all the same (`repoprobe_core::skip::whole`;
     /// tidy rule n keeps every `skip_serializing_if` on its predicates); and no field may be
     /// `flatten`ed or self-described (`serde_json::Value`), since a reader by position cannot
-    /// know: the core's types that are (`FileSummary`, `Question`, `Answer`, `JudgesReport`) go
-    /// as JSON text (`as_json.rs`). The round-trip tests below and in `worker::serve` (every answer served
-    /// there read back and compared) catch one that is not. Nor has any a default: a field
+    /// know: such a field of the core's goes as JSON text (`repoprobe_core::json_text`: a
+    /// question's `curation`, an answer's `agent`, a file's `meta`), and the judges' report
+    /// whole (`as_json.rs`). The round-trip tests below and in `worker::serve` (every answer
+    /// served there read back and compared) catch one that is not. Nor has any a default: a field
     /// is always there; only the start script's types, read from its JSON, have defaults.
     pub fn encode(&self) -> Vec<u8> {
         skip::whole(true, || postcard::to_allocvec(self)).unwrap_or_else(|e| {
@@ -989,6 +987,71 @@ mod tests {
         // Their JSON is as documented: the empty fields left out.
         let json = serde_json::to_string(&manifest(None, None)).unwrap();
         assert!(!json.contains("answered"), "{json}");
+    }
+
+    /// The file formats' free-form parts (a question's `curation`, an answer's `agent` block
+    /// with fields no runner of ours writes, evidence written both ways, a file's `meta`) go
+    /// by position as JSON text and read back whole.
+    #[test]
+    fn free_json_inside_questions_answers_and_files_reads_back_by_position() {
+        use repoprobe_core::{LoadOptions, SourceFile, load};
+        let golden = crate::worker::testdata::FILES;
+        let question = br#"{"id": "qx", "repo": {"name": "o/r", "url": "https://example.invalid/r", "commit": "0000000000000000000000000000000000000000", "language": "Rust", "theme": "T"}, "category": "Project Architecture", "question": "Why?", "reference_answer": "Because", "checklist": [{"id": "k1", "kind": "knowledge", "key_point": "f", "weight": 9, "rubric": [{"score": 9, "criterion": "y"}, {"score": 0, "criterion": "n"}], "evidence": ["src/a.rs", {"path": "src/b.rs", "lines": [3, 9], "source": "cited"}]}, {"id": "clarity", "kind": "clarity", "key_point": "Clarity", "weight": 1, "rubric": [{"score": 1, "criterion": "clear"}, {"score": 0, "criterion": "not"}]}], "curation": {"thread": {"url": "https://example.invalid/t", "created_at": "2024-02-01T00:00:00Z"}, "stages": [1, null, "x"]}}
+"#;
+        let answer = br#"{"question_id": "qx", "model": "m", "answer": "a", "agent": {"name": "other-runner", "turns": "many", "files_read": ["src/a.rs"], "their_own": {"deep": [true]}}}
+"#;
+        let bundle = br#"{"format": "repoprobe-results", "version": 1, "meta": {"run": {"seed": 1, "tags": ["a", null]}}}"#;
+        let files = [
+            SourceFile {
+                name: "benchmark.jsonl",
+                bytes: &question[..],
+            },
+            SourceFile {
+                name: "answers.jsonl",
+                bytes: &answer[..],
+            },
+            SourceFile {
+                name: "run.json",
+                bytes: &bundle[..],
+            },
+            SourceFile {
+                name: golden[2].0,
+                bytes: golden[2].1,
+            },
+        ];
+        let l = load(&files, LoadOptions::default());
+        let broken = |file| l.issues.iter().filter(move |i| i.file == file);
+        assert_eq!(
+            broken("benchmark.jsonl")
+                .chain(broken("answers.jsonl"))
+                .count(),
+            0,
+            "{:?}",
+            l.issues
+        );
+        let snapshot = Snapshot::of(&l);
+        assert!(snapshot.questions[0].curation.is_some());
+        assert!(snapshot.files.iter().any(|f| f.meta.is_some()));
+        let data = QuestionData::of(&l.dataset, "qx");
+        let agent = data.answers[0].agent.as_deref().expect("the block");
+        assert_eq!(
+            agent.turns, None,
+            "a field of the wrong type reads as absent"
+        );
+        assert!(agent.other.contains_key("their_own"));
+        for sent in [
+            Response::Loaded {
+                options: ViewOptions::default(),
+                snapshot: Box::new(snapshot),
+                report: Err(ReportError::Score(
+                    repoprobe_core::metrics::ScoreError::UnknownQuestion("q".into()),
+                )),
+                intervals_pending: false,
+            },
+            reply(Reply::Question(data)),
+        ] {
+            assert_eq!(Response::decode(&sent.encode()), Ok(sent));
+        }
     }
 
     fn reply(body: Reply) -> Response {

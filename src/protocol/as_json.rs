@@ -1,30 +1,18 @@
-//! A field that travels as JSON text inside a postcard message: for the core's types whose
-//! serde attributes only a self-describing reader can follow (`flatten`, a `serde_json::Value`),
-//! which are the file formats' and the CLI's JSON and stay as they are. `#[serde(with =
-//! "as_json")]` on the field. The text is the types' own JSON, empty fields left out
-//! (`skip::whole(false, …)` inside a message written whole).
+//! The one message field that travels as JSON text inside a postcard message as a whole: the
+//! judges' report (`Reply::Judges`), whose pairs `flatten` their figures into the CLI's JSON,
+//! which a reader by position cannot follow. (The core's free-form fields go as JSON text on
+//! their own, `repoprobe_core::json_text`, and the types around them by position.)
 
-use repoprobe_core::skip;
+use repoprobe_core::json_text::{from_text, to_text};
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-pub fn serialize<T: Serialize, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
-    let text =
-        skip::whole(false, || serde_json::to_string(v)).map_err(serde::ser::Error::custom)?;
-    s.serialize_str(&text)
-}
-
-pub fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
-    let text = <&str>::deserialize(d)?;
-    serde_json::from_str(text).map_err(D::Error::custom)
-}
+use std::borrow::Borrow;
 
 /// A `Result` whose value travels as JSON text and whose error, a protocol type, by position:
 /// `#[serde(with = "as_json::ok")]`. The errors are the protocol's own (`error.rs`), read by
 /// position everywhere else too, so they are not read a second way.
 pub mod ok {
     use super::*;
-    use std::borrow::Borrow;
 
     pub fn serialize<T, E, R, S>(v: &R, s: S) -> Result<S::Ok, S::Error>
     where
@@ -35,8 +23,7 @@ pub mod ok {
     {
         match v.borrow() {
             Ok(t) => {
-                let text = skip::whole(false, || serde_json::to_string(t))
-                    .map_err(serde::ser::Error::custom)?;
+                let text = to_text(t).map_err(serde::ser::Error::custom)?;
                 Ok::<_, &E>(text).serialize(s)
             }
             Err(e) => Err::<String, _>(e).serialize(s),
@@ -51,7 +38,7 @@ pub mod ok {
         D: Deserializer<'de>,
     {
         let r = match Result::<&str, E>::deserialize(d)? {
-            Ok(text) => Ok(serde_json::from_str(text).map_err(D::Error::custom)?),
+            Ok(text) => Ok(from_text(text).map_err(D::Error::custom)?),
             Err(e) => Err(e),
         };
         Ok(R::from(r))

@@ -21,6 +21,7 @@ pub mod facts;
 pub mod fixtures;
 pub mod grading;
 pub mod issue;
+pub mod json_text;
 pub mod load;
 pub mod model;
 pub mod protocol;

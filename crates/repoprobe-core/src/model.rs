@@ -133,7 +133,11 @@ pub struct Question {
     /// where it came from and what each stage decided. Kept as given, read loosely (a block of
     /// another shape never costs the question); absent on questions written otherwise.
     /// [`Question::created_at`] reads the discussion's creation date from it.
-    #[serde(default, skip_serializing_if = "crate::skip::none")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::skip::none",
+        with = "crate::json_text"
+    )]
     pub curation: Option<serde_json::Value>,
 }
 
@@ -177,7 +181,11 @@ pub struct Answer {
     /// as given. A known field of another type reads as absent, and a value that is no object
     /// as no block.
     // Read once, at load, by `agent::block`.
-    #[serde(default, deserialize_with = "agent::block")]
+    #[serde(
+        default,
+        deserialize_with = "agent::block",
+        serialize_with = "crate::json_text::serialize"
+    )]
     #[cfg_attr(feature = "schema", schemars(with = "Option<serde_json::Value>"))]
     pub agent: Option<Box<agent::AgentBlock>>,
     #[serde(default)]

@@ -64,7 +64,11 @@ pub struct FileSummary {
     pub bytes: usize,
     pub records: usize,
     /// The `meta` object of a bundle or reported file, as given.
-    #[serde(skip_serializing_if = "crate::skip::none")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::skip::none",
+        with = "crate::json_text"
+    )]
     pub meta: Option<serde_json::Value>,
 }
 

@@ -321,6 +321,10 @@ impl<'de> Deserialize<'de> for Changes {
 /// or a value that is no object, as none. The block is evidence shown beside a score, never a
 /// reason to refuse the record.
 pub(crate) fn block<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<AgentBlock>>, D::Error> {
+    if !d.is_human_readable() {
+        // By position (the site's messages): the block as its JSON text (`json_text`).
+        return crate::json_text::deserialize(d);
+    }
     Ok(match Option::<Value>::deserialize(d)? {
         Some(v @ Value::Object(_)) => serde_json::from_value(v).ok(),
         _ => None,

@@ -12,8 +12,10 @@ use serde_json::Value;
 #[cfg(feature = "schema")]
 use schemars::JsonSchema;
 
-/// One evidence entry: a path inside the repository at the question's pinned commit.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// One evidence entry: a path inside the repository at the question's pinned commit. (Its
+/// `Deserialize` is for a reader by position, the site's messages; JSON is read by
+/// [`read_entries`].)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EvidencePath {
     /// Normalised by the loader ([`super::repo_path::normalise`]).
     pub path: String,
@@ -60,6 +62,10 @@ pub enum EvidenceEntry {
 
 /// The list of entries, each read on its own (see the module's comment); `null` is no list.
 pub fn read_entries<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<EvidencePath>, D::Error> {
+    if !d.is_human_readable() {
+        // By position (the site's messages): entries as written, already read once.
+        return Vec::deserialize(d);
+    }
     let entries: Option<Vec<Value>> = Option::deserialize(d)?;
     Ok(entries.unwrap_or_default().into_iter().map(entry).collect())
 }

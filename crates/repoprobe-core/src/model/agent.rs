@@ -382,6 +382,59 @@ mod tests {
         assert_eq!(back.changed_paths(), ["src/a.rs", "b.rs"]);
     }
 
+    /// Every known field: of its type it reads and writes back as given; of another, it reads
+    /// as absent and is not kept among the unknown fields either.
+    #[test]
+    fn each_field_reads_of_its_type_and_is_absent_of_another() {
+        let fields = [
+            ("name", json!("codex"), json!(1)),
+            ("version", json!("1.0"), json!(["1"])),
+            ("model", json!("m"), json!(null)),
+            ("prompt_version", json!("answer-v1"), json!(true)),
+            ("provider", json!("openai"), json!({})),
+            ("turns", json!(4), json!(4.5)),
+            ("repo", json!("o/r"), json!(2)),
+            ("commit", json!("abc"), json!([])),
+            ("from_head", json!(true), json!("true")),
+            ("sandbox", json!("bwrap"), json!(0)),
+            ("worktree_changed", json!(false), json!(0)),
+            (
+                "changes",
+                json!({"files": [{"path": "a.rs", "kind": "added"}]}),
+                json!(7),
+            ),
+            (
+                "tool_calls",
+                json!({"read": 3, "shell": 0}),
+                json!({"read": -1}),
+            ),
+            ("files_read", json!(["a.rs", "b.rs"]), json!(["a.rs", 2])),
+            ("files_searched", json!([]), json!("a.rs")),
+            ("transcript", json!("t.jsonl"), json!(1)),
+            ("cost_source", json!("tokens"), json!(1)),
+            ("stop_reason", json!("end_turn"), json!(1)),
+            ("cut_at_token_limit", json!(true), json!(1)),
+            ("http_retries", json!(2), json!(-2)),
+            ("exit_code", json!(-9), json!(1.5)),
+            ("timed_out", json!(false), json!("no")),
+            ("cache_read_tokens", json!(10), json!("10")),
+            ("cache_creation_tokens", json!(0), json!(u64::MAX as f64)),
+            ("meta", json!({"any": [1, null]}), json!(null)),
+        ];
+        for (key, right, wrong) in fields {
+            let read = |v: &Value| AgentBlock::of(&answer(json!({ key: v }))).unwrap().clone();
+            assert_eq!(read(&right).to_value(), json!({ key: right }), "{key}");
+            let absent = read(&wrong);
+            assert_eq!(absent, AgentBlock::default(), "{key}: {wrong}");
+        }
+        let all: Map<String, Value> = [("gpu", json!("a100")), ("turns", json!(2))]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let b = AgentBlock::of(&answer(Value::Object(all))).unwrap().clone();
+        assert_eq!((b.turns, b.other.len()), (Some(2), 1));
+    }
+
     #[test]
     fn older_lists_of_paths_or_objects_still_read() {
         let a = answer(

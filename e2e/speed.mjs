@@ -23,7 +23,7 @@ const contexts = Number(arg('contexts', '5'));
 for (const wasm of fs.readdirSync(DIST).filter((f) => f.endsWith('.wasm'))) {
   const raw = fs.readFileSync(path.join(DIST, wasm));
   const page = !wasm.startsWith('repoprobe-worker');
-  console.log(`wasm ${page ? 'page' : 'worker'}: ${(raw.length / 1024).toFixed(0)} KB raw, ${(zlib.gzipSync(raw, { level: 9 }).length / 1024).toFixed(0)} KB gzipped${page ? ' (target ≤ 350 KB)' : ''}`);
+  console.log(`wasm ${page ? 'page' : 'worker'}: ${(raw.length / 1000).toFixed(0)} KB raw, ${(zlib.gzipSync(raw, { level: 9 }).length / 1000).toFixed(0)} KB gzipped (KB of 1000 bytes, as scripts/wasm-budget.sh)${page ? ' (target ≤ 350 KB)' : ''}`);
 }
 
 const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rp-speed-')), 'synth.json');

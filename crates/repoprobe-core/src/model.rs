@@ -138,6 +138,7 @@ pub struct Question {
         skip_serializing_if = "crate::skip::none",
         with = "crate::json_text"
     )]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<serde_json::Value>"))]
     pub curation: Option<serde_json::Value>,
 }
 

@@ -5,9 +5,8 @@
 //! `Option::is_none` on a type a message carries made a release manifest without
 //! `answered_rule` unreadable in the page.
 
-use crate::source::{crates, fail_with, gates, item_attrs};
-use proc_macro2::TokenTree;
-use syn::visit::{self, Visit};
+use crate::source::{crates, fail_with};
+use proc_macro2::{TokenStream, TokenTree};
 
 /// The crates whose types the site's messages may carry.
 const CARRIED: &[&str] = &["repoprobe-core", "repoprobe-curate", "repoprobe-site"];
@@ -15,17 +14,27 @@ const CARRIED: &[&str] = &["repoprobe-core", "repoprobe-curate", "repoprobe-site
 /// The predicates `skip::whole` can switch off.
 const OWNED: &[&str] = &["crate::skip::", "repoprobe_core::skip::"];
 
-/// The `skip_serializing_if` predicates of one `#[serde(…)]` attribute that are not `skip`'s:
-/// (line, predicate).
-fn foreign(attr: &syn::Attribute) -> Vec<(usize, String)> {
-    let syn::Meta::List(list) = &attr.meta else {
-        return Vec::new();
-    };
-    if !list.path.is_ident("serde") {
-        return Vec::new();
+/// The `skip_serializing_if` predicates inside `serde(…)` in `tokens` (nested items and
+/// attributes included) that are not `skip`'s: (line, predicate).
+fn foreign(tokens: TokenStream) -> Vec<(usize, String)> {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut found = Vec::new();
+    for (i, t) in trees.iter().enumerate() {
+        let TokenTree::Group(g) = t else { continue };
+        let in_serde = matches!(i.checked_sub(1).map(|j| &trees[j]),
+            Some(TokenTree::Ident(id)) if id == "serde");
+        if in_serde {
+            found.extend(predicates(g.stream()));
+        } else {
+            found.extend(foreign(g.stream()));
+        }
     }
-    let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
-    tokens
+    found
+}
+
+fn predicates(serde: TokenStream) -> Vec<(usize, String)> {
+    let trees: Vec<TokenTree> = serde.into_iter().collect();
+    trees
         .windows(3)
         .filter_map(|w| match w {
             [
@@ -43,26 +52,6 @@ fn foreign(attr: &syn::Attribute) -> Vec<(usize, String)> {
         .collect()
 }
 
-struct Finder {
-    found: Vec<(usize, String)>,
-}
-
-impl<'ast> Visit<'ast> for Finder {
-    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
-        self.found.extend(foreign(attr));
-    }
-    fn visit_item(&mut self, item: &'ast syn::Item) {
-        if !gates(item_attrs(item)).test {
-            visit::visit_item(self, item);
-        }
-    }
-    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        if !gates(&f.attrs).test {
-            visit::visit_impl_item_fn(self, f);
-        }
-    }
-}
-
 #[test]
 fn fields_are_left_out_only_through_skip() {
     let carried: Vec<_> = crates()
@@ -76,9 +65,7 @@ fn fields_are_left_out_only_through_skip() {
         .flat_map(|c| &c.files)
         .filter(|f| !f.test_only)
     {
-        let mut finder = Finder { found: Vec::new() };
-        finder.visit_file(&f.ast);
-        for (line, predicate) in finder.found {
+        for (line, predicate) in f.non_test_tokens().into_iter().flat_map(foreign) {
             breaches.push(format!(
                 "{}:{line}: `skip_serializing_if = \"{predicate}\"`",
                 f.path
@@ -95,15 +82,13 @@ fn fields_are_left_out_only_through_skip() {
 
 #[test]
 fn the_rule_sees_a_foreign_predicate_and_lets_skips_own_through() {
-    let attr = |s: &str| -> syn::Attribute {
-        let item: syn::ItemStruct = syn::parse_str(&format!("{s} struct S;")).expect(s);
-        item.attrs.into_iter().next().unwrap()
-    };
+    let attr = |s: &str| -> TokenStream { format!("{s} struct S;").parse().expect(s) };
     for bad in [
         r#"#[serde(skip_serializing_if = "Option::is_none")]"#,
         r#"#[serde(default, skip_serializing_if = "Vec::is_empty")]"#,
+        r#"fn f() { #[derive(Serialize)] struct T { #[serde(skip_serializing_if = "Option::is_none")] a: Option<u8> } }"#,
     ] {
-        assert_eq!(foreign(&attr(bad)).len(), 1, "{bad}");
+        assert_eq!(foreign(attr(bad)).len(), 1, "{bad}");
     }
     for fine in [
         r#"#[serde(skip_serializing_if = "crate::skip::none")]"#,
@@ -111,6 +96,6 @@ fn the_rule_sees_a_foreign_predicate_and_lets_skips_own_through() {
         r#"#[serde(default)]"#,
         r#"#[doc = "skip_serializing_if = \"Option::is_none\""]"#,
     ] {
-        assert!(foreign(&attr(fine)).is_empty(), "{fine}");
+        assert!(foreign(attr(fine)).is_empty(), "{fine}");
     }
 }
